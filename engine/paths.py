@@ -1,0 +1,44 @@
+"""Where lessons and progress live (DESIGN.md "Command-line interface").
+
+Content folder: ``--content-dir``, else ``$SHARDBOOK_CONTENT_DIR``, else the ``content/`` folder of
+the checkout this package runs from.
+
+Progress folder: ``--progress-dir``, else ``$SHARDBOOK_PROGRESS_DIR``, else the top-level
+``progress/`` of the checkout this package runs from, else the platform's user data folder
+(``platformdirs.user_data_dir("shardbook") / "progress"``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _is_checkout(root: Path) -> bool:
+    return (root / "pyproject.toml").is_file() and (root / "engine").is_dir()
+
+
+def resolve_content_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The folder lessons are read from (see module docstring for the order)."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("SHARDBOOK_CONTENT_DIR")
+    if env:
+        return Path(env).expanduser()
+    return CHECKOUT_ROOT / "content"
+
+
+def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The folder progress files are written to (see module docstring for the order)."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("SHARDBOOK_PROGRESS_DIR")
+    if env:
+        return Path(env).expanduser()
+    if _is_checkout(CHECKOUT_ROOT) and (CHECKOUT_ROOT / "progress").is_dir():
+        return CHECKOUT_ROOT / "progress"
+    return Path(platformdirs.user_data_dir("shardbook", appauthor=False)) / "progress"

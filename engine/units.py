@@ -1,0 +1,235 @@
+"""Parse and format the quantities shardbook works with.
+
+Inside the engine everything is in base units: counts, bytes, seconds, bytes/second, FLOP/s.
+Input text accepts what a learner types (DESIGN.md "Conventions"): ``7.5e9``, ``7.5B``, ``350M``,
+``80GB``, ``80GiB``, ``100GB/s``, ``5us``. Display always names the unit: GB is 1e9 bytes and GiB
+is 2**30 bytes, never a bare "G".
+
+Every parser takes the name of the field it reads so that its :class:`~engine.errors.InputError`
+names it. No parser returns NaN or an infinity.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from engine.errors import InputError
+
+GB = 1e9
+GIB = float(2**30)
+
+_COUNT_SUFFIX = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
+_BYTE_SUFFIX = {
+    "": 1.0,
+    "B": 1.0,
+    "KB": 1e3,
+    "MB": 1e6,
+    "GB": 1e9,
+    "TB": 1e12,
+    "KIB": 2.0**10,
+    "MIB": 2.0**20,
+    "GIB": 2.0**30,
+    "TIB": 2.0**40,
+}
+_TIME_SUFFIX = {
+    "": 1.0,
+    "S": 1.0,
+    "MS": 1e-3,
+    "US": 1e-6,
+    "µS": 1e-6,
+    "NS": 1e-9,
+}
+# Bits are for network links ("100Gb/s"): divided by 8 into bytes.
+_RATE_BIT_SUFFIX = {"BIT": 1.0, "KBIT": 1e3, "MBIT": 1e6, "GBIT": 1e9, "TBIT": 1e12}
+
+_NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d].*?)?\s*$")
+
+
+def _split(field: str, text: str | float | int) -> tuple[float, str]:
+    """Split ``'7.5 GB'`` into ``(7.5, 'GB')``; numbers pass through with an empty suffix."""
+    if isinstance(text, bool):
+        raise InputError(field, "expected a number, got a boolean")
+    if isinstance(text, int | float):
+        return _finite(field, float(text)), ""
+    raw = str(text)
+    if not raw.strip():
+        raise InputError(field, "is empty; enter a number")
+    match = _NUMBER_RE.match(raw.replace("_", "").replace(",", ""))
+    if match is None:
+        raise InputError(field, f"{raw.strip()!r} is not a number")
+    try:
+        value = float(match.group(1))
+    except (ValueError, OverflowError):
+        raise InputError(field, f"{raw.strip()!r} is not a number") from None
+    return _finite(field, value), (match.group(2) or "").strip()
+
+
+def _finite(field: str, value: float) -> float:
+    if math.isnan(value):
+        raise InputError(field, "is not a number (NaN)")
+    if math.isinf(value):
+        raise InputError(field, "is too large (overflows a float)")
+    return value
+
+
+def _scaled(field: str, value: float, scale: float) -> float:
+    result = value * scale
+    if math.isinf(result):
+        raise InputError(field, "is too large (overflows a float)")
+    return result
+
+
+def parse_number(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+    """Parse a plain positive number (no unit).
+
+    Raises:
+        InputError: empty, not a number, NaN/inf, negative, or zero unless ``allow_zero``.
+    """
+    value, suffix = _split(field, text)
+    if suffix:
+        raise InputError(field, f"unexpected unit {suffix!r}; enter a plain number")
+    return _check_sign(field, value, allow_zero)
+
+
+def _check_sign(field: str, value: float, allow_zero: bool) -> float:
+    if value < 0:
+        raise InputError(field, "must not be negative")
+    if value == 0 and not allow_zero:
+        raise InputError(field, "must be greater than zero")
+    return value
+
+
+def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+    """Parse a count such as a parameter count: ``1e9``, ``1B``, ``7.5B``, ``350M``, ``12K``.
+
+    ``B`` means billion here (1e9), as in "a 7B model"; ``G`` is accepted as a synonym.
+
+    Returns:
+        The count as a float (parameter counts exceed 2**53 only for absurd models).
+
+    Raises:
+        InputError: empty, not a number, unknown suffix, negative, zero (unless allowed), NaN/inf.
+    """
+    value, suffix = _split(field, text)
+    key = suffix.upper()
+    if key not in _COUNT_SUFFIX:
+        raise InputError(field, f"unknown suffix {suffix!r}; use K, M, B (1e9) or T")
+    return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key]), allow_zero)
+
+
+def parse_int(
+    field: str, text: str | float | int, *, minimum: int = 1, maximum: int | None = None
+) -> int:
+    """Parse a whole number such as a rank count or a micro-batch count.
+
+    Accepts count suffixes (``1K``). A fractional value is an error, never truncated.
+
+    Raises:
+        InputError: not a whole number, below ``minimum`` or above ``maximum``.
+    """
+    value, suffix = _split(field, text)
+    key = suffix.upper()
+    if key not in _COUNT_SUFFIX:
+        raise InputError(field, f"{str(text).strip()!r} is not a whole number")
+    value = _scaled(field, value, _COUNT_SUFFIX[key])
+    if value != math.floor(value):
+        raise InputError(field, f"must be a whole number, got {value:g}")
+    if value < minimum:
+        raise InputError(field, f"must be at least {minimum}, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise InputError(field, f"must be at most {maximum}, got {value:g}")
+    return int(value)
+
+
+def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+    """Parse a size: ``80GB`` (80e9), ``80GiB`` (80 * 2**30), ``512MB``, ``1e9`` (bytes).
+
+    Raises:
+        InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf.
+    """
+    value, suffix = _split(field, text)
+    key = suffix.upper()
+    if key not in _BYTE_SUFFIX:
+        raise InputError(field, f"unknown unit {suffix!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB")
+    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), allow_zero)
+
+
+def parse_rate(field: str, text: str | float | int) -> float:
+    """Parse a bandwidth into bytes/second: ``100GB/s``, ``25GiB/s``, ``400Gbit/s``, ``1e11``.
+
+    ``Gb/s`` (lower-case b) and ``Gbit/s`` are bits and are divided by 8.
+
+    Raises:
+        InputError: empty, not a number, unknown unit, zero or negative, NaN/inf.
+    """
+    value, suffix = _split(field, text)
+    unit = suffix[:-2] if suffix.lower().endswith("/s") else suffix
+    if (
+        unit.endswith("b")
+        and not unit.lower().endswith("bit")
+        and unit[:-1].upper()
+        in (
+            "",
+            "K",
+            "M",
+            "G",
+            "T",
+        )
+    ):
+        unit = unit[:-1] + "bit"
+    key = unit.upper()
+    if key in _RATE_BIT_SUFFIX:
+        return _check_sign(field, _scaled(field, value, _RATE_BIT_SUFFIX[key] / 8.0), False)
+    if key not in _BYTE_SUFFIX:
+        raise InputError(field, f"unknown unit {suffix!r}; use e.g. 100GB/s, 25GiB/s, 400Gb/s")
+    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), False)
+
+
+def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) -> float:
+    """Parse a duration into seconds: ``5us``, ``2ms``, ``1.5s``, ``1e-6`` (seconds).
+
+    Raises:
+        InputError: empty, not a number, unknown unit, negative, NaN/inf.
+    """
+    value, suffix = _split(field, text)
+    key = suffix.upper()
+    if key not in _TIME_SUFFIX:
+        raise InputError(field, f"unknown unit {suffix!r}; use s, ms, us or ns")
+    return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key]), allow_zero)
+
+
+def format_gb(num_bytes: float, digits: int = 2) -> str:
+    """``16e9`` -> ``'16.00 GB'`` (GB = 1e9 bytes)."""
+    return f"{num_bytes / GB:,.{digits}f} GB"
+
+
+def format_gib(num_bytes: float, digits: int = 2) -> str:
+    """``16e9`` -> ``'14.90 GiB'`` (GiB = 2**30 bytes)."""
+    return f"{num_bytes / GIB:,.{digits}f} GiB"
+
+
+def format_bytes(num_bytes: float, digits: int = 2) -> str:
+    """Both conventions, labelled: ``'16.00 GB (14.90 GiB)'``."""
+    return f"{format_gb(num_bytes, digits)} ({format_gib(num_bytes, digits)})"
+
+
+def format_count(count: float) -> str:
+    """``7.5e9`` -> ``'7.5B'``; ``350e6`` -> ``'350M'`` (B = 1e9)."""
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(count) >= scale:
+            return f"{count / scale:.4g}{suffix}"
+    return f"{count:.4g}"
+
+
+def format_seconds(seconds: float) -> str:
+    """``0.01757`` -> ``'17.57 ms'``; picks s, ms, us or ns."""
+    for suffix, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {suffix}"
+    return f"{seconds / 1e-9:.4g} ns"
+
+
+def format_rate(bytes_per_s: float) -> str:
+    """``1e11`` -> ``'100 GB/s'`` (GB = 1e9 bytes, as NCCL-tests reports)."""
+    return f"{bytes_per_s / GB:.4g} GB/s"

@@ -1,0 +1,79 @@
+"""engine.units: what a learner types, parsed into base units; labelled display."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import units
+from engine.errors import InputError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1e9", 1e9), ("1B", 1e9), ("7.5B", 7.5e9), ("350M", 350e6), ("12k", 12e3), (" 2 T ", 2e12)],
+)
+def test_parse_count(text: str, expected: float) -> None:
+    assert units.parse_count("params", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("80GB", 80e9),
+        ("80GiB", 80 * 2**30),
+        ("512 MB", 512e6),
+        ("1e9", 1e9),
+        ("4KiB", 4096),
+    ],
+)
+def test_parse_bytes(text: str, expected: float) -> None:
+    assert units.parse_bytes("size", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("100GB/s", 100e9), ("400Gb/s", 50e9), ("400Gbit/s", 50e9), ("25GiB/s", 25 * 2**30)],
+)
+def test_parse_rate(text: str, expected: float) -> None:
+    assert units.parse_rate("bandwidth", text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [("5us", 5e-6), ("2ms", 2e-3), ("1.5s", 1.5)])
+def test_parse_time(text: str, expected: float) -> None:
+    assert math.isclose(units.parse_time("latency", text), expected)
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "abc", "-1", "0", "1e400", "nan", "inf", "5 parsecs"])
+def test_bad_counts_name_the_field(bad: str) -> None:
+    with pytest.raises(InputError) as info:
+        units.parse_count("params", bad)
+    assert info.value.field == "params"
+    assert str(info.value).startswith("params: ")
+
+
+def test_parse_int_refuses_fractions() -> None:
+    with pytest.raises(InputError, match="whole number"):
+        units.parse_int("micro_batches", "2.5")
+    assert units.parse_int("micro_batches", "8") == 8
+    with pytest.raises(InputError, match="at least 1"):
+        units.parse_int("micro_batches", "0")
+
+
+def test_format_bytes_labels_both_conventions() -> None:
+    assert units.format_bytes(16e9) == "16.00 GB (14.90 GiB)"
+    assert units.format_gib(2**30) == "1.00 GiB"
+
+
+@given(st.text(max_size=30))
+def test_parsers_return_a_finite_number_or_a_named_error(text: str) -> None:
+    for parser in (units.parse_count, units.parse_bytes, units.parse_rate, units.parse_time):
+        try:
+            value = parser("f", text)
+        except InputError as error:
+            assert error.field == "f"
+        else:
+            assert math.isfinite(value) and value >= 0

@@ -1,0 +1,93 @@
+"""The ``shardbook`` command: opens the TUI, or runs a headless command.
+
+Names are fixed by DESIGN.md ("Command-line interface"); scripts and tests rely on them.
+Headless commands never import Textual, so they start fast. A learner's mistake (a bad flag
+value, a bad lesson file) is one line on stderr and exit status 2 (1 for ``check-content``
+findings), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from engine.errors import InputError, ShardbookError
+
+# Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
+# ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
+CALC_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class CliError(Exception):
+    """A usage error to print as one line and exit with status 2."""
+
+    def __init__(self, flag: str, message: str) -> None:
+        super().__init__(f"{flag}: {message}")
+
+
+def flag_error(error: InputError, flags: dict[str, str]) -> CliError:
+    """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag."""
+    return CliError(flags.get(error.field, error.field), error.message)
+
+
+def _add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--content-dir", help="folder of lesson YAML files")
+    parser.add_argument("--progress-dir", help="folder for progress files")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = argparse.ArgumentParser(
+        prog="shardbook",
+        description="A keyboard-driven terminal study companion. Without a command, opens the app.",
+    )
+    parser.add_argument("--lesson", default=None, help="lesson id to open (default: S15)")
+    _add_paths(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    calc = commands.add_parser("calc", help="run a calculator headless")
+    calc_commands = calc.add_subparsers(dest="calculator", metavar="CALCULATOR", required=True)
+    for name in CALC_MODULES:
+        importlib.import_module(name).register(calc_commands)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(commands, _add_paths)
+    return parser
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from tui.app import make_app
+
+    app = make_app(
+        lesson_id=args.lesson,
+        content_dir=args.content_dir,
+        progress_dir=args.progress_dir,
+    )
+    app.run()
+    return app.return_code or 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``shardbook`` console script. Returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
+    try:
+        return func(args)
+    except CliError as error:
+        print(f"shardbook: {error}", file=sys.stderr)
+        return 2
+    except InputError as error:
+        print(f"shardbook: {error}", file=sys.stderr)
+        return 2
+    except ShardbookError as error:
+        print(f"shardbook: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

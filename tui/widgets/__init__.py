@@ -1,0 +1,1 @@
+"""One widget per pane: ledger, bubble, diagrams, notes."""
