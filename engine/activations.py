@@ -1,0 +1,278 @@
+"""Activation memory of a transformer, per layer and on the most loaded pipeline stage (bytes).
+
+Source: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models"
+(arXiv:2205.05198), §4.1 (per-layer breakdown), §4.2 (tensor and sequence parallel), Table 2,
+§4.2.3 Eq. 5 (the first 1F1B stage holds p micro-batches of L/p layers), §4.3 (embedding and output
+layer). Symbols: s sequence length, b micro-batch size, h hidden size, a attention heads, t TP size,
+L layers, p pipeline stages, v virtual stages, V vocabulary.
+
+Table 2 assumes 16-bit activations and 1-byte dropout masks. Its per-layer bytes split as (§4.1):
+16-bit tensors 8·sbh kept whole without SP (layer-norm, QKV and MLP inputs), 24·sbh split by t,
+4·as²b of attention scores split by t; 1-byte masks 2·sbh kept whole and as²b split by t. For
+other activation sizes w (bytes per element) the 16-bit tensors scale by w/2 and the masks stay
+1 byte; with w = 2 every row equals Table 2 exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from engine.errors import InputError
+from engine.model_size import finite_number, whole_number
+
+Recompute = Literal["none", "selective", "full"]
+Schedule = Literal["1f1b", "gpipe"]
+RECOMPUTE_CHOICES: tuple[str, ...] = get_args(Recompute)
+SCHEDULE_CHOICES: tuple[str, ...] = get_args(Schedule)
+
+TABLE2_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) §4.1-4.2, Table 2"
+STAGE_SOURCE = (
+    "Korthikanti et al. 2022 §4.2.3 Eq. 5 (1F1B first stage: p micro-batches); interleaving "
+    "factor 1 + (p-1)/(p·v): NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py"
+)
+EXTRA_SOURCE = "Korthikanti et al. 2022 §4.3 (input-embedding dropout; output layer and loss)"
+
+
+@dataclass(frozen=True)
+class LayerActivations:
+    """Activation bytes one transformer layer keeps for backward, for one micro-batch.
+
+    Attributes:
+        bytes: the bytes (>= 0, finite).
+        row: the Table 2 row used (e.g. ``"tensor + sequence parallel + selective recompute"``).
+        formula: the row's expression and its value with the numbers filled in.
+    """
+
+    bytes: float
+    row: str
+    formula: str
+
+
+def layer_activation_bytes(
+    *,
+    seq: int,
+    micro_batch: int,
+    hidden: int,
+    heads: int,
+    tp: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    activation_bytes: float = 2.0,
+) -> LayerActivations:
+    """Per-layer activation bytes, Korthikanti et al. 2022 Table 2 (see the module docstring).
+
+    Rows: no parallelism s·b·h·(34 + 5·a·s/h); TP s·b·h·(10 + 24/t + 5·a·s/(h·t)); TP + SP
+    s·b·h·(34/t + 5·a·s/(h·t)); selective recompute drops the 5·a·s/h attention-score term;
+    full recompute keeps only the layer input, 2·s·b·h.
+
+    Args:
+        activation_bytes: bytes per activation element w (2 for bf16/fp16, 4 for fp32).
+
+    Raises:
+        InputError: a size that is not a whole number >= 1; ``tp`` not dividing ``heads``;
+            ``heads`` not dividing ``hidden``; an unknown ``recompute``.
+    """
+    s = whole_number("seq", seq)
+    b = whole_number("micro_batch", micro_batch)
+    h = whole_number("hidden", hidden)
+    a = whole_number("heads", heads)
+    t = whole_number("tp", tp)
+    w = finite_number("activation_bytes", activation_bytes, maximum=8.0)
+    if recompute not in RECOMPUTE_CHOICES:
+        raise InputError("recompute", f"must be one of {', '.join(RECOMPUTE_CHOICES)}")
+    if h % a:
+        raise InputError("heads", f"must divide hidden ({h}); {a} heads do not")
+    if a % t:
+        raise InputError("tp", f"must divide heads ({a}); TP {t} does not")
+    sbh = float(s) * b * h
+    scores = float(a) * s * s * b
+    sp = " + sequence parallel" if sequence_parallel else ""
+    if recompute == "full":
+        value = w * sbh
+        return LayerActivations(
+            value,
+            "full recompute",
+            f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}",
+        )
+    kept_whole = 4 * w + 2
+    split = 12 * w
+    score_bytes = 2 * w + 1
+    whole_part = kept_whole / t if sequence_parallel else kept_whole
+    value = sbh * (whole_part + split / t)
+    parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
+    if w == 2.0 and not sequence_parallel:
+        shape = "s·b·h·(34" if t == 1 else f"s·b·h·(10 + 24/{t}"
+    elif w == 2.0:
+        shape = f"s·b·h·(34/{t}"
+    else:
+        whole_text = f"{_coef(kept_whole)}/{t}" if sequence_parallel else _coef(kept_whole)
+        shape = f"s·b·h·({whole_text} + {_coef(split)}/{t}"
+    if recompute == "selective":
+        formula = f"{shape})"
+        row = f"{parallel} + selective recompute" if parallel != "no parallelism" else "selective"
+    else:
+        value += scores * score_bytes / t
+        formula = f"{shape} + {_coef(score_bytes)}·a·s/(h·{t}))"
+        row = parallel
+    where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
+    if w != 2.0:
+        where += f"; {w:g}-byte activations, 1-byte dropout masks"
+    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+
+
+@dataclass(frozen=True)
+class StageActivations:
+    """Activation bytes held by the most loaded pipeline stage (the first one) at its peak.
+
+    Attributes:
+        per_layer: one layer, one micro-batch (Table 2).
+        layers_on_stage: layers on the first stage: ceil(L/p) (uneven stages put the extra layers
+            first, so this stage is the heaviest).
+        in_flight: micro-batches whose activations the stage holds at once.
+        interleave_factor: 1 + (p-1)/(p·v) for interleaved 1F1B, else 1.
+        layers_bytes: per_layer · layers_on_stage · in_flight · interleave_factor / cp.
+        extra_bytes: input-embedding dropout mask, plus the output layer and loss when p = 1.
+        total: layers_bytes + extra_bytes.
+        formula: the whole computation with the numbers filled in.
+        notes: what a reader should know (uneven stages, defaults taken).
+    """
+
+    per_layer: LayerActivations
+    layers_on_stage: int
+    in_flight: int
+    interleave_factor: float
+    layers_bytes: float
+    extra_bytes: float
+    total: float
+    formula: str
+    notes: tuple[str, ...]
+
+
+def stage_activation_bytes(
+    *,
+    seq: int,
+    micro_batch: int,
+    hidden: int,
+    heads: int,
+    layers: int,
+    vocab: int | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    schedule: str = "1f1b",
+    micro_batches: int | None = None,
+    virtual_stages: int = 1,
+    activation_bytes: float = 2.0,
+) -> StageActivations:
+    """Peak activation bytes on the first pipeline stage of one model replica (per rank).
+
+    Per-layer bytes (Table 2) times the layers on the stage, times the micro-batches in flight
+    (1F1B: min(m, p), Korthikanti Eq. 5; GPipe: all m; no pipeline: 1 with 1F1B-style gradient
+    accumulation), times 1 + (p-1)/(p·v) for interleaving, divided by CP (each CP rank keeps its
+    1/cp of the sequence). Embedding and output-layer activations (§4.3) are added when ``vocab``
+    is given. ``micro_batches`` left ``None`` means m = p.
+
+    Raises:
+        InputError: bad sizes (see :func:`layer_activation_bytes`); ``pp`` above ``layers``;
+            ``schedule`` unknown; ``virtual_stages`` > 1 without 1F1B or without pipeline stages,
+            with fewer than p·v layers, or with m not a multiple of p (Narayanan et al. 2021
+            §2.2.2).
+    """
+    per_layer = layer_activation_bytes(
+        seq=seq,
+        micro_batch=micro_batch,
+        hidden=hidden,
+        heads=heads,
+        tp=tp,
+        sequence_parallel=sequence_parallel,
+        recompute=recompute,
+        activation_bytes=activation_bytes,
+    )
+    n_layers = whole_number("layers", layers)
+    p = whole_number("pp", pp)
+    c = whole_number("cp", cp)
+    v = whole_number("virtual_stages", virtual_stages)
+    t = whole_number("tp", tp)
+    m = None if micro_batches is None else whole_number("micro_batches", micro_batches)
+    if schedule not in SCHEDULE_CHOICES:
+        raise InputError("schedule", f"must be one of {', '.join(SCHEDULE_CHOICES)}")
+    if p > n_layers:
+        raise InputError("pp", f"{p} stages need at least {p} layers; the model has {n_layers}")
+    notes: list[str] = []
+    factor = 1.0
+    if v > 1:
+        if schedule != "1f1b":
+            raise InputError("virtual_stages", "interleaving applies to the 1F1B schedule only")
+        if p == 1:
+            raise InputError("virtual_stages", "interleaving needs more than one pipeline stage")
+        if p * v > n_layers:
+            raise InputError("virtual_stages", f"p·v = {p * v} chunks exceed {n_layers} layers")
+        if m is not None and m % p:
+            raise InputError("micro_batches", f"interleaved 1F1B needs m a multiple of p = {p}")
+        factor = 1 + (p - 1) / (p * v)
+    layers_on_stage = math.ceil(n_layers / p)
+    if n_layers % p:
+        notes.append(
+            f"{n_layers} layers on {p} stages are uneven: the first stage has {layers_on_stage}"
+            f" layers, the heaviest; figures are for it"
+        )
+    if p == 1 and schedule == "1f1b":
+        in_flight = 1
+    elif schedule == "gpipe":
+        in_flight = p if m is None else m
+        if m is None:
+            notes.append(f"micro-batches not given: GPipe taken with m = p = {p}")
+    else:
+        in_flight = p if m is None else min(m, p)
+    layers_bytes = per_layer.bytes * layers_on_stage * in_flight * factor / c
+    formula = (
+        f"per layer {_num(per_layer.bytes)} × {layers_on_stage} layers on stage"
+        f" × {in_flight} micro-batches in flight ({schedule})"
+    )
+    if v > 1:
+        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} interleaving"
+    if c > 1:
+        formula += f" / cp {c}"
+    formula += f" = {_num(layers_bytes)}"
+    extra = 0.0
+    if vocab is not None:
+        vocab_size = whole_number("vocab", vocab)
+        sbh = float(seq) * micro_batch * hidden
+        split = t if sequence_parallel else 1
+        embedding = sbh / split * in_flight * factor / c
+        extra = embedding
+        formula += f"; embedding dropout mask s·b·h{'/t' if split > 1 else ''}·{in_flight}"
+        if p == 1:
+            output = (
+                (2 * activation_bytes * sbh / split + 4 * float(seq) * micro_batch * vocab_size / t)
+                * in_flight
+                / c
+            )
+            extra += output
+            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+        formula += f" = {_num(extra)}"
+    else:
+        notes.append("vocab not given: embedding and output-layer activations left out")
+    return StageActivations(
+        per_layer=per_layer,
+        layers_on_stage=layers_on_stage,
+        in_flight=in_flight,
+        interleave_factor=factor,
+        layers_bytes=layers_bytes,
+        extra_bytes=extra,
+        total=layers_bytes + extra,
+        formula=formula,
+        notes=tuple(notes),
+    )
+
+
+def _coef(value: float) -> str:
+    return f"{value:g}"
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f} B"
