@@ -1,0 +1,1119 @@
+"""Lessons: the model, the loader and the validator of the lesson format (``content/README.md``).
+
+A lesson is a YAML file (``schema_version: 1``) turned into frozen dataclasses. Loading is strict
+so that the learner sees the lesson exactly as written:
+
+- safe YAML only: a :class:`yaml.SafeLoader` subclass; tags (``!!python/object``, ``!!int``),
+  anchors and aliases are errors (no object construction, no alias bombs);
+- every scalar stays text: ``no``, ``off``, ``3.10``, ``null``, ``2026-12-07`` come through as the
+  exact strings written; the few numeric and boolean fields are converted here, strictly;
+- duplicate keys, unknown fields, missing required fields and wrong types are errors;
+- UTF-8 with or without a BOM; files over :data:`MAX_FILE_BYTES` are refused before parsing.
+
+Every problem is a :class:`~engine.errors.ContentError` naming the file, the 1-based line (from
+the YAML node marks) and the field path, e.g. ``sections[3].items[1].text`` (indices 0-based).
+
+Rendering helpers turn sections into Markdown for a reading pane. Item text is escaped so that
+it renders literally; section ``body`` is Markdown by definition and is passed through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Final
+
+import yaml
+
+from engine.errors import ContentError
+
+SCHEMA_VERSION: Final = 1
+MAX_FILE_BYTES: Final = 2 * 1024 * 1024
+SECTION_KINDS: Final = ("prose", "list", "self-check", "reflection")
+LESSON_SUFFIXES: Final = (".yaml", ".yml")
+
+# Ids become file names and keys of progress files: a portable, shell-safe alphabet.
+_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_DATE_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_WHOLE_RE: Final = re.compile(r"[0-9]+")
+
+_STR_TAG: Final = "tag:yaml.org,2002:str"
+_SEQ_TAG: Final = "tag:yaml.org,2002:seq"
+_MAP_TAG: Final = "tag:yaml.org,2002:map"
+
+# Field tables: name -> required.
+_TOP_FIELDS: Final = {
+    "schema_version": True,
+    "id": True,
+    "title": True,
+    "meta": True,
+    "sections": True,
+}
+_META_FIELDS: Final = {
+    "kind": True,
+    "date": True,
+    "phase": True,
+    "day": True,
+    "days_total": True,
+    "week": True,
+    "rhythm": True,
+    "status": True,
+    "topics": True,
+}
+_SECTION_FIELDS: Final = {
+    "id": True,
+    "title": True,
+    "kind": True,
+    "numbered": False,
+    "body": False,
+    "items": False,
+    "formulas": False,
+}
+_ITEM_FIELDS: Final = {"id": True, "text": True, "key_points": False}
+_KEY_POINT_FIELDS: Final = {"added": True, "sources": True, "points": True}
+_FORMULA_FIELDS: Final = {
+    "id": True,
+    "text": True,
+    "source": True,
+    "note": False,
+    "added": False,
+    "sources": False,
+    "after": False,
+}
+
+# The labels of the lesson header, as the source lessons write them.
+META_LABELS: Final = {
+    "kind": "内容类型",
+    "date": "日期",
+    "phase": "阶段",
+    "route": "总路线",
+    "week": "周次 / 节奏",
+    "status": "状态",
+    "topics": "主题",
+}
+
+
+@dataclass(frozen=True)
+class LessonMeta:
+    """Where the lesson sits in the study plan. ``day`` is 1-based and at most ``days_total``."""
+
+    kind: str
+    date: str
+    phase: str
+    day: int
+    days_total: int
+    week: str
+    rhythm: str
+    status: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula in a terminal-readable Unicode form, with the form written in TeX.
+
+    Attributes:
+        text: Unicode, may span lines; shown in a fenced code block.
+        source: the TeX as the source lesson writes it; for an added formula, a TeX rendering.
+        note: a short explanation; always added material (never the source's text).
+        added: the formula itself is not in the source lesson.
+        sources: papers/sections the formula (when added) or its note rests on.
+        after: id of the item of the same section it follows; ``""`` places it after the items.
+    """
+
+    id: str
+    text: str
+    source: str
+    note: str = ""
+    added: bool = False
+    sources: tuple[str, ...] = ()
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One addressable piece of a section: a paragraph, a list entry, a question or a field.
+
+    Attributes:
+        text: the source's text, verbatim (for a reflection field, its label).
+        key_points: reference points for a self-check question, shown after answering.
+        key_point_sources: papers/sections the key points rest on.
+        added: the key points are added material (not the source lesson's text).
+    """
+
+    id: str
+    text: str
+    key_points: tuple[str, ...] = ()
+    key_point_sources: tuple[str, ...] = ()
+    added: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """A headed part of the lesson.
+
+    Attributes:
+        kind: one of :data:`SECTION_KINDS`. ``prose`` items render as paragraphs, the others as
+            a list; ``self-check`` items are questions, ``reflection`` items are field labels.
+        body: Markdown shown before the items; may be ``""``.
+        numbered: list items are numbered (``1.``) rather than bulleted.
+    """
+
+    id: str
+    title: str
+    kind: str
+    body: str
+    items: tuple[Item, ...]
+    formulas: tuple[Formula, ...]
+    numbered: bool = False
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A loaded, valid lesson. ``path`` is the file it was read from."""
+
+    id: str
+    title: str
+    meta: LessonMeta
+    sections: tuple[Section, ...]
+    path: Path
+
+    def section(self, section_id: str) -> Section:
+        """The section with this id.
+
+        Raises:
+            KeyError: no section has that id.
+        """
+        for section in self.sections:
+            if section.id == section_id:
+                return section
+        raise KeyError(section_id)
+
+    def _items_of(self, kind: str) -> tuple[Item, ...]:
+        for section in self.sections:
+            if section.kind == kind:
+                return section.items
+        return ()
+
+    @property
+    def self_check(self) -> tuple[Item, ...]:
+        """The self-check questions (items of the ``self-check`` section; at most one exists)."""
+        return self._items_of("self-check")
+
+    @property
+    def reflection_fields(self) -> tuple[Item, ...]:
+        """The reflection fields (items of the ``reflection`` section; at most one exists)."""
+        return self._items_of("reflection")
+
+
+@dataclass(frozen=True)
+class LessonRef:
+    """A lesson found in a content folder, before it is fully loaded."""
+
+    id: str
+    title: str
+    path: Path
+
+
+# --------------------------------------------------------------------------------------------
+# Reading and parsing
+
+
+class _Refused(Exception):
+    """A YAML construct the lesson format does not allow (anchor, alias)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def _peek_event(loader: yaml.SafeLoader) -> yaml.Event:
+    event: yaml.Event = loader.peek_event()  # type: ignore[no-untyped-call]  # untyped in stubs
+    return event
+
+
+def _next_event(loader: yaml.SafeLoader) -> yaml.Event:
+    event: yaml.Event = loader.get_event()  # type: ignore[no-untyped-call]  # untyped in stubs
+    return event
+
+
+def _event_line(event: yaml.Event) -> int:
+    mark = event.start_mark
+    return int(mark.line) + 1 if mark is not None else 1
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = _peek_event(self)
+        line = _event_line(event)
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(line, f"aliases (*{event.anchor}) are not allowed; write the text out")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise _Refused(line, f"anchors (&{anchor}) are not allowed; write the text out")
+        return super().compose_node(parent, index)
+
+
+# No implicit resolvers: a plain scalar falls through to the default tag, str.
+_Loader.yaml_implicit_resolvers = {}
+
+
+def _read_text(path: Path, shown: str) -> str:
+    """The file's text, UTF-8 with an optional BOM removed.
+
+    Raises:
+        ContentError: missing or unreadable, larger than MAX_FILE_BYTES, or not UTF-8.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ContentError(shown, None, "no such file") from None
+    except OSError as error:
+        raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
+    if size > MAX_FILE_BYTES:
+        raise ContentError(
+            shown,
+            None,
+            f"file is {size:,} bytes; a lesson file may be at most {MAX_FILE_BYTES:,} bytes "
+            "(2 MiB); split the lesson",
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ContentError(
+            shown,
+            line,
+            f"not valid UTF-8 (byte {error.start} of the file); save the file as UTF-8",
+        ) from None
+
+
+def _yaml_error(shown: str, text: str, error: yaml.YAMLError) -> ContentError:
+    """Turn a PyYAML error into a ContentError with a line and a plain message."""
+    if isinstance(error, yaml.reader.ReaderError):
+        position = error.position if isinstance(error.position, int) else 0
+        line = text[:position].count("\n") + 1
+        char = error.character
+        shown_char = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        return ContentError(
+            shown, line, f"contains a control character ({shown_char}) that YAML does not allow"
+        )
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark or error.context_mark
+        mark_line = int(mark.line) + 1 if mark is not None else None
+        problem = error.problem or error.context or "invalid YAML"
+        if "'\\t'" in problem or "\t" in problem:
+            message = "a tab character cannot indent YAML; indent with spaces"
+        else:
+            context = f"{error.context}: " if error.context and error.problem else ""
+            message = f"invalid YAML: {context}{problem}"
+        return ContentError(shown, mark_line, message)
+    return ContentError(shown, None, f"invalid YAML: {error}")
+
+
+def _compose(shown: str, text: str) -> yaml.Node | None:
+    """Parse one YAML document into nodes (nothing is constructed).
+
+    Raises:
+        ContentError: syntax errors, several documents, anchors or aliases.
+    """
+    try:
+        loader = _Loader(text)
+    except yaml.YAMLError as error:
+        raise _yaml_error(shown, text, error) from None
+    try:
+        return loader.get_single_node()
+    except _Refused as refused:
+        raise ContentError(shown, refused.line, refused.message) from None
+    except yaml.YAMLError as error:
+        raise _yaml_error(shown, text, error) from None
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+def _kind_of(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return "text"
+
+
+def _join(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+class _Checker:
+    """Walks the node tree of one file, collecting every error, and builds the lesson."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.errors: list[ContentError] = []
+
+    def error(self, node: yaml.Node | int | None, where: str, message: str) -> None:
+        line = _line(node) if isinstance(node, yaml.Node) else node
+        text = f"{where}: {message}" if where else message
+        self.errors.append(ContentError(self.shown, line, text))
+
+    # -- structure shared by every node
+
+    def check_tree(self, node: yaml.Node, where: str) -> None:
+        """Tags and keys anywhere in the file, before the schema is applied."""
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag != _STR_TAG:
+                self.error(node, where, f"tags ({node.tag}) are not allowed; write plain text")
+        elif isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ_TAG:
+                self.error(node, where, f"tags ({node.tag}) are not allowed")
+            for index, child in enumerate(node.value):
+                self.check_tree(child, f"{where}[{index}]")
+        elif isinstance(node, yaml.MappingNode):
+            if node.tag != _MAP_TAG:
+                self.error(node, where, f"tags ({node.tag}) are not allowed")
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag != _STR_TAG:
+                    self.error(key, where, "a key must be plain text")
+                    continue
+                name = str(key.value)
+                if name in seen:
+                    self.error(
+                        key,
+                        _join(where, name),
+                        f"duplicate key (first on line {seen[name]}); keep one",
+                    )
+                else:
+                    seen[name] = _line(key)
+                self.check_tree(value, _join(where, name))
+
+    # -- typed accessors; each returns None after recording an error
+
+    def mapping(
+        self, node: yaml.Node, where: str, fields: dict[str, bool]
+    ) -> dict[str, yaml.Node] | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, where, f"expected a mapping, got {_kind_of(node)}")
+            return None
+        found: dict[str, yaml.Node] = {}
+        for key, value in node.value:
+            name = str(key.value)
+            if name not in fields:
+                known = ", ".join(fields)
+                self.error(key, _join(where, name), f"unknown field (known fields: {known})")
+            elif name not in found:
+                found[name] = value
+        for name, required in fields.items():
+            if required and name not in found:
+                self.error(node, _join(where, name), "missing required field")
+        return found
+
+    def text(self, node: yaml.Node, where: str, *, blank_ok: bool = False) -> str | None:
+        if not isinstance(node, yaml.ScalarNode):
+            self.error(node, where, f"expected text, got {_kind_of(node)}")
+            return None
+        value = str(node.value)
+        if not blank_ok and not value.strip():
+            self.error(node, where, "must not be empty")
+            return None
+        return value
+
+    def ident(self, node: yaml.Node, where: str) -> str | None:
+        value = self.text(node, where)
+        if value is not None and not _ID_RE.fullmatch(value):
+            self.error(
+                node,
+                where,
+                f"{value!r} is not a valid id: use 1-64 letters, digits, '-' or '_', "
+                "starting with a letter or digit",
+            )
+            return None
+        return value
+
+    def whole(self, node: yaml.Node, where: str) -> int | None:
+        value = self.text(node, where)
+        if value is None:
+            return None
+        if not _WHOLE_RE.fullmatch(value.strip()) or int(value) < 1:
+            self.error(node, where, f"expected a whole number of at least 1, got {value!r}")
+            return None
+        return int(value)
+
+    def boolean(self, node: yaml.Node, where: str) -> bool | None:
+        value = self.text(node, where)
+        if value is None:
+            return None
+        if value not in ("true", "false"):
+            self.error(node, where, f"expected true or false, got {value!r}")
+            return None
+        return value == "true"
+
+    def sequence(self, node: yaml.Node, where: str) -> list[yaml.Node] | None:
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, where, f"expected a list, got {_kind_of(node)}")
+            return None
+        return list(node.value)
+
+    def texts(self, node: yaml.Node, where: str) -> tuple[str, ...] | None:
+        children = self.sequence(node, where)
+        if children is None:
+            return None
+        values = [self.text(child, f"{where}[{i}]") for i, child in enumerate(children)]
+        if any(value is None for value in values):
+            return None
+        return tuple(value for value in values if value is not None)
+
+    # -- the schema
+
+    def lesson(self, root: yaml.Node, path: Path) -> Lesson | None:
+        fields = self.mapping(root, "", _TOP_FIELDS)
+        if fields is None:
+            return None
+        version_node = fields.get("schema_version")
+        if version_node is not None:
+            version = self.text(version_node, "schema_version")
+            if version is not None and version != str(SCHEMA_VERSION):
+                self.error(
+                    version_node,
+                    "schema_version",
+                    f"unsupported version {version!r}; this shardbook reads {SCHEMA_VERSION}",
+                )
+        lesson_id = self.ident(fields["id"], "id") if "id" in fields else None
+        title = self.text(fields["title"], "title") if "title" in fields else None
+        meta = self.meta(fields["meta"]) if "meta" in fields else None
+        sections = self.sections(fields["sections"]) if "sections" in fields else None
+        if self.errors or None in (lesson_id, title, meta, sections):
+            return None
+        assert lesson_id is not None and title is not None
+        assert meta is not None and sections is not None
+        return Lesson(id=lesson_id, title=title, meta=meta, sections=sections, path=path)
+
+    def meta(self, node: yaml.Node) -> LessonMeta | None:
+        fields = self.mapping(node, "meta", _META_FIELDS)
+        if fields is None:
+            return None
+        values: dict[str, str] = {}
+        for name in ("kind", "date", "phase", "week", "rhythm", "status"):
+            if name in fields:
+                value = self.text(fields[name], f"meta.{name}")
+                if value is not None:
+                    values[name] = value
+        if "date" in values and not _valid_date(values["date"]):
+            self.error(
+                fields["date"], "meta.date", f"expected a date YYYY-MM-DD, got {values['date']!r}"
+            )
+        day = self.whole(fields["day"], "meta.day") if "day" in fields else None
+        total = (
+            self.whole(fields["days_total"], "meta.days_total") if "days_total" in fields else None
+        )
+        if day is not None and total is not None and day > total:
+            self.error(fields["day"], "meta.day", f"day {day} is after days_total {total}")
+        topics = self.texts(fields["topics"], "meta.topics") if "topics" in fields else None
+        if len(values) < 6 or day is None or total is None or topics is None:
+            return None
+        return LessonMeta(
+            kind=values["kind"],
+            date=values["date"],
+            phase=values["phase"],
+            day=day,
+            days_total=total,
+            week=values["week"],
+            rhythm=values["rhythm"],
+            status=values["status"],
+            topics=topics,
+        )
+
+    def sections(self, node: yaml.Node) -> tuple[Section, ...] | None:
+        children = self.sequence(node, "sections")
+        if children is None:
+            return None
+        if not children:
+            self.error(node, "sections", "a lesson needs at least one section")
+            return None
+        section_ids: dict[str, int] = {}
+        item_ids: dict[str, int] = {}
+        single_kinds: dict[str, int] = {}
+        built: list[Section] = []
+        for index, child in enumerate(children):
+            where = f"sections[{index}]"
+            section = self.section(child, where, item_ids)
+            if section is None:
+                continue
+            if section.id in section_ids:
+                self.error(
+                    child,
+                    f"{where}.id",
+                    f"section id {section.id!r} is already used on line {section_ids[section.id]}",
+                )
+            section_ids.setdefault(section.id, _line(child))
+            if section.kind in ("self-check", "reflection"):
+                if section.kind in single_kinds:
+                    self.error(
+                        child,
+                        f"{where}.kind",
+                        f"only one {section.kind!r} section is allowed "
+                        f"(another starts on line {single_kinds[section.kind]})",
+                    )
+                single_kinds.setdefault(section.kind, _line(child))
+            built.append(section)
+        return tuple(built)
+
+    def section(self, node: yaml.Node, where: str, item_ids: dict[str, int]) -> Section | None:
+        fields = self.mapping(node, where, _SECTION_FIELDS)
+        if fields is None:
+            return None
+        section_id = self.ident(fields["id"], f"{where}.id") if "id" in fields else None
+        title = self.text(fields["title"], f"{where}.title") if "title" in fields else None
+        kind = self.text(fields["kind"], f"{where}.kind") if "kind" in fields else None
+        if kind is not None and kind not in SECTION_KINDS:
+            self.error(
+                fields["kind"],
+                f"{where}.kind",
+                f"{kind!r} is not a section kind; use one of {', '.join(SECTION_KINDS)}",
+            )
+            kind = None
+        numbered: bool | None = False
+        if "numbered" in fields:
+            numbered = self.boolean(fields["numbered"], f"{where}.numbered")
+        body: str | None = ""
+        if "body" in fields:
+            body = self.text(fields["body"], f"{where}.body", blank_ok=True)
+        items: tuple[Item, ...] | None = ()
+        if "items" in fields:
+            items = self.items(fields["items"], f"{where}.items", kind, item_ids)
+        formulas: tuple[Formula, ...] | None = ()
+        if "formulas" in fields:
+            own = {item.id for item in items} if items is not None else None
+            formulas = self.formulas(fields["formulas"], f"{where}.formulas", item_ids, own)
+        if body is not None and not body.strip() and items == () and formulas == ():
+            self.error(node, where, "section has no body, items or formulas")
+        if (
+            section_id is None
+            or title is None
+            or kind is None
+            or numbered is None
+            or body is None
+            or items is None
+            or formulas is None
+        ):
+            return None
+        return Section(
+            id=section_id,
+            title=title,
+            kind=kind,
+            body=body,
+            items=items,
+            formulas=formulas,
+            numbered=numbered,
+        )
+
+    def claim_id(self, node: yaml.Node, where: str, value: str, ids: dict[str, int]) -> None:
+        if value in ids:
+            self.error(
+                node, where, f"id {value!r} is already used on line {ids[value]}; ids are unique"
+            )
+        else:
+            ids[value] = _line(node)
+
+    def items(
+        self, node: yaml.Node, where: str, kind: str | None, ids: dict[str, int]
+    ) -> tuple[Item, ...] | None:
+        children = self.sequence(node, where)
+        if children is None:
+            return None
+        built: list[Item] = []
+        ok = True
+        for index, child in enumerate(children):
+            item = self.item(child, f"{where}[{index}]", kind, ids)
+            if item is None:
+                ok = False
+            else:
+                built.append(item)
+        return tuple(built) if ok else None
+
+    def item(
+        self, node: yaml.Node, where: str, kind: str | None, ids: dict[str, int]
+    ) -> Item | None:
+        fields = self.mapping(node, where, _ITEM_FIELDS)
+        if fields is None:
+            return None
+        item_id = self.ident(fields["id"], f"{where}.id") if "id" in fields else None
+        if item_id is not None:
+            self.claim_id(fields["id"], f"{where}.id", item_id, ids)
+        text = self.text(fields["text"], f"{where}.text") if "text" in fields else None
+        points: tuple[str, ...] | None = ()
+        sources: tuple[str, ...] | None = ()
+        added: bool | None = False
+        if "key_points" in fields:
+            if kind is not None and kind != "self-check":
+                self.error(
+                    fields["key_points"],
+                    f"{where}.key_points",
+                    "only items of a self-check section have key points",
+                )
+            points, sources, added = self.key_points(fields["key_points"], f"{where}.key_points")
+        if item_id is None or text is None or points is None or sources is None or added is None:
+            return None
+        return Item(
+            id=item_id, text=text, key_points=points, key_point_sources=sources, added=added
+        )
+
+    def key_points(
+        self, node: yaml.Node, where: str
+    ) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, bool | None]:
+        fields = self.mapping(node, where, _KEY_POINT_FIELDS)
+        if fields is None:
+            return None, None, None
+        added = self.boolean(fields["added"], f"{where}.added") if "added" in fields else None
+        sources = self.texts(fields["sources"], f"{where}.sources") if "sources" in fields else None
+        points = self.texts(fields["points"], f"{where}.points") if "points" in fields else None
+        if points is not None and not points:
+            self.error(fields["points"], f"{where}.points", "give at least one key point")
+            points = None
+        if added and sources is not None and not sources:
+            self.error(fields["sources"], f"{where}.sources", "added material must name a source")
+            sources = None
+        return points, sources, added
+
+    def formulas(
+        self, node: yaml.Node, where: str, ids: dict[str, int], own: set[str] | None
+    ) -> tuple[Formula, ...] | None:
+        children = self.sequence(node, where)
+        if children is None:
+            return None
+        built: list[Formula] = []
+        ok = True
+        for index, child in enumerate(children):
+            formula = self.formula(child, f"{where}[{index}]", ids, own)
+            if formula is None:
+                ok = False
+            else:
+                built.append(formula)
+        return tuple(built) if ok else None
+
+    def formula(
+        self, node: yaml.Node, where: str, ids: dict[str, int], own: set[str] | None
+    ) -> Formula | None:
+        """``own``: ids of the items of the same section (None when they could not be read)."""
+        fields = self.mapping(node, where, _FORMULA_FIELDS)
+        if fields is None:
+            return None
+        formula_id = self.ident(fields["id"], f"{where}.id") if "id" in fields else None
+        if formula_id is not None:
+            self.claim_id(fields["id"], f"{where}.id", formula_id, ids)
+        text = self.text(fields["text"], f"{where}.text") if "text" in fields else None
+        source = self.text(fields["source"], f"{where}.source") if "source" in fields else None
+        note: str | None = ""
+        if "note" in fields:
+            note = self.text(fields["note"], f"{where}.note", blank_ok=True)
+        added: bool | None = False
+        if "added" in fields:
+            added = self.boolean(fields["added"], f"{where}.added")
+        sources: tuple[str, ...] | None = ()
+        if "sources" in fields:
+            sources = self.texts(fields["sources"], f"{where}.sources")
+        if added and sources == ():
+            self.error(node, f"{where}.sources", "an added formula must name its sources")
+            sources = None
+        after: str | None = ""
+        if "after" in fields:
+            after = self.ident(fields["after"], f"{where}.after")
+            if after is not None and own is not None and after not in own:
+                self.error(
+                    fields["after"],
+                    f"{where}.after",
+                    f"{after!r} is not the id of an item in this section",
+                )
+                after = None
+        if (
+            formula_id is None
+            or text is None
+            or source is None
+            or note is None
+            or added is None
+            or sources is None
+            or after is None
+        ):
+            return None
+        return Formula(
+            id=formula_id,
+            text=text,
+            source=source,
+            note=note,
+            added=added,
+            sources=sources,
+            after=after,
+        )
+
+
+def _valid_date(text: str) -> bool:
+    if not _DATE_RE.fullmatch(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _sorted(errors: Iterable[ContentError]) -> list[ContentError]:
+    """Document order; errors not tied to a line first (they concern the whole file)."""
+    return sorted(errors, key=lambda e: -1 if e.line is None else e.line)
+
+
+def _check(path: Path | str) -> tuple[Lesson | None, list[ContentError]]:
+    shown = str(path)
+    file = Path(path)
+    try:
+        text = _read_text(file, shown)
+        root = _compose(shown, text)
+    except ContentError as error:
+        return None, [error]
+    if root is None:
+        return None, [
+            ContentError(shown, 1, "the file is empty; a lesson starts with 'schema_version: 1'")
+        ]
+    checker = _Checker(shown)
+    checker.check_tree(root, "")
+    if checker.errors:
+        return None, _sorted(checker.errors)
+    lesson = checker.lesson(root, file)
+    return lesson, _sorted(checker.errors)
+
+
+def check_file(path: Path | str) -> list[ContentError]:
+    """Every error in one lesson file, in line order; ``[]`` when the file is a valid lesson.
+
+    Syntax-level problems (encoding, YAML syntax, anchors) stop the check at the first one;
+    schema problems are all reported.
+    """
+    return _check(path)[1]
+
+
+def load_lesson(path: Path | str) -> Lesson:
+    """Load and validate one lesson file.
+
+    Raises:
+        ContentError: the first problem found (see :func:`check_file` for all of them).
+    """
+    lesson, errors = _check(path)
+    if errors:
+        raise errors[0]
+    assert lesson is not None
+    return lesson
+
+
+# --------------------------------------------------------------------------------------------
+# Discovery
+
+
+def _head(path: Path) -> LessonRef:
+    """Read a lesson's id and title by streaming YAML events, stopping once both are found.
+
+    Raises:
+        ContentError: the file cannot be read, or its id/title are missing or invalid.
+    """
+    shown = str(path)
+    text = _read_text(path, shown)
+    try:
+        loader = _Loader(text)
+    except yaml.YAMLError as error:
+        raise _yaml_error(shown, text, error) from None
+    found: dict[str, tuple[str, int]] = {}
+    try:
+        while loader.check_event(yaml.StreamStartEvent, yaml.DocumentStartEvent):
+            _next_event(loader)
+        if loader.check_event(yaml.StreamEndEvent):
+            raise ContentError(
+                shown, 1, "the file is empty; a lesson starts with 'schema_version: 1'"
+            )
+        start = _next_event(loader)
+        if not isinstance(start, yaml.MappingStartEvent) or start.anchor is not None:
+            raise ContentError(shown, _event_line(start), "expected a mapping at the top")
+        while len(found) < 2 and not loader.check_event(yaml.MappingEndEvent):
+            key = _next_event(loader)
+            if isinstance(key, yaml.ScalarEvent) and key.value in ("id", "title"):
+                value = _next_event(loader)
+                line = _event_line(value)
+                if key.value in found:
+                    raise ContentError(shown, _event_line(key), f"{key.value}: duplicate key")
+                if not isinstance(value, yaml.ScalarEvent) or value.tag not in (
+                    None,
+                    "!",
+                    _STR_TAG,
+                ):
+                    raise ContentError(shown, line, f"{key.value}: expected text")
+                found[str(key.value)] = (str(value.value), line)
+                continue
+            _skip_node(loader, key, shown)
+            _skip_node(loader, _next_event(loader), shown)
+    except yaml.YAMLError as error:
+        raise _yaml_error(shown, text, error) from None
+    finally:
+        loader.dispose()
+    for name in ("id", "title"):
+        if name not in found:
+            raise ContentError(shown, _event_line(start), f"{name}: missing required field")
+    lesson_id, id_line = found["id"]
+    if not _ID_RE.fullmatch(lesson_id):
+        raise ContentError(shown, id_line, f"id: {lesson_id!r} is not a valid id")
+    title, title_line = found["title"]
+    if not title.strip():
+        raise ContentError(shown, title_line, "title: must not be empty")
+    return LessonRef(id=lesson_id, title=title, path=path)
+
+
+def _skip_node(loader: _Loader, event: yaml.Event, shown: str) -> None:
+    """Consume the events of the node that starts with ``event``; refuse anchors and aliases."""
+    depth = 0
+    while True:
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ContentError(shown, _event_line(event), "anchors and aliases are not allowed")
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
+        if depth == 0:
+            return
+        event = _next_event(loader)
+
+
+def lesson_files(folder: Path) -> list[Path]:
+    """The lesson files directly inside ``folder`` (``*.yaml``, ``*.yml``), sorted by name."""
+    return sorted(
+        entry
+        for entry in folder.iterdir()
+        if entry.suffix.lower() in LESSON_SUFFIXES and entry.is_file()
+    )
+
+
+def discover_lessons(content_dir: Path) -> tuple[list[LessonRef], list[ContentError]]:
+    """The lessons in a content folder, sorted by id, and the files that could not be listed.
+
+    Only each file's id and title are read (a lesson whose later sections are broken is still
+    listed; :func:`load_lesson` reports those). A second file with an id already seen is an
+    error. Never raises for a bad file; a missing folder is one error.
+    """
+    shown = str(content_dir)
+    if not content_dir.is_dir():
+        return [], [ContentError(shown, None, "no such folder")]
+    refs: dict[str, LessonRef] = {}
+    errors: list[ContentError] = []
+    for file in lesson_files(content_dir):
+        try:
+            ref = _head(file)
+        except ContentError as error:
+            errors.append(error)
+            continue
+        if ref.id in refs:
+            errors.append(
+                ContentError(
+                    str(file), None, f"lesson id {ref.id!r} is also used by {refs[ref.id].path}"
+                )
+            )
+            continue
+        refs[ref.id] = ref
+    return sorted(refs.values(), key=lambda ref: ref.id), errors
+
+
+def check_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[ContentError]]:
+    """Check lesson files and folders (a folder: its ``*.yaml``/``*.yml`` files).
+
+    Returns:
+        The files checked and every error found, including a lesson id used by two files
+        and a path that does not exist or a folder without lessons.
+    """
+    files: list[Path] = []
+    errors: list[ContentError] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = lesson_files(path)
+            if not found:
+                errors.append(ContentError(str(raw), None, "no lesson files (*.yaml) in folder"))
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            errors.append(ContentError(str(raw), None, "no such file or folder"))
+    owners: dict[str, Path] = {}
+    for file in files:
+        lesson, found_errors = _check(file)
+        errors.extend(found_errors)
+        if lesson is None:
+            continue
+        if lesson.id in owners and owners[lesson.id].resolve() != file.resolve():
+            errors.append(
+                ContentError(
+                    str(file), None, f"lesson id {lesson.id!r} is also used by {owners[lesson.id]}"
+                )
+            )
+        owners.setdefault(lesson.id, file)
+    return files, errors
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+
+
+@dataclass(frozen=True)
+class MarkdownLabels:
+    """The few words the Markdown rendering adds around lesson text (the UI may translate)."""
+
+    tex: str = "TeX"
+    note: str = "Note"
+    added: str = "added material"
+    sources: str = "sources"
+
+
+DEFAULT_LABELS: Final = MarkdownLabels()
+
+# Characters that can start markup anywhere in a line (emphasis, code, links, HTML, entities,
+# tables, strikethrough, attributes); a backslash escape is valid for any ASCII punctuation.
+_INLINE_SPECIAL: Final = frozenset("\\`*_[]<>&!~|{}#")
+# At the start of a line these begin a list, a quote, a heading underline or a block.
+_LINE_START_SPECIAL: Final = frozenset("-+=>:")
+_ORDERED_MARKER_RE: Final = re.compile(r"([0-9]{1,9})([.)])")
+_LINE_BREAK_RE: Final = re.compile(r"\r\n|\r|\n")
+
+
+def _escape_line(raw: str) -> str:
+    escaped = "".join("\\" + ch if ch in _INLINE_SPECIAL else ch for ch in raw)
+    body = escaped.lstrip(" \t")
+    lead = escaped[: len(escaped) - len(body)]
+    marker = _ORDERED_MARKER_RE.match(body)
+    if marker:
+        body = f"{marker.group(1)}\\{marker.group(2)}{body[marker.end() :]}"
+    elif body[:1] in _LINE_START_SPECIAL:
+        body = "\\" + body
+    stripped = body.rstrip(" \t")
+    tail = body[len(stripped) :]
+    return _protect_blanks(lead) + stripped + _protect_blanks(tail)
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` as Markdown that renders to exactly ``text``, as one paragraph.
+
+    Markup characters are backslash-escaped, so nothing becomes emphasis, a link, an entity,
+    HTML, a heading or a list; line breaks become hard breaks; spaces at the start and end of a
+    line become ``&#32;`` so that Markdown neither strips them nor reads an indented code block.
+    """
+    lines = [_escape_line(raw) for raw in _LINE_BREAK_RE.split(text)]
+    # An empty line would end the paragraph, and a trailing backslash would show literally.
+    return "\\\n".join(line or "&#32;" for line in lines)
+
+
+def _protect_blanks(blank: str) -> str:
+    return blank.replace(" ", "&#32;").replace("\t", "&#9;")
+
+
+def _indent_continuation(text: str, width: int) -> str:
+    return text.replace("\n", "\n" + " " * width)
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def formula_markdown(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
+    """A formula as a fenced code block (Unicode form, then the TeX), and its note if any."""
+    content = f"{formula.text}\n\n{labels.tex}:\n{formula.source}"
+    fence = _fence(content)
+    parts = [f"{fence}text\n{content}\n{fence}"]
+    if formula.note.strip() or formula.sources:
+        note = f"{labels.note}: {formula.note}" if formula.note.strip() else labels.note
+        parts.append(escape_markdown(note))
+        parts.append(_provenance(formula.added or bool(formula.note), formula.sources, labels))
+    return "\n\n".join(part for part in parts if part)
+
+
+def _provenance(added: bool, sources: Sequence[str], labels: MarkdownLabels) -> str:
+    words = [labels.added] if added else []
+    if sources:
+        words.append(f"{labels.sources}: {'; '.join(sources)}")
+    return f"*{escape_markdown('; '.join(words))}*" if words else ""
+
+
+def key_points_markdown(item: Item, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
+    """An item's key points as a bulleted list, then whether they are added and their sources.
+
+    Shown after the learner has answered; ``""`` when the item has none.
+    """
+    if not item.key_points:
+        return ""
+    bullets = "\n".join(f"- {_indent_continuation(escape_markdown(p), 2)}" for p in item.key_points)
+    provenance = _provenance(item.added, item.key_point_sources, labels)
+    return f"{bullets}\n\n{provenance}" if provenance else bullets
+
+
+def section_markdown(section: Section, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
+    """A section as Markdown: title, body, items, formulas (each after its ``after`` item).
+
+    Items render literally (escaped): as paragraphs in a ``prose`` section, otherwise as a list,
+    numbered when ``section.numbered``. Self-check items show the question only; their key points
+    are revealed separately with :func:`key_points_markdown`.
+    """
+    parts = [f"## {escape_markdown(section.title)}"]
+    if section.body.strip():
+        parts.append(section.body.strip("\n"))
+    placed: dict[str, list[Formula]] = {}
+    for formula in section.formulas:
+        placed.setdefault(formula.after, []).append(formula)
+    run: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        if section.kind == "prose":
+            parts.append(escape_markdown(item.text))
+        else:
+            marker = f"{number}. " if section.numbered else "- "
+            text = _indent_continuation(escape_markdown(item.text), len(marker))
+            run.append(marker + text)
+        if item.id in placed:
+            if run:
+                parts.append("\n".join(run))
+                run = []
+            parts.extend(formula_markdown(formula, labels) for formula in placed[item.id])
+    if run:
+        parts.append("\n".join(run))
+    parts.extend(formula_markdown(formula, labels) for formula in placed.get("", []))
+    return "\n\n".join(parts) + "\n"
+
+
+def meta_lines(lesson: Lesson) -> tuple[str, ...]:
+    """The lesson header as plain text lines, in the source lessons' own wording and order."""
+    meta = lesson.meta
+    return (
+        f"{META_LABELS['kind']}：{meta.kind}",
+        f"{META_LABELS['date']}：{meta.date}",
+        f"{META_LABELS['phase']}：{meta.phase}",
+        f"{META_LABELS['route']}：Day {meta.day} / {meta.days_total}",
+        f"{META_LABELS['week']}：{meta.week} · {meta.rhythm}",
+        f"{META_LABELS['status']}：{meta.status}",
+        f"{META_LABELS['topics']}：{'、'.join(meta.topics)}",
+    )
+
+
+def lesson_markdown(lesson: Lesson, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
+    """The whole lesson as Markdown: a title, the header lines, then every section."""
+    header = "\\\n".join(escape_markdown(line) for line in meta_lines(lesson))
+    parts = [f"# {escape_markdown(f'{lesson.id}：{lesson.title}')}", header]
+    parts.extend(section_markdown(section, labels).rstrip("\n") for section in lesson.sections)
+    return "\n\n".join(parts) + "\n"
