@@ -365,7 +365,7 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
         text = " + ".join(formulas[key]) or "none kept"
         if key in ("params", "grads") and largest_note:
             text += largest_note
-        text = f"{text}; Ψ = {shard.dense + shard.expert:,.0f} = {shard.text}"
+        text = f"{text}; Ψ = {shard.text} = {shard.dense + shard.expert:,.0f}"
         if key == "params" and spec.params is None and shard.size is not None:
             text += f"; N = {shard.size.formula}"
         text += f"; {stage_name} = {_b(per_rank[key])}"
@@ -525,7 +525,7 @@ def _model_shard(spec: LedgerSpec) -> _Shard:
         if layers_on_stage is None
         else f"{layers_on_stage}/{spec.layers} layers{_uneven(spec)}"
     )
-    text = f"{params:,.0f} × {where} / TP {tp}"
+    text = f"N {params:,.0f} × {where} / TP {tp}"
     if share:
         text += f", experts ({share:.3g} of N) / EP {ep}"
     return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, params, text)

@@ -1,0 +1,221 @@
+"""``shardbook calc ledger``: the per-rank training-memory ledger, headless (issue 3).
+
+Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Values are parsed by
+:mod:`engine.units` (``--params 7.5B``, ``--gpu-memory 80GB``) and checked by
+:func:`engine.ledger.compute_ledger`; a bad value is one line on stderr naming the flag, exit 2.
+Choices are checked by the engine rather than by argparse so that a wrong choice is one line too.
+No Textual import here: the headless command must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engine import units
+from engine.errors import InputError
+from engine.ledger import (
+    CONVENTION_NOTES,
+    CONVENTIONS,
+    DTYPE_CHOICES,
+    OPTIMIZER_CHOICES,
+    TERM_KEYS,
+    LedgerResult,
+    LedgerSpec,
+    compute_ledger,
+)
+from tui.cli import flag_error
+
+# Spec field -> the flag that sets it, so engine errors name what the user typed.
+FLAGS: dict[str, str] = {
+    "params": "--params",
+    "layers": "--layers",
+    "hidden": "--hidden",
+    "heads": "--heads",
+    "ffn_hidden": "--ffn-hidden",
+    "vocab": "--vocab",
+    "seq": "--seq",
+    "micro_batch": "--micro-batch",
+    "dtype": "--dtype",
+    "optimizer": "--optimizer",
+    "master_weights": "--no-master-weights",
+    "fp32_grads": "--fp32-grads",
+    "dp": "--dp",
+    "tp": "--tp",
+    "pp": "--pp",
+    "cp": "--cp",
+    "ep": "--ep",
+    "experts": "--experts",
+    "expert_param_share": "--experts",
+    "zero": "--zero",
+    "recompute": "--recompute",
+    "sequence_parallel": "--sequence-parallel",
+    "schedule": "--schedule",
+    "micro_batches": "--micro-batches",
+    "virtual_stages": "--virtual-stages",
+    "convention": "--convention",
+    "largest_layer_params": "--largest-layer-params",
+    "gpu_memory": "--gpu-memory",
+}
+_COUNT_FLAGS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "micro_batches")
+_SIZE_FLAGS = ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts", "virtual_stages")
+_TERM_LABELS = {
+    "params": "parameters",
+    "grads": "gradients",
+    "master_weights": "master weights",
+    "optimizer_states": "optimizer states",
+    "activations": "activations",
+    "buffers": "buffers",
+}
+
+
+def register(calc_subparsers: Any) -> None:
+    """Add ``ledger`` to the ``shardbook calc`` sub-commands."""
+    parser: argparse.ArgumentParser = calc_subparsers.add_parser(
+        "ledger",
+        help="per-rank training memory: params, grads, optimizer, activations, buffers",
+        description=(
+            "Per-rank training memory in bytes, in a named convention (zero-paper, megatron, "
+            "deepspeed). Give --params, or the architecture (--layers --hidden --vocab); add "
+            "--seq and --heads to compute activations."
+        ),
+    )
+    parser.error = _one_line_error  # type: ignore[method-assign]
+    parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
+    parser.add_argument("--layers", help="transformer layers L")
+    parser.add_argument("--hidden", help="hidden size h")
+    parser.add_argument("--heads", help="attention heads a")
+    parser.add_argument("--ffn-hidden", help="MLP hidden size (default 4h)")
+    parser.add_argument("--vocab", help="vocabulary size V")
+    parser.add_argument("--seq", help="sequence length s (needed for activations)")
+    parser.add_argument("--micro-batch", default="1", help="micro-batch size b (default 1)")
+    parser.add_argument("--dtype", default="bf16", metavar="{" + ",".join(DTYPE_CHOICES) + "}")
+    parser.add_argument(
+        "--optimizer", default="adamw", metavar="{" + ",".join(OPTIMIZER_CHOICES) + "}"
+    )
+    parser.add_argument(
+        "--no-master-weights",
+        dest="master_weights",
+        action="store_false",
+        help="no fp32 master copy of the weights",
+    )
+    parser.add_argument("--fp32-grads", action="store_true", help="keep gradients in fp32")
+    for name in ("dp", "tp", "pp", "cp", "ep"):
+        parser.add_argument(f"--{name}", default="1", help=f"{name.upper()} size (default 1)")
+    parser.add_argument("--experts", default="1", help="MoE experts per layer (default 1)")
+    parser.add_argument("--zero", default="0", metavar="{0,1,2,3}", help="ZeRO stage; 3 = FSDP")
+    parser.add_argument("--recompute", default="none", metavar="{none,selective,full}")
+    parser.add_argument("--sequence-parallel", action="store_true", help="Megatron SP with TP")
+    parser.add_argument("--schedule", default="1f1b", metavar="{1f1b,gpipe}")
+    parser.add_argument("--micro-batches", help="micro-batches per step m (default p)")
+    parser.add_argument("--virtual-stages", default="1", help="interleaved 1F1B chunks v")
+    parser.add_argument(
+        "--convention", default="zero-paper", metavar="{" + ",".join(CONVENTIONS) + "}"
+    )
+    parser.add_argument("--largest-layer-params", help="DeepSpeed ZeRO-3 largest layer")
+    parser.add_argument("--gpu-memory", help="device memory: 80GB, 141GB, 80GiB")
+    parser.add_argument("--json", action="store_true", help="one JSON object, sizes in bytes")
+    parser.set_defaults(func=run)
+
+
+def _one_line_error(message: str) -> NoReturn:
+    print(f"shardbook: calc ledger: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
+    """Parse the flags into a :class:`LedgerSpec`.
+
+    Raises:
+        InputError: a value that does not parse (its field is the flag).
+    """
+    values: dict[str, Any] = {}
+    if args.params is not None:
+        values["params"] = units.parse_count("--params", args.params)
+    for name in _COUNT_FLAGS:
+        text = getattr(args, name)
+        if text is not None:
+            values[name] = units.parse_int(FLAGS[name], text)
+    for name in _SIZE_FLAGS:
+        values[name] = units.parse_int(FLAGS[name], getattr(args, name))
+    values["zero"] = units.parse_int("--zero", args.zero, minimum=0, maximum=3)
+    if args.largest_layer_params is not None:
+        values["largest_layer_params"] = units.parse_count(
+            "--largest-layer-params", args.largest_layer_params
+        )
+    if args.gpu_memory is not None:
+        values["gpu_memory"] = units.parse_bytes("--gpu-memory", args.gpu_memory)
+    return LedgerSpec(
+        dtype=args.dtype,
+        optimizer=args.optimizer,
+        master_weights=args.master_weights,
+        fp32_grads=args.fp32_grads,
+        recompute=args.recompute,
+        sequence_parallel=args.sequence_parallel,
+        schedule=args.schedule,
+        convention=args.convention,
+        **values,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute and print the ledger. Returns 0; raises :class:`CliError` on bad input."""
+    try:
+        result = compute_ledger(spec_from_args(args))
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+    if args.json:
+        print(json.dumps(result.as_dict(), allow_nan=False, ensure_ascii=False))
+        return 0
+    _print_table(result)
+    return 0
+
+
+def _print_table(result: LedgerResult) -> None:
+    console = Console(markup=False, highlight=False, emoji=False)
+    title = f"per-rank memory, convention {result.convention}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("term")
+    table.add_column("GB (1e9 B)", justify="right")
+    table.add_column("GiB (2^30 B)", justify="right")
+    per_rank = result.per_rank_bytes
+    for key in TERM_KEYS:
+        label = _TERM_LABELS[key]
+        if key == "activations" and not result.activations_computed:
+            label += " (not computed)"
+        table.add_row(label, _gb(per_rank[key]), _gib(per_rank[key]))
+    table.add_section()
+    table.add_row("total", _gb(per_rank["total"]), _gib(per_rank["total"]))
+    table.add_row("model states", _gb(result.model_states_bytes), _gib(result.model_states_bytes))
+    table.add_row("naive: params x precision", _gb(result.naive_bytes), _gib(result.naive_bytes))
+    console.print(table)
+    lines = [
+        f"convention {result.convention}: {CONVENTION_NOTES[result.convention]}",
+        f"parameters N = {units.format_count(result.params_total)}; world size {result.world_size}",
+    ]
+    if not result.activations_computed:
+        lines.append("activations not computed: give --seq, --layers, --hidden and --heads")
+    if result.fits is not None:
+        device = result.spec.gpu_memory or 0.0
+        verdict = "fits in" if result.fits else "does NOT fit in"
+        lines.append(f"{verdict} {units.format_bytes(device)} of device memory")
+    lines.extend(result.notes)
+    lines.append("formulas:")
+    for term in result.terms:
+        lines.append(f"  {term.name}: {term.formula}  [{term.source}]")
+    for line in lines:
+        console.print(Text(line))
+
+
+def _gb(value: float) -> str:
+    return units.format_gb(value, 3).removesuffix(" GB")
+
+
+def _gib(value: float) -> str:
+    return units.format_gib(value, 3).removesuffix(" GiB")
