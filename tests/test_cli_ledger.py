@@ -1,0 +1,239 @@
+"""``shardbook calc ledger`` (issue 3): the VECTORS.md memory values through ``--json``, the JSON
+keys, the table, and bad input as one stderr line naming the flag with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+JSON_KEYS = {
+    "per_rank_bytes",
+    "model_states_bytes",
+    "naive_bytes",
+    "params_total",
+    "world_size",
+    "fits",
+    "convention",
+    "terms",
+    "activations_computed",
+}
+PER_RANK_KEYS = [
+    "params",
+    "grads",
+    "master_weights",
+    "optimizer_states",
+    "activations",
+    "buffers",
+    "total",
+]
+
+
+def _json(capsys: pytest.CaptureFixture[str], *flags: str) -> dict[str, Any]:
+    status = main(["calc", "ledger", *flags, "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_json_keys_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, "--params", "1e9")
+    assert set(data) == JSON_KEYS
+    assert list(data["per_rank_bytes"]) == PER_RANK_KEYS
+    for term in data["terms"]:
+        assert set(term) == {"name", "bytes", "formula", "source"}
+
+
+def test_one_billion_params_only(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 2 acceptance: 1e9 params, mixed-precision Adam: 16 GB beside 2 GB naive;
+    # with only --params, activations are 0 and reported as not computed.
+    data = _json(capsys, "--params", "1B")
+    assert data["per_rank_bytes"]["total"] == 16e9
+    assert data["naive_bytes"] == 2e9
+    assert data["per_rank_bytes"]["activations"] == 0
+    assert data["activations_computed"] is False
+    assert data["fits"] is None and data["world_size"] == 1
+    assert data["convention"] == "zero-paper"
+
+
+@pytest.mark.parametrize(
+    ("zero", "expected"), [("0", 120e9), ("1", 31.40625e9), ("2", 16.640625e9), ("3", 1.875e9)]
+)
+def test_zero_paper_figure1(capsys: pytest.CaptureFixture[str], zero: str, expected: float) -> None:
+    # ZeRO paper (arXiv:1910.02054) Figure 1: Ψ = 7.5e9, N_d = 64, K = 12.
+    data = _json(capsys, "--params", "7.5B", "--dp", "64", "--zero", zero)
+    assert data["model_states_bytes"] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(("zero", "gb"), [("1", 52.5), ("2", 41.25), ("3", 30.0)])
+def test_zero_paper_table1(capsys: pytest.CaptureFixture[str], zero: str, gb: float) -> None:
+    # ZeRO paper Table 1, 7.5B at N_d = 4 (GB = 1e9).
+    data = _json(capsys, "--params", "7.5e9", "--dp", "4", "--zero", zero)
+    assert data["model_states_bytes"] == pytest.approx(gb * 1e9, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "zero", "per_param"),
+    [
+        ("bf16", "0", 18),
+        ("bf16", "1", 6 + 12 / 8),  # 7.5 at d = 8
+        ("fp16", "0", 20),
+        ("fp16", "1", 4 + 16 / 8),
+        ("fp32", "0", 16),
+        ("fp32", "1", 8 + 8 / 8),
+    ],
+)
+def test_megatron(
+    capsys: pytest.CaptureFixture[str], dtype: str, zero: str, per_param: float
+) -> None:
+    # Megatron-LM theoretical_memory_usage.py and dist_optimizer.md, d = 8.
+    data = _json(
+        capsys,
+        "--params",
+        "1B",
+        "--dp",
+        "8",
+        "--dtype",
+        dtype,
+        "--zero",
+        zero,
+        "--convention",
+        "megatron",
+    )
+    assert data["convention"] == "megatron"
+    assert data["model_states_bytes"] == pytest.approx(per_param * 1e9, rel=1e-12)
+
+
+def test_deepspeed_estimators(capsys: pytest.CaptureFixture[str]) -> None:
+    # DeepSpeed stage_1_and_2.py: 2Ψ + 18Ψ/N; stage3.py: 4·largest_layer_params + 18Ψ/N.
+    zero2 = _json(
+        capsys, "--params", "7.5B", "--dp", "64", "--zero", "2", "--convention", "deepspeed"
+    )
+    assert zero2["model_states_bytes"] == pytest.approx(2 * 7.5e9 + 18 * 7.5e9 / 64)
+    zero3 = _json(
+        capsys,
+        "--params",
+        "7.5B",
+        "--dp",
+        "64",
+        "--zero",
+        "3",
+        "--convention",
+        "deepspeed",
+        "--largest-layer-params",
+        "500M",
+    )
+    assert zero3["model_states_bytes"] == pytest.approx(4 * 500e6 + 18 * 7.5e9 / 64)
+
+
+def test_optimizers(capsys: pytest.CaptureFixture[str]) -> None:
+    # EleutherAI Transformer Math 101: 8-bit Adam total 10 B/param; SGD with momentum 12.
+    assert _json(capsys, "--params", "1B", "--optimizer", "adam-8bit")["model_states_bytes"] == 10e9
+    data = _json(capsys, "--params", "1B", "--optimizer", "sgd-momentum")
+    assert data["model_states_bytes"] == 12e9
+
+
+def test_toy_activations(capsys: pytest.CaptureFixture[str]) -> None:
+    # VECTORS.md toy (Korthikanti Table 2, SP + selective): 34·s·h·L = 855,638,016 bytes.
+    data = _json(
+        capsys,
+        "--params",
+        "354869248",
+        "--layers",
+        "24",
+        "--hidden",
+        "1024",
+        "--heads",
+        "16",
+        "--seq",
+        "1024",
+        "--sequence-parallel",
+        "--recompute",
+        "selective",
+    )
+    assert data["activations_computed"] is True
+    assert data["per_rank_bytes"]["activations"] == 855_638_016
+
+
+def test_gpu_memory_fits(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _json(capsys, "--params", "1B", "--gpu-memory", "80GB")["fits"] is True
+    assert _json(capsys, "--params", "7.5B", "--gpu-memory", "80GiB")["fits"] is False
+
+
+def test_table_names_convention_units_and_missing_activations(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["calc", "ledger", "--params", "1B"]) == 0
+    out = capsys.readouterr().out
+    assert "zero-paper" in out
+    assert "GB (1e9 B)" in out and "GiB (2^30 B)" in out
+    assert "16.000" in out and "14.901" in out  # 16e9 B = 14.901 GiB
+    assert "activations not computed" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "flag"),
+    [
+        (["--params", "1B", "--zero", "4"], "--zero"),
+        (["--params=-1B"], "--params"),
+        (["--params", "nan"], "--params"),
+        (["--params", "0"], "--params"),
+        (["--params", "1B", "--dp", "0"], "--dp"),
+        (["--params", "1B", "--tp", "3", "--heads", "16"], "--tp"),
+        (["--params", "1B", "--dtype", "fp8"], "--dtype"),
+        (["--params", "1B", "--optimizer", "lion"], "--optimizer"),
+        (["--params", "1B", "--convention", "x"], "--convention"),
+        (["--params", "1B", "--recompute", "full"], "--seq"),
+        (["--params", "1B", "--seq", "1024"], "--layers"),
+        (["--params", "1B", "--gpu-memory", "80XB"], "--gpu-memory"),
+        (["--params", "1B", "--micro-batch", "1.5"], "--micro-batch"),
+        (["--params", "1B", "--experts", "8"], "--experts"),
+        (["--layers", "4"], "--params"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], flags: list[str], flag: str
+) -> None:
+    assert main(["calc", "ledger", *flags]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert flag in lines[0]
+    assert "Traceback" not in err
+
+
+def test_missing_value_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["calc", "ledger", "--params"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--params" in err
+
+
+def test_entry_point_subprocess() -> None:
+    exe = shutil.which("shardbook") or str(Path(sys.executable).parent / "shardbook")
+    done = subprocess.run(
+        [exe, "calc", "ledger", "--params", "7.5B", "--dp", "64", "--zero", "3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["model_states_bytes"] == pytest.approx(1.875e9)
+    bad = subprocess.run(
+        [exe, "calc", "ledger", "--params", "7.5B", "--zero", "4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "--zero" in bad.stderr
