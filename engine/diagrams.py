@@ -1,0 +1,236 @@
+"""Pure-ASCII diagrams of the strategies and of the collectives' data flow.
+
+Both are drawn from engine records, never typed by hand: a strategy diagram from its
+:class:`~engine.strategies.Strategy` (so the picture cannot disagree with the description), a
+collective diagram from a :class:`~engine.collectives.Simulation` step. Every line is ASCII and at
+most :data:`WIDTH` columns, so the app can show them in a ``Static`` with markup off and the CLI can
+print them anywhere.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+from engine import collectives
+from engine.collectives import OPERATIONS, Chunk, Simulation
+from engine.errors import InputError
+from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strategy
+
+WIDTH = 80
+"""The widest line of any diagram, in columns."""
+
+STRATEGY_NAMES: tuple[str, ...] = (
+    "dp",
+    "fsdp",
+    "zero1",
+    "zero2",
+    "zero3",
+    "tp",
+    "tp-sp",
+    "pp",
+    "ep",
+    "cp",
+)
+COLLECTIVE_NAMES: tuple[str, ...] = OPERATIONS
+DIAGRAM_NAMES: tuple[str, ...] = STRATEGY_NAMES + COLLECTIVE_NAMES
+
+MAX_DIAGRAM_RANKS = 8
+"""Collective diagrams stop at 8 ranks: beyond that a rank's buffer no longer fits 80 columns."""
+
+_BOX = HOLDING_WIDTH + 2
+_GAP = (WIDTH - DIAGRAM_RANKS * _BOX) // (DIAGRAM_RANKS - 1)
+_CENTERS = tuple(k * (_BOX + _GAP) + _BOX // 2 for k in range(DIAGRAM_RANKS))
+
+# What each operation leaves on the ranks, said once the last step is shown.
+_DONE: Mapping[str, str] = MappingProxyType(
+    {
+        "all-reduce": "every rank holds the element-wise sum of all ranks' inputs",
+        "all-gather": "every rank holds all ranks' shards, concatenated",
+        "reduce-scatter": "rank i holds slot i of the element-wise sum",
+        "all-to-all": "rank i holds, in slot j, the block rank j had for it (a transpose)",
+        "broadcast": "every rank holds the root's buffer",
+        "reduce": "the root (rank 0) holds the element-wise sum; other buffers are scratch",
+        "send-recv": "rank i holds the buffer rank i-1 sent",
+    }
+)
+
+
+def _wrap(text: str, first: str = "", rest: str = "  ") -> list[str]:
+    return textwrap.wrap(
+        text,
+        width=WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def _row(cells: Sequence[str], gaps: Sequence[str]) -> str:
+    line = cells[0]
+    for gap, cell in zip(gaps, cells[1:], strict=True):
+        line += gap + cell
+    return line.rstrip()
+
+
+def _boxes(strategy: Strategy, forward: str, backward: str) -> list[str]:
+    """The 4 rank boxes side by side; ``forward``/``backward`` fill the gaps of two body rows."""
+    inner = _BOX - 2
+    border = "+" + "-" * inner + "+"
+    blank = " " * _GAP
+    gaps = [blank] * (DIAGRAM_RANKS - 1)
+    lines = [_row([border] * DIAGRAM_RANKS, gaps)]
+    lines.append(_row([f"|{f'rank {k}':^{inner}}|" for k in range(DIAGRAM_RANKS)], gaps))
+    rows = max(len(h) for h in strategy.rank_holdings)
+    for r in range(rows):
+        cells = [f"|{(h[r] if r < len(h) else ''):<{inner}}|" for h in strategy.rank_holdings]
+        arrow = forward if r == 0 else backward if r == 1 else ""
+        lines.append(_row(cells, [f"{arrow:^{_GAP}}"] * (DIAGRAM_RANKS - 1)))
+    lines.append(_row([border] * DIAGRAM_RANKS, gaps))
+    return lines
+
+
+def _bus(label: str) -> list[str]:
+    """A connector from every rank into one bus line carrying ``label``."""
+    connectors = [" "] * (_CENTERS[-1] + 1)
+    bus = ["-"] * (_CENTERS[-1] + 1)
+    for k, center in enumerate(_CENTERS):
+        connectors[center] = "|"
+        bus[center] = "<" if k == 0 else ">" if k == DIAGRAM_RANKS - 1 else "+"
+    for k in range(_CENTERS[0]):
+        bus[k] = " "
+    text = f" {label} "
+    start = (_CENTERS[0] + _CENTERS[-1] + 1 - len(text)) // 2
+    bus[start : start + len(text)] = text
+    return ["".join(connectors).rstrip(), "".join(bus)]
+
+
+def strategy_diagram(name: str) -> str:
+    """The 4-rank ASCII diagram of a strategy, with the lesson's three questions answered.
+
+    Shows what each rank holds (one box per rank, labelled ``rank 0`` .. ``rank 3``), the split
+    dimension, every collective or point-to-point transfer with arrows, its volume and source, one
+    wait it can cause, and the answers to the three questions. Pure ASCII, at most 80 columns.
+
+    Args:
+        name: one of :data:`STRATEGY_NAMES` (``fsdp`` draws ZeRO-3, titled FSDP/ZeRO-3).
+
+    Raises:
+        InputError: unknown name (field ``strategy``).
+    """
+    strategy = get_strategy(name)
+    lines = _wrap(f"{strategy.title} ({DIAGRAM_RANKS} ranks)")
+    lines += _wrap(strategy.split, "Split: ", "       ")
+    lines.append("")
+    uses = strategy.collectives
+    if strategy.point_to_point:
+        lines += _boxes(strategy, "--->", "<---")
+        marks = ["--->" if use.phase == "forward" else "<---" for use in uses]
+    else:
+        lines += _boxes(strategy, "", "")
+        for number, use in enumerate(uses, start=1):
+            lines += _bus(f"({number}) {use.collective}, {use.phase}")
+        marks = [f"({number})" for number in range(1, len(uses) + 1)]
+    lines.append("")
+    lines.append("Collectives:")
+    for mark, use in zip(marks, uses, strict=True):
+        text = f"{mark} {use.phase}: {use.collective} of {use.payload}; {use.volume}"
+        lines += _wrap(text, "  ", "      ")
+    lines += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
+    lines += _wrap(f"Source: {strategy.volume_source}.", "  ", "    ")
+    lines += _wrap(strategy.wait, "One wait: ", "  ")
+    lines.append("The three questions:")
+    for number, (_zh, english, answer) in enumerate(strategy.answers(), start=1):
+        lines += _wrap(f"Q{number} {english} {answer}", "  ", "     ")
+    return "\n".join(lines) + "\n"
+
+
+def collective_step_count(op: str, ranks: int = 4, algorithm: str | None = None) -> int:
+    """Number of steps of ``op`` (what :func:`collective_diagram` accepts as ``step``, plus 0).
+
+    Raises:
+        InputError: unknown ``op`` or ``algorithm``, or ``ranks`` below 2.
+    """
+    return collectives.step_count(op, ranks, algorithm)
+
+
+def _cell(chunk: Chunk | None) -> str:
+    return "." if chunk is None else ",".join(str(int(v)) for v in chunk)
+
+
+def _buffer_rows(
+    title: str, buffers: collectives.Buffers, marks: Mapping[tuple[int, int], str], width: int
+) -> list[str]:
+    lines = [title]
+    for rank, slots in enumerate(buffers):
+        cells = [
+            f"{_cell(chunk):>{width}}{marks.get((rank, s), ' ')}" for s, chunk in enumerate(slots)
+        ]
+        lines.append(f"  rank {rank:<2} [ {' | '.join(cells)} ]")
+    return lines
+
+
+def _transfer_text(sim: Simulation, transfer: collectives.Transfer) -> str:
+    how = "added" if transfer.reduce else "copied"
+    if sim.op == "all-to-all":
+        what = f"its block for rank {transfer.dst} into slot {transfer.slots[0]}"
+    elif len(transfer.chunks) == sim.ranks:
+        what = "its whole buffer"
+    else:
+        word = "slot" if len(transfer.chunks) == 1 else "slots"
+        what = f"{word} {','.join(str(c) for c in transfer.chunks)}"
+    return f"  rank {transfer.src} --> rank {transfer.dst}: {what} ({how})"
+
+
+def collective_diagram(
+    op: str, step: int, ranks: int = 4, algorithm: str | None = None, seed: int = 0
+) -> str:
+    """Step ``step`` of ``op``'s data flow on ``ranks`` ranks, as ASCII.
+
+    Each rank's buffer is ``ranks`` slots of one small integer each (inputs 1..9 drawn from
+    ``seed``), so a learner can add them up. Step 0 shows the inputs; step K lists the messages
+    of step K (``rank i --> rank j``) and every buffer after it, marking slots that received data
+    with ``+`` (added in) or ``*`` (copied in).
+
+    Raises:
+        InputError: unknown ``op`` or ``algorithm``; ``ranks`` outside 2..8 (field ``ranks``);
+            ``step`` outside 0..collective_step_count (field ``step``).
+    """
+    collectives.check_op(op)
+    if isinstance(ranks, bool) or not isinstance(ranks, int):
+        raise InputError("ranks", "must be a whole number")
+    if not 2 <= ranks <= MAX_DIAGRAM_RANKS:
+        raise InputError("ranks", f"must be between 2 and {MAX_DIAGRAM_RANKS}, got {ranks}")
+    sim = collectives.simulate(op, ranks, algorithm=algorithm, seed=seed)
+    buffers = sim.buffers_at(step)
+    total = len(sim.steps)
+    every = [sim.inputs, sim.initial, *(s.buffers for s in sim.steps)]
+    width = max(len(_cell(c)) for state in every for slots in state for c in slots)
+
+    lines = [f"{op} ({sim.algorithm}) on {ranks} ranks"]
+    marks: dict[tuple[int, int], str] = {}
+    if step == 0:
+        lines.append(f"step 0 of {total}: the inputs, before any transfer")
+    else:
+        current = sim.steps[step - 1]
+        lines.append(f"step {step} of {total}: {current.phase}")
+        lines.append("Transfers in this step:")
+        for transfer in current.transfers:
+            lines.append(_transfer_text(sim, transfer))
+            for slot in transfer.slots:
+                marks[(transfer.dst, slot)] = "+" if transfer.reduce else "*"
+    if op == "all-to-all":
+        lines += _buffer_rows("Send buffers (slot j is for rank j):", sim.inputs, {}, width)
+        title = "Receive buffers (slot i is from rank i):"
+    else:
+        title = "Buffers:" if step == 0 else "Buffers after this step:"
+    lines += _buffer_rows(title, buffers, marks, width)
+    if step == 0:
+        lines.append("'.' = empty slot.")
+    else:
+        lines.append("'+' = added into the slot this step, '*' = copied in, '.' = empty.")
+    if step == total:
+        lines.append(f"Done: {_DONE[op]}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,592 @@
+"""The parallel strategies of lesson S15 as data: what each rank holds, what is split, which
+collectives run and when, their volume, one wait, and where a rank recovers from.
+
+The lesson asks three questions of every strategy (深入学习提示:
+每个 rank 持有什么、何时需要别人的数据、失败后从哪里恢复). The diagrams (:mod:`engine.diagrams`),
+the quiz and exercises 2 and 3 all read these records, so a diagram cannot disagree with the
+engine. Text shown inside the ASCII diagrams is kept pure ASCII (Psi for the parameter count,
+"Sec." for sections); the Chinese names sit in their own fields.
+
+Volumes per step, with their sources:
+
+- Rajbhandari et al. 2020, "ZeRO" (arXiv:1910.02054) Sec. 7, in elements for Psi parameters:
+  DP all-reduce 2 Psi; ZeRO-1 and ZeRO-2 2 Psi; ZeRO-3 3 Psi.
+- Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using
+  Megatron-LM" (arXiv:2104.04473) Sec. 3.2: PP sends b*s*h elements per micro-batch between
+  consecutive stages; TP moves 8*b*s*h*(t-1)/t elements per layer per device per micro-batch.
+- Korthikanti et al. 2022 (arXiv:2205.05198) Sec. 4.2.2: sequence parallelism replaces each TP
+  all-reduce by a reduce-scatter and an all-gather of the same total volume.
+- EP and CP volumes are derived here from the tensors moved (stated as such in their records).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from engine.errors import InputError
+
+PHASES: tuple[str, ...] = ("forward", "backward", "optimizer step")
+"""When a collective runs within one training step."""
+
+DIAGRAM_RANKS = 4
+"""Every strategy record describes 4 ranks, as the lesson's exercise 2 asks (4 卡示意图)."""
+
+THREE_QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("holds", "每个 rank 持有什么", "What does each rank hold?"),
+    ("needs", "何时需要别人的数据", "When does it need other ranks' data?"),
+    ("recovers", "失败后从哪里恢复", "Where does it recover from after a failure?"),
+)
+"""(key, the lesson's wording, English wording) of the three questions asked of every strategy."""
+
+ZERO_SOURCE = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 7"
+MEGATRON_SOURCE = "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2"
+SP_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) Sec. 4.2.2"
+EP_SOURCE = (
+    "Lepikhin et al. 2020 (GShard, arXiv:2006.16668) Sec. 2-3 for dispatch/combine all-to-all; "
+    "volume derived here, assuming uniform routing"
+)
+CP_SOURCE = (
+    "Megatron Core context-parallelism guide; Liu et al. 2023 (Ring Attention, "
+    "arXiv:2310.01889); volume derived here for K and V without grouped-query attention"
+)
+
+
+@dataclass(frozen=True)
+class CollectiveUse:
+    """One collective (or point-to-point transfer) a strategy runs.
+
+    Attributes:
+        collective: an operation of :data:`engine.collectives.OPERATIONS` (``send-recv`` for
+            point-to-point transfers), so the app can open it in the collective simulator.
+        phase: one of :data:`PHASES`.
+        payload: what is moved (ASCII).
+        volume: how much, in elements, per step or per the unit named (ASCII).
+        source: where the volume comes from.
+    """
+
+    collective: str
+    phase: str
+    payload: str
+    volume: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One parallel strategy on 4 ranks.
+
+    Attributes:
+        name: the key (``dp``, ``zero1``, ...).
+        title: display name (ASCII), e.g. ``"DP - data parallel"``.
+        name_zh: the lesson's Chinese term.
+        split: which dimension is split (ASCII).
+        rank_holdings: for rank 0..3, short lines (at most :data:`HOLDING_WIDTH` characters)
+            saying what that rank holds.
+        holds: the answer to "what does each rank hold?" (ASCII).
+        collectives: the collectives it runs, in the order they run within a step.
+        point_to_point: ``True`` when its main transfer goes between neighbouring ranks
+            (pipeline stages) instead of among all ranks.
+        volume: the total communication volume per step (ASCII), with ``volume_source``.
+        volume_source: where ``volume`` comes from.
+        needs: the answer to "when does it need other ranks' data?" (ASCII).
+        wait: one wait its communication can cause (ASCII).
+        recovers: the answer to "where does it recover from after a failure?" (ASCII).
+    """
+
+    name: str
+    title: str
+    name_zh: str
+    split: str
+    rank_holdings: tuple[tuple[str, ...], ...]
+    holds: str
+    collectives: tuple[CollectiveUse, ...]
+    point_to_point: bool
+    volume: str
+    volume_source: str
+    needs: str
+    wait: str
+    recovers: str
+
+    def answers(self) -> tuple[tuple[str, str, str], ...]:
+        """The three questions with this strategy's answers: (lesson wording, English, answer)."""
+        by_key = {"holds": self.holds, "needs": self.needs, "recovers": self.recovers}
+        return tuple((zh, en, by_key[key]) for key, zh, en in THREE_QUESTIONS)
+
+    def collective_names(self) -> tuple[str, ...]:
+        """The distinct collectives it runs, in order of first use."""
+        return tuple(dict.fromkeys(use.collective for use in self.collectives))
+
+
+HOLDING_WIDTH = 15
+"""Widest line of :attr:`Strategy.rank_holdings` (the inside of a diagram box)."""
+
+
+def _per_rank(*templates: str) -> tuple[tuple[str, ...], ...]:
+    """Lines for ranks 0..3 from templates using ``{k}`` (rank), ``{lo}``/``{hi}`` (its layers),
+    ``{e0}``/``{e1}`` (its experts)."""
+    return tuple(
+        tuple(t.format(k=k, lo=6 * k, hi=6 * k + 5, e0=2 * k, e1=2 * k + 1) for t in templates)
+        for k in range(DIAGRAM_RANKS)
+    )
+
+
+_DP_GRAD_ALL_REDUCE = CollectiveUse(
+    "all-reduce",
+    "backward",
+    "gradients, bucket by bucket, overlapped with backward",
+    "2*Psi elements per step (a reduce-scatter of Psi + an all-gather of Psi)",
+    ZERO_SOURCE,
+)
+
+_ZERO12_COLLECTIVES = (
+    CollectiveUse(
+        "reduce-scatter",
+        "backward",
+        "gradients: each rank keeps the sum for its own shard",
+        "Psi elements per step",
+        ZERO_SOURCE,
+    ),
+    CollectiveUse(
+        "all-gather",
+        "optimizer step",
+        "updated parameters: each rank's shard to all",
+        "Psi elements per step",
+        ZERO_SOURCE,
+    ),
+)
+
+_TP_REGION = (
+    "inside each layer: weight matrices split by columns (W1, the first matmul of attention "
+    "and MLP)"
+)
+
+_STRATEGY_LIST: tuple[Strategy, ...] = (
+    Strategy(
+        name="dp",
+        title="DP - data parallel",
+        name_zh="数据并行",
+        split="the batch: each rank runs 1/4 of the samples; weights are not split",
+        rank_holdings=_per_rank("params: all", "grads: all", "optim: all", "batch: part {k}"),
+        holds=(
+            "A full replica of the model: parameters, gradients and optimizer states; "
+            "a different quarter of each batch."
+        ),
+        collectives=(_DP_GRAD_ALL_REDUCE,),
+        point_to_point=False,
+        volume="2*Psi elements per step",
+        volume_source=ZERO_SOURCE,
+        needs=(
+            "Only in backward: gradients are all-reduced before the optimizer step; "
+            "forward needs nothing from other ranks."
+        ),
+        wait=(
+            "The gradient all-reduce cannot finish before the slowest rank (a straggler) "
+            "has produced its gradients, so every rank waits for it before the optimizer step."
+        ),
+        recovers=(
+            "All replicas are identical: a replacement copies parameters and optimizer states "
+            "from any surviving rank or from the last checkpoint, and the step is redone."
+        ),
+    ),
+    Strategy(
+        name="zero1",
+        title="ZeRO-1 - optimizer states sharded",
+        name_zh="ZeRO-1 优化器状态分片",
+        split=(
+            "optimizer states (fp32 master weights, Adam moments) in 4 shards; "
+            "the batch as in DP; parameters and gradients replicated"
+        ),
+        rank_holdings=_per_rank("params: all", "grads: all", "optim: shard {k}", "batch: part {k}"),
+        holds=(
+            "Full parameters and gradients, one quarter (shard k) of the optimizer states, "
+            "and a quarter of each batch."
+        ),
+        collectives=_ZERO12_COLLECTIVES,
+        point_to_point=False,
+        volume="2*Psi elements per step, the same as DP",
+        volume_source=ZERO_SOURCE,
+        needs=(
+            "After backward: the summed gradients of its shard (reduce-scatter); after the "
+            "optimizer step, every rank's updated parameter shard (all-gather)."
+        ),
+        wait=(
+            "The parameter all-gather after the optimizer step: the next forward cannot start "
+            "until every shard's update has arrived."
+        ),
+        recovers=(
+            "Its optimizer-state shard exists on no other rank: restart from the last checkpoint, "
+            "which holds every rank's shard (parameters could be copied from any rank)."
+        ),
+    ),
+    Strategy(
+        name="zero2",
+        title="ZeRO-2 - optimizer states and gradients sharded",
+        name_zh="ZeRO-2 优化器状态与梯度分片",
+        split=(
+            "optimizer states and gradients in 4 shards; the batch as in DP; parameters replicated"
+        ),
+        rank_holdings=_per_rank(
+            "params: all", "grads: shard {k}", "optim: shard {k}", "batch: part {k}"
+        ),
+        holds=(
+            "Full parameters, one quarter (shard k) of the gradients and of the optimizer "
+            "states, and a quarter of each batch."
+        ),
+        collectives=_ZERO12_COLLECTIVES,
+        point_to_point=False,
+        volume="2*Psi elements per step, the same as DP",
+        volume_source=ZERO_SOURCE,
+        needs=(
+            "During backward: each gradient bucket is reduce-scattered to its shard's owner; "
+            "after the optimizer step, every rank's updated parameters (all-gather)."
+        ),
+        wait=(
+            "Backward cannot free a gradient bucket until its reduce-scatter has finished, "
+            "so a slow link or a straggler stalls backward on memory."
+        ),
+        recovers=(
+            "Its gradient and optimizer-state shards exist on no other rank: restart from the "
+            "last checkpoint (gradients are recomputed by redoing the step)."
+        ),
+    ),
+    Strategy(
+        name="zero3",
+        title="FSDP/ZeRO-3 - parameters, gradients, optimizer states sharded",
+        name_zh="FSDP/ZeRO-3 参数、梯度与优化器状态全分片",
+        split=(
+            "parameters, gradients and optimizer states in 4 shards (each flat parameter "
+            "split along its elements); the batch as in DP"
+        ),
+        rank_holdings=_per_rank(
+            "params: shard {k}", "grads: shard {k}", "optim: shard {k}", "batch: part {k}"
+        ),
+        holds=(
+            "Shard k of the parameters, gradients and optimizer states, a quarter of each "
+            "batch, and for a moment the full parameters of the layer being computed."
+        ),
+        collectives=(
+            CollectiveUse(
+                "all-gather",
+                "forward",
+                "parameters of the next layer (freed after use)",
+                "Psi elements per step",
+                ZERO_SOURCE,
+            ),
+            CollectiveUse(
+                "all-gather",
+                "backward",
+                "parameters of the layer again (freed in forward)",
+                "Psi elements per step",
+                ZERO_SOURCE,
+            ),
+            CollectiveUse(
+                "reduce-scatter",
+                "backward",
+                "gradients: each rank keeps the sum for its own shard",
+                "Psi elements per step",
+                ZERO_SOURCE,
+            ),
+        ),
+        point_to_point=False,
+        volume="3*Psi elements per step, 1.5 times DP",
+        volume_source=ZERO_SOURCE,
+        needs=(
+            "Before every layer, in forward and again in backward: that layer's full "
+            "parameters are gathered from all ranks, used, then freed; gradients are "
+            "reduce-scattered in backward."
+        ),
+        wait=(
+            "A layer's forward waits for its parameter all-gather whenever prefetching has "
+            "not hidden it behind the previous layer's compute."
+        ),
+        recovers=(
+            "Every shard lives on one rank only: all ranks reload the last sharded checkpoint "
+            "(a rank's shard cannot be rebuilt from the others)."
+        ),
+    ),
+    Strategy(
+        name="tp",
+        title="TP - tensor parallel",
+        name_zh="张量并行",
+        split=_TP_REGION + " and by rows (W2, the second matmul); attention heads split",
+        rank_holdings=_per_rank(
+            "W1: col slice {k}", "W2: row slice {k}", "heads: part {k}", "batch: same"
+        ),
+        holds=(
+            "A column slice of each layer's first weight matrix and a row slice of its second "
+            "(a quarter of the attention heads and MLP), their gradients and optimizer "
+            "states; every rank sees the same batch."
+        ),
+        collectives=(
+            CollectiveUse(
+                "all-reduce",
+                "forward",
+                "partial outputs of the row-parallel matmuls (2 per layer, b*s*h each)",
+                "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                MEGATRON_SOURCE,
+            ),
+            CollectiveUse(
+                "all-reduce",
+                "backward",
+                "activation gradients of the column-parallel matmuls (2 per layer)",
+                "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                MEGATRON_SOURCE,
+            ),
+        ),
+        point_to_point=False,
+        volume="8*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+        volume_source=MEGATRON_SOURCE,
+        needs=(
+            "Inside every layer, in forward and in backward: the partial results of the "
+            "split matmul must be summed over all ranks before the next operation."
+        ),
+        wait=(
+            "Each layer's all-reduce sits on the critical path: compute stops until the sum "
+            "arrives, so a slow link slows every layer (keep TP inside a node)."
+        ),
+        recovers=(
+            "Its slices of every layer exist on no other rank: all TP ranks reload the last "
+            "TP-sharded checkpoint together, and the step is lost."
+        ),
+    ),
+    Strategy(
+        name="tp-sp",
+        title="TP+SP - tensor parallel with sequence parallelism",
+        name_zh="张量并行 + 序列并行",
+        split=(
+            _TP_REGION + " and by rows (W2); plus the sequence in the LayerNorm and dropout regions"
+        ),
+        rank_holdings=_per_rank(
+            "W1: col slice {k}", "W2: row slice {k}", "LN: seq part {k}", "batch: same"
+        ),
+        holds=(
+            "The TP slices of every layer, plus a quarter of the sequence's activations in "
+            "the LayerNorm and dropout regions (activation memory there divided by t)."
+        ),
+        collectives=(
+            CollectiveUse(
+                "all-gather",
+                "forward",
+                "sequence-split activations before attention and MLP (2 per layer)",
+                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                SP_SOURCE,
+            ),
+            CollectiveUse(
+                "reduce-scatter",
+                "forward",
+                "partial outputs after attention and MLP, back to sequence parts",
+                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                SP_SOURCE,
+            ),
+            CollectiveUse(
+                "all-gather",
+                "backward",
+                "gradients entering the row-parallel matmuls (2 per layer)",
+                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                SP_SOURCE,
+            ),
+            CollectiveUse(
+                "reduce-scatter",
+                "backward",
+                "gradients leaving the column-parallel matmuls (2 per layer)",
+                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                SP_SOURCE,
+            ),
+        ),
+        point_to_point=False,
+        volume=("8*b*s*h*(t-1)/t elements per layer per device per micro-batch, the same as TP"),
+        volume_source=f"{SP_SOURCE}; {MEGATRON_SOURCE}",
+        needs=(
+            "At the entry and exit of every attention and MLP block, in forward and in "
+            "backward: the sequence parts are gathered, and the partial sums scattered back."
+        ),
+        wait=(
+            "The all-gather before each attention or MLP block: the block cannot start until "
+            "every rank's part of the sequence has arrived."
+        ),
+        recovers=(
+            "As TP: its weight slices exist on no other rank, so all TP ranks reload the last "
+            "TP-sharded checkpoint; the activations are recomputed."
+        ),
+    ),
+    Strategy(
+        name="pp",
+        title="PP - pipeline parallel",
+        name_zh="流水线并行",
+        split=(
+            "the layers: 24 layers in 4 stages of 6; each batch in micro-batches that flow "
+            "through the stages"
+        ),
+        rank_holdings=_per_rank("layers {lo}-{hi}", "their params", "their grads", "their optim"),
+        holds=(
+            "Stage k: the parameters, gradients and optimizer states of layers 6k to 6k+5, "
+            "and the activations of the micro-batches in flight."
+        ),
+        collectives=(
+            CollectiveUse(
+                "send-recv",
+                "forward",
+                "activations to the next stage",
+                "b*s*h elements per micro-batch between consecutive stages",
+                MEGATRON_SOURCE,
+            ),
+            CollectiveUse(
+                "send-recv",
+                "backward",
+                "activation gradients to the previous stage",
+                "b*s*h elements per micro-batch between consecutive stages",
+                MEGATRON_SOURCE,
+            ),
+        ),
+        point_to_point=True,
+        volume="2*b*s*h elements per micro-batch per stage boundary (forward and backward)",
+        volume_source=MEGATRON_SOURCE,
+        needs=(
+            "Per micro-batch: the previous stage's activations before its forward, and the "
+            "next stage's activation gradients before its backward."
+        ),
+        wait=(
+            "The pipeline bubble: rank 3 idles until the first micro-batch has passed ranks "
+            "0-2, and rank 0 idles while the last backward drains (bubble/ideal = (p-1)/m)."
+        ),
+        recovers=(
+            "Its layers exist only on its stage: it reloads their parameters and optimizer "
+            "states from the last checkpoint, and the step's micro-batches are redone."
+        ),
+    ),
+    Strategy(
+        name="ep",
+        title="EP - expert parallel",
+        name_zh="专家并行",
+        split=(
+            "the experts of each MoE layer: 8 experts, 2 per rank; tokens are routed to the "
+            "rank holding their expert"
+        ),
+        rank_holdings=_per_rank(
+            "experts {e0},{e1}", "attn: all", "router: all", "tokens: part {k}"
+        ),
+        holds=(
+            "Two of the 8 experts of every MoE layer (parameters, gradients, optimizer "
+            "states), a replica of the shared layers, and a quarter of the tokens."
+        ),
+        collectives=(
+            CollectiveUse(
+                "all-to-all",
+                "forward",
+                "tokens to their experts (dispatch), expert outputs back (combine)",
+                "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch "
+                "(k experts per token, e = EP size)",
+                EP_SOURCE,
+            ),
+            CollectiveUse(
+                "all-to-all",
+                "backward",
+                "gradients of the combine and of the dispatch, in reverse",
+                "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch",
+                EP_SOURCE,
+            ),
+            CollectiveUse(
+                "all-reduce",
+                "backward",
+                "gradients of the shared (non-expert) layers, as in DP",
+                "2*Psi_shared elements per step",
+                ZERO_SOURCE,
+            ),
+        ),
+        point_to_point=False,
+        volume=(
+            "4*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch, plus "
+            "2*Psi_shared per step"
+        ),
+        volume_source=f"{EP_SOURCE}; {ZERO_SOURCE}",
+        needs=(
+            "In every MoE layer, in forward and backward: tokens go to the ranks of their "
+            "experts and the outputs come back (two all-to-alls each way)."
+        ),
+        wait=(
+            "The all-to-all waits for the busiest expert: when routing is uneven, one rank "
+            "gets more tokens and every rank waits for it (expert load imbalance)."
+        ),
+        recovers=(
+            "Its experts exist on no other rank (unless replicated): reload them and their "
+            "optimizer states from the last checkpoint; shared layers come from any rank."
+        ),
+    ),
+    Strategy(
+        name="cp",
+        title="CP - context parallel",
+        name_zh="上下文并行",
+        split=(
+            "the sequence: s tokens in 4 chunks of s/4 in every layer (with a causal mask, "
+            "chunks are paired to balance the work)"
+        ),
+        rank_holdings=_per_rank("seq: chunk {k}", "params: all", "Q: own chunk", "K,V: gathered"),
+        holds=(
+            "A full replica of the parameters and the activations of its quarter of the "
+            "sequence; in attention, the keys and values of the other chunks as they arrive."
+        ),
+        collectives=(
+            CollectiveUse(
+                "all-gather",
+                "forward",
+                "keys and values of all chunks (run as a ring of send/recv, overlapped)",
+                "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
+                CP_SOURCE,
+            ),
+            CollectiveUse(
+                "reduce-scatter",
+                "backward",
+                "key and value gradients back to the chunk that owns them",
+                "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
+                CP_SOURCE,
+            ),
+            CollectiveUse(
+                "all-reduce",
+                "backward",
+                "parameter gradients across the CP ranks, as in DP",
+                "2*Psi elements per step",
+                ZERO_SOURCE,
+            ),
+        ),
+        point_to_point=False,
+        volume=(
+            "4*b*s*h*(c-1)/c elements per attention layer per device per micro-batch, plus "
+            "2*Psi per step"
+        ),
+        volume_source=f"{CP_SOURCE}; {ZERO_SOURCE}",
+        needs=(
+            "In every attention layer: its queries need the keys and values of the other "
+            "chunks (forward), and key/value gradients go back to their owners (backward)."
+        ),
+        wait=(
+            "Attention on a chunk waits for the next K,V block around the ring whenever "
+            "computing one block takes less time than receiving the next."
+        ),
+        recovers=(
+            "Parameters are replicated across CP ranks (copy from any rank or the checkpoint); "
+            "its sequence chunk is re-read from the data loader position of the step."
+        ),
+    ),
+)
+
+STRATEGIES: Mapping[str, Strategy] = MappingProxyType({s.name: s for s in _STRATEGY_LIST})
+"""Every strategy by name: dp, zero1, zero2, zero3, tp, tp-sp, pp, ep, cp."""
+
+ALIASES: Mapping[str, str] = MappingProxyType({"fsdp": "zero3"})
+"""Other names a learner may use: FSDP is ZeRO-3's sharding (PyTorch's implementation)."""
+
+
+def get_strategy(name: str) -> Strategy:
+    """The strategy called ``name`` (case-insensitive; ``fsdp`` is ``zero3``).
+
+    Raises:
+        InputError: unknown name (field ``strategy``), listing the known names.
+    """
+    key = str(name).strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in STRATEGIES:
+        known = ", ".join([*STRATEGIES, *ALIASES])
+        raise InputError("strategy", f"unknown strategy {name!r}; use one of {known}")
+    return STRATEGIES[key]
