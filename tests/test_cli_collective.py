@@ -1,0 +1,201 @@
+"""``shardbook calc collective`` and ``shardbook diagram`` through ``tui.cli.main``.
+
+Values from ../shared/reference/VECTORS.md: MPICH algorithm notes (alpha = 5 us,
+beta = 1/100e9 s/B, n = 1e9 B, p = 8: ring all-gather 8.785 ms, ring all-reduce 17.57 ms) and
+NCCL-tests doc/PERFORMANCE.md (n = 8: all-reduce factor 1.75, all-gather 0.875).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.diagrams import STRATEGY_NAMES, strategy_diagram
+from tui.cli import main
+
+KEYS = {
+    "time_s",
+    "bytes_sent_per_rank",
+    "algbw_bytes_per_s",
+    "busbw_bytes_per_s",
+    "bus_bandwidth_factor",
+    "steps",
+    "algorithm",
+}
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(["calc", "collective", *argv, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one object on one line
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_ring_all_reduce_vector(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "--op",
+        "all-reduce",
+        "--ranks",
+        "8",
+        "--bytes",
+        "1GB",
+        "--bandwidth",
+        "100GB/s",
+        "--latency",
+        "5us",
+    )
+    assert set(data) >= KEYS
+    assert data["time_s"] == pytest.approx(17.57e-3, rel=1e-12)
+    assert data["bus_bandwidth_factor"] == pytest.approx(1.75)
+    assert data["steps"] == 14
+    assert data["algorithm"] == "ring"
+    assert data["bytes_sent_per_rank"] == pytest.approx(1.75e9)
+    assert data["algbw_bytes_per_s"] == pytest.approx(1e9 / 17.57e-3)
+    assert data["busbw_bytes_per_s"] == pytest.approx(1e9 / 17.57e-3 * 1.75)
+
+
+def test_ring_all_gather_vector_plain_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "--op",
+        "all-gather",
+        "--ranks",
+        "8",
+        "--bytes",
+        "1e9",
+        "--bandwidth",
+        "1e11",
+        "--latency",
+        "5e-6",
+        "--algorithm",
+        "ring",
+    )
+    assert data["time_s"] == pytest.approx(8.785e-3, rel=1e-12)
+    assert data["bus_bandwidth_factor"] == pytest.approx(0.875)
+    assert data["steps"] == 7
+
+
+def test_gib_size_and_default_link(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, "--op", "broadcast", "--ranks", "4", "--bytes", "1GiB")
+    assert data["size_bytes"] == 2**30
+    assert data["algorithm"] == "binomial"
+    assert data["bandwidth_bytes_per_s"] == 100e9  # the documented default, 100GB/s
+    assert data["time_s"] == pytest.approx(2 * (5e-6 + 2**30 / 100e9))
+
+
+def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["calc", "collective", "--op", "all-reduce", "--ranks", "8", "--bytes", "1GB"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "17.57 ms" in out
+    assert "99.6 GB/s" in out  # busbw = 56.92 GB/s x 1.75
+    assert "GiB" in out and "2(n-1)/n" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--op", "allreduce", "--ranks", "8", "--bytes", "1GB"], "--op"),
+        (["--op", "all-reduce", "--ranks", "1", "--bytes", "1GB"], "--ranks"),
+        (["--op", "all-reduce", "--ranks", "eight", "--bytes", "1GB"], "--ranks"),
+        (["--op", "all-reduce", "--ranks", "8", "--bytes", "-1"], "--bytes"),
+        (["--op", "all-reduce", "--ranks", "8", "--bytes", "1XB"], "--bytes"),
+        (["--op", "all-reduce", "--ranks", "8", "--bytes", "1e400"], "--bytes"),
+        (
+            ["--op", "all-reduce", "--ranks", "8", "--bytes", "1GB", "--bandwidth", "0"],
+            "--bandwidth",
+        ),
+        (
+            ["--op", "all-reduce", "--ranks", "8", "--bytes", "1GB", "--latency", "5 parsecs"],
+            "--latency",
+        ),
+        (
+            ["--op", "all-reduce", "--ranks", "8", "--bytes", "1GB", "--algorithm", "star"],
+            "--algorithm",
+        ),
+        (
+            [
+                "--op",
+                "all-gather",
+                "--ranks",
+                "6",
+                "--bytes",
+                "1GB",
+                "--algorithm",
+                "halving-doubling",
+            ],
+            "--ranks",
+        ),
+        (["--ranks", "8", "--bytes", "1GB"], "--op"),
+        (["--op", "all-reduce", "--bytes", "1GB"], "--ranks"),
+        (["--op", "all-reduce", "--ranks", "8"], "--bytes"),
+    ],
+)
+def test_invalid_input_exit_2_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], flag: str
+) -> None:
+    assert main(["calc", "collective", *argv, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1
+    assert flag in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_argparse_level_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["calc", "collective", "--op"])
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--op" in lines[0]
+
+
+# --- shardbook diagram ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", STRATEGY_NAMES)
+def test_diagram_strategy(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    assert main(["diagram", name]) == 0
+    out = capsys.readouterr().out
+    assert out == strategy_diagram(name)
+    assert out.isascii() and "rank 3" in out
+
+
+def test_diagram_collective_step(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagram", "all-reduce", "--step", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "step 2 of 6: reduce-scatter" in out
+    assert "rank 3 --> rank 0" in out
+
+
+def test_diagram_collective_all_steps_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["diagram", "all-reduce", "--ranks", "8", "--algorithm", "halving-doubling"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    for step in range(7):
+        assert f"step {step} of 6" in out
+    assert "rank 7" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["diagram", "ddp"], "NAME"),
+        (["diagram", "all-reduce", "--step", "7"], "--step"),
+        (["diagram", "all-reduce", "--step", "-1"], "--step"),
+        (["diagram", "all-reduce", "--ranks", "9"], "--ranks"),
+        (["diagram", "all-gather", "--algorithm", "tree"], "--algorithm"),
+        (["diagram", "tp", "--step", "1"], "--step"),
+        (["diagram", "tp", "--ranks", "8"], "--ranks"),
+    ],
+)
+def test_diagram_errors(capsys: pytest.CaptureFixture[str], argv: list[str], flag: str) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0]

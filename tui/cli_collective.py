@@ -1,0 +1,157 @@
+"""``shardbook calc collective``: alpha-beta cost and bus bandwidth of a collective, headless
+(issue 5).
+
+Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Sizes, rates and times
+are parsed by :mod:`engine.units` (``--bytes 1GB``, ``--bandwidth 100GB/s``, ``--latency 5us``) and
+checked by :func:`engine.collectives.collective_cost`; a bad value is one line on stderr naming the
+flag, exit 2. Choices are checked by the engine, not by argparse, so a wrong choice is one line
+too. No Textual import here: the headless command must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+from engine import units
+from engine.collectives import (
+    ALGORITHMS,
+    BUS_BANDWIDTH_FACTORS,
+    OPERATIONS,
+    SIZE_CONVENTIONS,
+    CollectiveCost,
+    collective_cost,
+)
+from engine.errors import InputError
+from tui.cli import CliError, flag_error
+
+# Engine field -> the flag that sets it, so engine errors name what the user typed.
+FLAGS: dict[str, str] = {
+    "op": "--op",
+    "ranks": "--ranks",
+    "size_bytes": "--bytes",
+    "bandwidth_bytes_per_s": "--bandwidth",
+    "latency_s": "--latency",
+    "algorithm": "--algorithm",
+}
+DEFAULT_BANDWIDTH = "100GB/s"
+DEFAULT_LATENCY = "5us"
+_ALGORITHM_NAMES = tuple(dict.fromkeys(a for names in ALGORITHMS.values() for a in names))
+
+
+def register(calc_subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``collective`` to the ``shardbook calc`` sub-commands."""
+    parser: argparse.ArgumentParser = calc_subparsers.add_parser(
+        "collective",
+        help="alpha-beta time, algorithm and bus bandwidth of a collective",
+        description=(
+            "Alpha-beta time of a collective (MPICH algorithm notes) with algorithm and bus "
+            "bandwidth (NCCL-tests). For all-gather and reduce-scatter --bytes is the whole "
+            "array (all ranks' shards), as NCCL-tests counts it."
+        ),
+    )
+    parser.error = _one_line_error  # type: ignore[method-assign]
+    parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help="the collective")
+    parser.add_argument("--ranks", metavar="N", help="number of ranks, 2 or more")
+    parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB")
+    parser.add_argument(
+        "--bandwidth",
+        default=DEFAULT_BANDWIDTH,
+        metavar="B",
+        help=f"link bandwidth: 100GB/s, 400Gb/s (default {DEFAULT_BANDWIDTH})",
+    )
+    parser.add_argument(
+        "--latency",
+        default=DEFAULT_LATENCY,
+        metavar="A",
+        help=f"latency per message alpha: 5us, 0 (default {DEFAULT_LATENCY})",
+    )
+    parser.add_argument(
+        "--algorithm",
+        metavar="{" + ",".join(_ALGORITHM_NAMES) + "}",
+        help="default: ring (all-reduce, all-gather, reduce-scatter), pairwise (all-to-all), "
+        "binomial (broadcast, reduce), direct (send-recv)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run_collective)
+    return parser
+
+
+def _one_line_error(message: str) -> NoReturn:
+    print(f"shardbook: calc collective: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
+    """Parse the flags and compute the cost.
+
+    Raises:
+        CliError: a flag is missing or invalid (the message names the flag).
+    """
+    for flag, value in (("--op", args.op), ("--ranks", args.ranks), ("--bytes", args.bytes)):
+        if value is None:
+            raise CliError(flag, "is required")
+    try:
+        return collective_cost(
+            args.op,
+            args.ranks,
+            args.bytes,
+            args.bandwidth,
+            args.latency,
+            args.algorithm,
+        )
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+
+
+def cost_json(cost: CollectiveCost) -> dict[str, Any]:
+    """The JSON object: the issue's keys first, then the inputs, formula and source."""
+    return {
+        "time_s": cost.time_s,
+        "bytes_sent_per_rank": cost.bytes_sent_per_rank,
+        "algbw_bytes_per_s": cost.algbw_bytes_per_s,
+        "busbw_bytes_per_s": cost.busbw_bytes_per_s,
+        "bus_bandwidth_factor": cost.bus_bandwidth_factor,
+        "steps": cost.steps,
+        "algorithm": cost.algorithm,
+        "op": cost.op,
+        "ranks": cost.ranks,
+        "size_bytes": cost.size_bytes,
+        "bandwidth_bytes_per_s": cost.bandwidth_bytes_per_s,
+        "latency_s": cost.latency_s,
+        "formula": cost.formula,
+        "size_convention": SIZE_CONVENTIONS[cost.op],
+        "source": cost.source,
+    }
+
+
+def cost_report(cost: CollectiveCost) -> str:
+    """A readable report, units named (GB = 1e9 bytes, GiB = 2**30 bytes)."""
+    factor = BUS_BANDWIDTH_FACTORS[cost.op]
+    rows = [
+        f"{cost.op} ({cost.algorithm}) on {cost.ranks} ranks",
+        f"  size S               {units.format_bytes(cost.size_bytes)}; "
+        f"{SIZE_CONVENTIONS[cost.op]}",
+        f"  bandwidth            {units.format_rate(cost.bandwidth_bytes_per_s)}"
+        f"   latency alpha {units.format_seconds(cost.latency_s)}",
+        f"  time                 {units.format_seconds(cost.time_s)}   = {cost.formula}",
+        f"  steps                {cost.steps}",
+        f"  bytes sent per rank  {units.format_bytes(cost.bytes_sent_per_rank)} (busiest rank)",
+        f"  algbw                {units.format_rate(cost.algbw_bytes_per_s)}   = S / time",
+        f"  busbw                {units.format_rate(cost.busbw_bytes_per_s)}   = algbw x "
+        f"{cost.bus_bandwidth_factor:.4g} ({factor})",
+        f"  source: {cost.source}",
+    ]
+    return "\n".join(rows)
+
+
+def run_collective(args: argparse.Namespace) -> int:
+    """Print the cost as JSON or as a report; return the exit status."""
+    cost = cost_from_args(args)
+    if args.json:
+        print(json.dumps(cost_json(cost)))
+    else:
+        print(cost_report(cost))
+    return 0
