@@ -1,7 +1,8 @@
 """Collectives: a step-by-step data-flow simulator and an alpha-beta cost model.
 
 Two views of the same algorithms, kept in one module so they cannot drift apart (a test checks
-that the simulator's step count and bytes sent equal the closed forms):
+that the simulator's step count and bytes sent equal the closed forms; only the non-power-of-two
+halving-doubling all-reduce differs slightly, because its simulation moves whole slots):
 
 - :func:`simulate` runs an operation on ``R`` ranks holding small numpy integers and records every
   step: which chunk moves from which rank to which, and every rank's buffer after it.
