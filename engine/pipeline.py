@@ -1,0 +1,806 @@
+"""Pipeline-parallel schedules: simulate them, measure the bubble, draw them as text.
+
+A schedule is a list of typed actions per pipeline stage (``F`` forward, ``B`` backward for the
+input gradient, ``W`` backward for the weight gradient, ``BW`` both as one op), in the order the
+stage runs them, as in PyTorch's ``torch.distributed.pipelining`` schedules. One simulator, one
+text renderer and one validator consume those lists.
+
+Schedules (p stages, m micro-batches, v model chunks per stage):
+
+- ``gpipe``: all forwards, then all backwards (Huang et al. 2019, GPipe).
+- ``1f1b``: p − r forwards on stage r, then one backward and one forward alternately
+  (Narayanan et al. 2021 §2.2.1, "PipeDream-Flush").
+- ``interleaved-1f1b``: stage r holds chunks r, r + p, …; Megatron-LM's order
+  (Narayanan et al. 2021 §2.2.2). m must be a multiple of p.
+- ``zb-h1``: 1F1B's forwards with B and W split; stage r defers its W by r micro-batches to
+  fill the cool-down (Qi et al. 2023 §3, "ZB-H1"; the order of PyTorch's
+  ``ScheduleInterleavedZeroBubble`` with one chunk).
+- ``zb-h2``: 2(p − r) − 1 forwards on stage r before its first B, W deferred by 2r, so each
+  stage's ops form one unbroken block (Qi et al. 2023 §3, "ZB-H2").
+
+Schedules without a B/W split (``gpipe``, ``1f1b``, ``interleaved-1f1b``) run B and W as one op
+``BW`` of t_B + t_W. Time is in "op-time units": whatever unit the durations are given in. With v
+chunks, one chunk's op takes 1/v of the stage's op time, so the ideal (bubble-free) time of every
+stage is m(t_F + t_B + t_W) for every schedule.
+
+Simulation: a stage runs its action list in order; an action starts when the stage is free and its
+inputs have arrived (the previous virtual stage's F, the next virtual stage's B, or the same stage's
+own F or B), plus ``p2p_time`` when the input comes from another stage. The result is the earliest
+timeline the order allows; it is computed in one pass over the ops, driven by op completions.
+
+Bubble conventions (both are reported; the sources disagree on the denominator):
+
+- bubble/ideal: idle time over the ideal time m(t_F + t_B + t_W), as Narayanan et al. 2021 §2.2
+  and the HF Ultra-Scale Playbook state it: (p − 1)/m for GPipe and 1F1B.
+- bubble/total: idle time over the iteration time, as GPipe's (p − 1)/(m + p − 1) and the
+  Zero-Bubble paper's "bubble rate". f_total = f_ideal / (1 + f_ideal).
+
+The bubble time of a stage is the iteration time minus the time the stage computes. The iteration
+time is the longest stage span (first op start to last op end), which is how Qi et al. 2023 §5
+measure a schedule's cost: consecutive iterations overlap, so a stage's leading and trailing idle
+inside the first and last op of another stage are not paid twice. For every schedule but ZB-H2 the
+longest span is the makespan; ZB-H2's stages are shifted copies of one block, so its bubble is 0
+although the one-iteration makespan is longer by (p − 1)·t_F.
+
+Peak in flight: the most micro-batches whose forward has started on a stage and whose backward
+(B, or BW) has not finished, i.e. activations stashed. With v chunks a chunk's activations count
+1/v of a micro-batch (Korthikanti et al. 2022: interleaving multiplies 1F1B's p by
+1 + (p − 1)/(p·v)). The smaller memory a pending W keeps (Qi et al. 2023's M_W) is not counted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import repeat
+from operator import add
+from typing import Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import InputError
+
+IntArray = npt.NDArray[np.int64]
+
+SCHEDULES: Final[tuple[str, ...]] = ("gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2")
+"""Schedule names, as the CLI and the Bubble pane offer them."""
+
+SPLIT_BACKWARD: Final[frozenset[str]] = frozenset({"zb-h1", "zb-h2"})
+"""Schedules that run B (input gradient) and W (weight gradient) as separate ops."""
+
+MAX_SIMULATED_CHUNK_MICROBATCHES: Final[int] = 2**20
+"""Largest p·m·v :func:`simulate` accepts (about 3 million ops, a few seconds)."""
+
+SOURCE_GPIPE: Final = "Huang et al. 2019, GPipe (bubble/total (p-1)/(m+p-1))"
+SOURCE_1F1B: Final = "Narayanan et al. 2021, SC'21, §2.2.1 (bubble/ideal (p-1)/m)"
+SOURCE_INTERLEAVED: Final = "Narayanan et al. 2021, SC'21, §2.2.2 (bubble/ideal (p-1)/(m*v))"
+SOURCE_ZERO_BUBBLE: Final = "Qi et al. 2023, Zero Bubble Pipeline Parallelism, Table 2"
+
+CONVENTIONS: Final = (
+    "bubble/ideal = idle / m(t_F+t_B+t_W) (Narayanan et al. 2021; HF Ultra-Scale Playbook); "
+    "bubble/total = idle / iteration time (GPipe (p-1)/(m+p-1); Qi et al. 2023 bubble rate)"
+)
+"""The two bubble conventions, named with their sources."""
+
+_F, _B, _W = 0, 1, 2
+_KIND_SPLIT = ("F", "B", "W")
+_KIND_JOINED = ("F", "BW", "W")
+# A float residue below this share of the iteration time is rounding, not a bubble.
+_RELATIVE_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """One pipeline-parallel configuration to simulate.
+
+    Attributes:
+        schedule: one of :data:`SCHEDULES`.
+        stages: pipeline stages p (ranks), a whole number >= 1.
+        micro_batches: micro-batches per iteration m, a whole number >= 1; a multiple of p for
+            ``interleaved-1f1b``.
+        virtual_stages: model chunks per stage v (``interleaved-1f1b`` only; 1 otherwise).
+        t_forward: t_F, forward time of one micro-batch on one stage (op-time units, > 0).
+        t_backward_input: t_B, input-gradient backward time (op-time units, > 0).
+        t_backward_weight: t_W, weight-gradient backward time (op-time units, >= 0).
+        p2p_time: time to send an activation or a gradient to the next stage (op-time units, >= 0).
+
+    Raises:
+        InputError: naming the field, for an unknown schedule, a count that is zero, negative or not
+            a whole number, v < 1 (or v > 1 outside ``interleaved-1f1b``), m not a multiple of p
+            for ``interleaved-1f1b``, or a time that is negative, zero (t_F, t_B), NaN or infinite.
+    """
+
+    schedule: str
+    stages: int
+    micro_batches: int
+    virtual_stages: int = 1
+    t_forward: float = 1.0
+    t_backward_input: float = 1.0
+    t_backward_weight: float = 1.0
+    p2p_time: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.schedule not in SCHEDULES:
+            raise InputError(
+                "schedule", f"unknown schedule {self.schedule!r}; use one of {', '.join(SCHEDULES)}"
+            )
+        for name in ("stages", "micro_batches", "virtual_stages"):
+            object.__setattr__(self, name, _whole(name, getattr(self, name)))
+        for name, allow_zero in (
+            ("t_forward", False),
+            ("t_backward_input", False),
+            ("t_backward_weight", True),
+            ("p2p_time", True),
+        ):
+            object.__setattr__(self, name, _time(name, getattr(self, name), allow_zero))
+        if self.virtual_stages > 1 and self.schedule != "interleaved-1f1b":
+            raise InputError(
+                "virtual_stages",
+                f"only interleaved-1f1b splits a stage into chunks; use 1 with {self.schedule}",
+            )
+        if self.schedule == "interleaved-1f1b" and self.micro_batches % self.stages:
+            lower = self.micro_batches // self.stages * self.stages
+            upper = lower + self.stages
+            hint = f"try m={lower} or m={upper}" if lower else f"try m={upper}"
+            raise InputError(
+                "micro_batches",
+                "Interleaved 1F1B needs m to be a multiple of p "
+                f"(m={self.micro_batches}, p={self.stages}); {hint}",
+            )
+
+    @property
+    def split_backward(self) -> bool:
+        """True when B and W run as separate ops (ZB-H1, ZB-H2)."""
+        return self.schedule in SPLIT_BACKWARD
+
+    @property
+    def ideal_time(self) -> float:
+        """m(t_F + t_B + t_W): the time each stage computes, in op-time units."""
+        return self.micro_batches * (
+            self.t_forward + self.t_backward_input + self.t_backward_weight
+        )
+
+
+def _whole(field: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"must be a whole number, got {value!r}")
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise InputError(field, f"must be a whole number, got {value}")
+        if value != math.floor(value):
+            raise InputError(field, f"must be a whole number, got {value:g}")
+    if value < 1:
+        raise InputError(field, f"must be at least 1, got {value:g}")
+    return int(value)
+
+
+def _time(field: str, value: object, allow_zero: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"must be a number, got {value!r}")
+    result = float(value)
+    if math.isnan(result):
+        raise InputError(field, "is not a number (NaN)")
+    if math.isinf(result):
+        raise InputError(field, "must be finite")
+    if result < 0:
+        raise InputError(field, "must not be negative")
+    if result == 0 and not allow_zero:
+        raise InputError(field, "must be greater than zero")
+    return result
+
+
+def micro_batches_from_batch(global_batch: int, micro_batch_size: int, dp: int) -> int:
+    """m = global batch / (micro-batch size × data-parallel size).
+
+    Args:
+        global_batch: samples per iteration over all data-parallel replicas (whole number >= 1).
+        micro_batch_size: samples per micro-batch b (whole number >= 1).
+        dp: data-parallel size (whole number >= 1).
+
+    Returns:
+        The number of micro-batches m each pipeline runs per iteration.
+
+    Raises:
+        InputError: naming ``global_batch``, ``micro_batch_size`` or ``dp`` when a value is not a
+            whole number >= 1, or ``global_batch`` when it is not a multiple of b × DP (m would
+            be zero or fractional).
+    """
+    g = _whole("global_batch", global_batch)
+    b = _whole("micro_batch_size", micro_batch_size)
+    d = _whole("dp", dp)
+    per_pipeline = b * d
+    if g % per_pipeline:
+        raise InputError(
+            "global_batch",
+            f"{g} is not a multiple of micro-batch size x DP = {b} x {d} = {per_pipeline} "
+            f"(m would be {g / per_pipeline:g})",
+        )
+    return g // per_pipeline
+
+
+class PipelineAction(NamedTuple):
+    """One entry of a stage's schedule: what to run, not when."""
+
+    kind: str
+    """``F``, ``B``, ``W``, or ``BW`` (B and W as one op)."""
+    micro_batch: int
+    chunk: int
+    """Model chunk on this stage, 0 … v − 1 (virtual stage chunk·p + stage)."""
+
+
+class PipelineOp(NamedTuple):
+    """One op of a simulated timeline, with its start and end in op-time units."""
+
+    kind: str
+    micro_batch: int
+    chunk: int
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """The paper's closed-form bubble for a spec, with its convention and source.
+
+    Attributes:
+        formula: the formula as the paper states it, with the quantity it gives and its value.
+        value: the formula's value: bubble/ideal (GPipe, 1F1B, interleaved) or the bubble time per
+            stage in op-time units (ZB-H1, ZB-H2), as ``formula`` names it.
+        source: paper and section or table.
+        bubble_time: the same bubble as idle time per stage (op-time units).
+        bubble_over_ideal: the same bubble over the ideal time m(t_F + t_B + t_W).
+        bubble_fraction: the same bubble over the iteration time (bubble/total).
+        assumptions: the conditions under which the schedule's timeline reaches the formula.
+        applies: whether ``assumptions`` hold for this spec (then the simulation equals it).
+    """
+
+    formula: str
+    value: float
+    source: str
+    bubble_time: float
+    bubble_over_ideal: float
+    bubble_fraction: float
+    assumptions: str
+    applies: bool
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """A simulated schedule.
+
+    Attributes:
+        spec: the simulated configuration.
+        micro_batches: m.
+        bubble_time: idle time per stage (iteration time − compute time), op-time units.
+        bubble_over_ideal: the largest stage bubble over the ideal time m(t_F + t_B + t_W).
+        bubble_fraction: the largest stage bubble over the iteration time (bubble/total).
+        makespan: end of the last op when all stages start the iteration together.
+        iteration_time: the longest stage span, first op start to last op end.
+        ideal_time: m(t_F + t_B + t_W), the time each stage computes.
+        peak_in_flight_microbatches: per stage, the most micro-batches with activations stashed
+            (forward started, backward not finished); chunks count 1/v.
+        closed_form: the paper's formula for the same spec.
+        conventions: the two bubble conventions with their sources.
+        timeline: per stage, its ops in the order they run (built on first use: a large
+            schedule has millions of ops and most callers only need the figures).
+    """
+
+    spec: PipelineSpec
+    micro_batches: int
+    bubble_time: tuple[float, ...]
+    bubble_over_ideal: float
+    bubble_fraction: float
+    makespan: float
+    iteration_time: float
+    ideal_time: float
+    peak_in_flight_microbatches: tuple[float, ...]
+    closed_form: ClosedForm
+    conventions: str = CONVENTIONS
+    _trace: _Trace | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def timeline(self) -> tuple[tuple[PipelineOp, ...], ...]:
+        """Per stage, its ops in the order they run; empty when built without a trace."""
+        return self._trace.ops() if self._trace is not None else ()
+
+
+@dataclass(frozen=True)
+class _Trace:
+    """What :func:`simulate` keeps to build the timeline on demand."""
+
+    kinds: tuple[str, str, str]
+    actions: list[_StageActions]
+    starts: list[list[float]]
+    durations: list[list[float]]
+
+    def ops(self) -> tuple[tuple[PipelineOp, ...], ...]:
+        new_op = tuple.__new__
+        return tuple(
+            tuple(
+                map(
+                    new_op,
+                    repeat(PipelineOp),
+                    zip(
+                        map(self.kinds.__getitem__, stage.codes.tolist()),
+                        stage.micro_batches.tolist(),
+                        stage.chunks.tolist(),
+                        stage_starts,
+                        map(add, stage_starts, stage_durations),
+                        strict=True,
+                    ),
+                )
+            )
+            for stage, stage_starts, stage_durations in zip(
+                self.actions, self.starts, self.durations, strict=True
+            )
+        )
+
+
+def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
+    """The paper's closed-form bubble for ``spec``, with its source.
+
+    - GPipe, 1F1B: bubble/ideal (p−1)/m (Narayanan et al. 2021 §2.2.1); bubble/total
+      (p−1)/(m+p−1) (GPipe, Huang et al. 2019).
+    - Interleaved 1F1B: bubble/ideal (p−1)/(m·v) (Narayanan et al. 2021 §2.2.2).
+    - ZB-H1: bubble time (p−1)(T_F+T_B−T_W); ZB-H2: (p−1)(T_F+T_B−2T_W), both clipped at 0
+      (Qi et al. 2023, Table 2).
+
+    Returns:
+        A :class:`ClosedForm` giving the bubble in both conventions and whether the formula's
+        assumptions hold for ``spec``. Nothing is simulated, so any size is accepted.
+    """
+    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    tf, tb, tw = spec.t_forward, spec.t_backward_input, spec.t_backward_weight
+    ideal = spec.ideal_time
+    no_p2p = spec.p2p_time == 0
+    if spec.schedule in ("gpipe", "1f1b"):
+        over_ideal = (p - 1) / m
+        formula = (
+            f"bubble/ideal = (p-1)/m = {p - 1}/{m} = {_num(over_ideal)}; "
+            f"bubble/total = (p-1)/(m+p-1) = {p - 1}/{m + p - 1}"
+        )
+        source = f"{SOURCE_1F1B}; {SOURCE_GPIPE}"
+        return _closed(
+            formula, over_ideal, source, over_ideal * ideal, ideal, "no p2p time", no_p2p
+        )
+    if spec.schedule == "interleaved-1f1b":
+        over_ideal = (p - 1) / (m * v)
+        formula = f"bubble/ideal = (p-1)/(m*v) = {p - 1}/({m}*{v}) = {_num(over_ideal)}"
+        return _closed(
+            formula,
+            over_ideal,
+            SOURCE_INTERLEAVED,
+            over_ideal * ideal,
+            ideal,
+            "m a multiple of p, no p2p time",
+            no_p2p,
+        )
+    if spec.schedule == "zb-h1":
+        bubble = max(0.0, (p - 1) * (tf + tb - tw))
+        formula = f"bubble time per stage = max(0, (p-1)(T_F+T_B-T_W)) = {_num(bubble)}"
+        return _closed(
+            formula,
+            bubble,
+            SOURCE_ZERO_BUBBLE,
+            bubble,
+            ideal,
+            "m >= p, T_W <= T_F, no p2p time",
+            m >= p and tw <= tf and no_p2p,
+        )
+    bubble = max(0.0, (p - 1) * (tf + tb - 2 * tw))
+    formula = f"bubble time per stage = max(0, (p-1)(T_F+T_B-2T_W)) = {_num(bubble)}"
+    return _closed(
+        formula,
+        bubble,
+        SOURCE_ZERO_BUBBLE,
+        bubble,
+        ideal,
+        "m >= 2p-1, T_W <= T_F, no p2p time",
+        m >= 2 * p - 1 and tw <= tf and no_p2p,
+    )
+
+
+def _closed(
+    formula: str,
+    value: float,
+    source: str,
+    bubble: float,
+    ideal: float,
+    assumptions: str,
+    applies: bool,
+) -> ClosedForm:
+    return ClosedForm(
+        formula=formula,
+        value=value,
+        source=source,
+        bubble_time=bubble,
+        bubble_over_ideal=bubble / ideal,
+        bubble_fraction=bubble / (bubble + ideal),
+        assumptions=assumptions,
+        applies=applies,
+    )
+
+
+def _num(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def schedule_actions(spec: PipelineSpec) -> tuple[tuple[PipelineAction, ...], ...]:
+    """The schedule of ``spec``: per stage, the actions in the order the stage runs them."""
+    kinds = _KIND_SPLIT if spec.split_backward else _KIND_JOINED
+    return tuple(
+        tuple(
+            PipelineAction(kinds[code], mb, chunk)
+            for code, mb, chunk in zip(
+                stage.codes.tolist(),
+                stage.micro_batches.tolist(),
+                stage.chunks.tolist(),
+                strict=True,
+            )
+        )
+        for stage in _actions(spec)
+    )
+
+
+@dataclass(frozen=True)
+class _StageActions:
+    """One stage's schedule as parallel arrays: kind code, micro-batch and chunk of each action."""
+
+    codes: IntArray
+    micro_batches: IntArray
+    chunks: IntArray
+
+
+def _actions(spec: PipelineSpec) -> list[_StageActions]:
+    p, m = spec.stages, spec.micro_batches
+    if spec.schedule == "gpipe":
+        return [_gpipe(m) for _ in range(p)]
+    if spec.schedule == "interleaved-1f1b":
+        return [_interleaved(p, m, spec.virtual_stages, r) for r in range(p)]
+    if spec.schedule == "1f1b":
+        return [_flush(m, min(p - r, m), None) for r in range(p)]
+    if spec.schedule == "zb-h1":
+        return [_flush(m, min(p - r, m), r) for r in range(p)]
+    return [_flush(m, min(2 * (p - r) - 1, m), 2 * r) for r in range(p)]
+
+
+def _gpipe(m: int) -> _StageActions:
+    """All m forwards, then all m backwards, in micro-batch order (as PyTorch's ScheduleGPipe)."""
+    every = np.arange(m)
+    codes = np.repeat(np.array([_F, _B]), m)
+    return _StageActions(codes, np.concatenate([every, every]), np.zeros(2 * m, dtype=np.int64))
+
+
+def _flush(m: int, warm_forwards: int, w_lag: int | None) -> _StageActions:
+    """1F1B-shaped order: ``warm_forwards`` forwards, then cycles of B, (W), F.
+
+    ``w_lag`` is None when B and W run as one op. Otherwise cycle j runs W of micro-batch j − lag
+    (when j >= lag), so ``w_lag`` weight gradients wait and fill the idle time at the end.
+    """
+    cycle = np.arange(m)
+    codes = np.empty((m, 3), dtype=np.int64)
+    batches = np.empty((m, 3), dtype=np.int64)
+    codes[:, 0], batches[:, 0] = _B, cycle
+    codes[:, 1], batches[:, 1] = _W, cycle - (w_lag or 0)
+    codes[:, 2], batches[:, 2] = _F, cycle + warm_forwards
+    keep = np.empty((m, 3), dtype=bool)
+    keep[:, 0] = True
+    keep[:, 1] = w_lag is not None and cycle >= (w_lag or 0)
+    keep[:, 2] = cycle + warm_forwards < m
+    head = np.arange(warm_forwards)
+    tail = np.arange(max(0, m - w_lag), m) if w_lag is not None else np.arange(0)
+    all_codes = np.concatenate([np.full(head.size, _F), codes[keep], np.full(tail.size, _W)])
+    all_batches = np.concatenate([head, batches[keep], tail])
+    return _StageActions(all_codes, all_batches, np.zeros(all_codes.size, dtype=np.int64))
+
+
+def _interleaved(p: int, m: int, v: int, r: int) -> _StageActions:
+    """Megatron-LM's interleaved 1F1B order for stage r: groups of p micro-batches per chunk.
+
+    The k-th forward runs chunk (k // p) mod v of micro-batch (k // pv)·p + k mod p; the k-th
+    backward the same micro-batch on chunk v − 1 − (k // p) mod v.
+    """
+    total = m * v
+    warm = min((p - r - 1) * 2 + (v - 1) * p, total)
+    steady = total - warm
+    k = np.arange(total)
+    batch = (k // (p * v)) * p + k % p
+    chunk = (k // p) % v
+    codes = np.empty(2 * total, dtype=np.int64)
+    batches = np.empty(2 * total, dtype=np.int64)
+    chunks = np.empty(2 * total, dtype=np.int64)
+    middle = slice(warm, warm + 2 * steady)
+    for array, forward, backward in (
+        (codes, np.full(total, _F), np.full(total, _B)),
+        (batches, batch, batch),
+        (chunks, chunk, v - 1 - chunk),
+    ):
+        array[:warm] = forward[:warm]
+        array[middle][0::2] = forward[warm:]
+        array[middle][1::2] = backward[:steady]
+        array[warm + 2 * steady :] = backward[steady:]
+    return _StageActions(codes, batches, chunks)
+
+
+def simulate(spec: PipelineSpec) -> PipelineResult:
+    """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
+
+    Returns:
+        A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
+
+    Raises:
+        InputError: on ``micro_batches`` when p·m·v exceeds
+            :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+    """
+    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    if p * m * v > MAX_SIMULATED_CHUNK_MICROBATCHES:
+        raise InputError(
+            "micro_batches",
+            f"p*m*v = {p * m * v} is more than this simulator runs "
+            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
+        )
+    actions = _actions(spec)
+    durations = np.array(_durations(spec))
+    op_durations = [durations[stage.codes].tolist() for stage in actions]
+    starts = _run(spec, actions, op_durations)
+    makespan = max(
+        stage_starts[-1] + stage_durations[-1]
+        for stage_starts, stage_durations in zip(starts, op_durations, strict=True)
+    )
+    iteration = max(
+        stage_starts[-1] + stage_durations[-1] - stage_starts[0]
+        for stage_starts, stage_durations in zip(starts, op_durations, strict=True)
+    )
+    ideal = spec.ideal_time
+    bubbles = tuple(
+        _tidy(iteration - float(np.bincount(stage.codes, minlength=3) @ durations), iteration)
+        for stage in actions
+    )
+    worst = max(bubbles)
+    peaks = tuple(
+        int(np.cumsum((stage.codes == _F).astype(np.int64) - (stage.codes == _B)).max()) / v
+        for stage in actions
+    )
+    return PipelineResult(
+        spec=spec,
+        micro_batches=m,
+        bubble_time=bubbles,
+        bubble_over_ideal=worst / ideal,
+        bubble_fraction=worst / (worst + ideal),
+        makespan=makespan,
+        iteration_time=iteration,
+        ideal_time=ideal,
+        peak_in_flight_microbatches=peaks,
+        closed_form=closed_form_bubble(spec),
+        _trace=_Trace(
+            _KIND_SPLIT if spec.split_backward else _KIND_JOINED, actions, starts, op_durations
+        ),
+    )
+
+
+def _durations(spec: PipelineSpec) -> tuple[float, float, float]:
+    """Duration of one F, B (or BW) and W op of one chunk."""
+    v = spec.virtual_stages
+    if spec.split_backward:
+        backward = spec.t_backward_input
+    else:
+        backward = spec.t_backward_input + spec.t_backward_weight
+    return spec.t_forward / v, backward / v, spec.t_backward_weight / v
+
+
+def _tidy(value: float, scale: float) -> float:
+    return 0.0 if abs(value) <= _RELATIVE_EPS * scale else value
+
+
+def _run(
+    spec: PipelineSpec, actions: list[_StageActions], op_durations: list[list[float]]
+) -> list[list[float]]:
+    """Start time of every action: each stage in its order, each op after its inputs.
+
+    Op ids are ``(code·S + virtual stage)·m + micro-batch`` with S = p·v virtual stages. Only the
+    input from another virtual stage is looked up: a stage's own F precedes its B, and its B its W,
+    in every schedule built here (``validate_schedule`` checks it). A stage whose next action waits
+    for an op not yet run is parked on that op and resumed when it ends, so every op is handled
+    once: the cost is linear in the number of ops.
+    """
+    p, m = spec.stages, spec.micro_batches
+    n_virtual = p * spec.virtual_stages
+    # Neighbouring virtual stages always sit on different stages when p > 1.
+    hop = spec.p2p_time if p > 1 else 0.0
+    ids: list[list[int]] = []
+    needs: list[list[int]] = []
+    for r, stage in enumerate(actions):
+        virtual = stage.chunks * p + r
+        op_ids = (stage.codes * n_virtual + virtual) * m + stage.micro_batches
+        need_ids = np.full(op_ids.size, -1, dtype=np.int64)
+        forward = (stage.codes == _F) & (virtual > 0)
+        need_ids[forward] = op_ids[forward] - m
+        backward = (stage.codes == _B) & (virtual < n_virtual - 1)
+        need_ids[backward] = op_ids[backward] + m
+        ids.append(op_ids.tolist())
+        needs.append(need_ids.tolist())
+    end_at = [-1.0] * (3 * n_virtual * m)
+    parked = [-1] * (3 * n_virtual * m)
+    position = [0] * p
+    free = [0.0] * p
+    starts: list[list[float]] = [[] for _ in range(p)]
+    ready_stages = list(range(p - 1, -1, -1))
+    while ready_stages:
+        r = ready_stages.pop()
+        stage_ids, stage_needs, stage_durations = ids[r], needs[r], op_durations[r]
+        record = starts[r].append
+        i, n, clock = position[r], len(stage_ids), free[r]
+        while i < n:
+            need = stage_needs[i]
+            if need >= 0:
+                arrived = end_at[need]
+                if arrived < 0:
+                    parked[need] = r
+                    break
+                arrived += hop
+                if arrived > clock:
+                    clock = arrived
+            record(clock)
+            clock += stage_durations[i]
+            op = stage_ids[i]
+            end_at[op] = clock
+            if parked[op] >= 0:
+                ready_stages.append(parked[op])
+            i += 1
+        position[r], free[r] = i, clock
+    stuck = [r for r in range(p) if position[r] < len(ids[r])]
+    if stuck:
+        raise RuntimeError(f"schedule {spec.schedule} deadlocks on stages {stuck}")
+    return starts
+
+
+def validate_schedule(result: PipelineResult) -> list[str]:
+    """Check a simulated timeline; returns the problems found (empty when it is valid).
+
+    Checks that every stage runs every op of each of its chunks for every micro-batch exactly
+    once (F and BW, or F, B and W), with the expected duration, one at a time, and never before
+    its inputs: F after the previous virtual stage's F, B after its own F and the next virtual
+    stage's B (both plus the p2p time when they come from another stage), W after its own B.
+    """
+    spec = result.spec
+    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    hop = spec.p2p_time if p > 1 else 0.0
+    d_forward, d_backward, d_weight = _durations(spec)
+    kinds = ("F", "B", "W") if spec.split_backward else ("F", "BW")
+    duration = {"F": d_forward, "B": d_backward, "BW": d_backward, "W": d_weight}
+    tolerance = 1e-9 * max(1.0, result.makespan)
+    problems: list[str] = []
+    if len(result.timeline) != p:
+        return [f"{len(result.timeline)} stages in the timeline, expected {p}"]
+    ends: dict[tuple[str, int, int], float] = {}
+    starts: dict[tuple[str, int, int], float] = {}
+    for r, ops in enumerate(result.timeline):
+        previous_end = 0.0
+        for op in ops:
+            if op.kind not in kinds or not 0 <= op.chunk < v or not 0 <= op.micro_batch < m:
+                problems.append(f"stage {r}: unexpected op {op}")
+                continue
+            key = (op.kind, op.chunk * p + r, op.micro_batch)
+            if key in ends:
+                problems.append(f"stage {r}: {op.kind}{op.micro_batch} chunk {op.chunk} runs twice")
+            ends[key] = op.end
+            starts[key] = op.start
+            if op.start < previous_end - tolerance:
+                problems.append(f"stage {r}: {op} overlaps the previous op")
+            if abs(op.end - op.start - duration[op.kind]) > tolerance:
+                problems.append(f"stage {r}: {op} does not last {duration[op.kind]}")
+            previous_end = op.end
+    last = p * v - 1
+    for vs in range(p * v):
+        for mb in range(m):
+            for kind in kinds:
+                if (kind, vs, mb) not in ends:
+                    problems.append(f"stage {vs % p}: {kind}{mb} chunk {vs // p} never runs")
+    if problems:
+        return problems
+
+    def after(kind: str, vs: int, mb: int, dep: tuple[str, int, int], gap: float) -> None:
+        if starts[(kind, vs, mb)] < ends[dep] + gap - tolerance:
+            problems.append(
+                f"stage {vs % p}: {kind}{mb} chunk {vs // p} starts before {dep[0]}{dep[2]} "
+                f"of virtual stage {dep[1]} ends"
+            )
+
+    backward = kinds[1]
+    for vs in range(p * v):
+        for mb in range(m):
+            if vs:
+                after("F", vs, mb, ("F", vs - 1, mb), hop)
+            after(backward, vs, mb, ("F", vs, mb), 0.0)
+            if vs != last:
+                after(backward, vs, mb, (backward, vs + 1, mb), hop)
+            if spec.split_backward:
+                after("W", vs, mb, ("B", vs, mb), 0.0)
+    return problems
+
+
+def render_timeline(result: PipelineResult, width: int = 80) -> str:
+    """Draw the timeline in pure ASCII, one row per stage, at most ``width`` columns.
+
+    Time is compressed to fit: each column covers makespan / columns op-time units. Letters are
+    ``F`` forward, ``B`` backward (input gradient, or B+W as one op) and ``W`` weight gradient;
+    ``.`` is idle. When every op spans enough columns, an op is drawn as its upper-case letter,
+    its micro-batch number, then lower-case letters. Otherwise a column shows the kind that fills at
+    least half of it (upper case when an op of that kind starts in it), ``#`` when several kinds
+    share it and none fills half, ``.`` when it is at least half idle. A header line gives the
+    scale and a legend line closes.
+
+    Raises:
+        InputError: on ``width`` when it leaves fewer than 10 columns for the time axis.
+    """
+    spec = result.spec
+    p = spec.stages
+    label_width = len(f"stage {p - 1} ")
+    columns = width - label_width
+    if columns < 10:
+        raise InputError("width", f"must be at least {label_width + 10} for {p} stages")
+    step = result.makespan / columns
+    header = (
+        f"{spec.schedule} p={p} m={spec.micro_batches}"
+        + (f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else "")
+        + f": 1 column = {step:.3g} op-time units, makespan {result.makespan:.6g}"
+    )
+    # An op owns the columns whose middle falls in [start, end).
+    spans = [
+        [
+            (op, math.ceil(op.start / step - 0.5), min(columns, math.ceil(op.end / step - 0.5)))
+            for op in ops
+        ]
+        for ops in result.timeline
+    ]
+    digits = all(
+        stop - first > len(str(op.micro_batch)) for row in spans for op, first, stop in row
+    )
+    lines = [header[:width]]
+    for r, row in enumerate(spans):
+        cells = _draw_wide(row, columns) if digits else _draw_compressed(row, columns, step)
+        lines.append(f"stage {r}".ljust(label_width) + "".join(cells))
+    kinds = "F fwd, B input grad, W weight grad" if spec.split_backward else "F fwd, B bwd+W"
+    if digits:
+        legend = f"{kinds}, then micro-batch; lower case: runs; . idle"
+    else:
+        legend = f"{kinds}; upper case: starts; # mixed; . idle"
+    lines.append(legend[:width])
+    return "\n".join(lines)
+
+
+def _draw_wide(row: list[tuple[PipelineOp, int, int]], columns: int) -> list[str]:
+    cells = ["."] * columns
+    for op, first, stop in row:
+        letter = op.kind[0]
+        number = str(op.micro_batch)
+        cells[first:stop] = [letter, *number] + [letter.lower()] * (stop - first - 1 - len(number))
+    return cells
+
+
+def _draw_compressed(
+    row: list[tuple[PipelineOp, int, int]], columns: int, step: float
+) -> list[str]:
+    letters = "FBW"
+    busy = [[0.0, 0.0, 0.0] for _ in range(columns)]
+    starting = [[False, False, False] for _ in range(columns)]
+    for op, _, _ in row:
+        kind = letters.index(op.kind[0])
+        first = min(columns - 1, int(op.start / step))
+        starting[first][kind] = True
+        for c in range(first, min(columns - 1, int(op.end / step)) + 1):
+            overlap = min(op.end, (c + 1) * step) - max(op.start, c * step)
+            if overlap > 0:
+                busy[c][kind] += overlap
+    cells = []
+    for shares, starts in zip(busy, starting, strict=True):
+        kind = max(range(3), key=shares.__getitem__)
+        if sum(shares) < step / 2:
+            cells.append(".")
+        elif shares[kind] < step / 2:
+            cells.append("#")
+        else:
+            cells.append(letters[kind] if starts[kind] else letters[kind].lower())
+    return cells
