@@ -1,0 +1,202 @@
+"""``shardbook calc bubble``: simulate a pipeline schedule, measure its bubble, headless (issue 4).
+
+Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Counts are parsed by
+:func:`engine.units.parse_int`, times (in op-time units) by :func:`engine.units.parse_number`, and
+the spec is checked by :class:`engine.pipeline.PipelineSpec`; a bad value is one line on stderr
+naming the flag, exit 2. The schedule is checked by the engine rather than by argparse so that a
+wrong choice is one line too. No Textual import here: the headless command must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+from engine import units
+from engine.errors import InputError
+from engine.pipeline import (
+    CONVENTIONS,
+    SCHEDULES,
+    PipelineResult,
+    PipelineSpec,
+    micro_batches_from_batch,
+    render_timeline,
+    simulate,
+)
+from tui.cli import CliError, flag_error
+
+# Engine field -> the flag that sets it, so engine errors name what the user typed.
+FLAGS: dict[str, str] = {
+    "schedule": "--schedule",
+    "stages": "--stages",
+    "micro_batches": "--micro-batches",
+    "global_batch": "--global-batch",
+    "micro_batch_size": "--micro-batch-size",
+    "dp": "--dp",
+    "virtual_stages": "--virtual-stages",
+    "t_forward": "--t-forward",
+    "t_backward_input": "--t-backward-input",
+    "t_backward_weight": "--t-backward-weight",
+    "p2p_time": "--p2p-time",
+}
+_BATCH_FLAGS = ("global_batch", "micro_batch_size", "dp")
+
+
+def register(calc_subparsers: Any) -> None:
+    """Add ``bubble`` to the ``shardbook calc`` sub-commands."""
+    parser: argparse.ArgumentParser = calc_subparsers.add_parser(
+        "bubble",
+        help="pipeline schedule: timeline, bubble (two conventions), micro-batches in flight",
+        description=(
+            "Simulate a pipeline-parallel schedule and report its bubble as bubble/ideal "
+            "(Narayanan et al. 2021) and bubble/total (GPipe; Qi et al. 2023), the peak "
+            "micro-batches in flight per stage, and the paper's closed form. Times are in "
+            "op-time units (any unit, the same for every time flag)."
+        ),
+    )
+    parser.error = _one_line_error  # type: ignore[method-assign]
+    parser.add_argument("--schedule", metavar="{" + ",".join(SCHEDULES) + "}")
+    parser.add_argument("--stages", help="pipeline stages p")
+    parser.add_argument("--micro-batches", help="micro-batches per iteration m")
+    parser.add_argument("--global-batch", help="global batch size G (instead of --micro-batches)")
+    parser.add_argument("--micro-batch-size", help="micro-batch size b (with --global-batch)")
+    parser.add_argument("--dp", help="data-parallel size (with --global-batch; default 1)")
+    parser.add_argument("--virtual-stages", default="1", help="chunks per stage v (interleaved)")
+    parser.add_argument("--t-forward", default="1", help="forward time t_F per micro-batch")
+    parser.add_argument("--t-backward-input", default="1", help="input-gradient time t_B")
+    parser.add_argument("--t-backward-weight", default="1", help="weight-gradient time t_W")
+    parser.add_argument("--p2p-time", default="0", help="stage-to-stage transfer time")
+    parser.add_argument("--timeline", action="store_true", help="print the timeline")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.set_defaults(func=run)
+
+
+def _one_line_error(message: str) -> NoReturn:
+    print(f"shardbook: calc bubble: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
+    """Parse the flags into a :class:`PipelineSpec`.
+
+    Raises:
+        CliError: a missing flag, or a value the engine rejects (naming the flag).
+    """
+    if args.schedule is None:
+        raise CliError("--schedule", f"is required: one of {', '.join(SCHEDULES)}")
+    if args.stages is None:
+        raise CliError("--stages", "is required: the number of pipeline stages p")
+    batch_given = [name for name in _BATCH_FLAGS if getattr(args, name) is not None]
+    try:
+        if args.micro_batches is not None:
+            if batch_given:
+                raise CliError(
+                    FLAGS[batch_given[0]],
+                    "give either --micro-batches or --global-batch with --micro-batch-size",
+                )
+            micro_batches = units.parse_int("micro_batches", args.micro_batches)
+        elif args.global_batch is None:
+            raise CliError(
+                "--micro-batches",
+                "is required (or --global-batch with --micro-batch-size and --dp)",
+            )
+        elif args.micro_batch_size is None:
+            raise CliError("--micro-batch-size", "is required with --global-batch")
+        else:
+            micro_batches = micro_batches_from_batch(
+                units.parse_int("global_batch", args.global_batch),
+                units.parse_int("micro_batch_size", args.micro_batch_size),
+                units.parse_int("dp", "1" if args.dp is None else args.dp),
+            )
+        return PipelineSpec(
+            schedule=args.schedule,
+            stages=units.parse_int("stages", args.stages),
+            micro_batches=micro_batches,
+            virtual_stages=units.parse_int("virtual_stages", args.virtual_stages),
+            t_forward=units.parse_number("t_forward", args.t_forward),
+            t_backward_input=units.parse_number("t_backward_input", args.t_backward_input),
+            t_backward_weight=units.parse_number(
+                "t_backward_weight", args.t_backward_weight, allow_zero=True
+            ),
+            p2p_time=units.parse_number("p2p_time", args.p2p_time, allow_zero=True),
+        )
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+
+
+def result_to_json(result: PipelineResult, *, timeline: bool) -> dict[str, Any]:
+    """The JSON object of issue 4: its keys, in op-time units; ``timeline`` only when asked."""
+    closed = result.closed_form
+    data: dict[str, Any] = {
+        "bubble_time": list(result.bubble_time),
+        "bubble_over_ideal": result.bubble_over_ideal,
+        "bubble_fraction": result.bubble_fraction,
+        "makespan": result.makespan,
+        "ideal_time": result.ideal_time,
+        "micro_batches": result.micro_batches,
+        "peak_in_flight_microbatches": list(result.peak_in_flight_microbatches),
+        "closed_form": {"formula": closed.formula, "value": closed.value, "source": closed.source},
+    }
+    if timeline:
+        data["timeline"] = [
+            [
+                {
+                    "kind": op.kind,
+                    "micro_batch": op.micro_batch,
+                    "chunk": op.chunk,
+                    "start": op.start,
+                    "end": op.end,
+                }
+                for op in ops
+            ]
+            for ops in result.timeline
+        ]
+    return data
+
+
+def report(result: PipelineResult) -> str:
+    """A short readable report that names both bubble conventions and the closed form's source."""
+    spec = result.spec
+    closed = result.closed_form
+    backward = "B and W split" if spec.split_backward else "B and W as one op of t_B+t_W"
+    peaks = " ".join(f"{peak:g}" for peak in result.peak_in_flight_microbatches)
+    agreement = (
+        "simulation agrees"
+        if closed.applies
+        else f"formula assumes {closed.assumptions}; simulation differs where they fail"
+    )
+    lines = [
+        f"schedule {spec.schedule}: p={spec.stages} stages, m={spec.micro_batches} micro-batches"
+        + (f", v={spec.virtual_stages} chunks per stage" if spec.virtual_stages > 1 else ""),
+        f"times (op-time units): t_F={spec.t_forward:g} t_B={spec.t_backward_input:g} "
+        f"t_W={spec.t_backward_weight:g} p2p={spec.p2p_time:g}; {backward}",
+        f"makespan {result.makespan:.6g}; iteration time {result.iteration_time:.6g} "
+        f"(longest stage span); ideal {result.ideal_time:.6g} per stage",
+        f"bubble per stage {max(result.bubble_time):.6g}",
+        f"bubble/ideal {result.bubble_over_ideal:.4f}  (Narayanan et al. 2021; HF Playbook)",
+        f"bubble/total {result.bubble_fraction:.4f}  (GPipe (p-1)/(m+p-1); Qi et al. 2023)",
+        f"peak micro-batches in flight per stage: {peaks}",
+        f"closed form: {closed.formula}",
+        f"  source: {closed.source}; {agreement}",
+        f"conventions: {CONVENTIONS}",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``calc bubble``; returns the exit status."""
+    spec = spec_from_args(args)
+    try:
+        result = simulate(spec)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+    if args.json:
+        print(json.dumps(result_to_json(result, timeline=args.timeline)))
+        return 0
+    print(report(result))
+    if args.timeline:
+        print()
+        print(render_timeline(result))
+    return 0
