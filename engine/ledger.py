@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from engine.activations import (
     EXTRA_SOURCE,
@@ -40,6 +40,7 @@ from engine.activations import (
 )
 from engine.errors import InputError
 from engine.model_size import (
+    MAX_COUNT,
     PARAM_COUNT_SOURCE,
     ModelSize,
     finite_number,
@@ -291,8 +292,7 @@ DEVICE_MEMORY_PRESETS: dict[str, tuple[str, float]] = {
 }
 
 
-@dataclass(frozen=True)
-class _Part:
+class _Part(NamedTuple):
     """A model-state component: bytes per parameter, sharded over N_d from ZeRO stage ``stage``."""
 
     key: str
@@ -301,8 +301,7 @@ class _Part:
     stage: int
 
 
-@dataclass(frozen=True)
-class _Shard:
+class _Shard(NamedTuple):
     """The model-parallel shard on the most loaded rank and how ZeRO divides it."""
 
     dense: float
@@ -360,12 +359,13 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     largest_note = _deepspeed_largest_layer(spec, shard, per_rank, formulas, notes)
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = _stage_name(spec)
+    psi_text = f"; Ψ = {shard.text} = {shard.dense + shard.expert:,.0f}"
     terms: list[LedgerTerm] = []
     for key in MODEL_STATE_KEYS:
         text = " + ".join(formulas[key]) or "none kept"
         if key in ("params", "grads") and largest_note:
             text += largest_note
-        text = f"{text}; Ψ = {shard.text} = {shard.dense + shard.expert:,.0f}"
+        text += psi_text
         if key == "params" and spec.params is None and shard.size is not None:
             text += f"; N = {shard.size.formula}"
         text += f"; {stage_name} = {_b(per_rank[key])}"
@@ -380,9 +380,9 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     per_rank["buffers"] = buffers_term.bytes
     terms.append(buffers_term)
 
-    total = math.fsum(per_rank[key] for key in TERM_KEYS)
+    model_states = math.fsum([per_rank[key] for key in MODEL_STATE_KEYS])
+    total = math.fsum([model_states, per_rank["activations"], per_rank["buffers"]])
     per_rank["total"] = total
-    model_states = math.fsum(per_rank[key] for key in MODEL_STATE_KEYS)
     weight_bytes = _weight_bytes(spec)
     naive = shard.params_total * weight_bytes
     for key, value in (*per_rank.items(), ("naive", naive)):
@@ -433,6 +433,16 @@ def exercise1_columns(result: LedgerResult) -> dict[str, float]:
     }
 
 
+# (field, minimum, may be None) of every whole-number field of LedgerSpec.
+_COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
+    *((name, 1, False) for name in ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts")),
+    ("virtual_stages", 1, False),
+    ("prefetch", 0, False),
+    *((name, 1, True) for name in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq")),
+    ("micro_batches", 1, True),
+)
+
+
 def _checked(spec: LedgerSpec) -> LedgerSpec:
     """Validate every field; return the spec with whole numbers as ``int``."""
     choices: tuple[tuple[str, object, tuple[object, ...]], ...] = (
@@ -450,15 +460,15 @@ def _checked(spec: LedgerSpec) -> LedgerSpec:
     for name in ("master_weights", "fp32_grads", "sequence_parallel"):
         if not isinstance(getattr(spec, name), bool):
             raise InputError(name, "must be true or false")
-    counts: dict[str, Any] = {
-        name: whole_number(name, getattr(spec, name))
-        for name in ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts", "virtual_stages")
-    }
-    counts["prefetch"] = whole_number("prefetch", spec.prefetch, minimum=0)
-    for name in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "micro_batches"):
-        if getattr(spec, name) is not None:
-            counts[name] = whole_number(name, getattr(spec, name))
-    spec = replace(spec, **counts)
+    # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.
+    changed: dict[str, Any] = {}
+    for name, minimum, optional in _COUNT_FIELDS:
+        value = getattr(spec, name)
+        if (value is None and optional) or (type(value) is int and minimum <= value <= MAX_COUNT):
+            continue
+        changed[name] = whole_number(name, value, minimum=minimum)
+    if changed:
+        spec = replace(spec, **changed)
     for name in ("weight_bytes", "grad_bytes", "optimizer_bytes"):
         if getattr(spec, name) is not None:
             finite_number(name, getattr(spec, name), allow_zero=name != "weight_bytes", maximum=64)
@@ -635,11 +645,13 @@ def _deepspeed_largest_layer(
     return f" + {w:g} B × largest layer {largest:,.0f} ({origin}; gathered whole)"
 
 
+_STAGE_NAMES = ("ZeRO-0 (replicated)", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
+
+
 def _stage_name(spec: LedgerSpec) -> str:
-    names = {0: "ZeRO-0 (replicated)", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3 / FSDP"}
-    if spec.convention == "megatron":
-        names[1] = "distributed optimizer"
-    return names[spec.zero]
+    if spec.convention == "megatron" and spec.zero == 1:
+        return "distributed optimizer"
+    return _STAGE_NAMES[spec.zero]
 
 
 def _term_source(spec: LedgerSpec, key: str, source: str) -> str:

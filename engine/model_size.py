@@ -35,6 +35,8 @@ def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
     Raises:
         InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``MAX_COUNT``.
     """
+    if type(value) is int and minimum <= value <= MAX_COUNT:
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(field, f"expected a whole number, got {value!r}")
     if isinstance(value, float):
