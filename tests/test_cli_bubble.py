@@ -1,0 +1,198 @@
+"""``shardbook calc bubble`` through ``tui.cli.main``: issue 4's flags and JSON keys, the values of
+VECTORS.md (GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
+one-line errors naming the flag."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+KEYS = {
+    "bubble_time",
+    "bubble_over_ideal",
+    "bubble_fraction",
+    "makespan",
+    "ideal_time",
+    "micro_batches",
+    "peak_in_flight_microbatches",
+    "closed_form",
+}
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main(["calc", "bubble", *args, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_json_keys_and_p4_m8_values(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, "--schedule", "1f1b", "--stages", "4", "--micro-batches", "8")
+    assert set(data) == KEYS
+    assert set(data["closed_form"]) == {"formula", "value", "source"}
+    assert data["bubble_over_ideal"] == pytest.approx(0.375)
+    assert data["bubble_fraction"] == pytest.approx(3 / 11)
+    assert data["bubble_time"] == [9.0] * 4
+    assert data["makespan"] == 33.0
+    assert data["ideal_time"] == 24.0
+    assert data["micro_batches"] == 8
+    assert data["peak_in_flight_microbatches"] == [4, 3, 2, 1]
+    assert data["closed_form"]["value"] == pytest.approx(0.375)
+    assert "Narayanan" in data["closed_form"]["source"]
+
+
+def test_json_timeline_only_with_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys, "--schedule", "zb-h1", "--stages", "2", "--micro-batches", "2", "--timeline"
+    )
+    assert set(data) == KEYS | {"timeline"}
+    assert len(data["timeline"]) == 2
+    first = data["timeline"][0][0]
+    assert first == {"kind": "F", "micro_batch": 0, "chunk": 0, "start": 0.0, "end": 1.0}
+    assert sorted(op["kind"] for op in data["timeline"][1]) == ["B", "B", "F", "F", "W", "W"]
+
+
+def test_interleaved_and_p4_m16(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "--schedule",
+        "interleaved-1f1b",
+        "--stages",
+        "4",
+        "--micro-batches",
+        "8",
+        "--virtual-stages",
+        "2",
+    )
+    assert data["bubble_over_ideal"] == pytest.approx(0.1875)
+    data = _json(capsys, "--schedule", "gpipe", "--stages", "4", "--micro-batches", "16")
+    assert data["bubble_over_ideal"] == pytest.approx(0.1875)
+    assert data["bubble_fraction"] == pytest.approx(3 / 19)
+    assert data["peak_in_flight_microbatches"] == [16] * 4
+
+
+@pytest.mark.parametrize(
+    ("schedule", "bubble", "peak"), [("1f1b", 21, 8), ("zb-h1", 7, 8), ("zb-h2", 0, 15)]
+)
+def test_zero_bubble_table2(
+    capsys: pytest.CaptureFixture[str], schedule: str, bubble: int, peak: int
+) -> None:
+    data = _json(
+        capsys,
+        "--schedule",
+        schedule,
+        "--stages",
+        "8",
+        "--micro-batches",
+        "24",
+        "--t-forward",
+        "1",
+        "--t-backward-input",
+        "1",
+        "--t-backward-weight",
+        "1",
+    )
+    assert data["bubble_time"] == pytest.approx([bubble] * 8)
+    assert max(data["peak_in_flight_microbatches"]) == peak
+
+
+def test_micro_batches_from_global_batch(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "--schedule",
+        "1f1b",
+        "--stages",
+        "4",
+        "--global-batch",
+        "256",
+        "--micro-batch-size",
+        "4",
+        "--dp",
+        "8",
+    )
+    assert data["micro_batches"] == 8
+    assert data["bubble_over_ideal"] == pytest.approx(0.375)
+
+
+def test_readable_report_names_both_conventions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["calc", "bubble", "--schedule", "gpipe", "--stages", "4", "--micro-batches", "8"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "bubble/ideal 0.3750" in out
+    assert "bubble/total 0.2727" in out
+    assert "Huang et al. 2019" in out and "Narayanan et al. 2021" in out
+    assert "stage 0" not in out
+
+
+def test_timeline_without_json_prints_ascii(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["calc", "bubble", "--schedule", "gpipe", "--stages", "8", "--micro-batches", "32"]
+    assert main([*args, "--timeline"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("stage ")]
+    assert len(rows) == 8
+    assert all(len(row) <= 80 and row.isascii() for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        ("--stages 4 --micro-batches 8", "--schedule"),
+        ("--schedule pipedream --stages 4 --micro-batches 8", "--schedule"),
+        ("--schedule 1f1b --micro-batches 8", "--stages"),
+        ("--schedule 1f1b --stages 0 --micro-batches 8", "--stages"),
+        ("--schedule 1f1b --stages -3 --micro-batches 8", "--stages"),
+        ("--schedule 1f1b --stages 4", "--micro-batches"),
+        ("--schedule 1f1b --stages 4 --micro-batches 0", "--micro-batches"),
+        ("--schedule 1f1b --stages 4 --micro-batches 2.5", "--micro-batches"),
+        ("--schedule 1f1b --stages 4 --micro-batches nan", "--micro-batches"),
+        ("--schedule 1f1b --stages 4 --micro-batches 1e400", "--micro-batches"),
+        ("--schedule interleaved-1f1b --stages 4 --micro-batches 10", "--micro-batches"),
+        ("--schedule 1f1b --stages 4 --micro-batches 8 --virtual-stages 0", "--virtual-stages"),
+        ("--schedule gpipe --stages 4 --micro-batches 8 --virtual-stages 2", "--virtual-stages"),
+        ("--schedule 1f1b --stages 4 --micro-batches 8 --t-forward -1", "--t-forward"),
+        ("--schedule 1f1b --stages 4 --micro-batches 8 --t-forward 0", "--t-forward"),
+        (
+            "--schedule zb-h1 --stages 4 --micro-batches 8 --t-backward-input inf",
+            "--t-backward-input",
+        ),
+        (
+            "--schedule zb-h1 --stages 4 --micro-batches 8 --t-backward-weight x",
+            "--t-backward-weight",
+        ),
+        ("--schedule 1f1b --stages 4 --micro-batches 8 --p2p-time -0.1", "--p2p-time"),
+        (
+            "--schedule 1f1b --stages 4 --global-batch 100 --micro-batch-size 3 --dp 2",
+            "--global-batch",
+        ),
+        ("--schedule 1f1b --stages 4 --global-batch 64", "--micro-batch-size"),
+        ("--schedule 1f1b --stages 4 --global-batch 64 --micro-batch-size 2 --dp 0", "--dp"),
+        (
+            "--schedule 1f1b --stages 4 --micro-batches 8 --global-batch 64 --micro-batch-size 2",
+            "--global-batch",
+        ),
+        ("--schedule gpipe --stages 64 --micro-batches 1e6", "--micro-batches"),
+    ],
+)
+def test_errors_exit_2_with_one_line_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], args: str, flag: str
+) -> None:
+    assert main(["calc", "bubble", *args.split()]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1
+    assert flag in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_interleaved_error_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--schedule", "interleaved-1f1b", "--stages", "4", "--micro-batches", "10"]
+    assert main(["calc", "bubble", *args, "--virtual-stages", "2"]) == 2
+    assert "Interleaved 1F1B needs m to be a multiple of p" in capsys.readouterr().err

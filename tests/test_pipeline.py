@@ -1,0 +1,388 @@
+"""engine.pipeline: reference values from the papers, properties of the schedules, validation.
+
+Sources (see ../shared/reference/VECTORS.md):
+- GPipe, Huang et al. 2019: bubble/total (p-1)/(m+p-1); peak activations m micro-batches.
+- Narayanan et al. 2021 (SC'21) §2.2.1: 1F1B bubble/ideal (p-1)/m, at most p micro-batches in
+  flight; §2.2.2: interleaved (p-1)/(m*v), m a multiple of p.
+- Qi et al. 2023, Zero Bubble Pipeline Parallelism, Table 2 (p=8, T_F=T_B=T_W=1): bubble 1F1B 21,
+  ZB-H1 7, ZB-H2 0; peak activations 1F1B and ZB-H1 p*M_B, ZB-H2 (2p-1)*M_B.
+- Korthikanti et al. 2022: interleaving multiplies 1F1B's activations by 1 + (p-1)/(p*v).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InputError
+from engine.pipeline import (
+    SCHEDULES,
+    PipelineOp,
+    PipelineResult,
+    PipelineSpec,
+    closed_form_bubble,
+    micro_batches_from_batch,
+    render_timeline,
+    schedule_actions,
+    simulate,
+    validate_schedule,
+)
+
+
+def _sim(schedule: str, p: int, m: int, v: int = 1, **times: float) -> PipelineResult:
+    """Simulate and check the timeline is valid: every op once, after its inputs."""
+    result = simulate(PipelineSpec(schedule, p, m, v, **times))
+    assert validate_schedule(result) == []
+    return result
+
+
+# --- VECTORS.md values ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_p4_m8_bubble_both_conventions(schedule: str) -> None:
+    # Narayanan et al. 2021 §2.2.1: (p-1)/m = 3/8; GPipe: (p-1)/(m+p-1) = 3/11.
+    result = _sim(schedule, 4, 8)
+    assert result.bubble_over_ideal == pytest.approx(0.375)
+    assert result.bubble_fraction == pytest.approx(3 / 11)
+    assert result.closed_form.bubble_over_ideal == pytest.approx(0.375)
+    assert result.closed_form.bubble_fraction == pytest.approx(3 / 11)
+    assert result.closed_form.value == pytest.approx(0.375)
+
+
+def test_p4_m8_interleaved_v2() -> None:
+    # Narayanan et al. 2021 §2.2.2: (p-1)/(m*v) = 3/16.
+    result = _sim("interleaved-1f1b", 4, 8, 2)
+    assert result.bubble_over_ideal == pytest.approx(0.1875)
+    assert result.closed_form.value == pytest.approx(0.1875)
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_p4_m16(schedule: str) -> None:
+    result = _sim(schedule, 4, 16)
+    assert result.bubble_over_ideal == pytest.approx(0.1875)
+    assert result.bubble_fraction == pytest.approx(3 / 19)
+    assert result.bubble_fraction == pytest.approx(0.1579, abs=5e-5)
+
+
+@pytest.mark.parametrize(("schedule", "bubble"), [("1f1b", 21.0), ("zb-h1", 7.0), ("zb-h2", 0.0)])
+def test_zero_bubble_table2_bubble(schedule: str, bubble: float) -> None:
+    # Qi et al. 2023 Table 2 with p=8, T_F=T_B=T_W=1.
+    result = _sim(schedule, 8, 24)
+    assert result.bubble_time == pytest.approx((bubble,) * 8)
+    assert result.closed_form.bubble_time == pytest.approx(bubble)
+    assert "Qi et al. 2023" in closed_form_bubble(PipelineSpec("zb-h1", 8, 24)).source
+
+
+@pytest.mark.parametrize(("schedule", "peak"), [("1f1b", 8), ("zb-h1", 8), ("zb-h2", 15)])
+def test_zero_bubble_table2_peak_activations(schedule: str, peak: int) -> None:
+    # Qi et al. 2023 Table 2: 1F1B and ZB-H1 p*M_B, ZB-H2 (2p-1)*M_B, on the first stage.
+    result = _sim(schedule, 8, 24)
+    assert max(result.peak_in_flight_microbatches) == peak
+    assert result.peak_in_flight_microbatches[0] == peak
+
+
+def test_gpipe_peak_is_m() -> None:
+    assert _sim("gpipe", 4, 32).peak_in_flight_microbatches == (32.0,) * 4
+
+
+def test_interleaved_peak_matches_korthikanti_factor() -> None:
+    # Korthikanti et al. 2022: p * (1 + (p-1)/(p*v)) micro-batches on the first stage.
+    p, v = 4, 2
+    result = _sim("interleaved-1f1b", p, 16, v)
+    assert result.peak_in_flight_microbatches[0] == pytest.approx(p * (1 + (p - 1) / (p * v)))
+
+
+def test_zb_h2_parallelogram_makespan_longer_than_iteration() -> None:
+    # Stages are shifted copies of one block: one iteration ends (p-1)*t_F after the ideal.
+    result = _sim("zb-h2", 8, 24)
+    assert result.iteration_time == pytest.approx(result.ideal_time)
+    assert result.makespan == pytest.approx(result.ideal_time + 7)
+
+
+def test_conventions_and_sources_named_in_every_result() -> None:
+    for schedule in SCHEDULES:
+        result = _sim(schedule, 4, 8)
+        assert "bubble/ideal" in result.conventions and "bubble/total" in result.conventions
+        assert result.closed_form.source
+        assert result.closed_form.formula
+    assert "Huang et al. 2019" in _sim("gpipe", 4, 8).closed_form.source
+    assert "§2.2.2" in _sim("interleaved-1f1b", 4, 8, 2).closed_form.source
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+stages = st.integers(min_value=1, max_value=9)
+micro_batches = st.integers(min_value=1, max_value=40)
+times = st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    p=stages, m=st.integers(min_value=1, max_value=39), schedule=st.sampled_from(["gpipe", "1f1b"])
+)
+def test_bubble_over_ideal_falls_as_m_grows(p: int, m: int, schedule: str) -> None:
+    smaller, larger = _sim(schedule, p, m), _sim(schedule, p, m + 1)
+    if p == 1:
+        assert smaller.bubble_over_ideal == larger.bubble_over_ideal == 0
+    else:
+        assert larger.bubble_over_ideal < smaller.bubble_over_ideal
+        assert larger.bubble_fraction < smaller.bubble_fraction
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=stages, m=micro_batches, tf=times, tb=times, tw=times)
+def test_gpipe_and_1f1b_same_bubble_but_1f1b_holds_at_most_p(
+    p: int, m: int, tf: float, tb: float, tw: float
+) -> None:
+    durations = {"t_forward": tf, "t_backward_input": tb, "t_backward_weight": tw}
+    gpipe, one_f_one_b = _sim("gpipe", p, m, **durations), _sim("1f1b", p, m, **durations)
+    assert one_f_one_b.bubble_time == pytest.approx(gpipe.bubble_time)
+    assert one_f_one_b.makespan == pytest.approx(gpipe.makespan)
+    assert max(one_f_one_b.peak_in_flight_microbatches) <= p
+    assert gpipe.peak_in_flight_microbatches == (float(m),) * p
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=stages, groups=st.integers(1, 5), v=st.integers(1, 4), tf=times, tb=times, tw=times)
+def test_interleaved_bubble_is_1f1b_bubble_over_v(
+    p: int, groups: int, v: int, tf: float, tb: float, tw: float
+) -> None:
+    m = groups * p
+    durations = {"t_forward": tf, "t_backward_input": tb, "t_backward_weight": tw}
+    interleaved = _sim("interleaved-1f1b", p, m, v, **durations)
+    one_f_one_b = _sim("1f1b", p, m, **durations)
+    assert interleaved.bubble_time[0] == pytest.approx(one_f_one_b.bubble_time[0] / v)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    schedule=st.sampled_from(SCHEDULES),
+    p=stages,
+    m=micro_batches,
+    v=st.integers(1, 4),
+    tf=times,
+    tb=times,
+    tw=st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0]),
+    hop=st.sampled_from([0.0, 0.0, 0.1, 1.0]),
+)
+def test_every_schedule_valid_finite_and_matches_closed_form_where_it_applies(
+    schedule: str, p: int, m: int, v: int, tf: float, tb: float, tw: float, hop: float
+) -> None:
+    if schedule == "interleaved-1f1b":
+        m = max(1, m // p) * p
+    else:
+        v = 1
+    spec = PipelineSpec(schedule, p, m, v, tf, tb, tw, hop)
+    result = simulate(spec)
+    assert validate_schedule(result) == []
+    numbers = [
+        *result.bubble_time,
+        result.bubble_over_ideal,
+        result.bubble_fraction,
+        result.makespan,
+        result.iteration_time,
+        *result.peak_in_flight_microbatches,
+    ]
+    assert all(math.isfinite(x) and x >= 0 for x in numbers)
+    assert result.bubble_fraction < 1
+    assert result.ideal_time == pytest.approx(m * (tf + tb + tw))
+    assert result.bubble_fraction == pytest.approx(
+        result.bubble_over_ideal / (1 + result.bubble_over_ideal)
+    )
+    closed = result.closed_form
+    if closed.applies:
+        assert result.bubble_time[0] == pytest.approx(closed.bubble_time, abs=1e-9)
+        assert result.bubble_over_ideal == pytest.approx(closed.bubble_over_ideal, abs=1e-12)
+        assert result.bubble_fraction == pytest.approx(closed.bubble_fraction, abs=1e-12)
+    if hop == 0 and schedule in ("gpipe", "1f1b", "interleaved-1f1b"):
+        assert closed.applies
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("m", [1, 2, 4, 8, 16, 24])
+@pytest.mark.parametrize("v", [1, 2, 3])
+def test_grid_simulated_equals_closed_form(p: int, m: int, v: int) -> None:
+    for schedule in SCHEDULES:
+        if schedule == "interleaved-1f1b" and m % p:
+            continue
+        spec = PipelineSpec(schedule, p, m, v if schedule == "interleaved-1f1b" else 1)
+        result = simulate(spec)
+        assert validate_schedule(result) == []
+        if result.closed_form.applies:
+            assert result.bubble_over_ideal == pytest.approx(
+                result.closed_form.bubble_over_ideal, abs=1e-12
+            ), schedule
+
+
+def test_zero_bubble_formulas_clip_at_zero() -> None:
+    # Qi et al. 2023 Table 2 gives (p-1)(T_F+T_B-2T_W); negative sizes mean no bubble.
+    closed = closed_form_bubble(PipelineSpec("zb-h2", 4, 16, t_backward_input=0.5, t_forward=1))
+    assert closed.value == 0
+    assert closed_form_bubble(PipelineSpec("zb-h1", 4, 16, t_backward_weight=3)).value == 0
+
+
+def test_closed_form_reports_when_assumptions_fail() -> None:
+    assert not closed_form_bubble(PipelineSpec("zb-h1", 8, 4)).applies
+    assert not closed_form_bubble(PipelineSpec("zb-h2", 8, 8)).applies
+    assert not closed_form_bubble(PipelineSpec("1f1b", 4, 8, p2p_time=0.5)).applies
+    # With a p2p hop the simulated bubble grows beyond the formula.
+    assert _sim("1f1b", 4, 8, p2p_time=0.5).bubble_time[0] > 9
+
+
+def test_schedule_actions_cover_each_op_once() -> None:
+    actions = schedule_actions(PipelineSpec("zb-h1", 4, 8))
+    assert len(actions) == 4
+    for stage in actions:
+        assert sorted((a.kind, a.micro_batch) for a in stage) == sorted(
+            (kind, mb) for kind in "FBW" for mb in range(8)
+        )
+
+
+def test_gpipe_timeline_shape() -> None:
+    # Stage 1 ends its forwards at 3 and runs BW0 in [3, 5]; stage 0 waits for it.
+    result = _sim("gpipe", 2, 2)
+    assert result.timeline[0] == (
+        PipelineOp("F", 0, 0, 0.0, 1.0),
+        PipelineOp("F", 1, 0, 1.0, 2.0),
+        PipelineOp("BW", 0, 0, 5.0, 7.0),
+        PipelineOp("BW", 1, 0, 7.0, 9.0),
+    )
+
+
+# --- the validator can fail ----------------------------------------------------------------------
+
+
+def _with_timeline(result: PipelineResult, timeline: tuple[tuple[PipelineOp, ...], ...]) -> object:
+    class Fake:
+        spec = result.spec
+        makespan = result.makespan
+
+    fake = Fake()
+    fake.timeline = timeline  # type: ignore[attr-defined]
+    return fake
+
+
+def test_validator_catches_missing_duplicate_and_early_ops() -> None:
+    result = _sim("1f1b", 3, 4)
+    rows = [list(ops) for ops in result.timeline]
+    missing = [rows[0][:-1], *rows[1:]]
+    problems = validate_schedule(_with_timeline(result, tuple(map(tuple, missing))))  # type: ignore[arg-type]
+    assert any("never runs" in problem for problem in problems)
+    duplicated = [[*rows[0], rows[0][-1]._replace(start=99.0, end=101.0)], *rows[1:]]
+    problems = validate_schedule(_with_timeline(result, tuple(map(tuple, duplicated))))  # type: ignore[arg-type]
+    assert any("runs twice" in problem for problem in problems)
+    # Stage 1's first forward moved before stage 0's has ended.
+    early = [rows[0], [rows[1][0]._replace(start=0.0, end=1.0), *rows[1][1:]], rows[2]]
+    problems = validate_schedule(_with_timeline(result, tuple(map(tuple, early))))  # type: ignore[arg-type]
+    assert any("starts before" in problem for problem in problems)
+
+
+# --- inputs --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"stages": 0}, "stages"),
+        ({"stages": -2}, "stages"),
+        ({"stages": 2.5}, "stages"),
+        ({"micro_batches": 0}, "micro_batches"),
+        ({"micro_batches": 3.5}, "micro_batches"),
+        ({"micro_batches": float("nan")}, "micro_batches"),
+        ({"micro_batches": float("inf")}, "micro_batches"),
+        ({"micro_batches": True}, "micro_batches"),
+        ({"virtual_stages": 0}, "virtual_stages"),
+        ({"virtual_stages": 2}, "virtual_stages"),
+        ({"t_forward": -1.0}, "t_forward"),
+        ({"t_forward": 0.0}, "t_forward"),
+        ({"t_backward_input": float("nan")}, "t_backward_input"),
+        ({"t_backward_weight": float("inf")}, "t_backward_weight"),
+        ({"t_backward_weight": -0.5}, "t_backward_weight"),
+        ({"p2p_time": -1.0}, "p2p_time"),
+        ({"schedule": "pipedream"}, "schedule"),
+    ],
+)
+def test_invalid_spec_names_the_field(kwargs: dict[str, object], field: str) -> None:
+    values: dict[str, object] = {"schedule": "1f1b", "stages": 4, "micro_batches": 8, **kwargs}
+    with pytest.raises(InputError) as caught:
+        PipelineSpec(**values)  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
+def test_interleaved_needs_m_multiple_of_p() -> None:
+    with pytest.raises(
+        InputError, match="Interleaved 1F1B needs m to be a multiple of p"
+    ) as caught:
+        PipelineSpec("interleaved-1f1b", 4, 10, 2)
+    assert caught.value.field == "micro_batches"
+
+
+def test_whole_floats_are_accepted() -> None:
+    spec = PipelineSpec("1f1b", 4.0, 8.0)  # type: ignore[arg-type]
+    assert (spec.stages, spec.micro_batches) == (4, 8)
+    assert isinstance(spec.stages, int)
+
+
+def test_simulation_size_limit_is_a_named_error() -> None:
+    with pytest.raises(InputError) as caught:
+        simulate(PipelineSpec("gpipe", 64, 100_000))
+    assert caught.value.field == "micro_batches"
+
+
+def test_micro_batches_from_batch() -> None:
+    assert micro_batches_from_batch(512, 4, 8) == 16
+    with pytest.raises(InputError) as caught:
+        micro_batches_from_batch(100, 3, 2)
+    assert caught.value.field == "global_batch"
+    with pytest.raises(InputError) as caught:
+        micro_batches_from_batch(4, 8, 1)  # m would be 0.5
+    assert caught.value.field == "global_batch"
+    for args, field in [((0, 1, 1), "global_batch"), ((8, 0, 1), "micro_batch_size")]:
+        with pytest.raises(InputError) as caught:
+            micro_batches_from_batch(*args)
+        assert caught.value.field == field
+    with pytest.raises(InputError) as caught:
+        micro_batches_from_batch(8, 1, 1.5)  # type: ignore[arg-type]
+    assert caught.value.field == "dp"
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("p", [1, 2, 4, 8, 16])
+def test_render_fits_80_columns_in_ascii(schedule: str, p: int) -> None:
+    v = 2 if schedule == "interleaved-1f1b" else 1
+    text = render_timeline(_sim(schedule, p, 2 * p, v))
+    lines = text.splitlines()
+    assert text.isascii()
+    assert max(len(line) for line in lines) <= 80
+    assert [line.split()[:2] for line in lines[1:-1]] == [["stage", str(r)] for r in range(p)]
+    assert "idle" in lines[-1]
+
+
+@pytest.mark.parametrize("p", [2, 4, 8])
+@pytest.mark.parametrize("m", [1, 8, 32])
+def test_render_gpipe_up_to_p8_m32(p: int, m: int) -> None:
+    text = render_timeline(_sim("gpipe", p, m))
+    rows = text.splitlines()[1:-1]
+    assert len(rows) == p and all(len(row) <= 80 for row in rows)
+    # The last stage waits (p-1) forwards before it starts; the first stage waits at the end.
+    assert rows[-1].split(maxsplit=2)[2].startswith(".")
+    assert rows[0].rstrip().endswith(("B", "b", "#")) and "." in rows[0]
+
+
+def test_render_shows_micro_batch_digits_when_they_fit() -> None:
+    text = render_timeline(_sim("gpipe", 2, 3))
+    assert "F0" in text and "F2" in text and "B1" in text
+    assert "micro-batch" in text.splitlines()[-1]
+
+
+def test_render_rejects_too_narrow() -> None:
+    with pytest.raises(InputError) as caught:
+        render_timeline(_sim("1f1b", 4, 8), width=12)
+    assert caught.value.field == "width"
