@@ -37,15 +37,15 @@ Bubble conventions (both are reported; the sources disagree on the denominator):
 
 The bubble time of a stage is the iteration time minus the time the stage computes. The iteration
 time is the longest stage span (first op start to last op end), which is how Qi et al. 2023 §5
-measure a schedule's cost: consecutive iterations overlap, so a stage's leading and trailing idle
-inside the first and last op of another stage are not paid twice. For every schedule but ZB-H2 the
-longest span is the makespan; ZB-H2's stages are shifted copies of one block, so its bubble is 0
-although the one-iteration makespan is longer by (p − 1)·t_F.
+measure a schedule's cost: when consecutive iterations follow each other, the idle time before a
+stage's first op and after its last op overlaps the neighbouring iterations. For every schedule but
+ZB-H2 the longest span is the makespan; ZB-H2's stages are shifted copies of one block, so its
+bubble is 0 although the one-iteration makespan is longer by (p − 1)·t_F.
 
-Peak in flight: the most micro-batches whose forward has started on a stage and whose backward
-(B, or BW) has not finished, i.e. activations stashed. With v chunks a chunk's activations count
-1/v of a micro-batch (Korthikanti et al. 2022: interleaving multiplies 1F1B's p by
-1 + (p − 1)/(p·v)). The smaller memory a pending W keeps (Qi et al. 2023's M_W) is not counted.
+Closed forms hold under conditions that :class:`ClosedForm` states and checks (``applies``): no
+p2p time; m >= p for ZB-H1, m >= 2p − 1 for ZB-H2, and T_W <= T_F for both. Qi et al. draw their
+layouts for equal times; these wider conditions are where the simulated orders reach the formula,
+which tests/test_pipeline.py checks over a grid and over random specs.
 """
 
 from __future__ import annotations
