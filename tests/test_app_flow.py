@@ -1,0 +1,202 @@
+"""Issue 2's whole path through the app, at 80x24, driven by keys through Textual's Pilot.
+
+Open the real S15 lesson, visit every section, work both calculators and check the figures on
+screen (values from the ZeRO paper, Figure 1, and GPipe/Megatron bubble formulas, see
+../shared/reference/VECTORS.md), type hostile text into the answers, quit, restart, find it all,
+and export Markdown whose front matter parses and whose text matches byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, Static, TextArea
+
+from engine.export import split_front_matter
+from tui.app import ShardbookApp, make_app
+from tui.widgets.notes import NoteBox, SelfCheckBox
+
+SIZE = (80, 24)
+HOSTILE_ANSWERS = [
+    "[/] and a[/ and [bold]x — 混合精度 Adam 需要 16 B/param 👩‍💻",
+    "tab\there, esc \x1b[31mred\x1b[0m, [link=x]y[/link]",
+    "训练显存不只等于参数大小。\n第二行 ✔️",
+    "no",
+]
+
+
+def shown(widget: Static) -> str:
+    """The text a Static shows, as plain text."""
+    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(widget.content)
+    return console.export_text()
+
+
+def app_for(progress_dir: Path) -> ShardbookApp:
+    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
+
+
+async def type_into(pilot: Pilot[int], widget: Input, text: str) -> None:
+    widget.focus()
+    await pilot.press("end", "ctrl+u", *text)
+    await pilot.pause()
+
+
+async def paste_into(pilot: Pilot[int], widget: Input, text: str) -> None:
+    """Replace the field's text in one go (typing would pass through valid prefixes)."""
+    widget.focus()
+    await pilot.press("end", "ctrl+u")
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
+    """Pick ``value`` in a Select with the keyboard: open it, move to the option, enter."""
+    select.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    options = [option_value for _label, option_value in select._options]
+    current = options.index(select.value)
+    target = options.index(value)
+    key = "down" if target > current else "up"
+    await pilot.press(*([key] * abs(target - current)), "enter")
+    await pilot.pause()
+    assert select.value == value
+
+
+async def test_visit_every_section(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.lesson is not None
+        visited = []
+        for _ in app.lesson.sections:
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            visited.append(app.current_section)
+            title = app.query_one("#reading .section-title", Static)
+            assert shown(title).strip() == app.lesson.section(app.current_section).title
+        assert visited == [section.id for section in app.lesson.sections]
+
+
+async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        result = ledger.query_one(".calc-result", Static)
+        params = ledger.query_one("#field-params", Input)
+        assert app.focused is params
+        await type_into(pilot, params, "3")
+        await pilot.press("ctrl+g")  # exercise 1: 1B parameters, mixed-precision Adam
+        await pilot.pause()
+        text = shown(result)
+        # ZeRO paper §3.1: (2 + 2 + 12) bytes x 1e9 = 16 GB; naive 2 bytes x 1e9 = 2 GB.
+        assert "total" in text and "16.00" in text and "14.90" in text
+        assert "naive N x precision" in text and "2.00" in text
+        # ZeRO paper Figure 1: 7.5B parameters, N_d = 64.
+        await type_into(pilot, params, "7.5e9")
+        await type_into(pilot, ledger.query_one("#field-dp", Input), "64")
+        zero = ledger.query_one("#field-zero", Select)
+        for stage, expected in (("0", "120.00"), ("1", "31.41"), ("2", "16.64"), ("3", "1.88")):
+            await choose(pilot, zero, stage)
+            total_line = next(line for line in shown(result).splitlines() if "total" in line)
+            assert expected in total_line, (stage, total_line)
+        # Bad input: an inline message naming the field, the last good result kept.
+        for bad in ("", "-1", "abc", "1e400", "nan", "0"):
+            await paste_into(pilot, params, bad)
+            error = ledger.query_one(".calc-error", Static)
+            assert "params N" in shown(error), bad
+            assert "1.88" in shown(result)
+
+
+async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await type_into(pilot, bubble.query_one("#field-stages", Input), "4")
+        await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "8")
+        text = shown(bubble.query_one(".calc-result", Static))
+        # (p-1)/m = 3/8 (Narayanan et al. 2021 §2.2.1); (p-1)/(m+p-1) = 3/11 (GPipe).
+        assert "bubble/ideal" in text and "0.375" in text
+        assert "bubble/total" in text and "0.2727" in text
+        assert "stage 3" in text
+        for bad in ("0", "", "2.5", "x", "-3", "1e400"):
+            await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), bad)
+            assert "micro-batches m" in shown(bubble.query_one(".calc-error", Static))
+            assert "0.375" in shown(bubble.query_one(".calc-result", Static))
+
+
+async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
+    while app.current_section != section_id:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+
+
+async def write(pilot: Pilot[int], area: TextArea, text: str) -> None:
+    """Type the first few plain characters with keys, paste the rest (tabs, escapes, CJK)."""
+    area.focus()
+    head = "ok "
+    await pilot.press(*head)
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+    assert area.text == head + text
+
+
+async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: Path) -> None:
+    expected_answers: dict[str, str] = {}
+    expected_reflections: dict[str, str] = {}
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        boxes = list(app.query(SelfCheckBox))
+        assert len(boxes) == 4
+        for box, text in zip(boxes, HOSTILE_ANSWERS, strict=True):
+            await write(pilot, box.text_area, text)
+            expected_answers[box.item.id] = "ok " + text
+        await pilot.press("ctrl+r")  # reveal the last question's key points
+        await pilot.pause()
+        assert boxes[-1].revealed
+        await goto_section(pilot, app, "reflection")
+        fields = list(app.query(NoteBox).exclude(".self-check"))
+        assert len(fields) == 5
+        for index, box in enumerate(fields):
+            text = HOSTILE_ANSWERS[index % len(HOSTILE_ANSWERS)] + f" #{index}"
+            await write(pilot, box.text_area, text)
+            expected_reflections[box.item.id] = "ok " + text
+        await pilot.pause(0.2)
+        assert app.progress.status == "in-progress"
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    assert saved["answers"] == expected_answers
+    assert saved["reflections"] == expected_reflections
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        restored = {box.item.id: box.text_area.text for box in app.query(SelfCheckBox)}
+        assert restored == expected_answers
+        assert app.query(SelfCheckBox).last().revealed
+        await goto_section(pilot, app, "reflection")
+        restored = {
+            box.item.id: box.text_area.text for box in app.query(NoteBox).exclude(".self-check")
+        }
+        assert restored == expected_reflections
+        await pilot.press("f9")  # mark complete
+        await pilot.press("f8")  # export
+        await pilot.pause()
+        assert app.progress.status == "complete"
+    exported = (tmp_path / "exports" / "S15-notes.md").read_text(encoding="utf-8")
+    front, body = split_front_matter(exported)
+    assert front["lesson"] == "S15"
+    assert front["status"] == "complete"
+    assert front["title"].startswith("训练内存、Collective 与并行轴全景")
+    for text in (*expected_answers.values(), *expected_reflections.values()):
+        assert text in body

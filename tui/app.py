@@ -1,0 +1,405 @@
+"""The shardbook Textual app: outline | reading pane | side pane (Ledger, Bubble, Diagrams).
+
+The app owns the lesson (read-only, from ``engine.lesson``) and the learner's progress (an
+``engine.progress.LessonProgress`` edited in place). Widgets post messages up when the learner
+types; the app records the change and saves within ``autosave_delay`` seconds, and always
+before quitting.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Header, Markdown, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from engine.errors import ContentError, ProgressError, ShardbookError
+from engine.export import export_text, safe_file_name, write_export
+from engine.lesson import (
+    Lesson,
+    LessonRef,
+    Section,
+    discover_lessons,
+    load_lesson,
+    section_markdown,
+)
+from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore
+from tui import strings
+from tui.commands import APP_COMMANDS, AppCommandsProvider
+from tui.screens.help import HelpScreen
+from tui.widgets.bubble import BubblePane
+from tui.widgets.calculator import CalculatorPane
+from tui.widgets.diagrams import DiagramsPane
+from tui.widgets.ledger import LedgerPane
+from tui.widgets.notes import NoteBox, SelfCheckBox
+
+DEFAULT_LESSON = "S15"
+META_ID = "__meta__"
+
+
+class ShardbookApp(App[int]):
+    """The study app. Build it with :func:`make_app` (the CLI and the tests share it)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = strings.APP_TITLE
+    BINDINGS = [command.binding() for command in APP_COMMANDS]
+    COMMANDS = App.COMMANDS | {AppCommandsProvider}
+
+    def __init__(
+        self,
+        lesson_id: str | None,
+        content_dir: Path,
+        progress_dir: Path,
+        autosave_delay: float = 0.5,
+    ) -> None:
+        super().__init__()
+        self.content_dir = content_dir
+        self.store = ProgressStore(progress_dir)
+        self.autosave_delay = autosave_delay
+        self.lesson_refs: list[LessonRef] = []
+        self.lesson: Lesson | None = None
+        self.lesson_error: str = ""
+        self.progress = LessonProgress(lesson_id or DEFAULT_LESSON)
+        self.dirty = False
+        self.last_saved: str = ""
+        self.save_error: str = ""
+        self._quit_confirmed = False
+        self._save_pending = False
+        self._requested_lesson = lesson_id or DEFAULT_LESSON
+        self.current_section: str = META_ID
+
+    # ----------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        with Horizontal(id="main"):
+            yield OptionList(id="outline")
+            yield VerticalScroll(id="reading")
+            with TabbedContent(id="side", initial="ledger"):
+                with TabPane(strings.TAB_LEDGER, id="ledger"):
+                    yield LedgerPane()
+                with TabPane(strings.TAB_BUBBLE, id="bubble"):
+                    yield BubblePane()
+                with TabPane(strings.TAB_DIAGRAMS, id="diagrams"):
+                    yield DiagramsPane()
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        refs, _errors = discover_lessons(self.content_dir)
+        self.lesson_refs = refs
+        self.open_lesson(self._requested_lesson)
+
+    # ----------------------------------------------------------------- lessons
+    def _lesson_path(self, lesson_id: str) -> Path | None:
+        for ref in self.lesson_refs:
+            if ref.id == lesson_id:
+                return ref.path
+        for suffix in (".yaml", ".yml"):
+            candidate = self.content_dir / f"{lesson_id}{suffix}"
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def open_lesson(self, lesson_id: str) -> None:
+        """Show lesson ``lesson_id`` with the learner's progress; a bad file is a message."""
+        if self.lesson is not None:
+            self.save_now()
+        self.lesson = None
+        path = self._lesson_path(lesson_id)
+        try:
+            if path is None:
+                raise ContentError(str(self.content_dir), None, f"no lesson with id {lesson_id!r}")
+            self.lesson = load_lesson(path)
+            self.lesson_error = ""
+        except ContentError as error:
+            self.lesson_error = str(error)
+        try:
+            loaded = self.store.load(lesson_id)
+            self.progress = loaded.progress
+            if loaded.message:
+                self.notify(
+                    strings.QUARANTINED.format(message=loaded.message),
+                    severity="warning",
+                    timeout=15,
+                )
+        except ProgressError as error:
+            self.progress = LessonProgress(lesson_id)
+            self.save_error = str(error)
+            self.notify(str(error), severity="error", timeout=15)
+        self.dirty = False
+        self._fill_outline()
+        self.show_section(META_ID)
+        for pane in self.query(CalculatorPane):
+            pane.restore(self.progress.forms.get(pane.form_name, {}))
+        self._update_status()
+
+    def _fill_outline(self) -> None:
+        outline = self.query_one("#outline", OptionList)
+        outline.clear_options()
+        options = [Option(Content(strings.META_SECTION), id=META_ID)]
+        if self.lesson is not None:
+            options.extend(
+                Option(Content(section.title), id=section.id) for section in self.lesson.sections
+            )
+        outline.add_options(options)
+        outline.highlighted = 0
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        return self.lesson.sections if self.lesson is not None else ()
+
+    @on(OptionList.OptionHighlighted, "#outline")
+    def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and event.option.id != self.current_section:
+            self.show_section(event.option.id)
+
+    def show_section(self, section_id: str) -> None:
+        """Fill the reading pane with one section, and its answer boxes where it has them."""
+        self.current_section = section_id
+        reading = self.query_one("#reading", VerticalScroll)
+        reading.remove_children()
+        reading.scroll_home(animate=False)
+        if self.lesson is None:
+            reading.mount(Static(strings.LESSON_ERROR_TITLE, classes="section-title"))
+            reading.mount(Static(self.lesson_error, markup=False, classes="error"))
+            reading.mount(Static(strings.LESSON_ERROR_HINT, markup=False))
+            return
+        if section_id == META_ID:
+            reading.mount(Static(self.lesson.title, markup=False, classes="section-title"))
+            reading.mount(Static(self._meta_text(), markup=False, classes="meta"))
+            return
+        section = self.lesson.section(section_id)
+        reading.mount(Static(section.title, markup=False, classes="section-title"))
+        if section.kind == "self-check":
+            reading.mount(Static(strings.SELF_CHECK_HINT, classes="hint"))
+            for number, item in enumerate(section.items, start=1):
+                reading.mount(
+                    SelfCheckBox(
+                        item,
+                        number,
+                        self.progress.answers.get(item.id, ""),
+                        item.id in self.progress.revealed,
+                    )
+                )
+            return
+        markdown = section_markdown(section)
+        if markdown.strip():
+            reading.mount(Markdown(markdown, classes="lesson-text"))
+        if section.kind == "reflection":
+            reading.mount(Static(strings.REFLECTION_HINT, classes="hint"))
+            for item in section.items:
+                reading.mount(
+                    NoteBox(
+                        "reflections",
+                        item,
+                        self.progress.reflections.get(item.id, ""),
+                        item.text,
+                        strings.REFLECTION_PLACEHOLDER,
+                    )
+                )
+        elif section.id == "exercises":
+            reading.mount(Static(strings.EXERCISE_HINT, classes="hint"))
+
+    def _meta_text(self) -> str:
+        assert self.lesson is not None
+        meta = self.lesson.meta
+        rows = [
+            ("内容类型", meta.kind),
+            ("日期", meta.date),
+            ("阶段", meta.phase),
+            ("总路线", f"Day {meta.day} / {meta.days_total}"),
+            ("周次 / 节奏", f"{meta.week} · {meta.rhythm}"),
+            ("状态", meta.status),
+            ("主题", "、".join(meta.topics)),
+            ("my status", STATUS_LABELS[self.progress.status]),
+        ]
+        return "\n".join(f"{label}：{value}" for label, value in rows)
+
+    # ----------------------------------------------------------------- learner input
+    @on(NoteBox.Edited)
+    def _note_edited(self, event: NoteBox.Edited) -> None:
+        target = self.progress.answers if event.kind == "answers" else self.progress.reflections
+        if target.get(event.item_id, "") == event.text:
+            return
+        target[event.item_id] = event.text
+        self.progress.touch()
+        self.mark_dirty()
+
+    @on(SelfCheckBox.RevealRequested)
+    def _reveal(self, event: SelfCheckBox.RevealRequested) -> None:
+        box = event.box
+        if not self.progress.answers.get(box.item.id, "").strip():
+            self.notify(strings.REVEAL_FIRST_ANSWER, severity="warning")
+            return
+        box.show_key_points()
+        if box.item.id not in self.progress.revealed:
+            self.progress.revealed.append(box.item.id)
+            self.mark_dirty()
+
+    @on(CalculatorPane.FormChanged)
+    def _form_changed(self, event: CalculatorPane.FormChanged) -> None:
+        if not event.by_learner:
+            return
+        if self.progress.forms.get(event.form_name) == event.values and (
+            event.figures is None or self.progress.figures.get(event.figure_name) == event.figures
+        ):
+            return
+        self.progress.forms[event.form_name] = dict(event.values)
+        if event.figures is not None:
+            self.progress.figures[event.figure_name] = dict(event.figures)
+        self.mark_dirty()
+
+    def mark_dirty(self) -> None:
+        """Record that progress changed; it is saved within ``autosave_delay`` seconds."""
+        self.dirty = True
+        self._quit_confirmed = False
+        if not self._save_pending:
+            self._save_pending = True
+            self.set_timer(self.autosave_delay, self._autosave)
+        self._update_status()
+
+    def _autosave(self) -> None:
+        self._save_pending = False
+        if self.dirty:
+            self.save_now()
+
+    def save_now(self) -> bool:
+        """Save the progress file now. Returns False (and tells the learner) when it failed."""
+        if self.lesson is None and not self.dirty:
+            return True
+        try:
+            self.store.save(self.progress)
+        except ShardbookError as error:
+            if self.save_error != str(error):
+                self.notify(strings.SAVE_FAILED.format(error=error), severity="error", timeout=20)
+            self.save_error = str(error)
+            self._update_status()
+            return False
+        self.dirty = False
+        self.save_error = ""
+        self.last_saved = dt.datetime.now().strftime("%H:%M:%S")
+        self._update_status()
+        return True
+
+    def _update_status(self) -> None:
+        parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        if self.save_error:
+            parts.append(strings.NOT_SAVED)
+        elif self.last_saved:
+            parts.append(strings.SAVED_AT.format(time=self.last_saved))
+        self.sub_title = " · ".join(parts)
+
+    # ----------------------------------------------------------------- actions
+    def action_show_help(self) -> None:
+        focused = self.focused
+        help_text = ""
+        node = focused
+        while node is not None and not help_text:
+            help_text = getattr(node, "HELP", "") or ""
+            node = node.parent  # type: ignore[assignment]
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HelpScreen(help_text))
+
+    def action_side_tab(self, tab: str) -> None:
+        side = self.query_one("#side", TabbedContent)
+        side.active = tab
+        for child in side.get_pane(tab).children:
+            focus_first = getattr(child, "focus_first", None)
+            if focus_first is not None:
+                focus_first()
+
+    def action_toggle_zoom(self) -> None:
+        self.query_one("#main").toggle_class("-zoom")
+
+    def action_focus_outline(self) -> None:
+        self.query_one("#main").remove_class("-zoom")
+        self.query_one("#outline").focus()
+
+    def action_next_section(self) -> None:
+        outline = self.query_one("#outline", OptionList)
+        if outline.option_count:
+            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
+
+    def action_save(self) -> None:
+        if self.save_now():
+            self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
+
+    def action_toggle_complete(self) -> None:
+        if self.progress.status == "complete":
+            self.progress.status = "in-progress"
+            self.notify(strings.MARKED_IN_PROGRESS)
+        else:
+            self.progress.status = "complete"
+            self.notify(strings.MARKED_COMPLETE)
+        self.mark_dirty()
+        if self.current_section == META_ID:
+            self.show_section(META_ID)
+
+    def action_export_notes(self) -> None:
+        if self.lesson is None:
+            self.notify(self.lesson_error, severity="error")
+            return
+        self.save_now()
+        path = self.store.folder / "exports" / safe_file_name(self.lesson.id, "md")
+        try:
+            write_export(path, export_text(self.lesson, self.progress, "md"))
+        except OSError as error:
+            self.notify(
+                strings.EXPORT_FAILED.format(error=error.strerror or error), severity="error"
+            )
+            return
+        self.notify(strings.EXPORTED.format(path=path), timeout=8)
+
+    async def action_quit(self) -> None:
+        """Save first; if saving fails, say so and quit only on a second ctrl+q."""
+        if self.save_now() or self._quit_confirmed:
+            self.exit(0)
+            return
+        self._quit_confirmed = True
+        self.notify("Press ctrl+q again to quit WITHOUT saving.", severity="error", timeout=20)
+
+    def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """Extra command-palette entries: every section and every lesson."""
+        entries: list[tuple[str, str, Callable[[], object]]] = []
+        outline = self.query_one("#outline", OptionList)
+        for index in range(outline.option_count):
+            option = outline.get_option_at_index(index)
+            title = str(option.prompt)
+            entries.append((f"Go to: {title}", "Read this section", partial(self._goto, index)))
+        for ref in self.lesson_refs:
+            entries.append(
+                (
+                    f"Open lesson: {ref.id} {ref.title}",
+                    str(ref.path),
+                    partial(self.open_lesson, ref.id),
+                )
+            )
+        return entries
+
+    def _goto(self, index: int) -> None:
+        self.query_one("#main").remove_class("-zoom")
+        self.query_one("#outline", OptionList).highlighted = index
+
+
+def make_app(
+    lesson_id: str | None = None,
+    content_dir: str | Path | None = None,
+    progress_dir: str | Path | None = None,
+    autosave_delay: float = 0.5,
+) -> ShardbookApp:
+    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too."""
+    return ShardbookApp(
+        lesson_id=lesson_id,
+        content_dir=resolve_content_dir(content_dir),
+        progress_dir=resolve_progress_dir(progress_dir),
+        autosave_delay=autosave_delay,
+    )

@@ -1,0 +1,132 @@
+"""The Bubble pane: a pipeline schedule simulated by ``engine.pipeline``, drawn in ASCII.
+
+Shows the bubble in both conventions, each named (bubble/ideal, as Megatron-LM and the
+Ultra-Scale Playbook state it; bubble/total, as GPipe and the Zero-Bubble paper measure it), the
+paper's closed form beside the simulated value, the micro-batches in flight per stage (the
+activation memory a schedule stashes), the timeline, and optionally a second schedule to compare.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from engine import units
+from engine.pipeline import SCHEDULES, PipelineResult, PipelineSpec, render_timeline, simulate
+from tui import strings
+from tui.widgets.calculator import CalculatorPane, Field, Outcome
+
+NONE = "none"
+MIN_TIMELINE_WIDTH = 24
+
+
+def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
+    """The pane's form as a PipelineSpec for ``schedule``.
+
+    Raises:
+        InputError: naming the form field.
+    """
+    virtual = units.parse_int("virtual_stages", values["virtual_stages"])
+    return PipelineSpec(
+        schedule=schedule,
+        stages=units.parse_int("stages", values["stages"]),
+        micro_batches=units.parse_int("micro_batches", values["micro_batches"]),
+        virtual_stages=virtual if schedule == "interleaved-1f1b" else 1,
+        t_forward=units.parse_number("t_forward", values["t_forward"]),
+        t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
+        t_backward_weight=units.parse_number(
+            "t_backward_weight", values["t_backward_weight"], allow_zero=True
+        ),
+        p2p_time=units.parse_number("p2p_time", values["p2p_time"], allow_zero=True),
+    )
+
+
+def _figures(result: PipelineResult) -> Table:
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column(no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    closed = result.closed_form
+    table.add_row("bubble/ideal", f"{result.bubble_over_ideal:.4g}")
+    table.add_row("  (Megatron, Playbook)", "")
+    table.add_row("bubble/total", f"{result.bubble_fraction:.4g}")
+    table.add_row("  (GPipe, Zero-Bubble)", "")
+    table.add_row("bubble time/stage", f"{max(result.bubble_time):.4g}")
+    table.add_row("makespan", f"{result.makespan:.4g}")
+    table.add_row("ideal m(tF+tB+tW)", f"{result.ideal_time:.4g}")
+    peak = max(result.peak_in_flight_microbatches)
+    table.add_row("peak in flight", f"{peak:.4g} micro-batches")
+    table.add_row("closed form", f"{closed.value:.4g}")
+    return table
+
+
+def bubble_renderable(result: PipelineResult, width: int) -> RenderableType:
+    """Both bubble figures, the closed form with its source, in-flight counts and the timeline."""
+    closed = result.closed_form
+    in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
+    parts: list[RenderableType] = [
+        Text(
+            f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}",
+            style="bold",
+        ),
+        _figures(result),
+        Text(f"closed form: {closed.formula}", style="dim"),
+        Text(f"source: {closed.source}", style="dim"),
+        Text(f"in flight per stage: {in_flight}", style="dim"),
+    ]
+    if not closed.applies:
+        parts.append(Text(f"closed form assumes: {closed.assumptions}", style="dim"))
+    parts.append(Text(render_timeline(result, width=max(width, MIN_TIMELINE_WIDTH))))
+    return Group(*parts)
+
+
+class BubblePane(CalculatorPane):
+    """Pipeline bubble: stages p, micro-batches m, a schedule; optionally a second to compare."""
+
+    form_name = "bubble"
+    HELP = (
+        "The pipeline bubble. p stages, m micro-batches; t_F, t_B (input gradient) and t_W "
+        "(weight gradient) per op. bubble/ideal is (p-1)/m for GPipe and 1F1B (Megatron-LM, "
+        "the Ultra-Scale Playbook); bubble/total is (p-1)/(m+p-1), the share of the iteration "
+        "spent idle (GPipe, the Zero-Bubble paper). The timeline shows F, B, W per stage and "
+        "idle as '.'. Pick a second schedule under 'compare with' to see both. F5 widens the pane."
+    )
+    FIELDS: ClassVar = (
+        Field("schedule", "schedule", "gpipe", options=tuple((s, s) for s in SCHEDULES)),
+        Field("stages", "stages p", "4"),
+        Field("micro_batches", "micro-batches m", "8"),
+        Field("virtual_stages", "virtual st. v", "2", tooltip="interleaved-1f1b only"),
+        Field("t_forward", "t_F", "1"),
+        Field("t_backward_input", "t_B", "1"),
+        Field("t_backward_weight", "t_W", "1"),
+        Field("p2p_time", "p2p time", "0"),
+        Field(
+            "compare",
+            "compare with",
+            NONE,
+            options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
+        ),
+    )
+
+    def compose_header(self) -> ComposeResult:
+        yield Static(strings.BUBBLE_TITLE, classes="section-title")
+
+    def _timeline_width(self) -> int:
+        return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1)
+
+    def compute(self, values: dict[str, str]) -> Outcome:
+        width = self._timeline_width()
+        result = simulate(spec_from_form(values, values["schedule"]))
+        parts: list[RenderableType] = [bubble_renderable(result, width)]
+        if values["compare"] != NONE:
+            other = simulate(spec_from_form(values, values["compare"]))
+            parts.extend([Text(""), bubble_renderable(other, width)])
+        return Outcome(Group(*parts))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.recompute()

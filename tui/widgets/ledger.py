@@ -1,0 +1,322 @@
+"""The Ledger pane: per-rank training memory from ``engine.ledger``, in GB and GiB.
+
+The form's text becomes a :class:`engine.ledger.LedgerSpec`; ``compute_ledger`` does every
+sum. The pane draws the result: one row per term, a stacked bar, the naive "parameters x
+precision" figure beside it, whether it fits, and each term's formula and source. ctrl+g
+loads exercise 1's 1B-parameter example; ctrl+t shows the three conventions side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Input, Select, Static
+
+from engine import units
+from engine.ledger import (
+    CONVENTION_NOTES,
+    CONVENTIONS,
+    PRECISION_PRESETS,
+    LedgerResult,
+    LedgerSpec,
+    compare_conventions,
+    compute_ledger,
+    exercise1_columns,
+)
+from tui import strings
+from tui.widgets.calculator import CalculatorPane, Field, Outcome
+
+CUSTOM = "custom"
+_YES_NO = (("no", "no"), ("yes", "yes"))
+_TERM_LABELS = {
+    "params": ("parameters", "P"),
+    "grads": ("gradients", "G"),
+    "master_weights": ("master weights", "M"),
+    "optimizer_states": ("optimizer states", "O"),
+    "activations": ("activations", "A"),
+    "buffers": ("buffers/temp", "B"),
+}
+_TERM_STYLES = {
+    "params": "bold blue",
+    "grads": "bold magenta",
+    "master_weights": "bold yellow",
+    "optimizer_states": "bold red",
+    "activations": "bold green",
+    "buffers": "bold cyan",
+}
+# Exercise 1 (lesson S15): a hypothetical 1B-parameter model, mixed-precision Adam, one rank.
+EXAMPLE_1B = {
+    "params": "1B",
+    "preset": "mixed-adam",
+    "weight_bytes": "2",
+    "grad_bytes": "2",
+    "optimizer_bytes": "12",
+    "dp": "1",
+    "zero": "0",
+    "convention": "zero-paper",
+}
+BAR_WIDTH = 28
+
+
+def _int_or_none(field: str, text: str, minimum: int = 1) -> int | None:
+    return units.parse_int(field, text, minimum=minimum) if text.strip() else None
+
+
+def spec_from_form(values: dict[str, str]) -> LedgerSpec:
+    """The pane's form (field name -> text as typed) as a LedgerSpec.
+
+    Raises:
+        InputError: naming the form field.
+    """
+    preset_key = values.get("preset", CUSTOM)
+    preset_fields: dict[str, Any] = {}
+    if preset_key in PRECISION_PRESETS:
+        preset_fields = dict(PRECISION_PRESETS[preset_key].fields)
+    spec_fields: dict[str, Any] = {
+        "params": units.parse_count("params", values["params"])
+        if values["params"].strip()
+        else None,
+        "dp": units.parse_int("dp", values["dp"]),
+        "zero": units.parse_int("zero", values["zero"], minimum=0, maximum=3),
+        "convention": values["convention"],
+        "seq": _int_or_none("seq", values["seq"]),
+        "layers": _int_or_none("layers", values["layers"]),
+        "hidden": _int_or_none("hidden", values["hidden"]),
+        "heads": _int_or_none("heads", values["heads"]),
+        "ffn_hidden": _int_or_none("ffn_hidden", values["ffn_hidden"]),
+        "vocab": _int_or_none("vocab", values["vocab"]),
+        "micro_batch": units.parse_int("micro_batch", values["micro_batch"]),
+        "recompute": values["recompute"],
+        "sequence_parallel": values["sequence_parallel"] == "yes",
+        "tp": units.parse_int("tp", values["tp"]),
+        "pp": units.parse_int("pp", values["pp"]),
+        "cp": units.parse_int("cp", values["cp"]),
+        "ep": units.parse_int("ep", values["ep"]),
+        "experts": units.parse_int("experts", values["experts"]),
+        "schedule": values["schedule"],
+        "micro_batches": _int_or_none("micro_batches", values["micro_batches"]),
+        "virtual_stages": units.parse_int("virtual_stages", values["virtual_stages"]),
+        "gpu_memory": (
+            units.parse_bytes("gpu_memory", values["gpu_memory"])
+            if values["gpu_memory"].strip()
+            else None
+        ),
+        "largest_layer_params": (
+            units.parse_count("largest_layer_params", values["largest_layer_params"])
+            if values["largest_layer_params"].strip()
+            else None
+        ),
+        **preset_fields,
+    }
+    if values["convention"] == "zero-paper":
+        spec_fields["weight_bytes"] = units.parse_number("weight_bytes", values["weight_bytes"])
+        spec_fields["grad_bytes"] = units.parse_number(
+            "grad_bytes", values["grad_bytes"], allow_zero=True
+        )
+        spec_fields["optimizer_bytes"] = units.parse_number(
+            "optimizer_bytes", values["optimizer_bytes"], allow_zero=True
+        )
+    return LedgerSpec(**spec_fields)
+
+
+def _bar(result: LedgerResult) -> Text:
+    total = result.per_rank_bytes["total"]
+    bar = Text()
+    if total <= 0:
+        return bar
+    for key, (_label, letter) in _TERM_LABELS.items():
+        cells = round(BAR_WIDTH * result.per_rank_bytes[key] / total)
+        if result.per_rank_bytes[key] > 0:
+            cells = max(cells, 1)
+        bar.append(letter * cells, style=_TERM_STYLES[key])
+    naive_cells = max(1, round(BAR_WIDTH * min(result.naive_bytes / total, 1.0)))
+    return Text.assemble(
+        "rank  ",
+        bar,
+        "\nnaive ",
+        Text("N" * naive_cells, style="bold white"),
+        "  (N = params x precision)",
+    )
+
+
+def ledger_renderable(result: LedgerResult) -> RenderableType:
+    """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and each term's source."""
+    table = Table(box=None, pad_edge=False, show_edge=False, expand=False)
+    table.add_column("per rank", no_wrap=True)
+    table.add_column("GB", justify="right", no_wrap=True)
+    table.add_column("GiB", justify="right", no_wrap=True)
+    for key, (label, letter) in _TERM_LABELS.items():
+        value = result.per_rank_bytes[key]
+        table.add_row(
+            Text(f"{letter} {label}", style=_TERM_STYLES[key]),
+            f"{value / units.GB:,.2f}",
+            f"{value / units.GIB:,.2f}",
+        )
+    total = result.per_rank_bytes["total"]
+    table.add_row(
+        Text("total", style="bold"),
+        Text(f"{total / units.GB:,.2f}", style="bold"),
+        Text(f"{total / units.GIB:,.2f}", style="bold"),
+    )
+    table.add_row(
+        "naive N x precision",
+        f"{result.naive_bytes / units.GB:,.2f}",
+        f"{result.naive_bytes / units.GIB:,.2f}",
+    )
+    lines = [
+        f"N = {units.format_count(result.params_total)} params; world size {result.world_size}",
+        f"convention: {result.convention}",
+    ]
+    if result.fits is not None and result.spec.gpu_memory is not None:
+        verdict = "fits" if result.fits else "DOES NOT FIT"
+        lines.append(f"{verdict} in {units.format_bytes(result.spec.gpu_memory)}")
+    if not result.activations_computed:
+        lines.append("activations not computed: enter seq, layers, hidden, heads")
+    lines.extend(result.notes)
+    sources = [Text("\nhow each term is computed", style="bold")]
+    for term in result.terms:
+        sources.append(Text(f"{_TERM_LABELS[term.name][0]}: {term.formula}"))
+        sources.append(Text(f"  source: {term.source}", style="dim"))
+    return Group(table, _bar(result), Text("\n".join(lines), style="dim"), *sources)
+
+
+def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
+    """The same configuration under every convention, side by side, with each one's note."""
+    table = Table(box=None, pad_edge=False, title="GB (1e9) per rank", title_justify="left")
+    table.add_column("term", no_wrap=True)
+    for name in results:
+        table.add_column(name, justify="right", no_wrap=True)
+    for key in (*_TERM_LABELS, "total"):
+        label = _TERM_LABELS[key][0] if key in _TERM_LABELS else "total"
+        table.add_row(
+            label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
+        )
+    notes = [Text(f"{name}: {CONVENTION_NOTES[name]}", style="dim") for name in results]
+    return Group(table, *notes)
+
+
+class LedgerPane(CalculatorPane):
+    """Exercise 1's ledger: where training memory goes on each rank."""
+
+    form_name = "ledger"
+    figure_name = "exercise1"
+    HELP = (
+        "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
+        "precision preset or type bytes per parameter for weights, gradients and optimizer "
+        "states (K, fp32 master weights included, as the ZeRO paper counts), the data-parallel "
+        "size P and the ZeRO stage. Fill seq, layers, hidden and heads for activations "
+        "(Korthikanti et al. 2022, Table 2). Figures are per rank, in GB (1e9 bytes) and GiB "
+        "(2^30 bytes). ctrl+g loads exercise 1's 1B example; ctrl+t compares the zero-paper "
+        "(16 B/param), megatron (18) and deepspeed conventions. Your exercise-1 figures are "
+        "saved with your progress and exported."
+    )
+    BINDINGS: ClassVar = [
+        Binding("ctrl+g", "example", "1B example", id="ledger_example"),
+        Binding("ctrl+t", "compare", "Compare", id="ledger_compare"),
+    ]
+    FIELDS = (
+        Field("params", "params N", "1B", tooltip="parameter count: 1e9, 1B, 7.5B, 350M"),
+        Field(
+            "preset",
+            "precision",
+            "mixed-adam",
+            options=(
+                *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
+                ("custom bytes/param", CUSTOM),
+            ),
+        ),
+        Field("weight_bytes", "weights B/par", "2"),
+        Field("grad_bytes", "grads B/par", "2"),
+        Field("optimizer_bytes", "optim K B/par", "12", tooltip="ZeRO paper K: master + moments"),
+        Field("dp", "DP size P", "1"),
+        Field("zero", "ZeRO stage", "0", options=tuple((f"{s}", f"{s}") for s in "0123")),
+        Field("convention", "convention", "zero-paper", options=tuple((c, c) for c in CONVENTIONS)),
+        Field("seq", "seq len s", "", tooltip="leave empty to skip activations"),
+        Field("layers", "layers L", ""),
+        Field("hidden", "hidden h", ""),
+        Field("heads", "heads a", ""),
+        Field("ffn_hidden", "FFN hidden", "", tooltip="default 4h"),
+        Field("vocab", "vocab V", ""),
+        Field("micro_batch", "micro-batch b", "1"),
+        Field(
+            "recompute",
+            "recompute",
+            "none",
+            options=(("none", "none"), ("selective", "selective"), ("full", "full")),
+        ),
+        Field("sequence_parallel", "seq parallel", "no", options=_YES_NO),
+        Field("tp", "TP size", "1"),
+        Field("pp", "PP size", "1"),
+        Field("cp", "CP size", "1"),
+        Field("ep", "EP size", "1"),
+        Field("experts", "experts", "1"),
+        Field("schedule", "PP schedule", "1f1b", options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
+        Field("micro_batches", "micro-batches", "", tooltip="m; default p for 1F1B"),
+        Field("virtual_stages", "virtual st. v", "1"),
+        Field("largest_layer_params", "largest layer", "", tooltip="deepspeed ZeRO-3 term"),
+        Field("gpu_memory", "GPU memory", "80GB", tooltip="80GB, 141GB, 80GiB"),
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.comparing = False
+        self.result: LedgerResult | None = None
+
+    def compose_header(self) -> ComposeResult:
+        yield Static(strings.LEDGER_TITLE, classes="section-title")
+
+    def compute(self, values: dict[str, str]) -> Outcome:
+        spec = spec_from_form(values)
+        result = compute_ledger(spec)
+        self.result = result
+        if self.comparing:
+            renderable = comparison_renderable(compare_conventions(replace(spec)))
+        else:
+            renderable = ledger_renderable(result)
+        return Outcome(renderable, exercise1_columns(result))
+
+    @on(Select.Changed, "#field-preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        preset = PRECISION_PRESETS.get(str(event.value))
+        if preset is None:
+            return
+        self._fill(
+            {
+                "weight_bytes": f"{preset.weight_bytes:g}",
+                "grad_bytes": f"{preset.grad_bytes:g}",
+                "optimizer_bytes": f"{preset.optimizer_bytes:g}",
+            }
+        )
+
+    @on(Input.Changed, "#field-weight_bytes, #field-grad_bytes, #field-optimizer_bytes")
+    def _bytes_changed(self, event: Input.Changed) -> None:
+        values = self.values()
+        preset = PRECISION_PRESETS.get(values["preset"])
+        typed = (values["weight_bytes"], values["grad_bytes"], values["optimizer_bytes"])
+        if preset is not None and typed != (
+            f"{preset.weight_bytes:g}",
+            f"{preset.grad_bytes:g}",
+            f"{preset.optimizer_bytes:g}",
+        ):
+            self._fill({"preset": CUSTOM})
+
+    def _fill(self, values: dict[str, str]) -> None:
+        current = self.values()
+        current.update(values)
+        self.set_values(current, by_learner=True)
+
+    def action_example(self) -> None:
+        """Exercise 1: a hypothetical 1B-parameter model with mixed-precision Adam."""
+        self._fill(EXAMPLE_1B)
+        self.notify(strings.LEDGER_EXAMPLE_LOADED)
+
+    def action_compare(self) -> None:
+        self.comparing = not self.comparing
+        self.recompute()

@@ -1,0 +1,121 @@
+"""Text boxes for the learner's own words: self-check answers and reflection fields.
+
+Text is shown literally (``markup=False``; a TextArea never parses markup). Every change is
+posted up as :class:`NoteBox.Edited`; the app owns the progress model and the saving.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Button, Static, TextArea
+
+from engine.lesson import Item
+from tui import strings
+
+
+class NoteBox(Vertical):
+    """One labelled text area bound to a lesson item id."""
+
+    HELP = (
+        "Type your answer or note here; it is saved within a second and again on quit. "
+        "Tab moves to the next field."
+    )
+
+    class Edited(Message):
+        """The learner changed item ``item_id`` of ``kind`` ("answers" or "reflections")."""
+
+        def __init__(self, kind: str, item_id: str, text: str) -> None:
+            super().__init__()
+            self.kind = kind
+            self.item_id = item_id
+            self.text = text
+
+    def __init__(self, kind: str, item: Item, text: str, label: str, placeholder: str) -> None:
+        super().__init__(classes="note-box")
+        self.kind = kind
+        self.item = item
+        self._initial = text
+        self._label = label
+        self._placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._label, markup=False, classes="note-label")
+        yield TextArea(
+            self._initial,
+            soft_wrap=True,
+            show_line_numbers=False,
+            placeholder=self._placeholder,
+            classes="note-text",
+        )
+
+    @property
+    def text_area(self) -> TextArea:
+        return self.query_one(TextArea)
+
+    @on(TextArea.Changed)
+    def _changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self.post_message(self.Edited(self.kind, self.item.id, event.text_area.text))
+
+
+class SelfCheckBox(NoteBox):
+    """A self-check question: answer first, then reveal the reference key points."""
+
+    HELP = (
+        "Answer the question in your own words first. Then press ctrl+r (or the button) to "
+        "reveal the reference key points and compare. The key points are added material, "
+        "grounded in the lesson and its sources, not the lesson's own text."
+    )
+    BINDINGS = [Binding("ctrl+r", "reveal", "Reveal", id="reveal")]
+
+    class RevealRequested(Message):
+        """The learner asked to see the key points of ``item_id``."""
+
+        def __init__(self, box: SelfCheckBox) -> None:
+            super().__init__()
+            self.box = box
+
+    def __init__(self, item: Item, number: int, text: str, revealed: bool) -> None:
+        super().__init__(
+            "answers", item, text, f"{number}. {item.text}", strings.ANSWER_PLACEHOLDER
+        )
+        self._revealed = revealed
+        self.add_class("self-check")
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Button(strings.REVEAL_BUTTON, classes="reveal", compact=True)
+        points = "\n".join(f"• {point}" for point in self.item.key_points)
+        sources = ""
+        if self.item.key_point_sources:
+            sources = "\n" + strings.KEY_POINTS_SOURCES + "; ".join(self.item.key_point_sources)
+        key_points = Static(
+            f"{strings.KEY_POINTS_TITLE}\n{points}{sources}", markup=False, classes="key-points"
+        )
+        key_points.display = self._revealed
+        yield key_points
+
+    @property
+    def revealed(self) -> bool:
+        return self._revealed
+
+    def show_key_points(self) -> None:
+        self._revealed = True
+        self.query_one(".key-points", Static).display = True
+        self.query_one(".reveal", Button).display = False
+
+    def on_mount(self) -> None:
+        if self._revealed:
+            self.query_one(".reveal", Button).display = False
+
+    @on(Button.Pressed, ".reveal")
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_reveal()
+
+    def action_reveal(self) -> None:
+        self.post_message(self.RevealRequested(self))
