@@ -79,6 +79,15 @@ def bubble_renderable(result: PipelineResult, width: int) -> RenderableType:
         Text(f"source: {closed.source}", style="dim"),
         Text(f"in flight per stage: {in_flight}", style="dim"),
     ]
+    if result.makespan > result.iteration_time:
+        parts.append(
+            Text(
+                f"makespan {result.makespan:g} > iteration {result.iteration_time:g}: stages start "
+                "shifted, so the drawing shows idle the steady-state bubble does not (Qi et al. "
+                "2023 §5 measure the bubble per iteration)",
+                style="dim",
+            )
+        )
     if not closed.applies:
         parts.append(Text(f"closed form assumes: {closed.assumptions}", style="dim"))
     parts.append(Text(render_timeline(result, width=max(width, MIN_TIMELINE_WIDTH))))
@@ -101,16 +110,19 @@ class BubblePane(CalculatorPane):
         Field("stages", "stages p", "4"),
         Field("micro_batches", "micro-batches m", "8"),
         Field("virtual_stages", "virtual st. v", "2", tooltip="interleaved-1f1b only"),
-        Field("t_forward", "t_F", "1"),
-        Field("t_backward_input", "t_B", "1"),
-        Field("t_backward_weight", "t_W", "1"),
-        Field("p2p_time", "p2p time", "0"),
         Field(
             "compare",
             "compare with",
             NONE,
             options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
         ),
+    )
+    MORE_TITLE = strings.BUBBLE_MORE
+    MORE_FIELDS: ClassVar = (
+        Field("t_forward", "t_F", "1"),
+        Field("t_backward_input", "t_B", "1"),
+        Field("t_backward_weight", "t_W", "1"),
+        Field("p2p_time", "p2p time", "0"),
     )
 
     def compose_header(self) -> ComposeResult:

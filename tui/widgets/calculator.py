@@ -47,6 +47,9 @@ class CalculatorPane(VerticalScroll):
     form_name: ClassVar[str] = ""
     figure_name: ClassVar[str] = ""
     FIELDS: ClassVar[tuple[Field, ...]] = ()
+    # Shown below the result, so the figures stay on screen at 80x24 while the main fields change.
+    MORE_FIELDS: ClassVar[tuple[Field, ...]] = ()
+    MORE_TITLE: ClassVar[str] = ""
 
     class FormChanged(Message):
         """The form changed: its values as typed, and figures when the result is good."""
@@ -71,9 +74,22 @@ class CalculatorPane(VerticalScroll):
         self.last_error = ""
         self._last_values: dict[str, str] = {}
 
+    @classmethod
+    def all_fields(cls) -> tuple[Field, ...]:
+        return cls.FIELDS + cls.MORE_FIELDS
+
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        for field in self.FIELDS:
+        yield from self._compose_fields(self.FIELDS)
+        yield Static("", classes="calc-error", markup=False)
+        yield Static(strings.CALC_ENTER_VALUES, classes="calc-result")
+        if self.MORE_FIELDS:
+            yield Static(self.MORE_TITLE, classes="more-title", markup=False)
+            yield from self._compose_fields(self.MORE_FIELDS)
+        yield from self.compose_footer()
+
+    def _compose_fields(self, fields: tuple[Field, ...]) -> ComposeResult:
+        for field in fields:
             with Horizontal(classes="form-row"):
                 yield Label(field.label, markup=False, classes="form-label")
                 if field.options:
@@ -92,9 +108,6 @@ class CalculatorPane(VerticalScroll):
                     if field.tooltip:
                         widget.tooltip = field.tooltip
                     yield widget
-        yield Static("", classes="calc-error", markup=False)
-        yield Static(strings.CALC_ENTER_VALUES, classes="calc-result")
-        yield from self.compose_footer()
 
     def compose_header(self) -> ComposeResult:
         yield from ()
@@ -108,7 +121,7 @@ class CalculatorPane(VerticalScroll):
     def values(self) -> dict[str, str]:
         """The form as typed: field name -> text."""
         result: dict[str, str] = {}
-        for field in self.FIELDS:
+        for field in self.all_fields():
             widget = self.query_one(f"#field-{field.name}")
             if isinstance(widget, Select):
                 result[field.name] = str(widget.value)
@@ -122,7 +135,7 @@ class CalculatorPane(VerticalScroll):
         compute once. The fields' own Changed messages are suppressed: they would arrive later
         and be taken for the learner's typing."""
         with self.prevent(Input.Changed, Select.Changed):
-            for field in self.FIELDS:
+            for field in self.all_fields():
                 if field.name not in values:
                     continue
                 widget = self.query_one(f"#field-{field.name}")
@@ -136,7 +149,7 @@ class CalculatorPane(VerticalScroll):
 
     def restore(self, values: dict[str, str]) -> None:
         """Show the form as the learner left it (or the defaults)."""
-        defaults = {field.name: field.default for field in self.FIELDS}
+        defaults = {field.name: field.default for field in self.all_fields()}
         defaults.update(values)
         self.set_values(defaults)
 
@@ -153,7 +166,7 @@ class CalculatorPane(VerticalScroll):
         raise InputError("form", "this pane has no calculator")
 
     def label_of(self, name: str) -> str:
-        for field in self.FIELDS:
+        for field in self.all_fields():
             if field.name == name:
                 return field.label
         return name

@@ -36,12 +36,12 @@ from tui.widgets.calculator import CalculatorPane, Field, Outcome
 CUSTOM = "custom"
 _YES_NO = (("no", "no"), ("yes", "yes"))
 _TERM_LABELS = {
-    "params": ("parameters", "P"),
-    "grads": ("gradients", "G"),
-    "master_weights": ("master weights", "M"),
-    "optimizer_states": ("optimizer states", "O"),
+    "params": ("params", "P"),
+    "grads": ("grads", "G"),
+    "master_weights": ("master wts", "M"),
+    "optimizer_states": ("optimizer", "O"),
     "activations": ("activations", "A"),
-    "buffers": ("buffers/temp", "B"),
+    "buffers": ("buffers", "B"),
 }
 _TERM_STYLES = {
     "params": "bold blue",
@@ -148,10 +148,10 @@ def _bar(result: LedgerResult) -> Text:
 
 def ledger_renderable(result: LedgerResult) -> RenderableType:
     """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and each term's source."""
-    table = Table(box=None, pad_edge=False, show_edge=False, expand=False)
-    table.add_column("per rank", no_wrap=True)
-    table.add_column("GB", justify="right", no_wrap=True)
-    table.add_column("GiB", justify="right", no_wrap=True)
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1), collapse_padding=True)
+    table.add_column("per rank", no_wrap=True, width=13)
+    table.add_column("GB", justify="right", no_wrap=True, min_width=6)
+    table.add_column("GiB", justify="right", no_wrap=True, min_width=6)
     for key, (label, letter) in _TERM_LABELS.items():
         value = result.per_rank_bytes[key]
         table.add_row(
@@ -238,6 +238,10 @@ class LedgerPane(CalculatorPane):
         Field("dp", "DP size P", "1"),
         Field("zero", "ZeRO stage", "0", options=tuple((f"{s}", f"{s}") for s in "0123")),
         Field("convention", "convention", "zero-paper", options=tuple((c, c) for c in CONVENTIONS)),
+        Field("gpu_memory", "GPU memory", "80GB", tooltip="80GB, 141GB, 80GiB"),
+    )
+    MORE_TITLE = strings.LEDGER_MORE
+    MORE_FIELDS = (
         Field("seq", "seq len s", "", tooltip="leave empty to skip activations"),
         Field("layers", "layers L", ""),
         Field("hidden", "hidden h", ""),
@@ -261,7 +265,6 @@ class LedgerPane(CalculatorPane):
         Field("micro_batches", "micro-batches", "", tooltip="m; default p for 1F1B"),
         Field("virtual_stages", "virtual st. v", "1"),
         Field("largest_layer_params", "largest layer", "", tooltip="deepspeed ZeRO-3 term"),
-        Field("gpu_memory", "GPU memory", "80GB", tooltip="80GB, 141GB, 80GiB"),
     )
 
     def __init__(self) -> None:
