@@ -288,7 +288,8 @@ class LedgerPane(CalculatorPane):
     @on(Select.Changed, "#field-preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         preset = PRECISION_PRESETS.get(str(event.value))
-        if preset is None:
+        # A Select posts Changed when it mounts too: only a new choice fills the bytes fields.
+        if preset is None or self._last_values.get("preset", str(event.value)) == event.value:
             return
         self._fill(
             {
