@@ -154,10 +154,31 @@ def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
     )
 
 
+class _Dumper(yaml.SafeDumper):
+    """The safe dumper, with text that holds line breaks or control characters double-quoted.
+
+    PyYAML's plain and single-quoted styles fold or drop some characters (NEL ``\x85``,
+    U+2028, a BOM, ``\r``); its double-quoted style escapes them, so they round-trip exactly.
+    """
+
+
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = None if text.isprintable() else '"'
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def dump_yaml(data: Any) -> str:
     """YAML text for ``data`` (safe dumper, Unicode kept, key order kept)."""
-    return yaml.safe_dump(
-        data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=100
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=100,
     )
 
 

@@ -27,6 +27,7 @@ HOSTILE = [
     "line1\r\nline2\rline3",
     "---\n...\n# not a comment",
     "",
+    "nel \x85 ls \u2028 ps \u2029 bom \ufeff",
 ]
 
 
@@ -46,7 +47,7 @@ def test_hostile_text_round_trips_byte_for_byte(tmp_path: Path, text: str) -> No
     assert loaded.reflections["r-1"] == text
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(st.characters(exclude_categories=("Cs",)), max_size=200))
 def test_any_text_round_trips(tmp_path: Path, text: str) -> None:
     store = ProgressStore(tmp_path)
