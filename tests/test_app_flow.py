@@ -202,3 +202,51 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
     assert front["title"].startswith("训练内存、Collective 与并行轴全景")
     for text in (*expected_answers.values(), *expected_reflections.values()):
         assert text in body
+
+
+async def test_ledger_compare_and_exercise1_figures_are_saved(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause(0.2)
+        ledger = app.query_one("LedgerPane")
+        # Exercise 1's four columns for 1B params, mixed-precision Adam (ZeRO paper §3.1).
+        assert app.progress.figures["exercise1"] == {
+            "parameters": 2e9,
+            "gradients": 2e9,
+            "adam_states": 12e9,
+            "activations": 0.0,
+        }
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = shown(ledger.query_one(".calc-result", Static))
+        total = next(line for line in text.splitlines() if line.startswith("total"))
+        # 16 B/param (ZeRO paper) vs 18 B/param (Megatron-LM, fp32 main grads) on 1e9 params.
+        assert "zero-paper" in text and "megatron" in text and "deepspeed" in text
+        assert "16.00" in total and "18.00" in total
+        # Activations from the architecture (Korthikanti et al. 2022, Table 2, no parallelism):
+        # s*b*h*(34 + 5*a*s/h) per layer = 1024*1*1024*(34 + 80) * 24 layers.
+        await pilot.press("ctrl+t")
+        for name, value in (("seq", "1024"), ("layers", "24"), ("hidden", "1024"), ("heads", "16")):
+            await type_into(pilot, ledger.query_one(f"#field-{name}", Input), value)
+        activations = app.progress.figures["exercise1"]["activations"]
+        assert activations == 1024 * 1024 * (34 + 5 * 16 * 1024 / 1024) * 24
+        await pilot.press("ctrl+q")
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    assert saved["forms"]["ledger"]["seq"] == "1024"
+    assert saved["figures"]["exercise1"]["adam_states"] == 12e9
+
+
+async def test_bubble_compares_two_schedules(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3", "f5")
+        bubble = app.query_one("BubblePane")
+        await choose(pilot, bubble.query_one("#field-schedule", Select), "1f1b")
+        await choose(pilot, bubble.query_one("#field-compare", Select), "interleaved-1f1b")
+        text = shown(bubble.query_one(".calc-result", Static))
+        # 1F1B p=4, m=8: 0.375; interleaved v=2: (p-1)/(m*v) = 0.1875 (Narayanan et al. §2.2.2).
+        assert "1f1b: p=4, m=8" in text and "interleaved-1f1b: p=4, m=8" in text
+        assert "0.375" in text and "0.1875" in text
+        # 1F1B stashes at most p micro-batches; the peak is on the first stage.
+        assert "in flight per stage: 4, 3, 2, 1" in text
