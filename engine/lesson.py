@@ -779,6 +779,9 @@ def _sorted(errors: Iterable[ContentError]) -> list[ContentError]:
     return sorted(errors, key=lambda e: -1 if e.line is None else e.line)
 
 
+_EMPTY_MESSAGE: Final = "the file is empty; a lesson starts with 'schema_version: 1'"
+
+
 def _check(path: Path | str) -> tuple[Lesson | None, list[ContentError]]:
     shown = str(path)
     file = Path(path)
@@ -787,10 +790,8 @@ def _check(path: Path | str) -> tuple[Lesson | None, list[ContentError]]:
         root = _compose(shown, text)
     except ContentError as error:
         return None, [error]
-    if root is None:
-        return None, [
-            ContentError(shown, 1, "the file is empty; a lesson starts with 'schema_version: 1'")
-        ]
+    if root is None or (isinstance(root, yaml.ScalarNode) and not str(root.value).strip()):
+        return None, [ContentError(shown, 1, _EMPTY_MESSAGE)]
     checker = _Checker(shown)
     checker.check_tree(root, "")
     if checker.errors:
@@ -842,10 +843,10 @@ def _head(path: Path) -> LessonRef:
         while loader.check_event(yaml.StreamStartEvent, yaml.DocumentStartEvent):
             _next_event(loader)
         if loader.check_event(yaml.StreamEndEvent):
-            raise ContentError(
-                shown, 1, "the file is empty; a lesson starts with 'schema_version: 1'"
-            )
+            raise ContentError(shown, 1, _EMPTY_MESSAGE)
         start = _next_event(loader)
+        if isinstance(start, yaml.ScalarEvent) and not str(start.value).strip():
+            raise ContentError(shown, 1, _EMPTY_MESSAGE)
         if not isinstance(start, yaml.MappingStartEvent) or start.anchor is not None:
             raise ContentError(shown, _event_line(start), "expected a mapping at the top")
         while len(found) < 2 and not loader.check_event(yaml.MappingEndEvent):
@@ -997,32 +998,40 @@ _LINE_BREAK_RE: Final = re.compile(r"\r\n|\r|\n")
 
 def _escape_line(raw: str) -> str:
     escaped = "".join("\\" + ch if ch in _INLINE_SPECIAL else ch for ch in raw)
-    body = escaped.lstrip(" \t")
+    body = escaped.lstrip()
     lead = escaped[: len(escaped) - len(body)]
     marker = _ORDERED_MARKER_RE.match(body)
     if marker:
         body = f"{marker.group(1)}\\{marker.group(2)}{body[marker.end() :]}"
     elif body[:1] in _LINE_START_SPECIAL:
         body = "\\" + body
-    stripped = body.rstrip(" \t")
+    stripped = body.rstrip()
     tail = body[len(stripped) :]
-    return _protect_blanks(lead) + stripped + _protect_blanks(tail)
+    return _as_entities(lead) + stripped + _as_entities(tail)
+
+
+def _as_entities(blank: str) -> str:
+    # Markdown parsers strip whitespace at line and paragraph edges; entities survive that.
+    return "".join(f"&#{ord(ch)};" for ch in blank)
 
 
 def escape_markdown(text: str) -> str:
     """``text`` as Markdown that renders to exactly ``text``, as one paragraph.
 
     Markup characters are backslash-escaped, so nothing becomes emphasis, a link, an entity,
-    HTML, a heading or a list; line breaks become hard breaks; spaces at the start and end of a
-    line become ``&#32;`` so that Markdown neither strips them nor reads an indented code block.
+    HTML, a heading or a list; line breaks become hard breaks; whitespace at the start and end
+    of a line becomes numeric entities so that Markdown neither strips it nor reads an indented
+    code block. (NUL cannot be shown: Markdown replaces it with U+FFFD.)
     """
     lines = [_escape_line(raw) for raw in _LINE_BREAK_RE.split(text)]
-    # An empty line would end the paragraph, and a trailing backslash would show literally.
-    return "\\\n".join(line or "&#32;" for line in lines)
-
-
-def _protect_blanks(blank: str) -> str:
-    return blank.replace(" ", "&#32;").replace("\t", "&#9;")
+    out = lines[0]
+    for index, line in enumerate(lines[1:], start=1):
+        if index == len(lines) - 1 and not line:
+            # A hard break cannot end a paragraph (the backslash would show): keep the newline.
+            out += "&#10;"
+        else:
+            out += "\\\n" + line
+    return out
 
 
 def _indent_continuation(text: str, width: int) -> str:
