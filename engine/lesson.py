@@ -1075,13 +1075,13 @@ def key_points_markdown(item: Item, labels: MarkdownLabels = DEFAULT_LABELS) -> 
 
 
 def section_markdown(section: Section, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
-    """A section as Markdown: title, body, items, formulas (each after its ``after`` item).
+    """A section as Markdown, without its title: body, items, formulas (each after its item).
 
     Items render literally (escaped): as paragraphs in a ``prose`` section, otherwise as a list,
     numbered when ``section.numbered``. Self-check items show the question only; their key points
     are revealed separately with :func:`key_points_markdown`.
     """
-    parts = [f"## {escape_markdown(section.title)}"]
+    parts: list[str] = []
     if section.body.strip():
         parts.append(section.body.strip("\n"))
     placed: dict[str, list[Formula]] = {}
@@ -1103,7 +1103,7 @@ def section_markdown(section: Section, labels: MarkdownLabels = DEFAULT_LABELS) 
     if run:
         parts.append("\n".join(run))
     parts.extend(formula_markdown(formula, labels) for formula in placed.get("", []))
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts) + "\n" if parts else ""
 
 
 def meta_lines(lesson: Lesson) -> tuple[str, ...]:
@@ -1121,8 +1121,12 @@ def meta_lines(lesson: Lesson) -> tuple[str, ...]:
 
 
 def lesson_markdown(lesson: Lesson, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
-    """The whole lesson as Markdown: a title, the header lines, then every section."""
+    """The whole lesson as Markdown: a title, the header lines, then every section headed."""
     header = "\\\n".join(escape_markdown(line) for line in meta_lines(lesson))
     parts = [f"# {escape_markdown(f'{lesson.id}：{lesson.title}')}", header]
-    parts.extend(section_markdown(section, labels).rstrip("\n") for section in lesson.sections)
+    for section in lesson.sections:
+        parts.append(f"## {escape_markdown(section.title)}")
+        body = section_markdown(section, labels).rstrip("\n")
+        if body:
+            parts.append(body)
     return "\n\n".join(parts) + "\n"
