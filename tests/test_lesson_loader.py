@@ -549,6 +549,16 @@ shown_text = st.text(
 MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["[/]", "[bold]x", "a[/", "\x1b[31mred", "<script>x</script>", "1. a\n- b\n# c", "a  \n  b"],
+)
+def test_hostile_text_renders_literally(text: str) -> None:
+    tokens = MARKDOWN.parse(escape_markdown(text))
+    assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"]
+    assert _inline_text(tokens[1]) == text
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=shown_text)
 def test_escaped_text_renders_literally(text: str) -> None:
