@@ -32,9 +32,12 @@ def flag_error(error: InputError, flags: dict[str, str]) -> CliError:
     return CliError(flags.get(error.field, error.field), error.message)
 
 
-def _add_paths(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--content-dir", help="folder of lesson YAML files")
-    parser.add_argument("--progress-dir", help="folder for progress files")
+def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None:
+    # A subcommand's own defaults would overwrite the values given before it
+    # (`shardbook --content-dir X export S15`): only the top-level parser sets a default.
+    default = None if top_level else argparse.SUPPRESS
+    parser.add_argument("--content-dir", default=default, help="folder of lesson YAML files")
+    parser.add_argument("--progress-dir", default=default, help="folder for progress files")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A keyboard-driven terminal study companion. Without a command, opens the app.",
     )
     parser.add_argument("--lesson", default=None, help="lesson id to open (default: S15)")
-    _add_paths(parser)
+    _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     calc = commands.add_parser("calc", help="run a calculator headless")

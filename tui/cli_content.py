@@ -28,11 +28,6 @@ def register(
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="lesson file or folder")
     add_paths(parser)
-    # A subcommand's defaults overwrite the values given before it (`shardbook --content-dir X
-    # check-content`); suppressing them keeps the top-level flag.
-    for action in parser._actions:
-        if action.dest in ("content_dir", "progress_dir"):
-            action.default = argparse.SUPPRESS
     parser.set_defaults(func=run_check_content)
     return parser
 
