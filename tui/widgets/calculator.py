@@ -20,6 +20,7 @@ from textual.widgets import Input, Label, Select, Static
 
 from engine.errors import InputError
 from tui import strings
+from tui.widgets.literal import LiteralInput
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class CalculatorPane(VerticalScroll):
                         classes="form-field",
                     )
                 else:
-                    widget = Input(
+                    widget = LiteralInput(
                         field.default, id=f"field-{field.name}", compact=True, classes="form-field"
                     )
                     if field.tooltip:

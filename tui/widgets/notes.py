@@ -15,6 +15,7 @@ from textual.widgets import Button, Static, TextArea
 
 from engine.lesson import Item
 from tui import strings
+from tui.widgets.literal import LiteralTextArea
 
 
 class NoteBox(Vertical):
@@ -44,7 +45,7 @@ class NoteBox(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self._label, markup=False, classes="note-label")
-        yield TextArea(
+        yield LiteralTextArea(
             self._initial,
             soft_wrap=True,
             show_line_numbers=False,
