@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from engine.errors import InputError, ShardbookError
 
@@ -25,6 +26,16 @@ class CliError(Exception):
 
     def __init__(self, flag: str, message: str) -> None:
         super().__init__(f"{flag}: {message}")
+
+
+def one_line_errors(parser: argparse.ArgumentParser, command: str) -> None:
+    """Make argparse's own errors (a missing or malformed flag) one line on stderr, exit 2."""
+
+    def error(message: str) -> NoReturn:
+        print(f"shardbook: {command}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def flag_error(error: InputError, flags: dict[str, str]) -> CliError:

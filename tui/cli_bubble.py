@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any, NoReturn
+from typing import Any
 
 from engine import units
 from engine.errors import InputError
@@ -25,7 +24,7 @@ from engine.pipeline import (
     render_timeline,
     simulate,
 )
-from tui.cli import CliError, flag_error
+from tui.cli import CliError, flag_error, one_line_errors
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS: dict[str, str] = {
@@ -56,7 +55,7 @@ def register(calc_subparsers: Any) -> None:
             "op-time units (any unit, the same for every time flag)."
         ),
     )
-    parser.error = _one_line_error  # type: ignore[method-assign]
+    one_line_errors(parser, "calc bubble")
     parser.add_argument("--schedule", metavar="{" + ",".join(SCHEDULES) + "}")
     parser.add_argument("--stages", help="pipeline stages p")
     parser.add_argument("--micro-batches", help="micro-batches per iteration m")
@@ -71,11 +70,6 @@ def register(calc_subparsers: Any) -> None:
     parser.add_argument("--timeline", action="store_true", help="print the timeline")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.set_defaults(func=run)
-
-
-def _one_line_error(message: str) -> NoReturn:
-    print(f"shardbook: calc bubble: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def spec_from_args(args: argparse.Namespace) -> PipelineSpec:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any, NoReturn
+from typing import Any
 
 from engine import units
 from engine.collectives import (
@@ -25,7 +24,7 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError
-from tui.cli import CliError, flag_error
+from tui.cli import CliError, flag_error, one_line_errors
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS: dict[str, str] = {
@@ -52,7 +51,7 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
             "array (all ranks' shards), as NCCL-tests counts it."
         ),
     )
-    parser.error = _one_line_error  # type: ignore[method-assign]
+    one_line_errors(parser, "calc collective")
     parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help="the collective")
     parser.add_argument("--ranks", metavar="N", help="number of ranks, 2 or more")
     parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB")
@@ -77,11 +76,6 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run_collective)
     return parser
-
-
-def _one_line_error(message: str) -> NoReturn:
-    print(f"shardbook: calc collective: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def cost_from_args(args: argparse.Namespace) -> CollectiveCost:

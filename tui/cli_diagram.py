@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 from engine import units
 from engine.diagrams import (
@@ -26,7 +26,7 @@ from engine.diagrams import (
 )
 from engine.errors import InputError
 from engine.strategies import DIAGRAM_RANKS
-from tui.cli import CliError, flag_error
+from tui.cli import CliError, flag_error, one_line_errors
 
 FLAGS: dict[str, str] = {
     "op": "NAME",
@@ -52,7 +52,7 @@ def register(
             + " (--step K shows step K; without it, every step)."
         ),
     )
-    parser.error = _one_line_error  # type: ignore[method-assign]
+    one_line_errors(parser, "diagram")
     parser.add_argument("name", metavar="NAME", help="a strategy or a collective")
     parser.add_argument("--step", metavar="K", help="collectives: the step to show (0 = inputs)")
     parser.add_argument(
@@ -61,11 +61,6 @@ def register(
     parser.add_argument("--algorithm", metavar="A", help="collectives: e.g. halving-doubling")
     parser.set_defaults(func=run_diagram)
     return parser
-
-
-def _one_line_error(message: str) -> NoReturn:
-    print(f"shardbook: diagram: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def render(args: argparse.Namespace) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any, NoReturn
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -30,7 +29,7 @@ from engine.ledger import (
     LedgerSpec,
     compute_ledger,
 )
-from tui.cli import flag_error
+from tui.cli import flag_error, one_line_errors
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS: dict[str, str] = {
@@ -86,7 +85,7 @@ def register(calc_subparsers: Any) -> None:
             "--seq and --heads to compute activations."
         ),
     )
-    parser.error = _one_line_error  # type: ignore[method-assign]
+    one_line_errors(parser, "calc ledger")
     parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
     parser.add_argument("--layers", help="transformer layers L")
     parser.add_argument("--hidden", help="hidden size h")
@@ -122,11 +121,6 @@ def register(calc_subparsers: Any) -> None:
     parser.add_argument("--gpu-memory", help="device memory: 80GB, 141GB, 80GiB")
     parser.add_argument("--json", action="store_true", help="one JSON object, sizes in bytes")
     parser.set_defaults(func=run)
-
-
-def _one_line_error(message: str) -> NoReturn:
-    print(f"shardbook: calc ledger: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
