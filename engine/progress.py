@@ -23,6 +23,8 @@ File layout (``schema_version: 1``)::
     reflections: {reflection field id: text}
     forms: {calculator name: {field: text as typed}}
     figures: {name: {key: number}}     # e.g. exercise1: {parameters: bytes, ...}
+    notes: {note id: text}             # the learner's exercise notes, e.g. ex2.dp.split
+    quiz: {...}                        # owned by engine.quiz: cards and review history
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class LessonProgress:
     reflections: dict[str, str] = field(default_factory=dict)
     forms: dict[str, dict[str, str]] = field(default_factory=dict)
     figures: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    quiz: dict[str, Any] = field(default_factory=dict)
     updated: str = ""
 
     def touch(self) -> None:
@@ -80,6 +84,8 @@ class LessonProgress:
             "reflections": dict(self.reflections),
             "forms": {name: dict(values) for name, values in self.forms.items()},
             "figures": {name: dict(values) for name, values in self.figures.items()},
+            "notes": dict(self.notes),
+            "quiz": dict(self.quiz),
         }
 
 
@@ -142,6 +148,9 @@ def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
         ):
             raise ProgressError(str(path), f"'figures.{name}' must map names to numbers")
         figures[str(name)] = {str(k): float(v) for k, v in values.items()}
+    quiz = data.get("quiz") or {}
+    if not isinstance(quiz, dict):
+        raise ProgressError(str(path), "'quiz' must be a mapping")
     return LessonProgress(
         lesson_id=lesson_id,
         status=status,
@@ -150,6 +159,8 @@ def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
         reflections=_text_map(path, data, "reflections"),
         forms=forms,
         figures=figures,
+        notes=_text_map(path, data, "notes"),
+        quiz=quiz,
         updated=str(data.get("updated") or ""),
     )
 
