@@ -14,8 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.exercises import answered_notes
 from engine.lesson import Lesson
 from engine.progress import STATUS_LABELS, LessonProgress, atomic_write_text, dump_yaml
+from engine.strategies import get_strategy
 from engine.units import format_gb, format_gib
 
 FORMATS = ("md", "json")
@@ -48,7 +50,9 @@ def export_data(lesson: Lesson, progress: LessonProgress, exported: str = "") ->
 
     Keys: ``lesson``, ``title``, ``status``, ``exported``, ``reflections`` (list of id, label,
     text), ``self_check`` (list of id, question, answer, key_points), ``exercise1`` (column ->
-    bytes; empty when the learner has not filled it) and ``ledger_form`` (the inputs as typed).
+    bytes; empty when the learner has not filled it), ``ledger_form`` (the inputs as typed) and
+    ``exercise_notes`` (list of id, exercise, strategy, label, text, reference: the learner's
+    notes for exercises 2 to 5 beside the engine's answer).
     """
     exported = exported or _now()
     return {
@@ -71,6 +75,17 @@ def export_data(lesson: Lesson, progress: LessonProgress, exported: str = "") ->
         ],
         "exercise1": dict(progress.figures.get("exercise1", {})),
         "ledger_form": dict(progress.forms.get("ledger", {})),
+        "exercise_notes": [
+            {
+                "id": note.id,
+                "exercise": note.exercise,
+                "strategy": note.strategy,
+                "label": note.label,
+                "text": text,
+                "reference": note.reference,
+            }
+            for note, text in answered_notes(progress.notes)
+        ],
     }
 
 
@@ -114,6 +129,26 @@ def export_markdown(lesson: Lesson, progress: LessonProgress, exported: str = ""
         parts.append("\n")
     else:
         parts.append(f"{NOT_ANSWERED}\n\n")
+    parts.append(_notes_markdown(lesson, progress))
+    return "".join(parts)
+
+
+def _notes_markdown(lesson: Lesson, progress: LessonProgress) -> str:
+    parts = ["## 练习 2-5 Exercises 2-5: my notes\n\n"]
+    answered = answered_notes(progress.notes)
+    if not answered:
+        return parts[0] + f"{NOT_ANSWERED}\n"
+    exercises = lesson.section("exercises").items
+    current = -1
+    for note, text in answered:
+        if note.exercise != current:
+            current = note.exercise
+            heading = exercises[current - 1].text if 1 <= current <= len(exercises) else "other"
+            parts.append(f"### {current}. {heading}\n\n")
+        title = f"{get_strategy(note.strategy).title}: " if note.strategy else ""
+        parts.append(f"**{title}{note.label}**\n\n{text}\n\n")
+        if note.reference:
+            parts.append(f"Engine's answer (engine/strategies.py): {note.reference}\n\n")
     return "".join(parts)
 
 

@@ -166,7 +166,7 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
         await pilot.pause()
         assert boxes[-1].revealed
         await goto_section(pilot, app, "reflection")
-        fields = list(app.query(NoteBox).exclude(".self-check"))
+        fields = list(app.query("#reading NoteBox").exclude(".self-check"))
         assert len(fields) == 5
         for index, box in enumerate(fields):
             text = HOSTILE_ANSWERS[index % len(HOSTILE_ANSWERS)] + f" #{index}"
@@ -188,7 +188,7 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
         assert app.query(SelfCheckBox).last().revealed
         await goto_section(pilot, app, "reflection")
         restored = {
-            box.item.id: box.text_area.text for box in app.query(NoteBox).exclude(".self-check")
+            box.item.id: box.text_area.text for box in app.query("#reading NoteBox").exclude(".self-check")
         }
         assert restored == expected_reflections
         await pilot.press("f9")  # mark complete

@@ -37,6 +37,7 @@ from tui.commands import APP_COMMANDS, AppCommandsProvider
 from tui.screens.help import HelpScreen
 from tui.widgets.bubble import BubblePane
 from tui.widgets.calculator import CalculatorPane
+from tui.widgets.collectives import CollectivesPane
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
@@ -89,6 +90,8 @@ class ShardbookApp(App[int]):
                     yield BubblePane()
                 with TabPane(strings.TAB_DIAGRAMS, id="diagrams"):
                     yield DiagramsPane()
+                with TabPane(strings.TAB_COLLECTIVES, id="collectives"):
+                    yield CollectivesPane()
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -138,6 +141,7 @@ class ShardbookApp(App[int]):
         self.show_section(META_ID)
         for pane in self.query(CalculatorPane):
             pane.restore(self.progress.forms.get(pane.form_name, {}))
+        self.query_one(DiagramsPane).refresh_notes()
         self._update_status()
 
     def _fill_outline(self) -> None:
@@ -225,7 +229,12 @@ class ShardbookApp(App[int]):
     # ----------------------------------------------------------------- learner input
     @on(NoteBox.Edited)
     def _note_edited(self, event: NoteBox.Edited) -> None:
-        target = self.progress.answers if event.kind == "answers" else self.progress.reflections
+        targets = {
+            "answers": self.progress.answers,
+            "reflections": self.progress.reflections,
+            "notes": self.progress.notes,
+        }
+        target = targets[event.kind]
         if target.get(event.item_id, "") == event.text:
             return
         target[event.item_id] = event.text
@@ -311,6 +320,9 @@ class ShardbookApp(App[int]):
 
     def action_side_tab(self, tab: str) -> None:
         side = self.query_one("#side", TabbedContent)
+        # F4 again flips between the strategy diagrams and the collectives' data flow.
+        if tab == "diagrams" and side.active == "diagrams":
+            tab = "collectives"
         side.active = tab
         for child in side.get_pane(tab).children:
             focus_first = getattr(child, "focus_first", None)

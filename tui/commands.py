@@ -40,7 +40,13 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand(
         "bubble", "f3", "Bubble", "side_tab('bubble')", "Open the pipeline-bubble calculator"
     ),
-    AppCommand("diagrams", "f4", "Diagrams", "side_tab('diagrams')", "Open the 4-rank diagrams"),
+    AppCommand(
+        "diagrams",
+        "f4",
+        "Diagrams",
+        "side_tab('diagrams')",
+        "Open the 4-rank diagrams; again: the collectives' data flow",
+    ),
     AppCommand(
         "zoom", "f5", "Zoom", "toggle_zoom", "Widen the side pane to the whole screen, or back"
     ),
@@ -50,11 +56,19 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand(
         "next_section", "ctrl+n", "Next", "next_section", "Read the next section", show=False
     ),
+    AppCommand(
+        "tradeoffs",
+        "f10",
+        "Trade-offs",
+        "side_tab('tradeoffs')",
+        "Open step time and scaling: slow links, counterexamples, exercises 4-5",
+    ),
     AppCommand("export", "f8", "Export", "export_notes", "Export the filled-in notes (Markdown)"),
     AppCommand("complete", "f9", "Done", "toggle_complete", "Mark the lesson complete, or back"),
     AppCommand(
         "save", "ctrl+s", "Save", "save", "Save now (it also saves as you type)", show=False
     ),
+    AppCommand("quiz", "f12", "Quiz", "quiz", "Quiz and spaced review: every lesson's due items"),
     AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit"),
 )
 

@@ -1,0 +1,112 @@
+"""The learner's notes for lesson S15's exercises 2 to 5, and the engine's answers beside them.
+
+Exercise 2 asks, for each strategy's 4-rank picture, which dimension is split; exercise 3 asks for
+its main collective or point-to-point transfer and one wait it can cause. The engine's answers come
+from :mod:`engine.strategies`, so the notes can be compared with the same description the
+diagrams are drawn from. Exercises 4 and 5 are free text (their reference is the lesson itself).
+
+Note ids are stable (``ex2.tp.split``, ``ex3.pp.comm``, ``ex3.pp.wait``, ``ex4``, ``ex5``): they key
+``LessonProgress.notes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import InputError
+from engine.strategies import Strategy, get_strategy
+
+# The lesson's six strategies (DP, FSDP/ZeRO, TP, PP, EP, CP), in its order.
+EXERCISE_STRATEGIES: tuple[str, ...] = ("dp", "fsdp", "tp", "pp", "ep", "cp")
+
+
+@dataclass(frozen=True)
+class ExerciseNote:
+    """One note the learner can write.
+
+    Attributes:
+        id: stable key in ``LessonProgress.notes``.
+        exercise: the lesson's exercise number (2 to 5).
+        strategy: the strategy key for exercises 2 and 3, ``""`` otherwise.
+        label: what the note answers (English chrome; the exercise text itself is the lesson's).
+        reference: the engine's answer, from :mod:`engine.strategies` (``""`` for 4 and 5).
+    """
+
+    id: str
+    exercise: int
+    strategy: str
+    label: str
+    reference: str
+
+
+def _comm(strategy: Strategy) -> str:
+    kind = "point-to-point " if strategy.point_to_point else ""
+    uses = "; ".join(
+        f"{use.collective} in {use.phase} ({use.payload})" for use in strategy.collectives
+    )
+    return f"{kind}{uses}"
+
+
+def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
+    """Exercise 2 and 3 notes for strategy ``name`` (split; collective; wait).
+
+    Raises:
+        InputError: unknown strategy (field ``strategy``).
+    """
+    strategy = get_strategy(name)
+    key = "fsdp" if name == "zero3" else name
+    return (
+        ExerciseNote(f"ex2.{key}.split", 2, key, "which dimension is split", strategy.split),
+        ExerciseNote(
+            f"ex3.{key}.comm", 3, key, "main collective or point-to-point transfer", _comm(strategy)
+        ),
+        ExerciseNote(f"ex3.{key}.wait", 3, key, "one wait it can cause", strategy.wait),
+    )
+
+
+FREE_NOTES: tuple[ExerciseNote, ...] = (
+    ExerciseNote("ex4", 4, "", "slow interconnect: which strategies cost more, and why", ""),
+    ExerciseNote("ex5", 5, "", "a real factor the formulas alone cannot decide", ""),
+)
+
+ALL_NOTES: tuple[ExerciseNote, ...] = (
+    *(note for name in EXERCISE_STRATEGIES for note in strategy_notes(name)),
+    *FREE_NOTES,
+)
+
+
+def get_note(note_id: str) -> ExerciseNote:
+    """The note with id ``note_id``: one of :data:`ALL_NOTES`, or ``ex2.<strategy>.split`` /
+    ``ex3.<strategy>.comm|wait`` for any strategy of :mod:`engine.strategies`.
+
+    Raises:
+        InputError: an id of no known note (field ``note``).
+    """
+    for note in ALL_NOTES:
+        if note.id == note_id:
+            return note
+    parts = note_id.split(".")
+    if len(parts) == 3 and parts[0] in ("ex2", "ex3"):
+        for note in strategy_notes(parts[1]):
+            if note.id == note_id:
+                return note
+    raise InputError("note", f"unknown exercise note {note_id!r}")
+
+
+def answered_notes(notes: dict[str, str]) -> list[tuple[ExerciseNote, str]]:
+    """The learner's non-empty notes with their definitions, in the lesson's order.
+
+    Ids that no longer name a note (a strategy renamed, say) are kept, labelled by their id, so
+    an export never drops the learner's words.
+    """
+    order = {note.id: index for index, note in enumerate(ALL_NOTES)}
+    result: list[tuple[ExerciseNote, str]] = []
+    for note_id in sorted(notes, key=lambda key: (order.get(key, len(order)), key)):
+        if not notes[note_id].strip():
+            continue
+        try:
+            note = get_note(note_id)
+        except InputError:
+            note = ExerciseNote(note_id, 0, "", note_id, "")
+        result.append((note, notes[note_id]))
+    return result

@@ -1,0 +1,100 @@
+"""Exercises 2-5: the learner's notes, the engine's answers beside them, saved and exported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from textual.widgets import Input, Select, Static
+
+from engine.errors import InputError
+from engine.exercises import ALL_NOTES, EXERCISE_STRATEGIES, answered_notes, get_note
+from engine.export import export_data, export_markdown, split_front_matter
+from engine.lesson import load_lesson
+from engine.progress import LessonProgress
+from engine.strategies import get_strategy
+from tests.test_app_flow import app_for, choose, paste_into, shown, write
+from tui.widgets.notes import NoteBox
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON = load_lesson(ROOT / "content" / "S15.yaml")
+
+
+def test_every_strategy_has_split_collective_and_wait_from_the_engine() -> None:
+    for name in EXERCISE_STRATEGIES:
+        strategy = get_strategy(name)
+        key = "fsdp" if name == "fsdp" else name
+        assert get_note(f"ex2.{key}.split").reference == strategy.split
+        assert get_note(f"ex3.{key}.wait").reference == strategy.wait
+        comm = get_note(f"ex3.{key}.comm").reference
+        assert all(collective in comm for collective in strategy.collective_names())
+    assert len({note.id for note in ALL_NOTES}) == len(ALL_NOTES) == 6 * 3 + 2
+
+
+def test_unknown_ids_are_kept_not_dropped() -> None:
+    notes = {"ex5": "five", "ex2.tp.split": "columns", "ex9.old": "kept", "ex4": "  "}
+    answered = answered_notes(notes)
+    assert [note.id for note, _text in answered] == ["ex2.tp.split", "ex5", "ex9.old"]
+    with pytest.raises(InputError):
+        get_note("ex9.old")
+
+
+def test_export_puts_each_note_beside_the_engines_answer() -> None:
+    text = "[bold]hidden dim h[/] 按列切分 ✔️\n\tsecond line"
+    progress = LessonProgress("S15", notes={"ex2.tp.split": text, "ex4": "TP suffers most"})
+    _front, body = split_front_matter(export_markdown(LESSON, progress))
+    assert text in body and "TP suffers most" in body
+    assert get_strategy("tp").split in body
+    assert LESSON.section("exercises").items[1].text in body  # exercise 2's own wording
+    data = export_data(LESSON, progress)
+    assert [entry["id"] for entry in data["exercise_notes"]] == ["ex2.tp.split", "ex4"]
+    assert data["exercise_notes"][0]["reference"] == get_strategy("tp").split
+
+
+async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    text = "a[/ rank k holds W[:, k] 列切分 👩‍💻"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        pane = app.query_one("DiagramsPane")
+        await choose(pilot, pane.query_one("#strategy", Select), "tp")
+        box = pane.query(NoteBox).first()
+        assert box.item.id == "ex2.tp.split"
+        await write(pilot, box.text_area, text)
+        await pilot.press("ctrl+q")
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    assert saved["notes"]["ex2.tp.split"] == "ok " + text
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        pane = app.query_one("DiagramsPane")
+        await choose(pilot, pane.query_one("#strategy", Select), "tp")
+        assert pane.query(NoteBox).first().text_area.text == "ok " + text
+
+
+async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f4")
+        assert app.query_one("#side").active == "collectives"
+        pane = app.query_one("CollectivesPane")
+        # MPICH ring all-reduce, alpha = 5 us, beta = 1/(100e9) s/B, n = 1e9 B, p = 8:
+        # 2(p-1)alpha + 2n(p-1)/p beta = 17.57 ms (VECTORS.md).
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "8")
+        result = shown(pane.query_one(".calc-result", Static))
+        assert "17.57 ms" in result and "busbw factor" in result and "1.75" in result
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "4")
+        flow = pane.query_one("#flow", Static)
+        flow.focus()
+        await pilot.press("right")
+        await pilot.pause()
+        assert pane.step == 1 and "step 1 of 6" in shown(flow)
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.step == 6
+        await pilot.press("left", "home")
+        await pilot.pause()
+        assert pane.step == 0
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "-1")
+        assert "size S" in shown(pane.query_one(".calc-error", Static))

@@ -1,0 +1,150 @@
+"""The Collectives tab: step through a collective's data flow, and its cost at a chosen size.
+
+``engine.collectives`` simulates the data flow (small integers on each rank, which a learner can
+add up) and prices it with the alpha-beta model and NCCL-tests' bus-bandwidth factors;
+``engine.diagrams`` draws one step. This pane holds no formula: it shows both, literally.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
+from textual.message import Message
+from textual.widgets import Static
+
+from engine import units
+from engine.collectives import ALGORITHMS, OPERATIONS, CollectiveCost, collective_cost
+from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
+from tui import strings
+from tui.widgets.calculator import CalculatorPane, Field, Outcome
+
+DEFAULT = "default"
+_ALL_ALGORITHMS = tuple(dict.fromkeys(a for algorithms in ALGORITHMS.values() for a in algorithms))
+
+
+class StepView(Static, can_focus=True):
+    """The data-flow picture; left/right move one step, home/end to the first/last."""
+
+    BINDINGS: ClassVar = [
+        Binding("left", "step(-1)", "Prev step", id="collective_prev"),
+        Binding("right", "step(1)", "Next step", id="collective_next"),
+        Binding("home", "step(-1000000)", "First", show=False, id="collective_first"),
+        Binding("end", "step(1000000)", "Last", show=False, id="collective_last"),
+    ]
+
+    class Stepped(Message):
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
+
+    def action_step(self, delta: int) -> None:
+        self.post_message(self.Stepped(delta))
+
+    def on_focus(self) -> None:
+        # The picture is taller than the pane at 80x24: bring its top into view.
+        self.scroll_visible(top=True, animate=False)
+
+
+def cost_renderable(cost: CollectiveCost, op: str, ranks: int) -> RenderableType:
+    """The alpha-beta time, bytes sent and both bandwidths, with formula and source."""
+    table = Table(box=None, pad_edge=False, show_header=False, padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    table.add_row("time", units.format_seconds(cost.time_s))
+    table.add_row("sent per rank", units.format_bytes(cost.bytes_sent_per_rank))
+    table.add_row("algbw S/t", units.format_rate(cost.algbw_bytes_per_s))
+    table.add_row("busbw", units.format_rate(cost.busbw_bytes_per_s))
+    table.add_row("busbw factor", f"{cost.bus_bandwidth_factor:.4g}")
+    table.add_row("steps", str(cost.steps))
+    return Group(
+        Text(f"{op}, {cost.algorithm}, {ranks} ranks", style="bold"),
+        table,
+        Text(f"formula: {cost.formula}", style="dim"),
+        Text(f"source: {cost.source}", style="dim"),
+    )
+
+
+class CollectivesPane(CalculatorPane):
+    """A collective on R ranks: its cost, and its data flow step by step."""
+
+    form_name = "collectives"
+    HELP = (
+        "Pick a collective and an algorithm (default: the first the engine lists for it), the "
+        "number of ranks, the size S (for all-gather and reduce-scatter S is the whole array, as "
+        "NCCL-tests counts it), the link bandwidth and the latency per message. The cost is the "
+        "alpha-beta time (MPICH algorithm notes) with algorithm and bus bandwidth (NCCL-tests). "
+        "Below, each rank's buffer as small integers: focus the picture (tab) and press left "
+        "and right to move one step; '+' marks a slot that was added into, '*' one copied in."
+    )
+    FIELDS: ClassVar = (
+        Field("op", "collective", "all-reduce", options=tuple((op, op) for op in OPERATIONS)),
+        Field(
+            "algorithm",
+            "algorithm",
+            DEFAULT,
+            options=((DEFAULT, DEFAULT), *((a, a) for a in _ALL_ALGORITHMS)),
+        ),
+        Field("ranks", "ranks R", "4"),
+        Field("bytes", "size S", "1GB", tooltip="1e9, 1GB, 1GiB"),
+        Field("bandwidth", "bandwidth", "100GB/s", tooltip="100GB/s, 400Gb/s"),
+        Field("latency", "latency", "5us", tooltip="alpha per message: 5us"),
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = 0
+        self.step_count = 0
+        self._flow_key: tuple[str, str | None, int] | None = None
+
+    def compose_header(self) -> ComposeResult:
+        yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
+
+    def compose_footer(self) -> ComposeResult:
+        yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
+        # The picture itself takes focus (its arrows step); the container would take the arrows.
+        with ScrollableContainer(id="flow-scroll", can_focus=False):
+            yield StepView("", markup=False, id="flow", classes="diagram")
+
+    def compute(self, values: dict[str, str]) -> Outcome:
+        op = values["op"]
+        algorithm = None if values["algorithm"] == DEFAULT else values["algorithm"]
+        ranks = units.parse_int("ranks", values["ranks"], minimum=2)
+        cost = collective_cost(
+            op,
+            ranks,
+            units.parse_bytes("bytes", values["bytes"]),
+            units.parse_rate("bandwidth", values["bandwidth"]),
+            units.parse_time("latency", values["latency"]),
+            algorithm,
+        )
+        key = (op, algorithm, ranks)
+        if key != self._flow_key:
+            self._flow_key = key
+            self.step = 0
+        self._draw_flow()
+        return Outcome(cost_renderable(cost, op, ranks))
+
+    def _draw_flow(self) -> None:
+        assert self._flow_key is not None
+        op, algorithm, ranks = self._flow_key
+        flow = self.query_one("#flow", StepView)
+        if ranks > MAX_DIAGRAM_RANKS:
+            self.step_count = 0
+            flow.update(strings.COLLECTIVE_TOO_MANY.format(limit=MAX_DIAGRAM_RANKS))
+            return
+        self.step_count = collective_step_count(op, ranks, algorithm)
+        self.step = max(0, min(self.step, self.step_count))
+        flow.update(collective_diagram(op, self.step, ranks, algorithm))
+
+    def on_step_view_stepped(self, event: StepView.Stepped) -> None:
+        event.stop()
+        if self._flow_key is None or self.last_error:
+            return
+        self.step += event.delta
+        self._draw_flow()
