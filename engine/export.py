@@ -9,6 +9,7 @@ byte: it is data, not Markdown we rewrite.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import re
 from pathlib import Path
@@ -169,12 +170,17 @@ def safe_file_name(lesson_id: str, fmt: str) -> str:
     return f"{stem[:64]}-notes.{fmt}"
 
 
-def write_export(path: Path, text: str) -> Path:
+def write_export(path: Path, text: str, *, create_folder: bool = False) -> Path:
     """Write exported notes atomically to ``path``.
 
+    A missing folder is an error (a mistyped ``-o`` path must not leave folders behind) unless
+    ``create_folder`` is set, as the app does for its own ``exports/`` folder.
+
     Raises:
-        OSError: the folder cannot be written.
+        OSError: the folder is missing (ENOENT) or cannot be written.
     """
+    if not create_folder and not path.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent))
     atomic_write_text(path, text)
     return path
 

@@ -1044,10 +1044,17 @@ def _fence(text: str) -> str:
 
 
 def formula_markdown(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
-    """A formula as a fenced code block (Unicode form, then the TeX), and its note if any."""
-    content = f"{formula.text}\n\n{labels.tex}:\n{formula.source}"
-    fence = _fence(content)
-    parts = [f"{fence}text\n{content}\n{fence}"]
+    """A formula for a reading pane: the Unicode form as a quoted block that wraps (a narrow
+    terminal must not cut it off; runs of spaces become no-break spaces so columns stay aligned
+    where there is room), then the TeX as written in the source in a fenced block, and its note.
+    """
+    lines = [
+        escape_markdown(re.sub(r" {2,}", lambda run: "\u00a0" * len(run.group()), line))
+        for line in formula.text.splitlines()
+    ]
+    unicode_form = "\\\n".join(f"> {line}" if line else ">" for line in lines)
+    fence = _fence(formula.source)
+    parts = [unicode_form, f"{labels.tex}:", f"{fence}text\n{formula.source}\n{fence}"]
     if formula.note.strip() or formula.sources:
         note = f"{labels.note}: {formula.note}" if formula.note.strip() else labels.note
         parts.append(escape_markdown(note))

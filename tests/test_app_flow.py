@@ -188,7 +188,8 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
         assert app.query(SelfCheckBox).last().revealed
         await goto_section(pilot, app, "reflection")
         restored = {
-            box.item.id: box.text_area.text for box in app.query("#reading NoteBox").exclude(".self-check")
+            box.item.id: box.text_area.text
+            for box in app.query("#reading NoteBox").exclude(".self-check")
         }
         assert restored == expected_reflections
         await pilot.press("f9")  # mark complete
@@ -250,3 +251,42 @@ async def test_bubble_compares_two_schedules(tmp_path: Path) -> None:
         assert "0.375" in text and "0.1875" in text
         # 1F1B stashes at most p micro-batches; the peak is on the first stage.
         assert "in flight per stage: 4, 3, 2, 1" in text
+
+
+async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_path: Path) -> None:
+    app = make_app(lesson_id="S99", progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = "\n".join(shown(static) for static in app.query("#reading Static"))
+        assert "cannot be opened" in text and "S99" in text
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+q")
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_ledger_pane_breakdown_matches_the_cli(tmp_path: Path) -> None:
+    from engine.ledger import LedgerSpec, compute_ledger
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause()
+        pane_result = app.query_one("LedgerPane").result
+        assert pane_result is not None
+        # `shardbook calc ledger --params 1B` builds this spec (defaults: bf16, adamw, master).
+        cli_result = compute_ledger(LedgerSpec(params=1e9, gpu_memory=80e9))
+        assert pane_result.per_rank_bytes == cli_result.per_rank_bytes
+        assert pane_result.per_rank_bytes["master_weights"] == 4e9
+
+
+async def test_palette_go_to_focuses_the_first_answer_box(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        index = [section.id for section in app.sections].index("self-check") + 1
+        app._goto(index)  # what the palette's "Go to: 自检问题" entry calls
+        await pilot.pause()
+        await pilot.press(*"typed")
+        await pilot.pause()
+        first = app.query(SelfCheckBox).first()
+        assert first.text_area.text == "typed"

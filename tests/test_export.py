@@ -101,3 +101,12 @@ def test_lessons_and_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_safe_file_names(lesson_id: str, expected: str) -> None:
     assert safe_file_name(lesson_id, "md") == expected
     assert "/" not in safe_file_name("../../etc/passwd", "md")
+
+
+def test_cli_export_to_a_missing_folder_fails_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "no" / "such" / "notes.md"
+    assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)]) == 2
+    assert "could not write" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

@@ -92,7 +92,8 @@ class ShardbookApp(App[int]):
                     yield DiagramsPane()
                 with TabPane(strings.TAB_COLLECTIVES, id="collectives"):
                     yield CollectivesPane()
-        yield Footer(compact=True)
+        # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         refs, _errors = discover_lessons(self.content_dir)
@@ -281,7 +282,9 @@ class ShardbookApp(App[int]):
 
     def save_now(self) -> bool:
         """Save the progress file now. Returns False (and tells the learner) when it failed."""
-        if self.lesson is None and not self.dirty:
+        if self.lesson is None:
+            # No lesson was opened (a bad id or file): there is nothing of the learner's to keep,
+            # and no progress file should appear for a lesson that does not exist.
             return True
         try:
             self.store.save(self.progress)
@@ -363,7 +366,7 @@ class ShardbookApp(App[int]):
         self.save_now()
         path = self.store.folder / "exports" / safe_file_name(self.lesson.id, "md")
         try:
-            write_export(path, export_text(self.lesson, self.progress, "md"))
+            write_export(path, export_text(self.lesson, self.progress, "md"), create_folder=True)
         except OSError as error:
             self.notify(
                 strings.EXPORT_FAILED.format(error=error.strerror or error), severity="error"
@@ -399,7 +402,17 @@ class ShardbookApp(App[int]):
 
     def _goto(self, index: int) -> None:
         self.query_one("#main").remove_class("-zoom")
-        self.query_one("#outline", OptionList).highlighted = index
+        outline = self.query_one("#outline", OptionList)
+        outline.highlighted = index
+        option_id = outline.get_option_at_index(index).id
+        if option_id is not None and option_id != self.current_section:
+            self.show_section(option_id)
+        self.call_after_refresh(self._focus_reading)
+
+    def _focus_reading(self) -> None:
+        """Focus the section's first text box, or the reading pane so arrows scroll it."""
+        boxes = self.query("#reading TextArea")
+        (boxes.first() if boxes else self.query_one("#reading")).focus()
 
 
 def make_app(

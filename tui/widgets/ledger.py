@@ -115,7 +115,9 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
         ),
         **preset_fields,
     }
-    if values["convention"] == "zero-paper":
+    # A preset sets dtype, optimizer and master weights, so every convention (and the CLI) shows
+    # the same breakdown; typed bytes per parameter (custom) are the ZeRO paper's 2/2/K form.
+    if values["convention"] == "zero-paper" and preset_key not in PRECISION_PRESETS:
         spec_fields["weight_bytes"] = units.parse_number("weight_bytes", values["weight_bytes"])
         spec_fields["grad_bytes"] = units.parse_number(
             "grad_bytes", values["grad_bytes"], allow_zero=True
