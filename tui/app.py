@@ -35,6 +35,7 @@ from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
 from tui.screens.help import HelpScreen
+from tui.screens.quiz import QuizOptions, QuizScreen
 from tui.widgets.bubble import BubblePane
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.collectives import CollectivesPane
@@ -43,6 +44,18 @@ from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 
 DEFAULT_LESSON = "S15"
+# Actions that need the main screen's panes (not available over the quiz screen).
+_MAIN_SCREEN_ACTIONS = frozenset(
+    {
+        "quiz",
+        "side_tab",
+        "toggle_zoom",
+        "focus_outline",
+        "next_section",
+        "toggle_complete",
+        "export_notes",
+    }
+)
 META_ID = "__meta__"
 
 
@@ -60,8 +73,10 @@ class ShardbookApp(App[int]):
         content_dir: Path,
         progress_dir: Path,
         autosave_delay: float = 0.5,
+        quiz: QuizOptions | None = None,
     ) -> None:
         super().__init__()
+        self.quiz_options = quiz or QuizOptions()
         self.content_dir = content_dir
         self.store = ProgressStore(progress_dir)
         self.autosave_delay = autosave_delay
@@ -99,6 +114,8 @@ class ShardbookApp(App[int]):
         refs, _errors = discover_lessons(self.content_dir)
         self.lesson_refs = refs
         self.open_lesson(self._requested_lesson)
+        if self.quiz_options.open_at_start:
+            self.action_quiz()
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
@@ -321,6 +338,16 @@ class ShardbookApp(App[int]):
         else:
             self.push_screen(HelpScreen(help_text))
 
+    def action_quiz(self) -> None:
+        """Open the quiz screen over the lesson (F12)."""
+        self.push_screen(QuizScreen(self.quiz_options))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The quiz screen has none of the main screen's panes: their keys wait until it closes.
+        if action in _MAIN_SCREEN_ACTIONS:
+            return not any(isinstance(screen, QuizScreen) for screen in self.screen_stack)
+        return True
+
     def action_side_tab(self, tab: str) -> None:
         side = self.query_one("#side", TabbedContent)
         # F4 again flips between the strategy diagrams and the collectives' data flow.
@@ -420,11 +447,14 @@ def make_app(
     content_dir: str | Path | None = None,
     progress_dir: str | Path | None = None,
     autosave_delay: float = 0.5,
+    quiz: QuizOptions | None = None,
 ) -> ShardbookApp:
-    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too."""
+    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too.
+    ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed)."""
     return ShardbookApp(
         lesson_id=lesson_id,
         content_dir=resolve_content_dir(content_dir),
         progress_dir=resolve_progress_dir(progress_dir),
         autosave_delay=autosave_delay,
+        quiz=quiz,
     )

@@ -1,0 +1,97 @@
+"""``shardbook quiz [--lesson ID] [--due]`` opens the app on the quiz screen;
+``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz.LessonStats)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.errors import ContentError, InputError, ProgressError
+from engine.lesson import discover_lessons, load_lesson
+from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.progress import ProgressStore
+from engine.quiz import lesson_stats, utc_now
+from tui.cli import one_line_errors
+
+
+def register(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_paths: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    quiz = commands.add_parser("quiz", help="open the quiz and spaced review")
+    quiz.add_argument(
+        "--lesson",
+        default=argparse.SUPPRESS,
+        help="quiz only this lesson (default: every lesson, one queue)",
+    )
+    quiz.add_argument("--due", action="store_true", help="only items due for review now")
+    add_paths(quiz)
+    one_line_errors(quiz, "quiz")
+    quiz.set_defaults(func=run_quiz)
+
+    stats = commands.add_parser("stats", help="print review statistics per lesson")
+    stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_paths(stats)
+    one_line_errors(stats, "stats")
+    stats.set_defaults(func=run_stats)
+
+
+def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
+    return resolve_content_dir(args.content_dir), resolve_progress_dir(args.progress_dir)
+
+
+def run_quiz(args: argparse.Namespace) -> int:
+    from tui.app import make_app
+    from tui.screens.quiz import QuizOptions
+
+    content_dir, progress_dir = _dirs(args)
+    refs, _errors = discover_lessons(content_dir)
+    if args.lesson is not None and args.lesson not in {ref.id for ref in refs}:
+        known = ", ".join(ref.id for ref in refs) or "none"
+        # An engine error, not CliError: `python -m tui.cli` loads tui.cli twice (as __main__).
+        raise InputError(
+            "--lesson", f"no lesson {args.lesson!r} in {content_dir} (lessons: {known})"
+        )
+    app = make_app(
+        lesson_id=args.lesson,
+        content_dir=content_dir,
+        progress_dir=progress_dir,
+        quiz=QuizOptions(lesson=args.lesson, due_only=args.due, open_at_start=True),
+    )
+    app.run()
+    return app.return_code or 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    content_dir, progress_dir = _dirs(args)
+    refs, errors = discover_lessons(content_dir)
+    store = ProgressStore(progress_dir)
+    now = utc_now()
+    rows: list[dict[str, object]] = []
+    problems = [str(error) for error in errors]
+    for ref in refs:
+        try:
+            lesson = load_lesson(ref.path)
+            # Reading only: an unreadable progress file stays where it is.
+            progress = store.load(ref.id, quarantine=False).progress
+            rows.append(lesson_stats(lesson, progress, now).as_dict())
+        except (ContentError, ProgressError) as error:
+            problems.append(str(error))
+    if args.json:
+        payload = {"now": now.isoformat(), "lessons": rows, "errors": problems}
+        print(json.dumps(payload, ensure_ascii=False))
+    else:
+        print("lesson\titems\treviewed\tdue\tnew\treviews\tretention\tarchived\tnext due (UTC)")
+        for row in rows:
+            retention = row["retention"]
+            shown = "-" if not isinstance(retention, float) else f"{retention:.1%}"
+            print(
+                f"{row['lesson']}\t{row['items']}\t{row['reviewed']}\t{row['due']}\t{row['new']}"
+                f"\t{row['reviews']}\t{shown}\t{row['archived']}\t{row['next_due'] or '-'}"
+            )
+        for problem in problems:
+            print(problem, file=sys.stderr)
+    return 0
