@@ -40,6 +40,7 @@ from tui.widgets.bubble import BubblePane
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.collectives import CollectivesPane
 from tui.widgets.diagrams import DiagramsPane
+from tui.widgets.lab import LabPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 
@@ -107,6 +108,8 @@ class ShardbookApp(App[int]):
                     yield DiagramsPane()
                 with TabPane(strings.TAB_COLLECTIVES, id="collectives"):
                     yield CollectivesPane()
+                with TabPane(strings.TAB_LAB, id="lab"):
+                    yield LabPane()
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield Footer(compact=True, show_command_palette=False)
 

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tui.cli_diagram",
     "tui.cli_lessons",
     "tui.cli_quiz",
+    "tui.cli_lab",
 )
 
 

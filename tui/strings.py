@@ -139,3 +139,23 @@ TRADEOFFS_KEY_2 = "Small batch"
 TRADEOFFS_KEY_3 = "MoE imbalance"
 TRADEOFFS_DROPPED = "{case}: {share:.0%} of tokens dropped (over the hot expert's capacity)"
 TRADEOFFS_NOTE_LABELS = {"ex4": "Exercise 4", "ex5": "Exercise 5"}
+
+# Lab (the optional torch extra; issue 9).
+TAB_LAB = "Lab"
+LAB_TITLE = "Lab: the formulas against PyTorch"
+LAB_NO_TORCH = (
+    "The Lab runs the collectives on real ranks (torch.distributed, Gloo, this machine only) and "
+    "measures a real model's memory. It needs PyTorch, the optional 'lab' extra (CPU build of "
+    "torch 2.13). Install it from this checkout, then restart the app:\n\n"
+    "    {command}"
+)
+LAB_INTRO = (
+    "Collectives: 4 local Gloo ranks, each output beside the simulator's, time beside the "
+    "alpha-beta model. Memory: one AdamW step of a small GPT, measured bytes beside the ledger. "
+    "F5 widens the pane; arrows scroll the report."
+)
+LAB_RUN_COLLECTIVES = "Collectives"
+LAB_RUN_MEMORY = "Memory"
+LAB_RUNNING = "Running {what}… (torch starts in a few seconds)"
+LAB_DONE = "{what}: done."
+LAB_FAILED = "{what} failed: {error}"

@@ -1,0 +1,121 @@
+"""The Lab pane: ``shardbook lab collectives`` and ``shardbook lab memory`` inside the app.
+
+Each run happens in a Textual worker thread (torch and the rank processes never block the
+screen) and posts :class:`LabPane.Finished` back; the report is the command line's own text
+(:mod:`tui.cli_lab`), shown literally. Without torch the pane only says how to install the extra.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from engine.errors import ShardbookError
+from engine.lab import INSTALL_COMMAND, torch_available
+from tui import strings
+
+# What the buttons run: the command line's defaults (4 ranks; the 2-layer fp32 model).
+EXPERIMENTS = ("collectives", "memory")
+
+
+def run_experiment(name: str) -> str:
+    """Run one experiment with its defaults and return the report (raises ShardbookError)."""
+    from tui.cli_lab import collectives_report, memory_report
+
+    if name == "collectives":
+        from engine.lab.gloo import run_collectives
+
+        return collectives_report(run_collectives(ranks=4, repeats=10))
+    from engine.lab.memory import measure_memory
+
+    return memory_report(measure_memory())
+
+
+class LabPane(Vertical):
+    """Two buttons, a status line and the last report."""
+
+    HELP = (
+        "Collectives starts 4 local processes with torch.distributed on Gloo (loopback only), "
+        "runs every collective on small integers and shows each rank's output beside the "
+        "simulator's, then the measured time beside the alpha-beta model. Memory trains a small "
+        "GPT for one AdamW step and sets the measured parameter, gradient, optimizer and "
+        "saved-activation bytes beside the ledger, term by term. Needs the 'lab' extra."
+    )
+
+    DEFAULT_CSS = """
+    LabPane { padding: 0 1 0 0; }
+    #lab-buttons { height: auto; margin: 0 0 1 0; }
+    #lab-buttons Button { margin: 0 1 0 0; }
+    #lab-status { height: auto; color: $text-muted; }
+    #lab-scroll { height: 1fr; scrollbar-size-horizontal: 1; }
+    #lab-report { width: auto; }
+    """
+
+    class Finished(Message):
+        """A run ended: ``text`` is its report, or the error when ``ok`` is False."""
+
+        def __init__(self, name: str, text: str, ok: bool) -> None:
+            super().__init__()
+            self.name = name
+            self.text = text
+            self.ok = ok
+
+    def compose(self) -> ComposeResult:
+        yield Static(strings.LAB_TITLE, classes="section-title")
+        if not torch_available():
+            yield Static(
+                strings.LAB_NO_TORCH.format(command=INSTALL_COMMAND), markup=False, id="lab-hint"
+            )
+            return
+        yield Static(strings.LAB_INTRO, classes="hint")
+        with Horizontal(id="lab-buttons"):
+            yield Button(strings.LAB_RUN_COLLECTIVES, id="lab-collectives", compact=True)
+            yield Button(strings.LAB_RUN_MEMORY, id="lab-memory", compact=True)
+        yield Static("", markup=False, id="lab-status")
+        with ScrollableContainer(id="lab-scroll"):
+            yield Static("", markup=False, id="lab-report")
+
+    @on(Button.Pressed, "#lab-collectives")
+    def _collectives(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.start("collectives")
+
+    @on(Button.Pressed, "#lab-memory")
+    def _memory(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.start("memory")
+
+    def start(self, name: str) -> None:
+        """Run experiment ``name`` (one of :data:`EXPERIMENTS`) in a worker thread."""
+        for button in self.query(Button):
+            button.disabled = True
+        self.query_one("#lab-status", Static).update(strings.LAB_RUNNING.format(what=name))
+        self._run(name)
+
+    @work(thread=True, exclusive=True, group="lab")
+    def _run(self, name: str) -> None:
+        try:
+            message = self.Finished(name, run_experiment(name), True)
+        except ShardbookError as error:
+            message = self.Finished(name, str(error), False)
+        self.post_message(message)
+
+    @on(Finished)
+    def _finished(self, event: Finished) -> None:
+        event.stop()
+        for button in self.query(Button):
+            button.disabled = False
+        status = self.query_one("#lab-status", Static)
+        if event.ok:
+            status.update(strings.LAB_DONE.format(what=event.name))
+            self.query_one("#lab-report", Static).update(event.text)
+        else:
+            status.update(strings.LAB_FAILED.format(what=event.name, error=event.text))
+
+    def focus_first(self) -> None:
+        buttons = list(self.query(Button))
+        if buttons:
+            buttons[0].focus()
