@@ -32,6 +32,7 @@ from engine.errors import ContentError
 
 SCHEMA_VERSION: Final = 1
 MAX_FILE_BYTES: Final = 2 * 1024 * 1024
+MAX_DEPTH: Final = 64
 SECTION_KINDS: Final = ("prose", "list", "self-check", "reflection")
 LESSON_SUFFIXES: Final = (".yaml", ".yml")
 
@@ -249,6 +250,8 @@ def _event_line(event: yaml.Event) -> int:
 class _Loader(yaml.SafeLoader):
     """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
 
+    _depth = 0
+
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = _peek_event(self)
         line = _event_line(event)
@@ -257,7 +260,32 @@ class _Loader(yaml.SafeLoader):
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
             raise _Refused(line, f"anchors (&{anchor}) are not allowed; write the text out")
-        return super().compose_node(parent, index)
+        if isinstance(event, yaml.ScalarEvent):
+            problem = _bad_character(str(event.value))
+            if problem:
+                raise _Refused(line, problem)
+        # PyYAML composes recursively: "[[[[..." 20,000 deep would exhaust the stack.
+        if self._depth >= MAX_DEPTH:
+            raise _Refused(line, f"nested more than {MAX_DEPTH} levels deep")
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _bad_character(text: str) -> str:
+    """A message when ``text`` holds a lone surrogate (only reachable through an escape such as
+    ``"\\ud800"``): it is not text, cannot be written as UTF-8, and would break every save and
+    export of the lesson. ``""`` when the text is fine. (Control characters are allowed: Rich
+    and Textual strip them when drawing.)"""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return ""
+    return f"contains a lone surrogate (U+{ord(found.group()):04X}), which is not text"
 
 
 # No implicit resolvers: a plain scalar falls through to the default tag, str.
@@ -279,7 +307,7 @@ def _read_text(path: Path, shown: str) -> str:
     if size > MAX_FILE_BYTES:
         raise ContentError(
             shown,
-            None,
+            1,
             f"file is {size:,} bytes; a lesson file may be at most {MAX_FILE_BYTES:,} bytes "
             "(2 MiB); split the lesson",
         )
@@ -862,6 +890,9 @@ def _head(path: Path) -> LessonRef:
                     _STR_TAG,
                 ):
                     raise ContentError(shown, line, f"{key.value}: expected text")
+                problem = _bad_character(str(value.value))
+                if problem:
+                    raise ContentError(shown, line, f"{key.value}: {problem}")
                 found[str(key.value)] = (str(value.value), line)
                 continue
             _skip_node(loader, key, shown)

@@ -10,7 +10,21 @@ dumped YAML is parsed back and compared with what was meant to be saved, so a te
 round-trip is refused instead of silently altered.
 
 A file that cannot be parsed is never treated as empty and never overwritten: it is moved aside
-under a timestamped name (``S15.yaml.unreadable-20261129T101500Z``) and reported.
+under a timestamped name (``S15.yaml.unreadable-20261129T101500Z``) and reported. A file that
+exists but cannot be opened (permissions), or that a newer shardbook wrote, is left where it is
+and the lesson is not saved over it.
+
+Two app instances on one folder: the app takes ``.shardbook.lock`` in the folder (the
+``filelock`` library: an OS lock, released by the kernel even when the holder is killed). The
+second instance is read-only and says so; its text stays in memory. When it may write again
+(ctrl+s after the first one quit), :meth:`ProgressStore.save` merges: a field this instance
+changed since it loaded the file keeps its text, every other field takes the text on disk, so
+neither window's words are lost.
+
+Versions: ``schema_version`` names the layout below. :data:`MIGRATIONS` turns a document of
+version ``n`` into version ``n + 1``; a file of any earlier version is migrated when loaded
+and saved in the current layout. Version 1 is the first layout, so the table is empty until a
+version 2 exists (tests/test_progress.py holds a file of every version and loads each).
 
 File layout (``schema_version: 1``)::
 
@@ -31,18 +45,33 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
+from filelock import FileLock, Timeout
 
 from engine.errors import ProgressError
 
 SCHEMA_VERSION = 1
+# version n -> a function turning a version-n document into a version-(n + 1) document.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+LOCK_NAME = ".shardbook.lock"
+# What the learner can do about each error a save meets (errno -> plain words).
+_ERRNO_WORDS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the folder is on a read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+_TEMP_RE = re.compile(r"^\..+\.yaml\.[A-Za-z0-9_]+\.tmp$")
 STATUSES = ("not-started", "in-progress", "complete")
 STATUS_LABELS = {
     "not-started": "material ready, not studied",
@@ -118,16 +147,45 @@ def _text_map(path: Path, data: dict[str, Any], key: str) -> dict[str, str]:
     return dict(value)
 
 
+class _NewerVersion(ProgressError):
+    """The file was written by a newer shardbook: not ours to move or overwrite."""
+
+
+def migrate(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` brought to :data:`SCHEMA_VERSION` through :data:`MIGRATIONS`, one step at a time.
+
+    Raises:
+        ProgressError: the version is missing or not a whole number >= 1 (a _NewerVersion when
+            it is above SCHEMA_VERSION).
+    """
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ProgressError(str(path), f"unknown schema_version {version!r}")
+    if version > SCHEMA_VERSION:
+        raise _NewerVersion(
+            str(path),
+            f"was written by a newer shardbook (schema_version {version}; this one reads up to "
+            f"{SCHEMA_VERSION}); it was left untouched and this lesson will not be saved over it",
+        )
+    while version < SCHEMA_VERSION:
+        data = {**MIGRATIONS[version](dict(data)), "schema_version": version + 1}
+        version += 1
+    return data
+
+
 def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ProgressError(str(path), f"not valid YAML ({error})") from None
+    except RecursionError:
+        raise ProgressError(str(path), "not valid YAML (nested too deeply)") from None
     if not isinstance(data, dict):
         raise ProgressError(str(path), "not a progress file (expected a mapping)")
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ProgressError(str(path), f"unknown schema_version {version!r}")
+    return _from_data(path, migrate(path, data), lesson_id)
+
+
+def _from_data(path: Path, data: dict[str, Any], lesson_id: str) -> LessonProgress:
     if data.get("lesson") != lesson_id:
         raise ProgressError(str(path), f"belongs to lesson {data.get('lesson')!r}")
     status = data.get("status", "not-started")
@@ -221,12 +279,107 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.close(dir_fd)
 
 
+def describe_os_error(error: OSError) -> str:
+    """Plain words for a failed write: "the disk is full (No space left on device)"."""
+    detail = error.strerror or str(error)
+    words = _ERRNO_WORDS.get(error.errno or 0)
+    return f"{words} ({detail})" if words else detail
+
+
+_MISSING = object()
+
+
+def _merge_maps(base: dict[str, Any], mine: dict[str, Any], disk: dict[str, Any]) -> dict[str, Any]:
+    """Per key: this instance's value where it changed it since ``base``, else the disk's."""
+    merged: dict[str, Any] = {}
+    for key in dict.fromkeys([*disk, *mine, *base]):
+        ours = mine.get(key, _MISSING)
+        value = ours if ours != base.get(key, _MISSING) else disk.get(key, _MISSING)
+        if value is not _MISSING:
+            merged[key] = value
+    return merged
+
+
+def merge_progress(
+    base: dict[str, Any], mine: dict[str, Any], disk: dict[str, Any]
+) -> dict[str, Any]:
+    """Three-way merge of progress documents (:meth:`LessonProgress.to_data` layout).
+
+    ``base`` is what this instance loaded, ``mine`` what it holds now, ``disk`` what another
+    instance saved meanwhile. Text maps (answers, reflections, notes) and forms, figures and
+    quiz merge per id; revealed ids are united; status keeps this instance's change, if any.
+    """
+    merged = dict(disk)
+    for key in ("answers", "reflections", "notes", "forms", "figures", "quiz"):
+        merged[key] = _merge_maps(base.get(key) or {}, mine.get(key) or {}, disk.get(key) or {})
+    revealed = list(disk.get("revealed") or [])
+    revealed += [x for x in mine.get("revealed") or [] if x not in revealed]
+    merged["revealed"] = revealed
+    if mine.get("status") != base.get("status"):
+        merged["status"] = mine.get("status")
+    return merged
+
+
 class ProgressStore:
-    """Reads and writes progress files in one folder, one ``<lesson id>.yaml`` per lesson."""
+    """Reads and writes progress files in one folder, one ``<lesson id>.yaml`` per lesson.
+
+    A store that called :meth:`lock` writes only while it holds the folder's lock; others (the
+    CLI, which only reads, and tests) write freely.
+    """
 
     def __init__(self, folder: Path | str) -> None:
         self.folder = Path(folder)
+        self._lock: FileLock | None = None
+        # Per lesson: the document as last loaded or saved (the base of a merge).
+        self._base: dict[str, dict[str, Any]] = {}
+        # Per lesson: why it must not be saved (its file exists but could not be read).
+        self._blocked: dict[str, str] = {}
+        self.merged = False
 
+    # ------------------------------------------------------------------ lock
+    def lock(self) -> bool:
+        """Take the folder's lock without waiting. True when this store may write; False when
+        another instance holds it (this store is then read-only until :meth:`lock` succeeds;
+        :meth:`save` tries again each time).
+
+        Raises:
+            ProgressError: the folder cannot be created or the lock file cannot be opened.
+        """
+        if self._lock is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ProgressError(str(self.folder), describe_os_error(error)) from None
+            self._lock = FileLock(self.folder / LOCK_NAME, thread_local=False)
+        if self._lock.is_locked:
+            return True
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        except OSError as error:
+            raise ProgressError(str(self.folder), describe_os_error(error)) from None
+        self._remove_stale_temp_files()
+        return True
+
+    @property
+    def read_only(self) -> bool:
+        """True when this store asked for the lock and another instance holds it."""
+        return self._lock is not None and not self._lock.is_locked
+
+    def unlock(self) -> None:
+        """Release the folder's lock (the app calls this when it exits)."""
+        if self._lock is not None and self._lock.is_locked:
+            self._lock.release()
+
+    def _remove_stale_temp_files(self) -> None:
+        # Only the lock holder writes, so a temp file now is one a killed writer left behind.
+        for entry in self.folder.iterdir():
+            if _TEMP_RE.match(entry.name):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+
+    # ------------------------------------------------------------------ files
     def path_for(self, lesson_id: str) -> Path:
         """The progress file of ``lesson_id``. Raises ProgressError for an unsafe id."""
         _check_lesson_id(lesson_id)
@@ -237,21 +390,36 @@ class ProgressStore:
 
         An unreadable file (bad YAML, bad UTF-8, wrong shape) is moved aside under a
         timestamped name and reported in the result, never overwritten. Readers that will not
-        save (``quarantine=False``: listing, exporting) get a ProgressError instead.
+        save (``quarantine=False``: listing, exporting; or a read-only store) get a
+        ProgressError instead, and the file stays where it is.
 
         Raises:
-            ProgressError: the file exists but cannot be read, or is unreadable and
-                ``quarantine`` is False, or cannot be moved aside (permissions).
+            ProgressError: the file exists but cannot be opened, was written by a newer
+                shardbook, is unreadable and may not be moved aside, or cannot be moved aside.
+                The lesson is then not saved over the file (:meth:`save` refuses).
         """
         path = self.path_for(lesson_id)
+        self._base.pop(lesson_id, None)
+        self._blocked.pop(lesson_id, None)
+        try:
+            result = self._load(path, lesson_id, quarantine and not self.read_only)
+        except ProgressError as error:
+            self._blocked[lesson_id] = error.message
+            raise
+        self._base[lesson_id] = result.progress.to_data()
+        return result
+
+    def _load(self, path: Path, lesson_id: str, quarantine: bool) -> LoadResult:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
             return LoadResult(LessonProgress(lesson_id))
         except OSError as error:
-            raise ProgressError(str(path), f"cannot be read ({error.strerror})") from None
+            raise ProgressError(str(path), f"cannot be read ({describe_os_error(error)})") from None
         try:
             return LoadResult(_parse(path, raw.decode("utf-8-sig"), lesson_id))
+        except _NewerVersion:
+            raise
         except (UnicodeDecodeError, ProgressError) as error:
             reason = "not valid UTF-8" if isinstance(error, UnicodeDecodeError) else error.message
             if not quarantine:
@@ -270,27 +438,73 @@ class ProgressStore:
             os.replace(path, aside)
         except OSError as error:
             raise ProgressError(
-                str(path), f"is unreadable and could not be moved aside ({error.strerror})"
+                str(path),
+                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
             ) from None
         return aside
 
     def save(self, progress: LessonProgress) -> Path:
         """Write ``progress`` atomically and return the file's path.
 
+        When the file on disk changed since this store loaded it (another instance saved), the
+        two are merged first (:func:`merge_progress`) and ``progress`` is updated in place;
+        :attr:`merged` is then True until the next save.
+
         Raises:
-            ProgressError: the folder is not writable (the message says why: disk full,
-                read-only, permission denied), or the text would not survive a YAML round trip.
+            ProgressError: another instance holds the folder's lock; the file could not be
+                read when loaded; the folder is not writable (the message says why: disk
+                full, read-only, permission denied); or the text would not survive a YAML
+                round trip. ``progress`` is kept as it was, so the caller can retry.
         """
         path = self.path_for(progress.lesson_id)
+        self.merged = False
+        if progress.lesson_id in self._blocked:
+            raise ProgressError(str(path), f"not saved: {self._blocked[progress.lesson_id]}")
+        if self._lock is not None and not self.lock():
+            raise ProgressError(
+                str(self.folder),
+                "another shardbook window is using this progress folder, so this one is "
+                "read-only; close the other window, then save again",
+            )
+        previous = progress.updated
         progress.updated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         data = progress.to_data()
+        base = self._base.get(progress.lesson_id)
+        if base is not None:
+            data = self._merge_with_disk(path, base, data)
         text = dump_yaml(data)
         if yaml.safe_load(text) != data:
+            progress.updated = previous
             raise ProgressError(str(path), "the text could not be stored exactly; not saved")
         try:
             atomic_write_text(path, text)
         except OSError as error:
+            progress.updated = previous
             raise ProgressError(
-                str(path), f"could not be saved: {error.strerror or error}"
+                str(path), f"could not be saved: {describe_os_error(error)}"
             ) from None
+        if self.merged:
+            merged = _from_data(path, data, progress.lesson_id)
+            for item in fields(LessonProgress):
+                setattr(progress, item.name, getattr(merged, item.name))
+        self._base[progress.lesson_id] = data
         return path
+
+    def _merge_with_disk(
+        self, path: Path, base: dict[str, Any], mine: dict[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            disk = _parse(path, path.read_bytes().decode("utf-8-sig"), mine["lesson"]).to_data()
+        except FileNotFoundError:
+            return mine
+        except (OSError, UnicodeDecodeError, ProgressError):
+            # Another writer left something unreadable: keep it aside, then write ours.
+            if path.exists():
+                self._quarantine(path)
+            return mine
+        if disk == base:
+            return mine
+        self.merged = True
+        merged = merge_progress(base, mine, disk)
+        merged["updated"] = mine["updated"]
+        return merged

@@ -340,7 +340,7 @@ def test_every_error_is_reported_in_line_order(tmp_path: Path) -> None:
 def test_file_over_the_limit_is_refused_with_a_message(tmp_path: Path) -> None:
     path = write(tmp_path, VALID + "#" * MAX_FILE_BYTES + "\n")
     error = only_error(path)
-    assert error.line is None
+    assert error.line == 1
     assert "at most" in error.message and "2 MiB" in error.message
 
 

@@ -67,7 +67,15 @@ def test_save_leaves_no_temporary_files(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "content",
-    [b"answers: [unclosed", b"\xff\xfe not utf-8", b"- a list\n", b"schema_version: 99\n"],
+    [
+        b"answers: [unclosed",
+        b"\xff\xfe not utf-8",
+        b"- a list\n",
+        b"schema_version: 0\n",
+        b"schema_version: '1'\nlesson: S15\n",
+        b"schema_version: 1\nlesson: S16\n",
+        pytest.param(b"[" * 5000, id="deep-nesting"),
+    ],
 )
 def test_unreadable_file_is_moved_aside_not_overwritten(tmp_path: Path, content: bytes) -> None:
     (tmp_path / "S15.yaml").write_bytes(content)
@@ -108,3 +116,316 @@ def test_unwritable_folder_is_a_named_error(
     with pytest.raises(ProgressError, match="No space left"):
         ProgressStore(tmp_path).save(LessonProgress("S15", answers={"q": "kept"}))
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------ schema versions
+# One file of every schema version this shardbook has known, as that version wrote it. A new
+# version adds its file here and a migration in engine.progress.MIGRATIONS.
+VERSION_FILES = {
+    1: """\
+schema_version: 1
+lesson: S15
+status: in-progress
+updated: '2026-11-29T10:15:00+00:00'
+answers:
+  sc-1: 参数、梯度和 Adam 状态
+revealed:
+- sc-1
+reflections:
+  r-1: "two\\nlines"
+forms:
+  ledger:
+    params: 1B
+figures:
+  exercise1:
+    parameters: 2000000000.0
+notes:
+  ex2.dp.split: my note
+quiz: {}
+""",
+}
+
+
+def test_every_earlier_version_has_a_file_and_a_migration() -> None:
+    from engine.progress import MIGRATIONS, SCHEMA_VERSION
+
+    assert set(VERSION_FILES) == set(range(1, SCHEMA_VERSION + 1))
+    assert set(MIGRATIONS) == set(range(1, SCHEMA_VERSION))
+
+
+@pytest.mark.parametrize("version", sorted(VERSION_FILES))
+def test_a_file_of_every_version_loads(tmp_path: Path, version: int) -> None:
+    (tmp_path / "S15.yaml").write_text(VERSION_FILES[version], encoding="utf-8")
+    store = ProgressStore(tmp_path)
+    progress = store.load("S15").progress
+    assert progress.status == "in-progress"
+    assert progress.answers == {"sc-1": "参数、梯度和 Adam 状态"}
+    assert progress.reflections == {"r-1": "two\nlines"}
+    assert progress.figures == {"exercise1": {"parameters": 2e9}}
+    assert progress.notes == {"ex2.dp.split": "my note"}
+    store.save(progress)
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    from engine.progress import SCHEMA_VERSION
+
+    assert saved["schema_version"] == SCHEMA_VERSION
+    assert saved["answers"] == progress.answers
+
+
+def test_migrations_run_in_order_and_the_file_is_saved_in_the_new_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A made-up version 2 that renames 'notes' to 'exercise_notes' and back again in version
+    # 3 proves the chain: each step runs once, in order, and the save writes version 3.
+    steps: list[int] = []
+
+    def v1_to_v2(data: dict[str, object]) -> dict[str, object]:
+        steps.append(1)
+        data["exercise_notes"] = data.pop("notes")
+        return data
+
+    def v2_to_v3(data: dict[str, object]) -> dict[str, object]:
+        steps.append(2)
+        data["notes"] = data.pop("exercise_notes")
+        return data
+
+    monkeypatch.setattr("engine.progress.SCHEMA_VERSION", 3)
+    monkeypatch.setattr("engine.progress.MIGRATIONS", {1: v1_to_v2, 2: v2_to_v3})
+    (tmp_path / "S15.yaml").write_text(VERSION_FILES[1], encoding="utf-8")
+    store = ProgressStore(tmp_path)
+    progress = store.load("S15").progress
+    assert steps == [1, 2]
+    assert progress.notes == {"ex2.dp.split": "my note"}
+    store.save(progress)
+    assert yaml.safe_load((tmp_path / "S15.yaml").read_bytes())["schema_version"] == 3
+
+
+def test_a_newer_version_is_left_untouched_and_never_saved_over(tmp_path: Path) -> None:
+    content = b"schema_version: 99\nlesson: S15\nanswers: {q: from the future}\n"
+    (tmp_path / "S15.yaml").write_bytes(content)
+    store = ProgressStore(tmp_path)
+    with pytest.raises(ProgressError, match="newer shardbook"):
+        store.load("S15")
+    with pytest.raises(ProgressError, match="not saved"):
+        store.save(LessonProgress("S15", answers={"q": "mine"}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["S15.yaml"]
+    assert (tmp_path / "S15.yaml").read_bytes() == content
+
+
+def test_a_file_that_cannot_be_opened_is_never_saved_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    content = b"schema_version: 1\nlesson: S15\nanswers: {q: precious}\n"
+    (tmp_path / "S15.yaml").write_bytes(content)
+    real_read = Path.read_bytes
+
+    def denied(self: Path) -> bytes:
+        if self.name == "S15.yaml":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    store = ProgressStore(tmp_path)
+    with pytest.raises(ProgressError, match="permission denied"):
+        store.load("S15")
+    with pytest.raises(ProgressError, match="not saved"):
+        store.save(LessonProgress("S15", answers={"q": "empty"}))
+    monkeypatch.undo()
+    assert (tmp_path / "S15.yaml").read_bytes() == content
+
+
+# ------------------------------------------------------------------ failing disks
+ERRORS = [
+    (28, "the disk is full"),  # ENOSPC
+    (30, "read-only file system"),  # EROFS
+    (13, "permission denied"),  # EACCES
+]
+
+
+@pytest.mark.parametrize(("code", "words"), ERRORS)
+@pytest.mark.parametrize("where", ["mkstemp", "fsync", "replace"])
+def test_write_errors_are_named_and_nothing_is_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, words: str, where: str
+) -> None:
+    # Root ignores chmod, so the OSErrors are injected where the kernel would raise them.
+    import os
+
+    store = ProgressStore(tmp_path)
+    store.save(LessonProgress("S15", answers={"q": "old"}))
+    old_bytes = (tmp_path / "S15.yaml").read_bytes()
+
+    def fail(*_args: object, **_kwargs: object) -> None:
+        raise OSError(code, os.strerror(code))
+
+    target = {
+        "mkstemp": "engine.progress.tempfile.mkstemp",
+        "fsync": "engine.progress.os.fsync",
+        "replace": "engine.progress.os.replace",
+    }[where]
+    monkeypatch.setattr(target, fail)
+    progress = LessonProgress("S15", answers={"q": "new words"})
+    with pytest.raises(ProgressError, match=words) as raised:
+        store.save(progress)
+    assert os.strerror(code) in str(raised.value)
+    assert progress.answers == {"q": "new words"} and progress.updated == ""
+    assert (tmp_path / "S15.yaml").read_bytes() == old_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["S15.yaml"]
+    monkeypatch.undo()
+    store.save(progress)
+    assert store.load("S15").progress.answers == {"q": "new words"}
+
+
+# ------------------------------------------------------------------ two instances
+def test_second_store_is_read_only_then_merges_when_the_first_quits(tmp_path: Path) -> None:
+    first, second = ProgressStore(tmp_path), ProgressStore(tmp_path)
+    assert first.lock() and not first.read_only
+    assert not second.lock() and second.read_only
+    mine = first.load("S15").progress
+    theirs = second.load("S15").progress
+    mine.answers["q1"] = "written in the first window"
+    first.save(mine)
+    theirs.answers["q2"] = "written in the second window"
+    with pytest.raises(ProgressError, match="read-only"):
+        second.save(theirs)
+    first.unlock()
+    second.save(theirs)
+    assert second.merged
+    both = {"q1": "written in the first window", "q2": "written in the second window"}
+    assert theirs.answers == both
+    assert ProgressStore(tmp_path).load("S15").progress.answers == both
+    second.unlock()
+
+
+def test_merge_keeps_each_side_s_change_and_deletions() -> None:
+    from engine.progress import merge_progress
+
+    base = {"answers": {"a": "1", "b": "2", "c": "3"}, "status": "in-progress", "revealed": []}
+    mine = {"answers": {"a": "mine", "b": "2"}, "status": "complete", "revealed": ["a"]}
+    disk = {"answers": {"a": "1", "b": "disk", "c": "3", "d": "new"}, "status": "in-progress"}
+    disk["revealed"] = ["d"]
+    merged = merge_progress(base, mine, disk)
+    assert merged["answers"] == {"a": "mine", "b": "disk", "d": "new"}
+    assert merged["status"] == "complete"
+    assert merged["revealed"] == ["d", "a"]
+
+
+HOLDER = """
+import sys
+from engine.progress import LessonProgress, ProgressStore
+store = ProgressStore(sys.argv[1])
+assert store.lock()
+progress = store.load("S15").progress
+progress.answers["q1"] = "from the other process"
+store.save(progress)
+print("locked", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_two_processes_one_folder(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "locked\n"
+        store = ProgressStore(tmp_path)
+        assert not store.lock() and store.read_only
+        progress = store.load("S15").progress
+        assert progress.answers == {"q1": "from the other process"}
+        progress.answers["q2"] = "from this process"
+        with pytest.raises(ProgressError, match="another shardbook window"):
+            store.save(progress)
+        # The kernel releases the lock of a killed process: no stale lock to clean by hand.
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        store.save(progress)
+        assert not store.read_only
+        assert ProgressStore(tmp_path).load("S15").progress.answers == {
+            "q1": "from the other process",
+            "q2": "from this process",
+        }
+        store.unlock()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_lock_holder_removes_temp_files_a_killed_writer_left(tmp_path: Path) -> None:
+    (tmp_path / ".S15.yaml.abc123_x.tmp").write_text("half", encoding="utf-8")
+    (tmp_path / "S15.yaml.unreadable-20260101T000000000000Z").write_text("x", encoding="utf-8")
+    store = ProgressStore(tmp_path)
+    assert store.lock()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [".shardbook.lock", "S15.yaml.unreadable-20260101T000000000000Z"]
+    store.unlock()
+
+
+# ------------------------------------------------------------------ crash safety
+WRITER = """
+import sys
+from engine.progress import LessonProgress, ProgressStore
+store = ProgressStore(sys.argv[1])
+start = int(sys.argv[2])
+progress = store.load("S15").progress
+print("ready", flush=True)
+for number in range(start, start + 1000):
+    progress.answers["q"] = f"version {number} " + "字" * (number % 50) * 200
+    store.save(progress)
+    print(number, flush=True)
+"""
+
+
+def expected_text(number: int) -> str:
+    return f"version {number} " + "字" * (number % 50) * 200
+
+
+def test_sigkill_during_autosaves_leaves_old_or_new_text(tmp_path: Path) -> None:
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(8)
+    root = Path(__file__).resolve().parent.parent
+    store = ProgressStore(tmp_path)
+    store.save(LessonProgress("S15", answers={"q": expected_text(0)}))
+    saved, kills = 0, 0
+    while saved < 200:
+        writer = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path), str(saved + 1)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=root,
+        )
+        assert writer.stdout is not None
+        assert writer.stdout.readline() == "ready\n"
+        # Let it finish a random number of saves, then kill it at a random moment of the next.
+        done = [int(writer.stdout.readline()) for _ in range(rng.randint(0, 15))]
+        time.sleep(rng.uniform(0, 0.05))
+        writer.send_signal(signal.SIGKILL)
+        out, _ = writer.communicate()
+        kills += 1
+        done += [int(line) for line in out.split()]
+        acknowledged = done[-1] if done else saved
+        leftovers = {p.name for p in tmp_path.iterdir() if not p.name.endswith(".tmp")}
+        assert leftovers == {"S15.yaml"}
+        text = ProgressStore(tmp_path).load("S15", quarantine=False).progress.answers["q"]
+        # The file holds the last save the writer finished, or the one it was inside.
+        assert text in (expected_text(acknowledged), expected_text(acknowledged + 1))
+        saved = acknowledged + 1 if text == expected_text(acknowledged + 1) else acknowledged
+    assert kills >= 10
+    store = ProgressStore(tmp_path)
+    assert store.lock()
+    assert {p.name for p in tmp_path.iterdir()} == {"S15.yaml", ".shardbook.lock"}
+    store.unlock()
