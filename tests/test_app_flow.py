@@ -18,7 +18,7 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from engine.export import split_front_matter
 from tui.app import ShardbookApp, make_app
-from tui.widgets.notes import NoteBox, SelfCheckBox
+from tui.widgets.notes import SelfCheckBox
 
 SIZE = (80, 24)
 HOSTILE_ANSWERS = [
@@ -262,7 +262,8 @@ async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_pat
         await pilot.press("f2", "ctrl+g")
         await pilot.pause(0.2)
         await pilot.press("ctrl+q")
-    assert list(tmp_path.iterdir()) == []
+    # Only the folder's lock file (engine.progress.LOCK_NAME): no progress file.
+    assert [path.name for path in tmp_path.iterdir()] == [".shardbook.lock"]
 
 
 async def test_ledger_pane_breakdown_matches_the_cli(tmp_path: Path) -> None:
