@@ -43,6 +43,7 @@ from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.lab import LabPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
+from tui.widgets.tradeoffs import TradeoffsPane
 
 DEFAULT_LESSON = "S15"
 # Actions that need the main screen's panes (not available over the quiz screen).
@@ -110,6 +111,8 @@ class ShardbookApp(App[int]):
                     yield CollectivesPane()
                 with TabPane(strings.TAB_LAB, id="lab"):
                     yield LabPane()
+                with TabPane(strings.TAB_TRADEOFFS, id="tradeoffs"):
+                    yield TradeoffsPane()
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield Footer(compact=True, show_command_palette=False)
 
@@ -163,6 +166,7 @@ class ShardbookApp(App[int]):
         for pane in self.query(CalculatorPane):
             pane.restore(self.progress.forms.get(pane.form_name, {}))
         self.query_one(DiagramsPane).refresh_notes()
+        self.query_one(TradeoffsPane).load_notes(self.lesson, self.progress.notes)
         self._update_status()
 
     def _fill_outline(self) -> None:

@@ -17,7 +17,12 @@ from engine.errors import InputError, ShardbookError
 
 # Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
 # ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
-CALC_MODULES: tuple[str, ...] = ("tui.cli_ledger", "tui.cli_collective", "tui.cli_bubble")
+CALC_MODULES: tuple[str, ...] = (
+    "tui.cli_ledger",
+    "tui.cli_collective",
+    "tui.cli_bubble",
+    "tui.cli_step",
+)
 COMMAND_MODULES: tuple[str, ...] = (
     "tui.cli_content",
     "tui.cli_diagram",

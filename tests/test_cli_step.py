@@ -1,0 +1,179 @@
+"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: issue 6's flags and JSON
+keys, values from Narayanan et al. 2021 Eq. 4 (../shared/reference/VECTORS.md), one-line errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+KEYS = {
+    "t_compute_s",
+    "t_comm_s",
+    "t_comm_unhidden_s",
+    "t_input_s",
+    "t_sync_wait_s",
+    "t_step_s",
+    "tokens_per_s",
+    "mfu",
+    "model_flops_per_step",
+    "comm",
+}
+ARCH = ["--layers", "24", "--hidden", "2048", "--heads", "16", "--vocab", "50304"]
+
+
+def _json(capsys: pytest.CaptureFixture[str], command: str, *args: str) -> dict[str, Any]:
+    assert main(["calc", command, *args, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_step_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "step",
+        *ARCH,
+        "--gpus",
+        "16",
+        "--tp",
+        "2",
+        "--pp",
+        "2",
+        "--global-batch",
+        "64",
+        "--interconnect",
+        "100gbps",
+    )
+    assert set(data) == KEYS
+    assert {c["name"] for c in data["comm"]} == {"DP gradients", "TP activations", "PP activations"}
+    for entry in data["comm"]:
+        assert set(entry) == {"name", "op", "bytes", "time_s", "hidden_share"}
+        assert 0 <= entry["hidden_share"] <= 1
+    parts = ("t_compute_s", "t_comm_unhidden_s", "t_input_s", "t_sync_wait_s")
+    assert data["t_step_s"] == pytest.approx(sum(data[k] for k in parts))
+
+
+def test_time_to_train_gpt3(capsys: pytest.CaptureFixture[str]) -> None:
+    """Narayanan et al. 2021 §5.1 Eq. 4: GPT-3 175B, 300B tokens, 1024 GPUs at 140 TFLOP/s,
+    full recomputation: 8·T·P/(n·X) = 34 days."""
+    data = _json(
+        capsys,
+        "step",
+        "--params",
+        "175B",
+        "--gpus",
+        "1024",
+        "--achieved-flops",
+        "140e12",
+        "--recompute",
+        "full",
+        "--tokens",
+        "300B",
+        "--seq",
+        "2048",
+    )
+    assert data["time_to_train_s"] == pytest.approx(8 * 300e9 * 175e9 / (1024 * 140e12))
+    assert data["time_to_train_s"] / 86400 == pytest.approx(33.9, abs=0.05)
+    without = _json(
+        capsys,
+        "step",
+        "--params",
+        "175B",
+        "--gpus",
+        "1024",
+        "--achieved-flops",
+        "140e12",
+        "--tokens",
+        "300B",
+    )
+    assert without["time_to_train_s"] == pytest.approx(0.75 * data["time_to_train_s"])
+
+
+def test_custom_links_slow_the_step(capsys: pytest.CaptureFixture[str]) -> None:
+    fast = _json(
+        capsys,
+        "step",
+        *ARCH,
+        "--tp",
+        "8",
+        "--gpus-per-node",
+        "4",
+        "--inter-bandwidth",
+        "400Gb/s",
+        "--latency",
+        "5us",
+    )
+    slow = _json(
+        capsys,
+        "step",
+        *ARCH,
+        "--tp",
+        "8",
+        "--gpus-per-node",
+        "4",
+        "--inter-bandwidth",
+        "100Gb/s",
+        "--latency",
+        "5us",
+    )
+    assert slow["t_step_s"] > fast["t_step_s"]
+    inside = _json(capsys, "step", *ARCH, "--tp", "8", "--inter-bandwidth", "100Gb/s")
+    assert inside["t_step_s"] < slow["t_step_s"]
+
+
+def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calc", "step", *ARCH, "--dp", "8", "--global-batch", "64"]) == 0
+    out = capsys.readouterr().out
+    assert "T_step" in out and "assumption" in out and "Korthikanti" in out
+
+
+def test_scaling_json(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(
+        capsys,
+        "scaling",
+        *ARCH,
+        "--global-batch",
+        "64",
+        "--strategy",
+        "dp",
+        "--strategy",
+        "tp",
+        "--max-gpus",
+        "32",
+        "--interconnect",
+        "100gbps",
+    )
+    assert data["world_sizes"] == [1, 2, 4, 8, 16, 32]
+    assert [s["strategy"] for s in data["series"]] == ["dp", "tp"]
+    tp = data["series"][1]["points"]
+    assert tp[0]["efficiency"] == pytest.approx(1.0)
+    assert all(p["efficiency"] < 1 for p in tp[1:5])
+    assert tp[5]["skipped"].startswith("tp")
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["step", "--params", "abc"], "--params"),
+        (["step", "--params", "1e9", "--mfu", "2"], "--mfu"),
+        (["step", *ARCH, "--tp", "3"], "--tp"),
+        (["step", "--params", "1e9", "--interconnect", "warp"], "--interconnect"),
+        (["step", "--params", "1e9", "--interconnect", "pcie", "--latency", "1us"], "--latency"),
+        (["step", "--params", "1e9", "--inter-bandwidth", "fast"], "--inter-bandwidth"),
+        (["step", "--params", "1e9", "--recompute", "half"], "--recompute"),
+        (["step", "--params", "1e9", "--gpus", "3", "--dp", "2"], "--gpus"),
+        (["scaling", "--params", "1e9", "--mode", "sideways"], "--mode"),
+        (["scaling", "--params", "1e9", "--strategy", "magic"], "--strategy"),
+    ],
+)
+def test_errors_exit_2_with_one_line_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], args: list[str], flag: str
+) -> None:
+    assert main(["calc", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag in err and "Traceback" not in err

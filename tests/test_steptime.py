@@ -1,0 +1,363 @@
+"""Step time (engine.steptime) and scaling (engine.scaling): the values of
+../shared/reference/VECTORS.md "Step time" with their sources, and the lesson's claims as
+hypothesis properties (a slower inter-node link never shortens the step; TP's exposed
+communication grows more than PP's when the link slows; efficiency < 1 beyond one rank when
+communication is not fully hidden)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.collectives import collective_cost
+from engine.errors import InputError
+from engine.scaling import (
+    COUNTEREXAMPLES,
+    SCALING_STRATEGIES,
+    compare_interconnects,
+    render_scaling_plot,
+    run_counterexample,
+    scaling_all,
+    scaling_series,
+    strategy_spec,
+    tradeoffs_report,
+    world_sizes,
+)
+from engine.steptime import (
+    INTERCONNECTS,
+    Interconnect,
+    StepSpec,
+    custom_interconnect,
+    korthikanti_flops,
+    six_n_flops,
+    step_time,
+    time_to_train,
+)
+
+CONTENT = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
+SMALL = StepSpec(layers=24, hidden=2048, heads=16, vocab=50304, seq=2048, global_batch=64)
+DAY = 86400.0
+
+
+def _link(inter: float, latency: float = 5e-6) -> Interconnect:
+    return custom_interconnect(INTERCONNECTS["nvlink"], inter_bandwidth=inter, latency=latency)
+
+
+# ---------------------------------------------------------------------------------- FLOPs
+
+
+def test_eq7_model_flops_gpt3() -> None:
+    """Korthikanti et al. 2022 Eq. 7: 72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L)), GPT-3 175B."""
+    B, L, s, h, V = 1536, 96, 2048, 12288, 51200
+    flops = korthikanti_flops(batch=B, **{"layers": L, "seq": s, "hidden": h, "vocab": V})
+    expected = 72 * B * L * s * h**2 * (1 + s / (6 * h) + V / (12 * h * L))
+    assert flops.model == pytest.approx(expected, rel=1e-12)
+    assert flops.hardware == flops.model
+    # By hand: 72·1536·96·2048·12288² = 3.2832e18, × (1 + 0.027778 + 0.003617) = 3.3862e18.
+    assert flops.model == pytest.approx(3.3862e18, rel=1e-4)
+
+
+def test_eq8_selective_recompute_hardware_flops() -> None:
+    """Korthikanti et al. 2022 Eq. 8: 72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L))."""
+    B, L, s, h, V = 1, 96, 2048, 12288, 51200
+    flops = korthikanti_flops(batch=B, layers=L, seq=s, hidden=h, vocab=V, recompute="selective")
+    expected = 72 * B * L * s * h**2 * (1 + s / (3 * h) + V / (12 * h * L))
+    assert flops.hardware == pytest.approx(expected, rel=1e-12)
+    # Toy, by hand: B=1, L=2, s=4, h=8, V=16 -> 72·1·2·4·64·(1 + 4/48 + 16/192) = 43008.
+    toy = korthikanti_flops(batch=1, layers=2, seq=4, hidden=8, vocab=16)
+    assert toy.model == pytest.approx(43008.0)
+
+
+def test_full_recompute_is_narayanan_eq3() -> None:
+    """Narayanan et al. 2021 Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h))."""
+    B, L, s, h, V = 8, 24, 1024, 1024, 50304
+    flops = korthikanti_flops(batch=B, layers=L, seq=s, hidden=h, vocab=V, recompute="full")
+    assert flops.hardware == pytest.approx(
+        96 * B * s * L * h**2 * (1 + s / (6 * h) + V / (16 * L * h)), rel=1e-12
+    )
+
+
+def test_six_n_convention() -> None:
+    """6·N per token (Kaplan et al. 2020), 8·N with full recomputation (Narayanan Eq. 4)."""
+    assert six_n_flops(1e9, 1e6).model == 6e15
+    assert six_n_flops(1e9, 1e6, "full").hardware == 8e15
+    result = step_time(StepSpec(params=1e9, seq=1000, global_batch=10))
+    assert result.flops_convention == "6N"
+    assert result.model_flops_per_step == pytest.approx(6e9 * 1e4)
+
+
+# ---------------------------------------------------------------------------------- time to train
+
+
+def test_time_to_train_gpt3_and_1t() -> None:
+    """Narayanan et al. 2021 §5.1: GPT-3 175B on 300B tokens, 1024 A100s at 140 TFLOP/s is
+    about 34 days; 1T on 450B tokens, 3072 GPUs at 163 TFLOP/s about 84 days (8·T·P/(n·X))."""
+    gpt3 = time_to_train(300e9, 175e9, 1024, 140e12, "full")
+    assert gpt3.value == pytest.approx(8 * 300e9 * 175e9 / (1024 * 140e12))
+    assert gpt3.value / DAY == pytest.approx(33.9, abs=0.05)
+    one_t = time_to_train(450e9, 1e12, 3072, 163e12, "full")
+    assert one_t.value / DAY == pytest.approx(83.2, abs=0.05)
+    # Without recomputation: 6·T·P/(n·X), three quarters of it.
+    assert time_to_train(300e9, 175e9, 1024, 140e12, "none").value == pytest.approx(
+        0.75 * gpt3.value
+    )
+
+
+def test_step_reports_time_to_train() -> None:
+    spec = replace(SMALL, dp=8, tokens=1e9, recompute="full")
+    result = step_time(spec)
+    assert result.time_to_train_s is not None
+    params = 24 * (12 * 2048**2 + 13 * 2048) + (50304 + 2048) * 2048  # Narayanan Eq. 2
+    x = 312e12 * 0.5
+    assert result.time_to_train_s == pytest.approx(8 * 1e9 * params / (8 * x), rel=1e-9)
+    assert "time_to_train_s" in result.as_dict()
+
+
+# ---------------------------------------------------------------------------------- terms
+
+
+def test_step_is_the_sum_of_its_four_terms_and_figures_carry_sources() -> None:
+    spec = replace(SMALL, dp=2, tp=2, pp=2, straggler=0.05, input_rate=1e5)
+    r = step_time(spec)
+    total = r.t_compute_s + r.t_comm_unhidden_s + r.t_input_s + r.t_sync_wait_s
+    assert r.t_step_s == pytest.approx(total)
+    assert r.t_comm_s >= r.t_comm_unhidden_s > 0
+    assert r.tokens_per_s == pytest.approx(64 * 2048 / r.t_step_s)
+    assert r.mfu == pytest.approx(r.model_flops_per_step / (r.t_step_s * 8 * 312e12))
+    assert {c.name for c in r.comm} == {"DP gradients", "TP activations", "PP activations"}
+    for term in (*r.terms, *r.comm):
+        assert term.formula and term.source
+    by_name = {t.name: t for t in r.terms}
+    assert by_name["input"].source.startswith("assumption")
+    assert by_name["straggler wait"].source.startswith("assumption")
+    assert "pipeline bubble" in by_name
+
+
+def test_volumes_follow_zero_and_megatron() -> None:
+    """ZeRO §7: DP and ZeRO-1/2 move 2Ψ, ZeRO-3 3Ψ (per micro-batch here); Narayanan §3.2:
+    TP 4 all-reduces of b·s·h per layer per micro-batch, PP b·s·h per micro-batch."""
+    psi = step_time(replace(SMALL, dp=4)).comm[0].bytes / 2
+    for zero, ops in ((1, ["reduce-scatter", "all-gather"]), (3, ["all-gather", "reduce-scatter"])):
+        r = step_time(replace(SMALL, dp=4, zero=zero))
+        assert [c.op for c in r.comm] == ops
+        assert all(c.bytes == pytest.approx(2 * psi) for c in r.comm)
+    calls = sum(c.calls for c in step_time(replace(SMALL, dp=4, zero=3)).comm)
+    assert calls == 3 * 16  # 3Ψ per micro-batch, m = 64 / 4 = 16
+    tp = step_time(replace(SMALL, tp=4)).comm[0]
+    assert tp.bytes == 1 * 2048 * 2048 * 2 and tp.calls == 4 * 24 * 64
+    one = collective_cost("all-reduce", 4, tp.bytes, 450e9, 5e-6).time_s  # 400gbps preset
+    assert tp.time_s == pytest.approx(tp.calls * one)
+    assert tp.hidden_share == 0.0
+
+
+def test_link_follows_gpus_per_node() -> None:
+    slow = replace(SMALL, tp=8, interconnect=INTERCONNECTS["100gbps"])
+    assert step_time(replace(slow, gpus_per_node=8)).comm[0].link == "intra"
+    assert step_time(replace(slow, gpus_per_node=4)).comm[0].link == "inter"
+    assert (
+        step_time(replace(slow, gpus_per_node=4)).t_step_s
+        > step_time(replace(slow, gpus_per_node=8)).t_step_s
+    )
+
+
+def test_moe_imbalance_wait_and_drops() -> None:
+    """Switch Transformer §2.2: capacity = factor × tokens / experts; the hottest expert sets
+    the pace; a balanced router waits for nobody."""
+    moe = replace(SMALL, experts=8, dp=8, ep=8)
+    balanced = step_time(moe)
+    assert balanced.moe is not None and balanced.moe.wait_s == 0
+    assert any(c.op == "all-to-all" for c in balanced.comm)
+    capped = step_time(replace(moe, hot_expert_share=0.5))
+    assert capped.moe is not None
+    assert capped.moe.load_ratio == 1.25
+    assert capped.moe.dropped_share == pytest.approx(0.5 - 1.25 / 8)
+    roomy = step_time(replace(moe, hot_expert_share=0.5, capacity_factor=4))
+    assert roomy.moe is not None and roomy.moe.load_ratio == 4 and roomy.moe.dropped_share == 0
+    assert roomy.t_sync_wait_s > capped.t_sync_wait_s > 0
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"params": None, "layers": None}, "params"),
+        ({"tp": 3}, "tp"),
+        ({"pp": 25}, "pp"),
+        ({"dp": 3}, "global_batch"),
+        ({"gpus": 6, "dp": 2}, "gpus"),
+        ({"utilization": float("nan")}, "utilization"),
+        ({"utilization": 1.5}, "utilization"),
+        ({"achieved_flops": 1e15}, "achieved_flops"),
+        ({"recompute": "some"}, "recompute"),
+        ({"schedule": "x"}, "schedule"),
+        ({"zero": 4}, "zero"),
+        ({"experts": 8, "ep": 3}, "ep"),
+        ({"straggler": -1.0}, "straggler"),
+        ({"input_rate": float("inf")}, "input_rate"),
+        ({"cp": 3}, "cp"),
+        ({"hot_expert_share": 0.01, "experts": 8}, "hot_expert_share"),
+    ],
+)
+def test_bad_input_names_the_field(change: dict[str, object], field: str) -> None:
+    with pytest.raises(InputError) as info:
+        step_time(replace(SMALL, **change))  # type: ignore[arg-type]
+    assert info.value.field == field
+
+
+def test_gpus_sets_dp() -> None:
+    r = step_time(replace(SMALL, gpus=16, tp=2, pp=2))
+    assert r.spec.dp == 4 and r.world_size == 16
+
+
+# ---------------------------------------------------------------------------------- properties
+
+sizes = st.sampled_from([2, 4, 8])
+bandwidths = st.floats(min_value=1e9, max_value=1e12)
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> StepSpec:
+    strategy = draw(st.sampled_from(("dp", "zero1", "zero3", "tp", "pp", "cp")))
+    n = draw(sizes)
+    base = replace(
+        SMALL,
+        layers=draw(st.sampled_from([8, 24])),
+        hidden=draw(st.sampled_from([512, 2048])),
+        heads=8,
+        seq=draw(st.sampled_from([512, 2048])),
+        global_batch=draw(st.sampled_from([8, 64])),
+        gpus_per_node=draw(st.sampled_from([1, 2, 8])),
+        straggler=draw(st.sampled_from([0.0, 0.1])),
+        input_rate=draw(st.sampled_from([None, 1e4, 1e6])),
+        recompute=draw(st.sampled_from(["none", "selective", "full"])),
+    )
+    return strategy_spec(base, strategy, n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(configs(), bandwidths, st.floats(min_value=1.0, max_value=100.0))
+def test_slower_inter_node_link_never_shortens_the_step(
+    spec: StepSpec, fast: float, slowdown: float
+) -> None:
+    """Lesson: 通信开销取决于...带宽 — a slower link can only add time."""
+    quick = step_time(replace(spec, interconnect=_link(fast)))
+    slow = step_time(replace(spec, interconnect=_link(fast / slowdown)))
+    assert slow.t_step_s >= quick.t_step_s * (1 - 1e-12)
+    assert slow.t_comm_unhidden_s >= quick.t_comm_unhidden_s * (1 - 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([2, 4, 8]),
+    st.sampled_from([8, 16, 32]),
+    st.sampled_from([512, 1024, 4096]),
+    st.sampled_from([1, 8, 32]),
+    bandwidths,
+    st.floats(min_value=1.5, max_value=50.0),
+)
+def test_tp_exposed_comm_grows_more_than_pp(
+    n: int, layers: int, hidden: int, batch: int, fast: float, slowdown: float
+) -> None:
+    """Exercise 4: with every rank on its own node, TP's per-layer all-reduces sit on the
+    critical path and grow with the link; PP's b·s·h per micro-batch mostly overlaps."""
+    base = replace(
+        SMALL, layers=layers, hidden=hidden, heads=8, global_batch=batch, gpus_per_node=1
+    )
+
+    def exposed(strategy: str, bandwidth: float) -> float:
+        spec = replace(strategy_spec(base, strategy, n), interconnect=_link(bandwidth))
+        return step_time(spec).t_comm_unhidden_s
+
+    tp_growth = exposed("tp", fast / slowdown) - exposed("tp", fast)
+    pp_growth = exposed("pp", fast / slowdown) - exposed("pp", fast)
+    assert tp_growth > pp_growth >= -1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(configs(), bandwidths)
+def test_efficiency_below_one_when_comm_is_exposed(spec: StepSpec, bandwidth: float) -> None:
+    """Misconception 2 (world size 翻倍，吞吐必定翻倍): n ranks reach n × one rank only when
+    nothing is exposed."""
+    spec = replace(spec, interconnect=_link(bandwidth), input_rate=None)
+    result = step_time(spec)
+    one = step_time(strategy_spec(spec, "dp", 1))
+    efficiency = result.tokens_per_s / (result.world_size * one.tokens_per_s)
+    assert result.world_size > 1
+    if result.t_comm_unhidden_s > 0:
+        assert efficiency < 1
+    assert efficiency <= 1 + 1e-12
+
+
+# ---------------------------------------------------------------------------------- scaling
+
+
+def test_scaling_series_doubling_does_not_double() -> None:
+    series = scaling_series(
+        replace(SMALL, interconnect=INTERCONNECTS["100gbps"]), "dp", "strong", world_sizes(64)
+    )
+    points = series.points
+    assert [p.world_size for p in points] == [1, 2, 4, 8, 16, 32, 64]
+    assert points[0].efficiency == pytest.approx(1.0)
+    assert points[-1].tokens_per_s < 2 * points[-2].tokens_per_s
+    assert all(p.efficiency < 1 for p in points[1:])
+    assert all(math.isfinite(p.tokens_per_s) for p in points)
+
+
+def test_scaling_skips_what_cannot_run_and_weak_mode_grows_the_batch() -> None:
+    tp = scaling_series(SMALL, "tp", "strong", world_sizes(32))
+    assert tp.points[-1].skipped.startswith("tp")  # 16 heads: TP 32 cannot split them
+    weak = scaling_series(replace(SMALL, global_batch=8), "dp", "weak", (1, 2, 4))
+    assert weak.points[2].tokens_per_s > weak.points[1].tokens_per_s
+    with pytest.raises(InputError):
+        scaling_series(SMALL, "dp", "sideways", (1,))
+    with pytest.raises(InputError):
+        strategy_spec(SMALL, "magic", 2)
+    assert {s.strategy for s in scaling_all(SMALL, "strong", (1, 2))} == set(SCALING_STRATEGIES) - {
+        "ep"
+    }
+
+
+def test_plot_fits_the_width_and_shows_linear() -> None:
+    series = scaling_all(SMALL, "strong", world_sizes(64), ("dp", "tp"))
+    plot = render_scaling_plot(series, 40, 10)
+    lines = plot.splitlines()
+    assert all(len(line) <= 40 for line in lines)
+    assert "." in plot and "D dp" in plot and "T tp" in plot
+
+
+def test_exercise4_tp_grows_most_on_a_slow_network() -> None:
+    rows = compare_interconnects(SMALL, INTERCONNECTS["100gbps"], 16)
+    assert rows[0].strategy == "tp"
+    by_name = {row.strategy: row for row in rows}
+    assert by_name["tp"].growth > by_name["pp"].growth >= 1
+    same = compare_interconnects(SMALL, INTERCONNECTS["nvlink"], 16)
+    assert all(row.growth == pytest.approx(1.0) for row in same)
+    report = tradeoffs_report("pcie", 8)
+    assert report.world == 8 and report.series
+
+
+# ---------------------------------------------------------------------------------- counterexamples
+
+
+def test_counterexamples_quote_the_lesson_and_show_their_point() -> None:
+    lesson = yaml.safe_load(CONTENT.read_text(encoding="utf-8"))
+    texts = {
+        item["id"]: item["text"]
+        for section in lesson["sections"]
+        for item in section.get("items", [])
+    }
+    for example in COUNTEREXAMPLES:
+        assert example.quote in texts[example.quote_item]
+        assert example.title in texts["deep-counterexamples"]
+    slow, small, moe = (run_counterexample(e) for e in COUNTEREXAMPLES)
+    dp, zero3, tp_pp = slow
+    assert dp.fits is False and zero3.fits is True and tp_pp.fits is True
+    assert tp_pp.step.t_step_s < zero3.step.t_step_s
+    assert small[0].efficiency < small[1].efficiency < 1
+    balanced, capped, roomy = moe
+    assert balanced.step.t_sync_wait_s == 0 < capped.step.t_sync_wait_s < roomy.step.t_sync_wait_s

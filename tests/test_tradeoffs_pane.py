@@ -1,0 +1,91 @@
+"""The Trade-offs pane at 80x24, driven by keys: F10 opens it, the interconnect choice changes the
+table (exercise 4: TP grows most on a slow network), keys 1-3 show the lesson's counterexamples,
+and the answers to exercises 4 and 5 are saved in ``notes`` and exported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import Select, Static, TabbedContent, TextArea
+
+from engine.export import export_text
+from engine.lesson import load_lesson
+from engine.progress import ProgressStore
+from tui.app import make_app
+from tui.widgets.tradeoffs import TradeoffsPane
+
+SIZE = (80, 24)
+LESSON = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
+
+
+def shown(widget: Static) -> str:
+    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(widget.content)
+    return console.export_text()
+
+
+async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f10")
+        await pilot.pause()
+        assert app.query_one("#side", TabbedContent).active == "tradeoffs"
+        pane = app.query_one(TradeoffsPane)
+        link = pane.query_one("#tradeoffs-link", Select)
+        assert app.focused is link
+        result = pane.query_one("#tradeoffs-result", Static)
+        assert "400 Gb/s" in shown(result)
+        # From 400 Gb/s (second preset) two down to "NVLink in node, 100 Gb/s network".
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert link.value == "100gbps"
+        table = shown(result)
+        assert "100 Gb/s" in table
+        first_row = next(line for line in table.splitlines() if line.strip().startswith("tp"))
+        assert "x" in first_row
+        assert table.index("tp ") < table.index("pp ")  # sorted by growth: TP first
+        assert ". = linear" in table
+
+        for key, title in (
+            ("1", "模型放不下但网络很慢"),
+            ("2", "batch 太小"),
+            ("3", "MoE 专家负载极不均"),
+        ):
+            await pilot.press(key)
+            await pilot.pause()
+            assert title in shown(pane.query_one("#tradeoffs-scenario", Static))
+        assert "dropped" in shown(pane.query_one("#tradeoffs-scenario", Static))
+
+        areas = list(pane.query(TextArea))
+        assert len(areas) == 2
+        areas[0].focus()
+        await pilot.press(*"TP [b]3[/b]")
+        await pilot.press("1")  # typed into the box, not a scenario key
+        areas[1].focus()
+        await pilot.press(*"data loading")
+        await pilot.pause(0.2)
+        assert app.progress.notes["ex4"] == "TP [b]3[/b]1"
+        assert app.progress.notes["ex5"] == "data loading"
+        await pilot.press("ctrl+q")
+
+    saved = ProgressStore(tmp_path).load("S15").progress
+    assert saved.notes["ex4"] == "TP [b]3[/b]1"
+    lesson = load_lesson(LESSON)
+    markdown = export_text(lesson, saved, "md")
+    assert "TP [b]3[/b]1" in markdown and "data loading" in markdown
+    data = json.loads(export_text(lesson, saved, "json"))
+    exported = {note["id"]: note["text"] for note in data["exercise_notes"]}
+    assert exported["ex4"] == "TP [b]3[/b]1" and exported["ex5"] == "data loading"
+
+    again = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.press("f10")
+        await pilot.pause()
+        areas = list(again.query_one(TradeoffsPane).query(TextArea))
+        assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
+        label = shown(again.query_one(TradeoffsPane).query(".note-label").first(Static))
+        assert "假设设备互联很慢" in label

@@ -1,0 +1,301 @@
+"""``shardbook calc step`` and ``calc scaling``: step time and scaling, headless (issue 6).
+
+Flags and JSON keys are fixed by the issue; scripts and tests rely on them. ``--mfu`` is the share
+of peak the kernels reach while computing; the ``mfu`` key of the output is the whole step's
+model FLOPs utilization after communication, bubble and waits. The flags beyond the issue's list
+(``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
+``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
+stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from engine import units
+from engine.errors import InputError
+from engine.pipeline import SCHEDULES
+from engine.scaling import MODES, SCALING_STRATEGIES, scaling_all, world_sizes
+from engine.steptime import (
+    DEFAULT_PEAK_FLOPS,
+    DEFAULT_UTILIZATION,
+    INTERCONNECTS,
+    RECOMPUTE_CHOICES,
+    StepResult,
+    StepSpec,
+    custom_interconnect,
+    get_interconnect,
+    step_time,
+)
+from tui.cli import CliError, flag_error, one_line_errors
+
+# Spec field -> the flag that sets it, so engine errors name what the user typed.
+FLAGS: dict[str, str] = {
+    "params": "--params",
+    "layers": "--layers",
+    "hidden": "--hidden",
+    "heads": "--heads",
+    "ffn_hidden": "--ffn-hidden",
+    "vocab": "--vocab",
+    "seq": "--seq",
+    "global_batch": "--global-batch",
+    "micro_batch": "--micro-batch",
+    "dp": "--dp",
+    "tp": "--tp",
+    "pp": "--pp",
+    "cp": "--cp",
+    "ep": "--ep",
+    "zero": "--zero",
+    "gpus": "--gpus",
+    "experts": "--experts",
+    "top_k": "--top-k",
+    "capacity_factor": "--capacity-factor",
+    "hot_expert_share": "--hot-expert-share",
+    "peak_flops": "--peak-flops",
+    "utilization": "--mfu",
+    "achieved_flops": "--achieved-flops",
+    "recompute": "--recompute",
+    "schedule": "--schedule",
+    "interconnect": "--interconnect",
+    "intra_bandwidth": "--intra-bandwidth",
+    "inter_bandwidth": "--inter-bandwidth",
+    "latency": "--latency",
+    "gpus_per_node": "--gpus-per-node",
+    "input_rate": "--input-rate",
+    "straggler": "--straggler",
+    "tokens": "--tokens",
+    "strategy": "--strategy",
+    "mode": "--mode",
+    "max_gpus": "--max-gpus",
+}
+_INTS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "global_batch", "micro_batch")
+_INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "experts", "top_k", "gpus_per_node")
+_NUMBERS = ("capacity_factor", "hot_expert_share", "straggler")
+_CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--params", help="parameter count N: 1.3B (6·N per token)")
+    parser.add_argument("--layers", help="transformer layers L (Korthikanti Eq. 7 with h, V)")
+    parser.add_argument("--hidden", help="hidden size h")
+    parser.add_argument("--heads", help="attention heads a (TP must divide it)")
+    parser.add_argument("--ffn-hidden", help="MLP hidden size (default 4h)")
+    parser.add_argument("--vocab", help="vocabulary size V")
+    parser.add_argument("--experts", help="MoE experts per layer (default 1)")
+    parser.add_argument("--top-k", help="experts per token (default 1)")
+    parser.add_argument("--capacity-factor", help="MoE capacity factor (default 1.25)")
+    parser.add_argument("--hot-expert-share", help="hottest expert's share of tokens")
+    parser.add_argument("--seq", help="sequence length s (default 2048)")
+    parser.add_argument("--global-batch", help="samples per step (default micro-batch × DP)")
+    parser.add_argument("--micro-batch", help="micro-batch size b (default 1)")
+    for name in ("dp", "tp", "pp", "cp", "ep"):
+        parser.add_argument(f"--{name}", help=f"{name.upper()} size")
+    parser.add_argument("--zero", help="ZeRO stage 0-3 (3 = FSDP)")
+    parser.add_argument("--gpus", help="GPUs; DP = GPUs / (TP·PP·CP) when --dp is not given")
+    parser.add_argument(
+        "--peak-flops", help=f"peak FLOP/s per GPU (default {DEFAULT_PEAK_FLOPS:g})"
+    )
+    parser.add_argument(
+        "--mfu", help=f"share of peak while computing (default {DEFAULT_UTILIZATION})"
+    )
+    parser.add_argument("--achieved-flops", help="achieved FLOP/s per GPU (instead of --mfu)")
+    parser.add_argument(
+        "--recompute", default="none", metavar="{" + ",".join(RECOMPUTE_CHOICES) + "}"
+    )
+    parser.add_argument("--schedule", default="1f1b", metavar="{" + ",".join(SCHEDULES) + "}")
+    parser.add_argument("--interconnect", metavar="{" + ",".join(INTERCONNECTS) + "}")
+    parser.add_argument("--intra-bandwidth", help="custom link in a node: 450GB/s")
+    parser.add_argument("--inter-bandwidth", help="custom link between nodes: 400Gb/s")
+    parser.add_argument("--latency", help="custom latency per message: 5us")
+    parser.add_argument("--gpus-per-node", help="GPUs per node (default 8)")
+    parser.add_argument("--input-rate", help="assumption: loader tokens/s per DP replica")
+    parser.add_argument("--straggler", help="assumption: straggler spread σ (default 0)")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def register(calc_subparsers: Any) -> None:
+    """Add ``step`` and ``scaling`` to the ``shardbook calc`` sub-commands."""
+    step: argparse.ArgumentParser = calc_subparsers.add_parser(
+        "step",
+        help="step time: compute, exposed communication, input, waits; time to train",
+        description=(
+            "T_step = T_compute + T_comm_unhidden + T_input + T_sync_wait for one configuration "
+            "on a device and an interconnect (seconds). FLOPs from Korthikanti et al. 2022 "
+            "Eq. 7/8 with the architecture, else 6·N per token."
+        ),
+    )
+    one_line_errors(step, "calc step")
+    _add_common(step)
+    step.add_argument("--tokens", help="training tokens T: time to train (Narayanan Eq. 4)")
+    step.set_defaults(func=run_step)
+    scaling: argparse.ArgumentParser = calc_subparsers.add_parser(
+        "scaling",
+        help="throughput and efficiency against world size, per strategy",
+        description=(
+            "Throughput (tokens/s) and efficiency = throughput(n) / (n × throughput(1)) for "
+            "each strategy alone at n = 1, 2, 4, ... GPUs; strong scaling keeps the global batch, "
+            "weak scaling grows it with n."
+        ),
+    )
+    one_line_errors(scaling, "calc scaling")
+    _add_common(scaling)
+    scaling.add_argument(
+        "--strategy",
+        action="append",
+        metavar="{" + ",".join(SCALING_STRATEGIES) + "}",
+        help="a strategy (repeat for more; default all)",
+    )
+    scaling.add_argument("--mode", default="strong", metavar="{strong,weak}")
+    scaling.add_argument("--max-gpus", default="64", help="largest world size (default 64)")
+    scaling.set_defaults(func=run_scaling)
+
+
+def spec_from_args(args: argparse.Namespace) -> StepSpec:
+    """Parse the flags into a :class:`StepSpec`.
+
+    Raises:
+        CliError: a value that does not parse or that the engine rejects, naming the flag.
+    """
+    values: dict[str, Any] = {}
+    try:
+        if args.params is not None:
+            values["params"] = units.parse_count("params", args.params)
+        for name in _INTS:
+            text = getattr(args, name)
+            if text is not None:
+                values[name] = units.parse_int(name, text)
+        if args.zero is not None:
+            values["zero"] = units.parse_int("zero", args.zero, minimum=0, maximum=3)
+        for name in _NUMBERS:
+            text = getattr(args, name)
+            if text is not None:
+                values[name] = units.parse_number(name, text, allow_zero=name == "straggler")
+        if args.peak_flops is not None:
+            values["peak_flops"] = units.parse_number("peak_flops", args.peak_flops)
+        if args.mfu is not None:
+            values["utilization"] = units.parse_number("utilization", args.mfu)
+        if args.achieved_flops is not None:
+            values["achieved_flops"] = units.parse_number("achieved_flops", args.achieved_flops)
+        if args.input_rate is not None:
+            values["input_rate"] = units.parse_number("input_rate", args.input_rate)
+        if getattr(args, "tokens", None) is not None:
+            values["tokens"] = units.parse_count("tokens", args.tokens)
+        custom = {name: getattr(args, name) for name in _CUSTOM if getattr(args, name) is not None}
+        if args.interconnect is not None and custom:
+            raise CliError(
+                FLAGS[next(iter(custom))], "give either --interconnect or custom link figures"
+            )
+        link = get_interconnect(args.interconnect or "400gbps")
+        if custom:
+            link = custom_interconnect(
+                link,
+                intra_bandwidth=_rate("intra_bandwidth", custom),
+                inter_bandwidth=_rate("inter_bandwidth", custom),
+                latency=None
+                if "latency" not in custom
+                else units.parse_time("latency", custom["latency"]),
+            )
+        spec = StepSpec(
+            recompute=args.recompute, schedule=args.schedule, interconnect=link, **values
+        )
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+    return spec
+
+
+def _rate(name: str, custom: dict[str, str]) -> float | None:
+    return units.parse_rate(name, custom[name]) if name in custom else None
+
+
+def run_step(args: argparse.Namespace) -> int:
+    """Run ``calc step``; returns the exit status."""
+    spec = spec_from_args(args)
+    try:
+        result = step_time(spec)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+    if args.json:
+        print(json.dumps(result.as_dict(), allow_nan=False))
+        return 0
+    _print_step(result)
+    return 0
+
+
+def _print_step(result: StepResult) -> None:
+    console = Console(markup=False, highlight=False, emoji=False)
+    spec = result.spec
+    lines = [
+        f"world {result.world_size} (DP {spec.dp} TP {spec.tp} PP {spec.pp} CP {spec.cp} "
+        f"EP {spec.ep}, ZeRO {spec.zero}); m = {result.micro_batches} micro-batches; "
+        f"{spec.interconnect.label}, {spec.gpus_per_node} GPUs per node",
+        f"FLOPs convention: {result.flops_convention}",
+        f"T_compute        {units.format_seconds(result.t_compute_s)}",
+        f"T_comm (all)     {units.format_seconds(result.t_comm_s)}",
+        f"T_comm_unhidden  {units.format_seconds(result.t_comm_unhidden_s)}",
+        f"T_input          {units.format_seconds(result.t_input_s)}  (assumption)",
+        f"T_sync_wait      {units.format_seconds(result.t_sync_wait_s)}  (assumption)",
+        f"T_step           {units.format_seconds(result.t_step_s)}",
+        f"tokens/s {result.tokens_per_s:.6g}; step MFU {result.mfu:.3f}",
+    ]
+    if result.time_to_train_s is not None:
+        days = result.time_to_train_s / 86400
+        lines.append(
+            f"time to train {units.format_seconds(result.time_to_train_s)} ({days:.4g} days)"
+        )
+    lines.append("communication:")
+    for c in result.comm:
+        lines.append(
+            f"  {c.name}: {c.op} over {c.group} ranks ({c.link} node), {c.calls} × "
+            f"{units.format_bytes(c.bytes)}: {units.format_seconds(c.time_s)}, hidden "
+            f"{c.hidden_share:.0%}  [{c.formula}; {c.source}]"
+        )
+    lines.append("terms:")
+    for t in result.terms:
+        lines.append(f"  {t.name}: {t.value:.6g}  [{t.formula}; {t.source}]")
+    lines.extend(result.notes)
+    for line in lines:
+        console.print(Text(line))
+
+
+def run_scaling(args: argparse.Namespace) -> int:
+    """Run ``calc scaling``; returns the exit status."""
+    spec = spec_from_args(args)
+    strategies = tuple(args.strategy) if args.strategy else None
+    try:
+        if args.mode not in MODES:
+            raise InputError("mode", f"{args.mode!r} is not one of strong, weak")
+        for name in strategies or ():
+            if name not in SCALING_STRATEGIES:
+                known = ", ".join(SCALING_STRATEGIES)
+                raise InputError("strategy", f"unknown strategy {name!r}; use one of {known}")
+        sizes = world_sizes(units.parse_int("max_gpus", args.max_gpus, maximum=2**20))
+        series = scaling_all(spec, args.mode, sizes, strategies)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
+    data = {
+        "mode": args.mode,
+        "world_sizes": list(sizes),
+        "series": [s.as_dict() for s in series],
+    }
+    if args.json:
+        print(json.dumps(data, allow_nan=False))
+        return 0
+    console = Console(markup=False, highlight=False, emoji=False)
+    for s in series:
+        console.print(Text(f"{s.strategy} ({s.mode}): {s.formula}"))
+        for p in s.points:
+            if p.skipped:
+                console.print(Text(f"  n={p.world_size:<6} skipped: {p.skipped}"))
+            else:
+                console.print(
+                    Text(
+                        f"  n={p.world_size:<6} {p.tokens_per_s:12.6g} tokens/s  "
+                        f"efficiency {p.efficiency:.3f}"
+                    )
+                )
+    return 0

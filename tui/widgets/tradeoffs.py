@@ -1,0 +1,242 @@
+"""The Trade-offs pane: step time on a chosen interconnect (exercise 4), throughput against world
+size (misconception: world size 翻倍，吞吐必定翻倍), the lesson's three counterexamples on keys
+1-3, and the learner's answers to exercises 4 and 5.
+
+The pane turns its two choices into one call of :func:`engine.scaling.tradeoffs_report` (or of
+:func:`engine.scaling.run_counterexample` for a scenario) and renders the result; it holds no
+formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
+``ex5``); the app saves them in ``LessonProgress.notes``.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Label, Select, Static
+
+from engine import units
+from engine.lesson import Item, Lesson
+from engine.scaling import (
+    COUNTEREXAMPLES,
+    TRADEOFFS_WORLDS,
+    TradeoffsReport,
+    render_scaling_plot,
+    run_counterexample,
+    tradeoffs_report,
+)
+from engine.steptime import INTERCONNECTS
+from tui import strings
+from tui.widgets.notes import NoteBox
+
+# Exercise note id -> the lesson item whose text labels it.
+EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
+    ("ex4", "exercise-slow-interconnect"),
+    ("ex5", "exercise-real-factor"),
+)
+PLOT_HEIGHT = 10
+MIN_PLOT_WIDTH = 26
+
+
+def _seconds(value: float) -> str:
+    """Three significant digits, so the table fits the 28-column side pane."""
+    for suffix, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {suffix}"
+    return "0 s" if value == 0 else f"{value / 1e-9:.3g} ns"
+
+
+def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
+    """The growth table (exercise 4) and the scaling plot."""
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
+    table.add_column(strings.TRADEOFFS_COL_STRATEGY, no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_STEP, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_EXPOSED, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_GROWTH, justify="right", no_wrap=True)
+    for row in report.rows:
+        if row.chosen is None:
+            table.add_row(row.strategy, "-", "-", strings.TRADEOFFS_SKIPPED)
+            continue
+        table.add_row(
+            row.strategy,
+            _seconds(row.chosen.t_step_s),
+            _seconds(row.chosen.t_comm_unhidden_s),
+            f"x{row.growth:.3g}",
+        )
+    plot = render_scaling_plot(report.series, max(MIN_PLOT_WIDTH, width), PLOT_HEIGHT)
+    efficiency = "  ".join(
+        f"{s.strategy} {s.points[-1].efficiency:.2f}"
+        for s in report.series
+        if not s.points[-1].skipped
+    )
+    title = strings.TRADEOFFS_TABLE_TITLE.format(world=report.world, link=report.interconnect.label)
+    return Group(
+        Text(title, style="bold"),
+        table,
+        Text(strings.TRADEOFFS_GROWTH_NOTE, style="dim"),
+        Text(""),
+        Text(strings.TRADEOFFS_PLOT_TITLE, style="bold"),
+        Text(plot),
+        Text(strings.TRADEOFFS_EFFICIENCY.format(values=efficiency), style="dim"),
+    )
+
+
+def scenario_renderable(index: int) -> RenderableType:
+    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation."""
+    example = COUNTEREXAMPLES[index]
+    results = run_counterexample(example)
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    table.add_column(strings.TRADEOFFS_COL_CASE)
+    table.add_column(strings.TRADEOFFS_COL_STEP, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_EXPOSED, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_WAIT, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_EFFICIENCY, justify="right", no_wrap=True)
+    table.add_column(strings.TRADEOFFS_COL_FITS, justify="right", no_wrap=True)
+    for result in results:
+        step = result.step
+        if result.fits is None or result.memory_bytes is None:
+            fits = "-"
+        else:
+            fits = f"{'yes' if result.fits else 'NO'} {units.format_gb(result.memory_bytes, 0)}"
+        table.add_row(
+            Text(result.case.label),
+            _seconds(step.t_step_s),
+            _seconds(step.t_comm_unhidden_s),
+            _seconds(step.t_sync_wait_s),
+            f"{result.efficiency:.2f}",
+            fits,
+        )
+    parts: list[RenderableType] = [
+        Text(f"{index + 1}. {example.title}", style="bold"),
+        Text(f"「{example.quote}」", style="italic"),
+        table,
+        Text(example.explanation),
+    ]
+    dropped = [r for r in results if r.step.moe is not None and r.step.moe.dropped_share > 0]
+    for r in dropped:
+        assert r.step.moe is not None
+        parts.append(
+            Text(
+                strings.TRADEOFFS_DROPPED.format(case=r.case.label, share=r.step.moe.dropped_share),
+                style="dim",
+            )
+        )
+    return Group(*parts)
+
+
+class TradeoffsPane(VerticalScroll):
+    """Step time and scaling on a chosen interconnect; counterexamples; exercises 4 and 5."""
+
+    HELP = (
+        "Trade-offs: choose the interconnect and the number of GPUs; the table shows each "
+        "strategy's step time and how much it grew against NVLink-class links (exercise 4). "
+        "The plot shows tokens/s against GPUs with '.' for perfect linear scaling: doubling the "
+        "GPUs does not double throughput once communication is not hidden. Keys 1, 2, 3 show the "
+        "lesson's counterexamples (the focus must not be in a text box). Write your answers to "
+        "exercises 4 and 5 below; they are saved as you type. Model: 24 layers, h 2048 (about "
+        "1.3B), s 2048, global batch 64, A100 peak at 50%."
+    )
+    BINDINGS = [
+        Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),
+        Binding("2", "scenario(1)", strings.TRADEOFFS_KEY_2, id="scenario_2"),
+        Binding("3", "scenario(2)", strings.TRADEOFFS_KEY_3, id="scenario_3"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="calculator", id="tradeoffs-pane")
+        self.scenario: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
+        with Horizontal(classes="form-row"):
+            yield Label(strings.TRADEOFFS_LINK, classes="form-label")
+            yield Select(
+                [(link.label, name) for name, link in INTERCONNECTS.items()],
+                value="400gbps",
+                allow_blank=False,
+                id="tradeoffs-link",
+                compact=True,
+                classes="form-field",
+            )
+        with Horizontal(classes="form-row"):
+            yield Label(strings.TRADEOFFS_WORLD, classes="form-label")
+            yield Select(
+                [(str(n), str(n)) for n in TRADEOFFS_WORLDS],
+                value="16",
+                allow_blank=False,
+                id="tradeoffs-world",
+                compact=True,
+                classes="form-field",
+            )
+        yield Static("", id="tradeoffs-result")
+        yield Static(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
+        with Horizontal(classes="form-row"):
+            for number in range(1, len(COUNTEREXAMPLES) + 1):
+                yield Button(str(number), id=f"scenario-{number}", compact=True)
+        yield Static("", id="tradeoffs-scenario")
+        for note_id, _item in EXERCISE_NOTES:
+            label = strings.TRADEOFFS_NOTE_LABELS[note_id]
+            yield NoteBox("notes", Item(note_id, label), "", label, strings.REFLECTION_PLACEHOLDER)
+
+    def on_mount(self) -> None:
+        self.refresh_report()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.refresh_report()
+        if self.scenario is not None:
+            self.action_scenario(self.scenario)
+
+    def focus_first(self) -> None:
+        self.query_one("#tradeoffs-link", Select).focus()
+
+    def _width(self) -> int:
+        return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
+
+    def refresh_report(self) -> None:
+        """Recompute the table and the plot from the two choices."""
+        link = str(self.query_one("#tradeoffs-link", Select).value)
+        world = int(str(self.query_one("#tradeoffs-world", Select).value))
+        report = tradeoffs_report(link, world)
+        self.query_one("#tradeoffs-result", Static).update(report_renderable(report, self._width()))
+
+    @on(Select.Changed, "#tradeoffs-link, #tradeoffs-world")
+    def _choice_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self.refresh_report()
+
+    @on(Button.Pressed)
+    def _scenario_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id and event.button.id.startswith("scenario-"):
+            event.stop()
+            self.action_scenario(int(event.button.id.removeprefix("scenario-")) - 1)
+
+    def action_scenario(self, index: int) -> None:
+        """Show counterexample ``index`` (0-2) below the buttons."""
+        self.scenario = index
+        widget = self.query_one("#tradeoffs-scenario", Static)
+        widget.update(scenario_renderable(index))
+        widget.scroll_visible(animate=False)
+
+    def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:
+        """Show the learner's saved answers, labelled with the lesson's exercise text."""
+        items: dict[str, str] = {}
+        if lesson is not None:
+            try:
+                items = {item.id: item.text for item in lesson.section("exercises").items}
+            except KeyError:
+                items = {}
+        for box in self.query(NoteBox):
+            note_id = box.item.id
+            item_id = dict(EXERCISE_NOTES).get(note_id, "")
+            label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
+            if item_id in items:
+                label = f"{label}: {items[item_id]}"
+            box.query_one(".note-label", Static).update(Text(label))
+            area = box.text_area
+            text = notes.get(note_id, "")
+            if area.text != text:
+                area.load_text(text)
