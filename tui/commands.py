@@ -63,13 +63,6 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "side_tab('tradeoffs')",
         "Open step time and scaling: slow links, counterexamples, exercises 4-5",
     ),
-    AppCommand(
-        "tradeoffs",
-        "f10",
-        "Trade-offs",
-        "side_tab('tradeoffs')",
-        "Open step time and scaling: slow links, counterexamples, exercises 4-5",
-    ),
     AppCommand("export", "f8", "Export", "export_notes", "Export the filled-in notes (Markdown)"),
     AppCommand("complete", "f9", "Done", "toggle_complete", "Mark the lesson complete, or back"),
     AppCommand(
