@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from engine.exercises import answered_notes
 from engine.lesson import Lesson
 from engine.progress import STATUS_LABELS, LessonProgress, atomic_write_text, dump_yaml
@@ -170,15 +172,63 @@ def safe_file_name(lesson_id: str, fmt: str) -> str:
     return f"{stem[:64]}-notes.{fmt}"
 
 
-def write_export(path: Path, text: str, *, create_folder: bool = False) -> Path:
+class NotesConflict(FileExistsError):
+    """The target file holds another lesson's exported notes (``owner``); it was not touched."""
+
+    def __init__(self, path: Path, owner: str) -> None:
+        super().__init__(
+            errno.EEXIST,
+            f"holds the notes of lesson {owner!r}; choose another file name",
+            str(path),
+        )
+        self.owner = owner
+
+
+def notes_owner(path: Path) -> str | None:
+    """The lesson whose exported notes ``path`` holds (Markdown front matter or the JSON
+    ``lesson`` key), or ``None`` when the file is missing or is not shardbook notes."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        data = json.loads(text) if text.lstrip().startswith("{") else split_front_matter(text)[0]
+    except (ValueError, RecursionError, yaml.YAMLError):
+        return None
+    owner = data.get("lesson") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) else None
+
+
+def export_path(folder: Path, lesson_id: str, fmt: str) -> Path:
+    """Where the app exports a lesson's notes in ``folder``: :func:`safe_file_name`, or with
+    ``-2``, ``-3``... when that name already holds another lesson's notes (two ids can map to
+    one safe name, e.g. ``CON`` and ``CON_``)."""
+    name = safe_file_name(lesson_id, fmt)
+    stem, suffix = name.rsplit(".", 1)
+    path, number = folder / name, 1
+    while (owner := notes_owner(path)) is not None and owner != lesson_id:
+        number += 1
+        path = folder / f"{stem}-{number}.{suffix}"
+    return path
+
+
+def write_export(
+    path: Path, text: str, *, create_folder: bool = False, lesson_id: str | None = None
+) -> Path:
     """Write exported notes atomically to ``path``.
 
     A missing folder is an error (a mistyped ``-o`` path must not leave folders behind) unless
-    ``create_folder`` is set, as the app does for its own ``exports/`` folder.
+    ``create_folder`` is set, as the app does for its own ``exports/`` folder. With
+    ``lesson_id``, a file holding another lesson's notes is never overwritten.
 
     Raises:
+        NotesConflict: ``path`` holds the notes of a lesson other than ``lesson_id``.
         OSError: the folder is missing (ENOENT) or cannot be written.
     """
+    if lesson_id is not None:
+        owner = notes_owner(path)
+        if owner is not None and owner != lesson_id:
+            raise NotesConflict(path, owner)
     if not create_folder and not path.parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent))
     atomic_write_text(path, text)
@@ -191,8 +241,6 @@ def split_front_matter(markdown: str) -> tuple[dict[str, Any], str]:
     Raises:
         ValueError: the text does not start with a front-matter block.
     """
-    import yaml
-
     if not markdown.startswith("---\n"):
         raise ValueError("no front matter")
     end = markdown.index("\n---\n", 4)

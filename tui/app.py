@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Markdown, OptionList, Static, Tabbed
 from textual.widgets.option_list import Option
 
 from engine.errors import ContentError, ProgressError, ShardbookError
-from engine.export import export_text, safe_file_name, write_export
+from engine.export import export_path, export_text, write_export
 from engine.lesson import (
     Lesson,
     LessonRef,
@@ -31,9 +31,10 @@ from engine.lesson import (
     section_markdown,
 )
 from engine.paths import resolve_content_dir, resolve_progress_dir
-from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore
+from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
+from tui.guard import fallback_folders, install_exit_signals, write_rescue_copy
 from tui.screens.help import HelpScreen
 from tui.screens.quiz import QuizOptions, QuizScreen
 from tui.widgets.bubble import BubblePane
@@ -93,6 +94,9 @@ class ShardbookApp(App[int]):
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
         self.current_section: str = META_ID
+        self.lesson_file_errors: list[ContentError] = []
+        self._exported_since_edit = False
+        self._remove_signal_handlers: Callable[[], None] = lambda: None
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -117,8 +121,14 @@ class ShardbookApp(App[int]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        refs, _errors = discover_lessons(self.content_dir)
+        refs, errors = discover_lessons(self.content_dir)
         self.lesson_refs = refs
+        self.lesson_file_errors = [error for error in errors if error.path != str(self.content_dir)]
+        if self.lesson_file_errors:
+            count = len(self.lesson_file_errors)
+            self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
+        self._take_lock()
+        self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         self.open_lesson(self._requested_lesson)
         if self.quiz_options.open_at_start:
             self.action_quiz()
@@ -136,8 +146,8 @@ class ShardbookApp(App[int]):
 
     def open_lesson(self, lesson_id: str) -> None:
         """Show lesson ``lesson_id`` with the learner's progress; a bad file is a message."""
-        if self.lesson is not None:
-            self.save_now()
+        if not self._leave_lesson():
+            return
         self.lesson = None
         path = self._lesson_path(lesson_id)
         try:
@@ -155,11 +165,12 @@ class ShardbookApp(App[int]):
                     strings.QUARANTINED.format(message=loaded.message),
                     severity="warning",
                     timeout=15,
+                    markup=False,
                 )
         except ProgressError as error:
             self.progress = LessonProgress(lesson_id)
             self.save_error = str(error)
-            self.notify(str(error), severity="error", timeout=15)
+            self.notify(str(error), severity="error", timeout=15, markup=False)
         self.dirty = False
         self._fill_outline()
         self.show_section(META_ID)
@@ -168,6 +179,51 @@ class ShardbookApp(App[int]):
         self.query_one(DiagramsPane).refresh_notes()
         self.query_one(TradeoffsPane).load_notes(self.lesson, self.progress.notes)
         self._update_status()
+
+    def _leave_lesson(self) -> bool:
+        """Save before showing another lesson. Unsaved text that was not exported either keeps
+        the learner on this lesson (switching would drop it from memory)."""
+        if self.lesson is None or self.save_now() or not self.dirty:
+            return True
+        if self._exported_since_edit:
+            return True
+        self.notify(strings.SWITCH_BLOCKED, severity="error", timeout=20)
+        return False
+
+    def show_broken_lesson(self, error: ContentError) -> None:
+        """Show why a lesson file that could not even be listed cannot be opened."""
+        if not self._leave_lesson():
+            return
+        self.lesson = None
+        self.lesson_error = str(error)
+        self._fill_outline()
+        self.show_section(META_ID)
+
+    def _take_lock(self) -> None:
+        try:
+            writable = self.store.lock()
+        except ProgressError as error:
+            self.save_error = str(error)
+            message = strings.SAVE_FAILED.format(error=error)
+            self.notify(message, severity="error", timeout=20, markup=False)
+            return
+        if not writable:
+            self.notify(strings.READ_ONLY_NOTICE, severity="warning", timeout=30)
+
+    def _exit_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: save (or write a rescue copy), then exit with 128 + signum."""
+        self._remove_signal_handlers()
+        message = ""
+        if not self.save_now() and self.dirty:
+            path, why = write_rescue_copy(self.progress, self.store.folder)
+            rescued = strings.RESCUED.format(path=path) if path else ""
+            message = rescued or strings.NOT_RESCUED.format(error=why)
+        self.store.unlock()
+        self.exit(128 + signum, message=message or None)
+
+    def on_unmount(self) -> None:
+        self._remove_signal_handlers()
+        self.store.unlock()
 
     def _fill_outline(self) -> None:
         outline = self.query_one("#outline", OptionList)
@@ -294,6 +350,7 @@ class ShardbookApp(App[int]):
         """Record that progress changed; it is saved within ``autosave_delay`` seconds."""
         self.dirty = True
         self._quit_confirmed = False
+        self._exported_since_edit = False
         if not self._save_pending:
             self._save_pending = True
             self.set_timer(self.autosave_delay, self._autosave)
@@ -312,9 +369,18 @@ class ShardbookApp(App[int]):
             return True
         try:
             self.store.save(self.progress)
+            if self.store.merged:
+                # Another window saved this lesson meanwhile; both windows' changes are kept.
+                self.notify(strings.MERGED, severity="warning", timeout=15)
+                self.show_section(self.current_section)
         except ShardbookError as error:
             if self.save_error != str(error):
-                self.notify(strings.SAVE_FAILED.format(error=error), severity="error", timeout=20)
+                self.notify(
+                    strings.SAVE_FAILED.format(error=error),
+                    severity="error",
+                    timeout=20,
+                    markup=False,
+                )
             self.save_error = str(error)
             self._update_status()
             return False
@@ -326,6 +392,8 @@ class ShardbookApp(App[int]):
 
     def _update_status(self) -> None:
         parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        if self.store.read_only:
+            parts.append(strings.READ_ONLY)
         if self.save_error:
             parts.append(strings.NOT_SAVED)
         elif self.last_saved:
@@ -383,6 +451,9 @@ class ShardbookApp(App[int]):
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
 
     def action_toggle_complete(self) -> None:
+        if self.lesson is None:
+            self.notify(self.lesson_error, severity="error", markup=False)
+            return
         if self.progress.status == "complete":
             self.progress.status = "in-progress"
             self.notify(strings.MARKED_IN_PROGRESS)
@@ -395,26 +466,43 @@ class ShardbookApp(App[int]):
 
     def action_export_notes(self) -> None:
         if self.lesson is None:
-            self.notify(self.lesson_error, severity="error")
+            self.notify(self.lesson_error, severity="error", markup=False)
             return
         self.save_now()
-        path = self.store.folder / "exports" / safe_file_name(self.lesson.id, "md")
-        try:
-            write_export(path, export_text(self.lesson, self.progress, "md"), create_folder=True)
-        except OSError as error:
-            self.notify(
-                strings.EXPORT_FAILED.format(error=error.strerror or error), severity="error"
-            )
+        text = export_text(self.lesson, self.progress, "md")
+        failures: list[str] = []
+        # The progress folder's exports/ first; when that folder fails, somewhere that works.
+        for folder in fallback_folders(self.store.folder):
+            path = export_path(folder, self.lesson.id, "md")
+            try:
+                write_export(path, text, create_folder=True, lesson_id=self.lesson.id)
+            except OSError as error:
+                failures.append(f"{folder}: {describe_os_error(error)}")
+                continue
+            self._exported_since_edit = self.dirty
+            self.notify(strings.EXPORTED.format(path=path), timeout=8, markup=False)
             return
-        self.notify(strings.EXPORTED.format(path=path), timeout=8)
+        self.notify(
+            strings.EXPORT_FAILED.format(error="; ".join(failures)), severity="error", markup=False
+        )
 
     async def action_quit(self) -> None:
-        """Save first; if saving fails, say so and quit only on a second ctrl+q."""
-        if self.save_now() or self._quit_confirmed:
+        """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
+        rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
+        if self.save_now() or not self.dirty:
             self.exit(0)
+            return
+        if self._quit_confirmed:
+            path, why = write_rescue_copy(self.progress, self.store.folder)
+            rescued = strings.RESCUED.format(path=path) if path else ""
+            self.exit(0, message=rescued or strings.NOT_RESCUED.format(error=why))
             return
         self._quit_confirmed = True
         self.notify("Press ctrl+q again to quit WITHOUT saving.", severity="error", timeout=20)
+
+    async def action_interrupt(self) -> None:
+        """ctrl+c outside a text selection (a selection is copied): save and quit, like ctrl+q."""
+        await self.action_quit()
 
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Extra command-palette entries: every section and every lesson."""
@@ -430,6 +518,14 @@ class ShardbookApp(App[int]):
                     f"Open lesson: {ref.id} {ref.title}",
                     str(ref.path),
                     partial(self.open_lesson, ref.id),
+                )
+            )
+        for error in self.lesson_file_errors:
+            entries.append(
+                (
+                    f"Open lesson: {Path(error.path).name} {strings.BROKEN_LESSON}",
+                    error.message,
+                    partial(self.show_broken_lesson, error),
                 )
             )
         return entries

@@ -12,7 +12,7 @@ from engine.errors import ContentError, ProgressError
 from engine.export import FORMATS, export_text, write_export
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
-from engine.progress import STATUS_LABELS, ProgressStore
+from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
 
 
 def register(
@@ -83,9 +83,10 @@ def run_export(args: argparse.Namespace) -> int:
     text = export_text(lesson, loaded.progress, args.format)
     if args.output:
         try:
-            write_export(Path(args.output), text)
+            write_export(Path(args.output), text, lesson_id=lesson.id)
         except OSError as error:
-            raise ProgressError(args.output, f"could not write ({error.strerror})") from None
+            reason = describe_os_error(error)
+            raise ProgressError(args.output, f"could not write ({reason})") from None
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

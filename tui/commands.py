@@ -29,9 +29,13 @@ class AppCommand:
     action: str
     help: str
     show: bool = True
+    # A key the focused widget may use first (ctrl+c copies a selection in a text box).
+    priority: bool = True
 
     def binding(self) -> Binding:
-        return Binding(self.key, self.action, self.label, show=self.show, id=self.id, priority=True)
+        return Binding(
+            self.key, self.action, self.label, show=self.show, id=self.id, priority=self.priority
+        )
 
 
 APP_COMMANDS: tuple[AppCommand, ...] = (
@@ -70,6 +74,15 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     ),
     AppCommand("quiz", "f12", "Quiz", "quiz", "Quiz and spaced review: every lesson's due items"),
     AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit"),
+    AppCommand(
+        "interrupt",
+        "ctrl+c",
+        "Quit",
+        "interrupt",
+        "Save and quit (in a text box with a selection, ctrl+c copies it)",
+        show=False,
+        priority=False,
+    ),
 )
 
 

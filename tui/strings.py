@@ -33,8 +33,23 @@ SAVED_AT = "saved {time}"
 NOT_SAVED = "NOT SAVED"
 SAVE_FAILED = (
     "Could not save: {error}. Your text is kept in memory; fix the folder and press ctrl+s, "
-    "or export elsewhere."
+    "or press F8 to export your notes elsewhere."
 )
+READ_ONLY = "READ-ONLY"
+READ_ONLY_NOTICE = (
+    "Another shardbook window is using this progress folder, so this one is read-only: what "
+    "you type is kept here, not saved. Close the other window and press ctrl+s (both windows' "
+    "changes are merged), or press F8 to export."
+)
+MERGED = "Another window saved this lesson meanwhile; its changes and yours were merged."
+SWITCH_BLOCKED = (
+    "Your text is not saved yet, so this lesson stays open: press ctrl+s to retry, or F8 to "
+    "export your notes, then switch."
+)
+RESCUED = "Progress could not be saved; a copy of it was written to {path}"
+NOT_RESCUED = "Progress could not be saved, nor a copy written anywhere: {error}"
+LESSON_FILES_UNREADABLE = "{count} lesson file(s) cannot be read; ctrl+p lists them with why."
+BROKEN_LESSON = "(cannot be read)"
 EXPORTED = "Notes exported to {path}"
 EXPORT_FAILED = "Could not export: {error}"
 MARKED_COMPLETE = "Lesson marked complete."
