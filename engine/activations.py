@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 from engine.errors import InputError
 from engine.model_size import finite_number, whole_number
@@ -50,6 +50,22 @@ class LayerActivations:
     formula: str
 
 
+class LayerFigures(NamedTuple):
+    """The validated inputs of one Table 2 row and its value, before any text is formatted
+    (:func:`layer_activation_figures`; :func:`describe_layer` turns it into a
+    :class:`LayerActivations`)."""
+
+    bytes: float
+    seq: int
+    micro_batch: int
+    hidden: int
+    heads: int
+    tp: int
+    activation_bytes: float
+    sequence_parallel: bool
+    recompute: str
+
+
 def layer_activation_bytes(
     *,
     seq: int,
@@ -74,6 +90,37 @@ def layer_activation_bytes(
         InputError: a size that is not a whole number >= 1; ``tp`` not dividing ``heads``;
             ``heads`` not dividing ``hidden``; an unknown ``recompute``.
     """
+    return describe_layer(
+        layer_activation_figures(
+            seq=seq,
+            micro_batch=micro_batch,
+            hidden=hidden,
+            heads=heads,
+            tp=tp,
+            sequence_parallel=sequence_parallel,
+            recompute=recompute,
+            activation_bytes=activation_bytes,
+        )
+    )
+
+
+def layer_activation_figures(
+    *,
+    seq: int,
+    micro_batch: int,
+    hidden: int,
+    heads: int,
+    tp: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    activation_bytes: float = 2.0,
+) -> LayerFigures:
+    """:func:`layer_activation_bytes` without its formula text (same checks, same bytes), for
+    callers that format the text only when it is read.
+
+    Raises:
+        InputError: as :func:`layer_activation_bytes`.
+    """
     s = whole_number("seq", seq)
     b = whole_number("micro_batch", micro_batch)
     h = whole_number("hidden", hidden)
@@ -87,10 +134,21 @@ def layer_activation_bytes(
     if a % t:
         raise InputError("tp", f"must divide heads ({a}); TP {t} does not")
     sbh = float(s) * b * h
-    scores = float(a) * s * s * b
-    sp = " + sequence parallel" if sequence_parallel else ""
     if recompute == "full":
         value = w * sbh
+    else:
+        kept_whole = 4 * w + 2
+        whole_part = kept_whole / t if sequence_parallel else kept_whole
+        value = sbh * (whole_part + 12 * w / t)
+        if recompute != "selective":
+            value += float(a) * s * s * b * (2 * w + 1) / t
+    return LayerFigures(value, s, b, h, a, t, w, sequence_parallel, recompute)
+
+
+def describe_layer(figures: LayerFigures) -> LayerActivations:
+    """The :class:`LayerActivations` of ``figures``: its Table 2 row and formula text."""
+    value, s, b, h, a, t, w, sequence_parallel, recompute = figures
+    if recompute == "full":
         return LayerActivations(
             value,
             "full recompute",
@@ -99,8 +157,7 @@ def layer_activation_bytes(
     kept_whole = 4 * w + 2
     split = 12 * w
     score_bytes = 2 * w + 1
-    whole_part = kept_whole / t if sequence_parallel else kept_whole
-    value = sbh * (whole_part + split / t)
+    sp = " + sequence parallel" if sequence_parallel else ""
     parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
     if w == 2.0 and not sequence_parallel:
         shape = "s·b·h·(34" if t == 1 else f"s·b·h·(10 + 24/{t}"
@@ -113,7 +170,6 @@ def layer_activation_bytes(
         formula = f"{shape})"
         row = f"{parallel} + selective recompute" if parallel != "no parallelism" else "selective"
     else:
-        value += scores * score_bytes / t
         formula = f"{shape} + {_coef(score_bytes)}·a·s/(h·{t}))"
         row = parallel
     where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
@@ -150,6 +206,28 @@ class StageActivations:
     notes: tuple[str, ...]
 
 
+class StageFigures(NamedTuple):
+    """:class:`StageActivations` before any text is formatted (:func:`stage_activation_figures`;
+    :func:`describe_stage` formats it). ``pp``, ``cp``, ``virtual_stages`` are p, c, v;
+    ``vocab_given`` tells whether ``extra_bytes`` holds the embedding (and, with p = 1, the output
+    layer); ``split`` is t with sequence parallelism, else 1."""
+
+    per_layer: LayerFigures
+    layers_on_stage: int
+    in_flight: int
+    interleave_factor: float
+    layers_bytes: float
+    extra_bytes: float
+    total: float
+    notes: tuple[str, ...]
+    pp: int
+    cp: int
+    virtual_stages: int
+    schedule: str
+    vocab_given: bool
+    split: int
+
+
 def stage_activation_bytes(
     *,
     seq: int,
@@ -182,7 +260,52 @@ def stage_activation_bytes(
             with fewer than p·v layers, or with m not a multiple of p (Narayanan et al. 2021
             §2.2.2).
     """
-    per_layer = layer_activation_bytes(
+    return describe_stage(
+        stage_activation_figures(
+            seq=seq,
+            micro_batch=micro_batch,
+            hidden=hidden,
+            heads=heads,
+            layers=layers,
+            vocab=vocab,
+            tp=tp,
+            pp=pp,
+            cp=cp,
+            sequence_parallel=sequence_parallel,
+            recompute=recompute,
+            schedule=schedule,
+            micro_batches=micro_batches,
+            virtual_stages=virtual_stages,
+            activation_bytes=activation_bytes,
+        )
+    )
+
+
+def stage_activation_figures(
+    *,
+    seq: int,
+    micro_batch: int,
+    hidden: int,
+    heads: int,
+    layers: int,
+    vocab: int | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    schedule: str = "1f1b",
+    micro_batches: int | None = None,
+    virtual_stages: int = 1,
+    activation_bytes: float = 2.0,
+) -> StageFigures:
+    """:func:`stage_activation_bytes` without its formula text (same checks, same bytes), for
+    callers that format the text only when it is read (the ledger sweeps thousands of specs).
+
+    Raises:
+        InputError: as :func:`stage_activation_bytes`.
+    """
+    per_layer = layer_activation_figures(
         seq=seq,
         micro_batch=micro_batch,
         hidden=hidden,
@@ -229,23 +352,13 @@ def stage_activation_bytes(
     else:
         in_flight = p if m is None else min(m, p)
     layers_bytes = per_layer.bytes * layers_on_stage * in_flight * factor / c
-    formula = (
-        f"per layer {_num(per_layer.bytes)} × {layers_on_stage} layers on stage"
-        f" × {in_flight} micro-batches in flight ({schedule})"
-    )
-    if v > 1:
-        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} interleaving"
-    if c > 1:
-        formula += f" / cp {c}"
-    formula += f" = {_num(layers_bytes)}"
     extra = 0.0
+    split = t if sequence_parallel else 1
     if vocab is not None:
         vocab_size = whole_number("vocab", vocab)
         sbh = float(seq) * micro_batch * hidden
-        split = t if sequence_parallel else 1
         embedding = sbh / split * in_flight * factor / c
         extra = embedding
-        formula += f"; embedding dropout mask s·b·h{'/t' if split > 1 else ''}·{in_flight}"
         if p == 1:
             output = (
                 (2 * activation_bytes * sbh / split + 4 * float(seq) * micro_batch * vocab_size / t)
@@ -253,11 +366,9 @@ def stage_activation_bytes(
                 / c
             )
             extra += output
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
-        formula += f" = {_num(extra)}"
     else:
         notes.append("vocab not given: embedding and output-layer activations left out")
-    return StageActivations(
+    return StageFigures(
         per_layer=per_layer,
         layers_on_stage=layers_on_stage,
         in_flight=in_flight,
@@ -265,8 +376,45 @@ def stage_activation_bytes(
         layers_bytes=layers_bytes,
         extra_bytes=extra,
         total=layers_bytes + extra,
-        formula=formula,
         notes=tuple(notes),
+        pp=p,
+        cp=c,
+        virtual_stages=v,
+        schedule=schedule,
+        vocab_given=vocab is not None,
+        split=split,
+    )
+
+
+def describe_stage(figures: StageFigures) -> StageActivations:
+    """The :class:`StageActivations` of ``figures``, its formula text filled in."""
+    per_layer = figures.per_layer
+    p, c, v = figures.pp, figures.cp, figures.virtual_stages
+    in_flight = figures.in_flight
+    formula = (
+        f"per layer {_num(per_layer.bytes)} × {figures.layers_on_stage} layers on stage"
+        f" × {in_flight} micro-batches in flight ({figures.schedule})"
+    )
+    if v > 1:
+        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{figures.interleave_factor:.4g} interleaving"
+    if c > 1:
+        formula += f" / cp {c}"
+    formula += f" = {_num(figures.layers_bytes)}"
+    if figures.vocab_given:
+        formula += f"; embedding dropout mask s·b·h{'/t' if figures.split > 1 else ''}·{in_flight}"
+        if p == 1:
+            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+        formula += f" = {_num(figures.extra_bytes)}"
+    return StageActivations(
+        per_layer=describe_layer(per_layer),
+        layers_on_stage=figures.layers_on_stage,
+        in_flight=in_flight,
+        interleave_factor=figures.interleave_factor,
+        layers_bytes=figures.layers_bytes,
+        extra_bytes=figures.extra_bytes,
+        total=figures.total,
+        formula=formula,
+        notes=figures.notes,
     )
 
 

@@ -27,7 +27,9 @@ World size = DP·TP·PP·CP (EP is carved out of DP·CP, as in Megatron-Core).
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal, NamedTuple, get_args
 
 from engine.activations import (
@@ -36,7 +38,9 @@ from engine.activations import (
     SCHEDULE_CHOICES,
     STAGE_SOURCE,
     TABLE2_SOURCE,
-    stage_activation_bytes,
+    StageFigures,
+    describe_stage,
+    stage_activation_figures,
 )
 from engine.errors import InputError
 from engine.model_size import (
@@ -193,8 +197,10 @@ class LedgerResult:
         world_size: DP x TP x PP x CP.
         fits: ``total <= gpu_memory``; ``None`` when no device memory is given.
         activations_computed: False when ``seq`` (or the architecture) was not given.
-        terms: one :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order.
         notes: what a reader should know (defaults taken, uneven stages, inputs not used).
+        terms: one :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order
+            (a property: the formula text is formatted on first read, from figures
+            :func:`compute_ledger` keeps, so a sweep that reads only the bytes never pays for it).
     """
 
     spec: LedgerSpec
@@ -208,8 +214,13 @@ class LedgerResult:
     world_size: int
     fits: bool | None
     activations_computed: bool
-    terms: tuple[LedgerTerm, ...]
     notes: tuple[str, ...] = field(default=())
+    _draft: _Draft = field(kw_only=True, repr=False, compare=False)
+
+    @cached_property
+    def terms(self) -> tuple[LedgerTerm, ...]:
+        """One :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order."""
+        return _terms(self._draft)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON object of ``shardbook calc ledger --json`` (issue 3): sizes in bytes."""
@@ -311,7 +322,39 @@ class _Shard(NamedTuple):
     layers_on_stage: int | None
     size: ModelSize | None
     params_total: float
-    text: str
+    share: float
+
+
+class _Largest(NamedTuple):
+    """DeepSpeed ZeRO-3's gathered largest layer on the rank (parameters, after TP)."""
+
+    bytes_per_param: float
+    params: float
+    origin: str
+
+
+class _Buffer(NamedTuple):
+    """The communication-buffer term's bytes and what its text needs (``case`` names the
+    branch of :func:`_buffers`)."""
+
+    bytes: float
+    case: Literal["single", "ddp", "deepspeed", "fsdp", "unknown"]
+    origin: str = ""
+    unit: float = 0.0
+    weight: float = 0.0
+    grad: float = 0.0
+
+
+class _Draft(NamedTuple):
+    """What :attr:`LedgerResult.terms` formats: the figures :func:`compute_ledger` computed."""
+
+    spec: LedgerSpec
+    shard: _Shard
+    parts: list[_Part]
+    largest: _Largest | None
+    term_bytes: tuple[float, ...]
+    stage: StageFigures | None
+    buffer: _Buffer
 
 
 def compute_ledger(spec: LedgerSpec) -> LedgerResult:
@@ -330,85 +373,101 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     """
     spec = _checked(spec)
     shard = _model_shard(spec)
+    convention = spec.convention
     notes: list[str] = []
-    if spec.fp32_grads and spec.convention != "zero-paper":
-        notes.append(f"fp32 gradients are part of the {spec.convention} layout already")
-    if spec.convention != "zero-paper" and any(
-        v is not None for v in (spec.weight_bytes, spec.grad_bytes, spec.optimizer_bytes)
+    if spec.fp32_grads and convention != "zero-paper":
+        notes.append(f"fp32 gradients are part of the {convention} layout already")
+    if convention != "zero-paper" and (
+        spec.weight_bytes is not None
+        or spec.grad_bytes is not None
+        or spec.optimizer_bytes is not None
     ):
         notes.append(
-            f"bytes-per-parameter overrides apply to zero-paper only; {spec.convention} uses "
+            f"bytes-per-parameter overrides apply to zero-paper only; {convention} uses "
             f"its own layout"
         )
     parts = _layout(spec)
     per_rank: dict[str, float] = dict.fromkeys(TERM_KEYS, 0.0)
-    formulas: dict[str, list[str]] = {key: [] for key in MODEL_STATE_KEYS}
     bytes_per_param: dict[str, float] = dict.fromkeys(MODEL_STATE_KEYS, 0.0)
+    zero, dense, expert, n_d, n_de = spec.zero, shard.dense, shard.expert, shard.n_d, shard.n_de
     for part in parts:
         bytes_per_param[part.key] += part.bytes_per_param
-        sharded = spec.zero >= part.stage
-        value = part.bytes_per_param * (
-            shard.dense / (shard.n_d if sharded else 1)
-            + shard.expert / (shard.n_de if sharded else 1)
+        sharded = zero >= part.stage
+        per_rank[part.key] += part.bytes_per_param * (
+            dense / (n_d if sharded else 1) + expert / (n_de if sharded else 1)
         )
-        per_rank[part.key] += value
+    largest = _deepspeed_largest_layer(spec, shard, per_rank, notes)
+
+    stage = _activations(spec)
+    if stage is not None:
+        notes.extend(note for note in stage.notes if "uneven" not in note)
+        per_rank["activations"] = stage.total
+    buffer = _buffers(spec, shard, notes)
+    per_rank["buffers"] = buffer.bytes
+    term_bytes = tuple(per_rank.values())
+
+    model_states = math.fsum([per_rank[key] for key in MODEL_STATE_KEYS])
+    total = math.fsum([model_states, per_rank["activations"], per_rank["buffers"]])
+    per_rank["total"] = total
+    naive = shard.params_total * _weight_bytes(spec)
+    # Every input is validated >= 0, so a finite, non-negative total and naive figure clear
+    # every term; the per-term walk only names the one that overflowed.
+    if not (0.0 <= total < math.inf and 0.0 <= naive < math.inf and min(term_bytes) >= 0.0):
+        for key, value in (*per_rank.items(), ("naive", naive)):
+            if not math.isfinite(value) or value < 0:
+                raise InputError("params", f"the {key} figure overflows; use smaller sizes")
+    if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
+        notes.append(
+            f"{spec.layers} layers on {spec.pp} stages are uneven: figures are for the first "
+            f"stage, {shard.layers_on_stage} layers, the heaviest"
+        )
+    return LedgerResult(
+        spec=spec,
+        convention=convention,
+        per_rank_bytes=per_rank,
+        model_states_bytes=model_states,
+        naive_bytes=naive,
+        params_total=shard.params_total,
+        params_per_rank=dense + expert,
+        bytes_per_param=bytes_per_param,
+        world_size=spec.dp * spec.tp * spec.pp * spec.cp,
+        fits=None if spec.gpu_memory is None else total <= spec.gpu_memory,
+        activations_computed=stage is not None,
+        notes=tuple(dict.fromkeys(notes)),
+        _draft=_Draft(spec, shard, parts, largest, term_bytes, stage, buffer),
+    )
+
+
+def _terms(draft: _Draft) -> tuple[LedgerTerm, ...]:
+    """The six ledger lines of ``draft``, formula text filled in."""
+    spec, shard = draft.spec, draft.shard
+    formulas: dict[str, list[str]] = {key: [] for key in MODEL_STATE_KEYS}
+    for part in draft.parts:
+        sharded = spec.zero >= part.stage
         divisor = f" / N_d {shard.n_d}" if sharded and shard.n_d > 1 else ""
         if sharded and shard.expert and shard.n_de != shard.n_d:
             divisor += f" (experts / {shard.n_de})"
         formulas[part.key].append(f"{part.label} {part.bytes_per_param:g} B × Ψ{divisor}")
-    largest_note = _deepspeed_largest_layer(spec, shard, per_rank, formulas, notes)
+    largest_note = ""
+    if draft.largest is not None:
+        w, largest, origin = draft.largest
+        largest_note = f" + {w:g} B × largest layer {largest:,.0f} ({origin}; gathered whole)"
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = _stage_name(spec)
-    psi_text = f"; Ψ = {shard.text} = {shard.dense + shard.expert:,.0f}"
+    psi_text = f"; Ψ = {_shard_text(spec, shard)} = {shard.dense + shard.expert:,.0f}"
     terms: list[LedgerTerm] = []
-    for key in MODEL_STATE_KEYS:
+    for key, value in zip(MODEL_STATE_KEYS, draft.term_bytes, strict=False):
         text = " + ".join(formulas[key]) or "none kept"
         if key in ("params", "grads") and largest_note:
             text += largest_note
         text += psi_text
         if key == "params" and spec.params is None and shard.size is not None:
             text += f"; N = {shard.size.formula}"
-        text += f"; {stage_name} = {_b(per_rank[key])}"
-        terms.append(LedgerTerm(key, per_rank[key], text, _term_source(spec, key, source)))
-
-    activations_computed, act_term, act_notes = _activations(spec, shard)
-    notes.extend(note for note in act_notes if "uneven" not in note)
-    per_rank["activations"] = act_term.bytes
-    terms.append(act_term)
-    buffers_term, buffer_notes = _buffers(spec, shard)
-    notes.extend(buffer_notes)
-    per_rank["buffers"] = buffers_term.bytes
-    terms.append(buffers_term)
-
-    model_states = math.fsum([per_rank[key] for key in MODEL_STATE_KEYS])
-    total = math.fsum([model_states, per_rank["activations"], per_rank["buffers"]])
-    per_rank["total"] = total
-    weight_bytes = _weight_bytes(spec)
-    naive = shard.params_total * weight_bytes
-    for key, value in (*per_rank.items(), ("naive", naive)):
-        if not math.isfinite(value) or value < 0:
-            raise InputError("params", f"the {key} figure overflows; use smaller sizes")
-    if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
-        notes.append(
-            f"{spec.layers} layers on {spec.pp} stages are uneven: figures are for the first "
-            f"stage, {shard.layers_on_stage} layers, the heaviest"
-        )
-    fits = None if spec.gpu_memory is None else total <= spec.gpu_memory
-    return LedgerResult(
-        spec=spec,
-        convention=spec.convention,
-        per_rank_bytes=per_rank,
-        model_states_bytes=model_states,
-        naive_bytes=naive,
-        params_total=shard.params_total,
-        params_per_rank=shard.dense + shard.expert,
-        bytes_per_param=bytes_per_param,
-        world_size=spec.dp * spec.tp * spec.pp * spec.cp,
-        fits=fits,
-        activations_computed=activations_computed,
-        terms=tuple(terms),
-        notes=tuple(dict.fromkeys(notes)),
-    )
+        text += f"; {stage_name} = {_b(value)}"
+        terms.append(LedgerTerm(key, value, text, _term_source(spec, key, source)))
+    terms.append(_activation_term(spec, draft.stage))
+    terms.append(_buffer_term(spec, draft.buffer))
+    return tuple(terms)
 
 
 def compare_conventions(spec: LedgerSpec) -> dict[str, LedgerResult]:
@@ -443,35 +502,52 @@ _COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
 )
 
 
+_COUNT_VALUES = operator.attrgetter(*(name for name, _, _ in _COUNT_FIELDS))
+_CHOICE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("dtype", DTYPE_CHOICES),
+    ("optimizer", OPTIMIZER_CHOICES),
+    ("convention", CONVENTIONS),
+    ("recompute", RECOMPUTE_CHOICES),
+    ("schedule", SCHEDULE_CHOICES),
+)
+
+
 def _checked(spec: LedgerSpec) -> LedgerSpec:
     """Validate every field; return the spec with whole numbers as ``int``."""
-    choices: tuple[tuple[str, object, tuple[object, ...]], ...] = (
-        ("dtype", spec.dtype, DTYPE_CHOICES),
-        ("optimizer", spec.optimizer, OPTIMIZER_CHOICES),
-        ("convention", spec.convention, CONVENTIONS),
-        ("recompute", spec.recompute, RECOMPUTE_CHOICES),
-        ("schedule", spec.schedule, SCHEDULE_CHOICES),
-    )
-    for name, value, allowed in choices:
-        if value not in allowed:
-            raise InputError(name, f"{value!r} is not one of {', '.join(map(str, allowed))}")
+    if (
+        spec.dtype not in DTYPE_CHOICES
+        or spec.optimizer not in OPTIMIZER_CHOICES
+        or spec.convention not in CONVENTIONS
+        or spec.recompute not in RECOMPUTE_CHOICES
+        or spec.schedule not in SCHEDULE_CHOICES
+    ):
+        for name, allowed in _CHOICE_FIELDS:
+            value = getattr(spec, name)
+            if value not in allowed:
+                raise InputError(name, f"{value!r} is not one of {', '.join(map(str, allowed))}")
     if isinstance(spec.zero, bool) or spec.zero not in ZERO_STAGES:
         raise InputError("zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}")
-    for name in ("master_weights", "fp32_grads", "sequence_parallel"):
-        if not isinstance(getattr(spec, name), bool):
-            raise InputError(name, "must be true or false")
+    # bool cannot be subclassed: a type test is isinstance's answer.
+    if type(spec.master_weights) is not bool:
+        raise InputError("master_weights", "must be true or false")
+    if type(spec.fp32_grads) is not bool:
+        raise InputError("fp32_grads", "must be true or false")
+    if type(spec.sequence_parallel) is not bool:
+        raise InputError("sequence_parallel", "must be true or false")
     # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.
     changed: dict[str, Any] = {}
-    for name, minimum, optional in _COUNT_FIELDS:
-        value = getattr(spec, name)
-        if (value is None and optional) or (type(value) is int and minimum <= value <= MAX_COUNT):
+    for (name, minimum, optional), value in zip(_COUNT_FIELDS, _COUNT_VALUES(spec), strict=True):
+        if (type(value) is int and minimum <= value <= MAX_COUNT) or (value is None and optional):
             continue
         changed[name] = whole_number(name, value, minimum=minimum)
     if changed:
         spec = replace(spec, **changed)
-    for name in ("weight_bytes", "grad_bytes", "optimizer_bytes"):
-        if getattr(spec, name) is not None:
-            finite_number(name, getattr(spec, name), allow_zero=name != "weight_bytes", maximum=64)
+    if spec.weight_bytes is not None:
+        finite_number("weight_bytes", spec.weight_bytes, maximum=64)
+    if spec.grad_bytes is not None:
+        finite_number("grad_bytes", spec.grad_bytes, allow_zero=True, maximum=64)
+    if spec.optimizer_bytes is not None:
+        finite_number("optimizer_bytes", spec.optimizer_bytes, allow_zero=True, maximum=64)
     finite_number("bucket_bytes", spec.bucket_bytes, allow_zero=True)
     if spec.gpu_memory is not None:
         finite_number("gpu_memory", spec.gpu_memory)
@@ -521,24 +597,33 @@ def _model_shard(spec: LedgerSpec) -> _Shard:
         else:
             dense = (stage * size.per_layer + size.embedding) / tp
             expert = 0.0
-        text = f"(embedding + {stage} of {size.layers} layers{_uneven(spec)}) / TP {tp}" + (
-            f", experts / EP {ep}" if size.experts > 1 else ""
-        )
-        return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, size.total, text)
+        return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, size.total, 0.0)
     params = finite_number("params", spec.params)
     share = _expert_share(spec, size)
     fraction = 1 / spec.pp if layers_on_stage is None else layers_on_stage / (spec.layers or 1)
     dense = params * (1 - share) * fraction / tp
     expert = params * share * fraction / (tp * ep)
+    return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, params, share)
+
+
+def _shard_text(spec: LedgerSpec, shard: _Shard) -> str:
+    """How Ψ, the model-parallel shard of :func:`_model_shard`, was reached."""
+    tp, ep = spec.tp, spec.ep
+    size = shard.size
+    if spec.params is None and size is not None:
+        stage = shard.layers_on_stage or 1
+        return f"(embedding + {stage} of {size.layers} layers{_uneven(spec)}) / TP {tp}" + (
+            f", experts / EP {ep}" if size.experts > 1 else ""
+        )
     where = (
         f"1/PP {spec.pp}"
-        if layers_on_stage is None
-        else f"{layers_on_stage}/{spec.layers} layers{_uneven(spec)}"
+        if shard.layers_on_stage is None
+        else f"{shard.layers_on_stage}/{spec.layers} layers{_uneven(spec)}"
     )
-    text = f"N {params:,.0f} × {where} / TP {tp}"
-    if share:
-        text += f", experts ({share:.3g} of N) / EP {ep}"
-    return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, params, text)
+    text = f"N {shard.params_total:,.0f} × {where} / TP {tp}"
+    if shard.share:
+        text += f", experts ({shard.share:.3g} of N) / EP {ep}"
+    return text
 
 
 def _uneven(spec: LedgerSpec) -> str:
@@ -617,13 +702,13 @@ def _deepspeed_largest_layer(
     spec: LedgerSpec,
     shard: _Shard,
     per_rank: dict[str, float],
-    formulas: dict[str, list[str]],
     notes: list[str],
-) -> str:
+) -> _Largest | None:
     """DeepSpeed ZeRO-3's 4·largest_layer_params: the largest layer's 16-bit params and grads
-    gathered whole (2 + 2 bytes for 16-bit training). Returns the text to append."""
+    gathered whole (2 + 2 bytes for 16-bit training), added to ``per_rank``; ``None`` when the
+    convention and stage do not count it."""
     if spec.convention != "deepspeed" or spec.zero != 3:
-        return ""
+        return None
     w = DTYPE_BYTES[spec.dtype]
     if spec.largest_layer_params is not None:
         largest = finite_number("largest_layer_params", spec.largest_layer_params)
@@ -642,7 +727,7 @@ def _deepspeed_largest_layer(
     largest /= spec.tp
     per_rank["params"] += w * largest
     per_rank["grads"] += w * largest
-    return f" + {w:g} B × largest layer {largest:,.0f} ({origin}; gathered whole)"
+    return _Largest(w, largest, origin)
 
 
 _STAGE_NAMES = ("ZeRO-0 (replicated)", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
@@ -664,15 +749,14 @@ def _term_source(spec: LedgerSpec, key: str, source: str) -> str:
     return source
 
 
-def _activations(spec: LedgerSpec, shard: _Shard) -> tuple[bool, LedgerTerm, list[str]]:
+def _activations(spec: LedgerSpec) -> StageFigures | None:
+    """The first stage's activation figures; ``None`` when ``seq`` is not given."""
     if spec.seq is None:
-        reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
-        return False, LedgerTerm("activations", 0.0, reason, TABLE2_SOURCE), []
-    for name in ("layers", "hidden", "heads"):
-        if getattr(spec, name) is None:
-            raise InputError(name, "activations need layers, hidden and heads with seq")
-    assert spec.layers is not None and spec.hidden is not None and spec.heads is not None
-    stage = stage_activation_bytes(
+        return None
+    if spec.layers is None or spec.hidden is None or spec.heads is None:
+        missing = next(n for n in ("layers", "hidden", "heads") if getattr(spec, n) is None)
+        raise InputError(missing, "activations need layers, hidden and heads with seq")
+    return stage_activation_figures(
         seq=spec.seq,
         micro_batch=spec.micro_batch,
         hidden=spec.hidden,
@@ -689,6 +773,13 @@ def _activations(spec: LedgerSpec, shard: _Shard) -> tuple[bool, LedgerTerm, lis
         virtual_stages=spec.virtual_stages,
         activation_bytes=DTYPE_BYTES[spec.dtype],
     )
+
+
+def _activation_term(spec: LedgerSpec, figures: StageFigures | None) -> LedgerTerm:
+    if figures is None:
+        reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
+        return LedgerTerm("activations", 0.0, reason, TABLE2_SOURCE)
+    stage = describe_stage(figures)
     text = f"Table 2 row '{stage.per_layer.row}': {stage.per_layer.formula}; {stage.formula}"
     if stage.notes:
         text += "; " + "; ".join(stage.notes)
@@ -697,22 +788,17 @@ def _activations(spec: LedgerSpec, shard: _Shard) -> tuple[bool, LedgerTerm, lis
     source = f"{TABLE2_SOURCE}; {STAGE_SOURCE}"
     if spec.vocab is not None:
         source += f"; {EXTRA_SOURCE}"
-    return True, LedgerTerm("activations", stage.total, text, source), list(stage.notes)
+    return LedgerTerm("activations", stage.total, text, source)
 
 
-def _buffers(spec: LedgerSpec, shard: _Shard) -> tuple[LedgerTerm, list[str]]:
-    notes: list[str] = []
+def _buffers(spec: LedgerSpec, shard: _Shard, notes: list[str]) -> _Buffer:
+    """Communication buffers on the rank; :func:`_buffer_term` formats the text."""
     if shard.n_d == 1:
-        return LedgerTerm(
-            "buffers", 0.0, "one data-parallel rank: nothing to communicate", DDP_BUCKET_SOURCE
-        ), notes
+        return _Buffer(0.0, "single")
     if spec.zero < 3:
-        value = spec.bucket_bytes
-        text = f"one DDP gradient bucket {_b(value)}" if value else "DDP bucket not given: 0"
-        return LedgerTerm("buffers", value, text, DDP_BUCKET_SOURCE), notes
+        return _Buffer(spec.bucket_bytes, "ddp")
     if spec.convention == "deepspeed":
-        text = "the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)"
-        return LedgerTerm("buffers", 0.0, text, DEEPSPEED_SOURCE), notes
+        return _Buffer(0.0, "deepspeed")
     w = _weight_bytes(spec)
     g = (
         spec.grad_bytes
@@ -731,13 +817,28 @@ def _buffers(spec: LedgerSpec, shard: _Shard) -> tuple[LedgerTerm, list[str]]:
         origin = "largest layer"
     else:
         notes.append("FSDP unit size unknown (give layers): gathered-parameter buffer left out")
-        return LedgerTerm("buffers", 0.0, "FSDP unit unknown: 0", FSDP_SOURCE), notes
-    value = unit * ((1 + spec.prefetch) * w + g)
+        return _Buffer(0.0, "unknown")
+    return _Buffer(unit * ((1 + spec.prefetch) * w + g), "fsdp", origin, unit, w, g)
+
+
+def _buffer_term(spec: LedgerSpec, buffer: _Buffer) -> LedgerTerm:
+    value = buffer.bytes
+    if buffer.case == "single":
+        text = "one data-parallel rank: nothing to communicate"
+        return LedgerTerm("buffers", value, text, DDP_BUCKET_SOURCE)
+    if buffer.case == "ddp":
+        text = f"one DDP gradient bucket {_b(value)}" if value else "DDP bucket not given: 0"
+        return LedgerTerm("buffers", value, text, DDP_BUCKET_SOURCE)
+    if buffer.case == "deepspeed":
+        text = "the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)"
+        return LedgerTerm("buffers", value, text, DEEPSPEED_SOURCE)
+    if buffer.case == "unknown":
+        return LedgerTerm("buffers", value, "FSDP unit unknown: 0", FSDP_SOURCE)
     text = (
-        f"FSDP: (1 + prefetch {spec.prefetch}) × {origin} {unit:,.0f} params × {w:g} B gathered"
-        f" + its unsharded gradient × {g:g} B = {_b(value)}"
+        f"FSDP: (1 + prefetch {spec.prefetch}) × {buffer.origin} {buffer.unit:,.0f} params × "
+        f"{buffer.weight:g} B gathered + its unsharded gradient × {buffer.grad:g} B = {_b(value)}"
     )
-    return LedgerTerm("buffers", value, text, FSDP_SOURCE), notes
+    return LedgerTerm("buffers", value, text, FSDP_SOURCE)
 
 
 def _b(value: float) -> str:

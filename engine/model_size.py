@@ -58,6 +58,9 @@ def finite_number(
     Raises:
         InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
     """
+    # Fast path for the common case; NaN and inf fail these comparisons and fall through.
+    if type(value) is float and (value > 0.0 or (allow_zero and value == 0.0)) and value <= maximum:
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(field, f"expected a number, got {value!r}")
     number = float(value)
