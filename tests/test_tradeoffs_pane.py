@@ -48,7 +48,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         first_row = next(line for line in table.splitlines() if line.strip().startswith("tp"))
         assert "x" in first_row
         assert table.index("tp ") < table.index("pp ")  # sorted by growth: TP first
-        assert ". = linear" in table
+        assert ". linear (n x 1 GPU)" in table
 
         for key, title in (
             ("1", "模型放不下但网络很慢"),
