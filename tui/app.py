@@ -219,7 +219,7 @@ class ShardbookApp(App[int]):
             rescued = strings.RESCUED.format(path=path) if path else ""
             message = rescued or strings.NOT_RESCUED.format(error=why)
         self.store.unlock()
-        self.exit(128 + signum, message=message or None)
+        self.exit(return_code=128 + signum, message=message or None)
 
     def on_unmount(self) -> None:
         self._remove_signal_handlers()

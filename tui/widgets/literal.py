@@ -9,6 +9,7 @@ character becomes its visible Unicode "control picture" (ESC is shown as U+241B)
 from __future__ import annotations
 
 from rich.segment import Segment
+from rich.text import Text
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
 
@@ -34,6 +35,12 @@ def visible_controls(strip: Strip) -> Strip:
 
 class LiteralTextArea(TextArea):
     """A TextArea that draws control characters visibly (see module docstring)."""
+
+    def get_line(self, line_index: int) -> Text:
+        # Rich's Text drops BEL, BS, VT and FF on creation, before render_line could show them
+        # (and the cursor would then sit one cell off); translate them while building it.
+        line = self.document.get_line(line_index).translate(_TABLE)
+        return Text(line, end="", no_wrap=True)
 
     def render_line(self, y: int) -> Strip:
         return visible_controls(super().render_line(y))
