@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.export import export_markdown, safe_file_name, split_front_matter
 from engine.lesson import load_lesson
@@ -110,3 +112,36 @@ def test_cli_export_to_a_missing_folder_fails_and_creates_nothing(
     assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)]) == 2
     assert "could not write" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_export_never_overwrites_another_lesson_s_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.export import NotesConflict, export_path, write_export
+
+    # "CON" and "CON_" share a safe file name; the second export gets its own file.
+    con = replace(LESSON, id="CON")
+    first = export_path(tmp_path, "CON", "md")
+    write_export(first, export_markdown(con, LessonProgress("CON")), lesson_id="CON")
+    assert first.name == "CON_-notes.md"
+    other = export_path(tmp_path, "CON_", "md")
+    assert other.name == "CON_-notes-2.md"
+    assert export_path(tmp_path, "CON", "md") == first  # its own notes are refreshed in place
+    before = first.read_bytes()
+    with pytest.raises(NotesConflict, match="'CON'"):
+        write_export(first, "new", lesson_id="S15")
+    assert first.read_bytes() == before
+    # The CLI refuses too, in one line, and leaves the file as it was.
+    assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(first)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "CON" in err
+    assert first.read_bytes() == before
+
+
+@settings(max_examples=100, deadline=None)
+@given(title=st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=60))
+def test_front_matter_round_trips_any_title(title: str) -> None:
+    lesson = replace(LESSON, title=title)
+    front, _body = split_front_matter(export_markdown(lesson, LessonProgress("S15")))
+    assert front["title"] == f"{title} — notes"
+    assert front["lesson"] == "S15"
