@@ -165,7 +165,6 @@ def collectives_report(run: Any) -> str:
 def run_lab_collectives(args: argparse.Namespace) -> int:
     from engine.lab.gloo import run_collectives
 
-    _require_torch()
     ranks = _whole("--ranks", args.ranks)
     repeats = _whole("--repeats", args.repeats)
     size = None if args.size is None else _whole("--size", args.size)
@@ -181,6 +180,8 @@ def run_lab_collectives(args: argparse.Namespace) -> int:
     except InputError as error:
         raise flag_error(error, COLLECTIVE_FLAGS) from None
     except LabError as error:
+        # The flags are checked first, so a bad flag is named even without torch.
+        _require_torch()
         print(f"shardbook: lab collectives: {error}", file=sys.stderr)
         return 1
     if args.json:
@@ -249,16 +250,21 @@ def memory_report(result: Any) -> str:
 
 
 def run_lab_memory(args: argparse.Namespace) -> int:
-    from engine.lab.memory import MemorySpec, measure_memory
+    from engine.lab.memory import MemorySpec, check_spec, measure_memory
 
-    _require_torch()
     sizes = {
         field: _whole(flag, getattr(args, field))
         for field, flag in MEMORY_FLAGS.items()
         if field not in ("dtype", "device")
     }
     try:
-        result = measure_memory(MemorySpec(dtype=args.dtype, device=args.device, **sizes))
+        spec = check_spec(MemorySpec(dtype=args.dtype, device=args.device, **sizes))
+    except InputError as error:
+        raise flag_error(error, MEMORY_FLAGS) from None
+    # The flags are checked first, so a bad flag is named even without torch.
+    _require_torch()
+    try:
+        result = measure_memory(spec)
     except InputError as error:
         raise flag_error(error, MEMORY_FLAGS) from None
     except LabError as error:
