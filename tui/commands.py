@@ -67,6 +67,14 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "side_tab('tradeoffs')",
         "Open step time and scaling: slow links, counterexamples, exercises 4-5",
     ),
+    AppCommand(
+        "lab",
+        "ctrl+l",
+        "Lab",
+        "side_tab('lab')",
+        "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)",
+        show=False,
+    ),
     AppCommand("export", "f8", "Export", "export_notes", "Export the filled-in notes (Markdown)"),
     AppCommand("complete", "f9", "Done", "toggle_complete", "Mark the lesson complete, or back"),
     AppCommand(
