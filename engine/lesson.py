@@ -19,13 +19,19 @@ it renders literally; section ``body`` is Markdown by definition and is passed t
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+import platformdirs
 import yaml
 
 from engine.errors import ContentError
@@ -937,24 +943,38 @@ def lesson_files(folder: Path) -> list[Path]:
     )
 
 
-def discover_lessons(content_dir: Path) -> tuple[list[LessonRef], list[ContentError]]:
+def discover_lessons(
+    content_dir: Path, index: Path | None = None
+) -> tuple[list[LessonRef], list[ContentError]]:
     """The lessons in a content folder, sorted by id, and the files that could not be listed.
 
     Only each file's id and title are read (a lesson whose later sections are broken is still
     listed; :func:`load_lesson` reports those). A second file with an id already seen is an
     error. Never raises for a bad file; a missing folder is one error.
+
+    ``index``: a JSON file caching each file's id and title (or its error), keyed by name,
+    mtime_ns, ctime_ns, size and inode (:func:`lesson_index_path` gives the usual place). A file
+    whose key changed, or that is new, is read again; a removed file is dropped; the result is
+    the same as without the index. The index is an optimisation: when it cannot be read or
+    written it is ignored.
     """
     shown = str(content_dir)
     if not content_dir.is_dir():
         return [], [ContentError(shown, None, "no such folder")]
+    cached = _read_index(index, content_dir) if index is not None else {}
+    fresh: dict[str, dict[str, Any]] = {}
     refs: dict[str, LessonRef] = {}
     errors: list[ContentError] = []
-    for file in lesson_files(content_dir):
-        try:
-            ref = _head(file)
-        except ContentError as error:
-            errors.append(error)
+    for file, stamp in _lesson_stamps(content_dir):
+        entry = cached.get(file.name)
+        if not stamp or entry is None or entry.get("stamp") != stamp or not _valid_entry(entry):
+            entry = _index_entry(file, stamp)
+        fresh[file.name] = entry
+        if "error" in entry:
+            line, message = entry["error"]
+            errors.append(ContentError(str(file), line, message))
             continue
+        ref = LessonRef(id=entry["id"], title=entry["title"], path=file)
         if ref.id in refs:
             errors.append(
                 ContentError(
@@ -963,7 +983,124 @@ def discover_lessons(content_dir: Path) -> tuple[list[LessonRef], list[ContentEr
             )
             continue
         refs[ref.id] = ref
+    if index is not None:
+        _write_index(index, content_dir, cached, fresh)
     return sorted(refs.values(), key=lambda ref: ref.id), errors
+
+
+# --------------------------------------------------------------------------------------------
+# The lesson index (a cache of discover_lessons)
+
+# Bump when what _head accepts or returns changes: every cached entry is then read again.
+INDEX_VERSION: Final = 1
+# Git's "racy" rule: a file modified within the filesystem's timestamp resolution (2 s on FAT)
+# of being indexed could change again without its mtime changing; it is not cached.
+_RACY_NS: Final = 2_000_000_000
+
+
+def lesson_index_path(content_dir: Path) -> Path:
+    """Where the app caches the index of ``content_dir``: one JSON file per content folder, named
+    by a hash of its resolved path, in ``platformdirs.user_cache_dir("shardbook")/lessons``."""
+    folder = str(content_dir.resolve()).encode("utf-8", "surrogateescape")
+    name = hashlib.sha256(folder).hexdigest()[:16]
+    cache = Path(platformdirs.user_cache_dir("shardbook", appauthor=False))
+    return cache / "lessons" / f"{name}.json"
+
+
+def _lesson_stamps(folder: Path) -> list[tuple[Path, list[int]]]:
+    """The lesson files of ``folder`` (as :func:`lesson_files` lists them), each with its
+    [mtime_ns, ctime_ns, size, inode]; one ``stat`` per file."""
+    found: list[tuple[Path, list[int]]] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if Path(entry.name).suffix.lower() not in LESSON_SUFFIXES:
+                continue
+            try:
+                if not entry.is_file():
+                    continue
+            except OSError:
+                continue
+            try:
+                info = entry.stat()
+            except OSError:
+                stamp: list[int] = []  # never matches a cached entry: the file is read again
+            else:
+                stamp = [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
+            found.append((folder / entry.name, stamp))
+    return sorted(found)
+
+
+def _index_entry(file: Path, stamp: list[int]) -> dict[str, Any]:
+    try:
+        ref = _head(file)
+    except ContentError as error:
+        return {"stamp": stamp, "error": [error.line, error.message]}
+    return {"stamp": stamp, "id": ref.id, "title": ref.title}
+
+
+def _valid_entry(entry: dict[str, Any]) -> bool:
+    """A cached entry has the shape :func:`_index_entry` writes (a hand-edited or truncated
+    index must not list a lesson that is not there)."""
+    if "error" in entry:
+        error = entry["error"]
+        return (
+            isinstance(error, list)
+            and len(error) == 2
+            and (error[0] is None or isinstance(error[0], int))
+            and isinstance(error[1], str)
+        )
+    lesson_id, title = entry.get("id"), entry.get("title")
+    return (
+        isinstance(lesson_id, str)
+        and _ID_RE.fullmatch(lesson_id) is not None
+        and isinstance(title, str)
+        and bool(title.strip())
+    )
+
+
+def _read_index(index: Path, content_dir: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != INDEX_VERSION
+        or data.get("folder") != str(content_dir.resolve())
+        or not isinstance(data.get("files"), dict)
+    ):
+        return {}
+    return {
+        name: entry
+        for name, entry in data["files"].items()
+        if isinstance(entry, dict) and isinstance(entry.get("stamp"), list)
+    }
+
+
+def _write_index(
+    index: Path,
+    content_dir: Path,
+    cached: dict[str, dict[str, Any]],
+    fresh: dict[str, dict[str, Any]],
+) -> None:
+    now = time.time_ns()
+    keep = {
+        name: entry
+        for name, entry in fresh.items()
+        if entry["stamp"] and now - entry["stamp"][0] > _RACY_NS
+    }
+    if keep == cached:
+        return
+    data = {"version": INDEX_VERSION, "folder": str(content_dir.resolve()), "files": keep}
+    temp = index.with_name(f".{index.name}.{os.getpid()}.tmp")
+    try:
+        index.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        os.replace(temp, index)
+    except OSError:
+        # A cache that cannot be written only costs the next start-up a re-read.
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
 
 
 def check_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[ContentError]]:
