@@ -9,24 +9,27 @@ before quitting.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Header, Markdown, OptionList, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from engine.errors import ContentError, ProgressError, ShardbookError
-from engine.export import export_path, export_text, write_export
 from engine.lesson import (
     Lesson,
     LessonRef,
     Section,
     discover_lessons,
+    lesson_index_path,
     load_lesson,
     section_markdown,
 )
@@ -35,16 +38,16 @@ from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, descri
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
 from tui.guard import fallback_folders, install_exit_signals, write_rescue_copy
-from tui.screens.help import HelpScreen
-from tui.screens.quiz import QuizOptions, QuizScreen
-from tui.widgets.bubble import BubblePane
 from tui.widgets.calculator import CalculatorPane
-from tui.widgets.collectives import CollectivesPane
-from tui.widgets.diagrams import DiagramsPane
-from tui.widgets.lab import LabPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
-from tui.widgets.tradeoffs import TradeoffsPane
+from tui.widgets.side import LazyTabPane, SideTabs
+
+if TYPE_CHECKING:
+    # Imported where first used: the quiz (fsrs) on F12, the side panes (numpy) on first view.
+    from tui.screens.quiz import QuizOptions
+    from tui.widgets.diagrams import DiagramsPane
+    from tui.widgets.tradeoffs import TradeoffsPane
 
 DEFAULT_LESSON = "S15"
 # Actions that need the main screen's panes (not available over the quiz screen).
@@ -79,7 +82,8 @@ class ShardbookApp(App[int]):
         quiz: QuizOptions | None = None,
     ) -> None:
         super().__init__()
-        self.quiz_options = quiz or QuizOptions()
+        # None: the quiz's defaults (built on F12, so fsrs is not imported at start-up).
+        self.quiz_options = quiz
         self.content_dir = content_dir
         self.store = ProgressStore(progress_dir)
         self.autosave_delay = autosave_delay
@@ -104,24 +108,28 @@ class ShardbookApp(App[int]):
         with Horizontal(id="main"):
             yield OptionList(id="outline")
             yield VerticalScroll(id="reading")
-            with TabbedContent(id="side", initial="ledger"):
+            # Hidden tabs are built on first view (tui.widgets.side): start-up stays fast.
+            with SideTabs(id="side", initial="ledger"):
                 with TabPane(strings.TAB_LEDGER, id="ledger"):
                     yield LedgerPane()
-                with TabPane(strings.TAB_BUBBLE, id="bubble"):
-                    yield BubblePane()
-                with TabPane(strings.TAB_DIAGRAMS, id="diagrams"):
-                    yield DiagramsPane()
-                with TabPane(strings.TAB_COLLECTIVES, id="collectives"):
-                    yield CollectivesPane()
-                with TabPane(strings.TAB_LAB, id="lab"):
-                    yield LabPane()
-                with TabPane(strings.TAB_TRADEOFFS, id="tradeoffs"):
-                    yield TradeoffsPane()
+                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
+                yield LazyTabPane(
+                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
+                )
+                yield LazyTabPane(
+                    strings.TAB_COLLECTIVES,
+                    "tui.widgets.collectives:CollectivesPane",
+                    id="collectives",
+                )
+                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
+                yield LazyTabPane(
+                    strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
+                )
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        refs, errors = discover_lessons(self.content_dir)
+        refs, errors = discover_lessons(self.content_dir, lesson_index_path(self.content_dir))
         self.lesson_refs = refs
         self.lesson_file_errors = [error for error in errors if error.path != str(self.content_dir)]
         if self.lesson_file_errors:
@@ -130,7 +138,7 @@ class ShardbookApp(App[int]):
         self._take_lock()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         self.open_lesson(self._requested_lesson)
-        if self.quiz_options.open_at_start:
+        if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
 
     # ----------------------------------------------------------------- lessons
@@ -176,8 +184,11 @@ class ShardbookApp(App[int]):
         self.show_section(META_ID)
         for pane in self.query(CalculatorPane):
             pane.restore(self.progress.forms.get(pane.form_name, {}))
-        self.query_one(DiagramsPane).refresh_notes()
-        self.query_one(TradeoffsPane).load_notes(self.lesson, self.progress.notes)
+        # Side panes not built yet read the progress themselves when first shown.
+        for diagrams in self.query("DiagramsPane"):
+            cast("DiagramsPane", diagrams).refresh_notes()
+        for tradeoffs in self.query("TradeoffsPane"):
+            cast("TradeoffsPane", tradeoffs).load_notes(self.lesson, self.progress.notes)
         self._update_status()
 
     def _leave_lesson(self) -> bool:
@@ -276,6 +287,8 @@ class ShardbookApp(App[int]):
             return
         markdown = section_markdown(section)
         if markdown.strip():
+            from textual.widgets import Markdown  # markdown-it: not needed by the first screen
+
             reading.mount(Markdown(markdown, classes="lesson-text"))
         if section.kind == "reflection":
             reading.mount(Static(strings.REFLECTION_HINT, classes="hint"))
@@ -402,6 +415,8 @@ class ShardbookApp(App[int]):
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
+        from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
+
         focused = self.focused
         help_text = ""
         node = focused
@@ -415,21 +430,26 @@ class ShardbookApp(App[int]):
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
-        self.push_screen(QuizScreen(self.quiz_options))
+        from tui.screens.quiz import QuizOptions, QuizScreen
+
+        self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The quiz screen has none of the main screen's panes: their keys wait until it closes.
         if action in _MAIN_SCREEN_ACTIONS:
-            return not any(isinstance(screen, QuizScreen) for screen in self.screen_stack)
+            return not _quiz_open(self.screen_stack)
         return True
 
-    def action_side_tab(self, tab: str) -> None:
+    async def action_side_tab(self, tab: str) -> None:
         side = self.query_one("#side", TabbedContent)
         # F4 again flips between the strategy diagrams and the collectives' data flow.
         if tab == "diagrams" and side.active == "diagrams":
             tab = "collectives"
         side.active = tab
-        for child in side.get_pane(tab).children:
+        pane = side.get_pane(tab)
+        if isinstance(pane, LazyTabPane):
+            await pane.ready()
+        for child in pane.children:
             focus_first = getattr(child, "focus_first", None)
             if focus_first is not None:
                 focus_first()
@@ -468,6 +488,8 @@ class ShardbookApp(App[int]):
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
+        from engine.export import export_path, export_text, write_export
+
         self.save_now()
         text = export_text(self.lesson, self.progress, "md")
         failures: list[str] = []
@@ -543,6 +565,12 @@ class ShardbookApp(App[int]):
         """Focus the section's first text box, or the reading pane so arrows scroll it."""
         boxes = self.query("#reading TextArea")
         (boxes.first() if boxes else self.query_one("#reading")).focus()
+
+
+def _quiz_open(stack: Iterable[Screen[object]]) -> bool:
+    """Whether a quiz screen is on ``stack``. Until F12 first imports the quiz module, none is."""
+    quiz = sys.modules.get("tui.screens.quiz")
+    return quiz is not None and any(isinstance(screen, quiz.QuizScreen) for screen in stack)
 
 
 def make_app(

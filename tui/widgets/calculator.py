@@ -117,7 +117,10 @@ class CalculatorPane(VerticalScroll):
         yield from ()
 
     def on_mount(self) -> None:
-        self.recompute()
+        # Side panes are built on first view (tui.widgets.side), after the lesson opened: show
+        # the form as the learner saved it, or the defaults.
+        progress = getattr(self.app, "progress", None)
+        self.restore(progress.forms.get(self.form_name, {}) if progress is not None else {})
 
     def values(self) -> dict[str, str]:
         """The form as typed: field name -> text."""

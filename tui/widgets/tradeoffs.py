@@ -184,6 +184,10 @@ class TradeoffsPane(VerticalScroll):
 
     def on_mount(self) -> None:
         self.refresh_report()
+        # Built on first view, after the lesson opened: show the learner's saved answers.
+        progress = getattr(self.app, "progress", None)
+        if progress is not None:
+            self.load_notes(getattr(self.app, "lesson", None), progress.notes)
 
     def on_resize(self, event: events.Resize) -> None:
         self.refresh_report()

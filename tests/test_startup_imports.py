@@ -1,0 +1,45 @@
+"""Start-up imports only what the first screen needs (issue 10): numpy (the simulators), fsrs
+(the quiz) and torch (the lab) load when their pane or screen is first opened, not before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("numpy", "fsrs", "torch")
+
+
+def _run(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_importing_the_app_loads_no_heavy_module() -> None:
+    code = f"import sys\nimport tui.app\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    assert _run(code) == "[]"
+
+
+def test_first_frame_loads_no_heavy_module_and_f3_loads_numpy(tmp_path: Path) -> None:
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        f"heavy = {HEAVY!r}\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    first = sorted(m for m in heavy if m in sys.modules)\n"
+        "    assert app.query_one('#outline').option_count > 1\n"
+        "    await p.press('f3')\n"
+        "    await p.pause()\n"
+        "    assert app.query('BubblePane')\n"
+        "    print(first, 'numpy' in sys.modules)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "[] True"
