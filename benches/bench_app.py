@@ -1,0 +1,468 @@
+"""Benchmark of the app (issue 10: fast to open, instant to respond).
+
+Run: ``python benches/bench_app.py [--quick]``. Every figure is a ratio against a baseline
+measured in the same run on the same machine, beside its absolute value:
+
+1. start-up: time from spawning ``python`` to the first full frame of the app on lesson S15 (80x24,
+   headless: the screen laid out and rendered once through the compositor), in a fresh process
+   each time, against a minimal Textual app (a Header, a Static, a Footer) measured the same way;
+   median of several runs, the two interleaved. Target <= 1.3x.
+2. peak memory: the maximum resident set of those same processes (``os.wait4``'s ``ru_maxrss``);
+   median. Target <= 1.5x.
+3. keystroke to updated pane, in each calculator pane (Ledger, Bubble, Collectives, Trade-offs),
+   through Pilot: from the key event entering the driver to the first frame (the compositor's
+   output, ``App._display``) drawn after the pane's result widget repainted; p95 of many keys.
+   Baseline: a key typed into a plain Input of a minimal app, to the frame that shows it (Textual's
+   own floor, frame pacing included). Target p95 <= 16 ms.
+4. start-up with 360 lessons in the content folder (S15 and 359 copies with new ids, files dated an
+   hour ago as an installed curriculum is) against the folder with S15 alone, both with the lesson
+   index (``engine.lesson.lesson_index_path``) warm. Target <= 1.2x.
+5. autosave: ``ShardbookApp.save_now`` (what the autosave timer calls: merge check, YAML dump and
+   round trip, atomic write with fsync) for a well-filled S15 progress file, with 360 lessons'
+   progress files in the folder; against the same save with S15's file alone, and against
+   ``atomic_write_text`` of the same text (the disk's floor). Target <= 10 ms.
+
+``--quick`` runs everything once, small, and only checks that it executes (the test suite runs it
+that way; the figures of a quick run mean nothing). A full run exits 1 when a target is missed.
+The child processes use a temporary cache folder (``XDG_CACHE_HOME``), so the learner's own lesson
+index is neither used nor touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+S15 = ROOT / "content" / "S15.yaml"
+SIZE = (80, 24)
+LESSONS = 360
+HOUR_AGO = time.time() - 3600
+
+# ------------------------------------------------------------------------------ child process
+
+
+def _render(app: Any) -> str:
+    """Render the whole screen once through the compositor (what a terminal would be sent)."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+def child(kind: str, content: str, progress: str, started: float) -> None:
+    """Build one app, wait for its first frame, print the seconds since ``started`` and exit."""
+    if kind == "baseline":
+        from textual.app import App, ComposeResult
+        from textual.widgets import Footer, Header, Static
+
+        class Minimal(App[None]):
+            def compose(self) -> ComposeResult:
+                yield Header()
+                yield Static("A minimal Textual app: a Header, a Static and a Footer.")
+                yield Footer()
+
+        app: Any = Minimal()
+        expected = "a Header, a Static and a Footer"
+    else:
+        from tui.app import make_app
+
+        app = make_app(content_dir=content, progress_dir=progress)
+        expected = "训练内存"
+
+    async def first_frame(pilot: Any) -> None:
+        await pilot.pause()
+        text = _render(app)
+        elapsed = time.monotonic() - started
+        loaded = [name for name in ("numpy", "fsrs", "torch") if name in sys.modules]
+        print(json.dumps({"seconds": elapsed, "ok": expected in text, "loaded": loaded}))
+        sys.stdout.flush()
+        # The frame is what is measured; the app's shutdown is not.
+        os._exit(0)
+
+    app.run(headless=True, size=SIZE, auto_pilot=first_frame)
+    os._exit(3)
+
+
+def spawn(kind: str, content: Path, progress: Path, env: dict[str, str]) -> dict[str, Any]:
+    """One fresh process to its first frame: seconds, peak RSS (bytes), modules it loaded."""
+    started = time.monotonic()
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        kind,
+        str(content),
+        str(progress),
+        repr(started),
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{kind} child failed ({proc.returncode}): {err.decode()[-2000:]}")
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    if not result["ok"]:
+        raise RuntimeError(f"{kind}: the first frame did not show the expected text")
+    result["rss"] = usage.ru_maxrss * 1024  # KiB on Linux
+    return result
+
+
+# ------------------------------------------------------------------------------ fixtures
+
+
+def make_content(folder: Path, count: int) -> Path:
+    """A content folder: S15 and ``count - 1`` copies with new ids, dated an hour ago."""
+    folder.mkdir(parents=True)
+    text = S15.read_text(encoding="utf-8")
+    shutil.copy(S15, folder / "S15.yaml")
+    for number in range(1, count):
+        lesson_id = f"G{number:03d}"
+        copy = text.replace("\nid: S15\n", f"\nid: {lesson_id}\n", 1)
+        assert copy != text
+        (folder / f"{lesson_id}.yaml").write_text(copy, encoding="utf-8")
+    for file in folder.iterdir():
+        os.utime(file, (HOUR_AGO, HOUR_AGO))
+    return folder
+
+
+def filled_progress(lesson_id: str) -> Any:
+    """A well-used S15 progress: every answer and reflection written, forms, figures, notes, and
+    a quiz with a card per self-check item and 200 reviews."""
+    from engine.lesson import load_lesson
+    from engine.progress import LessonProgress
+
+    lesson = load_lesson(S15)
+    progress = LessonProgress(lesson_id, status="in-progress")
+    sentence = "数据并行把样本切到各个 rank，梯度用 all-reduce 求和；ZeRO 再切优化器状态。 "
+    for item in lesson.self_check:
+        progress.answers[item.id] = sentence * 3
+        progress.revealed.append(item.id)
+    for item in lesson.reflection_fields:
+        progress.reflections[item.id] = sentence * 5
+    progress.forms = {
+        "ledger": {"params": "7B", "preset": "mixed-adam", "dp": "8", "zero": "2"},
+        "bubble": {"schedule": "1f1b", "stages": "8", "micro_batches": "32"},
+        "collectives": {"op": "all-reduce", "ranks": "8", "bytes": "1GB"},
+    }
+    progress.figures = {"exercise1": {"params": 2e9, "grads": 2e9, "optimizer": 12e9}}
+    progress.notes = {f"ex2.s{n}": sentence for n in range(12)}
+    items = [item.id for item in lesson.self_check]
+    progress.quiz = {
+        "cards": {
+            item: {
+                "state": 2,
+                "step": None,
+                "stability": 3.2,
+                "difficulty": 5.1,
+                "due": "2026-12-09T10:00:00+00:00",
+                "last_review": "2026-12-07T10:00:00+00:00",
+            }
+            for item in items
+        },
+        "log": [
+            {"card": items[n % len(items)], "rating": 3, "at": "2026-12-07T10:00:00+00:00"}
+            for n in range(200)
+        ],
+    }
+    return progress
+
+
+# ------------------------------------------------------------------------------ measurements
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def startup(runs: int, work: Path) -> dict[str, Any]:
+    """Figures 1, 2 and 4: fresh processes to the first frame."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"), PYTHONPATH=str(ROOT))
+    one = make_content(work / "one", 1)
+    many = make_content(work / "many", LESSONS)
+    progress = work / "progress"
+    cold = spawn("app", many, progress, env)  # builds the 360-lesson index
+    spawn("app", one, progress, env)
+    spawn("baseline", one, progress, env)  # warms the OS file cache for both
+    samples: dict[str, list[dict[str, Any]]] = {"baseline": [], "app": [], "many": []}
+    for _ in range(runs):
+        samples["baseline"].append(spawn("baseline", one, progress, env))
+        samples["app"].append(spawn("app", one, progress, env))
+        samples["many"].append(spawn("app", many, progress, env))
+    median = {
+        name: {
+            "seconds": statistics.median(run["seconds"] for run in group),
+            "rss": statistics.median(run["rss"] for run in group),
+        }
+        for name, group in samples.items()
+    }
+    loaded = sorted({m for s in samples["app"] + samples["many"] for m in s["loaded"]})
+    return {"median": median, "cold_many": cold["seconds"], "loaded": loaded}
+
+
+async def _keystrokes(keys: int) -> dict[str, list[float]]:
+    """Figure 3: key event to the first frame after the result widget repainted."""
+    from textual import events
+    from textual.app import App, ComposeResult
+    from textual.widget import Widget
+    from textual.widgets import Input, Select, Static
+
+    from tui.app import make_app
+
+    async def measure(app: Any, pilot: Any, widget: Widget, sequence: list[str]) -> list[float]:
+        state: dict[str, float | None] = {"painted": None, "frame": None}
+        render_lines = widget.render_lines
+        display = app._display
+
+        def painted(crop: Any) -> Any:
+            if state["painted"] is None:
+                state["painted"] = time.perf_counter()
+            return render_lines(crop)
+
+        def framed(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if state["painted"] is not None and state["frame"] is None:
+                state["frame"] = time.perf_counter()
+
+        widget.render_lines = painted  # type: ignore[method-assign]
+        app._display = framed
+        times: list[float] = []
+        try:
+            for index, key in enumerate(sequence):
+                await pilot.pause()
+                state["painted"] = state["frame"] = None
+                event = events.Key(key, key if len(key) == 1 else None)
+                event.set_sender(app)
+                start = time.perf_counter()
+                app._driver.send_message(event)
+                deadline = start + 5
+                while state["frame"] is None:
+                    if time.perf_counter() > deadline:
+                        raise RuntimeError(f"no frame after key {key!r} in {widget!r}")
+                    await asyncio.sleep(0)
+                frame = state["frame"]
+                assert frame is not None
+                if index >= 2:  # the first keys warm caches
+                    times.append(frame - start)
+        finally:
+            widget.render_lines = render_lines  # type: ignore[method-assign]
+            app._display = display
+        return times
+
+    def typing(count: int) -> list[str]:
+        # "2" in front of the value, then backspace: every key changes the result.
+        return [("2" if n % 2 == 0 else "backspace") for n in range(count + 2)]
+
+    results: dict[str, list[float]] = {}
+
+    class Minimal(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input("1B", id="plain")
+
+    base = Minimal()
+    async with base.run_test(size=SIZE) as pilot:
+        field = base.query_one("#plain", Input)
+        field.focus()
+        field.cursor_position = 0
+        results["baseline: plain Input"] = await measure(base, pilot, field, typing(keys))
+
+    with tempfile.TemporaryDirectory() as progress:
+        app = make_app(progress_dir=progress, autosave_delay=3600)
+        async with app.run_test(size=SIZE) as pilot:
+            for name, tab_keys, field_name in (
+                ("Ledger", ("f2",), "params"),
+                ("Bubble", ("f3",), "micro_batches"),
+                ("Collectives", ("f4", "f4"), "bytes"),
+            ):
+                await pilot.press(*tab_keys)
+                pane = app.query_one(f"#side #{app.query_one('#side').active}")
+                field = pane.query_one(f"#field-{field_name}", Input)
+                field.focus()
+                await pilot.pause()
+                field.cursor_position = 0
+                result = pane.query_one(".calc-result", Static)
+                results[name] = await measure(app, pilot, result, typing(keys))
+            await pilot.press("f10")
+            app.query_one("#tradeoffs-link", Select).focus()
+            await pilot.pause()
+            scenario = app.query_one("#tradeoffs-scenario", Static)
+            sequence = [str(1 + n % 3) for n in range(keys + 2)]
+            results["Trade-offs"] = await measure(app, pilot, scenario, sequence)
+            await pilot.press("ctrl+q")
+    return results
+
+
+def autosave(saves: int, work: Path) -> dict[str, list[float]]:
+    """Figure 5: ``save_now`` with 360 lessons' progress files present, and its baselines."""
+    from engine.progress import ProgressStore, atomic_write_text, dump_yaml
+    from tui.app import make_app
+
+    results: dict[str, list[float]] = {}
+    for name, count in (("360 progress files", LESSONS), ("1 progress file", 1)):
+        folder = work / f"progress-{count}"
+        ProgressStore(folder).save(filled_progress("S15"))
+        # The other lessons' files: the same text under their ids (a save each would take long).
+        text = (folder / "S15.yaml").read_text(encoding="utf-8")
+        for number in range(1, count):
+            other = text.replace("lesson: S15\n", f"lesson: G{number:03d}\n", 1)
+            (folder / f"G{number:03d}.yaml").write_text(other, encoding="utf-8")
+        app = make_app(content_dir=ROOT / "content", progress_dir=folder, autosave_delay=3600)
+
+        async def run(app: Any = app) -> list[float]:
+            times = []
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                for n in range(saves + 1):
+                    app.progress.answers["definition"] = f"edit {n}"
+                    app.progress.touch()
+                    start = time.perf_counter()
+                    ok = app.save_now()
+                    elapsed = time.perf_counter() - start
+                    assert ok, app.save_error
+                    if n:
+                        times.append(elapsed)
+                await pilot.press("ctrl+q")
+            return times
+
+        results[name] = asyncio.run(run())
+    text = dump_yaml(filled_progress("S15").to_data())
+    floor = []
+    for _ in range(saves):
+        start = time.perf_counter()
+        atomic_write_text(work / "floor.yaml", text)
+        floor.append(time.perf_counter() - start)
+    results["atomic write of the same text"] = floor
+    return results
+
+
+def discover(work: Path, repeat: int) -> dict[str, float]:
+    """In-process: listing 360 lessons with and without the index (context for figure 4)."""
+    from engine.lesson import discover_lessons
+
+    folder = work / "many"
+    index = work / "bench-index.json"
+    discover_lessons(folder, index)
+
+    def best(func: Callable[[], object]) -> float:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            func()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    return {
+        "without index": best(lambda: discover_lessons(folder)),
+        "with index": best(lambda: discover_lessons(folder, index)),
+    }
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="run once, small, to check it runs")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, content, progress, started = args.child
+        child(kind, content, progress, float(started))
+        return 0
+    runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
+    ms = 1e3
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        start = startup(runs, work)
+        keystrokes = asyncio.run(_keystrokes(keys))
+        saved = autosave(saves, work)
+        listing = discover(work, 3 if args.quick else 20)
+
+    median = start["median"]
+    base, app, many = median["baseline"], median["app"], median["many"]
+    first_ratio = app["seconds"] / base["seconds"]
+    memory_ratio = app["rss"] / base["rss"]
+    many_ratio = many["seconds"] / app["seconds"]
+    print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores; median of {runs} runs")
+    print(
+        f"1. first frame, S15:       {app['seconds'] * ms:7.1f} ms = {first_ratio:5.2f} x minimal "
+        f"Textual app ({base['seconds'] * ms:.1f} ms)   target <= 1.3x"
+    )
+    print(
+        f"2. peak memory:            {app['rss'] / 2**20:7.1f} MiB = {memory_ratio:5.2f} x minimal "
+        f"Textual app ({base['rss'] / 2**20:.1f} MiB)   target <= 1.5x"
+    )
+    print(f"   numpy/fsrs/torch loaded at start-up: {start['loaded'] or 'none'}")
+    floor = percentile(keystrokes["baseline: plain Input"], 0.95)
+    print("3. keystroke to updated pane, p95 (median):")
+    worst = 0.0
+    for name, times in keystrokes.items():
+        p95 = percentile(times, 0.95)
+        if not name.startswith("baseline"):
+            worst = max(worst, p95)
+        print(
+            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
+        )
+    print(
+        f"4. first frame, {LESSONS} lessons: {many['seconds'] * ms:7.1f} ms = {many_ratio:5.2f} x "
+        f"one lesson ({app['seconds'] * ms:.1f} ms)   target <= 1.2x; cold index "
+        f"{start['cold_many'] * ms:.1f} ms"
+    )
+    print(
+        f"   listing {LESSONS} lessons in-process: {listing['without index'] * ms:.1f} ms without "
+        f"the index, {listing['with index'] * ms:.1f} ms with it"
+    )
+    save_median = statistics.median(saved["360 progress files"])
+    save_p95 = percentile(saved["360 progress files"], 0.95)
+    alone = statistics.median(saved["1 progress file"])
+    write = statistics.median(saved["atomic write of the same text"])
+    print(
+        f"5. autosave, {LESSONS} progress files: {save_median * ms:6.2f} ms median "
+        f"(p95 {save_p95 * ms:.2f}) = {save_median / alone:5.2f} x with 1 file "
+        f"({alone * ms:.2f} ms) = {save_median / write:5.2f} x atomic write alone "
+        f"({write * ms:.2f} ms)   target <= 10 ms"
+    )
+    ok = (
+        first_ratio <= 1.3
+        and memory_ratio <= 1.5
+        and worst <= 16e-3
+        and many_ratio <= 1.2
+        and save_median <= 10e-3
+    )
+    print("targets met" if ok else "TARGET MISSED")
+    return 0 if ok or args.quick else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
