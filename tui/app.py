@@ -121,10 +121,10 @@ class ShardbookApp(App[int]):
                     "tui.widgets.collectives:CollectivesPane",
                     id="collectives",
                 )
-                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
                 yield LazyTabPane(
                     strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
                 )
+                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield Footer(compact=True, show_command_palette=False)
 
