@@ -331,6 +331,15 @@ def merge_progress(
     return merged
 
 
+def _fingerprint(path: Path) -> tuple[int, int, int]:
+    """(inode, size, mtime_ns) of ``path``; (-1, -1, -1) when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return (-1, -1, -1)
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
 class ProgressStore:
     """Reads and writes progress files in one folder, one ``<lesson id>.yaml`` per lesson.
 
@@ -343,6 +352,10 @@ class ProgressStore:
         self._lock: FileLock | None = None
         # Per lesson: the document as last loaded or saved (the base of a merge).
         self._base: dict[str, dict[str, Any]] = {}
+        # (inode, size, mtime_ns) of the file as this store last wrote it: while the file still
+        # has them, it holds exactly ``_base`` and need not be parsed again to merge. Every
+        # write makes a new inode (temp file + rename), so another writer's file never matches.
+        self._written: dict[str, tuple[int, int, int]] = {}
         # Per lesson: why it must not be saved (its file exists but could not be read).
         self._blocked: dict[str, str] = {}
         self.merged = False
@@ -411,6 +424,7 @@ class ProgressStore:
         """
         path = self.path_for(lesson_id)
         self._base.pop(lesson_id, None)
+        self._written.pop(lesson_id, None)
         self._blocked.pop(lesson_id, None)
         try:
             result = self._load(path, lesson_id, quarantine and not self.read_only)
@@ -499,11 +513,15 @@ class ProgressStore:
             for item in fields(LessonProgress):
                 setattr(progress, item.name, getattr(merged, item.name))
         self._base[progress.lesson_id] = data
+        self._written[progress.lesson_id] = _fingerprint(path)
         return path
 
     def _merge_with_disk(
         self, path: Path, base: dict[str, Any], mine: dict[str, Any]
     ) -> dict[str, Any]:
+        written = self._written.get(mine["lesson"])
+        if written is not None and written == _fingerprint(path):
+            return mine
         try:
             disk = _parse(path, path.read_bytes().decode("utf-8-sig"), mine["lesson"]).to_data()
         except FileNotFoundError:
