@@ -338,6 +338,19 @@ class _Trace:
         )
 
 
+def bubble_over_ideal(bubble: float, ideal: float) -> float:
+    """Bubble time over the ideal compute time, the convention of Narayanan et al. 2021 §2.2.1
+    and the Ultra-Scale Playbook (``(p-1)/m`` for GPipe and 1F1B). Both in op-time units."""
+    return bubble / ideal
+
+
+def bubble_fraction(bubble: float, ideal: float) -> float:
+    """Bubble time over the whole iteration, ``bubble / (bubble + ideal)``: GPipe's
+    ``(p-1)/(m+p-1)`` and the Zero-Bubble paper's measured bubble rate. Equal to
+    f_ideal / (1 + f_ideal) of :func:`bubble_over_ideal`."""
+    return bubble / (bubble + ideal)
+
+
 def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
     """The paper's closed-form bubble for ``spec``, with its source.
 
@@ -416,8 +429,8 @@ def _closed(
         value=value,
         source=source,
         bubble_time=bubble,
-        bubble_over_ideal=bubble / ideal,
-        bubble_fraction=bubble / (bubble + ideal),
+        bubble_over_ideal=bubble_over_ideal(bubble, ideal),
+        bubble_fraction=bubble_fraction(bubble, ideal),
         assumptions=assumptions,
         applies=applies,
     )
@@ -567,8 +580,8 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
         spec=spec,
         micro_batches=m,
         bubble_time=bubbles,
-        bubble_over_ideal=worst / ideal,
-        bubble_fraction=worst / (worst + ideal),
+        bubble_over_ideal=bubble_over_ideal(worst, ideal),
+        bubble_fraction=bubble_fraction(worst, ideal),
         makespan=makespan,
         iteration_time=iteration,
         ideal_time=ideal,
