@@ -291,3 +291,15 @@ async def test_palette_go_to_focuses_the_first_answer_box(tmp_path: Path) -> Non
         await pilot.pause()
         first = app.query(SelfCheckBox).first()
         assert first.text_area.text == "typed"
+
+
+async def test_notifications_show_paths_and_errors_literally(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        # A file path or an error text with brackets must neither crash nor restyle the toast.
+        app.notify("/tmp/a[/b/[bold]x.md")
+        app.query_one("LedgerPane").notify("a[/ [link=x]y")
+        await pilot.pause()
+        messages = [notification.message for notification in app._notifications]
+        assert "/tmp/a[/b/[bold]x.md" in messages and "a[/ [link=x]y" in messages
+        assert all(not notification.markup for notification in app._notifications)

@@ -19,6 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
@@ -412,6 +413,20 @@ class ShardbookApp(App[int]):
         elif self.last_saved:
             parts.append(strings.SAVED_AT.format(time=self.last_saved))
         self.sub_title = " · ".join(parts)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notification is shown literally: they carry file paths, error texts and lesson
+        ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
+        alone would not do)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
