@@ -49,6 +49,15 @@ def one_line_errors(parser: argparse.ArgumentParser, command: str) -> None:
     parser.error = error  # type: ignore[method-assign]
 
 
+def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
+    """Spec field -> the CLI flag that sets it: ``--`` and the field with ``-`` for ``_``
+    (``micro_batch`` -> ``--micro-batch``), except the ``renamed`` ones (``size_bytes="--bytes"``).
+    Engine errors name spec fields; :func:`flag_error` turns them into what the user typed."""
+    flags = {field: "--" + field.replace("_", "-") for field in fields}
+    flags.update(renamed)
+    return flags
+
+
 def flag_error(error: InputError, flags: dict[str, str]) -> CliError:
     """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag."""
     return CliError(flags.get(error.field, error.field), error.message)

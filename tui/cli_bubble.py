@@ -24,22 +24,22 @@ from engine.pipeline import (
     render_timeline,
     simulate,
 )
-from tui.cli import CliError, flag_error, one_line_errors
+from tui.cli import CliError, flag_error, one_line_errors, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
-FLAGS: dict[str, str] = {
-    "schedule": "--schedule",
-    "stages": "--stages",
-    "micro_batches": "--micro-batches",
-    "global_batch": "--global-batch",
-    "micro_batch_size": "--micro-batch-size",
-    "dp": "--dp",
-    "virtual_stages": "--virtual-stages",
-    "t_forward": "--t-forward",
-    "t_backward_input": "--t-backward-input",
-    "t_backward_weight": "--t-backward-weight",
-    "p2p_time": "--p2p-time",
-}
+FLAGS = option_flags(
+    "schedule",
+    "stages",
+    "micro_batches",
+    "global_batch",
+    "micro_batch_size",
+    "dp",
+    "virtual_stages",
+    "t_forward",
+    "t_backward_input",
+    "t_backward_weight",
+    "p2p_time",
+)
 _BATCH_FLAGS = ("global_batch", "micro_batch_size", "dp")
 
 

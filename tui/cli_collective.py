@@ -24,17 +24,17 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError
-from tui.cli import CliError, flag_error, one_line_errors
+from tui.cli import CliError, flag_error, one_line_errors, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
-FLAGS: dict[str, str] = {
-    "op": "--op",
-    "ranks": "--ranks",
-    "size_bytes": "--bytes",
-    "bandwidth_bytes_per_s": "--bandwidth",
-    "latency_s": "--latency",
-    "algorithm": "--algorithm",
-}
+FLAGS = option_flags(
+    "op",
+    "ranks",
+    "algorithm",
+    size_bytes="--bytes",
+    bandwidth_bytes_per_s="--bandwidth",
+    latency_s="--latency",
+)
 DEFAULT_BANDWIDTH = "100GB/s"
 DEFAULT_LATENCY = "5us"
 _ALGORITHM_NAMES = tuple(dict.fromkeys(a for names in ALGORITHMS.values() for a in names))

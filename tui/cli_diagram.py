@@ -26,15 +26,9 @@ from engine.diagrams import (
 )
 from engine.errors import InputError
 from engine.strategies import DIAGRAM_RANKS
-from tui.cli import CliError, flag_error, one_line_errors
+from tui.cli import CliError, flag_error, one_line_errors, option_flags
 
-FLAGS: dict[str, str] = {
-    "op": "NAME",
-    "strategy": "NAME",
-    "step": "--step",
-    "ranks": "--ranks",
-    "algorithm": "--algorithm",
-}
+FLAGS = option_flags("step", "ranks", "algorithm", op="NAME", strategy="NAME")
 
 
 def register(

@@ -18,26 +18,14 @@ from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
 from engine.lab import INSTALL_HINT, LabError, torch_available
-from tui.cli import CliError, flag_error, one_line_errors
+from tui.cli import CliError, flag_error, one_line_errors, option_flags
 
-COLLECTIVE_FLAGS: dict[str, str] = {
-    "ranks": "--ranks",
-    "op": "--op",
-    "size": "--size",
-    "timing_bytes": "--bytes",
-    "repeats": "--repeats",
-    "timeout_s": "--timeout",
-}
-MEMORY_FLAGS: dict[str, str] = {
-    "layers": "--layers",
-    "hidden": "--hidden",
-    "heads": "--heads",
-    "seq": "--seq",
-    "micro_batch": "--micro-batch",
-    "vocab": "--vocab",
-    "dtype": "--dtype",
-    "device": "--device",
-}
+COLLECTIVE_FLAGS = option_flags(
+    "ranks", "op", "size", "repeats", timing_bytes="--bytes", timeout_s="--timeout"
+)
+MEMORY_FLAGS = option_flags(
+    "layers", "hidden", "heads", "seq", "micro_batch", "vocab", "dtype", "device"
+)
 
 
 def register(
