@@ -4,11 +4,11 @@ one-line errors naming the flag."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
+from tests.cli_helpers import calc_json
 from tui.cli import main
 
 KEYS = {
@@ -24,11 +24,7 @@ KEYS = {
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    assert main(["calc", "bubble", *args, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1
-    data: dict[str, Any] = json.loads(out)
-    return data
+    return calc_json(capsys, "bubble", *args)
 
 
 def test_json_keys_and_p4_m8_values(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,11 +7,10 @@ NCCL-tests doc/PERFORMANCE.md (n = 8: all-reduce factor 1.75, all-gather 0.875).
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from engine.diagrams import STRATEGY_NAMES, strategy_diagram
+from tests.cli_helpers import calc_json
 from tui.cli import main
 
 KEYS = {
@@ -26,12 +25,7 @@ KEYS = {
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
-    assert main(["calc", "collective", *argv, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1  # one object on one line
-    data = json.loads(out)
-    assert isinstance(data, dict)
-    return data
+    return calc_json(capsys, "collective", *argv)
 
 
 def test_ring_all_reduce_vector(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_helpers import calc_json
 from tui.cli import main
 
 JSON_KEYS = {
@@ -37,11 +38,7 @@ PER_RANK_KEYS = [
 
 
 def _json(capsys: pytest.CaptureFixture[str], *flags: str) -> dict[str, Any]:
-    status = main(["calc", "ledger", *flags, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    data: dict[str, Any] = json.loads(out)
-    return data
+    return calc_json(capsys, "ledger", *flags)
 
 
 def test_json_keys_exactly(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,11 +3,11 @@ keys, values from Narayanan et al. 2021 Eq. 4 (../shared/reference/VECTORS.md), 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
+from tests.cli_helpers import calc_json
 from tui.cli import main
 
 KEYS = {
@@ -26,11 +26,7 @@ ARCH = ["--layers", "24", "--hidden", "2048", "--heads", "16", "--vocab", "50304
 
 
 def _json(capsys: pytest.CaptureFixture[str], command: str, *args: str) -> dict[str, Any]:
-    assert main(["calc", command, *args, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1
-    data: dict[str, Any] = json.loads(out)
-    return data
+    return calc_json(capsys, command, *args)
 
 
 def test_step_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
