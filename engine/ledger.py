@@ -51,6 +51,7 @@ from engine.model_size import (
     transformer_param_count,
     whole_number,
 )
+from engine.units import parse_bytes, parse_count, parse_int
 
 Dtype = Literal["bf16", "fp16", "fp32"]
 Optimizer = Literal["adam", "adamw", "sgd", "sgd-momentum", "adam-8bit"]
@@ -468,6 +469,45 @@ def _terms(draft: _Draft) -> tuple[LedgerTerm, ...]:
     terms.append(_activation_term(spec, draft.stage))
     terms.append(_buffer_term(spec, draft.buffer))
     return tuple(terms)
+
+
+# LedgerSpec's numeric fields as typed (CLI flags, the Ledger pane's form): how each is parsed.
+# Optional ones may be empty or None (not given); the others always carry a value.
+OPTIONAL_COUNT_FIELDS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "micro_batches")
+SIZE_FIELDS = ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts", "virtual_stages")
+
+
+def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
+    """Parse the numeric :class:`LedgerSpec` fields present in ``texts`` (field -> text).
+
+    ``params`` and ``largest_layer_params`` are counts (``7.5B``), ``gpu_memory`` a size
+    (``80GB``), ``zero`` a whole number 0-3, the others whole numbers >= 1
+    (:mod:`engine.units`). ``params``, ``largest_layer_params``, ``gpu_memory`` and
+    :data:`OPTIONAL_COUNT_FIELDS` left empty or ``None`` are omitted (not given).
+
+    Raises:
+        InputError: naming the spec field whose text does not parse.
+    """
+    values: dict[str, Any] = {}
+    for name, text in texts.items():
+        optional = name in OPTIONAL_COUNT_FIELDS or name in _OPTIONAL_UNIT_FIELDS
+        if optional and (text is None or not text.strip()):
+            continue
+        assert text is not None
+        if name in _OPTIONAL_UNIT_FIELDS:
+            values[name] = _OPTIONAL_UNIT_FIELDS[name](name, text)
+        elif name == "zero":
+            values[name] = parse_int(name, text, minimum=0, maximum=3)
+        elif name in OPTIONAL_COUNT_FIELDS or name in SIZE_FIELDS:
+            values[name] = parse_int(name, text)
+    return values
+
+
+_OPTIONAL_UNIT_FIELDS = {
+    "params": parse_count,
+    "largest_layer_params": parse_count,
+    "gpu_memory": parse_bytes,
+}
 
 
 def compare_conventions(spec: LedgerSpec) -> dict[str, LedgerResult]:

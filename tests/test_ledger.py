@@ -766,3 +766,23 @@ def test_deepspeed_zero3_can_exceed_zero2() -> None:
     zero2 = _states(zero=2, largest_layer_params=1e5, **common)
     zero3 = _states(zero=3, largest_layer_params=1e5, **common)
     assert zero3 - zero2 == pytest.approx(8 * 1e5)
+
+
+def test_numeric_fields_from_text_parses_what_the_cli_and_the_pane_type() -> None:
+    from engine.ledger import numeric_fields_from_text
+
+    values = numeric_fields_from_text(
+        {
+            "params": "7.5B",
+            "gpu_memory": "80GiB",
+            "seq": "",
+            "layers": None,
+            "dp": "64",
+            "zero": "3",
+        }
+    )
+    assert values == {"params": 7.5e9, "gpu_memory": 80 * 2**30, "dp": 64, "zero": 3}
+    for field, text in (("dp", ""), ("zero", "4"), ("seq", "2.5"), ("params", "-1")):
+        with pytest.raises(InputError) as info:
+            numeric_fields_from_text({field: text})
+        assert info.value.field == field

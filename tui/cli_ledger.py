@@ -24,10 +24,13 @@ from engine.ledger import (
     CONVENTIONS,
     DTYPE_CHOICES,
     OPTIMIZER_CHOICES,
+    OPTIONAL_COUNT_FIELDS,
+    SIZE_FIELDS,
     TERM_KEYS,
     LedgerResult,
     LedgerSpec,
     compute_ledger,
+    numeric_fields_from_text,
 )
 from tui.cli import flag_error, one_line_errors, option_flags
 
@@ -62,8 +65,6 @@ FLAGS = option_flags(
     master_weights="--no-master-weights",
     expert_param_share="--experts",
 )
-_COUNT_FLAGS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "micro_batches")
-_SIZE_FLAGS = ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts", "virtual_stages")
 _TERM_LABELS = {
     "params": "parameters",
     "grads": "gradients",
@@ -127,24 +128,12 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
     """Parse the flags into a :class:`LedgerSpec`.
 
     Raises:
-        InputError: a value that does not parse (its field is the flag).
+        InputError: a value that does not parse (its field is the spec field; :func:`run` names
+            the flag).
     """
-    values: dict[str, Any] = {}
-    if args.params is not None:
-        values["params"] = units.parse_count("--params", args.params)
-    for name in _COUNT_FLAGS:
-        text = getattr(args, name)
-        if text is not None:
-            values[name] = units.parse_int(FLAGS[name], text)
-    for name in _SIZE_FLAGS:
-        values[name] = units.parse_int(FLAGS[name], getattr(args, name))
-    values["zero"] = units.parse_int("--zero", args.zero, minimum=0, maximum=3)
-    if args.largest_layer_params is not None:
-        values["largest_layer_params"] = units.parse_count(
-            "--largest-layer-params", args.largest_layer_params
-        )
-    if args.gpu_memory is not None:
-        values["gpu_memory"] = units.parse_bytes("--gpu-memory", args.gpu_memory)
+    names = ("params", "largest_layer_params", "gpu_memory", "zero")
+    names += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
+    values = numeric_fields_from_text({name: getattr(args, name) for name in names})
     return LedgerSpec(
         dtype=args.dtype,
         optimizer=args.optimizer,

@@ -23,12 +23,15 @@ from engine import units
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
+    OPTIONAL_COUNT_FIELDS,
     PRECISION_PRESETS,
+    SIZE_FIELDS,
     LedgerResult,
     LedgerSpec,
     compare_conventions,
     compute_ledger,
     exercise1_columns,
+    numeric_fields_from_text,
 )
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
@@ -65,10 +68,6 @@ EXAMPLE_1B = {
 BAR_WIDTH = 28
 
 
-def _int_or_none(field: str, text: str, minimum: int = 1) -> int | None:
-    return units.parse_int(field, text, minimum=minimum) if text.strip() else None
-
-
 def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     """The pane's form (field name -> text as typed) as a LedgerSpec.
 
@@ -79,40 +78,14 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     preset_fields: dict[str, Any] = {}
     if preset_key in PRECISION_PRESETS:
         preset_fields = dict(PRECISION_PRESETS[preset_key].fields)
+    numeric = ("params", "largest_layer_params", "gpu_memory", "zero")
+    numeric += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
     spec_fields: dict[str, Any] = {
-        "params": units.parse_count("params", values["params"])
-        if values["params"].strip()
-        else None,
-        "dp": units.parse_int("dp", values["dp"]),
-        "zero": units.parse_int("zero", values["zero"], minimum=0, maximum=3),
+        **numeric_fields_from_text({name: values[name] for name in numeric}),
         "convention": values["convention"],
-        "seq": _int_or_none("seq", values["seq"]),
-        "layers": _int_or_none("layers", values["layers"]),
-        "hidden": _int_or_none("hidden", values["hidden"]),
-        "heads": _int_or_none("heads", values["heads"]),
-        "ffn_hidden": _int_or_none("ffn_hidden", values["ffn_hidden"]),
-        "vocab": _int_or_none("vocab", values["vocab"]),
-        "micro_batch": units.parse_int("micro_batch", values["micro_batch"]),
         "recompute": values["recompute"],
         "sequence_parallel": values["sequence_parallel"] == "yes",
-        "tp": units.parse_int("tp", values["tp"]),
-        "pp": units.parse_int("pp", values["pp"]),
-        "cp": units.parse_int("cp", values["cp"]),
-        "ep": units.parse_int("ep", values["ep"]),
-        "experts": units.parse_int("experts", values["experts"]),
         "schedule": values["schedule"],
-        "micro_batches": _int_or_none("micro_batches", values["micro_batches"]),
-        "virtual_stages": units.parse_int("virtual_stages", values["virtual_stages"]),
-        "gpu_memory": (
-            units.parse_bytes("gpu_memory", values["gpu_memory"])
-            if values["gpu_memory"].strip()
-            else None
-        ),
-        "largest_layer_params": (
-            units.parse_count("largest_layer_params", values["largest_layer_params"])
-            if values["largest_layer_params"].strip()
-            else None
-        ),
         **preset_fields,
     }
     # A preset sets dtype, optimizer and master weights, so every convention (and the CLI) shows
