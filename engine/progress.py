@@ -262,6 +262,32 @@ def dump_yaml(data: Any) -> str:
     )
 
 
+def dump_checked(data: dict[str, Any], cache: dict[str, tuple[str, str]], path: Path) -> str:
+    """YAML text for the top-level mapping ``data``, checked to parse back to ``data`` exactly.
+
+    A block mapping's text is the concatenation of its keys' texts, so each top-level key is
+    dumped and checked on its own, and a key whose value is unchanged since the last call (same
+    ``repr``, kept in ``cache``: key -> (repr, text)) reuses its checked text. An autosave then
+    dumps and re-parses only what was edited, not the whole review log (issue 10).
+
+    Raises:
+        ProgressError: a value's text would not parse back to the same value.
+    """
+    if not data:
+        return dump_yaml(data)  # "{}", not an empty concatenation
+    parts = []
+    for key, value in data.items():
+        fingerprint = repr(value)
+        cached = cache.get(key)
+        if cached is None or cached[0] != fingerprint:
+            text = dump_yaml({key: value})
+            if _safe_load(text) != {key: value}:
+                raise ProgressError(str(path), "the text could not be stored exactly; not saved")
+            cached = cache[key] = (fingerprint, text)
+        parts.append(cached[1])
+    return "".join(parts)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically: temp file in the same folder, fsync,
     ``os.replace``, fsync of the folder. Either the old or the new file remains, never half.
@@ -356,6 +382,8 @@ class ProgressStore:
         # has them, it holds exactly ``_base`` and need not be parsed again to merge. Every
         # write makes a new inode (temp file + rename), so another writer's file never matches.
         self._written: dict[str, tuple[int, int, int]] = {}
+        # Per lesson: each top-level key's last checked YAML text (see dump_checked).
+        self._texts: dict[str, dict[str, tuple[str, str]]] = {}
         # Per lesson: why it must not be saved (its file exists but could not be read).
         self._blocked: dict[str, str] = {}
         self.merged = False
@@ -497,10 +525,11 @@ class ProgressStore:
         base = self._base.get(progress.lesson_id)
         if base is not None:
             data = self._merge_with_disk(path, base, data)
-        text = dump_yaml(data)
-        if _safe_load(text) != data:
+        try:
+            text = dump_checked(data, self._texts.setdefault(progress.lesson_id, {}), path)
+        except ProgressError:
             progress.updated = previous
-            raise ProgressError(str(path), "the text could not be stored exactly; not saved")
+            raise
         try:
             atomic_write_text(path, text)
         except OSError as error:

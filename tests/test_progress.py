@@ -9,8 +9,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import engine.progress
 from engine.errors import ProgressError
-from engine.progress import LessonProgress, ProgressStore
+from engine.progress import LessonProgress, ProgressStore, dump_checked, dump_yaml
 
 HOSTILE = [
     "[/]",
@@ -429,3 +430,51 @@ def test_sigkill_during_autosaves_leaves_old_or_new_text(tmp_path: Path) -> None
     assert store.lock()
     assert {p.name for p in tmp_path.iterdir()} == {"S15.yaml", ".shardbook.lock"}
     store.unlock()
+
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+_SCALAR = st.one_of(_TEXT, st.floats(allow_nan=False), st.integers(), st.booleans(), st.none())
+_VALUE = st.recursive(
+    _SCALAR,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200)
+@given(data=st.dictionaries(_TEXT, _VALUE, max_size=6), edits=st.lists(st.tuples(_TEXT, _VALUE)))
+def test_dump_checked_equals_the_whole_dump_after_any_edits(
+    data: dict[str, object], edits: list[tuple[str, object]]
+) -> None:
+    # The sectioned, cached text must be exactly what dumping the whole document gives, even
+    # after edits that reuse some keys' cached text.
+    cache: dict[str, tuple[str, str]] = {}
+    assert dump_checked(data, cache, Path("p.yaml")) == dump_yaml(data)
+    for key, value in edits:
+        data[key] = value
+        assert dump_checked(data, cache, Path("p.yaml")) == dump_yaml(data)
+
+
+def test_a_save_dumps_only_the_keys_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ProgressStore(tmp_path)
+    log = [
+        {"card": f"sc-{n % 9}", "rating": 3, "at": "2026-12-07T10:00:00+00:00"} for n in range(50)
+    ]
+    progress = LessonProgress("S15", answers={"a": "one"}, quiz={"log": log})
+    store.save(progress)
+    dumped: list[list[str]] = []
+    real = engine.progress.dump_yaml
+
+    def counting(data: dict[str, object]) -> str:
+        dumped.append(list(data))
+        return real(data)
+
+    monkeypatch.setattr(engine.progress, "dump_yaml", counting)
+    progress.answers["a"] = "two"
+    store.save(progress)
+    # The answers were edited; "updated" changes when the clock's second did; nothing else.
+    keys = {key for keys in dumped for key in keys}
+    assert "answers" in keys and keys <= {"answers", "updated"}
+    assert store.load("S15").progress == progress
