@@ -235,7 +235,7 @@ async def _keystrokes(keys: int) -> dict[str, list[float]]:
     from textual import events
     from textual.app import App, ComposeResult
     from textual.widget import Widget
-    from textual.widgets import Input, Select, Static
+    from textual.widgets import Input, Select
 
     from tui.app import make_app
 
@@ -310,12 +310,12 @@ async def _keystrokes(keys: int) -> dict[str, list[float]]:
                 field.focus()
                 await pilot.pause()
                 field.cursor_position = 0
-                result = pane.query_one(".calc-result", Static)
+                result = pane.query_one(".calc-result")
                 results[name] = await measure(app, pilot, result, typing(keys))
             await pilot.press("f10")
             app.query_one("#tradeoffs-link", Select).focus()
             await pilot.pause()
-            scenario = app.query_one("#tradeoffs-scenario", Static)
+            scenario = app.query_one("#tradeoffs-scenario")
             sequence = [str(1 + n % 3) for n in range(keys + 2)]
             results["Trade-offs"] = await measure(app, pilot, scenario, sequence)
             await pilot.press("ctrl+q")

@@ -14,10 +14,12 @@ import yaml
 from rich.console import Console
 from textual import events
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
 
 from engine.export import split_front_matter
 from tui.app import ShardbookApp, make_app
+from tui.widgets.calculator import ResultView
 from tui.widgets.notes import SelfCheckBox
 
 SIZE = (80, 24)
@@ -29,11 +31,19 @@ HOSTILE_ANSWERS = [
 ]
 
 
-def shown(widget: Static) -> str:
-    """The text a Static shows, as plain text."""
+def shown(widget: Static | ResultView) -> str:
+    """The text a Static or a calculator's result shows, as plain text."""
     console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content)
     return console.export_text()
+
+
+def result_text(pane: Widget) -> str:
+    """A calculator pane's result: the figures and, below them, the details (formulas,
+    sources, timelines), drawn one frame later."""
+    return shown(pane.query_one(".calc-result", ResultView)) + shown(
+        pane.query_one(".calc-details", ResultView)
+    )
 
 
 def app_for(progress_dir: Path) -> ShardbookApp:
@@ -88,7 +98,7 @@ async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
         await pilot.press("f2")
         await pilot.pause()
         ledger = app.query_one("LedgerPane")
-        result = ledger.query_one(".calc-result", Static)
+        result = ledger.query_one(".calc-result", ResultView)
         params = ledger.query_one("#field-params", Input)
         assert app.focused is params
         await type_into(pilot, params, "3")
@@ -124,7 +134,7 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
         bubble = app.query_one("BubblePane")
         await type_into(pilot, bubble.query_one("#field-stages", Input), "4")
         await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "8")
-        text = shown(bubble.query_one(".calc-result", Static))
+        text = result_text(bubble)
         # (p-1)/m = 3/8 (Narayanan et al. 2021 §2.2.1); (p-1)/(m+p-1) = 3/11 (GPipe).
         assert "bubble/ideal" in text and "0.375" in text
         assert "bubble/total" in text and "0.2727" in text
@@ -132,7 +142,7 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
         for bad in ("0", "", "2.5", "x", "-3", "1e400"):
             await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), bad)
             assert "micro-batches m" in shown(bubble.query_one(".calc-error", Static))
-            assert "0.375" in shown(bubble.query_one(".calc-result", Static))
+            assert "0.375" in shown(bubble.query_one(".calc-result", ResultView))
 
 
 async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
@@ -220,7 +230,7 @@ async def test_ledger_compare_and_exercise1_figures_are_saved(tmp_path: Path) ->
         }
         await pilot.press("ctrl+t")
         await pilot.pause()
-        text = shown(ledger.query_one(".calc-result", Static))
+        text = shown(ledger.query_one(".calc-result", ResultView))
         total = next(line for line in text.splitlines() if line.startswith("total"))
         # 16 B/param (ZeRO paper) vs 18 B/param (Megatron-LM, fp32 main grads) on 1e9 params.
         assert "zero-paper" in text and "megatron" in text and "deepspeed" in text
@@ -245,7 +255,8 @@ async def test_bubble_compares_two_schedules(tmp_path: Path) -> None:
         bubble = app.query_one("BubblePane")
         await choose(pilot, bubble.query_one("#field-schedule", Select), "1f1b")
         await choose(pilot, bubble.query_one("#field-compare", Select), "interleaved-1f1b")
-        text = shown(bubble.query_one(".calc-result", Static))
+        await pilot.pause()
+        text = result_text(bubble)
         # 1F1B p=4, m=8: 0.375; interleaved v=2: (p-1)/(m*v) = 0.1875 (Narayanan et al. §2.2.2).
         assert "1f1b: p=4, m=8" in text and "interleaved-1f1b: p=4, m=8" in text
         assert "0.375" in text and "0.1875" in text

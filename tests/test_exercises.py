@@ -15,6 +15,7 @@ from engine.lesson import load_lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tests.test_app_flow import app_for, choose, paste_into, shown, write
+from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +83,7 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         # MPICH ring all-reduce, alpha = 5 us, beta = 1/(100e9) s/B, n = 1e9 B, p = 8:
         # 2(p-1)alpha + 2n(p-1)/p beta = 17.57 ms (VECTORS.md).
         await paste_into(pilot, pane.query_one("#field-ranks", Input), "8")
-        result = shown(pane.query_one(".calc-result", Static))
+        result = shown(pane.query_one(".calc-result", ResultView))
         assert "17.57 ms" in result and "busbw factor" in result and "1.75" in result
         await paste_into(pilot, pane.query_one("#field-ranks", Input), "4")
         flow = pane.query_one("#flow", Static)

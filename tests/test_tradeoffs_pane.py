@@ -14,13 +14,14 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tui.app import make_app
+from tui.widgets.calculator import ResultView
 from tui.widgets.tradeoffs import TradeoffsPane
 
 SIZE = (80, 24)
 LESSON = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
 
 
-def shown(widget: Static) -> str:
+def shown(widget: Static | ResultView) -> str:
     console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content)
     return console.export_text()
@@ -57,8 +58,8 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         ):
             await pilot.press(key)
             await pilot.pause()
-            assert title in shown(pane.query_one("#tradeoffs-scenario", Static))
-        assert "dropped" in shown(pane.query_one("#tradeoffs-scenario", Static))
+            assert title in shown(pane.query_one("#tradeoffs-scenario", ResultView))
+        assert "dropped" in shown(pane.query_one("#tradeoffs-scenario", ResultView))
 
         areas = list(pane.query(TextArea))
         assert len(areas) == 2

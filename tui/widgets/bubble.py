@@ -67,17 +67,24 @@ def _figures(result: PipelineResult) -> Table:
     return table
 
 
-def bubble_renderable(result: PipelineResult, width: int) -> RenderableType:
-    """Both bubble figures, the closed form with its source, in-flight counts and the timeline."""
+def _heading(result: PipelineResult) -> Text:
+    return Text(
+        f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}", style="bold"
+    )
+
+
+def bubble_renderable(result: PipelineResult) -> RenderableType:
+    """Both bubble figures beside the closed form, and the peak in flight."""
+    return Group(_heading(result), _figures(result), Text(strings.BUBBLE_TIME_UNIT, style="dim"))
+
+
+def bubble_details(result: PipelineResult, width: int, heading: bool) -> RenderableType:
+    """The closed form with its source, in-flight counts per stage, and the timeline; headed
+    by the schedule when two are compared."""
     closed = result.closed_form
     in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
-        Text(
-            f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}",
-            style="bold",
-        ),
-        _figures(result),
-        Text(strings.BUBBLE_TIME_UNIT, style="dim"),
+        *([_heading(result)] if heading else []),
         Text(f"closed form: {closed.formula}", style="dim"),
         Text(f"source: {closed.source}", style="dim"),
         Text(f"in flight per stage: {in_flight}", style="dim"),
@@ -136,12 +143,15 @@ class BubblePane(CalculatorPane):
 
     def compute(self, values: dict[str, str]) -> Outcome:
         width = self._timeline_width()
-        result = simulate(spec_from_form(values, values["schedule"]))
-        parts: list[RenderableType] = [bubble_renderable(result, width)]
+        results = [simulate(spec_from_form(values, values["schedule"]))]
         if values["compare"] != NONE:
-            other = simulate(spec_from_form(values, values["compare"]))
-            parts.extend([Text(""), bubble_renderable(other, width)])
-        return Outcome(Group(*parts))
+            results.append(simulate(spec_from_form(values, values["compare"])))
+        figures: list[RenderableType] = []
+        details: list[RenderableType] = []
+        for result in results:
+            figures.extend([Text(""), bubble_renderable(result)])
+            details.extend([Text(""), bubble_details(result, width, len(results) > 1)])
+        return Outcome(Group(*figures[1:]), details=Group(*details[1:]))
 
     def on_resize(self, event: events.Resize) -> None:
         self.recompute()

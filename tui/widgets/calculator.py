@@ -12,10 +12,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
 from engine.errors import InputError
@@ -40,6 +44,105 @@ class Outcome:
 
     renderable: RenderableType
     figures: dict[str, float] | None = None
+    # Long text below the figures (each term's formula and source, a timeline): drawn one frame
+    # after them, so the frame that answers a key renders only the figures (issue 10).
+    details: RenderableType | None = None
+
+
+class FormInput(LiteralInput):
+    """A form field that tells its pane of an edit while the key is being handled.
+
+    Input.Changed reaches the pane a few message hops later, after Textual may already have
+    drawn the frame that shows the typed character; the result then waited for the next frame
+    (up to 1/60 s). Recomputing here puts the new result in the same frame (issue 10).
+    """
+
+    def _watch_value(self, value: str) -> None:
+        # Textual's Input sets ``virtual_size`` (a reactive that re-lays out the whole screen,
+        # about 140 widgets with the Ledger open) to the text's width on every edit. A field of
+        # fixed size only needs a repaint, so the size is stored without the layout request.
+        if not self.styles.auto_dimensions:
+            self.set_reactive(Widget.virtual_size, Size(self.content_width, 1))
+        super()._watch_value(value)
+
+    def watch_value(self, value: str) -> None:
+        for node in self.ancestors:
+            if isinstance(node, CalculatorPane):
+                node.field_edited()
+                return
+
+
+class ResultView(Widget):
+    """A calculator's result: a Rich renderable drawn once per change, through the Line API.
+
+    ``Static.update`` renders the result twice per change (once to measure its height, once to
+    paint) and re-lays out the whole screen (about 140 widgets with the Ledger open, then a
+    second pass for the scroll view). Here :meth:`show` renders it once into strips, and asks
+    for a layout only when the number of lines changed. While the learner types the result
+    never gets shorter (blank lines keep its height), so a key costs a repaint of this widget
+    alone and the fields below it do not jump; when the form is filled or the view changes
+    (``typing=False``) the height fits exactly (issue 10).
+    """
+
+    DEFAULT_CSS = "ResultView { height: auto; }"
+
+    def __init__(
+        self, renderable: RenderableType, *, id: str | None = None, classes: str = ""
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._renderable = self._literal(renderable)
+        self._lines: list[Strip] = []
+        self._lines_width = -1
+
+    @staticmethod
+    def _literal(renderable: RenderableType) -> RenderableType:
+        # A plain string would go through Rich's markup parser; the result is shown literally.
+        return Text(renderable) if isinstance(renderable, str) else renderable
+
+    @property
+    def content(self) -> RenderableType:
+        """What is shown (the renderable last given to :meth:`show`)."""
+        return self._renderable
+
+    def _render_strips(self, width: int) -> list[Strip]:
+        options = self.app.console_options.update_width(width).update(highlight=False)
+        style = self.rich_style
+        lines = self.app.console.render_lines(self._renderable, options, style=style)
+        return [Strip(line, width) for line in lines]
+
+    def _strips(self, width: int) -> list[Strip]:
+        if width != self._lines_width:
+            self._lines, self._lines_width = self._render_strips(width), width
+        return self._lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._strips(width))
+
+    def render_line(self, y: int) -> Strip:
+        # The width of the last layout (get_content_height); asking for the region instead
+        # would rebuild the compositor's map of every widget.
+        lines = self._lines
+        return lines[y] if y < len(lines) else Strip.blank(self._lines_width, self.rich_style)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self._lines_width > 0:  # colours changed (theme): draw again at the same width
+            self._lines = self._render_strips(self._lines_width)
+
+    def show(self, renderable: RenderableType, typing: bool = False) -> None:
+        """Show ``renderable``; ``typing`` keeps the current height if it would shrink."""
+        self._renderable = self._literal(renderable)
+        # The size as of the last layout, which drew ``_lines`` at this width.
+        width, height = self._lines_width, len(self._lines)
+        if width <= 0:
+            self._lines_width = -1
+            self.refresh(layout=True)
+            return
+        lines = self._render_strips(width)
+        if typing and len(lines) < height:
+            lines += [Strip.blank(width, self.rich_style)] * (height - len(lines))
+        self._lines, self._lines_width = lines, width
+        self.refresh(layout=len(lines) != height)
 
 
 class CalculatorPane(VerticalScroll):
@@ -74,6 +177,9 @@ class CalculatorPane(VerticalScroll):
         super().__init__(classes="calculator")
         self.last_error = ""
         self._last_values: dict[str, str] = {}
+        self._filling = False
+        self._details: tuple[RenderableType | None, bool] = (None, False)
+        self._details_pending = False
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -83,7 +189,8 @@ class CalculatorPane(VerticalScroll):
         yield from self.compose_header()
         yield from self._compose_fields(self.FIELDS)
         yield Static("", classes="calc-error", markup=False)
-        yield Static(strings.CALC_ENTER_VALUES, classes="calc-result")
+        yield ResultView(strings.CALC_ENTER_VALUES, classes="calc-result")
+        yield ResultView("", classes="calc-details")
         if self.MORE_FIELDS:
             yield Static(self.MORE_TITLE, classes="more-title", markup=False)
             yield from self._compose_fields(self.MORE_FIELDS)
@@ -103,7 +210,7 @@ class CalculatorPane(VerticalScroll):
                         classes="form-field",
                     )
                 else:
-                    widget = LiteralInput(
+                    widget = FormInput(
                         field.default, id=f"field-{field.name}", compact=True, classes="form-field"
                     )
                     if field.tooltip:
@@ -138,6 +245,7 @@ class CalculatorPane(VerticalScroll):
         """Fill the form (unknown names ignored, bad Select values left as they are), then
         compute once. The fields' own Changed messages are suppressed: they would arrive later
         and be taken for the learner's typing."""
+        self._filling = True
         with self.prevent(Input.Changed, Select.Changed):
             for field in self.all_fields():
                 if field.name not in values:
@@ -149,6 +257,7 @@ class CalculatorPane(VerticalScroll):
                 else:
                     assert isinstance(widget, Input)
                     widget.value = values[field.name]
+        self._filling = False
         self.recompute(by_learner=by_learner)
 
     def restore(self, values: dict[str, str]) -> None:
@@ -175,13 +284,31 @@ class CalculatorPane(VerticalScroll):
                 return field.label
         return name
 
+    def _show_details(self) -> None:
+        self._details_pending = False
+        details, typing = self._details
+        view = self.query_one(".calc-details", ResultView)
+        if details is None:
+            view.display = False
+            return
+        view.display = True
+        view.show(details, typing=typing)
+        # Drawing a widget that is scrolled out of view makes Textual rebuild its map of every
+        # widget's region at the next refresh (about 5 ms with the Ledger open). Rebuild it now,
+        # after this frame, rather than in the next key's frame.
+        self.call_after_refresh(lambda: view.region)
+
+    def field_edited(self) -> None:
+        """A field's value changed: recompute, unless the form is being filled or not yet
+        computed (widgets also change when they mount; only a real change is the learner's)."""
+        if not self._filling and self._last_values and self.values() != self._last_values:
+            self.recompute(by_learner=True)
+
     @on(Input.Changed, ".form-field")
     @on(Select.Changed, ".form-field")
     def _field_changed(self, event: Input.Changed | Select.Changed) -> None:
         event.stop()
-        # Widgets also post Changed when they mount; only a real change is the learner's.
-        if self._last_values and self.values() != self._last_values:
-            self.recompute(by_learner=True)
+        self.field_edited()
 
     def recompute(self, by_learner: bool = False) -> None:
         """Compute from the form; on bad input show the message and keep the last result.
@@ -200,9 +327,14 @@ class CalculatorPane(VerticalScroll):
             error_widget.display = True
         else:
             self.last_error = ""
-            error_widget.update("")
-            error_widget.display = False
-            self.query_one(".calc-result", Static).update(outcome.renderable)
+            if error_widget.display:  # setting it, even to the same value, re-lays out
+                error_widget.update("")
+                error_widget.display = False
+            self.query_one(".calc-result", ResultView).show(outcome.renderable, typing=by_learner)
+            self._details = (outcome.details, by_learner)
+            if not self._details_pending:
+                self._details_pending = True
+                self.call_after_refresh(self._show_details)
             figures = outcome.figures
         self.post_message(
             self.FormChanged(self.form_name, values, self.figure_name, figures, by_learner)

@@ -125,9 +125,11 @@ class CollectivesPane(CalculatorPane):
         )
         key = (op, algorithm, ranks)
         if key != self._flow_key:
+            # Only a new op, algorithm or rank count changes the picture; redrawing it on every
+            # key (bytes, bandwidth) would re-lay out the screen for nothing.
             self._flow_key = key
             self.step = 0
-        self._draw_flow()
+            self._draw_flow()
         return Outcome(cost_renderable(cost, op, ranks))
 
     def _draw_flow(self) -> None:

@@ -122,7 +122,7 @@ def _bar(result: LedgerResult) -> Text:
 
 
 def ledger_renderable(result: LedgerResult) -> RenderableType:
-    """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and each term's source."""
+    """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed."""
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1), collapse_padding=True)
     table.add_column("per rank", no_wrap=True, width=13)
     table.add_column("GB", justify="right", no_wrap=True, min_width=6)
@@ -155,11 +155,16 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
     if not result.activations_computed:
         lines.append("activations not computed: enter seq, layers, hidden, heads")
     lines.extend(result.notes)
+    return Group(table, _bar(result), Text("\n".join(lines), style="dim"))
+
+
+def sources_renderable(result: LedgerResult) -> RenderableType:
+    """Each term's formula with the figures put in, and its source."""
     sources = [Text("\nhow each term is computed", style="bold")]
     for term in result.terms:
         sources.append(Text(f"{_TERM_LABELS[term.name][0]}: {term.formula}"))
         sources.append(Text(f"  source: {term.source}", style="dim"))
-    return Group(table, _bar(result), Text("\n".join(lines), style="dim"), *sources)
+    return Group(*sources)
 
 
 def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
@@ -256,9 +261,10 @@ class LedgerPane(CalculatorPane):
         self.result = result
         if self.comparing:
             renderable = comparison_renderable(compare_conventions(replace(spec)))
-        else:
-            renderable = ledger_renderable(result)
-        return Outcome(renderable, exercise1_columns(result))
+            return Outcome(renderable, exercise1_columns(result))
+        return Outcome(
+            ledger_renderable(result), exercise1_columns(result), sources_renderable(result)
+        )
 
     @on(Select.Changed, "#field-preset")
     def _preset_changed(self, event: Select.Changed) -> None:

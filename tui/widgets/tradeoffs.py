@@ -10,6 +10,8 @@ formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`
 
 from __future__ import annotations
 
+import functools
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -31,6 +33,7 @@ from engine.scaling import (
 )
 from engine.steptime import INTERCONNECTS
 from tui import strings
+from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 
 # Exercise note id -> the lesson item whose text labels it.
@@ -85,8 +88,11 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
     )
 
 
+@functools.cache
 def scenario_renderable(index: int) -> RenderableType:
-    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation."""
+    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation.
+
+    Cached: the three step-time models are fixed, and keys 1-3 flip between them."""
     example = COUNTEREXAMPLES[index]
     results = run_counterexample(example)
     table = Table(box=None, pad_edge=False, show_edge=False)
@@ -177,7 +183,7 @@ class TradeoffsPane(VerticalScroll):
         with Horizontal(classes="form-row"):
             for number in range(1, len(COUNTEREXAMPLES) + 1):
                 yield Button(str(number), id=f"scenario-{number}", compact=True)
-        yield Static("", id="tradeoffs-scenario")
+        yield ResultView("", id="tradeoffs-scenario")
         for note_id, _item in EXERCISE_NOTES:
             label = strings.TRADEOFFS_NOTE_LABELS[note_id]
             yield NoteBox("notes", Item(note_id, label), "", label, strings.REFLECTION_PLACEHOLDER)
@@ -221,8 +227,9 @@ class TradeoffsPane(VerticalScroll):
     def action_scenario(self, index: int) -> None:
         """Show counterexample ``index`` (0-2) below the buttons."""
         self.scenario = index
-        widget = self.query_one("#tradeoffs-scenario", Static)
-        widget.update(scenario_renderable(index))
+        widget = self.query_one("#tradeoffs-scenario", ResultView)
+        # Flipping between the three never shrinks the view, so the notes below do not jump.
+        widget.show(scenario_renderable(index), typing=True)
         widget.scroll_visible(animate=False)
 
     def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:

@@ -1,0 +1,94 @@
+"""The calculator's result view and form fields: drawn once per key, no needless re-layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Input
+
+from tests.test_app_flow import app_for, result_text, shown
+from tui.app import make_app
+from tui.widgets.calculator import ResultView
+
+SIZE = (80, 24)
+
+
+class OneView(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ResultView("[bold]x[/] a[/", classes="calc-result")
+
+
+async def test_text_is_literal_and_typing_never_shrinks_the_view() -> None:
+    app = OneView()
+    async with app.run_test(size=(20, 10)) as pilot:
+        view = app.query_one(ResultView)
+        await pilot.pause()
+        assert shown(view).strip() == "[bold]x[/] a[/"
+        view.show(Text("1\n2\n3\n4"), typing=True)
+        await pilot.pause()
+        assert view.size.height == 4
+        view.show(Text("1\n2"), typing=True)
+        await pilot.pause()
+        assert view.size.height == 4  # padded: the fields below do not jump
+        assert [view.render_line(y).text.strip() for y in range(4)] == ["1", "2", "", ""]
+        view.show(Text("1\n2"), typing=False)
+        await pilot.pause()
+        assert view.size.height == 2
+
+
+async def test_typing_in_the_ledger_repaints_without_re_laying_out(tmp_path: Path) -> None:
+    # No autosave during the test: a save changes the header, which is laid out again.
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    layouts: list[int] = []
+    real = Screen._refresh_layout
+
+    def counting(self: Screen[object], *args: object, **kwargs: object) -> None:
+        layouts.append(1)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    # Every value on the way is valid (7B, 17B, 137B, 13B, then back), so no error line appears.
+    edits = ("home", "1", "3", "delete", "home", "delete", "delete", "7", "end")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        params = ledger.query_one("#field-params", Input)
+        params.focus()
+        await pilot.press("end", "backspace", "backspace", "7", "B", *edits)
+        await pilot.pause()
+        assert params.value == "7B"
+        # The first pass grew the result to its tallest; typing never shrinks it, so the same
+        # edits again only repaint.
+        Screen._refresh_layout = counting  # type: ignore[method-assign]
+        try:
+            for key in edits[:4]:
+                await pilot.press(key)
+                await pilot.pause()
+        finally:
+            Screen._refresh_layout = real  # type: ignore[method-assign]
+        assert params.value == "13B"
+        assert layouts == []
+        text = result_text(ledger)
+        # 13e9 params x 16 B (ZeRO paper §3.1) = 208 GB; each term's source below the figures.
+        total = next(line for line in text.splitlines() if line.startswith("total"))
+        assert "208.00" in total
+        assert "how each term is computed" in text and "arXiv:1910.02054" in text
+
+
+async def test_a_long_value_scrolls_inside_its_field(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        field = app.query_one("#field-gpu_memory", Input)
+        field.focus()
+        await pilot.press("end", *"123456789012345678901234567890")
+        await pilot.pause()
+        assert field.value.endswith("1234567890")
+        assert field.scroll_x > 0  # the cursor at the end stays in view
+        await pilot.press("home")
+        await pilot.pause()
+        assert field.scroll_x == 0
