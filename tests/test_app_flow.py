@@ -15,7 +15,7 @@ from rich.console import Console
 from textual import events
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, Static, TextArea
 
 from engine.export import split_front_matter
 from tui.app import ShardbookApp, make_app
@@ -238,10 +238,26 @@ async def test_ledger_compare_and_exercise1_figures_are_saved(tmp_path: Path) ->
         # Activations from the architecture (Korthikanti et al. 2022, Table 2, no parallelism):
         # s*b*h*(34 + 5*a*s/h) per layer = 1024*1*1024*(34 + 80) * 24 layers.
         await pilot.press("ctrl+t")
+        # The architecture's rows are built when the learner opens them (Enter on the button).
+        assert not ledger.query("#field-seq")
+        ledger.query_one("#more-open", Button).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is ledger.query_one("#field-seq", Input)
         for name, value in (("seq", "1024"), ("layers", "24"), ("hidden", "1024"), ("heads", "16")):
             await type_into(pilot, ledger.query_one(f"#field-{name}", Input), value)
         activations = app.progress.figures["exercise1"]["activations"]
         assert activations == 1024 * 1024 * (34 + 5 * 16 * 1024 / 1024) * 24
+        await pilot.press("ctrl+q")
+    # Reopened, the saved architecture is on screen at once: its rows are built without asking.
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        assert ledger.query_one("#field-layers", Input).value == "24"
+        assert not ledger.query("#more-open")
+        assert "1024" in ledger.values()["seq"]
         await pilot.press("ctrl+q")
     saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
     assert saved["forms"]["ledger"]["seq"] == "1024"

@@ -128,6 +128,7 @@ class BubblePane(CalculatorPane):
         ),
     )
     MORE_TITLE = strings.BUBBLE_MORE
+    MORE_BUTTON = strings.BUBBLE_MORE_BUTTON
     MORE_FIELDS: ClassVar = (
         Field("t_forward", "t_F", "1"),
         Field("t_backward_input", "t_B", "1"),

@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError
 from tui import strings
@@ -154,6 +154,8 @@ class CalculatorPane(VerticalScroll):
     # Shown below the result, so the figures stay on screen at 80x24 while the main fields change.
     MORE_FIELDS: ClassVar[tuple[Field, ...]] = ()
     MORE_TITLE: ClassVar[str] = ""
+    # The button that builds the MORE_FIELDS rows (see open_more).
+    MORE_BUTTON: ClassVar[str] = ""
 
     class FormChanged(Message):
         """The form changed: its values as typed, and figures when the result is good."""
@@ -180,6 +182,10 @@ class CalculatorPane(VerticalScroll):
         self._filling = False
         self._details: tuple[RenderableType | None, bool] = (None, False)
         self._details_pending = False
+        self._widgets: dict[str, Widget] = {}
+        # The MORE_FIELDS' text while their rows are not built (see open_more).
+        self._more_values = {field.name: field.default for field in self.MORE_FIELDS}
+        self.more_open = not self.MORE_FIELDS
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -187,35 +193,63 @@ class CalculatorPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        yield from self._compose_fields(self.FIELDS)
+        yield from self._field_rows(self.FIELDS, {})
         yield Static("", classes="calc-error", markup=False)
         yield ResultView(strings.CALC_ENTER_VALUES, classes="calc-result")
         yield ResultView("", classes="calc-details")
         if self.MORE_FIELDS:
-            yield Static(self.MORE_TITLE, classes="more-title", markup=False)
-            yield from self._compose_fields(self.MORE_FIELDS)
+            yield Button(Text(self.MORE_BUTTON), id="more-open", compact=True)
         yield from self.compose_footer()
 
-    def _compose_fields(self, fields: tuple[Field, ...]) -> ComposeResult:
+    def _field_rows(self, fields: tuple[Field, ...], values: dict[str, str]) -> list[Horizontal]:
+        """One row (label, Input or Select) per field, showing ``values`` or the default."""
+        rows = []
         for field in fields:
-            with Horizontal(classes="form-row"):
-                yield Label(field.label, markup=False, classes="form-label")
-                if field.options:
-                    yield Select(
-                        list(field.options),
-                        value=field.default,
-                        allow_blank=False,
-                        id=f"field-{field.name}",
-                        compact=True,
-                        classes="form-field",
-                    )
-                else:
-                    widget = FormInput(
-                        field.default, id=f"field-{field.name}", compact=True, classes="form-field"
-                    )
-                    if field.tooltip:
-                        widget.tooltip = field.tooltip
-                    yield widget
+            value = values.get(field.name, field.default)
+            widget: Widget
+            if field.options:
+                widget = Select(
+                    list(field.options),
+                    value=value,
+                    allow_blank=False,
+                    id=f"field-{field.name}",
+                    compact=True,
+                    classes="form-field",
+                )
+            else:
+                widget = FormInput(
+                    value, id=f"field-{field.name}", compact=True, classes="form-field"
+                )
+                if field.tooltip:
+                    widget.tooltip = field.tooltip
+            label = Label(field.label, markup=False, classes="form-label")
+            rows.append(Horizontal(label, widget, classes="form-row"))
+        return rows
+
+    async def open_more(self, focus: bool = False) -> None:
+        """Build the rows of the less-used fields, below the result.
+
+        They are not built with the pane: the Ledger's 18 are about 60 widgets, a third of
+        the first screen's, and most learners never open them (issue 10). The pane builds them
+        itself when the learner's saved form has any of them changed from its default.
+        """
+        if self.more_open:
+            return
+        button = self.query_one("#more-open", Button)
+        title = Static(self.MORE_TITLE, classes="more-title", markup=False)
+        await self.mount_all(
+            [title, *self._field_rows(self.MORE_FIELDS, self._more_values)], after=button
+        )
+        self.more_open = True
+        self._widgets = {}
+        await button.remove()
+        if focus:
+            self.query_one(f"#field-{self.MORE_FIELDS[0].name}").focus()
+
+    @on(Button.Pressed, "#more-open")
+    async def _more_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        await self.open_more(focus=True)
 
     def compose_header(self) -> ComposeResult:
         yield from ()
@@ -229,16 +263,24 @@ class CalculatorPane(VerticalScroll):
         progress = getattr(self.app, "progress", None)
         self.restore(progress.forms.get(self.form_name, {}) if progress is not None else {})
 
+    def _field_widgets(self) -> dict[str, Widget]:
+        # Looked up once: values() runs on every key, and a query walks the pane's widgets.
+        if not self._widgets:
+            fields = self.all_fields() if self.more_open else self.FIELDS
+            self._widgets = {field.name: self.query_one(f"#field-{field.name}") for field in fields}
+        return self._widgets
+
     def values(self) -> dict[str, str]:
-        """The form as typed: field name -> text."""
+        """The form as typed: field name -> text (the MORE_FIELDS too, built or not)."""
         result: dict[str, str] = {}
-        for field in self.all_fields():
-            widget = self.query_one(f"#field-{field.name}")
+        for name, widget in self._field_widgets().items():
             if isinstance(widget, Select):
-                result[field.name] = str(widget.value)
+                result[name] = str(widget.value)
             else:
                 assert isinstance(widget, Input)
-                result[field.name] = widget.value
+                result[name] = widget.value
+        if not self.more_open:
+            result.update(self._more_values)
         return result
 
     def set_values(self, values: dict[str, str], by_learner: bool = False) -> None:
@@ -250,21 +292,28 @@ class CalculatorPane(VerticalScroll):
             for field in self.all_fields():
                 if field.name not in values:
                     continue
-                widget = self.query_one(f"#field-{field.name}")
-                if isinstance(widget, Select):
-                    if any(value == values[field.name] for _label, value in field.options):
-                        widget.value = values[field.name]
+                text = values[field.name]
+                if field.options and not any(text == value for _label, value in field.options):
+                    continue
+                widget = self._field_widgets().get(field.name)
+                if widget is None:  # a MORE field whose row is not built
+                    self._more_values[field.name] = text
+                elif isinstance(widget, Select):
+                    widget.value = text
                 else:
                     assert isinstance(widget, Input)
-                    widget.value = values[field.name]
+                    widget.value = text
         self._filling = False
         self.recompute(by_learner=by_learner)
 
     def restore(self, values: dict[str, str]) -> None:
-        """Show the form as the learner left it (or the defaults)."""
+        """Show the form as the learner left it (or the defaults); the MORE rows are built when
+        any of them was changed from its default, so nothing the learner typed is hidden."""
         defaults = {field.name: field.default for field in self.all_fields()}
         defaults.update(values)
         self.set_values(defaults)
+        if any(self._more_values[f.name] != f.default for f in self.MORE_FIELDS):
+            self.call_later(self.open_more)
 
     def focus_first(self) -> None:
         if self.FIELDS:
@@ -305,8 +354,11 @@ class CalculatorPane(VerticalScroll):
             self.recompute(by_learner=True)
 
     @on(Input.Changed, ".form-field")
+    def _input_changed(self, event: Input.Changed) -> None:
+        event.stop()  # FormInput already called field_edited while the key was handled
+
     @on(Select.Changed, ".form-field")
-    def _field_changed(self, event: Input.Changed | Select.Changed) -> None:
+    def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.field_edited()
 

@@ -153,7 +153,7 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
         verdict = "fits" if result.fits else "DOES NOT FIT"
         lines.append(f"{verdict} in {units.format_bytes(result.spec.gpu_memory)}")
     if not result.activations_computed:
-        lines.append("activations not computed: enter seq, layers, hidden, heads")
+        lines.append("activations not computed: enter seq, layers, hidden, heads (▸ below)")
     lines.extend(result.notes)
     return Group(table, _bar(result), Text("\n".join(lines), style="dim"))
 
@@ -191,9 +191,10 @@ class LedgerPane(CalculatorPane):
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
         "precision preset or type bytes per parameter for weights, gradients and optimizer "
         "states (K, fp32 master weights included, as the ZeRO paper counts), the data-parallel "
-        "size P and the ZeRO stage. Fill seq, layers, hidden and heads for activations "
-        "(Korthikanti et al. 2022, Table 2). Figures are per rank, in GB (1e9 bytes) and GiB "
-        "(2^30 bytes). ctrl+g loads exercise 1's 1B example; ctrl+t compares the zero-paper "
+        "size P and the ZeRO stage. For activations open 'activations, TP/PP/CP/EP' below the "
+        "result and fill seq, layers, hidden and heads (Korthikanti et al. 2022, Table 2). "
+        "Figures are per rank, in GB (1e9 bytes) and GiB (2^30 bytes). ctrl+g loads "
+        "exercise 1's 1B example; ctrl+t compares the zero-paper "
         "(16 B/param), megatron (18) and deepspeed conventions. Your exercise-1 figures are "
         "saved with your progress and exported."
     )
@@ -221,6 +222,7 @@ class LedgerPane(CalculatorPane):
         Field("gpu_memory", "GPU memory", "80GB", tooltip="80GB, 141GB, 80GiB"),
     )
     MORE_TITLE = strings.LEDGER_MORE
+    MORE_BUTTON = strings.LEDGER_MORE_BUTTON
     MORE_FIELDS = (
         Field("seq", "seq len s", "", tooltip="leave empty to skip activations"),
         Field("layers", "layers L", ""),
