@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from rich.text import Text
@@ -12,6 +13,7 @@ from textual.widgets import Input
 from tests.test_app_flow import app_for, result_text, shown
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
+from tui.widgets.ledger import LedgerPane
 
 SIZE = (80, 24)
 
@@ -92,3 +94,25 @@ async def test_a_long_value_scrolls_inside_its_field(tmp_path: Path) -> None:
         await pilot.press("home")
         await pilot.pause()
         assert field.scroll_x == 0
+
+
+async def test_the_more_inputs_are_built_once_and_keep_restored_values(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one(LedgerPane)
+        assert not ledger.more_open and not ledger.query("#field-tp")
+        # Values for rows not built yet are kept and used: TP 2 halves params (Megatron §3).
+        ledger.set_values({"tp": "2"}, by_learner=True)
+        await pilot.pause()
+        assert ledger.values()["tp"] == "2"
+        assert app.progress.forms["ledger"]["tp"] == "2"
+        total = next(line for line in result_text(ledger).splitlines() if line.startswith("total"))
+        assert "8.00" in total  # 16 GB / TP 2
+        # Asked for twice at once (a restore and a key press): built once.
+        await asyncio.gather(ledger.open_more(), ledger.open_more(focus=True))
+        await pilot.pause()
+        assert ledger.more_open and len(ledger.query("#field-tp")) == 1
+        assert ledger.query_one("#field-tp", Input).value == "2"
+        assert app.focused is ledger.query_one("#field-seq", Input)

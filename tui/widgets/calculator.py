@@ -1,9 +1,11 @@
 """The shared shape of a calculator pane: a form, a result, an inline error.
 
 A pane subclass declares its fields and one ``compute`` method that turns the form's text into
-an engine spec, calls one engine function and returns what to show. Bad input raises the
-engine's ``InputError``; the pane then shows the message under the form and keeps the last
-good result on screen. The pane holds no formula.
+an engine spec, calls one engine function and returns what to show: the figures, and details
+(formulas, sources, a timeline) drawn one frame later. Bad input raises the engine's
+``InputError``; the pane then shows the message under the form and keeps the last good result
+on screen. The pane holds no formula. Each key is answered in one frame (issue 10): see
+:class:`FormInput` and :class:`ResultView`.
 """
 
 from __future__ import annotations
@@ -122,7 +124,8 @@ class ResultView(Widget):
         # The width of the last layout (get_content_height); asking for the region instead
         # would rebuild the compositor's map of every widget.
         lines = self._lines
-        return lines[y] if y < len(lines) else Strip.blank(self._lines_width, self.rich_style)
+        width = max(self._lines_width, 0)
+        return lines[y] if y < len(lines) else Strip.blank(width, self.rich_style)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -151,7 +154,8 @@ class CalculatorPane(VerticalScroll):
     form_name: ClassVar[str] = ""
     figure_name: ClassVar[str] = ""
     FIELDS: ClassVar[tuple[Field, ...]] = ()
-    # Shown below the result, so the figures stay on screen at 80x24 while the main fields change.
+    # Built below the result when asked for (open_more), so the figures stay on screen at 80x24
+    # while the main fields change.
     MORE_FIELDS: ClassVar[tuple[Field, ...]] = ()
     MORE_TITLE: ClassVar[str] = ""
     # The button that builds the MORE_FIELDS rows (see open_more).
@@ -186,6 +190,8 @@ class CalculatorPane(VerticalScroll):
         # The MORE_FIELDS' text while their rows are not built (see open_more).
         self._more_values = {field.name: field.default for field in self.MORE_FIELDS}
         self.more_open = not self.MORE_FIELDS
+        self._more_requested = not self.MORE_FIELDS
+        self._focus_more = False
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -233,8 +239,10 @@ class CalculatorPane(VerticalScroll):
         the first screen's, and most learners never open them (issue 10). The pane builds them
         itself when the learner's saved form has any of them changed from its default.
         """
-        if self.more_open:
+        self._focus_more = self._focus_more or focus
+        if self._more_requested:  # a restore and a key press may both ask: build once
             return
+        self._more_requested = True
         button = self.query_one("#more-open", Button)
         title = Static(self.MORE_TITLE, classes="more-title", markup=False)
         await self.mount_all(
@@ -243,7 +251,7 @@ class CalculatorPane(VerticalScroll):
         self.more_open = True
         self._widgets = {}
         await button.remove()
-        if focus:
+        if self._focus_more:
             self.query_one(f"#field-{self.MORE_FIELDS[0].name}").focus()
 
     @on(Button.Pressed, "#more-open")
