@@ -8,9 +8,10 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import Input, Select, Static
 
-from tests.test_app_flow import app_for, result_text, shown
+from engine.progress import LessonProgress, ProgressStore
+from tests.test_app_flow import app_for, choose, result_text, shown
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
@@ -116,3 +117,45 @@ async def test_the_more_inputs_are_built_once_and_keep_restored_values(tmp_path:
         assert ledger.more_open and len(ledger.query("#field-tp")) == 1
         assert ledger.query_one("#field-tp", Input).value == "2"
         assert app.focused is ledger.query_one("#field-seq", Input)
+
+
+async def test_a_restored_form_with_a_bad_field_shows_no_figures(tmp_path: Path) -> None:
+    # Saved: 7B on 8 ranks with ZeRO-3, and a sequence length that is not a number. No figure
+    # on screen may come from another form (the defaults computed before the lesson opened).
+    form = {"params": "7B", "dp": "8", "zero": "3", "seq": "abc"}
+    ProgressStore(tmp_path).save(LessonProgress("S15", forms={"ledger": form}))
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one(LedgerPane)
+        text = result_text(ledger)
+        assert "total" not in text and "16.00" not in text
+        assert "Enter values above." in text
+        assert "seq len s" in shown(ledger.query_one(".calc-error", Static))
+        assert ledger.query_one("#field-seq", Input).value == "abc"  # shown at once
+        # Fixed by the learner: the figures are those of the form on screen (ZeRO §5.3: 16Ψ/8).
+        await pilot.press("f2")
+        field = ledger.query_one("#field-seq", Input)
+        field.focus()
+        await pilot.press("end", "backspace", "backspace", "backspace")
+        await pilot.pause()
+        total = next(line for line in result_text(ledger).splitlines() if line.startswith("total"))
+        assert "14.00" in total
+
+
+async def test_the_bubble_timeline_never_wraps(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await choose(pilot, bubble.query_one("#field-compare", Select), "zb-h1")
+        await pilot.pause()
+        # The lines as drawn in the pane (which now has a scroll bar), not re-rendered wider.
+        view = bubble.query_one(".calc-details", ResultView)
+        lines = [view.render_line(y).text for y in range(view.size.height)]
+        stages = [line for line in lines if line.startswith("stage ")]
+        # gpipe and zb-h1 at p=4: four stages each, every one on a single line with its ops.
+        assert len(stages) == 8
+        assert all(len(line.split()) == 3 for line in stages)

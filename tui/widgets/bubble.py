@@ -100,7 +100,9 @@ def bubble_details(result: PipelineResult, width: int, heading: bool) -> Rendera
         )
     if not closed.applies:
         parts.append(Text(f"closed form assumes: {closed.assumptions}", style="dim"))
-    parts.append(Text(render_timeline(result, width=max(width, MIN_TIMELINE_WIDTH))))
+    # A drawing: cropped, never wrapped, if the pane is narrower than it.
+    timeline = render_timeline(result, width=max(width, MIN_TIMELINE_WIDTH))
+    parts.append(Text(timeline, no_wrap=True, overflow="crop"))
     return Group(*parts)
 
 
@@ -140,7 +142,10 @@ class BubblePane(CalculatorPane):
         yield Static(strings.BUBBLE_TITLE, classes="section-title")
 
     def _timeline_width(self) -> int:
-        return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1)
+        # Room for the vertical scroll bar even before it appears: the timeline's own lines
+        # often make the pane overflow, and a timeline drawn 2 columns too wide would wrap.
+        scrollbar = 0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
+        return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1 - scrollbar)
 
     def compute(self, values: dict[str, str]) -> Outcome:
         width = self._timeline_width()

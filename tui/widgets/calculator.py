@@ -312,7 +312,7 @@ class CalculatorPane(VerticalScroll):
                     assert isinstance(widget, Input)
                     widget.value = text
         self._filling = False
-        self.recompute(by_learner=by_learner)
+        self.recompute(by_learner=by_learner, typing=False)
 
     def restore(self, values: dict[str, str]) -> None:
         """Show the form as the learner left it (or the defaults); the MORE rows are built when
@@ -341,6 +341,12 @@ class CalculatorPane(VerticalScroll):
                 return field.label
         return name
 
+    def _queue_details(self, details: RenderableType | None, typing: bool) -> None:
+        self._details = (details, typing)
+        if not self._details_pending:
+            self._details_pending = True
+            self.call_after_refresh(self._show_details)
+
     def _show_details(self) -> None:
         self._details_pending = False
         details, typing = self._details
@@ -355,11 +361,12 @@ class CalculatorPane(VerticalScroll):
         # after this frame, rather than in the next key's frame.
         self.call_after_refresh(lambda: view.region)
 
-    def field_edited(self) -> None:
+    def field_edited(self, typing: bool = True) -> None:
         """A field's value changed: recompute, unless the form is being filled or not yet
-        computed (widgets also change when they mount; only a real change is the learner's)."""
+        computed (widgets also change when they mount; only a real change is the learner's).
+        ``typing`` is False for a choice in a Select (see :meth:`recompute`)."""
         if not self._filling and self._last_values and self.values() != self._last_values:
-            self.recompute(by_learner=True)
+            self.recompute(by_learner=True, typing=typing)
 
     @on(Input.Changed, ".form-field")
     def _input_changed(self, event: Input.Changed) -> None:
@@ -368,33 +375,41 @@ class CalculatorPane(VerticalScroll):
     @on(Select.Changed, ".form-field")
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self.field_edited()
+        self.field_edited(typing=False)
 
-    def recompute(self, by_learner: bool = False) -> None:
-        """Compute from the form; on bad input show the message and keep the last result.
+    def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
+        """Compute from the form and show the result, or the message naming the bad field.
 
-        ``by_learner`` is True when the learner changed a field (then the app saves the form).
+        ``by_learner`` is True when the learner changed the form (then the app saves it); on
+        bad input the figures of the form as it was just before stay on screen, labelled as
+        the last good result. Otherwise (a restore, a resize) they are cleared: they could
+        belong to another form. ``typing`` (by default ``by_learner``) is True for an edit of
+        a text field: the result keeps its height (see :class:`ResultView`).
         """
+        typing = by_learner if typing is None else typing
         values = self.values()
         self._last_values = values
         error_widget = self.query_one(".calc-error", Static)
+        result = self.query_one(".calc-result", ResultView)
         figures: dict[str, float] | None = None
         try:
             outcome = self.compute(values)
         except InputError as error:
             self.last_error = f"{self.label_of(error.field)}: {error.message}"
-            error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
+            if by_learner:
+                error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
+            else:
+                error_widget.update(self.last_error)
+                result.show(strings.CALC_ENTER_VALUES)
+                self._queue_details(None, typing=False)
             error_widget.display = True
         else:
             self.last_error = ""
             if error_widget.display:  # setting it, even to the same value, re-lays out
                 error_widget.update("")
                 error_widget.display = False
-            self.query_one(".calc-result", ResultView).show(outcome.renderable, typing=by_learner)
-            self._details = (outcome.details, by_learner)
-            if not self._details_pending:
-                self._details_pending = True
-                self.call_after_refresh(self._show_details)
+            result.show(outcome.renderable, typing=typing)
+            self._queue_details(outcome.details, typing)
             figures = outcome.figures
         self.post_message(
             self.FormChanged(self.form_name, values, self.figure_name, figures, by_learner)
