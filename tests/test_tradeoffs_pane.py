@@ -60,6 +60,13 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
             await pilot.pause()
             assert title in shown(pane.query_one("#tradeoffs-scenario", ResultView))
         assert "dropped" in shown(pane.query_one("#tradeoffs-scenario", ResultView))
+        # In the 28-column pane each case is a block: its name whole, its figures below it.
+        await pilot.press("2")
+        await pilot.pause()
+        view = pane.query_one("#tradeoffs-scenario", ResultView)
+        drawn = [view.render_line(y).text.rstrip() for y in range(view.size.height)]
+        assert "DP 64, batch 64" in drawn and "DP 64, batch 1024" in drawn
+        assert any(line.strip().startswith("T_step 144 ms;") for line in drawn)
 
         areas = list(pane.query(TextArea))
         assert len(areas) == 2

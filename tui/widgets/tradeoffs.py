@@ -88,38 +88,58 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
     )
 
 
+# Below this width the six columns of a counterexample do not fit: one block per case instead.
+MIN_SCENARIO_TABLE_WIDTH = 60
+
+
 @functools.cache
-def scenario_renderable(index: int) -> RenderableType:
-    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation.
+def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> RenderableType:
+    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation; a
+    table when ``width`` (cells) has room for it, else one block per case.
 
     Cached: the three step-time models are fixed, and keys 1-3 flip between them."""
     example = COUNTEREXAMPLES[index]
     results = run_counterexample(example)
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    table.add_column(strings.TRADEOFFS_COL_CASE)
-    table.add_column(strings.TRADEOFFS_COL_STEP, justify="right", no_wrap=True)
-    table.add_column(strings.TRADEOFFS_COL_EXPOSED, justify="right", no_wrap=True)
-    table.add_column(strings.TRADEOFFS_COL_WAIT, justify="right", no_wrap=True)
-    table.add_column(strings.TRADEOFFS_COL_EFFICIENCY, justify="right", no_wrap=True)
-    table.add_column(strings.TRADEOFFS_COL_FITS, justify="right", no_wrap=True)
+    headers = (
+        strings.TRADEOFFS_COL_STEP,
+        strings.TRADEOFFS_COL_EXPOSED,
+        strings.TRADEOFFS_COL_WAIT,
+        strings.TRADEOFFS_COL_EFFICIENCY,
+        strings.TRADEOFFS_COL_FITS,
+    )
+    rows: list[tuple[str, tuple[str, ...]]] = []
     for result in results:
         step = result.step
         if result.fits is None or result.memory_bytes is None:
             fits = "-"
         else:
             fits = f"{'yes' if result.fits else 'NO'} {units.format_gb(result.memory_bytes, 0)}"
-        table.add_row(
-            Text(result.case.label),
+        cells = (
             _seconds(step.t_step_s),
             _seconds(step.t_comm_unhidden_s),
             _seconds(step.t_sync_wait_s),
             f"{result.efficiency:.2f}",
             fits,
         )
+        rows.append((result.case.label, cells))
+    figures: list[RenderableType] = []
+    if width >= MIN_SCENARIO_TABLE_WIDTH:
+        table = Table(box=None, pad_edge=False, show_edge=False)
+        table.add_column(strings.TRADEOFFS_COL_CASE)
+        for header in headers:
+            table.add_column(header, justify="right", no_wrap=True)
+        for label, cells in rows:
+            table.add_row(Text(label), *cells)
+        figures.append(table)
+    else:
+        for label, cells in rows:
+            pairs = [f"{header} {cell}" for header, cell in zip(headers, cells, strict=True)]
+            figures.append(Text(label, style="bold"))
+            figures.append(Text("  " + "; ".join(pairs)))
     parts: list[RenderableType] = [
         Text(f"{index + 1}. {example.title}", style="bold"),
         Text(f"「{example.quote}」", style="italic"),
-        table,
+        *figures,
         Text(example.explanation),
     ]
     dropped = [r for r in results if r.step.moe is not None and r.step.moe.dropped_share > 0]
@@ -180,7 +200,7 @@ class TradeoffsPane(VerticalScroll):
             )
         yield Static("", id="tradeoffs-result")
         yield Static(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
-        with Horizontal(classes="form-row"):
+        with Horizontal(classes="form-row scenario-buttons"):
             for number in range(1, len(COUNTEREXAMPLES) + 1):
                 yield Button(str(number), id=f"scenario-{number}", compact=True)
         yield ResultView("", id="tradeoffs-scenario")
@@ -229,7 +249,9 @@ class TradeoffsPane(VerticalScroll):
         self.scenario = index
         widget = self.query_one("#tradeoffs-scenario", ResultView)
         # Flipping between the three never shrinks the view, so the notes below do not jump.
-        widget.show(scenario_renderable(index), typing=True)
+        narrow = self._width() < MIN_SCENARIO_TABLE_WIDTH
+        width = 0 if narrow else MIN_SCENARIO_TABLE_WIDTH  # two cache entries per scenario
+        widget.show(scenario_renderable(index, width), typing=True)
         widget.scroll_visible(animate=False)
 
     def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:
