@@ -44,6 +44,8 @@ _TIME_SUFFIX = {
 _RATE_BIT_SUFFIX = {"BIT": 1.0, "KBIT": 1e3, "MBIT": 1e6, "GBIT": 1e9, "TBIT": 1e12}
 
 _NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d].*?)?\s*$")
+# Commas only as thousands separators: 1,024 and 12,345.5 GB, not 1,5 or 1,,5.
+_THOUSANDS_RE = re.compile(r"^\s*[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?(?:\s*[^\s\d,].*)?\s*$")
 
 
 def _split(field: str, text: str | float | int) -> tuple[float, str]:
@@ -55,6 +57,11 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
     raw = str(text)
     if not raw.strip():
         raise InputError(field, "is empty; enter a number")
+    if "," in raw and not _THOUSANDS_RE.match(raw):
+        # "1,5" is 1.5 to half the world and 15 to Python: say so rather than guess.
+        raise InputError(
+            field, f"{raw.strip()!r}: use '.' for decimals; ',' only between groups of 3 digits"
+        )
     match = _NUMBER_RE.match(raw.replace("_", "").replace(",", ""))
     if match is None:
         raise InputError(field, f"{raw.strip()!r} is not a number")

@@ -77,3 +77,19 @@ def test_parsers_return_a_finite_number_or_a_named_error(text: str) -> None:
             assert error.field == "f"
         else:
             assert math.isfinite(value) and value >= 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("1,024", 1024.0), ("1,000,000", 1e6), ("12,345.5", 12345.5)]
+)
+def test_commas_between_groups_of_three_digits_are_thousands(text: str, expected: float) -> None:
+    assert units.parse_number("seq", text) == expected
+    assert units.parse_bytes("gpu_memory", f"{text} GB") == expected * 1e9
+
+
+@pytest.mark.parametrize("text", ["1,5", "1,5,,", "1,0000", ",5", "1,5GB", "2,5 GB"])
+def test_a_decimal_comma_is_refused_not_read_as_thousands(text: str) -> None:
+    # "1,5" is 1.5 in much of the world; read as 15 it would give a figure 10x off.
+    for parser in (units.parse_number, units.parse_count, units.parse_bytes):
+        with pytest.raises(InputError, match="use '.' for decimals"):
+            parser("seq", text)
