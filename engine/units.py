@@ -45,7 +45,9 @@ _RATE_BIT_SUFFIX = {"BIT": 1.0, "KBIT": 1e3, "MBIT": 1e6, "GBIT": 1e9, "TBIT": 1
 
 _NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d].*?)?\s*$")
 # Commas only as thousands separators: 1,024 and 12,345.5 GB, not 1,5 or 1,,5.
-_THOUSANDS_RE = re.compile(r"^\s*[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?(?:\s*[^\s\d,].*)?\s*$")
+_THOUSANDS_RE = re.compile(
+    r"^\s*[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?(?:\s*[^\s\d,].*)?\s*$"
+)
 
 
 def _split(field: str, text: str | float | int) -> tuple[float, str]:
