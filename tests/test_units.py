@@ -91,5 +91,5 @@ def test_commas_between_groups_of_three_digits_are_thousands(text: str, expected
 def test_a_decimal_comma_is_refused_not_read_as_thousands(text: str) -> None:
     # "1,5" is 1.5 in much of the world; read as 15 it would give a figure 10x off.
     for parser in (units.parse_number, units.parse_count, units.parse_bytes):
-        with pytest.raises(InputError, match="use '.' for decimals"):
+        with pytest.raises(InputError, match=r"use '\.' for decimals"):
             parser("seq", text)
