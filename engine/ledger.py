@@ -503,10 +503,30 @@ def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
     return values
 
 
+# No accelerator has less than this; "80" typed for 80 GB would otherwise be 80 bytes.
+MIN_DEVICE_MEMORY_BYTES = 2**20
+
+
+def parse_device_memory(field: str, text: str) -> float:
+    """A device's memory in bytes from ``80GB``, ``141GB``, ``80GiB``, ``80e9``.
+
+    Raises:
+        InputError: as :func:`engine.units.parse_bytes`, or under 1 MiB (a unit left out).
+    """
+    value = parse_bytes(field, text)
+    if value < MIN_DEVICE_MEMORY_BYTES:
+        raise InputError(
+            field,
+            f"{text.strip()!r} is {value:g} bytes, less than any accelerator has; was the unit "
+            "left out? (80GB = 80e9 bytes, 80GiB = 80 x 2^30)",
+        )
+    return value
+
+
 _OPTIONAL_UNIT_FIELDS = {
     "params": parse_count,
     "largest_layer_params": parse_count,
-    "gpu_memory": parse_bytes,
+    "gpu_memory": parse_device_memory,
 }
 
 

@@ -26,6 +26,7 @@ from engine.ledger import (
     compare_conventions,
     compute_ledger,
     exercise1_columns,
+    numeric_fields_from_text,
 )
 
 PSI = 7.5e9  # ZeRO paper Figure 1 / Table 1 model
@@ -769,8 +770,6 @@ def test_deepspeed_zero3_can_exceed_zero2() -> None:
 
 
 def test_numeric_fields_from_text_parses_what_the_cli_and_the_pane_type() -> None:
-    from engine.ledger import numeric_fields_from_text
-
     values = numeric_fields_from_text(
         {
             "params": "7.5B",
@@ -786,3 +785,16 @@ def test_numeric_fields_from_text_parses_what_the_cli_and_the_pane_type() -> Non
         with pytest.raises(InputError) as info:
             numeric_fields_from_text({field: text})
         assert info.value.field == field
+
+
+@pytest.mark.parametrize("text", ["8", "80", "141", "512KB"])
+def test_device_memory_without_a_unit_is_refused_not_read_as_bytes(text: str) -> None:
+    # "80" typed for an 80 GB GPU would be 80 bytes: every model would "not fit in 0.00 GB".
+    with pytest.raises(InputError, match="unit") as caught:
+        numeric_fields_from_text({"params": "1B", "gpu_memory": text})
+    assert caught.value.field == "gpu_memory"
+
+
+def test_device_memory_with_a_unit_or_in_bytes_is_read() -> None:
+    assert numeric_fields_from_text({"gpu_memory": "80e9"}) == {"gpu_memory": 80e9}
+    assert numeric_fields_from_text({"gpu_memory": "1MiB"}) == {"gpu_memory": 2**20}
