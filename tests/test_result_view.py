@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Select, Static
 
+from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
 from tests.test_app_flow import app_for, choose, result_text, shown
 from tui.app import make_app
@@ -159,3 +161,18 @@ async def test_the_bubble_timeline_never_wraps(tmp_path: Path) -> None:
         # gpipe and zb-h1 at p=4: four stages each, every one on a single line with its ops.
         assert len(stages) == 8
         assert all(len(line.split()) == 3 for line in stages)
+
+
+def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:
+    from tui.widgets.bubble import BubblePane, spec_from_form
+
+    values = {field.name: field.default for field in BubblePane.all_fields()}
+    # GPipe has no virtual stages: a bad v does not block it ((p-1)/m = 3/8 needs none).
+    spec = spec_from_form({**values, "virtual_stages": "y"}, "gpipe")
+    assert spec.virtual_stages == 1
+    with pytest.raises(InputError) as caught:
+        spec_from_form({**values, "virtual_stages": "y"}, "interleaved-1f1b")
+    assert caught.value.field == "virtual_stages"
+    with pytest.raises(InputError) as caught:
+        spec_from_form({**values, "stages": "x", "virtual_stages": "y"}, "interleaved-1f1b")
+    assert caught.value.field == "stages"

@@ -32,12 +32,17 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     Raises:
         InputError: naming the form field.
     """
-    virtual = units.parse_int("virtual_stages", values["virtual_stages"])
+    stages = units.parse_int("stages", values["stages"])
+    micro_batches = units.parse_int("micro_batches", values["micro_batches"])
+    # v means something only to the interleaved schedule; a bad v must not block the others.
+    virtual = 1
+    if schedule == "interleaved-1f1b":
+        virtual = units.parse_int("virtual_stages", values["virtual_stages"])
     return PipelineSpec(
         schedule=schedule,
-        stages=units.parse_int("stages", values["stages"]),
-        micro_batches=units.parse_int("micro_batches", values["micro_batches"]),
-        virtual_stages=virtual if schedule == "interleaved-1f1b" else 1,
+        stages=stages,
+        micro_batches=micro_batches,
+        virtual_stages=virtual,
         t_forward=units.parse_number("t_forward", values["t_forward"]),
         t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
         t_backward_weight=units.parse_number(
