@@ -117,7 +117,8 @@ class BubblePane(CalculatorPane):
     form_name = "bubble"
     HELP = (
         "The pipeline bubble. p stages, m micro-batches; t_F, t_B (input gradient) and t_W "
-        "(weight gradient) per op, under '▸ op times' below the result. bubble/ideal is (p-1)/m for GPipe and 1F1B (Megatron-LM, "
+        "(weight gradient) per op, under '▸ op times' below the result. bubble/ideal is "
+        "(p-1)/m for GPipe and 1F1B (Megatron-LM, "
         "the Ultra-Scale Playbook); bubble/total is (p-1)/(m+p-1), the share of the iteration "
         "spent idle (GPipe, the Zero-Bubble paper). The timeline shows F, B, W per stage and "
         "idle as '.'. Pick a second schedule under 'compare with' to see both. F5 widens the pane."
