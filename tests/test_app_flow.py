@@ -102,8 +102,14 @@ async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
         params = ledger.query_one("#field-params", Input)
         assert app.focused is params
         await type_into(pilot, params, "3")
+        # ctrl+g would replace what was typed: the first press only asks.
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert params.value == "3"
+        assert any("ctrl+g again" in str(n.message) for n in app._notifications)
         await pilot.press("ctrl+g")  # exercise 1: 1B parameters, mixed-precision Adam
         await pilot.pause()
+        assert params.value == "1B"
         text = shown(result)
         # ZeRO paper §3.1: (2 + 2 + 12) bytes x 1e9 = 16 GB; naive 2 bytes x 1e9 = 2 GB.
         total = next(line for line in text.splitlines() if line.startswith("total"))

@@ -60,6 +60,7 @@ QUARANTINED = "Progress file problem: {message}"
 CALC_LAST_GOOD = "(showing the last good result)"
 CALC_ENTER_VALUES = "Enter values above."
 LEDGER_EXAMPLE_LOADED = "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam."
+LEDGER_EXAMPLE_CONFIRM = "Press ctrl+g again to replace your inputs with exercise 1's 1B example."
 
 # Errors that stop the app from showing a lesson.
 LESSON_ERROR_TITLE = "This lesson cannot be opened"

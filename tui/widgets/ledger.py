@@ -253,6 +253,8 @@ class LedgerPane(CalculatorPane):
         super().__init__()
         self.comparing = False
         self.result: LedgerResult | None = None
+        # The form as it was when ctrl+g asked to confirm (see action_example).
+        self._example_asked: dict[str, str] | None = None
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.LEDGER_TITLE, classes="section-title")
@@ -300,7 +302,19 @@ class LedgerPane(CalculatorPane):
         self.set_values(current, by_learner=True)
 
     def action_example(self) -> None:
-        """Exercise 1: a hypothetical 1B-parameter model with mixed-precision Adam."""
+        """Exercise 1: a hypothetical 1B-parameter model with mixed-precision Adam.
+
+        When it would replace what the learner typed, the first ctrl+g only asks: a stray key
+        (or a paste whose escape sequence Textual reads as keys) must not overwrite the form.
+        """
+        values = self.values()
+        defaults = {field.name: field.default for field in self.all_fields()}
+        replaces = any(values[name] != defaults[name] for name in EXAMPLE_1B)
+        if replaces and self._example_asked != values:
+            self._example_asked = values
+            self.notify(strings.LEDGER_EXAMPLE_CONFIRM, severity="warning")
+            return
+        self._example_asked = None
         self._fill(EXAMPLE_1B)
         self.notify(strings.LEDGER_EXAMPLE_LOADED)
 
