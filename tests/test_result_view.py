@@ -166,7 +166,7 @@ async def test_the_bubble_timeline_never_wraps(tmp_path: Path) -> None:
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:
     from tui.widgets.bubble import BubblePane, spec_from_form
 
-    values = {field.name: field.default for field in BubblePane.all_fields()}
+    values = BubblePane.defaults()
     # GPipe has no virtual stages: a bad v does not block it ((p-1)/m = 3/8 needs none).
     spec = spec_from_form({**values, "virtual_stages": "y"}, "gpipe")
     assert spec.virtual_stages == 1

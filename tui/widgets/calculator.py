@@ -197,6 +197,11 @@ class CalculatorPane(VerticalScroll):
     def all_fields(cls) -> tuple[Field, ...]:
         return cls.FIELDS + cls.MORE_FIELDS
 
+    @classmethod
+    def defaults(cls) -> dict[str, str]:
+        """Every field's default text: field name -> text."""
+        return {field.name: field.default for field in cls.all_fields()}
+
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         yield from self._field_rows(self.FIELDS, {})
@@ -317,9 +322,7 @@ class CalculatorPane(VerticalScroll):
     def restore(self, values: dict[str, str]) -> None:
         """Show the form as the learner left it (or the defaults); the MORE rows are built when
         any of them was changed from its default, so nothing the learner typed is hidden."""
-        defaults = {field.name: field.default for field in self.all_fields()}
-        defaults.update(values)
-        self.set_values(defaults)
+        self.set_values({**self.defaults(), **values})
         if any(self._more_values[f.name] != f.default for f in self.MORE_FIELDS):
             self.call_later(self.open_more)
 

@@ -308,7 +308,7 @@ class LedgerPane(CalculatorPane):
         (or a paste whose escape sequence Textual reads as keys) must not overwrite the form.
         """
         values = self.values()
-        defaults = {field.name: field.default for field in self.all_fields()}
+        defaults = self.defaults()
         replaces = any(values[name] != defaults[name] for name in EXAMPLE_1B)
         if replaces and self._example_asked != values:
             self._example_asked = values
