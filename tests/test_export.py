@@ -94,7 +94,9 @@ def test_lessons_and_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     lessons = json.loads(capsys.readouterr().out)["lessons"]
     assert [(row["id"], row["status"]) for row in lessons] == [("S15", "complete")]
     assert main(["where", "--progress-dir", str(tmp_path)]) == 0
-    assert f"progress\t{tmp_path}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"progress\t{tmp_path}" in out
+    assert f"settings\t{tmp_path / 'settings.yaml'}" in out
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from engine.export import FORMATS, export_text, write_export
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
+from engine.settings import SettingsStore
 
 
 def register(
@@ -24,7 +25,9 @@ def register(
     add_paths(lessons)
     lessons.set_defaults(func=run_lessons)
 
-    where = commands.add_parser("where", help="print the resolved content and progress folders")
+    where = commands.add_parser(
+        "where", help="print the content and progress folders and the settings file"
+    )
     add_paths(where)
     where.set_defaults(func=run_where)
 
@@ -68,6 +71,7 @@ def run_where(args: argparse.Namespace) -> int:
     content_dir, progress_dir = _dirs(args)
     print(f"content\t{content_dir}")
     print(f"progress\t{progress_dir}")
+    print(f"settings\t{SettingsStore(progress_dir).path}")
     return 0
 
 

@@ -1,0 +1,245 @@
+"""The learner's settings: one ``settings.yaml`` in the progress folder.
+
+Everything the app remembers that is not a lesson's progress lives here: layout choices, the
+theme, the interface language, review settings and where each lesson was left (resume state).
+Each setting is declared once in :data:`SETTINGS` with its default and a check; a value that
+fails its check (hand-edited, or written by an older shardbook) is ignored in favour of the
+default and reported, never a crash. Keys this version does not know are kept as they are, so a
+newer shardbook's settings survive a round trip through an older one.
+
+The file is written like a progress file (``engine.progress.atomic_write_text``: temp file,
+fsync, ``os.replace``), and only by the window that holds the progress folder's lock: a
+read-only second window keeps its changes in memory (the app checks ``ProgressStore.read_only``
+before :meth:`SettingsStore.save`). A file that cannot be parsed is moved aside under a
+timestamped name and reported, like a progress file.
+
+File layout (``schema_version: 1``)::
+
+    schema_version: 1
+    layout: {side: shown | hidden, reading: false, ...}
+    theme: textual-dark
+    ...any other key declared in SETTINGS, dotted names nested as mappings...
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine.errors import ProgressError
+from engine.progress import atomic_write_text, describe_os_error, dump_yaml
+
+SETTINGS_NAME = "settings.yaml"
+SETTINGS_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting.
+
+    Attributes:
+        key: dotted name (``"layout.side"``); each dot is one level of mapping in the file.
+        default: the value when the file has none, or a value that fails ``check``.
+        check: True for an acceptable value.
+        description: what it holds, for ``shardbook where`` and the README.
+    """
+
+    key: str
+    default: Any
+    check: Callable[[Any], bool]
+    description: str
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 200
+
+
+def one_of(*choices: str) -> Callable[[Any], bool]:
+    """A check accepting exactly ``choices``."""
+    return lambda value: isinstance(value, str) and value in choices
+
+
+def number_between(low: float, high: float) -> Callable[[Any], bool]:
+    """A check accepting an int or float (not a bool) in ``[low, high]``."""
+    return lambda value: (
+        isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+    )
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
+
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec("layout.side", "shown", one_of("shown", "hidden"), "side pane shown or hidden"),
+    SettingSpec("layout.reading", False, _is_bool, "reading mode: the lesson takes the screen"),
+    SettingSpec("theme", "textual-dark", _is_text, "Textual theme name"),
+    SettingSpec(
+        "resume",
+        {},
+        _is_mapping,
+        "per lesson id: where it was left (section, scroll, side tab, pane choices)",
+    ),
+)
+_SPECS = {spec.key: spec for spec in SETTINGS}
+
+
+def _lookup(data: dict[str, Any], key: str) -> tuple[bool, Any]:
+    node: Any = data
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+class Settings:
+    """The settings as loaded: read with :meth:`get`, change with :meth:`set`.
+
+    ``problems`` lists, in plain words, each value that was ignored because it failed its
+    check. ``changed`` is True after a :meth:`set` that changed a value, until the next save.
+    """
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = copy.deepcopy(data) if data else {}
+        self.problems: list[str] = []
+        self.changed = False
+        for spec in SETTINGS:
+            found, value = _lookup(self._data, spec.key)
+            if found and not spec.check(value):
+                self.problems.append(f"{spec.key}: {value!r} is not accepted; using the default")
+                self._remove(spec.key)
+
+    def get(self, key: str) -> Any:
+        """The value of setting ``key`` (a copy of a mapping, so edits go through :meth:`set`).
+
+        Raises:
+            KeyError: ``key`` is not declared in :data:`SETTINGS`.
+        """
+        spec = _SPECS[key]
+        found, value = _lookup(self._data, key)
+        return copy.deepcopy(value if found else spec.default)
+
+    def set(self, key: str, value: Any) -> None:
+        """Change setting ``key``.
+
+        Raises:
+            KeyError: ``key`` is not declared in :data:`SETTINGS`.
+            ValueError: ``value`` fails the setting's check.
+        """
+        spec = _SPECS[key]
+        if not spec.check(value):
+            raise ValueError(f"{key}: {value!r} is not accepted")
+        if self.get(key) == value:
+            return
+        *parents, last = key.split(".")
+        node = self._data
+        for part in parents:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[last] = copy.deepcopy(value)
+        self.changed = True
+
+    def _remove(self, key: str) -> None:
+        *parents, last = key.split(".")
+        node: Any = self._data
+        for part in parents:
+            node = node[part]
+        del node[last]
+
+    def to_data(self) -> dict[str, Any]:
+        """The YAML document: ``schema_version`` first, then every key kept or set."""
+        return {"schema_version": SETTINGS_SCHEMA_VERSION, **copy.deepcopy(self._data)}
+
+
+class SettingsStore:
+    """Reads and writes ``settings.yaml`` in one folder (the progress folder)."""
+
+    def __init__(self, folder: Path | str) -> None:
+        self.folder = Path(folder)
+        # Set by load() when the file came from a newer shardbook: never written over.
+        self._newer = False
+
+    @property
+    def path(self) -> Path:
+        return self.folder / SETTINGS_NAME
+
+    def load(self) -> Settings:
+        """The settings on disk; defaults when there is no file.
+
+        A file that is not valid YAML, or not a mapping, is moved aside as
+        ``settings.yaml.unreadable-<UTC stamp>`` and reported in ``problems``. A file of a
+        newer ``schema_version`` is read for the keys this version knows and never written over
+        (:meth:`save` refuses).
+
+        Raises:
+            ProgressError: the file exists but cannot be opened, or cannot be moved aside.
+        """
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Settings()
+        except OSError as error:
+            raise ProgressError(str(self.path), describe_os_error(error)) from None
+        try:
+            data = yaml.load(raw.decode("utf-8-sig"), Loader=yaml.SafeLoader)
+        except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            data = None
+        if data is None and not raw.strip():
+            return Settings()
+        if not isinstance(data, dict):
+            aside = self._quarantine()
+            settings = Settings()
+            settings.problems.append(
+                f"{self.path.name} could not be read; it was kept as {aside.name} and the "
+                "defaults are used"
+            )
+            return settings
+        version = data.pop("schema_version", SETTINGS_SCHEMA_VERSION)
+        settings = Settings(data)
+        if not isinstance(version, int) or version > SETTINGS_SCHEMA_VERSION:
+            settings.problems.append(
+                f"{self.path.name} was written by a newer shardbook; it will not be saved over"
+            )
+            self._newer = True
+        return settings
+
+    def save(self, settings: Settings) -> None:
+        """Write ``settings`` atomically (temp file, fsync, ``os.replace``).
+
+        Raises:
+            ProgressError: the folder refuses the write, or the file was written by a newer
+                shardbook.
+        """
+        if self._newer:
+            raise ProgressError(str(self.path), "written by a newer shardbook; not saved over")
+        try:
+            atomic_write_text(self.path, dump_yaml(settings.to_data()))
+        except OSError as error:
+            raise ProgressError(str(self.path), describe_os_error(error)) from None
+        settings.changed = False
+
+    def _quarantine(self) -> Path:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        aside = self.path.with_name(f"{SETTINGS_NAME}.unreadable-{stamp}")
+        try:
+            os.replace(self.path, aside)
+        except OSError as error:
+            raise ProgressError(
+                str(self.path),
+                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
+            ) from None
+        return aside
