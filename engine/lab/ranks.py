@@ -33,6 +33,8 @@ from typing import Any
 EXIT_RANK_FAILED = 3
 EXIT_TIMEOUT = 4
 EXIT_ORPHANED = 5
+# Seconds that Gloo's own timeout runs past the launcher's deadline (see _child).
+GLOO_GRACE_S = 5.0
 
 
 def loopback_interface() -> str:
@@ -181,7 +183,9 @@ def _rank_main(folder: Path, config: dict[str, Any], rank: int, launcher: int) -
         store=store,
         rank=rank,
         world_size=world,
-        timeout=datetime.timedelta(seconds=float(config["timeout_s"])),
+        # Gloo's own timeout is a backstop past the launcher's deadline, so a hung rank is
+        # reported as the launcher's timeout, not as the other rank's failed receive.
+        timeout=datetime.timedelta(seconds=float(config["timeout_s"]) + GLOO_GRACE_S),
     )
     inject = config.get("inject") or {}
     if inject.get("rank") == rank:
