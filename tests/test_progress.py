@@ -402,7 +402,8 @@ def test_sigkill_during_autosaves_leaves_old_or_new_text(tmp_path: Path) -> None
     store = ProgressStore(tmp_path)
     store.save(LessonProgress("S15", answers={"q": expected_text(0)}))
     saved, kills = 0, 0
-    while saved < 200:
+    # At least 10 kills however fast the machine saves (a loaded machine saves more per kill).
+    while saved < 200 or kills < 10:
         writer = subprocess.Popen(
             [sys.executable, "-c", WRITER, str(tmp_path), str(saved + 1)],
             stdout=subprocess.PIPE,
@@ -425,7 +426,6 @@ def test_sigkill_during_autosaves_leaves_old_or_new_text(tmp_path: Path) -> None
         # The file holds the last save the writer finished, or the one it was inside.
         assert text in (expected_text(acknowledged), expected_text(acknowledged + 1))
         saved = acknowledged + 1 if text == expected_text(acknowledged + 1) else acknowledged
-    assert kills >= 10
     store = ProgressStore(tmp_path)
     assert store.lock()
     assert {p.name for p in tmp_path.iterdir()} == {"S15.yaml", ".shardbook.lock"}
