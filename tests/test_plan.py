@@ -9,6 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.exercises import LEDGER_FORM_DEFAULTS
 from engine.lesson import Lesson, load_lesson
@@ -382,3 +384,54 @@ def test_step_is_frozen() -> None:
     step = Step("read:core", "read", "核心知识", "todo", "reader")
     with pytest.raises(AttributeError):
         step.state = "done"  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------------------ properties
+def _answer_ids(lesson: Lesson) -> list[tuple[str, str]]:
+    """(progress field, id) of everything the learner can write for S15, and its sections."""
+    found = [("read", section.id) for section in lesson.sections]
+    found += [("notes", note) for item in lesson.exercises for note in item.notes]
+    found += [("answers", item.id) for item in lesson.self_check]
+    found += [("reflections", item.id) for item in lesson.reflection_fields]
+    return found
+
+
+def _progress_of(entries: list[tuple[str, str]]) -> LessonProgress:
+    progress = LessonProgress("S15")
+    for field, entry_id in entries:
+        if field == "read":
+            progress.mark_read(entry_id)
+        else:
+            getattr(progress, field)[entry_id] = "written"
+    return progress
+
+
+S15_LESSON = load_lesson(ROOT / "content" / "S15.yaml")
+ENTRIES = _answer_ids(S15_LESSON)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    first=st.lists(st.sampled_from(ENTRIES), unique=True),
+    more=st.lists(st.sampled_from(ENTRIES), unique=True),
+)
+def test_writing_more_never_undoes_a_step(
+    first: list[tuple[str, str]], more: list[tuple[str, str]]
+) -> None:
+    before = build_plan(S15_LESSON, _progress_of(first), reviews=NO_REVIEWS)
+    after = build_plan(S15_LESSON, _progress_of(first + more), reviews=NO_REVIEWS)
+    rank = {"todo": 0, "started": 1, "done": 2}
+    for old, new in zip(before.steps, after.steps, strict=True):
+        assert rank[new.state] >= rank[old.state], old.id
+    for plan in (before, after):
+        lesson_steps = [step for step in plan.steps if step.kind != "reviews"]
+        assert plan.counts.steps_done == sum(step.done for step in lesson_steps)
+        following = plan.next_step
+        first_open = next((step for step in plan.steps if not step.done), None)
+        assert following == first_open
+        for section in S15_LESSON.sections:
+            own = [step for step in plan.steps if step.section_id == section.id]
+            assert (plan.section_state(section.id) == "done") == all(s.done for s in own)
+    # Everything written: every lesson step is done.
+    full = build_plan(S15_LESSON, _progress_of(ENTRIES), reviews=NO_REVIEWS)
+    assert [step.id for step in full.unfinished] == ["exercise:exercise-ledger"]

@@ -641,3 +641,28 @@ def test_two_windows_keep_each_other_s_study_records(tmp_path: Path) -> None:
 
 def _session(start: str, end: str) -> dict[str, object]:
     return {"start": start, "end": end, "steps_finished": [], "answers_written": []}
+
+
+@settings(max_examples=100)
+@given(
+    shared=st.lists(st.integers(0, 50), unique=True, max_size=4),
+    mine_new=st.lists(st.integers(51, 99), unique=True, max_size=4),
+    theirs_new=st.lists(st.integers(100, 150), unique=True, max_size=4),
+)
+def test_merging_keeps_every_window_s_sessions(
+    shared: list[int], mine_new: list[int], theirs_new: list[int]
+) -> None:
+    from engine.progress import merge_progress
+
+    def entry(minute: int, end: int = 0) -> dict[str, object]:
+        start = f"2026-12-07T{10 + minute // 60:02d}:{minute % 60:02d}:00+00:00"
+        return _session(start, f"2026-12-08T00:{end:02d}:00+00:00")
+
+    base = {"sessions": [entry(m) for m in shared]}
+    # This window ends (updates) every shared session it holds and adds its own.
+    mine = {"sessions": [entry(m, end=1) for m in shared] + [entry(m) for m in mine_new]}
+    disk = {"sessions": [entry(m) for m in shared] + [entry(m) for m in theirs_new]}
+    merged = merge_progress(base, mine, disk)["sessions"]
+    expected = mine["sessions"] + disk["sessions"][len(shared) :]
+    assert merged == sorted(expected, key=lambda e: str(e["start"]))
+    assert [e["start"] for e in merged] == sorted(e["start"] for e in merged)
