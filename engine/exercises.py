@@ -7,11 +7,16 @@ diagrams are drawn from. Exercises 4 and 5 are free text (their reference is the
 
 Note ids are stable (``ex2.tp.split``, ``ex3.pp.comm``, ``ex3.pp.wait``, ``ex4``, ``ex5``): they key
 ``LessonProgress.notes``.
+
+Exercise 1 is worked in the Ledger's form rather than in a note: :func:`ledger_form_worked` says
+whether the saved form is the learner's own (differs from :data:`LEDGER_FORM_DEFAULTS`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from engine.errors import InputError
 from engine.strategies import Strategy, get_strategy
@@ -110,3 +115,51 @@ def answered_notes(notes: dict[str, str]) -> list[tuple[ExerciseNote, str]]:
             note = ExerciseNote(note_id, 0, "", note_id, "")
         result.append((note, notes[note_id]))
     return result
+
+
+LEDGER_FORM = "ledger"
+"""The Ledger's key in ``LessonProgress.forms``."""
+
+LEDGER_FORM_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {
+        "params": "1B",
+        "preset": "mixed-adam",
+        "weight_bytes": "2",
+        "grad_bytes": "2",
+        "optimizer_bytes": "12",
+        "dp": "1",
+        "zero": "0",
+        "convention": "zero-paper",
+        "gpu_memory": "80GB",
+        "seq": "",
+        "layers": "",
+        "hidden": "",
+        "heads": "",
+        "ffn_hidden": "",
+        "vocab": "",
+        "micro_batch": "1",
+        "recompute": "none",
+        "sequence_parallel": "no",
+        "tp": "1",
+        "pp": "1",
+        "cp": "1",
+        "ep": "1",
+        "experts": "1",
+        "schedule": "1f1b",
+        "micro_batches": "",
+        "virtual_stages": "1",
+        "largest_layer_params": "",
+    }
+)
+"""The Ledger form as it opens, field -> text (``tests/test_plan.py`` checks that the Ledger
+pane opens with exactly these). ctrl+g's 1B example is this form, so loading it alone leaves
+exercise 1 to do: the exercise asks for the learner's own four columns."""
+
+
+def ledger_form_worked(forms: Mapping[str, Mapping[str, str]]) -> bool:
+    """True when the saved Ledger form differs from :data:`LEDGER_FORM_DEFAULTS` in any field
+    (a field the defaults do not name counts as changed when it is not empty)."""
+    form = forms.get(LEDGER_FORM)
+    if not form:
+        return False
+    return any(text != LEDGER_FORM_DEFAULTS.get(name, "") for name, text in form.items())

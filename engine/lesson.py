@@ -29,7 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
+from urllib.parse import urlsplit
 
 import platformdirs
 import yaml
@@ -39,7 +40,13 @@ from engine.errors import ContentError
 SCHEMA_VERSION: Final = 1
 MAX_FILE_BYTES: Final = 2 * 1024 * 1024
 MAX_DEPTH: Final = 64
-SECTION_KINDS: Final = ("prose", "list", "self-check", "reflection")
+SECTION_KINDS: Final = ("prose", "list", "objectives", "exercises", "self-check", "reflection")
+# Kinds a lesson has at most one section of: the study plan reads them as the lesson's objectives,
+# exercises, questions and reflection fields.
+SINGLE_KINDS: Final = ("objectives", "exercises", "self-check", "reflection")
+PANES: Final = ("ledger", "diagrams", "collectives", "tradeoffs")
+"""Where an exercise can be worked (``worked_in``): the side panes that hold its work."""
+LINK_SCHEMES: Final = ("https", "http")
 LESSON_SUFFIXES: Final = (".yaml", ".yml")
 
 # Ids become file names and keys of progress files: a portable, shell-safe alphabet.
@@ -79,8 +86,18 @@ _SECTION_FIELDS: Final = {
     "items": False,
     "formulas": False,
 }
-_ITEM_FIELDS: Final = {"id": True, "text": True, "key_points": False}
+_ITEM_FIELDS: Final = {
+    "id": True,
+    "text": True,
+    "key_points": False,
+    "worked_in": False,
+    "notes": False,
+    "trained_by": False,
+    "links": False,
+}
 _KEY_POINT_FIELDS: Final = {"added": True, "sources": True, "points": True}
+_LINKS_FIELDS: Final = {"added": True, "sources": True, "urls": True}
+_URL_FIELDS: Final = {"label": True, "url": True}
 _FORMULA_FIELDS: Final = {
     "id": True,
     "text": True,
@@ -141,6 +158,14 @@ class Formula:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A public page to read: ``url`` is ``https://`` or ``http://`` with a host."""
+
+    label: str
+    url: str
+
+
+@dataclass(frozen=True)
 class Item:
     """One addressable piece of a section: a paragraph, a list entry, a question or a field.
 
@@ -149,6 +174,13 @@ class Item:
         key_points: reference points for a self-check question, shown after answering.
         key_point_sources: papers/sections the key points rest on.
         added: the key points are added material (not the source lesson's text).
+        worked_in: for an exercise, the pane where it is worked (one of :data:`PANES`).
+        notes: for an exercise, the ids of the exercise notes that record its work
+            (:mod:`engine.exercises`).
+        trained_by: for a learning objective, the ids of the exercises and self-check
+            questions that train it.
+        links: public pages for the item (a reading); always added material.
+        link_sources: where the links come from.
     """
 
     id: str
@@ -156,6 +188,11 @@ class Item:
     key_points: tuple[str, ...] = ()
     key_point_sources: tuple[str, ...] = ()
     added: bool = False
+    worked_in: str = ""
+    notes: tuple[str, ...] = ()
+    trained_by: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
+    link_sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,7 +201,9 @@ class Section:
 
     Attributes:
         kind: one of :data:`SECTION_KINDS`. ``prose`` items render as paragraphs, the others as
-            a list; ``self-check`` items are questions, ``reflection`` items are field labels.
+            a list; ``objectives`` items are learning objectives, ``exercises`` items are
+            exercises (each says where it is worked), ``self-check`` items are questions,
+            ``reflection`` items are field labels.
         body: Markdown shown before the items; may be ``""``.
         numbered: list items are numbered (``1.``) rather than bulleted.
     """
@@ -214,6 +253,16 @@ class Lesson:
     def reflection_fields(self) -> tuple[Item, ...]:
         """The reflection fields (items of the ``reflection`` section; at most one exists)."""
         return self._items_of("reflection")
+
+    @property
+    def exercises(self) -> tuple[Item, ...]:
+        """The exercises (items of the ``exercises`` section; at most one exists)."""
+        return self._items_of("exercises")
+
+    @property
+    def objectives(self) -> tuple[Item, ...]:
+        """The learning objectives (items of the ``objectives`` section; at most one exists)."""
+        return self._items_of("objectives")
 
 
 @dataclass(frozen=True)
@@ -402,6 +451,8 @@ class _Checker:
     def __init__(self, shown: str) -> None:
         self.shown = shown
         self.errors: list[ContentError] = []
+        # Each ``trained_by`` entry (node, field path, id), checked once every section is read.
+        self.trained_by: list[tuple[yaml.Node, str, str]] = []
 
     def error(self, node: yaml.Node | int | None, where: str, message: str) -> None:
         line = _line(node) if isinstance(node, yaml.Node) else node
@@ -598,7 +649,7 @@ class _Checker:
                     f"section id {section.id!r} is already used on line {section_ids[section.id]}",
                 )
             section_ids.setdefault(section.id, _line(child))
-            if section.kind in ("self-check", "reflection"):
+            if section.kind in SINGLE_KINDS:
                 if section.kind in single_kinds:
                     self.error(
                         child,
@@ -608,7 +659,26 @@ class _Checker:
                     )
                 single_kinds.setdefault(section.kind, _line(child))
             built.append(section)
+        if len(built) == len(children):
+            self.check_trained_by(built)
         return tuple(built)
+
+    def check_trained_by(self, sections: Sequence[Section]) -> None:
+        """Each objective's ``trained_by`` ids name exercises or self-check questions."""
+        trainers = {
+            item.id
+            for section in sections
+            if section.kind in ("exercises", "self-check")
+            for item in section.items
+        }
+        for node, where, item_id in self.trained_by:
+            if item_id not in trainers:
+                self.error(
+                    node,
+                    where,
+                    f"{item_id!r} is not the id of an exercise or a self-check question "
+                    "of this lesson",
+                )
 
     def section(self, node: yaml.Node, where: str, item_ids: dict[str, int]) -> Section | None:
         fields = self.mapping(node, where, _SECTION_FIELDS)
@@ -697,18 +767,177 @@ class _Checker:
         sources: tuple[str, ...] | None = ()
         added: bool | None = False
         if "key_points" in fields:
-            if kind is not None and kind != "self-check":
-                self.error(
-                    fields["key_points"],
-                    f"{where}.key_points",
-                    "only items of a self-check section have key points",
-                )
+            self.only_in(kind, "self-check", fields["key_points"], f"{where}.key_points")
             points, sources, added = self.key_points(fields["key_points"], f"{where}.key_points")
-        if item_id is None or text is None or points is None or sources is None or added is None:
+        worked_in, notes = self.exercise_fields(node, fields, where, kind)
+        trained_by: tuple[str, ...] | None = ()
+        if "trained_by" in fields:
+            self.only_in(kind, "objectives", fields["trained_by"], f"{where}.trained_by")
+            trained_by = self.id_list(fields["trained_by"], f"{where}.trained_by")
+            if trained_by is not None:
+                children = list(cast(yaml.SequenceNode, fields["trained_by"]).value)
+                self.trained_by.extend(
+                    (child, f"{where}.trained_by[{index}]", value)
+                    for index, (child, value) in enumerate(zip(children, trained_by, strict=True))
+                )
+        links: tuple[Link, ...] | None = ()
+        link_sources: tuple[str, ...] | None = ()
+        if "links" in fields:
+            links, link_sources = self.links(fields["links"], f"{where}.links")
+        if (
+            item_id is None
+            or text is None
+            or points is None
+            or sources is None
+            or added is None
+            or worked_in is None
+            or notes is None
+            or trained_by is None
+            or links is None
+            or link_sources is None
+        ):
             return None
         return Item(
-            id=item_id, text=text, key_points=points, key_point_sources=sources, added=added
+            id=item_id,
+            text=text,
+            key_points=points,
+            key_point_sources=sources,
+            added=added,
+            worked_in=worked_in,
+            notes=notes,
+            trained_by=trained_by,
+            links=links,
+            link_sources=link_sources,
         )
+
+    def only_in(self, kind: str | None, allowed: str, node: yaml.Node, where: str) -> None:
+        """Record an error when a field that belongs to ``allowed`` sections is elsewhere."""
+        if kind is not None and kind != allowed:
+            article = "an" if allowed[0] in "aeiou" else "a"
+            self.error(node, where, f"only items of {article} {allowed} section have this field")
+
+    def exercise_fields(
+        self, node: yaml.Node, fields: dict[str, yaml.Node], where: str, kind: str | None
+    ) -> tuple[str | None, tuple[str, ...] | None]:
+        """``worked_in`` (required in an exercises section) and ``notes`` (required unless the
+        exercise is worked in the Ledger, whose saved form is its work)."""
+        worked_in: str | None = ""
+        if "worked_in" in fields:
+            self.only_in(kind, "exercises", fields["worked_in"], f"{where}.worked_in")
+            worked_in = self.text(fields["worked_in"], f"{where}.worked_in")
+            if worked_in is not None and worked_in not in PANES:
+                self.error(
+                    fields["worked_in"],
+                    f"{where}.worked_in",
+                    f"{worked_in!r} is not a pane; use one of {', '.join(PANES)}",
+                )
+                worked_in = None
+        elif kind == "exercises":
+            self.error(
+                node,
+                f"{where}.worked_in",
+                f"missing required field (where the exercise is worked: {', '.join(PANES)})",
+            )
+            worked_in = None
+        notes: tuple[str, ...] | None = ()
+        if "notes" in fields:
+            self.only_in(kind, "exercises", fields["notes"], f"{where}.notes")
+            notes = self.note_ids(fields["notes"], f"{where}.notes")
+        elif kind == "exercises" and worked_in and worked_in != "ledger":
+            self.error(
+                node,
+                f"{where}.notes",
+                f"missing required field (an exercise worked in {worked_in!r} is done when the "
+                "notes it lists are written)",
+            )
+            notes = None
+        return worked_in, notes
+
+    def id_list(self, node: yaml.Node, where: str) -> tuple[str, ...] | None:
+        """A non-empty list of distinct ids."""
+        children = self.sequence(node, where)
+        if children is None:
+            return None
+        if not children:
+            self.error(node, where, "give at least one id")
+            return None
+        values: list[str] = []
+        ok = True
+        for index, child in enumerate(children):
+            value = self.text(child, f"{where}[{index}]")
+            if value is None:
+                ok = False
+            elif value in values:
+                self.error(child, f"{where}[{index}]", f"{value!r} is listed twice")
+                ok = False
+            else:
+                values.append(value)
+        return tuple(values) if ok else None
+
+    def note_ids(self, node: yaml.Node, where: str) -> tuple[str, ...] | None:
+        """Ids of exercise notes the app has a note box for (:func:`engine.exercises.get_note`)."""
+        from engine.errors import InputError
+        from engine.exercises import get_note
+
+        values = self.id_list(node, where)
+        if values is None:
+            return None
+        ok = True
+        for index, (child, value) in enumerate(
+            zip(cast(yaml.SequenceNode, node).value, values, strict=True)
+        ):
+            try:
+                get_note(value)
+            except InputError:
+                self.error(child, f"{where}[{index}]", f"{value!r} is not an exercise note id")
+                ok = False
+        return values if ok else None
+
+    def links(
+        self, node: yaml.Node, where: str
+    ) -> tuple[tuple[Link, ...] | None, tuple[str, ...] | None]:
+        """``links``: added material (``added: true``) with its sources and at least one URL."""
+        fields = self.mapping(node, where, _LINKS_FIELDS)
+        if fields is None:
+            return None, None
+        added = self.boolean(fields["added"], f"{where}.added") if "added" in fields else None
+        if added is False:
+            self.error(
+                fields["added"],
+                f"{where}.added",
+                "links are never the source lesson's text: write 'added: true'",
+            )
+        sources = self.texts(fields["sources"], f"{where}.sources") if "sources" in fields else None
+        if sources is not None and not sources:
+            self.error(fields["sources"], f"{where}.sources", "added material must name a source")
+            sources = None
+        urls = self.sequence(fields["urls"], f"{where}.urls") if "urls" in fields else None
+        if urls is not None and not urls:
+            self.error(fields["urls"], f"{where}.urls", "give at least one link")
+            urls = None
+        built: list[Link] = []
+        for index, child in enumerate(urls or []):
+            link = self.link(child, f"{where}.urls[{index}]")
+            if link is not None:
+                built.append(link)
+        if added is not True or sources is None or urls is None or len(built) != len(urls):
+            return None, None
+        return tuple(built), sources
+
+    def link(self, node: yaml.Node, where: str) -> Link | None:
+        fields = self.mapping(node, where, _URL_FIELDS)
+        if fields is None:
+            return None
+        label = self.text(fields["label"], f"{where}.label") if "label" in fields else None
+        url = self.text(fields["url"], f"{where}.url") if "url" in fields else None
+        if url is not None:
+            problem = url_problem(url)
+            if problem:
+                self.error(fields["url"], f"{where}.url", problem)
+                url = None
+        if label is None or url is None:
+            return None
+        return Link(label=label, url=url)
 
     def key_points(
         self, node: yaml.Node, where: str
@@ -796,6 +1025,26 @@ class _Checker:
             sources=sources,
             after=after,
         )
+
+
+def url_problem(url: str) -> str:
+    """Why ``url`` cannot be a lesson link, or ``""`` when it can: an ``https://`` or
+    ``http://`` address with a host, in printable ASCII without spaces or the characters that
+    end a Markdown autolink (``<``, ``>``)."""
+    if not url.isascii() or any(ch.isspace() or not ch.isprintable() for ch in url):
+        return f"{url!r} must be printable ASCII without spaces (percent-encode the rest)"
+    if any(ch in url for ch in '<>"\\`'):
+        return f"{url!r} must not contain <, >, quotes, backslashes or backquotes"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return f"{url!r} is not a valid web address"
+    if parts.scheme not in LINK_SCHEMES:
+        return f"{url!r} is not a web address: start it with https://"
+    if not host:
+        return f"{url!r} has no host name"
+    return ""
 
 
 def _valid_date(text: str) -> bool:
@@ -1249,12 +1498,24 @@ def key_points_markdown(item: Item, labels: MarkdownLabels = DEFAULT_LABELS) -> 
     return f"{bullets}\n\n{provenance}" if provenance else bullets
 
 
+def links_markdown(item: Item, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
+    """An item's links as a bulleted list (``label: <url>``, a Markdown autolink the reader
+    opens in the browser), then a line saying they are added material and their sources;
+    ``""`` when the item has none."""
+    if not item.links:
+        return ""
+    lines = [f"- {escape_markdown(link.label)}: <{link.url}>" for link in item.links]
+    lines.append(f"- {_provenance(True, item.link_sources, labels)}")
+    return "\n".join(lines)
+
+
 def section_markdown(section: Section, labels: MarkdownLabels = DEFAULT_LABELS) -> str:
     """A section as Markdown, without its title: body, items, formulas (each after its item).
 
     Items render literally (escaped): as paragraphs in a ``prose`` section, otherwise as a list,
-    numbered when ``section.numbered``. Self-check items show the question only; their key points
-    are revealed separately with :func:`key_points_markdown`.
+    numbered when ``section.numbered``; an item's links follow it (:func:`links_markdown`).
+    Self-check items show the question only; their key points are revealed separately with
+    :func:`key_points_markdown`.
     """
     parts: list[str] = []
     if section.body.strip():
@@ -1266,9 +1527,14 @@ def section_markdown(section: Section, labels: MarkdownLabels = DEFAULT_LABELS) 
     for number, item in enumerate(section.items, start=1):
         if section.kind == "prose":
             parts.append(escape_markdown(item.text))
+            if item.links:
+                parts.append(links_markdown(item, labels))
         else:
             marker = f"{number}. " if section.numbered else "- "
             text = _indent_continuation(escape_markdown(item.text), len(marker))
+            if item.links:
+                links = _indent_continuation(links_markdown(item, labels), len(marker))
+                text += "\n" + " " * len(marker) + links
             run.append(marker + text)
         if item.id in placed:
             if run:

@@ -16,6 +16,8 @@ from pathlib import Path
 import platformdirs
 
 CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_LESSON = "S15"
+"""The lesson opened when none is named (the app, ``shardbook plan``)."""
 
 
 def _is_checkout(root: Path) -> bool:

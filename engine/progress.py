@@ -23,12 +23,13 @@ neither window's words are lost.
 
 Versions: ``schema_version`` names the layout below. :data:`MIGRATIONS` turns a document of
 version ``n`` into version ``n + 1``; a file of any earlier version is migrated when loaded
-and saved in the current layout. Version 1 is the first layout, so the table is empty until a
-version 2 exists (tests/test_progress.py holds a file of every version and loads each).
+and saved in the current layout (tests/test_progress.py holds a file of every version and loads
+each). Version 2 added ``read``, ``ratings``, ``looked`` and ``sessions``; a version-1 file gets
+them empty.
 
-File layout (``schema_version: 1``)::
+File layout (``schema_version: 2``)::
 
-    schema_version: 1
+    schema_version: 2
     lesson: S15
     status: not-started | in-progress | complete
     updated: 2026-11-29T10:15:00+00:00
@@ -39,6 +40,13 @@ File layout (``schema_version: 1``)::
     figures: {name: {key: number}}     # e.g. exercise1: {parameters: bytes, ...}
     notes: {note id: text}             # the learner's exercise notes, e.g. ex2.dp.split
     quiz: {...}                        # owned by engine.quiz: cards and review history
+    read: [section ids read to their end or moved past]
+    ratings: {objective id: {start: level, end: level}}   # level: not-yet | partly | can
+    looked: {note id: UTC time}        # the engine's answer was shown before the note was written
+    sessions:                          # the session log, oldest first (engine.session)
+      - {start: UTC time, end: UTC time, steps_finished: [plan step ids], answers_written: [ids]}
+
+Times are ISO 8601 in UTC with an explicit offset (``2026-12-07T10:15:00+00:00``).
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ import errno
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -57,11 +65,20 @@ from typing import Any
 import yaml
 from filelock import FileLock, Timeout
 
-from engine.errors import ProgressError
+from engine.errors import InputError, ProgressError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 keeps every version-1 key and adds the guided-study records, empty: nothing
+    in a version-1 file says which sections were read, how objectives were rated, which
+    answers were looked at first, or when the learner studied."""
+    return {**data, "read": [], "ratings": {}, "looked": {}, "sessions": []}
+
+
 # version n -> a function turning a version-n document into a version-(n + 1) document.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 LOCK_NAME = ".shardbook.lock"
 # What the learner can do about each error a save meets (errno -> plain words).
 _ERRNO_WORDS = {
@@ -79,6 +96,44 @@ STATUS_LABELS = {
     "complete": "complete",
 }
 _LESSON_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+RATING_LEVELS = ("not-yet", "partly", "can")
+"""How well the learner can meet a learning objective, in their own judgement."""
+RATING_LABELS = {"not-yet": "not yet", "partly": "partly", "can": "can"}
+RATING_PHASES = ("start", "end")
+"""When an objective is rated: before studying the lesson, and after."""
+
+
+@dataclass(frozen=True)
+class ObjectiveRating:
+    """The learner's ratings of one learning objective: a level of :data:`RATING_LEVELS`, or
+    ``None`` where that phase was not rated."""
+
+    start: str | None = None
+    end: str | None = None
+
+
+def utc_stamp(moment: dt.datetime) -> str:
+    """``moment`` as ISO 8601 UTC with an explicit offset, to the second:
+    ``2026-12-07T10:15:00+00:00``.
+
+    Raises:
+        InputError: ``moment`` has no timezone (field ``time``).
+    """
+    if moment.tzinfo is None:
+        raise InputError("time", "needs a timezone-aware datetime (UTC)")
+    return moment.astimezone(dt.UTC).isoformat(timespec="seconds")
+
+
+def parse_utc(text: str) -> dt.datetime | None:
+    """An ISO 8601 time with an offset as an aware UTC datetime; ``None`` when ``text`` is not
+    one (no offset, or not a time)."""
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone(dt.UTC)
 
 
 @dataclass
@@ -95,11 +150,75 @@ class LessonProgress:
     notes: dict[str, str] = field(default_factory=dict)
     quiz: dict[str, Any] = field(default_factory=dict)
     updated: str = ""
+    read: list[str] = field(default_factory=list)
+    ratings: dict[str, dict[str, str]] = field(default_factory=dict)
+    looked: dict[str, str] = field(default_factory=dict)
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     def touch(self) -> None:
         """Mark the lesson as studied: "not-started" becomes "in-progress"; "complete" stays."""
         if self.status == "not-started":
             self.status = "in-progress"
+
+    # Nested values (ratings, sessions) are replaced, never edited in place: the store keeps
+    # the document it last saved as the base of a three-way merge (see merge_progress).
+
+    def mark_read(self, section_id: str) -> bool:
+        """Record that the learner read section ``section_id`` (scrolled to its end or moved
+        past it). Returns True when it was not recorded before."""
+        if section_id in self.read:
+            return False
+        self.read = [*self.read, section_id]
+        return True
+
+    def rate_objective(self, objective_id: str, phase: str, level: str | None) -> None:
+        """Set the learner's rating of a learning objective for ``phase`` (``start``: before
+        studying; ``end``: after); ``level`` ``None`` clears it.
+
+        Raises:
+            InputError: ``phase`` not in :data:`RATING_PHASES` (field ``phase``) or ``level``
+                not in :data:`RATING_LEVELS` (field ``level``).
+        """
+        if phase not in RATING_PHASES:
+            raise InputError("phase", f"use one of {', '.join(RATING_PHASES)}")
+        if level is not None and level not in RATING_LEVELS:
+            raise InputError("level", f"use one of {', '.join(RATING_LEVELS)}")
+        rating = dict(self.ratings.get(objective_id, {}))
+        if level is None:
+            rating.pop(phase, None)
+        else:
+            rating[phase] = level
+        ratings = {key: value for key, value in self.ratings.items() if key != objective_id}
+        if rating:
+            ratings[objective_id] = rating
+        self.ratings = ratings
+
+    def objective_rating(self, objective_id: str) -> ObjectiveRating:
+        """The learner's start and end ratings of a learning objective."""
+        rating = self.ratings.get(objective_id, {})
+        return ObjectiveRating(start=rating.get("start"), end=rating.get("end"))
+
+    def mark_looked(self, note_ids: Sequence[str], at: dt.datetime) -> list[str]:
+        """Record that the learner chose to see the engine's answer for ``note_ids`` before
+        writing them. Notes already written, and notes already marked, are not marked (looking
+        after answering is not looking first). Returns the ids marked now.
+
+        Raises:
+            InputError: ``at`` has no timezone (field ``time``).
+        """
+        stamp = utc_stamp(at)
+        marked = [
+            note_id
+            for note_id in dict.fromkeys(note_ids)
+            if note_id not in self.looked and not self.notes.get(note_id, "").strip()
+        ]
+        if marked:
+            self.looked = {**self.looked, **dict.fromkeys(marked, stamp)}
+        return marked
+
+    def looked_before_answering(self, note_id: str) -> bool:
+        """True when the learner saw the engine's answer for ``note_id`` before writing it."""
+        return note_id in self.looked
 
     def to_data(self) -> dict[str, Any]:
         """The YAML document for this progress (plain dicts, lists, str and float)."""
@@ -115,7 +234,15 @@ class LessonProgress:
             "figures": {name: dict(values) for name, values in self.figures.items()},
             "notes": dict(self.notes),
             "quiz": dict(self.quiz),
+            "read": list(self.read),
+            "ratings": {key: dict(value) for key, value in self.ratings.items()},
+            "looked": dict(self.looked),
+            "sessions": [_copy_session(entry) for entry in self.sessions],
         }
+
+
+def _copy_session(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: list(value) if isinstance(value, list) else value for key, value in entry.items()}
 
 
 @dataclass(frozen=True)
@@ -220,7 +347,76 @@ def _from_data(path: Path, data: dict[str, Any], lesson_id: str) -> LessonProgre
         notes=_text_map(path, data, "notes"),
         quiz=quiz,
         updated=str(data.get("updated") or ""),
+        read=_id_list(path, data, "read"),
+        ratings=_ratings(path, data),
+        looked=_looked(path, data),
+        sessions=_sessions(path, data),
     )
+
+
+def _id_list(path: Path, data: dict[str, Any], key: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ProgressError(str(path), f"'{key}' must be a list of ids")
+    return list(dict.fromkeys(value))
+
+
+def _ratings(path: Path, data: dict[str, Any]) -> dict[str, dict[str, str]]:
+    value = data.get("ratings") or {}
+    if not isinstance(value, dict):
+        raise ProgressError(str(path), "'ratings' must map objective ids to ratings")
+    ratings: dict[str, dict[str, str]] = {}
+    for objective_id, rating in value.items():
+        if (
+            not isinstance(objective_id, str)
+            or not isinstance(rating, dict)
+            or not all(
+                phase in RATING_PHASES and level in RATING_LEVELS for phase, level in rating.items()
+            )
+        ):
+            raise ProgressError(
+                str(path),
+                f"'ratings.{objective_id}' must map {' / '.join(RATING_PHASES)} to one of "
+                f"{', '.join(RATING_LEVELS)}",
+            )
+        if rating:
+            ratings[objective_id] = dict(rating)
+    return ratings
+
+
+def _looked(path: Path, data: dict[str, Any]) -> dict[str, str]:
+    looked = _text_map(path, data, "looked")
+    for note_id, stamp in looked.items():
+        if parse_utc(stamp) is None:
+            raise ProgressError(str(path), f"'looked.{note_id}' must be an ISO 8601 UTC time")
+    return looked
+
+
+SESSION_KEYS = ("start", "end", "steps_finished", "answers_written")
+"""The keys of one session-log entry (``LessonProgress.sessions``)."""
+
+
+def _sessions(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    value = data.get("sessions") or []
+    if not isinstance(value, list):
+        raise ProgressError(str(path), "'sessions' must be a list")
+    for index, entry in enumerate(value):
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != set(SESSION_KEYS)
+            or parse_utc(str(entry["start"])) is None
+            or parse_utc(str(entry["end"])) is None
+            or not all(
+                isinstance(entry[key], list) and all(isinstance(x, str) for x in entry[key])
+                for key in ("steps_finished", "answers_written")
+            )
+        ):
+            raise ProgressError(
+                str(path),
+                f"'sessions[{index}]' must hold start and end (ISO 8601 UTC times), "
+                "steps_finished and answers_written (lists of ids)",
+            )
+    return [_copy_session(entry) for entry in value]
 
 
 # libyaml's C parser and emitter, when PyYAML was built with them, are ~8x faster than the pure
@@ -343,18 +539,61 @@ def merge_progress(
     """Three-way merge of progress documents (:meth:`LessonProgress.to_data` layout).
 
     ``base`` is what this instance loaded, ``mine`` what it holds now, ``disk`` what another
-    instance saved meanwhile. Text maps (answers, reflections, notes) and forms, figures and
-    quiz merge per id; revealed ids are united; status keeps this instance's change, if any.
+    instance saved meanwhile. Text maps (answers, reflections, notes), forms, figures, quiz and
+    looked-first marks merge per id; ratings per objective and phase; revealed and read ids are
+    united; the session logs are joined (:func:`_merge_sessions`); status keeps this instance's
+    change, if any.
     """
     merged = dict(disk)
-    for key in ("answers", "reflections", "notes", "forms", "figures", "quiz"):
+    for key in ("answers", "reflections", "notes", "forms", "figures", "quiz", "looked"):
         merged[key] = _merge_maps(base.get(key) or {}, mine.get(key) or {}, disk.get(key) or {})
-    revealed = list(disk.get("revealed") or [])
-    revealed += [x for x in mine.get("revealed") or [] if x not in revealed]
-    merged["revealed"] = revealed
+    for key in ("revealed", "read"):
+        united = list(disk.get(key) or [])
+        united += [x for x in mine.get(key) or [] if x not in united]
+        merged[key] = united
+    merged["ratings"] = _merge_ratings(
+        base.get("ratings") or {}, mine.get("ratings") or {}, disk.get("ratings") or {}
+    )
+    merged["sessions"] = _merge_sessions(
+        base.get("sessions") or [], mine.get("sessions") or [], disk.get("sessions") or []
+    )
     if mine.get("status") != base.get("status"):
         merged["status"] = mine.get("status")
     return merged
+
+
+def _merge_ratings(
+    base: dict[str, dict[str, str]], mine: dict[str, dict[str, str]], disk: dict[str, Any]
+) -> dict[str, dict[str, str]]:
+    """Per objective and phase: this instance's rating where it changed it, else the disk's."""
+    merged: dict[str, dict[str, str]] = {}
+    for objective_id in dict.fromkeys([*disk, *mine, *base]):
+        rating = _merge_maps(
+            base.get(objective_id) or {}, mine.get(objective_id) or {}, disk.get(objective_id) or {}
+        )
+        if rating:
+            merged[objective_id] = rating
+    return merged
+
+
+def _merge_sessions(
+    base: list[dict[str, Any]], mine: list[dict[str, Any]], disk: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The disk's session log plus this instance's new or updated entries, by start time.
+
+    An instance updates its own session's entry as it goes (same ``start``): an entry it
+    updated replaces the version it had loaded or saved before; every other window's entry is
+    kept, so two windows' sessions are both logged.
+    """
+    merged = list(disk)
+    for entry in mine:
+        if entry in base:
+            continue
+        older = [old for old in base if old["start"] == entry["start"]]
+        merged = [kept for kept in merged if kept not in older]
+        if entry not in merged:
+            merged.append(entry)
+    return sorted(merged, key=lambda entry: str(entry["start"]))
 
 
 def _fingerprint(path: Path) -> tuple[int, int, int]:

@@ -62,7 +62,7 @@ def test_save_leaves_no_temporary_files(tmp_path: Path) -> None:
         store.save(LessonProgress("S15", answers={"q": str(i)}))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["S15.yaml"]
     data = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["answers"] == {"q": "4"}
 
 
@@ -144,6 +144,47 @@ notes:
   ex2.dp.split: my note
 quiz: {}
 """,
+    2: """\
+schema_version: 2
+lesson: S15
+status: in-progress
+updated: '2026-12-07T11:40:02+00:00'
+answers:
+  sc-1: 参数、梯度和 Adam 状态
+revealed:
+- sc-1
+reflections:
+  r-1: "two\\nlines"
+forms:
+  ledger:
+    params: 1B
+figures:
+  exercise1:
+    parameters: 2000000000.0
+notes:
+  ex2.dp.split: my note
+quiz: {}
+read:
+- definition
+- objectives
+ratings:
+  objective-memory-sources:
+    start: partly
+    end: can
+  objective-collectives:
+    start: not-yet
+looked:
+  ex2.tp.split: '2026-12-07T10:20:00+00:00'
+sessions:
+- start: '2026-12-07T10:15:00+00:00'
+  end: '2026-12-07T11:40:02+00:00'
+  steps_finished:
+  - read:definition
+  - read:objectives
+  answers_written:
+  - sc-1
+  - ex2.dp.split
+""",
 }
 
 
@@ -170,6 +211,36 @@ def test_a_file_of_every_version_loads(tmp_path: Path, version: int) -> None:
 
     assert saved["schema_version"] == SCHEMA_VERSION
     assert saved["answers"] == progress.answers
+    if version == 1:
+        # Nothing in a version-1 file says what was read, rated, looked at or when.
+        assert (progress.read, progress.ratings, progress.looked, progress.sessions) == (
+            [],
+            {},
+            {},
+            [],
+        )
+    else:
+        assert progress.read == ["definition", "objectives"]
+        assert progress.objective_rating("objective-memory-sources").end == "can"
+        assert progress.objective_rating("objective-collectives").start == "not-yet"
+        assert progress.objective_rating("objective-collectives").end is None
+        assert progress.looked_before_answering("ex2.tp.split")
+        assert not progress.looked_before_answering("ex2.dp.split")
+        assert progress.sessions[0]["answers_written"] == ["sc-1", "ex2.dp.split"]
+    for key in ("read", "ratings", "looked", "sessions"):
+        assert saved[key] == getattr(progress, key)
+
+
+def test_a_version_1_file_is_saved_as_version_2_keeping_every_word(tmp_path: Path) -> None:
+    (tmp_path / "S15.yaml").write_text(VERSION_FILES[1], encoding="utf-8")
+    store = ProgressStore(tmp_path)
+    store.save(store.load("S15").progress)
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    old = yaml.safe_load(VERSION_FILES[1])
+    assert saved["schema_version"] == 2
+    for key in ("status", "answers", "revealed", "reflections", "forms", "figures", "notes"):
+        assert saved[key] == old[key], key
+    assert (saved["read"], saved["ratings"], saved["looked"], saved["sessions"]) == ([], {}, {}, [])
 
 
 def test_migrations_run_in_order_and_the_file_is_saved_in_the_new_layout(
@@ -478,3 +549,120 @@ def test_a_save_dumps_only_the_keys_that_changed(
     keys = {key for keys in dumped for key in keys}
     assert "answers" in keys and keys <= {"answers", "updated"}
     assert store.load("S15").progress == progress
+
+
+# ------------------------------------------------------------------ guided-study records
+@pytest.mark.parametrize(
+    ("content", "field"),
+    [
+        ("read: [definition, 3]\n", "'read'"),
+        ("ratings: {objective-x: {start: maybe}}\n", "'ratings.objective-x'"),
+        ("ratings: {objective-x: {middle: can}}\n", "'ratings.objective-x'"),
+        ("looked: {ex4: yesterday}\n", "'looked.ex4'"),
+        ("looked: {ex4: '2026-12-07T10:00:00'}\n", "'looked.ex4'"),
+        ("sessions: [{start: '2026-12-07T10:00:00+00:00'}]\n", "'sessions[0]'"),
+        (
+            "sessions: [{start: '2026-12-07T10:00:00+00:00', end: 'later', "
+            "steps_finished: [], answers_written: []}]\n",
+            "'sessions[0]'",
+        ),
+    ],
+)
+def test_a_malformed_study_record_is_named_and_the_file_kept(
+    tmp_path: Path, content: str, field: str
+) -> None:
+    text = f"schema_version: 2\nlesson: S15\nanswers: {{q: kept}}\n{content}"
+    (tmp_path / "S15.yaml").write_text(text, encoding="utf-8")
+    result = ProgressStore(tmp_path).load("S15")
+    assert field in result.message
+    assert result.quarantined is not None
+    assert result.quarantined.read_text(encoding="utf-8") == text
+
+
+def test_objective_ratings_are_set_cleared_and_checked() -> None:
+    from engine.errors import InputError
+
+    progress = LessonProgress("S15")
+    progress.rate_objective("objective-tradeoffs", "start", "not-yet")
+    progress.rate_objective("objective-tradeoffs", "end", "can")
+    assert progress.ratings == {"objective-tradeoffs": {"start": "not-yet", "end": "can"}}
+    progress.rate_objective("objective-tradeoffs", "start", None)
+    progress.rate_objective("objective-tradeoffs", "end", None)
+    assert progress.ratings == {}
+    with pytest.raises(InputError, match="not-yet, partly, can"):
+        progress.rate_objective("objective-tradeoffs", "start", "expert")
+    with pytest.raises(InputError, match="start, end"):
+        progress.rate_objective("objective-tradeoffs", "middle", "can")
+
+
+def test_looking_first_is_marked_only_for_notes_not_yet_written() -> None:
+    import datetime as dt
+
+    progress = LessonProgress("S15", notes={"ex2.dp.split": "the batch", "ex2.tp.split": "  "})
+    at = dt.datetime(2026, 12, 7, 18, 30, tzinfo=dt.timezone(dt.timedelta(hours=8)))
+    marked = progress.mark_looked(["ex2.dp.split", "ex2.tp.split", "ex2.pp.split"], at)
+    assert marked == ["ex2.tp.split", "ex2.pp.split"]
+    # Stored in UTC: 18:30 at +08:00 is 10:30 UTC.
+    assert progress.looked == {
+        "ex2.tp.split": "2026-12-07T10:30:00+00:00",
+        "ex2.pp.split": "2026-12-07T10:30:00+00:00",
+    }
+    later = dt.datetime(2026, 12, 7, 11, 0, tzinfo=dt.UTC)
+    assert progress.mark_looked(["ex2.pp.split"], later) == []
+    assert progress.looked["ex2.pp.split"] == "2026-12-07T10:30:00+00:00"
+    assert not progress.looked_before_answering("ex2.dp.split")
+
+
+def test_two_windows_keep_each_other_s_study_records(tmp_path: Path) -> None:
+    first, second = ProgressStore(tmp_path), ProgressStore(tmp_path)
+    mine, theirs = first.load("S15").progress, second.load("S15").progress
+    mine.mark_read("definition")
+    mine.rate_objective("objective-collectives", "start", "partly")
+    mine.looked = {"ex4": "2026-12-07T10:00:00+00:00"}
+    mine.sessions = [_session("2026-12-07T10:00:00+00:00", "2026-12-07T10:05:00+00:00")]
+    first.save(mine)
+    theirs.mark_read("core")
+    theirs.rate_objective("objective-collectives", "end", "can")
+    theirs.sessions = [_session("2026-12-07T10:01:00+00:00", "2026-12-07T10:02:00+00:00")]
+    second.save(theirs)
+    assert second.merged
+    # The first window goes on: its own session's entry is updated, not duplicated.
+    mine.sessions = [_session("2026-12-07T10:00:00+00:00", "2026-12-07T10:30:00+00:00")]
+    first.save(mine)
+    saved = ProgressStore(tmp_path).load("S15").progress
+    assert saved.read == ["definition", "core"]
+    assert saved.ratings == {"objective-collectives": {"start": "partly", "end": "can"}}
+    assert saved.looked == {"ex4": "2026-12-07T10:00:00+00:00"}
+    assert [(entry["start"], entry["end"]) for entry in saved.sessions] == [
+        ("2026-12-07T10:00:00+00:00", "2026-12-07T10:30:00+00:00"),
+        ("2026-12-07T10:01:00+00:00", "2026-12-07T10:02:00+00:00"),
+    ]
+
+
+def _session(start: str, end: str) -> dict[str, object]:
+    return {"start": start, "end": end, "steps_finished": [], "answers_written": []}
+
+
+@settings(max_examples=100)
+@given(
+    shared=st.lists(st.integers(0, 50), unique=True, max_size=4),
+    mine_new=st.lists(st.integers(51, 99), unique=True, max_size=4),
+    theirs_new=st.lists(st.integers(100, 150), unique=True, max_size=4),
+)
+def test_merging_keeps_every_window_s_sessions(
+    shared: list[int], mine_new: list[int], theirs_new: list[int]
+) -> None:
+    from engine.progress import merge_progress
+
+    def entry(minute: int, end: int = 0) -> dict[str, object]:
+        start = f"2026-12-07T{10 + minute // 60:02d}:{minute % 60:02d}:00+00:00"
+        return _session(start, f"2026-12-08T00:{end:02d}:00+00:00")
+
+    base = {"sessions": [entry(m) for m in shared]}
+    # This window ends (updates) every shared session it holds and adds its own.
+    mine = {"sessions": [entry(m, end=1) for m in shared] + [entry(m) for m in mine_new]}
+    disk = {"sessions": [entry(m) for m in shared] + [entry(m) for m in theirs_new]}
+    merged = merge_progress(base, mine, disk)["sessions"]
+    expected = mine["sessions"] + disk["sessions"][len(shared) :]
+    assert merged == sorted(expected, key=lambda e: str(e["start"]))
+    assert [e["start"] for e in merged] == sorted(e["start"] for e in merged)

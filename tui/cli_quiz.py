@@ -1,5 +1,6 @@
 """``shardbook quiz [--lesson ID] [--due]`` opens the app on the quiz screen;
-``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz.LessonStats)."""
+``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz.LessonStats),
+then the session log (engine.session; JSON key ``sessions``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import ProgressStore
 from engine.quiz import lesson_stats, utc_now
+from engine.session import render_session_log, session_log_rows
 from tui.cli import one_line_errors
 
 
@@ -71,6 +73,7 @@ def run_stats(args: argparse.Namespace) -> int:
     store = ProgressStore(progress_dir)
     now = utc_now()
     rows: list[dict[str, object]] = []
+    sessions: list[dict[str, object]] = []
     problems = [str(error) for error in errors]
     for ref in refs:
         try:
@@ -78,10 +81,12 @@ def run_stats(args: argparse.Namespace) -> int:
             # Reading only: an unreadable progress file stays where it is.
             progress = store.load(ref.id, quarantine=False).progress
             rows.append(lesson_stats(lesson, progress, now).as_dict())
+            sessions += session_log_rows(ref.id, progress)
         except (ContentError, ProgressError) as error:
             problems.append(str(error))
     if args.json:
         payload = {"now": now.isoformat(), "lessons": rows, "errors": problems}
+        payload["sessions"] = sessions
         print(json.dumps(payload, ensure_ascii=False))
     else:
         print("lesson\titems\treviewed\tdue\tnew\treviews\tretention\tarchived\tnext due (UTC)")
@@ -92,6 +97,9 @@ def run_stats(args: argparse.Namespace) -> int:
                 f"{row['lesson']}\t{row['items']}\t{row['reviewed']}\t{row['due']}\t{row['new']}"
                 f"\t{row['reviews']}\t{shown}\t{row['archived']}\t{row['next_due'] or '-'}"
             )
+        log = render_session_log(sessions)
+        if log:
+            print(f"\n{log}", end="")
         for problem in problems:
             print(problem, file=sys.stderr)
     return 0

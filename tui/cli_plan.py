@@ -1,0 +1,61 @@
+"""``shardbook plan [LESSON] [--json]``: a lesson's study plan, headless (engine.plan).
+
+Prints each step of the plan with its state (todo / started / done) and where it is worked, the
+counts, the next step, the learning objectives with the learner's ratings, and the reviews due.
+Reads the progress file without changing it. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from engine.errors import ContentError
+from engine.lesson import discover_lessons, load_lesson
+from engine.paths import DEFAULT_LESSON, resolve_content_dir, resolve_progress_dir
+from engine.plan import build_plan, render_plan
+from engine.progress import ProgressStore
+from tui.cli import one_line_errors
+
+
+def register(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_paths: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """Add the ``plan`` command to the ``shardbook`` subcommands."""
+    plan = commands.add_parser(
+        "plan",
+        help="print a lesson's study plan: each step, its state and where it is worked",
+        description="The study plan of a lesson, computed from the lesson and your progress: "
+        "reading each section, the exercises, the self-check questions, the reflection fields "
+        "and the reviews due, each todo, started or done.",
+    )
+    plan.add_argument(
+        "lesson", nargs="?", default=DEFAULT_LESSON, metavar="LESSON", help="lesson id (S15)"
+    )
+    plan.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_paths(plan)
+    one_line_errors(plan, "plan")
+    plan.set_defaults(func=run_plan)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """Print the plan of ``args.lesson``; exit 0, or 2 when the lesson or progress is bad."""
+    content_dir = resolve_content_dir(args.content_dir)
+    refs, _errors = discover_lessons(content_dir)
+    matches = [ref for ref in refs if ref.id == args.lesson]
+    if not matches:
+        known = ", ".join(ref.id for ref in refs) or "none"
+        raise ContentError(str(content_dir), None, f"no lesson {args.lesson!r} (lessons: {known})")
+    lesson = load_lesson(matches[0].path)
+    store = ProgressStore(resolve_progress_dir(args.progress_dir))
+    # Reading only: an unreadable progress file stays where it is and is reported.
+    progress = store.load(lesson.id, quarantine=False).progress
+    plan = build_plan(lesson, progress)
+    if args.json:
+        print(json.dumps(plan.as_dict(), ensure_ascii=False))
+    else:
+        sys.stdout.write(render_plan(plan))
+    return 0
