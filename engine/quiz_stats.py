@@ -164,7 +164,11 @@ def stats_text(
         "\tnext due (local)"
     ]
     for row in rows:
-        recall = f"{percent(row.recall)} ({row.recalled}/{row.reviews} Good/Easy)"
+        recall = (
+            f"{percent(row.recall)} ({row.recalled}/{row.reviews} Good/Easy)"
+            if row.reviews
+            else "-"
+        )
         next_due = (
             "-"
             if row.next_due is None

@@ -1,5 +1,6 @@
 """``shardbook quiz [--lesson ID] [--due]`` opens the app on the quiz screen;
-``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz.LessonStats)."""
+``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz_stats.LessonStats):
+recall, the model's retrievability, and the reviews due on each of the next 30 local dates."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import ProgressStore
 from engine.quiz import lesson_stats, utc_now
+from engine.quiz_stats import stats_text
 from tui.cli import one_line_errors
 
 
@@ -70,28 +72,27 @@ def run_stats(args: argparse.Namespace) -> int:
     refs, errors = discover_lessons(content_dir)
     store = ProgressStore(progress_dir)
     now = utc_now()
-    rows: list[dict[str, object]] = []
+    local = now.astimezone()
+    rows = []
     problems = [str(error) for error in errors]
     for ref in refs:
         try:
             lesson = load_lesson(ref.path)
             # Reading only: an unreadable progress file stays where it is.
             progress = store.load(ref.id, quarantine=False).progress
-            rows.append(lesson_stats(lesson, progress, now).as_dict())
+            rows.append(lesson_stats(lesson, progress, now, local.tzinfo))
         except (ContentError, ProgressError) as error:
             problems.append(str(error))
     if args.json:
-        payload = {"now": now.isoformat(), "lessons": rows, "errors": problems}
+        payload = {
+            "now": now.isoformat(),
+            "local_now": local.isoformat(),
+            "lessons": [row.as_dict() for row in rows],
+            "errors": problems,
+        }
         print(json.dumps(payload, ensure_ascii=False))
     else:
-        print("lesson\titems\treviewed\tdue\tnew\treviews\tretention\tarchived\tnext due (UTC)")
-        for row in rows:
-            retention = row["retention"]
-            shown = "-" if not isinstance(retention, float) else f"{retention:.1%}"
-            print(
-                f"{row['lesson']}\t{row['items']}\t{row['reviewed']}\t{row['due']}\t{row['new']}"
-                f"\t{row['reviews']}\t{shown}\t{row['archived']}\t{row['next_due'] or '-'}"
-            )
+        print(stats_text(rows, local.tzinfo))
         for problem in problems:
             print(problem, file=sys.stderr)
     return 0
