@@ -451,7 +451,7 @@ def test_no_matching_distractor_is_right_by_the_strategy_data(seed: int, name: s
         assert question.grade(index).correct is defensible
 
 
-def test_the_issue_cases_are_never_offered_as_wrong() -> None:
+def test_the_reported_unfair_options_are_never_offered() -> None:
     lesson = load_lesson(CHECKOUT_ROOT / "content" / "S15.yaml")
     for seed in range(200):
         rng = random.Random(seed)
