@@ -4,15 +4,17 @@ Four kinds of items (:data:`KINDS`), each with a stable id that never contains i
 random values, so editing a lesson keeps the learner's schedule:
 
 - ``self-check``: the lesson's self-check questions (``self-check:<item id>``). The learner types an
-  answer, the key points are revealed, and the learner rates the recall Again/Hard/Good/Easy.
+  answer (the one written in the lesson is offered, :meth:`QuizSession.lesson_answer`), the key
+  points are revealed, and the learner rates the recall Again/Hard/Good/Easy.
 - ``drill``: numeric questions generated from the engines with random but realistic parameters
   (``drill:<template id>``, :data:`DRILL_TEMPLATES`): model-state memory per rank under a ZeRO stage
   (:func:`engine.ledger.compute_ledger`), the pipeline bubble for p/m/v
   (:func:`engine.pipeline.closed_form_bubble`), the bus-bandwidth factor
   (:func:`engine.collectives.bus_bandwidth_factor`) and the ring all-reduce time
   (:func:`engine.collectives.collective_cost`). The expected answer is the engine's output; an
-  answer within :data:`DRILL_TOLERANCE` (relative) is correct; the worked solution shows the
-  engine's formula and its source.
+  answer within :data:`DRILL_TOLERANCE` (relative) is correct, written as a number, a fraction
+  (``3/11``), a percentage or in a unit of the prompt's kind (:func:`parse_answer`); the worked
+  solution shows the engine's formula and its source.
 - ``misconception``: the lesson's misconceptions (section ``misconceptions``) as true/false
   statements: the mistaken belief (false) and its correct counterpart (true), each with an
   explanation (``misconception:<item id>:claim`` / ``:truth``). The statements and explanations are
@@ -20,33 +22,53 @@ random values, so editing a lesson keeps the learner's schedule:
   lesson's own sentence is shown with the explanation.
 - ``matching``: a strategy, to be matched with what it splits and the collectives it runs
   (``matching:<strategy>``), from :data:`engine.strategies.STRATEGIES`; four choices, the wrong ones
-  keep one half of the right pair, so both halves are tested.
+  keep one half of the right pair, so both halves are tested. A wrong option is wrong by the
+  strategy data: its split names something the strategy does not divide
+  (:attr:`~engine.strategies.Strategy.shards`), or its collectives differ from the strategy's even
+  after writing each all-reduce as a reduce-scatter plus an all-gather
+  (:func:`~engine.strategies.collective_signature`). An option that is right by that test is
+  never offered as a wrong one, and graded right if a replayed asking holds one.
+
+Order (:class:`QuizSession`): due items first, then new ones mixing the kinds. Items of one pair
+(:func:`pair_key`: a misconception's claim and its counterpart; drills from one formula) are
+*close* when fewer than :data:`PAIR_GAP` other questions come between them in one session; a
+session never asks them that close (the later one waits, if need be for the next session). A
+self-check answered in the lesson today (``quiz.lesson_reveals``, :mod:`engine.lesson_reveals`)
+is not asked again today; "today" is the learner's local date.
 
 Scheduling uses FSRS through the ``fsrs`` library (Ye et al., "A Stochastic Shortest Path Algorithm
 for Optimizing Spaced Repetition Scheduling", KDD 2022; ``open-spaced-repetition/py-fsrs``):
-:class:`fsrs.Scheduler` with fuzzing off, so replaying the review log rebuilds the schedule exactly
-(:meth:`QuizState.rebuild_cards`). All datetimes are timezone-aware UTC.
+:class:`fsrs.Scheduler` with fuzzing off and the learner's desired retention (the setting
+``review.desired_retention``, :mod:`engine.settings`), which each log entry records, so replaying
+the review log rebuilds the schedule exactly (:meth:`QuizState.rebuild_cards`). Every datetime
+inside is timezone-aware UTC; the learner sees local time (:func:`local_text`).
 
 State lives in ``LessonProgress.quiz`` (:class:`QuizState` edits that dict in place)::
 
     version: 1
     cards: {item id: fsrs Card.to_dict()}         # the schedule, a cache of the log
-    log: [{item, rating 1-4, at (ISO UTC), answer, correct (true/false/null), params}]
+    log: [{item, rating 1-4, at (ISO UTC), answer, correct (true/false/null), params,
+           retention (desired retention of that review; absent: 0.9, fsrs's default)}]
     answers: {item id: {answer, correct, at, params}}   # the last submitted answer
     archived: {item id: {card, at}}               # items no longer in the lesson, kept
+    lesson_reveals: {lesson item id: at (ISO UTC)}      # self-checks revealed in the lesson
 
 :class:`QuizSession` runs one quiz over one or more lessons: one queue (due items first, then new
-ones), submit/judge/choose, rate, undo; it calls ``save`` after every answer and every rating.
-Clock and random seed are injectable so runs are reproducible.
+ones), submit/judge/choose, rate (with each rating's next interval shown first,
+:meth:`QuizSession.intervals`), undo; it calls ``save`` after every answer and every rating.
+Clock, time zone and random seed are injectable so runs are reproducible. Statistics for
+``shardbook stats``, the app and the export: :func:`lesson_stats` (:class:`LessonStats`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import random
+import re
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -63,9 +85,19 @@ from engine.collectives import (
 from engine.errors import InputError, ProgressError
 from engine.ledger import CONVENTION_NOTES, ZERO_SOURCE, LedgerSpec, compute_ledger
 from engine.lesson import Lesson
+from engine.lesson_reveals import lesson_reveals
 from engine.pipeline import PipelineSpec, closed_form_bubble
 from engine.progress import LessonProgress
-from engine.strategies import STRATEGIES, Strategy
+from engine.quiz_stats import LessonStats, due_forecast, local_date, recall_history
+from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
+from engine.strategies import (
+    DECOMPOSITION_SOURCE,
+    SHARDS,
+    STRATEGIES,
+    Strategy,
+    collective_signature,
+    covered_shards,
+)
 from engine.units import (
     GB,
     format_bytes,
@@ -81,6 +113,16 @@ KINDS: Final = ("self-check", "drill", "misconception", "matching")
 STATE_VERSION: Final = 1
 RATINGS: Final = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 """FSRS ratings by key: 1 Again, 2 Hard, 3 Good, 4 Easy (``fsrs.Rating`` values)."""
+RECALLED: Final = frozenset({3, 4})
+"""Ratings that count as recalled in :attr:`LessonStats.recall`: Good and Easy (Again is a lapse;
+Hard is counted as not recalled, so recall never flatters the learner)."""
+
+PAIR_GAP: Final = 5
+"""Two items of one pair are close when fewer than this many other questions come between them
+in one session (module docstring, "Order")."""
+
+FORECAST_DAYS: Final = 30
+"""Days of :attr:`LessonStats.due_forecast`, today (local) included."""
 
 DRILL_TOLERANCE: Final = 0.02
 """A drill answer within 2 % of the expected value (relative) is correct."""
@@ -112,9 +154,41 @@ def _iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).isoformat()
 
 
-def _scheduler() -> Scheduler:
-    # Fuzzing draws from the global random module: off, so a replayed log gives the same dues.
-    return Scheduler(enable_fuzzing=False)
+@functools.lru_cache(maxsize=16)
+def scheduler_for(desired_retention: float = DESIRED_RETENTION_DEFAULT) -> Scheduler:
+    """The FSRS scheduler for ``desired_retention`` (0.70-0.97): py-fsrs 6 defaults otherwise,
+    fuzzing off (fuzz draws from the global random module, so a replayed log would give other
+    dues).
+
+    Raises:
+        InputError: field ``desired_retention`` outside :data:`DESIRED_RETENTION_RANGE`.
+    """
+    low, high = DESIRED_RETENTION_RANGE
+    if isinstance(desired_retention, bool) or not low <= desired_retention <= high:
+        raise InputError(
+            "desired_retention", f"{desired_retention!r} is outside {low:.2f}-{high:.2f}"
+        )
+    return Scheduler(desired_retention=float(desired_retention), enable_fuzzing=False)
+
+
+def local_text(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
+    """``moment`` as the learner reads it: ``2026-03-01 17:10`` in ``tz`` (None: this machine's
+    local time zone)."""
+    return moment.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+
+
+def format_interval(interval: dt.timedelta) -> str:
+    """A review interval in the largest unit that keeps it short: ``1 min``, ``5.5 min``,
+    ``3 h``, ``8 d``, ``2.5 mo`` (30.44 days), ``1.2 y`` (365.25 days)."""
+    seconds = max(interval.total_seconds(), 0.0)
+    for unit, size in (("y", 365.25 * 86400), ("mo", 30.44 * 86400), ("d", 86400), ("h", 3600)):
+        if seconds >= size:
+            return f"{_short(seconds / size)} {unit}"
+    return f"{_short(seconds / 60)} min" if seconds >= 60 else "<1 min"
+
+
+def _short(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0") if value < 10 else f"{value:.0f}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -263,6 +337,29 @@ _DRILL_TITLES: Final = {
 }
 
 
+_DRILL_FORMULAS: Final = {
+    "bubble-over-ideal": "pipeline-bubble",
+    "bubble-fraction": "pipeline-bubble",
+    "busbw-factor": "ring-collective",
+    "allreduce-time": "ring-collective",
+}
+"""Drills worked from one formula, which :func:`pair_key` keeps apart: both bubble conventions
+come from (p-1)/m (``closed_form_bubble``); the all-reduce bus-bandwidth factor 2(n-1)/n is the
+bandwidth term of the ring all-reduce time (NCCL-tests doc/PERFORMANCE.md; Thakur, Rabenseifner,
+Gropp 2005). A drill not listed is a pair of its own."""
+
+
+def pair_key(item: QuizItem) -> str:
+    """The pair ``item`` belongs to: items with one key give each other away when asked close
+    together (module docstring, "Order"). A misconception's claim and its counterpart share a
+    key, and so do drills from one formula (:data:`_DRILL_FORMULAS`); any other item is alone."""
+    if item.kind == "misconception":
+        return f"{item.lesson_id}/misconception:{item.ref}"
+    if item.kind == "drill":
+        return f"{item.lesson_id}/formula:{_DRILL_FORMULAS.get(item.ref, item.ref)}"
+    return f"{item.lesson_id}/{item.id}"
+
+
 def lesson_items(lesson: Lesson) -> tuple[QuizItem, ...]:
     """Every quiz item of ``lesson``, in a fixed order: self-check questions, misconception
     statements (lesson items of section ``misconceptions`` with an entry in
@@ -319,6 +416,9 @@ class Question:
         options: choice: the options, in order (keys a-d).
         solution: shown after answering: key points, the worked solution, or the explanation.
         sources: where the solution rests.
+        accepted: choice: every option graded right: ``expected`` and any option equivalent to
+            it (only a replayed asking from an older version can hold one, see
+            :func:`make_matching`).
     """
 
     item: QuizItem
@@ -331,6 +431,7 @@ class Question:
     options: tuple[str, ...] = ()
     solution: str = ""
     sources: tuple[str, ...] = ()
+    accepted: tuple[int, ...] = ()
 
     def expected_text(self) -> str:
         """The right answer as text (drills: in the unit asked, 4 significant digits)."""
@@ -370,7 +471,7 @@ class Question:
             raise InputError("answer", "choose an option a-d")
         if not 0 <= answer < len(self.options):
             raise InputError("answer", f"choose an option a-{'abcd'[len(self.options) - 1]}")
-        ok = answer == self.expected
+        ok = answer == self.expected or answer in self.accepted
         return Grade(ok, "abcd"[answer], 3 if ok else 1)
 
 
@@ -398,29 +499,51 @@ def within_tolerance(value: float, expected: float, tolerance: float) -> bool:
 
 
 _UNIT_SCALE: Final = {"GB": GB, "ms": 1e-3, "fraction": 1.0, "": 1.0}
+_FRACTION_RE: Final = re.compile(
+    r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*/\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?)\s*([^\s\d%/].*)?$"
+)
 
 
 def parse_answer(text: str, unit: str) -> float:
-    """A drill answer in base units. A bare number is read in ``unit`` (``GB``: 1e9 bytes;
-    ``ms``; ``fraction``; ``""`` plain). With a unit written, memory answers accept every size
-    unit of :func:`engine.units.parse_bytes` (``37.3GiB``), time answers every unit of
-    :func:`engine.units.parse_time` (``0.018s``), fractions a percentage (``37.5%``).
+    """A drill answer in base units (bytes, seconds, or a ratio).
+
+    A bare number is read in ``unit``: ``GB`` (1e9 bytes), ``ms``, ``fraction`` or ``""`` (a
+    plain number). Also accepted:
+
+    - a fraction of two numbers, as the worked solutions write them: ``3/11``, ``1/8``,
+      ``3/8 %``, ``1/2 GB``;
+    - a percentage where the answer has no unit (``fraction`` or ``""``): ``12.5%``;
+    - for memory answers every size unit of :func:`engine.units.parse_bytes` (``39.6GiB``,
+      ``16e9B``, ``16 GB``); for times every unit of :func:`engine.units.parse_time`
+      (``0.018s``, ``17570us``).
 
     Raises:
-        InputError: field ``answer``: empty, not a number, or a unit that does not fit.
+        InputError: field ``answer``: empty, not a number, a zero denominator, or a unit that
+            does not fit the question (the message names the units that do).
     """
     raw = text.strip()
     if not raw:
         raise InputError("answer", "is empty; type a number")
-    if unit == "fraction" and raw.endswith("%"):
+    fraction = _FRACTION_RE.match(raw)
+    if fraction is not None:
+        numerator, denominator, percent, suffix = fraction.groups()
+        if float(denominator) == 0:
+            raise InputError("answer", f"{raw!r} divides by zero")
+        value = float(numerator) / float(denominator)
+        return parse_answer(f"{value!r}{percent}{suffix or ''}", unit)
+    if unit in ("fraction", "") and raw.endswith("%"):
         return parse_number("answer", raw[:-1], allow_zero=True) / 100.0
     try:
         return parse_number("answer", raw, allow_zero=True) * _UNIT_SCALE[unit]
-    except InputError:
+    except InputError as error:
         if unit == "GB":
             return parse_bytes("answer", raw, allow_zero=True)
         if unit == "ms":
             return parse_time("answer", raw)
+        if "unexpected unit" in error.message:
+            raise InputError(
+                "answer", f"{raw!r}: answer with a number, a fraction (3/11) or a percentage (25%)"
+            ) from None
         raise
 
 
@@ -577,14 +700,14 @@ def make_drill(item: QuizItem, params: Params) -> Question:
             prompt = (
                 f"Pipeline schedule {params['schedule']} with {shape}, no p2p time. What is the "
                 f"bubble in the bubble/ideal convention (idle time over the ideal compute time "
-                f"m(t_F + t_B + t_W))? Answer as a fraction (0.25) or a percentage (25%). "
+                f"m(t_F + t_B + t_W))? Answer as a fraction (0.25 or 1/4) or a percentage (25%). "
                 f"{tolerance_text}"
             )
         else:
             prompt = (
                 f"GPipe with p = {p} stages and m = {m} micro-batches, no p2p time. What share of "
                 f"the iteration time is bubble (bubble/total convention)? Answer as a fraction "
-                f"(0.25) or a percentage (25%). {tolerance_text}"
+                f"(0.25 or 1/4) or a percentage (25%). {tolerance_text}"
             )
         solution = (
             f"{closed.formula}\nbubble/total = bubble/ideal / (1 + bubble/ideal); "
@@ -598,7 +721,7 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         op, n = str(params["op"]), int(params["ranks"])
         prompt = (
             "NCCL-tests reports bus bandwidth = algorithm bandwidth x a factor. What is the "
-            f"factor for {op} on n = {n} ranks? Answer as a number. {tolerance_text}"
+            f"factor for {op} on n = {n} ranks? Answer as a number (1.75 or 7/4). {tolerance_text}"
         )
         solution = (
             f"{op}: factor {BUS_BANDWIDTH_FACTORS[op]} with n = {n} = {expected:.6g}\n"
@@ -634,13 +757,10 @@ def make_drill(item: QuizItem, params: Params) -> Question:
 # -- matching
 
 
-def split_summary(strategy: Strategy) -> str:
-    """What ``strategy`` splits, its first clause (``Strategy.split`` up to the first ';')."""
-    return strategy.split.split(";")[0].strip()
-
-
-def _split_head(strategy: Strategy) -> str:
-    return split_summary(strategy).split(":")[0]
+def shards_summary(strategy: Strategy) -> str:
+    """What ``strategy`` divides among its ranks, in the quiz's words (:data:`SHARDS`), joined
+    with ' + '."""
+    return " + ".join(SHARDS[shard] for shard in strategy.shards)
 
 
 def collectives_summary(strategy: Strategy) -> str:
@@ -648,21 +768,47 @@ def collectives_summary(strategy: Strategy) -> str:
     return " + ".join(strategy.collective_names())
 
 
+def split_is_wrong(option: Strategy, strategy: Strategy) -> bool:
+    """Whether "``strategy`` splits what ``option`` splits" is false by the strategy data: the
+    option names something ``strategy`` does not divide. Naming only part of what it divides
+    (DP's "the batch" for ZeRO-1) is incomplete but true, so not wrong."""
+    return not set(option.shards) <= covered_shards(strategy)
+
+
+def collectives_are_wrong(option: Strategy, strategy: Strategy) -> bool:
+    """Whether "``strategy`` runs ``option``'s collectives" is false by the strategy data: they
+    differ even with every all-reduce written as a reduce-scatter plus an all-gather
+    (:func:`~engine.strategies.collective_signature`). So DP's "all-reduce" and ZeRO's
+    "reduce-scatter + all-gather" are each right for the other."""
+    return collective_signature(option.collective_names()) != collective_signature(
+        strategy.collective_names()
+    )
+
+
 def _matching_params(strategy_name: str, rng: random.Random) -> Params:
     """Four (split-of, collectives-of) strategy pairs, the right one among them, shuffled.
 
     The wrong options keep the right split with other collectives, the right collectives with
-    another split, and neither, so each half of the pair is tested."""
+    another split, and neither, so each half of the pair is tested. Every other half comes from a
+    strategy for which it is wrong (:func:`split_is_wrong`, :func:`collectives_are_wrong`), so no
+    option but the right one is defensible."""
     right = STRATEGIES[strategy_name]
     others = [s for s in STRATEGIES.values() if s.name != strategy_name]
-    # TP and TP+SP both split "inside each layer": never offer one's split as the other's.
-    wrong_split = [s for s in others if _split_head(s) != _split_head(right)]
-    wrong_coll = [s for s in others if set(s.collective_names()) != set(right.collective_names())]
+    wrong_split = [s for s in others if split_is_wrong(s, right)]
+    wrong_coll = [s for s in others if collectives_are_wrong(s, right)]
     a = rng.choice(wrong_coll)
     b = rng.choice(wrong_split)
-    c_split = rng.choice([s for s in wrong_split if s.name != b.name] or wrong_split)
+    c_split = rng.choice(
+        [s for s in wrong_split if shards_summary(s) != shards_summary(b)] or wrong_split
+    )
     c_coll = rng.choice(
-        [s for s in wrong_coll if collectives_summary(s) != collectives_summary(a)] or wrong_coll
+        [
+            s
+            for s in wrong_coll
+            if collective_signature(s.collective_names())
+            != collective_signature(a.collective_names())
+        ]
+        or wrong_coll
     )
     pairs = [
         [right.name, right.name],
@@ -677,21 +823,35 @@ def _matching_params(strategy_name: str, rng: random.Random) -> Params:
 def make_matching(item: QuizItem, params: Params) -> Question:
     """The matching ``item`` asked with ``params`` (from the session's RNG or the log).
 
+    The expected option is the one that states exactly what the strategy divides and runs. An
+    option that is right by the strategy data too (:func:`split_is_wrong` and
+    :func:`collectives_are_wrong` both false) is graded right as well: new askings never hold
+    one, but a replayed asking from an older version may.
+
     Raises:
-        InputError: field ``params`` when they do not name known strategies.
+        InputError: field ``params`` when they do not name known strategies or hold no right
+            option.
     """
     try:
         right = STRATEGIES[item.ref]
         pairs = [(STRATEGIES[str(s)], STRATEGIES[str(c)]) for s, c in params["options"]]
     except (KeyError, TypeError, ValueError):
         raise InputError("params", "matching options name unknown strategies") from None
-    options = tuple(f"splits {split_summary(s)} | runs {collectives_summary(c)}" for s, c in pairs)
-    expected = next(
+    options = tuple(f"splits {shards_summary(s)} | runs {collectives_summary(c)}" for s, c in pairs)
+    accepted = tuple(
         index
         for index, (s, c) in enumerate(pairs)
-        if split_summary(s) == split_summary(right)
-        and collectives_summary(c) == collectives_summary(right)
+        if not split_is_wrong(s, right) and not collectives_are_wrong(c, right)
     )
+    exact = [
+        index
+        for index in accepted
+        if set(pairs[index][0].shards) == set(right.shards)
+        and collectives_summary(pairs[index][1]) == collectives_summary(right)
+    ]
+    if not accepted:
+        raise InputError("params", f"no option of {item.id} is right")
+    expected = (exact or list(accepted))[0]
     prompt = (
         f"{right.title} ({right.name_zh}): what does it split, and which collectives does it "
         "run? Choose a-d."
@@ -701,10 +861,17 @@ def make_matching(item: QuizItem, params: Params) -> Question:
         for use in right.collectives
     )
     solution = f"Splits: {right.split}\nCollectives:\n{uses}\nHolds: {right.holds}"
+    if {"all-reduce", "reduce-scatter", "all-gather"} & set(right.collective_names()):
+        solution += (
+            "\nAn all-reduce is a reduce-scatter followed by an all-gather, so either form is "
+            "right where one is; no option here differs from the answer only by that."
+        )
     sources = tuple(dict.fromkeys(use.source for use in right.collectives))
+    if {"all-reduce", "reduce-scatter", "all-gather"} & set(right.collective_names()):
+        sources += (DECOMPOSITION_SOURCE,)
     return Question(
         item, prompt, "choice", dict(params), expected, options=options,
-        solution=solution, sources=sources,
+        solution=solution, sources=sources, accepted=accepted,
     )  # fmt: skip
 
 
@@ -761,47 +928,6 @@ def ask(
 # State: cards, the review log, archived items
 
 
-@dataclass(frozen=True)
-class LessonStats:
-    """Review statistics of one lesson at one moment.
-
-    Attributes:
-        lesson_id: the lesson.
-        items: current items (archived ones excluded).
-        new: items never rated.
-        reviewed: items rated at least once.
-        reviews: ratings in the log (current and archived items).
-        due: reviewed items whose due date has come.
-        retention: mean FSRS retrievability of the reviewed items now (0-1), None before any.
-        archived: items removed from the lesson whose history is kept.
-        next_due: the earliest due date of a reviewed item (ISO UTC), None before any.
-    """
-
-    lesson_id: str
-    items: int
-    new: int
-    reviewed: int
-    reviews: int
-    due: int
-    retention: float | None
-    archived: int
-    next_due: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON object of ``shardbook stats --json`` for this lesson."""
-        return {
-            "lesson": self.lesson_id,
-            "items": self.items,
-            "new": self.new,
-            "reviewed": self.reviewed,
-            "reviews": self.reviews,
-            "due": self.due,
-            "retention": self.retention,
-            "archived": self.archived,
-            "next_due": self.next_due,
-        }
-
-
 def _card_id(lesson_id: str, item_id: str) -> int:
     return zlib.crc32(f"{lesson_id}/{item_id}".encode())
 
@@ -814,14 +940,22 @@ class QuizState:
     in-place edit would change that base too. After a merge the store may hand ``progress`` a new
     quiz mapping; every method reads it again when that happened.
 
+    Args:
+        progress: the lesson's progress.
+        desired_retention: the FSRS desired retention of the reviews rated from now on
+            (0.70-0.97; :func:`scheduler_for`). Replaying the log uses each entry's own.
+
     Raises (constructor and every method):
         ProgressError: the stored quiz data has the wrong shape (named by its key).
+        InputError: field ``desired_retention`` outside 0.70-0.97.
     """
 
-    def __init__(self, progress: LessonProgress) -> None:
+    def __init__(
+        self, progress: LessonProgress, desired_retention: float = DESIRED_RETENTION_DEFAULT
+    ) -> None:
         self.progress = progress
         self.lesson_id = progress.lesson_id
-        self.scheduler = _scheduler()
+        self.scheduler = scheduler_for(desired_retention)
         self._seen: dict[str, Any] | None = None
         self._cards: dict[str, Card] = {}
         self._sync()
@@ -925,6 +1059,7 @@ class QuizState:
             "answer": grade.answer if grade else "",
             "correct": grade.correct if grade else None,
             "params": _deep_copy(question.params),
+            "retention": self.scheduler.desired_retention,
         }
         self.progress.quiz["log"] = [*self.log, entry]
         self._store_cards()
@@ -957,34 +1092,59 @@ class QuizState:
                 continue
             at = _utc(dt.datetime.fromisoformat(str(entry["at"])), "log.at")
             card = cards.get(item_id) or Card(card_id=_card_id(self.lesson_id, item_id), due=at)
-            cards[item_id], _log = self.scheduler.review_card(
-                card, Rating(int(entry["rating"])), at
-            )
+            scheduler = scheduler_for(entry.get("retention", DESIRED_RETENTION_DEFAULT))
+            cards[item_id], _log = scheduler.review_card(card, Rating(int(entry["rating"])), at)
         return cards
 
-    def stats(self, items: Sequence[QuizItem], now: dt.datetime) -> LessonStats:
-        """Statistics of this lesson's current ``items`` at ``now``."""
+    def next_cards(self, item_id: str, now: dt.datetime) -> dict[int, Card]:
+        """What each rating (1-4) would make of the item's card at ``now``: fsrs's
+        ``review_card`` on the card as it is (a new card when never rated), nothing stored. The
+        card's ``due`` minus ``now`` is the interval each rating key shows."""
+        now = _utc(now)
+        self._sync()
+        card = self._cards.get(item_id) or Card(card_id=_card_id(self.lesson_id, item_id), due=now)
+        return {
+            rating: self.scheduler.review_card(card, Rating(rating), now)[0] for rating in RATINGS
+        }
+
+    def stats(
+        self, items: Sequence[QuizItem], now: dt.datetime, tz: dt.tzinfo | None = None
+    ) -> LessonStats:
+        """Statistics of this lesson's current ``items`` at ``now``; dates in the forecast and
+        the recall history are local dates in ``tz`` (None: this machine's time zone)."""
         now = _utc(now)
         self._sync()
         current = {item.id for item in items}
         cards = [card for item_id, card in self._cards.items() if item_id in current]
         archived = set(self.data["archived"]) | (set(self._cards) - current)
-        retention = (
+        retrievability = (
             math.fsum(self.scheduler.get_card_retrievability(card, now) for card in cards)
             / len(cards)
             if cards
             else None
+        )
+        log = self.log
+        recalled = sum(1 for entry in log if int(entry["rating"]) in RECALLED)
+        today = local_date(now, tz)
+        reviews = (
+            (dt.datetime.fromisoformat(str(entry["at"])), int(entry["rating"]) in RECALLED)
+            for entry in log
         )
         return LessonStats(
             lesson_id=self.lesson_id,
             items=len(current),
             new=len(current) - len(cards),
             reviewed=len(cards),
-            reviews=len(self.log),
+            reviews=len(log),
             due=sum(1 for card in cards if card.due <= now),
-            retention=retention,
+            retention=retrievability,
             archived=len(archived),
             next_due=_iso(min(card.due for card in cards)) if cards else None,
+            recalled=recalled,
+            recall=recalled / len(log) if log else None,
+            retrievability=retrievability,
+            due_forecast=due_forecast((card.due for card in cards), today, tz, FORECAST_DAYS),
+            recall_history=recall_history(reviews, today, tz, FORECAST_DAYS),
         )
 
     def _store_cards(self) -> None:
@@ -1000,23 +1160,43 @@ def _valid_entry(entry: object) -> bool:
         moment = dt.datetime.fromisoformat(str(entry.get("at")))
     except ValueError:
         return False
-    return moment.tzinfo is not None
+    retention = entry.get("retention", DESIRED_RETENTION_DEFAULT)
+    low, high = DESIRED_RETENTION_RANGE
+    if isinstance(retention, bool) or not isinstance(retention, int | float):
+        return False
+    return moment.tzinfo is not None and low <= retention <= high
 
 
 # ----------------------------------------------------------------------------------------------
 # A quiz session over one or more lessons
 
 
+def _spread(items: Sequence[QuizItem]) -> list[QuizItem]:
+    """``items`` with the members of each pair (:func:`pair_key`) as far apart as the list
+    allows: the first member of every pair, then the second ones, and so on."""
+    groups: dict[str, list[QuizItem]] = {}
+    for item in items:
+        groups.setdefault(pair_key(item), []).append(item)
+    rounds = max((len(group) for group in groups.values()), default=0)
+    return [group[n] for n in range(rounds) for group in groups.values() if n < len(group)]
+
+
 def review_queue(
-    entries: Sequence[tuple[QuizItem, QuizState]], now: dt.datetime, due_only: bool = False
+    entries: Sequence[tuple[QuizItem, QuizState]],
+    now: dt.datetime,
+    due_only: bool = False,
+    skip: Collection[QuizItem] = (),
 ) -> list[QuizItem]:
     """One queue over all lessons: reviewed items that are due (earliest first), then, unless
     ``due_only``, new items, taking one of each kind in turn (self-check, misconception,
-    matching, drill) so a session mixes them."""
+    matching, drill) so a session mixes them, and the members of a pair far apart within their
+    kind. Items in ``skip`` are left out."""
     now = _utc(now)
     due: list[tuple[dt.datetime, int, QuizItem]] = []
     new_by_kind: dict[str, list[QuizItem]] = {}
     for index, (item, state) in enumerate(entries):
+        if item in skip:
+            continue
         card = state.card(item.id)
         if card is None:
             new_by_kind.setdefault(item.kind, []).append(item)
@@ -1025,7 +1205,7 @@ def review_queue(
     queue = [item for _due, _index, item in sorted(due, key=lambda x: (x[0], x[1]))]
     if not due_only:
         order = ("self-check", "misconception", "matching", "drill")
-        lists = [new_by_kind.get(kind, []) for kind in order]
+        lists = [_spread(new_by_kind.get(kind, [])) for kind in order]
         for round_index in range(max((len(x) for x in lists), default=0)):
             queue.extend(x[round_index] for x in lists if round_index < len(x))
     return queue
@@ -1042,9 +1222,20 @@ class QuizSession:
         clock: returns the current time, timezone-aware (default :func:`utc_now`).
         seed: seeds the RNG that draws drill values and choice orders (None: random).
         due_only: only items already reviewed and now due; no new items.
+        desired_retention: FSRS desired retention of the ratings (0.70-0.97; the setting
+            ``review.desired_retention``); :meth:`set_desired_retention` changes it.
+        tz: the learner's time zone, for "today" and local dates (None: this machine's).
+
+    Attributes:
+        asked: every item asked in this session, in order (an undone item twice).
+        held_back: when the session ends with items left (:attr:`remaining`), how many wait
+            because each is paired with an item asked close before (module docstring, "Order").
+        answered_today: self-check items left out because the learner answered them in the
+            lesson today.
 
     Raises:
         ProgressError: a lesson's stored quiz data has the wrong shape.
+        InputError: a naive clock (field ``clock``) or a desired retention outside 0.70-0.97.
     """
 
     def __init__(
@@ -1056,6 +1247,8 @@ class QuizSession:
         clock: Clock = utc_now,
         seed: int | None = None,
         due_only: bool = False,
+        desired_retention: float = DESIRED_RETENTION_DEFAULT,
+        tz: dt.tzinfo | None = None,
     ) -> None:
         self.lessons = {lesson.id: lesson for lesson in lessons}
         self.progress = dict(progress)
@@ -1063,11 +1256,12 @@ class QuizSession:
         self.clock = clock
         self.rng = random.Random(seed)
         self.due_only = due_only
+        self.tz = tz
         self.states: dict[str, QuizState] = {}
         self.items: dict[str, tuple[QuizItem, ...]] = {}
         now = self.now()
         for lesson in lessons:
-            state = QuizState(self.progress[lesson.id])
+            state = QuizState(self.progress[lesson.id], desired_retention)
             items = lesson_items(lesson)
             if state.reconcile(items, now):
                 self.save(self.progress[lesson.id])
@@ -1077,6 +1271,9 @@ class QuizSession:
         self.current: Question | None = None
         self.grade: Grade | None = None
         self.reviewed_this_session = 0
+        self.asked: list[QuizItem] = []
+        self.held_back = 0
+        self.answered_today: list[QuizItem] = []
         self._undo_stack: list[str] = []
         self.refill()
 
@@ -1088,6 +1285,26 @@ class QuizSession:
         """
         return _utc(self.clock())
 
+    @property
+    def desired_retention(self) -> float:
+        """The desired retention new ratings are scheduled with."""
+        return (
+            next(iter(self.states.values())).scheduler.desired_retention
+            if self.states
+            else (DESIRED_RETENTION_DEFAULT)
+        )
+
+    def set_desired_retention(self, desired_retention: float) -> None:
+        """Schedule the ratings from now on for ``desired_retention``; earlier reviews keep the
+        retention they were rated with (the log records it).
+
+        Raises:
+            InputError: field ``desired_retention`` outside 0.70-0.97.
+        """
+        scheduler = scheduler_for(desired_retention)
+        for state in self.states.values():
+            state.scheduler = scheduler
+
     def refill(self) -> Question | None:
         """Rebuild the queue from what is due (and new) now, and ask its first item."""
         entries = [
@@ -1095,16 +1312,42 @@ class QuizSession:
             for lesson_id, items in self.items.items()
             for item in items
         ]
-        self.queue = review_queue(entries, self.now(), self.due_only)
+        now = self.now()
+        today = local_date(now, self.tz)
+        skip = {item for item, _state in entries if self._answered_in_lesson(item, today)}
+        self.queue = review_queue(entries, now, self.due_only, skip)
+        self.answered_today = [
+            item for item in review_queue(entries, now, self.due_only) if item in skip
+        ]
         return self.next()
 
+    def _answered_in_lesson(self, item: QuizItem, today: dt.date) -> bool:
+        if item.kind != "self-check":
+            return False
+        revealed = lesson_reveals(self.progress[item.lesson_id]).get(item.ref)
+        return revealed is not None and local_date(revealed, self.tz) == today
+
     def next(self) -> Question | None:
-        """Ask the next item in the queue; None when the queue is empty."""
+        """Ask the first item in the queue that is not close to its pair (module docstring,
+        "Order"); None when the queue is empty or every item left waits for that reason
+        (:attr:`held_back`)."""
         self.grade = None
-        if not self.queue:
+        self.held_back = 0
+        recent = self.asked[-PAIR_GAP:]
+        index = next(
+            (
+                index
+                for index, item in enumerate(self.queue)
+                if not any(pair_key(other) == pair_key(item) and other != item for other in recent)
+            ),
+            None,
+        )
+        if index is None:
             self.current = None
+            self.held_back = len(self.queue)
             return None
-        item = self.queue.pop(0)
+        item = self.queue.pop(index)
+        self.asked.append(item)
         self.current = ask(item, self.lessons[item.lesson_id], self.rng)
         return self.current
 
@@ -1112,6 +1355,24 @@ class QuizSession:
     def remaining(self) -> int:
         """Items left after the current one."""
         return len(self.queue)
+
+    def lesson_answer(self) -> str:
+        """The answer the learner wrote in the lesson to the current self-check question
+        (``LessonProgress.answers``); ``""`` for other kinds or when there is none."""
+        question = self.current
+        if question is None or question.item.kind != "self-check":
+            return ""
+        return self.progress[question.item.lesson_id].answers.get(question.item.ref, "")
+
+    def intervals(self) -> dict[int, dt.timedelta]:
+        """Each rating's next interval for the current question (1 Again ... 4 Easy), as fsrs
+        computes it now (:meth:`QuizState.next_cards`); empty when there is no question."""
+        question = self.current
+        if question is None:
+            return {}
+        now = self.now()
+        cards = self.states[question.item.lesson_id].next_cards(question.item.id, now)
+        return {rating: card.due - now for rating, card in cards.items()}
 
     def answer(self, answer: str | bool | int) -> Grade:
         """Grade an answer to the current question and save it at once (before any rating).
@@ -1174,7 +1435,9 @@ class QuizSession:
         self.current = ask(
             item, self.lessons[lesson_id], self.rng, params if isinstance(params, dict) else None
         )
+        self.asked.append(item)
         self.grade = None
+        self.held_back = 0
         return self.current
 
     def _latest_lesson(self) -> str | None:
@@ -1187,20 +1450,27 @@ class QuizSession:
         return latest[1] if latest else None
 
     def stats(self) -> list[LessonStats]:
-        """Per-lesson statistics now, in lesson order."""
+        """Per-lesson statistics now, in lesson order (local dates in :attr:`tz`)."""
         now = self.now()
-        return [self.states[lid].stats(self.items[lid], now) for lid in self.items]
+        return [self.states[lid].stats(self.items[lid], now, self.tz) for lid in self.items]
 
 
-def lesson_stats(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> LessonStats:
-    """Statistics of one lesson from its progress, without changing the progress (the stored
-    progress is copied first, so a reader such as ``shardbook stats`` never edits it).
+def lesson_stats(
+    lesson: Lesson,
+    progress: LessonProgress,
+    now: dt.datetime,
+    tz: dt.tzinfo | None = None,
+) -> LessonStats:
+    """Statistics of one lesson from its progress at ``now``, without changing the progress (the
+    stored progress is copied first, so a reader such as ``shardbook stats`` or the export never
+    edits it). Dates of the forecast and the recall history are local dates in ``tz`` (None:
+    this machine's time zone). :func:`engine.quiz_stats.stats_text` writes a list of them as text.
 
     Raises:
         ProgressError: the stored quiz data has the wrong shape.
     """
     copy = LessonProgress(progress.lesson_id, quiz=_deep_copy(progress.quiz))
-    return QuizState(copy).stats(lesson_items(lesson), now)
+    return QuizState(copy).stats(lesson_items(lesson), now, tz)
 
 
 def _deep_copy(value: Any) -> Any:

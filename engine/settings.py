@@ -18,6 +18,7 @@ File layout (``schema_version: 1``)::
     schema_version: 1
     layout: {side: shown | hidden, reading: false, ...}
     theme: textual-dark
+    review: {desired_retention: 0.9}
     ...any other key declared in SETTINGS, dotted names nested as mappings...
 """
 
@@ -81,6 +82,14 @@ def _is_mapping(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(key, str) for key in value)
 
 
+DESIRED_RETENTION_DEFAULT = 0.9
+"""py-fsrs 6's ``Scheduler`` default desired retention (tests/test_quiz.py checks it against the
+library, which is not imported here: the settings load before the first frame)."""
+DESIRED_RETENTION_RANGE = (0.70, 0.97)
+"""The range FSRS's authors allow for desired retention (open-spaced-repetition/fsrs4anki,
+docs/tutorial.md, "Step 2: Configure FSRS settings"): above it the workload grows steeply, below
+it most reviews are lapses."""
+
 SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("layout.side", "shown", one_of("shown", "hidden"), "side pane shown or hidden"),
     SettingSpec("layout.reading", False, _is_bool, "reading mode: the lesson takes the screen"),
@@ -90,6 +99,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         {},
         _is_mapping,
         "per lesson id: where it was left (section, scroll, side tab, pane choices)",
+    ),
+    SettingSpec(
+        "review.desired_retention",
+        DESIRED_RETENTION_DEFAULT,
+        number_between(*DESIRED_RETENTION_RANGE),
+        "FSRS desired retention (0.70-0.97): the chance of recall at which a review falls due; "
+        "higher means shorter intervals and more reviews",
     ),
 )
 _SPECS = {spec.key: spec for spec in SETTINGS}

@@ -93,6 +93,8 @@ class Strategy:
         needs: the answer to "when does it need other ranks' data?" (ASCII).
         wait: one wait its communication can cause (ASCII).
         recovers: the answer to "where does it recover from after a failure?" (ASCII).
+        shards: what it divides among the ranks, as keys of :data:`SHARDS` (the quiz's
+            matching items compare these, not the wording of ``split``).
     """
 
     name: str
@@ -108,6 +110,7 @@ class Strategy:
     needs: str
     wait: str
     recovers: str
+    shards: tuple[str, ...] = ()
 
     def answers(self) -> tuple[tuple[str, str, str], ...]:
         """The three questions with this strategy's answers: (lesson wording, English, answer)."""
@@ -189,6 +192,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "All replicas are identical: a replacement copies parameters and optimizer states "
             "from any surviving rank or from the last checkpoint, and the step is redone."
         ),
+        shards=("batch",),
     ),
     Strategy(
         name="zero1",
@@ -219,6 +223,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Its optimizer-state shard exists on no other rank: restart from the last checkpoint, "
             "which holds every rank's shard (parameters could be copied from any rank)."
         ),
+        shards=("batch", "optimizer-states"),
     ),
     Strategy(
         name="zero2",
@@ -250,6 +255,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Its gradient and optimizer-state shards exist on no other rank: restart from the "
             "last checkpoint (gradients are recomputed by redoing the step)."
         ),
+        shards=("batch", "optimizer-states", "gradients"),
     ),
     Strategy(
         name="zero3",
@@ -305,6 +311,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Every shard lives on one rank only: all ranks reload the last sharded checkpoint "
             "(a rank's shard cannot be rebuilt from the others)."
         ),
+        shards=("batch", "optimizer-states", "gradients", "parameters"),
     ),
     Strategy(
         name="tp",
@@ -350,6 +357,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Its slices of every layer exist on no other rank: all TP ranks reload the last "
             "TP-sharded checkpoint together, and the step is lost."
         ),
+        shards=("matmuls",),
     ),
     Strategy(
         name="tp-sp",
@@ -410,6 +418,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "As TP: its weight slices exist on no other rank, so all TP ranks reload the last "
             "TP-sharded checkpoint; the activations are recomputed."
         ),
+        shards=("matmuls", "sequence-norm"),
     ),
     Strategy(
         name="pp",
@@ -455,6 +464,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Its layers exist only on its stage: it reloads their parameters and optimizer "
             "states from the last checkpoint, and the step's micro-batches are redone."
         ),
+        shards=("layers",),
     ),
     Strategy(
         name="ep",
@@ -513,6 +523,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Its experts exist on no other rank (unless replicated): reload them and their "
             "optimizer states from the last checkpoint; shared layers come from any rank."
         ),
+        shards=("experts", "batch"),
     ),
     Strategy(
         name="cp",
@@ -568,11 +579,70 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "Parameters are replicated across CP ranks (copy from any rank or the checkpoint); "
             "its sequence chunk is re-read from the data loader position of the step."
         ),
+        shards=("sequence",),
     ),
 )
 
 STRATEGIES: Mapping[str, Strategy] = MappingProxyType({s.name: s for s in _STRATEGY_LIST})
 """Every strategy by name: dp, zero1, zero2, zero3, tp, tp-sp, pp, ep, cp."""
+
+SHARDS: Mapping[str, str] = MappingProxyType(
+    {
+        "batch": "the batch",
+        "optimizer-states": "optimizer states (flat shards)",
+        "gradients": "gradients (flat shards)",
+        "parameters": "parameters (flat shards)",
+        "matmuls": "each layer's matmuls (column/row slices)",
+        "layers": "the layers (whole layers per stage)",
+        "experts": "the experts (whole experts per rank)",
+        "sequence": "the sequence (every layer, attention too)",
+        "sequence-norm": "the sequence (LayerNorm/dropout regions)",
+    }
+)
+"""What a strategy can divide among its ranks (:attr:`Strategy.shards`), with the words the quiz
+shows. Each label says how the thing is divided, so a strategy that divides it differently does not
+"also" split it: ZeRO's flat shards are not TP's matmul slices, nor PP's whole layers."""
+
+SHARD_IMPLIES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {"sequence": frozenset({"sequence-norm"})}
+)
+"""Dividing the sequence in every layer (CP) divides it in the LayerNorm/dropout regions too."""
+
+DECOMPOSITION_SOURCE = (
+    "Patarasuk and Yuan 2009 (JPDC 69(2)): all-reduce = reduce-scatter + all-gather; "
+    "NCCL documentation, Collective Operations"
+)
+
+DECOMPOSITIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"all-reduce": ("reduce-scatter", "all-gather")}
+)
+"""A collective and the collectives it is equivalent to in sequence: an all-reduce is a
+reduce-scatter followed by an all-gather (Patarasuk and Yuan 2009, "Bandwidth optimal all-reduce
+algorithms for clusters of workstations", JPDC 69(2); NCCL documentation, Collective Operations:
+ReduceScatter then AllGather equals AllReduce). Implementations use either form: DeepSpeed's
+first ZeRO-1 all-reduced the gradients where the ZeRO paper reduce-scatters them (DeepSpeed
+tutorial "ZeRO stage 1 with reduced communication"), and Megatron-LM's sequence parallelism
+replaces each TP all-reduce by the pair (Korthikanti et al. 2022, Sec. 4.2.2)."""
+
+
+def covered_shards(strategy: Strategy) -> frozenset[str]:
+    """What ``strategy`` divides, with what that implies (:data:`SHARD_IMPLIES`)."""
+    covered = set(strategy.shards)
+    for shard in strategy.shards:
+        covered |= SHARD_IMPLIES.get(shard, frozenset())
+    return frozenset(covered)
+
+
+def collective_signature(collectives: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``collectives`` (distinct names, each one collective the strategy runs) with every
+    collective replaced by its :data:`DECOMPOSITIONS`, sorted: two lists with the same signature
+    describe the same communication (``("all-reduce",)`` and ``("all-gather",
+    "reduce-scatter")``)."""
+    expanded: list[str] = []
+    for name in collectives:
+        expanded.extend(DECOMPOSITIONS.get(name, (name,)))
+    return tuple(sorted(expanded))
+
 
 ALIASES: Mapping[str, str] = MappingProxyType({"fsdp": "zero3"})
 """Other names a learner may use: FSDP is ZeRO-3's sharding (PyTorch's implementation)."""

@@ -407,3 +407,393 @@ def test_session_saves_every_answer_and_rating_and_undoes(lesson: Lesson) -> Non
         QuizSession(
             [lesson], {"S15": LessonProgress("S15")}, print, clock=lambda: NOW.replace(tzinfo=None)
         )
+
+
+# ---------------------------------------------------------------------------------- fairness
+# What a strategy runs, with each all-reduce written out as the reduce-scatter and all-gather it
+# is equivalent to (Patarasuk & Yuan 2009, JPDC 69(2); NCCL docs, "Collective Operations":
+# ReduceScatter followed by AllGather equals AllReduce). DeepSpeed's first ZeRO-1 all-reduced the
+# gradients (DeepSpeed tutorial "ZeRO stage 1 with reduced communication"), so for ZeRO-1
+# "all-reduce" is as defensible as the ZeRO paper's reduce-scatter + all-gather.
+
+
+def written_out(collectives: tuple[str, ...]) -> list[str]:
+    names: list[str] = []
+    for name in collectives:
+        names.extend(("reduce-scatter", "all-gather") if name == "all-reduce" else (name,))
+    return sorted(names)
+
+
+def option_is_defensible(split_of: str, collectives_of: str, strategy: str) -> bool:
+    """True when "``strategy`` splits what ``split_of`` splits and runs what ``collectives_of``
+    runs" is right by the strategy data: it names nothing ``strategy`` does not divide (CP divides
+    the sequence everywhere, so also in the LayerNorm regions) and the same collectives."""
+    right = STRATEGIES[strategy]
+    divides = set(right.shards) | ({"sequence-norm"} if "sequence" in right.shards else set())
+    return set(STRATEGIES[split_of].shards) <= divides and written_out(
+        STRATEGIES[collectives_of].collective_names()
+    ) == written_out(right.collective_names())
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32), name=st.sampled_from(sorted(STRATEGIES)))
+def test_no_matching_distractor_is_right_by_the_strategy_data(seed: int, name: str) -> None:
+    item = QuizItem(f"matching:{name}", "S15", "matching", name, name)
+    lesson = load_lesson(CHECKOUT_ROOT / "content" / "S15.yaml")
+    question = ask(item, lesson, random.Random(seed))
+    pairs = question.params["options"]
+    assert isinstance(question.expected, int)
+    for index, (split_of, collectives_of) in enumerate(pairs):
+        text = question.options[index]
+        assert " + ".join(STRATEGIES[collectives_of].collective_names()) in text
+        defensible = option_is_defensible(split_of, collectives_of, name)
+        assert defensible is (index == question.expected), (name, text)
+        assert question.grade(index).correct is defensible
+
+
+def test_the_reported_unfair_options_are_never_offered() -> None:
+    lesson = load_lesson(CHECKOUT_ROOT / "content" / "S15.yaml")
+    for seed in range(200):
+        rng = random.Random(seed)
+        dp = ask(QuizItem("matching:dp", "S15", "matching", "dp", "dp"), lesson, rng)
+        zero1 = ask(QuizItem("matching:zero1", "S15", "matching", "zero1", "zero1"), lesson, rng)
+        # DP's all-reduce may be answered as a reduce-scatter plus an all-gather: no option pits
+        # the two forms against each other.
+        runs = {option.split(" | runs ")[1] for option in dp.options}
+        assert not runs & {"reduce-scatter + all-gather", "all-gather + reduce-scatter"}
+        # ZeRO-1 may all-reduce its gradients (DeepSpeed): "runs all-reduce" is never offered.
+        assert "all-reduce" not in {option.split(" | runs ")[1] for option in zero1.options}
+
+
+def test_every_strategy_names_what_it_divides() -> None:
+    from engine.strategies import SHARDS, collective_signature
+
+    for strategy in STRATEGIES.values():
+        assert strategy.shards and set(strategy.shards) <= set(SHARDS)
+    # ZeRO paper Sec. 7: DP, ZeRO-1 and ZeRO-2 move 2 Psi each (an all-reduce, or the reduce-scatter
+    # and all-gather it consists of); Korthikanti et al. Sec. 4.2.2: SP's pair equals TP's
+    # all-reduce. CP adds an all-gather and a reduce-scatter of K,V to its all-reduce.
+    dp = collective_signature(STRATEGIES["dp"].collective_names())
+    for same in ("zero1", "zero2", "zero3", "tp", "tp-sp"):
+        assert collective_signature(STRATEGIES[same].collective_names()) == dp
+    for other in ("cp", "ep", "pp"):
+        assert collective_signature(STRATEGIES[other].collective_names()) != dp
+
+
+def test_a_replayed_asking_with_an_equivalent_option_grades_it_right(lesson: Lesson) -> None:
+    # An asking logged before options were checked: ZeRO-1's split with DP's all-reduce.
+    item = QuizItem("matching:zero1", "S15", "matching", "zero1", "zero1")
+    params = {"strategy": "zero1", "options": [["pp", "tp"], ["zero1", "dp"], ["zero1", "zero1"]]}
+    params["options"].append(["tp", "pp"])
+    question = ask(item, lesson, random.Random(0), params)
+    assert question.expected == 2
+    assert question.grade(1).correct is True and question.grade(2).correct is True
+    assert question.grade(0).correct is False and question.grade(3).correct is False
+
+
+# ---------------------------------------------------------------------------------- grading
+
+
+def test_fractions_percentages_and_units_are_graded(lesson: Lesson) -> None:
+    # Narayanan et al. 2021 Sec. 2.2: 1F1B bubble/ideal = (p-1)/m; p = 2, m = 8: 1/8.
+    bubble = make_drill(
+        drill_item("bubble-over-ideal"), {"schedule": "1f1b", "p": 2, "m": 8, "v": 1}
+    )
+    for right in ("1/8", " 1 / 8 ", "0.125", "12.5%", "12.5 %", "1/8 "):
+        assert bubble.grade(right).correct is True, right
+    for wrong in ("1/7", "1/8%", "3/11", "0.2"):
+        assert bubble.grade(wrong).correct is False, wrong
+    # GPipe bubble/total (p-1)/(m+p-1), p = 4, m = 8: 3/11, as the worked solution writes it.
+    gpipe = make_drill(drill_item("bubble-fraction"), {"schedule": "gpipe", "p": 4, "m": 8, "v": 1})
+    assert gpipe.grade("3/11").correct is True and gpipe.grade("27.27%").correct is True
+    # ZeRO Sec. 3.1: 1B parameters x 16 bytes = 16 GB = 14.90 GiB.
+    memory = make_drill(drill_item("zero-memory"), {"params": 1e9, "dp": 1, "zero": 0})
+    for right in ("16", "16 GB", "16GB", "14.9 GiB", "16e9 B", "16000 MB", "32/2 GB"):
+        assert memory.grade(right).correct is True, right
+    assert memory.grade("16 GiB").correct is False
+    # MPICH ring all-reduce, 1 GB on 8 ranks at 100 GB/s, alpha 5 us: 17.57 ms.
+    time = make_drill(
+        drill_item("allreduce-time"),
+        {"ranks": 8, "size_bytes": 1e9, "bandwidth": 100e9, "latency": 5e-6},
+    )
+    for right in ("17.57", "17.57 ms", "0.01757 s", "17570 us", "17570us"):
+        assert time.grade(right).correct is True, right
+    # NCCL-tests PERFORMANCE.md: all-reduce factor 2(n-1)/n = 7/4 on 8 ranks.
+    factor = make_drill(drill_item("busbw-factor"), {"op": "all-reduce", "ranks": 8})
+    assert factor.grade("7/4").correct is True and factor.grade("175%").correct is True
+    for bad, why in (("1/0", "zero"), ("/8", "number"), ("12 GB", "fraction"), ("1/8/2", "")):
+        with pytest.raises(InputError) as caught:
+            bubble.grade(bad)
+        assert caught.value.field == "answer" and why in caught.value.message, bad
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    numerator=st.integers(min_value=0, max_value=10**6),
+    denominator=st.integers(min_value=1, max_value=10**6),
+)
+def test_a_fraction_reads_as_its_quotient(numerator: int, denominator: int) -> None:
+    assert parse_answer(f"{numerator}/{denominator}", "fraction") == numerator / denominator
+    assert parse_answer(f"{numerator}/{denominator}", "") == numerator / denominator
+
+
+# ---------------------------------------------------------------------------------- order
+
+
+def partners(first: QuizItem, second: QuizItem) -> bool:
+    """Two different items that give each other away: a misconception and its counterpart, or
+    two drills from one formula ((p-1)/m in both bubble conventions; the ring all-reduce's
+    2(n-1)/n, NCCL-tests PERFORMANCE.md)."""
+    if first == second or first.lesson_id != second.lesson_id:
+        return False
+    if first.kind == second.kind == "misconception":
+        return first.ref == second.ref
+    formulas = [{"bubble-over-ideal", "bubble-fraction"}, {"busbw-factor", "allreduce-time"}]
+    return first.kind == second.kind == "drill" and {first.ref, second.ref} in formulas
+
+
+def answer_and_rate(session: QuizSession, rating: int) -> None:
+    question = session.current
+    assert question is not None
+    session.answer(right_answer(question))
+    session.rate(rating)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    moves=st.lists(
+        st.tuples(st.sampled_from((1, 2, 3, 4, 0)), st.sampled_from((0, 0, 1, 11, 600))),
+        min_size=40,
+        max_size=80,
+    ),
+)
+def test_paired_items_are_never_close_in_a_session(seed: int, moves: list[tuple[int, int]]) -> None:
+    from engine.quiz import PAIR_GAP
+
+    lesson = load_lesson(CHECKOUT_ROOT / "content" / "S15.yaml")
+    clock = [NOW]
+    session = QuizSession(
+        [lesson], {"S15": LessonProgress("S15")}, print, clock=lambda: clock[0], seed=seed
+    )
+    for rating, minutes in moves:
+        if session.current is None:
+            clock[0] += dt.timedelta(minutes=minutes)
+            session.refill()
+            continue
+        if rating == 0 and session.reviewed_this_session:
+            session.undo()  # 0: undo this session's last rating
+        else:
+            answer_and_rate(session, rating or 3)
+        clock[0] += dt.timedelta(minutes=minutes)
+    # Close: fewer than PAIR_GAP other questions between two partners.
+    asked = session.asked
+    for first in range(len(asked)):
+        for second in range(first + 1, min(len(asked), first + PAIR_GAP + 1)):
+            assert not partners(asked[first], asked[second]), (first, second, asked)
+
+
+def test_a_fresh_session_asks_every_item_with_pairs_apart(lesson: Lesson) -> None:
+    session = QuizSession(
+        [lesson], {"S15": LessonProgress("S15")}, print, clock=lambda: NOW, seed=1
+    )
+    while session.current is not None:
+        answer_and_rate(session, 3)
+    assert len(session.asked) == len(lesson_items(lesson)) and session.held_back == 0
+    claim = session.asked.index(
+        next(i for i in session.asked if i.id.endswith("params-times-precision:claim"))
+    )
+    truth = session.asked.index(
+        next(i for i in session.asked if i.id.endswith("params-times-precision:truth"))
+    )
+    assert abs(truth - claim) > 5
+
+
+def test_a_pair_that_cannot_be_spaced_waits_for_the_next_session(lesson: Lesson) -> None:
+    # Only one misconception's two statements are new: the second waits.
+    progress = LessonProgress("S15")
+    state = QuizState(progress)
+    rng = random.Random(0)
+    for item in lesson_items(lesson):
+        if "params-times-precision" not in item.id:
+            state.review(ask(item, lesson, rng), 4, NOW - dt.timedelta(minutes=1))
+    session = QuizSession([lesson], {"S15": progress}, print, clock=lambda: NOW, seed=2)
+    first = session.current
+    assert first is not None and "params-times-precision" in first.item.id
+    answer_and_rate(session, 3)
+    assert session.current is None and session.held_back == 1 and session.remaining == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    offset_hours=st.integers(min_value=-11, max_value=13),
+    minutes_before=st.lists(
+        st.integers(min_value=0, max_value=3 * 24 * 60), min_size=4, max_size=4
+    ),
+)
+def test_a_self_check_answered_in_the_lesson_today_is_not_asked_today(
+    offset_hours: int, minutes_before: list[int]
+) -> None:
+    from engine.lesson_reveals import note_lesson_reveal
+
+    lesson = load_lesson(CHECKOUT_ROOT / "content" / "S15.yaml")
+    tz = dt.timezone(dt.timedelta(hours=offset_hours))
+    progress = LessonProgress("S15")
+    revealed_today = set()
+    for entry, minutes in zip(lesson.self_check, minutes_before, strict=True):
+        moment = NOW - dt.timedelta(minutes=minutes)
+        note_lesson_reveal(progress, entry.id, moment)
+        if moment.astimezone(tz).date() == NOW.astimezone(tz).date():
+            revealed_today.add(f"self-check:{entry.id}")
+    session = QuizSession([lesson], {"S15": progress}, print, clock=lambda: NOW, seed=3, tz=tz)
+    while session.current is not None:
+        answer_and_rate(session, 3)
+    asked = {item.id for item in session.asked}
+    self_checks = {f"self-check:{entry.id}" for entry in lesson.self_check}
+    assert asked & self_checks == self_checks - revealed_today
+    assert {item.id for item in session.answered_today} == revealed_today
+
+
+def test_lesson_reveals_are_replaced_not_edited_and_bad_ones_skipped() -> None:
+    from engine.lesson_reveals import lesson_reveals, note_lesson_reveal
+
+    progress = LessonProgress("S15", quiz={"lesson_reveals": {"a": "yesterday", "b": "2026"}})
+    before = progress.quiz["lesson_reveals"]
+    note_lesson_reveal(progress, "c", NOW)
+    assert before == {"a": "yesterday", "b": "2026"}  # the old mapping is untouched
+    assert lesson_reveals(progress) == {"c": NOW}
+    with pytest.raises(ValueError):
+        note_lesson_reveal(progress, "c", NOW.replace(tzinfo=None))
+
+
+# ---------------------------------------------------------------------------------- scheduling
+
+
+def test_the_default_desired_retention_is_fsrs_default_and_the_setting_checks_its_range() -> None:
+    from fsrs import Scheduler
+
+    from engine.settings import DESIRED_RETENTION_DEFAULT, SETTINGS, Settings
+
+    assert Scheduler().desired_retention == DESIRED_RETENTION_DEFAULT
+    spec = next(spec for spec in SETTINGS if spec.key == "review.desired_retention")
+    assert spec.default == DESIRED_RETENTION_DEFAULT
+    # fsrs4anki docs/tutorial.md: desired retention 0.70 to 0.97.
+    assert [spec.check(v) for v in (0.7, 0.97, 0.85, 0.69, 0.98, True, "0.9")] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
+    loaded = Settings({"review": {"desired_retention": 1.5}})
+    assert loaded.get("review.desired_retention") == 0.9 and loaded.problems
+
+
+@pytest.mark.parametrize("retention", [0.7, 0.9, 0.97])
+def test_each_rating_previews_the_interval_fsrs_computes(lesson: Lesson, retention: float) -> None:
+    from fsrs import Card, Rating, Scheduler
+
+    scheduler = Scheduler(desired_retention=retention, enable_fuzzing=False)
+    state = QuizState(LessonProgress("S15"), retention)
+    question = ask(lesson_items(lesson)[0], lesson, random.Random(0))
+    card = Card(due=NOW)
+    moments = (NOW, NOW + dt.timedelta(minutes=10), NOW + dt.timedelta(days=3))
+    for moment in moments:
+        preview = state.next_cards(question.item.id, moment)
+        for rating in (1, 2, 3, 4):
+            theirs, _log = scheduler.review_card(card, Rating(rating), moment)
+            assert preview[rating].due == theirs.due, (moment, rating)
+        stored = state.review(question, 3, moment)
+        card, _log = scheduler.review_card(card, Rating(3), moment)
+        assert stored.due == card.due
+    # py-fsrs 6 defaults: learning steps 1 min and 10 min; a new card rated Easy goes to review
+    # with stability w3 = 8.2956 days, the interval at which recall falls to 90 %.
+    fresh = state.next_cards("self-check:new", NOW)
+    assert fresh[1].due - NOW == dt.timedelta(minutes=1)
+    assert fresh[3].due - NOW == dt.timedelta(minutes=10)
+    if retention == 0.9:
+        assert fresh[4].due - NOW == dt.timedelta(days=8)
+
+
+def test_the_log_keeps_each_review_retention_so_the_schedule_rebuilds(lesson: Lesson) -> None:
+    progress = LessonProgress("S15")
+    question = ask(lesson_items(lesson)[0], lesson, random.Random(0))
+    state = QuizState(progress, 0.9)
+    state.review(question, 4, NOW)
+    later = NOW + dt.timedelta(days=8)
+    state.scheduler = QuizState(LessonProgress("x"), 0.75).scheduler
+    state.review(question, 3, later)
+    assert [entry["retention"] for entry in progress.quiz["log"]] == [0.9, 0.75]
+    rebuilt = QuizState(progress, 0.97).rebuild_cards()
+    assert {k: c.to_dict() for k, c in rebuilt.items()} == progress.quiz["cards"]
+    # A lower desired retention gives a longer interval than 0.9 would have (FSRS: the review
+    # falls due when predicted recall drops to the desired retention).
+    at_09 = QuizState(LessonProgress("S15"), 0.9)
+    at_09.review(question, 4, NOW)
+    assert at_09.review(question, 3, later).due < progress_due(progress, question.item.id)
+    with pytest.raises(ProgressError):
+        bad = [{"item": "a", "rating": 3, "at": NOW.isoformat(), "retention": 2}]
+        QuizState(LessonProgress("S15", quiz={"log": bad}))
+    with pytest.raises(InputError) as caught:
+        QuizState(LessonProgress("S15"), 0.5)
+    assert caught.value.field == "desired_retention"
+
+
+def progress_due(progress: LessonProgress, item_id: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(progress.quiz["cards"][item_id]["due"])
+
+
+def test_intervals_are_written_short() -> None:
+    from engine.quiz import format_interval
+
+    minutes = [dt.timedelta(minutes=m) for m in (0.5, 1, 5.5, 10)]
+    assert [format_interval(m) for m in minutes] == ["<1 min", "1 min", "5.5 min", "10 min"]
+    longer = [dt.timedelta(hours=3), dt.timedelta(days=8), dt.timedelta(days=76)]
+    assert [format_interval(i) for i in longer] == ["3 h", "8 d", "2.5 mo"]
+    assert format_interval(dt.timedelta(days=438)) == "1.2 y"
+
+
+# ---------------------------------------------------------------------------------- statistics
+
+
+def test_three_again_ratings_give_a_recall_of_zero(lesson: Lesson) -> None:
+    progress = LessonProgress("S15")
+    state = QuizState(progress)
+    question = ask(lesson_items(lesson)[0], lesson, random.Random(0))
+    for minutes in (0, 1, 2):
+        state.review(question, 1, NOW + dt.timedelta(minutes=minutes))
+    stats = lesson_stats(lesson, progress, NOW + dt.timedelta(minutes=3), dt.UTC)
+    assert (stats.reviews, stats.recalled, stats.recall) == (3, 0, 0.0)
+    # The model's retrievability right after a review stays near 1: not what was recalled.
+    assert stats.retrievability is not None and stats.retrievability > 0.9
+    assert stats.retention == stats.retrievability
+    state.review(question, 3, NOW + dt.timedelta(minutes=4))
+    assert lesson_stats(lesson, progress, NOW, dt.UTC).recall == 0.25
+
+
+def test_forecast_and_recall_history_use_local_dates(lesson: Lesson) -> None:
+    progress = LessonProgress("S15")
+    state = QuizState(progress)
+    items = lesson_items(lesson)
+    rng = random.Random(0)
+    # Rated Easy at 2026-02-22 20:00 UTC: due 8 days on, 2026-03-02 20:00 UTC, which is
+    # 2026-03-03 04:00 at UTC+8. Rated at 15:00 UTC: due 2026-03-02 15:00 UTC, 23:00 at +8.
+    state.review(ask(items[0], lesson, rng), 4, dt.datetime(2026, 2, 22, 20, tzinfo=dt.UTC))
+    state.review(ask(items[1], lesson, rng), 4, dt.datetime(2026, 2, 22, 15, tzinfo=dt.UTC))
+    east = dt.timezone(dt.timedelta(hours=8))
+    stats = lesson_stats(lesson, progress, NOW, east)
+    assert len(stats.due_forecast) == 30 and stats.due_forecast[0].date == dt.date(2026, 3, 1)
+    busy = {day.date: day.count for day in stats.due_forecast if day.count}
+    assert busy == {dt.date(2026, 3, 2): 1, dt.date(2026, 3, 3): 1}
+    in_utc = lesson_stats(lesson, progress, NOW, dt.UTC)
+    assert {d.date: d.count for d in in_utc.due_forecast if d.count} == {dt.date(2026, 3, 2): 2}
+    history = {day.date: (day.reviews, day.recalled) for day in stats.recall_history}
+    assert len(stats.recall_history) == 30 and stats.recall_history[-1].date == dt.date(2026, 3, 1)
+    assert history[dt.date(2026, 2, 23)] == (1, 1) and history[dt.date(2026, 2, 22)] == (1, 1)
+    row = stats.as_dict()
+    assert row["due_forecast"][1] == {"date": "2026-03-02", "count": 1}
+    for key in ("lesson", "items", "new", "reviewed", "reviews", "due", "retention", "archived"):
+        assert key in row  # the keys scripts already read
+    assert {"recall", "retrievability", "due_forecast", "recall_history"} <= set(row)

@@ -1,5 +1,6 @@
-"""Issue 7 through the app at 80x24, keys only: a whole quiz session with a wrong numeric answer,
-an undo and a restart in the middle; then ``shardbook quiz`` and ``shardbook stats``.
+"""The quiz through the app at 80x24, keys only: a whole session with a wrong numeric answer, an
+undo and a restart in the middle; a multi-line answer; the lesson's answer offered; each rating's
+interval from fsrs; the desired retention set; then ``shardbook quiz`` and ``shardbook stats``.
 
 The clock is fixed and the seed set, so the items, drill values and due dates are the same on
 every run. Expected answers come from the session's question (the engines' values; their
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +22,13 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from engine.progress import ProgressStore
 from engine.quiz import Question
 from tui.app import ShardbookApp, make_app
 from tui.cli import main
 from tui.screens.help import HelpScreen
-from tui.screens.quiz import QuizOptions, QuizScreen
+from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
+from tui.widgets.notes import SelfCheckBox
 
 SIZE = (80, 24)
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
@@ -59,12 +64,12 @@ async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
     """Answer the current question correctly with keys only, and rate it (enter or 3)."""
     question = current(app)
     if question.answer_kind == "text":
-        await pilot.press(*"参数、梯度与优化器状态", "enter")
+        await pilot.press(*"参数、梯度与优化器状态", "ctrl+r")
         await pilot.pause()
         await pilot.press("3")
     elif question.answer_kind == "number":
         assert isinstance(question.expected, float)
-        await pilot.press(*repr(question.expected / SCALE[question.unit]), "enter")
+        await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
         await pilot.pause()
         assert "Right." in shown(app.screen.query_one("#quiz-feedback", Static))
         await pilot.press("enter")
@@ -94,12 +99,14 @@ async def test_whole_session_with_a_wrong_answer_an_undo_and_a_restart(tmp_path:
         assert screen.phase == "answer" and current(app).item.kind == "self-check"
         assert app.focused is screen.query_one("#quiz-answer")
         # Every kind until the first drill, answered right.
-        while current(app).item.kind != "drill":
+        for _ in range(8):
+            if current(app).item.kind == "drill":
+                break
             await answer_right(pilot, app)
         drill = current(app)
         assert isinstance(drill.expected, float)
         wrong = repr(drill.expected / SCALE[drill.unit] * 1.5)
-        await pilot.press(*wrong, "enter")
+        await pilot.press(*wrong, "ctrl+r")
         await pilot.pause()
         feedback = shown(screen.query_one("#quiz-feedback", Static))
         assert "Not quite." in feedback and drill.expected_text() in feedback
@@ -110,8 +117,8 @@ async def test_whole_session_with_a_wrong_answer_an_undo_and_a_restart(tmp_path:
         await pilot.pause()
         log = stored_quiz(tmp_path)["log"]
         assert log[-1]["item"] == drill.item.id and log[-1]["rating"] == 1
-        # Undo: out of the next answer box with tab, then u. The drill comes back, same values.
-        await pilot.press("tab", "u")
+        # Undo: out of the next answer box with escape, then u. The drill comes back, same values.
+        await pilot.press("escape", "u")
         await pilot.pause()
         assert current(app).item == drill.item and current(app).params == drill.params
         assert stored_quiz(tmp_path)["log"] == log[:-1]
@@ -140,10 +147,14 @@ async def test_whole_session_with_a_wrong_answer_an_undo_and_a_restart(tmp_path:
         stats = session.stats()[0]
         assert stats.reviewed == len(set(reviewed)) and stats.reviews == len(reviewed)
         # Undo after the restart takes back the last rating in the log.
-        await pilot.press("tab", "u")
+        await pilot.press("escape", "u")
         await pilot.pause()
         assert current(app).item.id == reviewed[-1]
         await answer_right(pilot, app)
+        if screen.typing:
+            await pilot.press("escape")  # out of the answer box first
+            await pilot.pause()
+            assert app.screen is screen and not screen.typing
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, QuizScreen)
@@ -189,7 +200,7 @@ async def test_graded_kinds_take_their_keys(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = screen_of(app)
-        await pilot.press("enter")  # an empty self-check answer: a warning, no reveal
+        await pilot.press("ctrl+r")  # an empty self-check answer: a warning, no reveal
         await pilot.pause()
         assert screen.phase == "answer"
         await pilot.press(*"x", "ctrl+r")
@@ -262,7 +273,7 @@ async def test_cli_stats_reports_the_session(
         await pilot.pause()
         for _ in range(3):
             await answer_right(pilot, app)
-        await pilot.press("escape", "ctrl+q")
+        await pilot.press("ctrl+q")
         await pilot.pause()
     assert main(["stats", "--json", "--progress-dir", str(tmp_path)]) == 0
     (row,) = json.loads(capsys.readouterr().out)["lessons"]
@@ -273,3 +284,347 @@ async def test_cli_stats_reports_the_session(
     assert main(["stats", "--progress-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("lesson\titems") and lines[1].startswith("S15\t28\t3\t3\t25\t3\t")
+
+
+# ---------------------------------------------------------------------------------- answering
+
+
+async def test_a_two_line_answer_is_written_and_the_question_stays_with_the_solution(
+    tmp_path: Path,
+) -> None:
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        question = current(app)
+        assert question.answer_kind == "text" and screen.typing
+        # Enter starts a new line; u and 1 are letters of the answer, not quiz keys.
+        await pilot.press(*"u1 params", "enter", *"grads")
+        await pilot.pause()
+        assert screen.phase == "answer" and stored_log(tmp_path) == []
+        assert screen.query_one("#quiz-answer", QuizAnswer).text == "u1 params\ngrads"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.phase == "feedback"
+        saved = stored_quiz(tmp_path)["answers"][question.item.id]["answer"]
+        assert saved == "u1 params\ngrads"
+        # At 80x24 the question is on screen, whole, above the key points.
+        prompt = screen.query_one("#quiz-prompt", Static)
+        region = screen.query_one("#quiz-question").region
+        assert question.prompt in shown(prompt)
+        assert region.y >= 1 and prompt.region.bottom <= region.bottom <= SIZE[1]
+        feedback = screen.query_one("#quiz-feedback", Static)
+        assert "Reference key points" in shown(feedback)
+        assert feedback.region.height > 0 and feedback.region.y > region.bottom - 1
+
+
+async def test_the_question_stays_visible_after_every_drill_solution(tmp_path: Path) -> None:
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        seen = 0
+        for _ in range(30):
+            if screen.phase != "answer":
+                break
+            question = current(app)
+            if question.answer_kind == "number":
+                assert isinstance(question.expected, float)
+                await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
+                await pilot.pause()
+                question_box = screen.query_one("#quiz-question")
+                # The whole question fits its region and nothing scrolled it away.
+                assert question_box.scroll_y == 0
+                assert question_box.virtual_size.height <= question_box.size.height
+                prompt = screen.query_one("#quiz-prompt", Static)
+                assert " ".join(shown(prompt).split()) == " ".join(question.prompt.split())
+                assert question_box.region.contains_region(prompt.region)
+                assert question_box.region.y > 0 and question_box.region.bottom < SIZE[1]
+                assert screen.query_one("#quiz-feedback").region.height > 0
+                seen += 1
+                await pilot.press("enter")
+            else:
+                await answer_right(pilot, app)
+            await pilot.pause()
+        assert seen == 5
+
+
+async def test_quiz_keys_never_type_into_the_answer_and_undo_is_reachable(tmp_path: Path) -> None:
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        await answer_right(pilot, app)  # a self-check, rated 3
+        await answer_right(pilot, app)  # a misconception, rated with enter
+        rated = current(app)
+        assert rated.answer_kind == "choice"
+        await pilot.press("abcd"[rated.expected])  # type: ignore[index]
+        await pilot.pause()
+        assert screen.phase == "feedback" and not screen.typing
+        # The answer box cannot take the focus while the rating keys are live.
+        await pilot.press("tab", "tab", "2")
+        await pilot.pause()
+        assert [entry["rating"] for entry in stored_log(tmp_path)] == [3, 3, 2]
+        text_question = current(app)
+        for _ in range(5):
+            if current(app).answer_kind in ("text", "number"):
+                break
+            await answer_right(pilot, app)
+        text_question = current(app)
+        assert screen.typing
+        ratings = len(stored_log(tmp_path))
+        await pilot.press("u", "3")
+        await pilot.pause()
+        assert len(stored_log(tmp_path)) == ratings  # typed, not undone or rated
+        assert screen.query_one("#quiz-answer", QuizAnswer).text.endswith("u3")
+        assert "u" not in screen.active_bindings  # not in the footer while typing
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.typing and isinstance(app.screen, QuizScreen)
+        assert screen.active_bindings["u"].enabled
+        await pilot.press("u")
+        await pilot.pause()
+        assert len(stored_log(tmp_path)) == ratings - 1
+        assert current(app).item != text_question.item
+
+
+async def test_a_self_check_offers_the_lesson_answer_and_is_rated_without_retyping(
+    tmp_path: Path,
+) -> None:
+    written = "权重之外还有梯度、FP32 master 与两份 moment\n共 16 B/参数"
+    (tmp_path / "S15.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "schema_version": 1,
+                "lesson": "S15",
+                "answers": {"self-check-adam-memory": written},
+            },
+            allow_unicode=True,
+        ),
+        encoding="utf-8",
+    )
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        assert current(app).item.id == "self-check:self-check-adam-memory"
+        assert screen.query_one("#quiz-answer", QuizAnswer).text == written
+        assert screen.query_one("#quiz-from-lesson").display
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("4")
+        await pilot.pause()
+        entry = stored_log(tmp_path)[-1]
+        assert (entry["item"], entry["rating"], entry["answer"]) == (
+            "self-check:self-check-adam-memory",
+            4,
+            written,
+        )
+        # The lesson's own answer is untouched.
+        data = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+        assert data["answers"]["self-check-adam-memory"] == written
+        # The next question starts empty.
+        assert screen.query_one("#quiz-answer", QuizAnswer).text == ""
+
+
+async def test_a_self_check_revealed_in_the_lesson_is_not_asked_today(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(20):  # ctrl+n reads the next section, up to the self-check
+            if app.screen.query(SelfCheckBox):
+                break
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        app.screen.query(SelfCheckBox).first().text_area.focus()
+        await pilot.press(*"weights, grads, optimizer states", "ctrl+r")
+        await pilot.pause()
+        await pilot.press("f12")
+        await pilot.pause()
+        screen = screen_of(app)
+        session = screen.session
+        assert session is not None
+        asked_later = [item.id for item in session.queue]
+        first = "self-check:self-check-adam-memory"
+        assert current(app).item.id != first and first not in asked_later
+        assert [item.id for item in session.answered_today] == [first]
+
+
+# ---------------------------------------------------------------------------------- scheduling
+
+
+def fsrs_intervals(retention: float, card: object, now: dt.datetime) -> dict[int, dt.timedelta]:
+    """What py-fsrs 6 itself gives each rating (fuzz off, as the quiz schedules)."""
+    from fsrs import Card, Rating, Scheduler
+
+    scheduler = Scheduler(desired_retention=retention, enable_fuzzing=False)
+    assert isinstance(card, Card)
+    return {r: scheduler.review_card(card, Rating(r), now)[0].due - now for r in range(1, 5)}
+
+
+async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_path: Path) -> None:
+    from fsrs import Card
+
+    from engine.quiz import format_interval
+
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        await pilot.press(*"x", "ctrl+r")
+        await pilot.pause()
+        bar = shown(screen.query_one("#quiz-ratings", Static))
+        expected = fsrs_intervals(0.9, Card(due=NOW), NOW)
+        for rating, label in ((1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy")):
+            assert f"{rating} {label} {format_interval(expected[rating])}" in bar
+        assert expected[4] == dt.timedelta(days=8)  # Easy: stability w3 = 8.3 days at 90 %
+        # r: the desired retention, saved in the settings file.
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press(*("backspace",) * 4, *"0.5", "enter")
+        await pilot.pause()
+        assert "0.70" in shown(app.screen.query_one("#retention-error", Static))
+        await pilot.press(*("backspace",) * 3, *"80%", "enter")
+        await pilot.pause()
+        assert app.screen is screen
+        settings = yaml.safe_load((tmp_path / "settings.yaml").read_text(encoding="utf-8"))
+        assert settings["review"]["desired_retention"] == 0.8
+        at_80 = fsrs_intervals(0.8, Card(due=NOW), NOW)
+        assert at_80[4] > expected[4]
+        assert f"4 Easy {format_interval(at_80[4])}" in shown(
+            screen.query_one("#quiz-ratings", Static)
+        )
+        await pilot.press("4")
+        await pilot.pause()
+        entry = stored_log(tmp_path)[-1]
+        card = stored_quiz(tmp_path)["cards"][entry["item"]]
+        assert entry["retention"] == 0.8
+        assert dt.datetime.fromisoformat(card["due"]) == NOW + at_80[4]
+    # A new window reads the setting.
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        session = screen_of(app).session
+        assert session is not None and session.desired_retention == 0.8
+        assert "target recall 80%" in shown(app.screen.query_one("#quiz-status", Static))
+
+
+async def test_a_read_only_window_does_not_write_the_setting(tmp_path: Path) -> None:
+    holder = ProgressStore(tmp_path)  # another window holds the progress folder
+    assert holder.lock()
+    second = quiz_app(tmp_path, lesson="S15")
+    try:
+        async with second.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert second.store.read_only
+            await pilot.press("escape", "r")
+            await pilot.pause()
+            await pilot.press(*("backspace",) * 4, *"0.85", "enter")
+            await pilot.pause()
+            session = screen_of(second).session
+            assert session is not None and session.desired_retention == 0.85
+            assert not (tmp_path / "settings.yaml").exists()
+    finally:
+        holder.unlock()
+
+
+async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
+    from tui.screens.quiz import QuizCommands, RetentionScreen
+
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        await pilot.press("escape")  # out of the answer box
+        await pilot.pause()
+        provider = QuizCommands(screen)
+        titles = [hit.text async for hit in provider.discover()]
+        assert any("desired retention" in str(title) for title in titles)
+        screen.run_quiz_action("retention")
+        await pilot.pause()
+        assert isinstance(app.screen, RetentionScreen)
+
+
+def stored_log(progress_dir: Path) -> list[dict[str, Any]]:
+    path = progress_dir / "S15.yaml"
+    if not path.exists():
+        return []
+    log: list[dict[str, Any]] = stored_quiz(progress_dir).get("log", [])
+    return log
+
+
+# ---------------------------------------------------------------------------------- statistics
+
+
+async def test_after_three_again_ratings_stats_shows_a_recall_that_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        for _ in range(3):
+            question = current(app)
+            if question.answer_kind == "text":
+                await pilot.press("x", "ctrl+r")
+            elif question.answer_kind == "true-false":
+                await pilot.press("f" if question.expected else "t")
+            else:
+                wrong = (int(question.expected) + 1) % 4  # type: ignore[arg-type]
+                await pilot.press("abcd"[wrong])
+            await pilot.pause()
+            await pilot.press("1")
+            await pilot.pause()
+        # s: the statistics with their plots, in the app.
+        if screen.typing:
+            await pilot.press("escape")
+        await pilot.press("s")
+        await pilot.pause()
+        from tui.screens.quiz import ReviewStatsScreen
+        from tui.widgets.review_plots import ReviewPlots
+
+        assert isinstance(app.screen, ReviewStatsScreen)
+        assert "recall 0% (0/3 Good/Easy)" in shown(app.screen.query(Static)[1])
+        assert app.screen.query(ReviewPlots)
+        await pilot.press("escape")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert [entry["rating"] for entry in stored_log(tmp_path)] == [1, 1, 1]
+    capsys.readouterr()
+    assert main(["stats", "--progress-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    row = out.splitlines()[1].split("\t")
+    assert row[0] == "S15" and row[6] == "0% (0/3 Good/Easy)"
+    assert main(["stats", "--json", "--progress-dir", str(tmp_path)]) == 0
+    (stats,) = json.loads(capsys.readouterr().out)["lessons"]
+    assert (stats["reviews"], stats["recalled"], stats["recall"]) == (3, 0, 0.0)
+    assert 0 < stats["retrievability"] <= 1 and stats["retention"] == stats["retrievability"]
+    forecast = stats["due_forecast"]
+    assert len(forecast) == 30 and set(forecast[0]) == {"date", "count"}
+    assert sum(day["count"] for day in forecast) == 3
+
+
+async def test_the_done_screen_draws_forecast_and_recall(tmp_path: Path) -> None:
+    from tui.widgets.review_plots import ReviewPlots
+
+    app = quiz_app(tmp_path, due_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        screen = screen_of(app)
+        assert screen.phase == "done"
+        plots = screen.query(ReviewPlots)
+        assert plots and plots.first().display
+        assert "recall -" in shown(screen.query_one("#quiz-prompt", Static))
+
+
+def test_plots_load_only_when_shown() -> None:
+    code = (
+        "import sys\nimport tui.app, tui.screens.quiz\n"
+        "print(sorted(m for m in ('plotext', 'textual_plotext') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -34,6 +34,7 @@ from engine.lesson import (
     load_lesson,
     section_markdown,
 )
+from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
 from tui import strings
@@ -345,7 +346,9 @@ class ShardbookApp(App[int]):
         box.show_key_points()
         if box.item.id not in self.progress.revealed:
             self.progress.revealed.append(box.item.id)
-            self.mark_dirty()
+        # The quiz does not ask this question again today (engine.lesson_reveals).
+        note_lesson_reveal(self.progress, box.item.id, dt.datetime.now(dt.UTC))
+        self.mark_dirty()
 
     @on(CalculatorPane.FormChanged)
     def _form_changed(self, event: CalculatorPane.FormChanged) -> None:

@@ -1,6 +1,7 @@
 """``shardbook quiz [--lesson ID] [--due]`` opens the app on the quiz screen;
-``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz.LessonStats),
-then the session log (engine.session; JSON key ``sessions``)."""
+``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz_stats.LessonStats):
+recall, the model's retrievability, and the reviews due on each of the next 30 local dates; then
+the session log (engine.session; JSON key ``sessions``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import ProgressStore
 from engine.quiz import lesson_stats, utc_now
+from engine.quiz_stats import stats_text
 from engine.session import render_session_log, session_log_rows
 from tui.cli import one_line_errors
 
@@ -72,7 +74,8 @@ def run_stats(args: argparse.Namespace) -> int:
     refs, errors = discover_lessons(content_dir)
     store = ProgressStore(progress_dir)
     now = utc_now()
-    rows: list[dict[str, object]] = []
+    local = now.astimezone()
+    rows = []
     sessions: list[dict[str, object]] = []
     problems = [str(error) for error in errors]
     for ref in refs:
@@ -80,23 +83,21 @@ def run_stats(args: argparse.Namespace) -> int:
             lesson = load_lesson(ref.path)
             # Reading only: an unreadable progress file stays where it is.
             progress = store.load(ref.id, quarantine=False).progress
-            rows.append(lesson_stats(lesson, progress, now).as_dict())
+            rows.append(lesson_stats(lesson, progress, now, local.tzinfo))
             sessions += session_log_rows(ref.id, progress)
         except (ContentError, ProgressError) as error:
             problems.append(str(error))
     if args.json:
-        payload = {"now": now.isoformat(), "lessons": rows, "errors": problems}
-        payload["sessions"] = sessions
+        payload = {
+            "now": now.isoformat(),
+            "local_now": local.isoformat(),
+            "lessons": [row.as_dict() for row in rows],
+            "errors": problems,
+            "sessions": sessions,
+        }
         print(json.dumps(payload, ensure_ascii=False))
     else:
-        print("lesson\titems\treviewed\tdue\tnew\treviews\tretention\tarchived\tnext due (UTC)")
-        for row in rows:
-            retention = row["retention"]
-            shown = "-" if not isinstance(retention, float) else f"{retention:.1%}"
-            print(
-                f"{row['lesson']}\t{row['items']}\t{row['reviewed']}\t{row['due']}\t{row['new']}"
-                f"\t{row['reviews']}\t{shown}\t{row['archived']}\t{row['next_due'] or '-'}"
-            )
+        print(stats_text(rows, local.tzinfo))
         log = render_session_log(sessions)
         if log:
             print(f"\n{log}", end="")

@@ -94,19 +94,27 @@ COLLECTIVE_TOO_MANY = "The data-flow picture draws up to {limit} ranks; the cost
 
 # Quiz (F12, `shardbook quiz`).
 QUIZ_TITLE = "Quiz"
-QUIZ_STATUS = "Quiz · {lesson} · {kind} · {left} left after this · {done} rated this session"
-QUIZ_PLACEHOLDER = "Your answer; enter submits"
+QUIZ_STATUS = (
+    "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
+)
+QUIZ_PLACEHOLDER = "Your answer: enter starts a new line, ctrl+r submits, escape leaves the box"
+QUIZ_FROM_LESSON = (
+    "Your answer from the lesson is below: edit it or press ctrl+r to reveal the key points."
+)
 QUIZ_SUBMIT = "Submit"
-QUIZ_REVEAL = "Reveal"
 QUIZ_ACCEPT = "Accept"
 QUIZ_AGAIN = "Check again"
+QUIZ_EDIT = "Answer"
+QUIZ_BLUR = "Leave box"
 QUIZ_RATE_GROUP = "Rate"
 QUIZ_JUDGE_GROUP = "True/False"
 QUIZ_CHOOSE_GROUP = "Choose"
 QUIZ_TRUE = "True"
 QUIZ_FALSE = "False"
 QUIZ_UNDO = "Undo"
-QUIZ_LEAVE = "Leave"
+QUIZ_LEAVE = "Back"
+QUIZ_RETENTION = "Retention"
+QUIZ_STATS = "Stats"
 QUIZ_JUDGE_HINT = "Is this statement true? Press t (true) or f (false)."
 QUIZ_RIGHT = "Right."
 QUIZ_WRONG = "Not quite."
@@ -114,23 +122,57 @@ QUIZ_YOUR_ANSWER = "yours: "
 QUIZ_EXPECTED = "expected: "
 QUIZ_SOLUTION = "Worked solution"
 QUIZ_KEY_POINTS = "Reference key points (added material, not the lesson's text)"
-QUIZ_RATE_HINT = "How well did you recall it? 1 Again · 2 Hard · 3 Good · 4 Easy"
-QUIZ_RATE_SUGGESTED = "Enter accepts {rating}; or rate 1 Again · 2 Hard · 3 Good · 4 Easy"
-QUIZ_RATED = "Rated {rating}; next review {due} UTC"
+QUIZ_RATE_HINT = "How well did you recall it? Rate with 1-4 (next review below)."
+QUIZ_RATE_SUGGESTED = "Enter accepts {rating}; or rate with 1-4 (next review below)."
+QUIZ_RATING_KEY = "{key} {label} {interval}"
+QUIZ_RATED = "Rated {rating}; next review {due} (in {interval})"
 QUIZ_UNDONE = "Last rating undone; the question is asked again."
 QUIZ_NOTHING_TO_UNDO = "Nothing to undo."
 QUIZ_DONE = "Nothing more is due now. Rated this session: {done}."
-QUIZ_STATS_ROW = (
-    "{lesson}: reviewed {reviewed}/{items}, due {due}, estimated retention {retention}, "
-    "next due {next_due}"
+QUIZ_HELD_BACK = (
+    "{count} item(s) wait for the next session: each is paired with an item asked just before "
+    "(a misconception and its counterpart, or two drills from one formula), and would give "
+    "it away."
 )
-QUIZ_DONE_HINT = "Enter checks again for items now due; escape goes back to the lesson."
+QUIZ_ANSWERED_TODAY = (
+    "{count} self-check question(s) you answered in the lesson today come back tomorrow."
+)
+QUIZ_STATS_ROW = (
+    "{lesson}: reviewed {reviewed}/{items}, due {due}, recall {recall} ({recalled}/{reviews} "
+    "Good/Easy), estimated retrievability {retrievability}, next due {next_due}"
+)
+QUIZ_DONE_HINT = (
+    "Enter checks again for items now due; s shows the statistics, r sets the desired "
+    "retention; escape goes back to the lesson."
+)
 QUIZ_PROBLEM = "The quiz cannot start: {error}"
+QUIZ_PLOT_FORECAST = "Reviews due per day, next {days} days (local dates): {total} in all"
+QUIZ_PLOT_RECALL = "Recall per day (Good/Easy share, %), last {days} days: {recall} of {reviews}"
+QUIZ_STATS_TITLE = "Review statistics"
+QUIZ_STATS_CLOSE = "Escape or s closes."
+QUIZ_RETENTION_TITLE = "Desired retention"
+QUIZ_RETENTION_HELP = (
+    "The chance of recall at which FSRS schedules each review, {low:.2f}-{high:.2f} (default "
+    "{default:.2f}). Higher means shorter intervals and more reviews. It applies to the "
+    "ratings you give from now on. Enter saves, escape cancels."
+)
+QUIZ_RETENTION_BAD = "Type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
+QUIZ_RETENTION_SET = "Desired retention {value:.2f}: saved in {path}."
+QUIZ_RETENTION_NOT_SAVED = "Desired retention {value:.2f} for this window only: {why}"
+QUIZ_RETENTION_READ_ONLY = "another window holds the progress folder, so settings are not saved."
+QUIZ_SETTINGS_PROBLEM = "Settings: {problem}"
+QUIZ_PALETTE_RETENTION = "Quiz: set the desired retention (r)"
+QUIZ_PALETTE_STATS = "Quiz: review statistics, forecast and recall (s)"
+QUIZ_PALETTE_UNDO = "Quiz: undo the last rating (u)"
 QUIZ_HELP = (
-    "Type an answer and press enter (ctrl+r also reveals). Numeric drills are graded within the "
-    "stated tolerance; true/false items take t or f; matching items take a-d. Then rate your "
-    "recall 1-4 (enter accepts the suggested rating). u or ctrl+z undoes the last rating; "
-    "escape goes back. Every answer and rating is saved at once."
+    "Type an answer (enter starts a new line) and press ctrl+r to submit; escape leaves the "
+    "answer box. A self-check question you answered in the lesson starts with that answer. "
+    "Numeric drills are graded within the stated tolerance (3/11, 12.5% and units such as GB, "
+    "GiB, ms are read); true/false items take t or f; matching items take a-d. Then rate your "
+    "recall 1-4: the bar above the keys shows each rating's next review, computed by FSRS; "
+    "enter accepts the suggested rating. Outside the answer box: u undoes the last rating, "
+    "r sets the desired retention, s shows the statistics; escape goes back. Every answer and "
+    "rating is saved at once."
 )
 
 # Trade-offs pane (issue 6).

@@ -4,29 +4,42 @@ The screen holds no grading or scheduling logic: an :class:`engine.quiz.QuizSess
 schedules and undoes; the screen shows its questions and passes keys to it. Every answer and every
 rating is saved at once through the app's progress store (the lesson open in the app shares its
 progress object with the quiz, so neither overwrites the other's changes).
+
+Layout: the question stays at the top (its own region, never scrolled away by the solution), the
+answer box and the feedback scroll below it, and a bar above the footer shows each rating key with
+its next interval. In the answer box enter starts a new line and ctrl+r submits; the quiz's own
+keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into an answer.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.events import Key
-from textual.message import Message
-from textual.screen import Screen
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession, utc_now
+from engine.quiz import RATINGS, Clock, QuizSession, format_interval, local_text, utc_now
+from engine.quiz_stats import LessonStats, percent
+from engine.settings import (
+    DESIRED_RETENTION_DEFAULT,
+    DESIRED_RETENTION_RANGE,
+    SettingsStore,
+)
+from engine.units import parse_number
 from tui import strings
-from tui.widgets.literal import LiteralTextArea
+from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
     from tui.app import ShardbookApp
@@ -35,6 +48,12 @@ _RATE = Binding.Group(strings.QUIZ_RATE_GROUP, compact=False)
 _JUDGE = Binding.Group(strings.QUIZ_JUDGE_GROUP, compact=False)
 _CHOOSE = Binding.Group(strings.QUIZ_CHOOSE_GROUP, compact=False)
 _LETTERS = "abcd"
+RETENTION_KEY = "review.desired_retention"
+# Actions that never act while the learner types in the answer box (their keys are letters and
+# digits, which the box takes; the footer hides them there).
+_OUTSIDE_THE_BOX = frozenset(
+    {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +66,7 @@ class QuizOptions:
         open_at_start: the app opens on the quiz screen (``shardbook quiz``).
         clock: the time source, timezone-aware (tests inject a fixed one).
         seed: seeds drill values and choice orders (None: random).
+        tz: the learner's time zone for "today" and the times shown (None: this machine's).
     """
 
     lesson: str | None = None
@@ -54,35 +74,54 @@ class QuizOptions:
     open_at_start: bool = False
     clock: Clock = utc_now
     seed: int | None = None
+    tz: dt.tzinfo | None = None
 
 
 class QuizAnswer(LiteralTextArea):
-    """The answer box: enter submits (a pasted line break is kept in the text)."""
+    """The answer box: a multi-line text box (enter starts a new line; ctrl+r, bound on the
+    screen, submits)."""
 
-    class Submitted(Message):
-        """The learner pressed enter in the answer box."""
 
-    async def _on_key(self, event: Key) -> None:
-        if event.key == "enter" and not self.read_only:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Submitted())
-            return
-        await super()._on_key(event)
+class QuizCommands(Provider):
+    """Command-palette entries of the quiz screen."""
+
+    def _entries(self) -> list[tuple[str, str]]:
+        return [
+            (strings.QUIZ_PALETTE_RETENTION, "retention"),
+            (strings.QUIZ_PALETTE_STATS, "stats"),
+            (strings.QUIZ_PALETTE_UNDO, "undo"),
+        ]
+
+    async def discover(self) -> Hits:
+        for title, action in self._entries():
+            yield DiscoveryHit(Content(title), partial(self._run, action), text=title)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, action in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, Content(title), partial(self._run, action), text=title)
+
+    def _run(self, action: str) -> None:
+        screen = self.screen
+        if isinstance(screen, QuizScreen):
+            screen.run_quiz_action(action)
 
 
 class QuizScreen(Screen[None]):
     """Ask, grade, rate, undo; escape goes back to the lesson."""
 
     HELP = strings.QUIZ_HELP
+    COMMANDS = {QuizCommands}
     # _show() focuses the answer box or the body, whichever the question needs.
     AUTO_FOCUS = None
 
     BINDINGS = [
-        Binding("enter", "submit", strings.QUIZ_SUBMIT, id="quiz_submit"),
+        Binding("ctrl+r", "submit", strings.QUIZ_SUBMIT, id="quiz_submit"),
         Binding("enter", "accept", strings.QUIZ_ACCEPT, id="quiz_accept"),
         Binding("enter", "restart", strings.QUIZ_AGAIN, id="quiz_again"),
-        Binding("ctrl+r", "submit", strings.QUIZ_REVEAL, id="quiz_reveal"),
+        Binding("enter", "edit", strings.QUIZ_EDIT, id="quiz_edit"),
         *(
             Binding(str(key), f"rate({key})", label, id=f"quiz_rate_{key}", group=_RATE)
             for key, label in RATINGS.items()
@@ -94,7 +133,9 @@ class QuizScreen(Screen[None]):
             for index, letter in enumerate(_LETTERS)
         ),
         Binding("u", "undo", strings.QUIZ_UNDO, id="quiz_undo"),
-        Binding("ctrl+z", "undo", strings.QUIZ_UNDO, id="quiz_undo_ctrl", show=False),
+        Binding("r", "retention", strings.QUIZ_RETENTION, id="quiz_retention"),
+        Binding("s", "stats", strings.QUIZ_STATS, id="quiz_stats"),
+        Binding("escape", "blur", strings.QUIZ_BLUR, id="quiz_blur"),
         Binding("escape", "leave", strings.QUIZ_LEAVE, id="quiz_leave"),
     ]
 
@@ -103,6 +144,7 @@ class QuizScreen(Screen[None]):
         self.options = options
         self.session: QuizSession | None = None
         self.problem = ""
+        self._filled_for: object = None
 
     @property
     def shardbook(self) -> ShardbookApp:
@@ -110,9 +152,11 @@ class QuizScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="quiz-status", markup=False)
-        with VerticalScroll(id="quiz-body", can_focus=True):
+        with VerticalScroll(id="quiz-question", can_focus=False):
             yield Static("", id="quiz-prompt", markup=False)
             yield Static("", id="quiz-options", markup=False)
+        with VerticalScroll(id="quiz-body", can_focus=True):
+            yield Static(strings.QUIZ_FROM_LESSON, id="quiz-from-lesson", markup=False)
             yield QuizAnswer(
                 "",
                 id="quiz-answer",
@@ -121,6 +165,8 @@ class QuizScreen(Screen[None]):
                 placeholder=strings.QUIZ_PLACEHOLDER,
             )
             yield Static("", id="quiz-feedback")
+            yield Vertical(id="quiz-plots")
+        yield Static("", id="quiz-ratings", markup=False)
         yield Footer(compact=False)
 
     def on_mount(self) -> None:
@@ -171,7 +217,22 @@ class QuizScreen(Screen[None]):
             clock=self.options.clock,
             seed=self.options.seed,
             due_only=self.options.due_only,
+            desired_retention=self._stored_retention(),
+            tz=self.options.tz,
         )
+
+    def _stored_retention(self) -> float:
+        """The desired retention in the settings file; its default when the file cannot be
+        read or holds a value out of range (the learner is told)."""
+        try:
+            settings = SettingsStore(self.shardbook.store.folder).load()
+        except ProgressError as error:
+            self.notify(strings.QUIZ_SETTINGS_PROBLEM.format(problem=error), severity="warning")
+            return DESIRED_RETENTION_DEFAULT
+        for problem in settings.problems:
+            if problem.startswith(RETENTION_KEY):
+                self.notify(strings.QUIZ_SETTINGS_PROBLEM.format(problem=problem))
+        return float(settings.get(RETENTION_KEY))
 
     def _save(self, progress: LessonProgress) -> None:
         app = self.shardbook
@@ -198,10 +259,22 @@ class QuizScreen(Screen[None]):
         session = self.session
         return session.current.answer_kind if session and session.current else ""
 
+    @property
+    def typing(self) -> bool:
+        """Whether the focus is in the answer box."""
+        return self.focused is self.query_one("#quiz-answer", QuizAnswer)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         phase, kind = self.phase, self.answer_kind
+        typed = kind in ("text", "number")
+        if action == "blur":
+            return self.typing
+        if action in _OUTSIDE_THE_BOX and self.typing:
+            return False
         if action == "submit":
-            return phase == "answer" and kind in ("text", "number")
+            return phase == "answer" and typed
+        if action == "edit":
+            return phase == "answer" and typed
         if action == "accept":
             grade = self.session.grade if self.session else None
             return phase == "feedback" and grade is not None and grade.suggested is not None
@@ -213,9 +286,15 @@ class QuizScreen(Screen[None]):
             return phase == "answer" and kind == "true-false"
         if action == "choose":
             return phase == "answer" and kind == "choice"
-        if action == "undo":
+        if action in ("undo", "retention", "stats"):
             return self.session is not None
         return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
 
     # ----------------------------------------------------------------- display
     def _show(self) -> None:
@@ -223,14 +302,17 @@ class QuizScreen(Screen[None]):
         status = self.query_one("#quiz-status", Static)
         prompt = self.query_one("#quiz-prompt", Static)
         options = self.query_one("#quiz-options", Static)
+        from_lesson = self.query_one("#quiz-from-lesson", Static)
         answer = self.query_one("#quiz-answer", QuizAnswer)
         feedback = self.query_one("#quiz-feedback", Static)
+        plots = self.query_one("#quiz-plots", Vertical)
+        ratings = self.query_one("#quiz-ratings", Static)
         body = self.query_one("#quiz-body", VerticalScroll)
         phase = self.phase
         session = self.session
-        options.display = False
-        answer.display = False
-        feedback.display = False
+        for widget in (options, from_lesson, answer, feedback, plots, ratings):
+            widget.display = False
+        self.query_one("#quiz-question").scroll_home(animate=False)
         if session is None:
             status.update(strings.QUIZ_TITLE)
             prompt.update(Text(strings.QUIZ_PROBLEM.format(error=self.problem)))
@@ -239,7 +321,11 @@ class QuizScreen(Screen[None]):
             return
         if phase == "done":
             status.update(strings.QUIZ_TITLE)
-            prompt.update(self._summary())
+            rows = session.stats()
+            prompt.update(self._summary(rows))
+            plots.display = True
+            self.call_after_refresh(self._draw_plots, rows)
+            body.scroll_home(animate=False)
             body.focus()
             self.refresh_bindings()
             return
@@ -252,6 +338,7 @@ class QuizScreen(Screen[None]):
                 kind=item.kind,
                 left=session.remaining,
                 done=session.reviewed_this_session,
+                target=f"{session.desired_retention:.0%}",
             )
         )
         prompt.update(Text(question.prompt))
@@ -265,20 +352,61 @@ class QuizScreen(Screen[None]):
         if question.answer_kind == "true-false" and phase == "answer":
             options.update(Text(strings.QUIZ_JUDGE_HINT))
             options.display = True
+        if question is not self._filled_for:
+            # A new question: the box starts with the lesson's answer to it, if any.
+            self._filled_for = question
+            answer.load_text(session.lesson_answer())
+            answer.move_cursor(answer.document.end)
         if question.answer_kind in ("text", "number"):
             answer.display = True
             answer.read_only = phase != "answer"
+            answer.can_focus = phase == "answer"
+            from_lesson.display = phase == "answer" and bool(session.lesson_answer())
         if phase == "answer":
             if question.answer_kind in ("text", "number"):
                 answer.focus()
             else:
                 body.focus()
+            body.scroll_home(animate=False)
         else:
             feedback.update(self._feedback())
             feedback.display = True
+            ratings.update(self._rating_bar())
+            ratings.display = True
             body.focus()
-            self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
+            if question.answer_kind == "text":
+                # The learner's own answer above the key points, to compare.
+                body.scroll_home(animate=False)
+            else:
+                self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
         self.refresh_bindings()
+
+    def _draw_plots(self, rows: list[LessonStats]) -> None:
+        from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed
+
+        plots = self.query_one("#quiz-plots", Vertical)
+        found = plots.query(ReviewPlots)
+        if found:
+            found.first().show(rows)
+            return
+        widget = ReviewPlots()
+        plots.mount(widget)
+        self.call_after_refresh(widget.show, rows)
+
+    def _rating_bar(self) -> Text:
+        """Each rating key with the interval fsrs gives it now, the suggested one in bold."""
+        session = self.session
+        assert session is not None
+        suggested = session.grade.suggested if session.grade else None
+        text = Text()
+        for rating, interval in session.intervals().items():
+            if text:
+                text.append("  ·  ")
+            label = strings.QUIZ_RATING_KEY.format(
+                key=rating, label=RATINGS[rating], interval=format_interval(interval)
+            )
+            text.append(label, style="bold reverse" if rating == suggested else "")
+        return text
 
     def _feedback(self) -> Text:
         session = self.session
@@ -307,27 +435,50 @@ class QuizScreen(Screen[None]):
         text.append(hint, style="italic")
         return text
 
-    def _summary(self) -> Text:
+    def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session
         assert session is not None
-        text = Text(strings.QUIZ_DONE.format(done=session.reviewed_this_session) + "\n\n")
-        for row in session.stats():
-            retention = "-" if row.retention is None else f"{row.retention:.0%}"
-            text.append(
+        text = Text(strings.QUIZ_DONE.format(done=session.reviewed_this_session) + "\n")
+        if session.held_back:
+            text.append(strings.QUIZ_HELD_BACK.format(count=session.held_back) + "\n")
+        if session.answered_today:
+            text.append(strings.QUIZ_ANSWERED_TODAY.format(count=len(session.answered_today)))
+            text.append("\n")
+        text.append("\n")
+        text.append(self.stats_lines(session, rows))
+        text.append("\n" + strings.QUIZ_DONE_HINT)
+        return text
+
+    def stats_lines(self, session: QuizSession, rows: list[LessonStats]) -> str:
+        """One line per lesson: recall, retrievability, next due in local time."""
+        lines = []
+        for row in rows:
+            next_due = (
+                "-"
+                if row.next_due is None
+                else local_text(dt.datetime.fromisoformat(row.next_due), session.tz)
+            )
+            lines.append(
                 strings.QUIZ_STATS_ROW.format(
                     lesson=row.lesson_id,
                     reviewed=row.reviewed,
                     items=row.items,
                     due=row.due,
-                    retention=retention,
-                    next_due=row.next_due or "-",
+                    recall=percent(row.recall),
+                    recalled=row.recalled,
+                    reviews=row.reviews,
+                    retrievability=percent(row.retrievability),
+                    next_due=next_due,
                 )
-                + "\n"
             )
-        text.append("\n" + strings.QUIZ_DONE_HINT)
-        return text
+        return "\n".join(lines) + "\n"
 
     # ----------------------------------------------------------------- actions
+    def run_quiz_action(self, action: str) -> None:
+        """Run a quiz action from the command palette, if it applies now."""
+        if self.check_action(action, ()):
+            getattr(self, f"action_{action}")()
+
     def _attempt(self, answer: str | bool | int) -> None:
         assert self.session is not None
         try:
@@ -337,14 +488,14 @@ class QuizScreen(Screen[None]):
             return
         self._show()
 
-    @on(QuizAnswer.Submitted)
-    def _submitted(self, event: QuizAnswer.Submitted) -> None:
-        event.stop()
-        if self.check_action("submit", ()):
-            self.action_submit()
-
     def action_submit(self) -> None:
         self._attempt(self.query_one("#quiz-answer", QuizAnswer).text)
+
+    def action_edit(self) -> None:
+        self.query_one("#quiz-answer", QuizAnswer).focus()
+
+    def action_blur(self) -> None:
+        self.query_one("#quiz-body", VerticalScroll).focus()
 
     def action_judge(self, value: bool) -> None:
         self._attempt(value)
@@ -354,14 +505,16 @@ class QuizScreen(Screen[None]):
 
     def action_rate(self, rating: int) -> None:
         assert self.session is not None
+        interval = self.session.intervals()[rating]
         card = self.session.rate(rating)
         self.notify(
             strings.QUIZ_RATED.format(
-                rating=RATINGS[rating], due=card.due.strftime("%Y-%m-%d %H:%M")
+                rating=RATINGS[rating],
+                due=local_text(card.due, self.options.tz),
+                interval=format_interval(interval),
             ),
             timeout=3,
         )
-        self._clear_answer()
         self._show()
 
     def action_accept(self) -> None:
@@ -379,7 +532,6 @@ class QuizScreen(Screen[None]):
             self.notify(strings.QUIZ_NOTHING_TO_UNDO, severity="warning")
             return
         self.notify(strings.QUIZ_UNDONE, timeout=3)
-        self._clear_answer()
         self._show()
 
     def action_restart(self) -> None:
@@ -390,7 +542,144 @@ class QuizScreen(Screen[None]):
     def action_leave(self) -> None:
         self.app.pop_screen()
 
-    def _clear_answer(self) -> None:
-        answer = self.query_one("#quiz-answer", QuizAnswer)
-        answer.read_only = False
-        answer.clear()
+    def action_stats(self) -> None:
+        assert self.session is not None
+        rows = self.session.stats()
+        self.app.push_screen(ReviewStatsScreen(rows, self.stats_lines(self.session, rows)))
+
+    def action_retention(self) -> None:
+        assert self.session is not None
+        self.app.push_screen(
+            RetentionScreen(self.session.desired_retention), self._retention_chosen
+        )
+
+    def _retention_chosen(self, value: float | None) -> None:
+        if value is None or self.session is None:
+            return
+        self.session.set_desired_retention(value)
+        self.notify(self._store_retention(value), timeout=6)
+        if self.phase != "done":
+            self._show()
+
+    def _store_retention(self, value: float) -> str:
+        """Write the setting (only while this window holds the progress folder's lock); the
+        file is read again first so other settings written meanwhile are kept."""
+        app = self.shardbook
+        if app.store.read_only:
+            why = strings.QUIZ_RETENTION_READ_ONLY
+            return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=why)
+        store = SettingsStore(app.store.folder)
+        try:
+            settings = store.load()
+            settings.set(RETENTION_KEY, value)
+            store.save(settings)
+        except ProgressError as error:
+            return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=str(error))
+        return strings.QUIZ_RETENTION_SET.format(value=value, path=store.path)
+
+
+def parse_retention(text: str) -> float:
+    """A desired retention typed by the learner: ``0.85`` or ``85%``.
+
+    Raises:
+        InputError: field ``desired retention``: not a number, or outside 0.70-0.97.
+    """
+    raw = text.strip()
+    scale = 100.0 if raw.endswith("%") else 1.0
+    value = parse_number("desired retention", raw.removesuffix("%")) / scale
+    low, high = DESIRED_RETENTION_RANGE
+    if not low <= value <= high:
+        raise InputError("desired retention", strings.QUIZ_RETENTION_BAD.format(low=low, high=high))
+    return round(value, 4)
+
+
+class RetentionScreen(ModalScreen[float | None]):
+    """Asks for the desired retention; dismissed with the new value, or None (escape)."""
+
+    DEFAULT_CSS = """
+    RetentionScreen {
+        align: center middle;
+    }
+    #retention-box {
+        width: 64;
+        height: auto;
+        padding: 1 2;
+        border: round $primary;
+        background: $surface;
+    }
+    #retention-error {
+        color: $error;
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="retention_cancel")]
+
+    def __init__(self, current: float) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        low, high = DESIRED_RETENTION_RANGE
+        with Vertical(id="retention-box"):
+            yield Static(strings.QUIZ_RETENTION_TITLE, classes="section-title")
+            yield Static(
+                strings.QUIZ_RETENTION_HELP.format(
+                    low=low, high=high, default=DESIRED_RETENTION_DEFAULT
+                ),
+                markup=False,
+            )
+            yield LiteralInput(f"{self.current:.2f}", id="retention-input")
+            yield Static("", id="retention-error", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#retention-input", LiteralInput).focus()
+
+    def on_input_submitted(self, event: LiteralInput.Submitted) -> None:
+        event.stop()
+        try:
+            value = parse_retention(event.value)
+        except InputError:
+            low, high = DESIRED_RETENTION_RANGE
+            message = strings.QUIZ_RETENTION_BAD.format(low=low, high=high)
+            self.query_one("#retention-error", Static).update(message)
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewStatsScreen(ModalScreen[None]):
+    """The statistics of every lesson in the quiz, with the forecast and recall plots."""
+
+    DEFAULT_CSS = """
+    #stats-body {
+        padding: 0 1;
+        background: $surface;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="stats_close"),
+        Binding("s", "dismiss", "Close", id="stats_close_s", show=False),
+    ]
+
+    def __init__(self, rows: list[LessonStats], text: str) -> None:
+        super().__init__()
+        self.rows = rows
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="stats-body"):
+            yield Static(strings.QUIZ_STATS_TITLE, classes="section-title")
+            yield Static(self.text, markup=False)
+            yield Vertical(id="stats-plots")
+            yield Static(strings.QUIZ_STATS_CLOSE, markup=False, classes="hint")
+
+    async def on_mount(self) -> None:
+        from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed
+
+        widget = ReviewPlots()
+        await self.query_one("#stats-plots", Vertical).mount(widget)
+        widget.show(self.rows)
+        self.query_one("#stats-body", VerticalScroll).focus()
