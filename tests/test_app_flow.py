@@ -145,7 +145,11 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
         # (p-1)/m = 3/8 (Narayanan et al. 2021 §2.2.1); (p-1)/(m+p-1) = 3/11 (GPipe).
         assert "bubble/ideal" in text and "0.375" in text
         assert "bubble/total" in text and "0.2727" in text
-        assert "stage 3" in text
+        await pilot.pause()
+        timeline = bubble.query_one("#timeline")
+        assert [line.split()[:2] for line in timeline.lines] == [
+            ["stage", f"{r}"] for r in range(4)
+        ]
         for bad in ("0", "", "2.5", "x", "-3", "1e400"):
             await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), bad)
             assert "micro-batches m" in shown(bubble.query_one(".calc-error", Static))
