@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 
 from engine.errors import InputError
 from engine.ledger import LedgerSpec, compute_ledger
-from engine.model_size import transformer_param_count
 from engine.steptime import (
     INTERCONNECTS,
     Interconnect,
     StepResult,
     StepSpec,
     get_interconnect,
+    model_size,
     step_time,
 )
 from engine.units import format_count
@@ -355,15 +355,8 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
     Raises:
         InputError: an architecture that is not whole numbers (named by its field).
     """
-    if spec.layers is not None and spec.hidden is not None and spec.vocab is not None:
-        size = transformer_param_count(
-            layers=spec.layers,
-            hidden=spec.hidden,
-            vocab=spec.vocab,
-            ffn_hidden=spec.ffn_hidden,
-            seq=spec.seq,
-            experts=spec.experts,
-        )
+    size = model_size(spec)
+    if size is not None:
         heads = f", {spec.heads} heads" if spec.heads else ""
         experts = f", {spec.experts} experts" if spec.experts > 1 else ""
         model = (

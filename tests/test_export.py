@@ -33,6 +33,7 @@ from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import QuizState, ask, lesson_items
 from tests.notes_render import as_typed, block_kinds, lesson_outline, outline, quotes, tokens
 from tui.cli import main
+from tui.widgets.ledger import EXAMPLE_1B
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = load_lesson(ROOT / "content" / "S15.yaml")
@@ -40,15 +41,9 @@ HOSTILE = "[/] a[/ [bold]x\ttab \x1b[31mred 训练显存 ✔️ 👩‍💻\n---
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 # Exercise 1 (lesson S15): 1B parameters, mixed-precision Adam, ZeRO paper §3.1: 2 + 2 + 12 bytes
 # per parameter, so 2e9 + 2e9 + 12e9 = 16e9 bytes (16.00 GB, 14.90 GiB) of model states.
+# The Ledger's ctrl+g example, plus fields left empty or at their defaults.
 EXAMPLE_FORM = {
-    "params": "1B",
-    "preset": "mixed-adam",
-    "weight_bytes": "2",
-    "grad_bytes": "2",
-    "optimizer_bytes": "12",
-    "dp": "1",
-    "zero": "0",
-    "convention": "zero-paper",
+    **EXAMPLE_1B,
     "gpu_memory": "80GB",
     "seq": "",
     "layers": "",

@@ -224,7 +224,6 @@ class BubblePane(CalculatorPane):
     def __init__(self) -> None:
         super().__init__()
         self._timeline: tuple[list[str], int] = ([], 0)
-        self._timeline_pending = False
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -262,24 +261,18 @@ class BubblePane(CalculatorPane):
                 timeline.extend(drawing.rows)
             figures.extend([Text(""), bubble_renderable(result)])
             details.extend([Text(""), bubble_details(result, drawing, len(results) > 1)])
-        self._queue_timeline(timeline, label_width)
+        self._timeline = (timeline, label_width)
         return Outcome(Group(*figures[1:]), details=Group(*details[1:]))
 
-    def _queue_timeline(self, lines: list[str], label_width: int = 0) -> None:
-        # Drawn in the frame after the figures, as the other details are.
-        self._timeline = (lines, label_width)
-        if not self._timeline_pending:
-            self._timeline_pending = True
-            self.call_after_refresh(self._show_timeline)
-
-    def _show_timeline(self) -> None:
-        self._timeline_pending = False
+    def _show_details(self) -> None:
+        # The timeline's rows are details too: drawn in the frame after the figures.
+        super()._show_details()
         self.query_one("#timeline", TimelineView).show(*self._timeline)
 
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         super().recompute(by_learner, typing)
         if self.last_error and not by_learner:
-            self._queue_timeline([])  # no result: no timeline either
+            self._timeline = ([], 0)  # no result: no timeline either
 
     def on_resize(self, event: events.Resize) -> None:
         self.recompute()
