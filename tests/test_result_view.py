@@ -13,7 +13,7 @@ from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
-from tests.test_app_flow import app_for, choose, result_text, shown
+from tests.test_app_flow import app_for, choose, paste_into, result_text, shown
 from tui.app import make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
@@ -187,6 +187,16 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         await pilot.press("home")
         await pilot.pause()
         assert view.render_line(0).text.startswith("stage 0 FFFF")
+        # A longer time axis (m = 16: 57 units) scrolls to its new end.
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "16")
+        await pilot.pause()
+        assert view.virtual_size.width == len("stage 3 ") + 57
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_x == view.max_scroll_x == view.virtual_size.width - view.size.width
+        assert view.render_line(0).text == "stage 0 " + view.lines[0][-shown_cells:]
+        assert view.lines[0].endswith("Bb" * 16)
 
 
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:

@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 from engine import units
@@ -165,12 +166,24 @@ class TimelineView(ScrollView, can_focus=True):
         """Draw ``lines`` (ASCII); the first ``label_width`` columns of each ``stage`` row stay in
         place while the time axis scrolls. The view re-lays out only when its size changes."""
         size = Size(max((len(line) for line in lines), default=0), len(lines))
-        resized = size != self.virtual_size
         self.lines = lines
         self.label_width = label_width
-        self.virtual_size = size
         self.display = bool(lines)
-        self.refresh(layout=resized)
+        room = self.scrollable_content_region.width
+        if (
+            size.height == self.virtual_size.height
+            and (size.width > room) == (self.virtual_size.width > room)
+            and room > 0
+        ):
+            # Same height and the same scroll bar: a new length of the time axis needs only the
+            # scroll bar and a repaint, not a layout of the whole screen (setting virtual_size
+            # would ask for one), so typing m in the form stays cheap.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
+            self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines)
