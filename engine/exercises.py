@@ -69,6 +69,15 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
     )
 
 
+# The lesson item each exercise number answers (S15's section ``exercises``, in its order).
+EXERCISE_ITEMS: dict[int, str] = {
+    1: "exercise-ledger",
+    2: "exercise-diagrams",
+    3: "exercise-communication",
+    4: "exercise-slow-interconnect",
+    5: "exercise-real-factor",
+}
+
 FREE_NOTES: tuple[ExerciseNote, ...] = (
     ExerciseNote("ex4", 4, "", "slow interconnect: which strategies cost more, and why", ""),
     ExerciseNote("ex5", 5, "", "a real factor the formulas alone cannot decide", ""),
@@ -99,22 +108,29 @@ def get_note(note_id: str) -> ExerciseNote:
 
 
 def answered_notes(notes: dict[str, str]) -> list[tuple[ExerciseNote, str]]:
-    """The learner's non-empty notes with their definitions, in the lesson's order.
+    """The learner's non-empty notes with their definitions, in the lesson's order: by
+    exercise, then by strategy in :data:`EXERCISE_STRATEGIES` order.
 
-    Ids that no longer name a note (a strategy renamed, say) are kept, labelled by their id, so
-    an export never drops the learner's words.
+    Ids that no longer name a note (a strategy renamed, say) are kept after the others, labelled
+    by their id, so an export never drops the learner's words.
     """
     order = {note.id: index for index, note in enumerate(ALL_NOTES)}
     result: list[tuple[ExerciseNote, str]] = []
-    for note_id in sorted(notes, key=lambda key: (order.get(key, len(order)), key)):
-        if not notes[note_id].strip():
+    for note_id, text in notes.items():
+        if not text.strip():
             continue
         try:
             note = get_note(note_id)
         except InputError:
             note = ExerciseNote(note_id, 0, "", note_id, "")
-        result.append((note, notes[note_id]))
-    return result
+        result.append((note, text))
+
+    def position(entry: tuple[ExerciseNote, str]) -> tuple[int, int, str]:
+        note = entry[0]
+        exercise = note.exercise if note.exercise in EXERCISE_ITEMS else len(EXERCISE_ITEMS) + 1
+        return exercise, order.get(note.id, len(order)), note.id
+
+    return sorted(result, key=position)
 
 
 LEDGER_FORM = "ledger"

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from itertools import repeat
 from operator import add
@@ -734,19 +735,149 @@ def validate_schedule(result: PipelineResult) -> list[str]:
     return problems
 
 
-def render_timeline(result: PipelineResult, width: int = 80) -> str:
-    """Draw the timeline in pure ASCII, one row per stage, at most ``width`` columns.
+MAX_TIMELINE_COLUMNS: Final[int] = 2000
+"""Most time steps a timeline is drawn with (columns per stage at one column per step)."""
+ROUNDING_TOLERANCE: Final[float] = 0.05
+"""When op times are rounded to draw, none moves by more than this share of the shortest op."""
+_QUANTUM_DENOMINATOR: Final[int] = 1000
+_NICE_STEPS: Final = (5, 2, 1)
 
-    Time is compressed to fit: each column covers makespan / columns op-time units. Letters are
-    ``F`` forward, ``B`` backward (input gradient, or B+W as one op) and ``W`` weight gradient;
-    ``.`` is idle. When every op spans enough columns, an op is drawn as its upper-case letter,
-    its micro-batch number, then lower-case letters. Otherwise a column shows the kind that fills at
-    least half of it (upper case when an op of that kind starts in it), ``#`` when several kinds
-    share it and none fills half, ``.`` when it is at least half idle. A header line gives the
-    scale and a legend line closes.
+
+@dataclass(frozen=True)
+class TimelineDrawing:
+    """A timeline drawn on a grid of whole columns per time unit.
+
+    Every op of one kind is drawn exactly ``widths[kind]`` columns wide, at column
+    ``start / unit × columns_per_unit``: the grid unit divides every op time (and the p2p time),
+    so equal operations have equal widths. When no such unit keeps the drawing within
+    :data:`MAX_TIMELINE_COLUMNS`, the op times are rounded to a multiple of a coarser unit and the
+    schedule is simulated again with them (``rounded`` is then True and ``drawn`` holds the
+    rounded simulation; the header says so).
+
+    Attributes:
+        header: schedule, scale and makespan. rounding: the rounded op times, or ``""``.
+        rows: one line per stage, ``stage r`` then its cells; all the same length, which may
+            exceed the width asked for (the caller scrolls).
+        legend: what the letters mean and each kind's width in columns.
+        unit: op-time units of one grid step. columns_per_unit: whole columns per grid step.
+        widths: columns of one op, by kind (``F``, ``B``, ``W``; B includes W when joined).
+        rounded: op times were rounded to draw. drawn: the simulation drawn.
+    """
+
+    header: str
+    rounding: str
+    rows: tuple[str, ...]
+    legend: str
+    unit: float
+    columns_per_unit: int
+    widths: dict[str, int]
+    rounded: bool
+    drawn: PipelineResult
+
+    def text(self) -> str:
+        """Header, rounding note, rows and legend, one per line (ASCII)."""
+        return "\n".join([self.header, *([self.rounding] if self.rounding else []), *self.rows,
+                          self.legend])  # fmt: skip
+
+
+def _op_times(spec: PipelineSpec) -> dict[str, float]:
+    """The durations a timeline is made of: one chunk's F, B (or B+W) and W, and the hop."""
+    forward, backward, weight = _durations(spec)
+    times = {"F": forward, "B": backward, "W": weight if spec.split_backward else 0.0}
+    times["p2p"] = spec.p2p_time if spec.stages > 1 else 0.0
+    return times
+
+
+def _exact_unit(times: list[float]) -> float | None:
+    """The largest unit dividing every time (a fraction with a small denominator), or None."""
+    fractions: list[Fraction] = []
+    for value in times:
+        fraction = Fraction(value).limit_denominator(_QUANTUM_DENOMINATOR)
+        if abs(float(fraction) - value) > 1e-9 * max(1.0, value):
+            return None
+        fractions.append(fraction)
+    scale = math.lcm(*(f.denominator for f in fractions))
+    whole = math.gcd(*(int(f * scale) for f in fractions))
+    return whole / scale
+
+
+def _rounded(spec: PipelineSpec, unit: float) -> PipelineSpec:
+    """``spec`` with every op time (and the p2p time) rounded to a multiple of ``unit``."""
+    v = spec.virtual_stages
+    times = _op_times(spec)
+
+    def op(value: float) -> float:
+        return round(value / unit) * unit
+
+    return PipelineSpec(
+        schedule=spec.schedule,
+        stages=spec.stages,
+        micro_batches=spec.micro_batches,
+        virtual_stages=v,
+        t_forward=op(times["F"]) * v,
+        t_backward_input=op(times["B"]) * v,
+        t_backward_weight=op(times["W"]) * v if spec.split_backward else 0.0,
+        p2p_time=op(times["p2p"]),
+    )
+
+
+def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
+    """(unit, the simulation to draw, whether op times were rounded) for :func:`draw_timeline`.
+
+    The exact unit (the largest dividing every op time) when the makespan is at most
+    :data:`MAX_TIMELINE_COLUMNS` of it; else the coarsest 1-2-5 unit that moves no op time by
+    more than :data:`ROUNDING_TOLERANCE` of the shortest F, B or W, the schedule simulated again
+    with the rounded times.
 
     Raises:
-        InputError: on ``width`` when it leaves fewer than 10 columns for the time axis.
+        InputError: on ``micro_batches`` when no drawing within :data:`MAX_TIMELINE_COLUMNS`
+            steps keeps the op times within that tolerance.
+    """
+    spec = result.spec
+    op_times = _op_times(spec)
+    times = [value for value in op_times.values() if value > 0]
+    unit = _exact_unit(times)
+    if unit is not None and result.makespan / unit <= MAX_TIMELINE_COLUMNS + 0.5:
+        return unit, result, False
+    # The shortest compute op (the p2p time is a gap between ops, and may round to 0).
+    shortest = min(value for key, value in op_times.items() if key != "p2p" and value > 0)
+    ops_per_stage = (3 if spec.split_backward else 2) * spec.micro_batches * spec.virtual_stages
+    refused = InputError(
+        "micro_batches",
+        f"the timeline is not drawn: {ops_per_stage} ops per stage, with these op times, need "
+        f"more than {MAX_TIMELINE_COLUMNS} columns; lower m (or v), or use rounder op times",
+    )
+    if ops_per_stage > MAX_TIMELINE_COLUMNS:
+        raise refused
+    scale = 10.0 ** math.floor(math.log10(shortest))
+    for _ in range(4):  # down to a thousandth of the shortest op
+        for step in _NICE_STEPS:
+            coarse = step * scale
+            if coarse > shortest:
+                continue
+            errors = (abs(round(t / coarse) * coarse - t) for t in times)
+            if max(errors) > ROUNDING_TOLERANCE * shortest:
+                continue
+            drawn = simulate(_rounded(spec, coarse))
+            if drawn.makespan / coarse > MAX_TIMELINE_COLUMNS + 0.5:
+                raise refused
+            return coarse, drawn, True
+        scale /= 10
+    raise refused
+
+
+def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
+    """Draw the timeline in ASCII, one row per stage, at a whole number of columns per time unit.
+
+    The unit divides every op time, so each F, B and W op is drawn the same number of columns
+    wide wherever it runs; as many columns per unit as fit in ``width``, at least one (then the
+    rows are wider than ``width``: the caller scrolls them). An op is its kind's upper-case
+    letter, then its micro-batch number when every op has room for it, then lower-case letters;
+    ``.`` is idle.
+
+    Raises:
+        InputError: on ``width`` when it leaves fewer than 10 columns for the time axis; as
+            :func:`_grid` when the schedule has too many ops to draw.
     """
     spec = result.spec
     p = spec.stages
@@ -754,66 +885,55 @@ def render_timeline(result: PipelineResult, width: int = 80) -> str:
     columns = width - label_width
     if columns < 10:
         raise InputError("width", f"must be at least {label_width + 10} for {p} stages")
-    step = result.makespan / columns
+    unit, drawn, rounded = _grid(result)
+    steps = round(drawn.makespan / unit)
+    per_unit = max(1, columns // steps)
+    times = _op_times(drawn.spec)
+    kinds = ("F", "B", "W") if spec.split_backward else ("F", "B")
+    widths = {kind: round(times[kind] / unit) * per_unit for kind in kinds}
+    digits = min(width for width in widths.values() if width) > len(str(spec.micro_batches - 1))
+    rows = []
+    for r, ops in enumerate(drawn.timeline):
+        cells = ["."] * (steps * per_unit)
+        for op in ops:
+            letter = op.kind[0]
+            if not widths[letter]:  # t_W = 0: the weight gradient takes no time
+                continue
+            first = round(op.start / unit) * per_unit
+            number = str(op.micro_batch) if digits else ""
+            fill = [letter.lower()] * (widths[letter] - 1 - len(number))
+            cells[first : first + widths[letter]] = [letter, *number, *fill]
+        rows.append(f"stage {r}".ljust(label_width) + "".join(cells))
+    shape = f"p={p} m={spec.micro_batches}" + (
+        f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else ""
+    )
+    columns_word = "column" if per_unit == 1 else "columns"
     header = (
-        f"{spec.schedule} p={p} m={spec.micro_batches}"
-        + (f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else "")
-        + f": 1 column = {step:.3g} op-time units, makespan {result.makespan:.6g}"
+        f"{spec.schedule} {shape}: {per_unit} {columns_word} per {unit:.6g} op-time units, "
+        f"makespan {drawn.makespan:.6g}" + (f" (exact: {result.makespan:.6g})" if rounded else "")
     )
-    # An op owns the columns whose middle falls in [start, end).
-    spans = [
-        [
-            (op, math.ceil(op.start / step - 0.5), min(columns, math.ceil(op.end / step - 0.5)))
-            for op in ops
-        ]
-        for ops in result.timeline
-    ]
-    digits = all(
-        stop - first > len(str(op.micro_batch)) for row in spans for op, first, stop in row
+    rounding = ""
+    if rounded:
+        shown = [*kinds, *(["p2p"] if p > 1 else [])]
+        drawn_times = ", ".join(f"{key} {times[key]:.6g}" for key in shown)
+        rounding = (
+            f"op times rounded to multiples of {unit:.6g} to draw ({drawn_times}); the figures "
+            "above use the exact times"
+        )
+    names = {"F": "F fwd", "B": "B input grad" if spec.split_backward else "B bwd+W",
+             "W": "W weight grad"}  # fmt: skip
+    sizes = ", ".join(f"{names[kind]} {widths[kind]} col" for kind in kinds)
+    then = "then micro-batch; " if digits else ""
+    legend = f"{sizes}; {then}lower case: runs; . idle"
+    return TimelineDrawing(
+        header, rounding, tuple(rows), legend, unit, per_unit, widths, rounded, drawn
     )
-    lines = [header[:width]]
-    for r, row in enumerate(spans):
-        cells = _draw_wide(row, columns) if digits else _draw_compressed(row, columns, step)
-        lines.append(f"stage {r}".ljust(label_width) + "".join(cells))
-    kinds = "F fwd, B input grad, W weight grad" if spec.split_backward else "F fwd, B bwd+W"
-    if digits:
-        legend = f"{kinds}, then micro-batch; lower case: runs; . idle"
-    else:
-        legend = f"{kinds}; upper case: starts; # mixed; . idle"
-    lines.append(legend[:width])
-    return "\n".join(lines)
 
 
-def _draw_wide(row: list[tuple[PipelineOp, int, int]], columns: int) -> list[str]:
-    cells = ["."] * columns
-    for op, first, stop in row:
-        letter = op.kind[0]
-        number = str(op.micro_batch)
-        cells[first:stop] = [letter, *number] + [letter.lower()] * (stop - first - 1 - len(number))
-    return cells
+def render_timeline(result: PipelineResult, width: int = 80) -> str:
+    """:func:`draw_timeline` as text: header, rows, legend (rows may be wider than ``width``).
 
-
-def _draw_compressed(
-    row: list[tuple[PipelineOp, int, int]], columns: int, step: float
-) -> list[str]:
-    letters = "FBW"
-    busy = [[0.0, 0.0, 0.0] for _ in range(columns)]
-    starting = [[False, False, False] for _ in range(columns)]
-    for op, _, _ in row:
-        kind = letters.index(op.kind[0])
-        first = min(columns - 1, int(op.start / step))
-        starting[first][kind] = True
-        for c in range(first, min(columns - 1, int(op.end / step)) + 1):
-            overlap = min(op.end, (c + 1) * step) - max(op.start, c * step)
-            if overlap > 0:
-                busy[c][kind] += overlap
-    cells = []
-    for shares, starts in zip(busy, starting, strict=True):
-        kind = max(range(3), key=shares.__getitem__)
-        if sum(shares) < step / 2:
-            cells.append(".")
-        elif shares[kind] < step / 2:
-            cells.append("#")
-        else:
-            cells.append(letters[kind] if starts[kind] else letters[kind].lower())
-    return cells
+    Raises:
+        InputError: as :func:`draw_timeline`.
+    """
+    return draw_timeline(result, width).text()

@@ -485,7 +485,16 @@ def dump_checked(data: dict[str, Any], cache: dict[str, tuple[str, str]], path: 
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: temp file in the same folder, fsync,
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`).
+
+    Raises:
+        OSError: the folder cannot be created or written (disk full, read-only, permission).
+    """
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync,
     ``os.replace``, fsync of the folder. Either the old or the new file remains, never half.
 
     Raises:
@@ -494,8 +503,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)

@@ -26,8 +26,10 @@ from engine.steptime import (
     StepResult,
     StepSpec,
     get_interconnect,
+    model_size,
     step_time,
 )
+from engine.units import format_count
 
 SCALING_STRATEGIES: tuple[str, ...] = ("dp", "zero1", "zero2", "zero3", "tp", "pp", "cp", "ep")
 MODES: tuple[str, ...] = ("strong", "weak")
@@ -192,72 +194,188 @@ def scaling_all(
     return tuple(scaling_series(base, name, mode, sizes) for name in names)
 
 
-_MARKERS = {"dp": "D", "zero1": "1", "zero2": "2", "zero3": "3", "tp": "T", "pp": "P"}
-_MARKERS |= {"cp": "C", "ep": "E"}
+MARKERS: dict[str, str] = {"dp": "D", "zero1": "1", "zero2": "2", "zero3": "3", "tp": "T"}
+MARKERS |= {"pp": "P", "cp": "C", "ep": "E"}
+"""The plot's marker of each strategy of :data:`SCALING_STRATEGIES`."""
+OVERLAP_MARKER = "*"
+LINEAR_MARKER = "."
+_Y_LABEL_WIDTH = 8
+
+
+@dataclass(frozen=True)
+class ScalingPlot:
+    """Throughput against world size as text, on log-log axes.
+
+    Attributes:
+        lines: the plot, the axis, the legend and the overlaps, one string each.
+        marks: (line, first column, end column, strategy) of every marker of a single strategy
+            and of each legend entry, so a screen can colour them.
+        shared: (line, column) of every cell several strategies share (:data:`OVERLAP_MARKER`).
+        legend: (marker, strategy) of each series, in order.
+        overlaps: (world size, strategies) of each shared cell.
+    """
+
+    lines: tuple[str, ...]
+    marks: tuple[tuple[int, int, int, str], ...]
+    shared: tuple[tuple[int, int], ...]
+    legend: tuple[tuple[str, str], ...]
+    overlaps: tuple[tuple[int, tuple[str, ...]], ...]
+
+    def text(self) -> str:
+        """The lines joined."""
+        return "\n".join(self.lines)
+
+
+def scaling_plot(
+    series: tuple[ScalingSeries, ...], width: int = 60, height: int = 12
+) -> ScalingPlot:
+    """Throughput (tokens/s) against world size on log2-log2 axes: each doubling of GPUs is one
+    step right and each doubling of throughput the same number of rows up anywhere on the plot,
+    so perfect linear scaling (``.``, n × one-GPU throughput) is a straight line and a strategy's
+    shortfall is its distance below it, at small n as at large n. One marker per strategy
+    (:data:`MARKERS`); where several land on one cell, :data:`OVERLAP_MARKER`, and a line below
+    names them. Skipped points are left out.
+
+    Lines are at most ``width`` characters (at least 24); the plot is ``height`` rows (at least 5).
+    """
+    width = max(24, width)
+    height = max(5, height)
+    if not series:
+        return ScalingPlot((), (), (), (), ())
+    sizes = [p.world_size for p in series[0].points]
+    base = series[0].baseline_tokens_per_s
+    values = [base * n for n in sizes] + [
+        p.tokens_per_s for s in series for p in s.points if not p.skipped and p.tokens_per_s > 0
+    ]
+    top, bottom = max(values), min(values)
+    span = math.log2(top / bottom) if top > bottom else 1.0
+    columns = width - _Y_LABEL_WIDTH - 1
+    x_span = math.log2(max(sizes) / min(sizes)) if max(sizes) > min(sizes) else 1.0
+
+    def row_of(value: float) -> int:
+        return round(math.log2(top / value) / span * (height - 1))
+
+    def column_of(n: int) -> int:
+        return 1 + round(math.log2(n / min(sizes)) / x_span * (columns - 3))
+
+    grid = [[" "] * columns for _ in range(height)]
+    for n in sizes:
+        grid[row_of(base * n)][column_of(n)] = LINEAR_MARKER
+    owners: dict[tuple[int, int], list[str]] = {}
+    for s in series:
+        for point in s.points:
+            if not point.skipped and point.tokens_per_s > 0:
+                cell = (row_of(point.tokens_per_s), column_of(point.world_size))
+                owners.setdefault(cell, []).append(s.strategy)
+    marks: list[tuple[int, int, int, str]] = []
+    shared: list[tuple[int, int]] = []
+    overlaps: list[tuple[int, tuple[str, ...]]] = []
+    for (row, column), names in owners.items():
+        at = _Y_LABEL_WIDTH + 1 + column
+        if len(names) == 1:
+            grid[row][column] = MARKERS.get(names[0], "?")
+            marks.append((row, at, at + 1, names[0]))
+        else:
+            grid[row][column] = OVERLAP_MARKER
+            shared.append((row, at))
+            n = next(n for n in sizes if column_of(n) == column)
+            overlaps.append((n, tuple(names)))
+    lines = []
+    for r, cells in enumerate(grid):
+        value = top / 2 ** (r / (height - 1) * span)
+        shown = _tokens_per_s(value) if r in (0, height // 2, height - 1) else ""
+        label = shown.rjust(_Y_LABEL_WIDTH)
+        lines.append(f"{label}|{''.join(cells).rstrip()}")
+    axis = [" "] * columns
+    for n in sizes:
+        text = str(n)
+        column = min(columns - len(text), column_of(n))
+        if all(c == " " for c in axis[max(0, column - 1) : column + len(text)]):
+            axis[column : column + len(text)] = list(text)
+    lines.append(" " * _Y_LABEL_WIDTH + "+" + "-" * columns)
+    lines.append(" " * (_Y_LABEL_WIDTH + 1) + "".join(axis).rstrip())
+    lines.extend(_wrap(["log-log:", "tokens/s vs GPUs", f"({series[0].mode} scaling)"], " ", width))
+    lines.append(f"{LINEAR_MARKER} linear (n x 1 GPU)")
+    legend_pairs = tuple((MARKERS.get(s.strategy, "?"), s.strategy) for s in series)
+    for line in _wrap([f"{marker} {name}" for marker, name in legend_pairs], "  ", width):
+        for marker, name in legend_pairs:
+            entry = f"{marker} {name}"
+            if f"  {entry}  " in f"  {line}  ":
+                start = f"  {line}  ".index(f"  {entry}  ")
+                marks.append((len(lines), start, start + len(entry), name))
+        lines.append(line)
+    if overlaps:
+        entries = [
+            f"n={n} {'/'.join(MARKERS.get(name, '?') for name in names)}"
+            for n, names in sorted(overlaps)
+        ]
+        entries[0] = f"{OVERLAP_MARKER} in one cell: {entries[0]}"
+        lines.extend(_wrap(entries, ", ", width))
+    return ScalingPlot(
+        tuple(line[:width] for line in lines),
+        tuple(marks),
+        tuple(shared),
+        legend_pairs,
+        tuple(sorted(overlaps)),
+    )
+
+
+def _wrap(entries: list[str], separator: str, width: int) -> list[str]:
+    """``entries`` joined by ``separator`` into lines of at most ``width`` (an entry is never
+    split)."""
+    lines: list[str] = []
+    line = ""
+    for entry in entries:
+        if line and len(line) + len(separator) + len(entry) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line}{separator}{entry}" if line else entry
+    return [*lines, line] if line else lines
+
+
+def _tokens_per_s(value: float) -> str:
+    for suffix, scale in (("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 def render_scaling_plot(
     series: tuple[ScalingSeries, ...], width: int = 60, height: int = 12
 ) -> str:
-    """Throughput against world size as text: one marker per strategy (legend below), ``.``
-    for perfect linear scaling (n × one-GPU throughput), log2 spacing on the x axis.
+    """:func:`scaling_plot` as text."""
+    return scaling_plot(series, width, height).text()
 
-    Lines are at most ``width`` characters (at least 24). Skipped points are left out.
+
+def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
+    """What a step-time or scaling figure assumes, one line each: the model (architecture and
+    parameter count N, :func:`engine.model_size.transformer_param_count`), the batch and
+    sequence, the device, and the links.
+
+    Raises:
+        InputError: an architecture that is not whole numbers (named by its field).
     """
-    width = max(24, width)
-    height = max(5, height)
-    if not series:
-        return ""
-    sizes = [p.world_size for p in series[0].points]
-    base = series[0].baseline_tokens_per_s
-    top = max(
-        [base * n for n in sizes]
-        + [p.tokens_per_s for s in series for p in s.points if not p.skipped]
+    size = model_size(spec)
+    if size is not None:
+        heads = f", {spec.heads} heads" if spec.heads else ""
+        experts = f", {spec.experts} experts" if spec.experts > 1 else ""
+        model = (
+            f"model: N = {format_count(size.total)} params ({spec.layers} layers, h {spec.hidden}"
+            f"{heads}, V {spec.vocab}{experts})"
+        )
+    else:
+        model = f"model: N = {format_count(spec.params or 0)} params"
+    batch = spec.global_batch if spec.global_batch is not None else spec.micro_batch
+    tokens = batch * spec.seq
+    link = spec.interconnect
+    return (
+        model,
+        f"batch: {batch} x sequence {spec.seq} = {tokens:,} tokens per step, micro-batch "
+        f"{spec.micro_batch}",
+        f"device: {spec.peak_flops / 1e12:g} TFLOP/s peak at {spec.utilization:.0%}, "
+        f"{spec.gpus_per_node} GPUs per node",
+        f"link: {link.label}, latency {link.latency * 1e6:g} us",
     )
-    label_width = 8
-    columns = width - label_width - 1
-    step = max(1, columns // max(1, len(sizes)))
-    grid = [[" "] * columns for _ in range(height)]
-
-    def row_of(value: float) -> int:
-        return height - 1 - min(height - 1, round(value / top * (height - 1)))
-
-    for index, n in enumerate(sizes):
-        column = min(columns - 1, index * step + step // 2)
-        grid[row_of(base * n)][column] = "."
-    for s in series:
-        marker = _MARKERS.get(s.strategy, "?")
-        for index, point in enumerate(s.points):
-            if point.skipped:
-                continue
-            column = min(columns - 1, index * step + step // 2)
-            row = row_of(point.tokens_per_s)
-            grid[row][column] = "*" if grid[row][column] not in (" ", ".") else marker
-    lines = []
-    for r, cells in enumerate(grid):
-        value = top * (height - 1 - r) / (height - 1)
-        label = f"{value:8.2g}" if r in (0, height // 2, height - 1) else " " * label_width
-        lines.append(f"{label}|{''.join(cells).rstrip()}")
-    axis = [" "] * columns
-    for index, n in enumerate(sizes):
-        text = str(n)
-        column = min(columns - len(text), index * step + step // 2)
-        if all(c == " " for c in axis[max(0, column - 1) : column + len(text)]):
-            axis[column : column + len(text)] = list(text)
-    lines.append(" " * label_width + "+" + "-" * columns)
-    lines.append(" " * (label_width + 1) + "".join(axis).rstrip())
-    lines.append(f"tokens/s vs GPUs ({series[0].mode})")
-    lines.append(". linear (n x 1 GPU)")
-    lines.append("* two or more overlap")
-    legend = ""
-    for s in series:
-        entry = f"{_MARKERS.get(s.strategy, '?')} {s.strategy}"
-        if legend and len(legend) + 2 + len(entry) > width:
-            lines.append(legend)
-            legend = ""
-        legend = f"{legend}  {entry}" if legend else entry
-    lines.append(legend)
-    return "\n".join(line[:width] for line in lines)
 
 
 # ---------------------------------------------------------------------------------- exercise 4
@@ -481,12 +599,16 @@ class TradeoffsReport:
         interconnect: the chosen links. world: GPUs compared in ``rows``.
         rows: :func:`compare_interconnects` at ``world``.
         series: strong-scaling series of :data:`TRADEOFFS_STRATEGIES` up to 64 GPUs.
+        base: the configuration all of them start from, on the chosen links.
+        assumptions: :func:`describe_assumptions` of ``base``.
     """
 
     interconnect: Interconnect
     world: int
     rows: tuple[InterconnectRow, ...]
     series: tuple[ScalingSeries, ...]
+    base: StepSpec
+    assumptions: tuple[str, ...]
 
 
 def tradeoffs_report(
@@ -507,4 +629,6 @@ def tradeoffs_report(
         world,
         compare_interconnects(spec, link, world),
         scaling_all(spec, "strong", world_sizes(64), TRADEOFFS_STRATEGIES),
+        spec,
+        describe_assumptions(spec),
     )

@@ -620,7 +620,13 @@ def _checked(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     return spec, notes
 
 
-def _size(spec: StepSpec) -> ModelSize | None:
+def model_size(spec: StepSpec) -> ModelSize | None:
+    """The parameter counts of ``spec``'s architecture (:func:`transformer_param_count`), or
+    None when it gives N alone.
+
+    Raises:
+        InputError: an architecture that is not whole numbers (named by its field).
+    """
     if spec.layers is None or spec.hidden is None or spec.vocab is None:
         return None
     return transformer_param_count(
@@ -652,7 +658,7 @@ def step_time(spec: StepSpec) -> StepResult:
     """
     spec, notes = _checked(spec)
     assert spec.dp is not None and spec.global_batch is not None
-    size = _size(spec)
+    size = model_size(spec)
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(

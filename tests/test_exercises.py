@@ -14,6 +14,7 @@ from engine.export import export_data, export_markdown, split_front_matter
 from engine.lesson import load_lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
+from tests.notes_render import quotes
 from tests.test_app_flow import app_for, choose, paste_into, shown, write
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
@@ -44,8 +45,9 @@ def test_unknown_ids_are_kept_not_dropped() -> None:
 def test_export_puts_each_note_beside_the_engines_answer() -> None:
     text = "[bold]hidden dim h[/] 按列切分 ✔️\n\tsecond line"
     progress = LessonProgress("S15", notes={"ex2.tp.split": text, "ex4": "TP suffers most"})
-    _front, body = split_front_matter(export_markdown(LESSON, progress))
-    assert text in body and "TP suffers most" in body
+    markdown = export_markdown(LESSON, progress)
+    assert quotes(markdown) == [text, "TP suffers most"]
+    _front, body = split_front_matter(markdown)
     assert get_strategy("tp").split in body
     assert LESSON.section("exercises").items[1].text in body  # exercise 2's own wording
     data = export_data(LESSON, progress)

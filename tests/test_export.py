@@ -1,8 +1,14 @@
-"""engine.export and ``shardbook export``: notes byte for byte, front matter that round-trips."""
+"""engine.export and ``shardbook export``: notes that render as typed in any CommonMark
+renderer, in the lesson's order, as Markdown, JSON, HTML and an Anki deck."""
 
 from __future__ import annotations
 
+import datetime as dt
+import html.parser
 import json
+import random
+import sqlite3
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,14 +16,45 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.export import export_markdown, safe_file_name, split_front_matter
+from engine.export import (
+    ANKI_FIELDS,
+    anki_deck_id,
+    export_anki,
+    export_data,
+    export_html,
+    export_markdown,
+    export_path,
+    notes_owner,
+    safe_file_name,
+    split_front_matter,
+)
 from engine.lesson import load_lesson
 from engine.progress import LessonProgress, ProgressStore
+from engine.quiz import QuizState, ask, lesson_items
+from tests.notes_render import as_typed, block_kinds, lesson_outline, outline, quotes, tokens
 from tui.cli import main
+from tui.widgets.ledger import EXAMPLE_1B
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = load_lesson(ROOT / "content" / "S15.yaml")
 HOSTILE = "[/] a[/ [bold]x\ttab \x1b[31mred 训练显存 ✔️ 👩‍💻\n---\nno"
+NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
+# Exercise 1 (lesson S15): 1B parameters, mixed-precision Adam, ZeRO paper §3.1: 2 + 2 + 12 bytes
+# per parameter, so 2e9 + 2e9 + 12e9 = 16e9 bytes (16.00 GB, 14.90 GiB) of model states.
+# The Ledger's ctrl+g example, plus fields left empty or at their defaults.
+EXAMPLE_FORM = {
+    **EXAMPLE_1B,
+    "gpu_memory": "80GB",
+    "seq": "",
+    "layers": "",
+    "ffn_hidden": "",
+    "vocab": "",
+    "micro_batch": "1",
+    "tp": "1",
+    "recompute": "none",
+    "schedule": "1f1b",
+}
+EXAMPLE_FIGURES = {"parameters": 2e9, "gradients": 2e9, "adam_states": 12e9, "activations": 0.0}
 
 
 def filled_progress() -> LessonProgress:
@@ -26,27 +63,273 @@ def filled_progress() -> LessonProgress:
         progress.answers[item.id] = f"{HOSTILE} answer {index}"
     for index, item in enumerate(LESSON.reflection_fields):
         progress.reflections[item.id] = f"{HOSTILE} reflection {index}"
-    progress.figures["exercise1"] = {
-        "parameters": 2e9,
-        "gradients": 2e9,
-        "adam_states": 12e9,
-        "activations": 0.0,
-    }
-    progress.forms["ledger"] = {"params": "1B", "preset": "mixed-adam"}
+    progress.figures["exercise1"] = dict(EXAMPLE_FIGURES)
+    progress.forms["ledger"] = dict(EXAMPLE_FORM)
     return progress
 
 
-def test_markdown_has_every_text_byte_for_byte() -> None:
+def test_markdown_renders_every_text_as_typed_under_the_lessons_headings() -> None:
     progress = filled_progress()
-    front, body = split_front_matter(export_markdown(LESSON, progress))
+    markdown = export_markdown(LESSON, progress, NOW)
+    front, _body = split_front_matter(markdown)
     assert front["lesson"] == "S15"
     assert front["status"] == "in-progress"
-    for text in (*progress.answers.values(), *progress.reflections.values()):
-        assert text in body
-    for item in (*LESSON.self_check, *LESSON.reflection_fields):
-        assert item.text in body
-    # Exercise 1's four columns, in GB and GiB (ZeRO paper: 2 + 2 + 12 bytes x 1e9).
-    assert "| 12000000000 | 12.00 GB | 11.18 GiB |" in body
+    assert outline(markdown) == lesson_outline(LESSON)
+    assert quotes(markdown) == [*progress.answers.values(), *progress.reflections.values()]
+    body = rendered_text(markdown)
+    assert "| 12000000000 | 12.00 GB | 11.18 GiB |" in markdown
+    assert "16.00 GB" in body and "14.90 GiB" in body
+
+
+def rendered_text(markdown: str) -> str:
+    """Every piece of text a renderer shows, joined."""
+    return "\n".join(t.content for t in tokens(markdown) if t.type == "inline")
+
+
+def test_two_lines_and_a_rule_stay_two_lines_and_a_rule_with_no_new_heading() -> None:
+    answer = "first line\n---\nsecond line"
+    item = LESSON.self_check[0]
+    progress = LessonProgress("S15", answers={item.id: answer})
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert quotes(markdown) == [answer]
+    assert outline(markdown) == lesson_outline(LESSON)
+    assert block_kinds(markdown)["hr"] == 0  # the front matter is not a rule either
+
+
+# Markdown cannot show control characters other than tab and line breaks, nor NUL.
+learner_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\t\n\r"),
+    min_size=1,
+).filter(str.strip)
+LINE_STARTS = ["# h", "---", "***", "* a", "- a", "+ a", "> q", "1. a", "2) a", "```", "    code",
+               "<div>", "===", "| a | b |", "[x]: /url", "~~~"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.one_of(
+        learner_text,
+        st.lists(st.sampled_from(LINE_STARTS) | learner_text, min_size=1, max_size=6).map(
+            "\n".join
+        ),
+    )
+)
+def test_any_learner_text_renders_as_typed_and_adds_no_block(text: str) -> None:
+    def notes_with(value: str) -> str:
+        progress = LessonProgress(
+            "S15",
+            answers={LESSON.self_check[1].id: value},
+            reflections={LESSON.reflection_fields[0].id: value},
+            notes={"ex2.tp.split": value, "ex5": value},
+        )
+        return export_markdown(LESSON, progress, NOW)
+
+    markdown = notes_with(text)
+    assert quotes(markdown) == [as_typed(text)] * 4
+    assert outline(markdown) == lesson_outline(LESSON)
+    assert block_kinds(markdown) == block_kinds(notes_with("plain"))
+
+
+def test_exercises_appear_once_each_in_the_lessons_order() -> None:
+    notes = {
+        f"ex{n}.{name}.{kind}": f"{name} {kind}"
+        for name in ("cp", "dp", "tp", "pp")
+        for n, kind in ((3, "wait"), (2, "split"), (3, "comm"))
+    }
+    progress = LessonProgress("S15", notes={**notes, "ex5": "five", "ex9.old": "kept"})
+    markdown = export_markdown(LESSON, progress, NOW)
+    headings = [text for _level, text in outline(markdown)]
+    exercises = LESSON.section("exercises").items
+    for number, item in enumerate(exercises, start=1):
+        assert headings.count(f"{number}. {item.text}") == 1
+    assert headings.count("Other notes") == 1  # an id of no exercise is kept, after them
+    # Exercise 2's notes (DP, TP, PP, CP in the lesson's strategy order), then exercise 3's.
+    assert quotes(markdown) == [
+        "dp split", "tp split", "pp split", "cp split",
+        "dp comm", "dp wait", "tp comm", "tp wait", "pp comm", "pp wait", "cp comm", "cp wait",
+        "five", "kept",
+    ]  # fmt: skip
+    data = export_data(LESSON, progress, NOW)
+    assert [entry["number"] for entry in data["exercises"]] == [1, 2, 3, 4, 5]
+    assert data["exercises"][1]["notes"] == ["ex2.dp.split", "ex2.tp.split", "ex2.pp.split",
+                                             "ex2.cp.split"]  # fmt: skip
+
+
+def test_exercise1_is_a_table_of_the_inputs_set_with_a_total() -> None:
+    markdown = export_markdown(LESSON, filled_progress(), NOW)
+    rendered = rendered_text(markdown)
+    for label, value in (("parameters N", "1B"), ("data-parallel size P", "1"),
+                         ("precision", "mixed-precision Adam 2/2/12")):  # fmt: skip
+        assert f"| {label} | {value} |" in markdown
+    # Empty inputs and less-used ones left at their defaults are not shown; no raw form keys.
+    for key in ("ffn_hidden", "vocab", "FFN hidden", "tensor-parallel", "micro-batch size"):
+        assert key not in markdown
+    assert "activation activations" not in markdown
+    assert "| **total (these columns)** | **16000000000** | **16.00 GB** | **14.90 GiB** |" in (
+        markdown
+    )
+    assert "No figures" not in rendered
+    table = [t for t in tokens(markdown) if t.type == "table_open"]
+    assert len(table) == 2  # inputs, then figures
+
+
+def test_an_invalid_form_is_never_paired_with_figures() -> None:
+    progress = filled_progress()
+    progress.forms["ledger"]["params"] = "-1B"
+    progress.figures["exercise1"] = {}  # what the Ledger saves while a field is invalid
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert "| parameters N | \\-1B |" in markdown  # escaped: renders as "-1B"
+    assert "16.00 GB" not in markdown and "No figures" in markdown
+    assert export_data(LESSON, progress, NOW)["exercise1"] == {}
+
+
+def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
+    first, second = LESSON.self_check[:2]
+    progress = LessonProgress("S15", answers={first.id: "a", second.id: "b"}, revealed=[second.id])
+    markdown = export_markdown(LESSON, progress, NOW)
+    rendered = rendered_text(markdown)
+    assert all(point in rendered for point in second.key_points)
+    assert not any(point in rendered for point in first.key_points)
+    assert f"No reviews yet ({len(lesson_items(LESSON))} items, all new)" in rendered
+
+    state = QuizState(progress)
+    items = lesson_items(LESSON)
+    rng = random.Random(0)
+    state.review(ask(items[0], LESSON, rng), 3, NOW)
+    state.review(ask(items[1], LESSON, rng), 1, NOW)
+    later = NOW + dt.timedelta(minutes=5)
+    data = export_data(LESSON, progress, later)
+    # py-fsrs 6 defaults: a new card rated Again is due after the first learning step (1 min),
+    # Good after the second (10 min); at +5 min one is due.
+    assert data["quiz"]["reviews"] == 2 and data["quiz"]["due"] == 1
+    assert data["quiz"]["next_due"] == (NOW + dt.timedelta(minutes=1)).isoformat()
+    assert 0 < data["quiz"]["recall"] <= 1
+    rendered = rendered_text(export_markdown(LESSON, progress, later))
+    assert f"reviews: 2 (2 of {len(items)} items reviewed" in rendered
+    assert "due now: 1" in rendered and "2026-03-01T09:01:00+00:00" in rendered
+    assert [entry["revealed"] for entry in data["self_check"]] == [False, True, False, False]
+
+
+class _Page(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.headings: list[str] = []
+        self.quotes: list[str] = []
+        self.links: list[str] = []
+        self._heading = self._quote = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.links.extend(value or "" for name, value in attrs if name in ("src", "href"))
+        if tag in ("h1", "h2", "h3"):
+            self._heading = True
+            self.headings.append("")
+        elif tag == "blockquote":
+            self._quote = True
+            self.quotes.append("")
+        elif tag == "br" and self._quote:
+            self.quotes[-1] += "\n"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3"):
+            self._heading = False
+        elif tag == "blockquote":
+            self._quote = False
+
+    def handle_data(self, data: str) -> None:
+        if self._heading:
+            self.headings[-1] += data
+        elif self._quote:
+            self.quotes[-1] += data.strip("\n") if not data.strip() else data
+
+
+def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
+    progress = filled_progress()
+    item = LESSON.reflection_fields[0]
+    progress.reflections[item.id] = "<script>alert(1)</script>\n# not a heading\n&amp; <b>x</b>"
+    page = export_html(LESSON, progress, NOW)
+    parser = _Page()
+    parser.feed(page)
+    assert page.startswith("<!DOCTYPE html>") and "script" not in parser.tags
+    assert parser.links == []  # self-contained: no external file
+    assert [text for _level, text in lesson_outline(LESSON)] == parser.headings
+    expected = [*progress.answers.values(), *progress.reflections.values()]
+    assert [text.strip("\n") for text in parser.quotes] == [as_typed(t) for t in expected]
+    assert "&lt;script&gt;" in page and "&amp;amp;" in page
+
+
+def _collection(apkg: bytes, folder: Path) -> sqlite3.Connection:
+    archive = zipfile.ZipFile(__import__("io").BytesIO(apkg))
+    assert sorted(archive.namelist()) == ["collection.anki2", "media"]
+    target = folder / "collection.anki2"
+    target.write_bytes(archive.read("collection.anki2"))
+    return sqlite3.connect(target)
+
+
+def test_anki_deck_holds_every_quiz_item_with_stable_ids(tmp_path: Path) -> None:
+    first = export_anki(LESSON, NOW)
+    again = export_anki(LESSON, NOW + dt.timedelta(days=3))
+    items = lesson_items(LESSON)
+    rows = []
+    for index, data in enumerate((first, again)):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        with _collection(data, folder) as db:
+            notes = db.execute("select guid, mid, flds, tags from notes order by id").fetchall()
+            decks = json.loads(db.execute("select decks from col").fetchone()[0])
+            models = json.loads(db.execute("select models from col").fetchone()[0])
+            cards = db.execute("select count(*), min(did), max(did) from cards").fetchone()
+        db.close()
+        rows.append(notes)
+        assert len(notes) == len(items) and cards == (len(items), *(anki_deck_id("S15"),) * 2)
+        assert str(anki_deck_id("S15")) in decks
+        (model,) = [m for m in models.values() if m["name"] == "shardbook quiz card"]
+        assert [field["name"] for field in model["flds"]] == list(ANKI_FIELDS)
+        fields = [note[2].split("\x1f") for note in notes]
+        assert [f[3] for f in fields] == [item.id for item in items]
+        assert all(f[0] and f[1] for f in fields)  # a question and an answer on every card
+        # A self-check card: the lesson's question, its key points on the back.
+        check = LESSON.self_check[0]
+        assert fields[0][0] == check.text
+        assert check.key_points[0] in fields[0][1]
+        assert " S15 self-check " in notes[0][3]
+    # Same ids and GUIDs in both exports: importing again updates the cards in place.
+    assert [(g, m) for g, m, _f, _t in rows[0]] == [(g, m) for g, m, _f, _t in rows[1]]
+
+
+def test_cli_writes_html_and_anki_files_browsers_and_anki_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ProgressStore(tmp_path).save(filled_progress())
+    page, deck = tmp_path / "notes.html", tmp_path / "S15.apkg"
+    base = ["export", "S15", "--progress-dir", str(tmp_path)]
+    assert main([*base, "--format", "html", "-o", str(page)]) == 0
+    assert main([*base, "--format", "anki", "-o", str(deck)]) == 0
+    parser = _Page()
+    parser.feed(page.read_text(encoding="utf-8"))
+    assert parser.headings[0] == f"S15 notes: {LESSON.title}"
+    assert zipfile.is_zipfile(deck)
+    assert notes_owner(page) == "S15" and notes_owner(deck) == "S15"
+    capsys.readouterr()
+    # A deck is a file: without -o, or without .apkg, one line and exit 2, nothing written.
+    assert main([*base, "--format", "anki"]) == 2
+    assert main([*base, "--format", "anki", "-o", str(tmp_path / "deck.zip")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and ".apkg" in err
+    assert not (tmp_path / "deck.zip").exists()
+
+
+def test_html_and_anki_exports_of_two_lessons_never_overwrite_each_other(tmp_path: Path) -> None:
+    from engine.export import write_export
+
+    con = replace(LESSON, id="CON")
+    for fmt, data in (("html", export_html(con, LessonProgress("CON"), NOW).encode()),
+                      ("anki", export_anki(con, NOW))):  # fmt: skip
+        first = export_path(tmp_path, "CON", fmt)
+        write_export(first, data, lesson_id="CON")
+        assert notes_owner(first) == "CON"
+        assert export_path(tmp_path, "CON_", fmt).name == first.name.replace(".", "-2.")
 
 
 @pytest.mark.parametrize(
@@ -63,9 +346,9 @@ def test_cli_export_markdown_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
     ProgressStore(tmp_path).save(progress)
     out = tmp_path / "notes.md"
     assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(out)]) == 0
-    front, body = split_front_matter(out.read_text(encoding="utf-8"))
-    assert front["lesson"] == "S15"
-    assert all(text in body for text in progress.answers.values())
+    markdown = out.read_text(encoding="utf-8")
+    assert split_front_matter(markdown)[0]["lesson"] == "S15"
+    assert quotes(markdown)[:4] == list(progress.answers.values())
     capsys.readouterr()
     assert main(["export", "S15", "--progress-dir", str(tmp_path), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -17,6 +17,7 @@ from textual.widgets import TextArea
 
 from engine.export import split_front_matter
 from engine.progress import LessonProgress, ProgressStore
+from tests.notes_render import quotes
 from tests.test_app_flow import goto_section
 from tui.app import ShardbookApp, make_app
 from tui.widgets.notes import SelfCheckBox
@@ -67,13 +68,14 @@ async def test_hostile_and_huge_text_is_drawn_literally_saved_and_exported(tmp_p
         assert "\x1b" not in drawn and "\x07" not in drawn
         assert "[bold]not bold[/]" in drawn
         await pilot.press("ctrl+s")
-        await pilot.press("f8")
+        await pilot.press("f8", "m")  # F8 asks which format; m: Markdown
         await pilot.pause()
     saved = ProgressStore(tmp_path).load("S15").progress.answers
     assert saved[first.item.id] == HOSTILE and saved[second.item.id] == BIG
     exported = (tmp_path / "exports" / "S15-notes.md").read_bytes().decode("utf-8")
-    _front, body = split_front_matter(exported)
-    assert HOSTILE in body and BIG in body
+    assert split_front_matter(exported)[0]["lesson"] == "S15"
+    # A Markdown renderer shows both exactly as typed.
+    assert quotes(exported) == [HOSTILE, BIG]
 
 
 def fail_in(folder: Path, code: int) -> object:
@@ -114,7 +116,7 @@ async def test_a_failing_folder_keeps_the_text_offers_retry_and_export_elsewhere
         assert any(words in m and "ctrl+s" in m and "F8" in m for m in messages)
         assert app.progress.answers[box.item.id] == "words I must not lose"
         # F8 exports where it can: the progress folder fails, the working folder works.
-        await pilot.press("f8")
+        await pilot.press("f8", "enter")  # the highlighted format: Markdown
         await pilot.pause()
         exported = elsewhere / "S15-notes.md"
         assert "words I must not lose" in exported.read_text(encoding="utf-8")

@@ -14,16 +14,18 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
 from engine.pipeline import (
+    ROUNDING_TOLERANCE,
     SCHEDULES,
     PipelineOp,
     PipelineResult,
     PipelineSpec,
     closed_form_bubble,
+    draw_timeline,
     micro_batches_from_batch,
     render_timeline,
     schedule_actions,
@@ -353,27 +355,118 @@ def test_micro_batches_from_batch() -> None:
 # --- rendering -----------------------------------------------------------------------------------
 
 
+def _runs(row: str) -> list[tuple[str, int, int]]:
+    """(kind, first column, width) of every op drawn in a row's cells: an upper-case letter,
+    then its micro-batch digits and lower-case letters of the same kind."""
+    runs: list[tuple[str, int, int]] = []
+    for column, cell in enumerate(row):
+        if cell.isupper():
+            runs.append((cell, column, 1))
+        elif cell != "." and runs:
+            kind, first, width = runs[-1]
+            assert cell.isdigit() or cell == kind.lower(), row
+            runs[-1] = (kind, first, width + 1)
+    return runs
+
+
+def _cells(text: str, p: int) -> list[str]:
+    rows = [line for line in text.splitlines() if line.startswith("stage ")]
+    assert [row.split()[1] for row in rows] == [str(r) for r in range(p)]
+    return [row[len(f"stage {p - 1} ") :] for row in rows]
+
+
 @pytest.mark.parametrize("schedule", SCHEDULES)
 @pytest.mark.parametrize("p", [1, 2, 4, 8, 16])
-def test_render_fits_80_columns_in_ascii(schedule: str, p: int) -> None:
+def test_render_is_ascii_with_one_row_per_stage(schedule: str, p: int) -> None:
     v = 2 if schedule == "interleaved-1f1b" else 1
-    text = render_timeline(_sim(schedule, p, 2 * p, v))
-    lines = text.splitlines()
+    result = _sim(schedule, p, 2 * p, v)
+    text = render_timeline(result)
     assert text.isascii()
-    assert max(len(line) for line in lines) <= 80
-    assert [line.split()[:2] for line in lines[1:-1]] == [["stage", str(r)] for r in range(p)]
-    assert "idle" in lines[-1]
+    cells = _cells(text, p)
+    assert len({len(row) for row in cells}) == 1
+    # Fits 80 columns when the makespan does at one column per time unit (t_F = 1 here,
+    # chunks 1/v); else one column per unit, wider than 80, and the reader scrolls.
+    units, room = round(result.makespan * v), 80 - len(f"stage {p - 1} ")
+    assert len(cells[0]) == (units * (room // units) if units <= room else units)
+    assert "idle" in text.splitlines()[-1]
 
 
-@pytest.mark.parametrize("p", [2, 4, 8])
-@pytest.mark.parametrize("m", [1, 8, 32])
-def test_render_gpipe_up_to_p8_m32(p: int, m: int) -> None:
-    text = render_timeline(_sim("gpipe", p, m))
-    rows = text.splitlines()[1:-1]
-    assert len(rows) == p and all(len(row) <= 80 for row in rows)
-    # The last stage waits (p-1) forwards before it starts; the first stage waits at the end.
-    assert rows[-1].split(maxsplit=2)[2].startswith(".")
-    assert rows[0].rstrip().endswith(("B", "b", "#")) and "." in rows[0]
+op_time = st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 0.1, 0.3, 1.37, 2.5])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    schedule=st.sampled_from(SCHEDULES),
+    p=st.integers(1, 6),
+    groups=st.integers(1, 4),
+    v=st.integers(1, 3),
+    tf=op_time,
+    tb=op_time,
+    tw=st.one_of(st.just(0.0), op_time),
+    p2p=st.sampled_from([0.0, 0.0, 0.05, 0.1, 0.5, 1.0]),
+    width=st.integers(30, 200),
+)
+def test_equal_operations_have_equal_widths_in_every_timeline(
+    schedule: str, p: int, groups: int, v: int, tf: float, tb: float, tw: float, p2p: float,
+    width: int,
+) -> None:  # fmt: skip
+    v = v if schedule == "interleaved-1f1b" else 1
+    result = _sim(schedule, p, p * groups, v, t_forward=tf, t_backward_input=tb,
+                  t_backward_weight=tw, p2p_time=p2p)  # fmt: skip
+    try:
+        drawing = draw_timeline(result, width)
+    except InputError as error:  # too fine to draw within MAX_TIMELINE_COLUMNS: said, not drawn
+        assert "not drawn" in error.message
+        reject()
+    spec = result.spec
+    # Each kind's width is its op time in grid units times the columns per unit; B includes W
+    # when the schedule runs them as one op.
+    backward = tb if spec.split_backward else tb + tw
+    exact = {"F": tf / v, "B": backward / v, "W": tw / v}
+    step = drawing.unit / drawing.columns_per_unit
+    shortest = min(exact[kind] for kind in drawing.widths if exact[kind] > 0)
+    tolerance = ROUNDING_TOLERANCE * shortest if drawing.rounded else 0.0
+    for kind, columns in drawing.widths.items():
+        assert abs(columns * step - exact[kind]) <= tolerance + 1e-9
+    rows = _cells(drawing.text(), p)
+    for row, ops in zip(rows, drawing.drawn.timeline, strict=True):
+        runs = _runs(row)
+        # Every op drawn once (a W of t_W = 0 takes no column), in order, where it runs and
+        # exactly its kind's width.
+        ops = tuple(op for op in ops if drawing.widths[op.kind[0]])
+        assert [kind for kind, _first, _width in runs] == [op.kind[0] for op in ops]
+        assert all(columns == drawing.widths[kind] for kind, _first, columns in runs)
+        assert [first for _kind, first, _width in runs] == [round(op.start / step) for op in ops]
+    assert len(rows[0]) == round(drawing.drawn.makespan / step)
+    if len(rows[0]) > width - len(f"stage {p - 1} "):
+        assert drawing.columns_per_unit == 1  # only at the finest scale is it wider
+
+
+def test_render_draws_integer_columns_per_time_unit() -> None:
+    # GPipe p=4, m=8, t_F = t_B = t_W = 1: makespan (m+p-1)(t_F + t_B + t_W) = 33 units; at 120
+    # columns 3 columns per unit fit (3 x 33 = 99 <= 112): every F is 3 columns, every B+W 6.
+    drawing = draw_timeline(_sim("gpipe", 4, 8), 120)
+    assert (drawing.unit, drawing.columns_per_unit) == (1.0, 3)
+    assert drawing.widths == {"F": 3, "B": 6}
+    assert drawing.rows[0].split()[2] == "F0fF1fF2fF3fF4fF5fF6fF7f" + "." * 27 + "B0bbbb" + (
+        "".join(f"B{n}bbbb" for n in range(1, 8))
+    )
+    assert "3 columns per 1 op-time units" in drawing.header
+    # Half-unit chunks (interleaved, v = 2): the grid unit is 0.5, so F stays whole columns.
+    interleaved = draw_timeline(_sim("interleaved-1f1b", 4, 8, 2), 80)
+    assert interleaved.unit == 0.5 and interleaved.widths["F"] * 2 == interleaved.widths["B"]
+
+
+def test_render_rounds_fine_op_times_and_says_so() -> None:
+    # t_B + t_W = 1.87 needs a 0.01 grid (3,237 steps): drawn at 0.1 instead, B as 1.9.
+    result = _sim("1f1b", 4, 8, t_forward=1, t_backward_input=1.37, t_backward_weight=0.5)
+    drawing = draw_timeline(result, 80)
+    assert drawing.rounded and drawing.unit == pytest.approx(0.1)
+    assert drawing.widths == {"F": 10, "B": 19}
+    assert "rounded to multiples of 0.1" in drawing.rounding
+    with pytest.raises(InputError) as caught:
+        draw_timeline(_sim("gpipe", 4, 800), 80)
+    assert caught.value.field == "micro_batches" and "not drawn" in caught.value.message
 
 
 def test_render_shows_micro_batch_digits_when_they_fit() -> None:

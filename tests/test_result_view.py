@@ -13,8 +13,9 @@ from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
-from tests.test_app_flow import app_for, choose, result_text, shown
+from tests.test_app_flow import app_for, choose, paste_into, result_text, shown
 from tui.app import make_app
+from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
 
@@ -154,13 +155,48 @@ async def test_the_bubble_timeline_never_wraps(tmp_path: Path) -> None:
         bubble = app.query_one("BubblePane")
         await choose(pilot, bubble.query_one("#field-compare", Select), "zb-h1")
         await pilot.pause()
-        # The lines as drawn in the pane (which now has a scroll bar), not re-rendered wider.
-        view = bubble.query_one(".calc-details", ResultView)
-        lines = [view.render_line(y).text for y in range(view.size.height)]
+        # The rows as drawn in the pane's timeline view: one line per stage, never wrapped.
+        view = bubble.query_one("#timeline", TimelineView)
+        lines = [view.render_line(y).text.rstrip() for y in range(view.size.height)]
         stages = [line for line in lines if line.startswith("stage ")]
         # gpipe and zb-h1 at p=4: four stages each, every one on a single line with its ops.
         assert len(stages) == 8
         assert all(len(line.split()) == 3 for line in stages)
+        assert "gpipe" in lines and "zb-h1" in lines
+
+
+async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        view = bubble.query_one("#timeline", TimelineView)
+        # GPipe p=4, m=8, t_F = 1, t_B + t_W = 2: 33 time units, at one column each wider than
+        # the side pane; every F one column, every B two (never 0.375 columns per unit).
+        assert view.virtual_size.width == len("stage 3 ") + 33 > view.size.width
+        assert view.lines[0] == "stage 0 " + "F" * 8 + "." * 9 + "Bb" * 8
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_x == view.max_scroll_x > 0
+        # The time axis scrolled; the stage labels stayed.
+        shown_cells = view.size.width - len("stage 0 ")
+        assert view.render_line(0).text == "stage 0 " + view.lines[0][-shown_cells:]
+        assert view.render_line(0).text.endswith(".BbBbBbBbBbBbBbBb")
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.render_line(0).text.startswith("stage 0 FFFF")
+        # A longer time axis (m = 16: 57 units) scrolls to its new end.
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "16")
+        await pilot.pause()
+        assert view.virtual_size.width == len("stage 3 ") + 57
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_x == view.max_scroll_x == view.virtual_size.width - view.size.width
+        assert view.render_line(0).text == "stage 0 " + view.lines[0][-shown_cells:]
+        assert view.lines[0].endswith("Bb" * 16)
 
 
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:

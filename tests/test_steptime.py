@@ -6,6 +6,7 @@ communication is not fully hidden)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -19,11 +20,15 @@ from engine.collectives import collective_cost
 from engine.errors import InputError
 from engine.scaling import (
     COUNTEREXAMPLES,
+    MARKERS,
     SCALING_STRATEGIES,
+    ScalingPoint,
+    ScalingSeries,
     compare_interconnects,
     render_scaling_plot,
     run_counterexample,
     scaling_all,
+    scaling_plot,
     scaling_series,
     strategy_spec,
     tradeoffs_report,
@@ -328,6 +333,67 @@ def test_plot_fits_the_width_and_shows_linear() -> None:
     lines = plot.splitlines()
     assert all(len(line) <= 40 for line in lines)
     assert "." in plot and "D dp" in plot and "T tp" in plot
+
+
+def _series(strategy: str, tokens: list[float]) -> ScalingSeries:
+    sizes = [2**k for k in range(len(tokens))]
+    points = tuple(
+        ScalingPoint(n, value, value / (n * tokens[0]), 1.0, 0.0)
+        for n, value in zip(sizes, tokens, strict=True)
+    )
+    return ScalingSeries(strategy, "strong", tokens[0], points, "", "")
+
+
+def test_plot_axes_are_log_log_so_linear_scaling_is_a_straight_line() -> None:
+    base = 1000.0
+    linear = _series("dp", [base * 2**k for k in range(7)])
+    flat = _series("tp", [base] * 7)
+    plot = scaling_plot((linear, flat), 60, 13)
+    rows = {}
+    for row, start, _end, strategy in plot.marks:
+        if row < 13:
+            rows.setdefault(strategy, []).append((start, row))
+    # 1 to 64 GPUs is six doublings over twelve row steps: two rows per doubling, so a series
+    # that doubles with n climbs two rows per step right (a linear y axis would put n = 1, 2, 4
+    # on the bottom row together).
+    dp = sorted(rows["dp"])
+    assert [row for _column, row in dp] == [10, 8, 6, 4, 2, 0]
+    columns = [column for column, _row in dp]
+    assert len({b - a for a, b in itertools.pairwise(columns)}) <= 2  # equal steps
+    # A series that does not grow stays on one row; where both start (n = 1) they share a cell.
+    assert {row for _column, row in rows["tp"]} == {12}
+    assert plot.overlaps == ((1, ("dp", "tp")),)
+    assert len(plot.shared) == 1
+    assert "* in one cell: n=1 D/T" in plot.text()
+    assert "log-log" in plot.text()
+
+
+def test_plot_marks_every_strategy_for_colour_and_names_shared_cells() -> None:
+    series = scaling_all(SMALL, "strong", world_sizes(64), ("dp", "zero3", "tp", "pp"))
+    plot = scaling_plot(series, 34, 10)
+    assert all(len(line) <= 34 for line in plot.lines)
+    drawn = {strategy for _row, _start, _end, strategy in plot.marks}
+    assert drawn == {"dp", "zero3", "tp", "pp"}
+    for row, start, end, strategy in plot.marks:
+        assert plot.lines[row][start:end] in (MARKERS[strategy], f"{MARKERS[strategy]} {strategy}")
+    for row, column in plot.shared:
+        assert plot.lines[row][column] == "*"
+    # Every point drawn is a marker or part of a shared cell: none is hidden under another.
+    points = sum(1 for s in series for p in s.points if not p.skipped)
+    singles = sum(1 for row, _s, _e, _n in plot.marks if row < 10)
+    assert singles + sum(len(names) for _n, names in plot.overlaps) == points
+
+
+def test_tradeoffs_report_states_its_assumptions() -> None:
+    report = tradeoffs_report("100gbps", 16)
+    model, batch, device, link = report.assumptions
+    # GPT parameter count (Narayanan et al. 2021 §5.1): 12·l·h²·(1 + 13/(12h) + (V+s)/(12·l·h))
+    # = 12·24·2048²·(1 + 13/24576 + 52352/589824) = 1,315,815,424 for l 24, h 2048, V 50304,
+    # s 2048.
+    assert model == "model: N = 1.316B params (24 layers, h 2048, 16 heads, V 50304)"
+    assert batch.startswith("batch: 64 x sequence 2048 = 131,072 tokens per step")
+    assert "312 TFLOP/s" in device and "50%" in device
+    assert "100 Gb/s" in link
 
 
 def test_exercise4_tp_grows_most_on_a_slow_network() -> None:

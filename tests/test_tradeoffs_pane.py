@@ -8,14 +8,16 @@ import json
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 from textual.widgets import Select, Static, TabbedContent, TextArea
 
 from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
+from tests.notes_render import quotes
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
-from tui.widgets.tradeoffs import TradeoffsPane
+from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
 
 SIZE = (80, 24)
 LESSON = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
@@ -50,6 +52,19 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         assert "x" in first_row
         assert table.index("tp ") < table.index("pp ")  # sorted by growth: TP first
         assert ". linear (n x 1 GPU)" in table
+        # The assumptions come first, above every figure: model, batch and sequence, links.
+        assumed = table.index("Assumed")
+        assert assumed < table.index("model: N = 1.316B params") < table.index("T_step of each")
+        assert assumed < table.index("batch: 64 x sequence 2048") < table.index("T_step")
+        assert assumed < table.index("link: NVLink in node, 100 Gb/s") < table.index("T_step")
+        # Each strategy's markers and legend entry in its own colour.
+        plot = next(
+            part
+            for part in result.content.renderables
+            if isinstance(part, Text) and "log-log" in part.plain
+        )
+        colours = {str(span.style) for span in plot.spans}
+        assert {SERIES_STYLES[name] for name in ("dp", "zero3", "tp", "pp")} <= colours
 
         for key, title in (
             ("1", "模型放不下但网络很慢"),
@@ -84,7 +99,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
     assert saved.notes["ex4"] == "TP [b]3[/b]1"
     lesson = load_lesson(LESSON)
     markdown = export_text(lesson, saved, "md")
-    assert "TP [b]3[/b]1" in markdown and "data loading" in markdown
+    assert quotes(markdown) == ["TP [b]3[/b]1", "data loading"]
     data = json.loads(export_text(lesson, saved, "json"))
     exported = {note["id"]: note["text"] for note in data["exercise_notes"]}
     assert exported["ex4"] == "TP [b]3[/b]1" and exported["ex5"] == "data loading"

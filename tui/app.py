@@ -503,24 +503,39 @@ class ShardbookApp(App[int]):
             self.show_section(META_ID)
 
     def action_export_notes(self) -> None:
+        """F8: ask which format (tui.screens.export), then export; F8 in that question takes
+        the highlighted format."""
+        from tui.screens.export import ExportScreen
+
+        if isinstance(self.screen, ExportScreen):
+            self.screen.choose_highlighted()
+            return
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
-        from engine.export import export_path, export_text, write_export
+        folder = self.store.folder / "exports"
+        self.push_screen(ExportScreen(str(folder)), self._export_chosen)
+
+    def _export_chosen(self, fmt: str | None) -> None:
+        if fmt is None or self.lesson is None:
+            return
+        from engine.export import FORMAT_DESCRIPTIONS, export_bytes, export_path, write_export
 
         self.save_now()
-        text = export_text(self.lesson, self.progress, "md")
+        data = export_bytes(self.lesson, self.progress, fmt)
         failures: list[str] = []
         # The progress folder's exports/ first; when that folder fails, somewhere that works.
         for folder in fallback_folders(self.store.folder):
-            path = export_path(folder, self.lesson.id, "md")
+            path = export_path(folder, self.lesson.id, fmt)
             try:
-                write_export(path, text, create_folder=True, lesson_id=self.lesson.id)
+                write_export(path, data, create_folder=True, lesson_id=self.lesson.id)
             except OSError as error:
                 failures.append(f"{folder}: {describe_os_error(error)}")
                 continue
-            self._exported_since_edit = self.dirty
-            self.notify(strings.EXPORTED.format(path=path), timeout=8, markup=False)
+            if fmt != "anki":  # a deck holds the quiz items, none of the learner's words
+                self._exported_since_edit = self.dirty
+            message = strings.EXPORTED.format(what=FORMAT_DESCRIPTIONS[fmt], path=path)
+            self.notify(message, timeout=8, markup=False)
             return
         self.notify(
             strings.EXPORT_FAILED.format(error="; ".join(failures)), severity="error", markup=False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from typing import Any
 
 from engine import units
@@ -192,5 +193,11 @@ def run(args: argparse.Namespace) -> int:
     print(report(result))
     if args.timeline:
         print()
-        print(render_timeline(result))
+        # One column per time unit at least: rows wider than the terminal are not squeezed
+        # (pipe through `less -S` to scroll them).
+        width = max(40, shutil.get_terminal_size((80, 24)).columns)
+        try:
+            print(render_timeline(result, width))
+        except InputError as error:
+            print(error.message)
     return 0

@@ -9,11 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import ContentError, ProgressError
-from engine.export import FORMATS, export_text, write_export
+from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
 from engine.settings import SettingsStore
+from tui.cli import CliError
 
 
 def register(
@@ -33,8 +34,15 @@ def register(
 
     export = commands.add_parser("export", help="write a lesson's filled-in notes")
     export.add_argument("lesson", metavar="LESSON", help="lesson id, e.g. S15")
-    export.add_argument("--format", choices=FORMATS, default="md", help="md (default) or json")
-    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+    export.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="md",
+        help="md (default), json, html (one web page) or anki (the quiz items as a deck; needs -o)",
+    )
+    export.add_argument(
+        "-o", "--output", help="file to write (default: stdout; for anki a FILE.apkg)"
+    )
     add_paths(export)
     export.set_defaults(func=run_export)
 
@@ -76,6 +84,15 @@ def run_where(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.format == "anki":
+        # A zip file is no use on a terminal, and Anki imports only files named *.apkg.
+        suffix = f".{EXTENSIONS['anki']}"
+        if not args.output:
+            raise CliError("-o", f"--format anki writes a file: give -o FILE{suffix}")
+        if not args.output.endswith(suffix):
+            raise CliError(
+                "-o", f"an Anki deck file must end in {suffix} (Anki imports only those)"
+            )
     content_dir, progress_dir = _dirs(args)
     refs, _errors = discover_lessons(content_dir)
     matches = [ref for ref in refs if ref.id == args.lesson]
@@ -84,14 +101,14 @@ def run_export(args: argparse.Namespace) -> int:
         raise ContentError(str(content_dir), None, f"no lesson {args.lesson!r} (lessons: {known})")
     lesson = load_lesson(matches[0].path)
     loaded = ProgressStore(progress_dir).load(lesson.id, quarantine=False)
-    text = export_text(lesson, loaded.progress, args.format)
+    data = export_bytes(lesson, loaded.progress, args.format)
     if args.output:
         try:
-            write_export(Path(args.output), text, lesson_id=lesson.id)
+            write_export(Path(args.output), data, lesson_id=lesson.id)
         except OSError as error:
             reason = describe_os_error(error)
             raise ProgressError(args.output, f"could not write ({reason})") from None
         print(f"wrote {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(data.decode("utf-8"))
     return 0

@@ -75,7 +75,13 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)",
         show=False,
     ),
-    AppCommand("export", "f8", "Export", "export_notes", "Export the filled-in notes (Markdown)"),
+    AppCommand(
+        "export",
+        "f8",
+        "Export",
+        "export_notes",
+        "Export the filled-in notes: Markdown, JSON, HTML or an Anki deck",
+    ),
     AppCommand("complete", "f9", "Done", "toggle_complete", "Mark the lesson complete, or back"),
     AppCommand(
         "save", "ctrl+s", "Save", "save", "Save now (it also saves as you type)", show=False

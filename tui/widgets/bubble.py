@@ -11,16 +11,30 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 from engine import units
-from engine.pipeline import SCHEDULES, PipelineResult, PipelineSpec, render_timeline, simulate
+from engine.errors import InputError
+from engine.pipeline import (
+    SCHEDULES,
+    PipelineResult,
+    PipelineSpec,
+    TimelineDrawing,
+    draw_timeline,
+    simulate,
+)
 from tui import strings
-from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
@@ -83,9 +97,12 @@ def bubble_renderable(result: PipelineResult) -> RenderableType:
     return Group(_heading(result), _figures(result), Text(strings.BUBBLE_TIME_UNIT, style="dim"))
 
 
-def bubble_details(result: PipelineResult, width: int, heading: bool) -> RenderableType:
-    """The closed form with its source, in-flight counts per stage, and the timeline; headed
-    by the schedule when two are compared."""
+def bubble_details(
+    result: PipelineResult, drawing: TimelineDrawing | str, heading: bool
+) -> RenderableType:
+    """The closed form with its source, in-flight counts per stage, and the timeline's scale and
+    legend (its rows are drawn by :class:`TimelineView`), or why it is not drawn; headed by the
+    schedule when two are compared."""
     closed = result.closed_form
     in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
@@ -105,10 +122,81 @@ def bubble_details(result: PipelineResult, width: int, heading: bool) -> Rendera
         )
     if not closed.applies:
         parts.append(Text(f"closed form assumes: {closed.assumptions}", style="dim"))
-    # A drawing: cropped, never wrapped, if the pane is narrower than it.
-    timeline = render_timeline(result, width=max(width, MIN_TIMELINE_WIDTH))
-    parts.append(Text(timeline, no_wrap=True, overflow="crop"))
+    if isinstance(drawing, str):
+        parts.append(Text(drawing, style="dim"))
+    else:
+        lines = [f"timeline: {drawing.header}", drawing.rounding, drawing.legend]
+        parts.append(Text("\n".join(line for line in lines if line), style="dim"))
     return Group(*parts)
+
+
+class TimelineView(ScrollView, can_focus=True):
+    """Pipeline timelines drawn at whole columns per time unit: never squeezed nor wrapped; when
+    wider than the pane they scroll sideways (Tab focuses it; left/right, page up/down, home and
+    end, or the mouse)."""
+
+    DEFAULT_CSS = """
+    TimelineView {
+        height: auto;
+        overflow-x: auto;
+        overflow-y: hidden;
+        scrollbar-size-horizontal: 1;
+    }
+    TimelineView:focus { background-tint: $foreground 5%; }
+    """
+
+    BINDINGS: ClassVar = [
+        Binding("pageup", "page_left", "Page left", show=False),
+        Binding("pagedown", "page_right", "Page right", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: list[str] = []
+        self.label_width = 0
+
+    # The view never scrolls vertically: home and end go to the start and end of time.
+    def action_scroll_home(self) -> None:
+        self.scroll_to(x=0, animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_to(x=self.max_scroll_x, animate=False)
+
+    def show(self, lines: list[str], label_width: int = 0) -> None:
+        """Draw ``lines`` (ASCII); the first ``label_width`` columns of each ``stage`` row stay in
+        place while the time axis scrolls. The view re-lays out only when its size changes."""
+        size = Size(max((len(line) for line in lines), default=0), len(lines))
+        self.lines = lines
+        self.label_width = label_width
+        self.display = bool(lines)
+        room = self.scrollable_content_region.width
+        if (
+            size.height == self.virtual_size.height
+            and (size.width > room) == (self.virtual_size.width > room)
+            and room > 0
+        ):
+            # Same height and the same scroll bar: a new length of the time axis needs only the
+            # scroll bar and a repaint, not a layout of the whole screen (setting virtual_size
+            # would ask for one), so typing m in the form stays cheap.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
+            self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x = self.scroll_offset.x
+        width = self.scrollable_content_region.width
+        line = self.lines[y] if y < len(self.lines) else ""
+        if line.startswith("stage "):
+            label, cells = line[: self.label_width], line[self.label_width :]
+            line = label + cells[scroll_x : scroll_x + width - len(label)]
+        strip = Strip([Segment(line, self.rich_style)])
+        return strip.crop_extend(0, width, self.rich_style)
 
 
 class BubblePane(CalculatorPane):
@@ -121,7 +209,9 @@ class BubblePane(CalculatorPane):
         "(p-1)/m for GPipe and 1F1B (Megatron-LM, "
         "the Ultra-Scale Playbook); bubble/total is (p-1)/(m+p-1), the share of the iteration "
         "spent idle (GPipe, the Zero-Bubble paper). The timeline shows F, B, W per stage and "
-        "idle as '.'. Pick a second schedule under 'compare with' to see both. F5 widens the pane."
+        "idle as '.', at whole columns per time unit so equal ops are equally wide; a wide one "
+        "scrolls sideways (Tab to it, then left/right). Pick a second schedule under "
+        "'compare with' to see both. F5 widens the pane."
     )
     FIELDS: ClassVar = (
         Field("schedule", "schedule", "gpipe", options=tuple((s, s) for s in SCHEDULES)),
@@ -144,12 +234,22 @@ class BubblePane(CalculatorPane):
         Field("p2p_time", "p2p time", "0"),
     )
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._timeline: tuple[list[str], int] = ([], 0)
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            yield widget
+            if isinstance(widget, ResultView) and widget.has_class("calc-details"):
+                yield TimelineView(id="timeline")
+
     def compose_header(self) -> ComposeResult:
         yield Static(strings.BUBBLE_TITLE, classes="section-title")
 
     def _timeline_width(self) -> int:
         # Room for the vertical scroll bar even before it appears: the timeline's own lines
-        # often make the pane overflow, and a timeline drawn 2 columns too wide would wrap.
+        # often make the pane overflow.
         scrollbar = 0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
         return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1 - scrollbar)
 
@@ -160,10 +260,32 @@ class BubblePane(CalculatorPane):
             results.append(simulate(spec_from_form(values, values["compare"])))
         figures: list[RenderableType] = []
         details: list[RenderableType] = []
+        timeline: list[str] = []
+        label_width = len(f"stage {results[0].spec.stages - 1} ")
         for result in results:
+            drawing: TimelineDrawing | str
+            try:
+                drawing = draw_timeline(result, width)
+            except InputError as error:
+                drawing = error.message
+            else:
+                if len(results) > 1:
+                    timeline.extend([*([""] if timeline else []), result.spec.schedule])
+                timeline.extend(drawing.rows)
             figures.extend([Text(""), bubble_renderable(result)])
-            details.extend([Text(""), bubble_details(result, width, len(results) > 1)])
+            details.extend([Text(""), bubble_details(result, drawing, len(results) > 1)])
+        self._timeline = (timeline, label_width)
         return Outcome(Group(*figures[1:]), details=Group(*details[1:]))
+
+    def _show_details(self) -> None:
+        # The timeline's rows are details too: drawn in the frame after the figures.
+        super()._show_details()
+        self.query_one("#timeline", TimelineView).show(*self._timeline)
+
+    def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
+        super().recompute(by_learner, typing)
+        if self.last_error and not by_learner:
+            self._timeline = ([], 0)  # no result: no timeline either
 
     def on_resize(self, event: events.Resize) -> None:
         self.recompute()

@@ -162,7 +162,9 @@ class CalculatorPane(VerticalScroll):
     MORE_BUTTON: ClassVar[str] = ""
 
     class FormChanged(Message):
-        """The form changed: its values as typed, and figures when the result is good."""
+        """The form changed: its values as typed, and the figures of the result. ``figures`` is
+        ``{}`` while the form has an invalid field (the figures saved before belong to another
+        form, and must not be exported beside this one), and None for a pane that saves none."""
 
         def __init__(
             self,
@@ -399,6 +401,8 @@ class CalculatorPane(VerticalScroll):
             outcome = self.compute(values)
         except InputError as error:
             self.last_error = f"{self.label_of(error.field)}: {error.message}"
+            if self.figure_name:
+                figures = {}
             if by_learner:
                 error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
             else:

@@ -26,9 +26,10 @@ from engine.lesson import Item, Lesson
 from engine.scaling import (
     COUNTEREXAMPLES,
     TRADEOFFS_WORLDS,
+    ScalingPlot,
     TradeoffsReport,
-    render_scaling_plot,
     run_counterexample,
+    scaling_plot,
     tradeoffs_report,
 )
 from engine.steptime import INTERCONNECTS
@@ -43,6 +44,18 @@ EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
 )
 PLOT_HEIGHT = 10
 MIN_PLOT_WIDTH = 26
+# Each strategy's colour in the scaling plot and its legend (the marker letters tell them apart
+# without colour too).
+SERIES_STYLES = {
+    "dp": "bold blue",
+    "zero1": "bold cyan",
+    "zero2": "bold cyan",
+    "zero3": "bold magenta",
+    "tp": "bold yellow",
+    "pp": "bold green",
+    "cp": "bold red",
+    "ep": "bold white",
+}
 
 
 def _seconds(value: float) -> str:
@@ -70,7 +83,7 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
             _seconds(row.chosen.t_comm_unhidden_s),
             f"x{row.growth:.3g}",
         )
-    plot = render_scaling_plot(report.series, max(MIN_PLOT_WIDTH, width), PLOT_HEIGHT)
+    plot = scaling_plot(report.series, max(MIN_PLOT_WIDTH, width), PLOT_HEIGHT)
     efficiency = "  ".join(
         f"{s.strategy} {s.points[-1].efficiency:.2f}"
         for s in report.series
@@ -78,14 +91,33 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
     )
     title = strings.TRADEOFFS_TABLE_TITLE.format(world=report.world, link=report.interconnect.label)
     return Group(
+        Text(strings.TRADEOFFS_ASSUMPTIONS, style="bold"),
+        Text("\n".join(report.assumptions), style="dim"),
+        Text(""),
         Text(title, style="bold"),
         table,
         Text(strings.TRADEOFFS_GROWTH_NOTE, style="dim"),
         Text(""),
         Text(strings.TRADEOFFS_PLOT_TITLE, style="bold"),
-        Text(plot),
+        plot_renderable(plot),
         Text(strings.TRADEOFFS_EFFICIENCY.format(values=efficiency), style="dim"),
     )
+
+
+def plot_renderable(plot: ScalingPlot) -> Text:
+    """The scaling plot with each strategy's markers and legend entry in its colour, and the
+    cells several strategies share in reverse video (the lines below the legend name them)."""
+    text = Text()
+    offsets = []
+    for line in plot.lines:
+        offsets.append(len(text))
+        text.append(line + "\n")
+    for row, start, end, strategy in plot.marks:
+        text.stylize(SERIES_STYLES.get(strategy, "bold"), offsets[row] + start, offsets[row] + end)
+    for row, column in plot.shared:
+        text.stylize("bold reverse", offsets[row] + column, offsets[row] + column + 1)
+    text.rstrip()
+    return text
 
 
 # Below this width the six columns of a counterexample do not fit: one block per case instead.
@@ -163,8 +195,9 @@ class TradeoffsPane(VerticalScroll):
         "The plot shows tokens/s against GPUs with '.' for perfect linear scaling: doubling the "
         "GPUs does not double throughput once communication is not hidden. Keys 1, 2, 3 show the "
         "lesson's counterexamples (the focus must not be in a text box). Write your answers to "
-        "exercises 4 and 5 below; they are saved as you type. Model: 24 layers, h 2048 (about "
-        "1.3B), s 2048, global batch 64, A100 peak at 50%."
+        "exercises 4 and 5 below; they are saved as you type. The model, batch, sequence, "
+        "device and links the figures assume are listed above them. The plot is log-log: "
+        "linear scaling is the straight '.' line; '*' marks a cell several strategies share."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),

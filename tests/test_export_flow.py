@@ -1,0 +1,70 @@
+"""F8 in the app: a small keyboard-driven question picks the format; the file lands in the
+progress folder's exports/; an invalid Ledger form is exported without stale figures."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from textual.widgets import Input, OptionList
+
+from engine.export import notes_owner, split_front_matter
+from tests.notes_render import quotes
+from tests.test_app_flow import app_for, goto_section, paste_into, write
+from tui.screens.export import ExportScreen
+from tui.widgets.notes import SelfCheckBox
+
+SIZE = (80, 24)
+
+
+async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -> None:
+    exports = tmp_path / "exports"
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        await write(pilot, box.text_area, "two lines\n---")
+        await pilot.press("f8")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        assert app.focused is app.screen.query_one(OptionList)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportScreen) and not exports.exists()
+        # A letter picks its format; arrows and enter pick the highlighted one.
+        await pilot.press("f8", "h")
+        await pilot.pause()
+        await pilot.press("f8", "a")
+        await pilot.pause()
+        await pilot.press("f8", "down", "enter")
+        await pilot.pause()
+        await pilot.press("f8", "f8")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    names = sorted(path.name for path in exports.iterdir())
+    assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
+    assert all(notes_owner(exports / name) == "S15" for name in names)
+    assert quotes((exports / "S15-notes.md").read_text(encoding="utf-8")) == ["ok two lines\n---"]
+    assert "<blockquote>" in (exports / "S15-notes.html").read_text(encoding="utf-8")
+    assert zipfile.is_zipfile(exports / "S15-notes.apkg")
+    assert any("Anki deck" in m and "S15-notes.apkg" in m for m in messages)
+
+
+async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause(0.2)
+        assert app.progress.figures["exercise1"]["adam_states"] == 12e9
+        ledger = app.query_one("LedgerPane")
+        await paste_into(pilot, ledger.query_one("#field-params", Input), "1Q")
+        assert app.progress.forms["ledger"]["params"] == "1Q"
+        assert app.progress.figures["exercise1"] == {}
+        await pilot.press("f8", "m")
+        await pilot.pause()
+    markdown = (tmp_path / "exports" / "S15-notes.md").read_text(encoding="utf-8")
+    _front, body = split_front_matter(markdown)
+    assert "| parameters N | 1Q |" in body
+    assert "No figures" in body and "12.00 GB" not in body

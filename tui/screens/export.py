@@ -1,0 +1,79 @@
+"""F8: which format to export the notes in (Markdown, JSON, HTML, an Anki deck).
+
+A small modal: arrows and enter, or the format's letter, choose; F8 again takes the highlighted
+one (so F8 F8 exports Markdown, as F8 alone once did); escape closes it without exporting. It
+returns the format (a key of :data:`engine.export.FORMATS`), or None.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui import strings
+
+# (format, key, label): the order of the list; the key chooses it directly.
+EXPORT_CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("md", "m", strings.EXPORT_MD),
+    ("json", "j", strings.EXPORT_JSON),
+    ("html", "h", strings.EXPORT_HTML),
+    ("anki", "a", strings.EXPORT_ANKI),
+)
+
+
+class ExportScreen(ModalScreen[str | None]):
+    """Ask which format to export in; dismissed with the format, or None on escape."""
+
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    #export-body {
+        width: 64; max-width: 100%; height: auto;
+        background: $surface; border: thick $primary; padding: 0 1;
+    }
+    #export-formats { height: auto; margin: 1 0; }
+    """
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", strings.EXPORT_CANCEL, id="export_cancel"),
+        *(
+            Binding(key, f"choose('{fmt}')", label, show=False, id=f"export_{fmt}")
+            for fmt, key, label in EXPORT_CHOICES
+        ),
+    ]
+
+    def __init__(self, folder: str) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-body"):
+            yield Static(strings.EXPORT_TITLE, classes="section-title")
+            yield OptionList(
+                *(Option(Content(f"{key}  {label}"), id=fmt) for fmt, key, label in EXPORT_CHOICES),
+                id="export-formats",
+            )
+            yield Static(Content(strings.EXPORT_WHERE.format(folder=self.folder)), classes="hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    def action_choose(self, fmt: str) -> None:
+        self.dismiss(fmt)
+
+    def choose_highlighted(self) -> None:
+        """Export in the highlighted format (F8 pressed again)."""
+        options = self.query_one(OptionList)
+        index = options.highlighted or 0
+        self.dismiss(options.get_option_at_index(index).id)
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
