@@ -151,9 +151,10 @@ def exercise1_figures(progress: LessonProgress) -> dict[str, float]:
 
 def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> dict[str, Any]:
     """The spaced-review summary: ``items``, ``new``, ``reviewed``, ``reviews`` (ratings given),
-    ``due`` (now), ``recall`` (mean FSRS retrievability of the reviewed items now, 0-1, or None
-    before any review) and ``next_due`` (ISO 8601 UTC, or None); with ``error`` instead when the
-    stored quiz data cannot be read (the export still goes ahead)."""
+    ``due`` (now), ``recall`` (the share of reviews rated Good or Easy, 0-1, or None before any
+    review), ``retrievability`` (mean FSRS retrievability of the reviewed items now, 0-1, or None)
+    and ``next_due`` (ISO 8601 UTC, or None); with ``error`` instead when the stored quiz data
+    cannot be read (the export still goes ahead)."""
     from engine.quiz import lesson_stats  # fsrs loads only when notes are exported
 
     try:
@@ -166,7 +167,8 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
         "reviewed": stats.reviewed,
         "reviews": stats.reviews,
         "due": stats.due,
-        "recall": stats.retention,
+        "recall": stats.recall,
+        "retrievability": stats.retrievability,
         "next_due": stats.next_due,
     }
 
@@ -389,9 +391,11 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
         f"reviewed, {summary['new']} new)",
     ]
     if summary["recall"] is not None:
+        lines.append(f"- recall: {summary['recall']:.0%} of reviews rated Good or Easy")
+    if summary["retrievability"] is not None:
         lines.append(
-            f"- recall now: {summary['recall']:.0%} (FSRS retrievability, mean over the reviewed "
-            "items)"
+            f"- retrievability now: {summary['retrievability']:.0%} (FSRS's estimate, mean over "
+            "the reviewed items)"
         )
     lines.append(f"- due now: {summary['due']}")
     if summary["next_due"]:

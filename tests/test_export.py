@@ -203,9 +203,12 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     # Good after the second (10 min); at +5 min one is due.
     assert data["quiz"]["reviews"] == 2 and data["quiz"]["due"] == 1
     assert data["quiz"]["next_due"] == (NOW + dt.timedelta(minutes=1)).isoformat()
-    assert 0 < data["quiz"]["recall"] <= 1
+    # One Good (3) and one Again (1): half the reviews were recalled.
+    assert data["quiz"]["recall"] == 0.5
+    assert 0 < data["quiz"]["retrievability"] <= 1
     rendered = rendered_text(export_markdown(LESSON, progress, later))
     assert f"reviews: 2 (2 of {len(items)} items reviewed" in rendered
+    assert "recall: 50% of reviews rated Good or Easy" in rendered
     assert "due now: 1" in rendered and "2026-03-01T09:01:00+00:00" in rendered
     assert [entry["revealed"] for entry in data["self_check"]] == [False, True, False, False]
 
