@@ -240,7 +240,10 @@ def test_param_count_toy_345m() -> None:
 
 
 def test_param_count_experts() -> None:
+    # Megatron-LM theoretical_memory_usage.py: an MoE layer holds E expert MLPs and its router,
+    # h·E weights plus E biases when linear layers have biases (router_params).
     size = transformer_param_count(layers=2, hidden=8, vocab=10, ffn_hidden=16, experts=4)
     mlp = 2 * 8 * 16 + 16 + 8
-    assert size.total == 2 * (4 * 64 + 8 * 8 + 4 * mlp) + 10 * 8
+    router = 8 * 4 + 4
+    assert size.total == 2 * (4 * 64 + 8 * 8 + 4 * mlp + router) + 10 * 8
     assert size.expert_params == 2 * 4 * mlp

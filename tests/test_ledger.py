@@ -251,6 +251,8 @@ def test_result_shape_and_terms() -> None:
         assert term.formula and term.source
     assert result.model_states_bytes == sum(result.per_rank_bytes[k] for k in MODEL_STATE_KEYS)
     assert result.world_size == 8 and result.fits is True
+    # The keys scripts rely on, then the ones fine-tuning and offload added; per_stage_bytes and
+    # most_loaded_stage only with pipeline stages.
     assert set(result.as_dict()) == {
         "per_rank_bytes",
         "model_states_bytes",
@@ -261,6 +263,12 @@ def test_result_shape_and_terms() -> None:
         "convention",
         "terms",
         "activations_computed",
+        "trainable_params",
+        "offloaded_bytes",
+        "host",
+        "model",
+        "finetune",
+        "offload",
     }
 
 

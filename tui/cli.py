@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tui.cli_lessons",
     "tui.cli_quiz",
     "tui.cli_lab",
+    "tui.cli_models",
 )
 
 
