@@ -5,7 +5,8 @@ counterexamples, all computed with :func:`engine.steptime.step_time`.
   efficiency against world size n for one strategy. Strong scaling keeps the global batch;
   weak scaling grows it with n. Efficiency = throughput(n) / (n × throughput(1)), the
   one-GPU run of the same model and batch being the baseline (memory is not checked: a model
-  that does not fit on one GPU still has a well-defined compute time).
+  that does not fit on one GPU still has a well-defined compute time). One GPU holds every
+  expert of an MoE model, so its baseline waits for no busier expert on another rank.
 - :func:`compare_interconnects`: each strategy's T_step on one interconnect against the
   NVLink-class preset, at the same world size (exercise 4: 假设设备互联很慢).
 - :data:`COUNTEREXAMPLES` (深入学习提示: 用极端反例检查理解): each one a few configurations whose
@@ -26,6 +27,7 @@ from engine.steptime import (
     StepResult,
     StepSpec,
     get_interconnect,
+    resolve_step_spec,
     step_time,
 )
 
@@ -40,17 +42,17 @@ class ScalingPoint:
 
     Attributes:
         world_size: GPUs n.
-        tokens_per_s: throughput (0 when skipped).
-        efficiency: throughput / (n × one-GPU throughput) (0 when skipped).
-        t_step_s, t_comm_unhidden_s: from the step (0 when skipped).
+        tokens_per_s: throughput (``None`` when skipped).
+        efficiency: throughput / (n × one-GPU throughput) (``None`` when skipped).
+        t_step_s, t_comm_unhidden_s: from the step (``None`` when skipped).
         skipped: why this size cannot run the strategy ("" when it ran).
     """
 
     world_size: int
-    tokens_per_s: float
-    efficiency: float
-    t_step_s: float
-    t_comm_unhidden_s: float
+    tokens_per_s: float | None
+    efficiency: float | None
+    t_step_s: float | None
+    t_comm_unhidden_s: float | None
     skipped: str = ""
 
 
@@ -103,6 +105,8 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
         known = ", ".join(SCALING_STRATEGIES)
         raise InputError("strategy", f"unknown strategy {strategy!r}; use one of {known}")
     axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0}
+    # Interleaving needs pipeline stages: the other strategies run without it.
+    virtual = base.virtual_stages if strategy == "pp" else 1
     if strategy == "dp":
         axes["dp"] = world
     elif strategy.startswith("zero"):
@@ -122,6 +126,7 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
         cp=axes["cp"],
         ep=axes["ep"],
         zero=axes["zero"],
+        virtual_stages=virtual,
     )
 
 
@@ -160,7 +165,8 @@ def scaling_series(
         try:
             result = step_time(spec)
         except InputError as error:
-            points.append(ScalingPoint(n, 0.0, 0.0, 0.0, 0.0, f"{error.field}: {error.message}"))
+            reason = f"{error.field}: {error.message}"
+            points.append(ScalingPoint(n, None, None, None, None, reason))
             continue
         efficiency = result.tokens_per_s / (n * baseline.tokens_per_s)
         points.append(
@@ -188,7 +194,8 @@ def scaling_all(
     Raises:
         InputError: as :func:`scaling_series`.
     """
-    names = strategies or tuple(s for s in SCALING_STRATEGIES if s != "ep" or base.experts > 1)
+    moe = (resolve_step_spec(base).experts or 1) > 1
+    names = strategies or tuple(s for s in SCALING_STRATEGIES if s != "ep" or moe)
     return tuple(scaling_series(base, name, mode, sizes) for name in names)
 
 
@@ -212,7 +219,7 @@ def render_scaling_plot(
     base = series[0].baseline_tokens_per_s
     top = max(
         [base * n for n in sizes]
-        + [p.tokens_per_s for s in series for p in s.points if not p.skipped]
+        + [p.tokens_per_s for s in series for p in s.points if p.tokens_per_s is not None]
     )
     label_width = 8
     columns = width - label_width - 1
@@ -228,7 +235,7 @@ def render_scaling_plot(
     for s in series:
         marker = _MARKERS.get(s.strategy, "?")
         for index, point in enumerate(s.points):
-            if point.skipped:
+            if point.tokens_per_s is None:
                 continue
             column = min(columns - 1, index * step + step // 2)
             row = row_of(point.tokens_per_s)
@@ -293,8 +300,9 @@ def compare_interconnects(
     step_time(strategy_spec(base, "dp", 1))
     reference = INTERCONNECTS[REFERENCE_INTERCONNECT]
     rows: list[InterconnectRow] = []
+    moe = (resolve_step_spec(base).experts or 1) > 1
     for name in SCALING_STRATEGIES:
-        if name == "ep" and base.experts < 2:
+        if name == "ep" and not moe:
             continue
         spec = strategy_spec(base, name, world)
         try:

@@ -94,7 +94,7 @@ def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "flag"),
     [
         (["--op", "allreduce", "--ranks", "8", "--bytes", "1GB"], "--op"),
-        (["--op", "all-reduce", "--ranks", "1", "--bytes", "1GB"], "--ranks"),
+        (["--op", "all-reduce", "--ranks", "0", "--bytes", "1GB"], "--ranks"),
         (["--op", "all-reduce", "--ranks", "eight", "--bytes", "1GB"], "--ranks"),
         (["--op", "all-reduce", "--ranks", "8", "--bytes", "-1"], "--bytes"),
         (["--op", "all-reduce", "--ranks", "8", "--bytes", "1XB"], "--bytes"),

@@ -287,10 +287,10 @@ def test_cost_is_finite_and_consistent(
     ("kwargs", "field"),
     [
         ({"op": "allreduce"}, "op"),
-        ({"ranks": 1}, "ranks"),
+        ({"ranks": 0}, "ranks"),
         ({"ranks": 2.5}, "ranks"),
         ({"ranks": True}, "ranks"),
-        ({"size_bytes": 0}, "size_bytes"),
+        ({"size_bytes": "-1GB"}, "size_bytes"),
         ({"size_bytes": -1}, "size_bytes"),
         ({"size_bytes": float("nan")}, "size_bytes"),
         ({"size_bytes": "1e400"}, "size_bytes"),
@@ -321,7 +321,7 @@ def test_invalid_input_names_the_field(kwargs: dict[str, object], field: str) ->
     ("kwargs", "field"),
     [
         ({"op": "gather"}, "op"),
-        ({"ranks": 1}, "ranks"),
+        ({"ranks": 0}, "ranks"),
         ({"ranks": collectives.MAX_SIM_RANKS + 1}, "ranks"),
         ({"size": 3}, "size"),
         ({"algorithm": "tree", "op": "all-gather"}, "algorithm"),

@@ -95,6 +95,11 @@ COLLECTIVES_TITLE = "Collective data flow on R ranks"
 TAB_COLLECTIVES = "Collectives"
 COLLECTIVE_STEP_HINT = "left/right: previous/next step; home/end: first/last (focus the diagram)"
 COLLECTIVE_TOO_MANY = "The data-flow picture draws up to {limit} ranks; the cost above is exact."
+COLLECTIVE_ONE_RANK = "One rank: nothing moves, so the collective costs nothing."
+COLLECTIVE_NOT_SIMULATED = (
+    "{algorithm} is costed, not drawn: NCCL pipelines many small chunks through two binary "
+    "trees at once. Pick binomial to step through one tree's reduce and broadcast."
+)
 
 # Quiz (F12, `shardbook quiz`).
 QUIZ_TITLE = "Quiz"
