@@ -474,9 +474,26 @@ def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
 
 # ---------------------------------------------------------------------------------- the pane
 
-TRADEOFFS_BASE = replace(_1B, global_batch=64)
-"""The Trade-offs pane's model: 24 layers, h 2048, 16 heads, V 50304 (about 1.3B), s 2048,
-global batch 64."""
+TRADEOFFS_MODEL = "lesson-1b"
+TRADEOFFS_BASE = StepSpec(model=TRADEOFFS_MODEL, seq=2048, global_batch=64)
+"""The Trade-offs pane's default: the ``lesson-1b`` preset (24 layers, h 2048, 16 heads, V 50304,
+about 1.3B), s 2048, global batch 64."""
+TRADEOFFS_BATCHES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
+TRADEOFFS_SEQS: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
+
+
+def tradeoffs_base(model: str, global_batch: int, seq: int) -> StepSpec:
+    """The Trade-offs pane's step: preset ``model`` at ``seq`` tokens and ``global_batch``
+    samples per step (the devices and links are the pane's other choices).
+
+    Raises:
+        InputError: unknown model (``model``); the checks of :func:`engine.steptime.step_time`
+            apply when the step runs.
+    """
+    resolve_step_spec(StepSpec(model=model))
+    return StepSpec(model=model, seq=seq, global_batch=global_batch)
+
+
 TRADEOFFS_STRATEGIES: tuple[str, ...] = ("dp", "zero3", "tp", "pp")
 TRADEOFFS_WORLDS: tuple[int, ...] = (8, 16, 64)
 
