@@ -62,7 +62,7 @@ from engine.activations import (
     stage_layer_counts,
 )
 from engine.errors import InputError
-from engine.model_presets import get_preset, resolve_shape
+from engine.model_presets import get_preset, resolve_shape_key
 from engine.model_size import (
     MAX_COUNT,
     PARAM_COUNT_SOURCE,
@@ -70,7 +70,6 @@ from engine.model_size import (
     ModelShape,
     ModelSize,
     finite_number,
-    shape_from_fields,
     shape_param_count,
     whole_number,
 )
@@ -526,8 +525,7 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
             offload below the ZeRO stage it needs; ``nodes`` and ``gpus_per_node`` not matching
             the world size.
     """
-    spec = _checked(spec)
-    shape = shape_from_fields(_shape_values(spec))
+    spec, shape = _checked(spec)
     size = None
     if shape is not None and shape.vocab is not None:
         size = shape_param_count(shape, spec.seq)
@@ -583,7 +581,7 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
             best = (per_rank, host, groups, stage)
     assert best is not None
     per_rank, best_host, groups, chosen = best
-    term_bytes = tuple(per_rank[key] for key in TERM_KEYS)
+    term_bytes = _TERM_BYTES(per_rank)
     total = per_rank["total"]
     model_states = math.fsum([per_rank[key] for key in MODEL_STATE_KEYS])
     naive = shard.params_total * _weight_bytes(spec)
@@ -639,7 +637,7 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
             groups,
             largest,
             term_bytes,
-            tuple(best_host.get(key, 0.0) for key in MODEL_STATE_KEYS),
+            tuple(map(best_host.get, MODEL_STATE_KEYS, (0.0,) * len(MODEL_STATE_KEYS))),
             figures,
             buffer,
         ),
@@ -959,6 +957,7 @@ _COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
 
 
 _COUNT_VALUES = operator.attrgetter(*(name for name, _, _ in _COUNT_FIELDS))
+_TERM_BYTES = operator.itemgetter(*TERM_KEYS)
 _SHAPE_VALUES = operator.attrgetter(*SHAPE_FIELDS)
 _CHOICE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dtype", DTYPE_CHOICES),
@@ -978,13 +977,19 @@ _FLAG_FIELDS = (
 )
 
 
-def _shape_values(spec: LedgerSpec) -> dict[str, Any]:
-    return dict(zip(SHAPE_FIELDS, _SHAPE_VALUES(spec), strict=True))
+def _with(spec: LedgerSpec, changed: dict[str, Any]) -> LedgerSpec:
+    """``dataclasses.replace(spec, **changed)`` for known field names, without re-running the
+    dataclass's ``__init__`` over its 60-odd fields on every evaluation (no ``__post_init__`` to
+    skip)."""
+    copy = object.__new__(LedgerSpec)
+    copy.__dict__.update(spec.__dict__)
+    copy.__dict__.update(changed)
+    return copy
 
 
-def _checked(spec: LedgerSpec) -> LedgerSpec:
+def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     """Validate every field; return the spec with whole numbers as ``int`` and the shape fields
-    filled in (preset, then defaults)."""
+    filled in (preset, then defaults), and the shape they describe."""
     if (
         spec.dtype not in DTYPE_CHOICES
         or spec.optimizer not in OPTIMIZER_CHOICES
@@ -1007,14 +1012,17 @@ def _checked(spec: LedgerSpec) -> LedgerSpec:
     if spec.model is not None and not isinstance(spec.model, str):
         raise InputError("model", f"expected a preset name, got {spec.model!r}")
     # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.
-    changed: dict[str, Any] = resolve_shape(_shape_values(spec), spec.model)
+    values = _SHAPE_VALUES(spec)
+    key = tuple(zip(map(type, values), values, strict=True))
+    resolved, shape = resolve_shape_key(key, spec.model)
+    changed: dict[str, Any] = dict(zip(SHAPE_FIELDS, resolved, strict=True))
     for (name, minimum, optional), value in zip(_COUNT_FIELDS, _COUNT_VALUES(spec), strict=True):
         if (type(value) is int and minimum <= value <= MAX_COUNT) or (value is None and optional):
             continue
         changed[name] = whole_number(name, value, minimum=minimum)
     if spec.lora_targets != DEFAULT_LORA_TARGETS:
         changed["lora_targets"] = _checked_targets(spec.lora_targets)
-    spec = replace(spec, **changed)
+    spec = _with(spec, changed)
     if spec.weight_bytes is not None:
         finite_number("weight_bytes", spec.weight_bytes, maximum=64)
     if spec.grad_bytes is not None:
@@ -1059,7 +1067,7 @@ def _checked(spec: LedgerSpec) -> LedgerSpec:
             raise InputError("finetune", "QLoRA's 4-bit share needs the vocabulary too")
         if "gate" in spec.lora_targets and spec.mlp == "gelu":
             raise InputError("lora_targets", "gate exists only in a gated MLP (swiglu, geglu)")
-    return spec
+    return spec, shape
 
 
 def _node_layout(spec: LedgerSpec) -> tuple[int, int]:

@@ -181,10 +181,48 @@ def resolve_shape(values: Mapping[str, Any], model: str | None) -> dict[str, Any
         InputError: an unknown ``model`` (field ``model``), or a field that
             :func:`~engine.model_size.check_shape_fields` refuses.
     """
-    merged = {name: values.get(name) for name in SHAPE_FIELDS}
+    return dict(zip(SHAPE_FIELDS, resolve_shape_key(_key(values), model)[0], strict=True))
+
+
+def _key(values: Mapping[str, Any]) -> tuple[tuple[type, Any], ...]:
+    # The type is part of the key: True == 1 and 2.0 == 2 must not share a cached answer.
+    return tuple((type(value), value) for value in map(values.get, SHAPE_FIELDS))
+
+
+def resolve_shape_key(
+    key: tuple[tuple[type, Any], ...], model: str | None
+) -> tuple[tuple[Any, ...], ModelShape | None]:
+    """:func:`resolve_shape` for the (type, value) pairs of :data:`SHAPE_FIELDS` (in order), with
+    the :class:`ModelShape` they describe (``None`` without layers or hidden size). Answers are
+    cached: a sweep asks the same shape thousands of times.
+
+    Raises:
+        InputError: as :func:`resolve_shape`.
+    """
+    try:
+        return _resolved(key, model)
+    except TypeError:  # an unhashable value: resolve without the cache (it is refused there)
+        return _resolve(key, model)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(
+    key: tuple[tuple[type, Any], ...], model: str | None
+) -> tuple[tuple[Any, ...], ModelShape | None]:
+    return _resolve(key, model)
+
+
+def _resolve(
+    key: tuple[tuple[type, Any], ...], model: str | None
+) -> tuple[tuple[Any, ...], ModelShape | None]:
+    merged = {name: value for name, (_type, value) in zip(SHAPE_FIELDS, key, strict=True)}
     if model is not None:
         preset = get_preset(model)
         for name, value in preset.shape.as_dict().items():
             if merged[name] is None:
                 merged[name] = value
-    return _with_defaults(merged)
+    resolved = _with_defaults(merged)
+    shape = None
+    if resolved["layers"] is not None and resolved["hidden"] is not None:
+        shape = ModelShape(**resolved)
+    return tuple(resolved[name] for name in SHAPE_FIELDS), shape

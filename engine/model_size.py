@@ -30,6 +30,7 @@ The norm kind names the layout of what is not given:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -398,8 +399,10 @@ def _is_eq2_layout(shape: ModelShape) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def shape_param_count(shape: ModelShape, seq: int | None = None) -> ModelSize:
-    """Parameters of ``shape``; formula and sources in the module docstring.
+    """Parameters of ``shape``; formula and sources in the module docstring (cached: a sweep
+    counts the same shape many times).
 
     Args:
         shape: the architecture; its vocabulary must be given.
