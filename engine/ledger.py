@@ -1003,8 +1003,13 @@ def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
             value = getattr(spec, name)
             if value not in allowed:
                 raise InputError(name, f"{value!r} is not one of {', '.join(map(str, allowed))}")
-    if isinstance(spec.zero, bool) or spec.zero not in ZERO_STAGES:
-        raise InputError("zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}")
+    if type(spec.zero) is not int or spec.zero not in ZERO_STAGES:
+        # 2.0 is stage 2; True, 2.5 or "2" are not stages.
+        if not (type(spec.zero) is float and spec.zero in ZERO_STAGES):
+            raise InputError(
+                "zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}"
+            )
+        spec = _with(spec, {"zero": int(spec.zero)})
     for name in _FLAG_FIELDS:
         # bool cannot be subclassed: a type test is isinstance's answer.
         if type(getattr(spec, name)) is not bool:
