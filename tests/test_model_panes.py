@@ -115,3 +115,17 @@ async def test_collectives_one_rank_and_double_binary_tree(tmp_path: Path) -> No
         assert "nothing moves" in shown(flow)
         assert pane.last_error == ""
         await pilot.press("ctrl+q")
+
+
+async def test_collectives_form_saved_with_tree_loads_as_binomial(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4", "f4")
+        await pilot.pause()
+        pane = app.query_one("CollectivesPane")
+        pane.restore({"op": "all-reduce", "algorithm": "tree", "ranks": "8"})
+        await pilot.pause()
+        assert pane.values()["algorithm"] == "binomial"
+        # MPICH binomial reduce + broadcast, 1 GB at 100 GB/s, 5 us: 6 × (5 us + 10 ms).
+        assert "60.03 ms" in shown(pane.query_one(".calc-result", ResultView))
+        await pilot.press("ctrl+q")

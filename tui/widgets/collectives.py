@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from engine import units
 from engine.collectives import (
+    ALGORITHM_ALIASES,
     ALGORITHMS,
     COST_ONLY_ALGORITHMS,
     OPERATIONS,
@@ -115,6 +116,14 @@ class CollectivesPane(CalculatorPane):
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
+
+    def restore(self, values: dict[str, str]) -> None:
+        # A form saved when binomial was called tree: show it under its current name.
+        aliases = ALGORITHM_ALIASES.get(values.get("op", ""), {})
+        algorithm = values.get("algorithm", DEFAULT)
+        if algorithm in aliases:
+            values = {**values, "algorithm": aliases[algorithm]}
+        super().restore(values)
 
     def compose_footer(self) -> ComposeResult:
         yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
