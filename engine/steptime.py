@@ -719,7 +719,10 @@ def step_time(spec: StepSpec) -> StepResult:
             recompute mode, a ZeRO stage outside 0-3, TP not dividing heads, PP above layers,
             CP not dividing seq, EP not dividing the experts or DP·CP, ``gpus`` disagreeing with
             DP·TP·PP·CP, a global batch not a multiple of micro-batch × DP, neither ``params``
-            nor the architecture, MoE without the architecture, ``achieved_flops`` above peak.
+            nor the architecture, MoE without the architecture, ``achieved_flops`` above peak;
+            an unknown model or invalid shape field, TP not dividing the key/value heads, a
+            sequence beyond the preset's, virtual stages without ``interleaved-1f1b`` or without
+            pipeline stages.
     """
     spec, notes = _checked(spec)
     assert spec.dp is not None and spec.global_batch is not None

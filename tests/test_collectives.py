@@ -359,7 +359,7 @@ def test_binomial_all_reduce_and_its_old_name() -> None:
 def test_double_binary_tree_pays_for_large_messages() -> None:
     # NCCL's tree all-reduce (src/graph/tuning.cc: algorithm bandwidth = bus bandwidth / 2;
     # 2·log2 hops of latency), pipelined: 2·ceil(lg p)·alpha + 2·n·beta = 30 us + 20 ms, against
-    # the ring's 17.57 ms (VECTORS) and the unpipelined binomial's 60.03 ms.
+    # the ring's 17.57 ms (MPICH algorithm notes) and the unpipelined binomial's 60.03 ms.
     cost = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "double-binary-tree")
     assert cost.time_s == pytest.approx(6 * 5e-6 + 2 * 1e9 / 100e9)
     assert cost.steps == 6

@@ -1,9 +1,9 @@
 """``shardbook models``: the model presets with their parameter counts, and the model-shape flags
 ``calc ledger`` and ``calc step`` share (``--model NAME`` and the custom-shape flags).
 
-Flag names are fixed by the issue that added them; scripts rely on them. Values are checked by the
-engine (:mod:`engine.model_size`, :mod:`engine.model_presets`), so a bad value is one line naming
-the flag, exit 2. No Textual import here: the headless command must start fast.
+Flag names are fixed: scripts rely on them. Values are checked by the engine
+(:mod:`engine.model_size`, :mod:`engine.model_presets`), so a bad value is one line naming the
+flag, exit 2. No Textual import here: the headless command must start fast.
 """
 
 from __future__ import annotations

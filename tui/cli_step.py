@@ -2,7 +2,8 @@
 
 Flags and JSON keys are fixed by the issue; scripts and tests rely on them. ``--mfu`` is the share
 of peak the kernels reach while computing; the ``mfu`` key of the output is the whole step's
-model FLOPs utilization after communication, bubble and waits. The flags beyond the issue's list
+model FLOPs utilization after communication, bubble and waits. ``--model`` and the shape flags
+are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the issue's list
 (``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
 ``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
 stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
