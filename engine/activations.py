@@ -11,6 +11,18 @@ Table 2 assumes 16-bit activations and 1-byte dropout masks. Its per-layer bytes
 4·as²b of attention scores split by t; 1-byte masks 2·sbh kept whole and as²b split by t. For
 other activation sizes w (bytes per element) the 16-bit tensors scale by w/2 and the masks stay
 1 byte; with w = 2 every row equals Table 2 exactly.
+
+The same §4.1 terms, read for any :class:`~engine.model_size.ModelShape` (``GENERAL_SOURCE``):
+Q and the attention output have width q = heads·head_dim, K and V width kv = kv_heads·head_dim
+(GQA), so the split 16-bit tensors are ``w·s·b·(2q + 2kv)`` for attention; a GeLU MLP of size f
+keeps its GeLU input and output, ``2w·s·b·f``; a gated MLP (SwiGLU, GeGLU: ``down(act(gate(x)) ·
+up(x))``) keeps the gate output, the activation, the up output and their product, ``4w·s·b·f``;
+an MoE layer does that for each of its top-k routed experts and its shared experts (balanced
+routing: every rank holds as many tokens as a dense layer). Without dropout the 1-byte masks and
+the dropout output go (the softmax output alone feeds both backward paths: ``w·as²b``). With
+``flash`` attention no score tensor is stored (FlashAttention keeps Q, K, V, the output and the
+a·s·b fp32 log-sum-exp, under 0.1 % of a layer, left out). For the GPT shape (q = kv = h,
+f = 4h, GeLU, dropout) this is Table 2 exactly.
 """
 
 from __future__ import annotations
@@ -20,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple, get_args
 
 from engine.errors import InputError
-from engine.model_size import finite_number, whole_number
+from engine.model_size import ModelShape, finite_number, whole_number
 
 Recompute = Literal["none", "selective", "full"]
 Schedule = Literal["1f1b", "gpipe"]
@@ -33,6 +45,14 @@ STAGE_SOURCE = (
     "factor 1 + (p-1)/(p·v): NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py"
 )
 EXTRA_SOURCE = "Korthikanti et al. 2022 §4.3 (input-embedding dropout; output layer and loss)"
+GENERAL_SOURCE = (
+    "Korthikanti et al. 2022 §4.1 terms read for GQA widths, the MLP size f and a gated MLP "
+    "(Shazeer 2020, arXiv:2002.05202 Eq. 6); flash: Dao 2023 (FlashAttention-2, arXiv:2307.08691)"
+)
+INTERLEAVED_STAGE_SOURCE = (
+    "NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py: interleaved warm-up "
+    "2·(p-i-1) + (v-1)·p chunks on stage i"
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,20 @@ class LayerFigures(NamedTuple):
     activation_bytes: float
     sequence_parallel: bool
     recompute: str
+    shape: ModelShape | None = None
+
+
+def _is_table2_shape(shape: ModelShape | None) -> bool:
+    """Whether ``shape`` has Table 2's layer: q = kv = h, a GeLU MLP of 4h, dropout, eager."""
+    return shape is None or (
+        shape.q_width == shape.hidden
+        and shape.kv_width == shape.hidden
+        and shape.mlp == "gelu"
+        and (shape.experts == 1 or (shape.top_k == 1 and shape.shared_experts == 0))
+        and (shape.expert_ffn if shape.experts > 1 else shape.ffn) == 4 * shape.hidden
+        and shape.dropout
+        and shape.attention == "eager"
+    )
 
 
 def layer_activation_bytes(
@@ -76,6 +110,7 @@ def layer_activation_bytes(
     sequence_parallel: bool = False,
     recompute: str = "none",
     activation_bytes: float = 2.0,
+    shape: ModelShape | None = None,
 ) -> LayerActivations:
     """Per-layer activation bytes, Korthikanti et al. 2022 Table 2 (see the module docstring).
 
@@ -85,10 +120,14 @@ def layer_activation_bytes(
 
     Args:
         activation_bytes: bytes per activation element w (2 for bf16/fp16, 4 for fp32).
+        shape: the architecture (GQA, MLP size and kind, dropout, attention kernel, experts);
+            ``None`` is Table 2's GPT layer. Its hidden size and heads must be ``hidden`` and
+            ``heads``.
 
     Raises:
-        InputError: a size that is not a whole number >= 1; ``tp`` not dividing ``heads``;
-            ``heads`` not dividing ``hidden``; an unknown ``recompute``.
+        InputError: a size that is not a whole number >= 1; ``tp`` not dividing ``heads`` (or
+            the key/value heads); ``heads`` not dividing ``hidden`` (without a head size); an
+            unknown ``recompute``.
     """
     return describe_layer(
         layer_activation_figures(
@@ -100,6 +139,7 @@ def layer_activation_bytes(
             sequence_parallel=sequence_parallel,
             recompute=recompute,
             activation_bytes=activation_bytes,
+            shape=shape,
         )
     )
 
@@ -114,6 +154,7 @@ def layer_activation_figures(
     sequence_parallel: bool = False,
     recompute: str = "none",
     activation_bytes: float = 2.0,
+    shape: ModelShape | None = None,
 ) -> LayerFigures:
     """:func:`layer_activation_bytes` without its formula text (same checks, same bytes), for
     callers that format the text only when it is read.
@@ -129,25 +170,55 @@ def layer_activation_figures(
     w = finite_number("activation_bytes", activation_bytes, maximum=8.0)
     if recompute not in RECOMPUTE_CHOICES:
         raise InputError("recompute", f"must be one of {', '.join(RECOMPUTE_CHOICES)}")
-    if h % a:
+    if h % a and (shape is None or shape.head_dim is None):
         raise InputError("heads", f"must divide hidden ({h}); {a} heads do not")
     if a % t:
         raise InputError("tp", f"must divide heads ({a}); TP {t} does not")
+    if shape is not None and shape.kv_heads is not None and shape.kv_heads % t:
+        raise InputError(
+            "tp", f"must divide the key/value heads ({shape.kv_heads}); TP {t} does not"
+        )
     sbh = float(s) * b * h
     if recompute == "full":
         value = w * sbh
-    else:
+    elif _is_table2_shape(shape):
         kept_whole = 4 * w + 2
         whole_part = kept_whole / t if sequence_parallel else kept_whole
         value = sbh * (whole_part + 12 * w / t)
         if recompute != "selective":
             value += float(a) * s * s * b * (2 * w + 1) / t
-    return LayerFigures(value, s, b, h, a, t, w, sequence_parallel, recompute)
+    else:
+        assert shape is not None
+        whole, split, score = _general_terms(shape, w)
+        sb = float(s) * b
+        value = sb * (whole * h / (t if sequence_parallel else 1) + split / t)
+        if recompute != "selective":
+            value += float(a) * s * s * b * score / t
+    return LayerFigures(value, s, b, h, a, t, w, sequence_parallel, recompute, shape)
+
+
+def _general_terms(shape: ModelShape, w: float) -> tuple[float, float, float]:
+    """(bytes per token per hidden unit kept whole, bytes per token split by TP, bytes per
+    a·s²·b of stored scores) for ``shape`` (module docstring)."""
+    masks = 2.0 if shape.dropout else 0.0
+    whole = 4 * w + masks
+    inner = (2 if shape.mlp == "gelu" else 4) * w
+    if shape.experts > 1:
+        mlp = inner * shape.expert_ffn * (shape.top_k + shape.shared_experts)
+    else:
+        mlp = inner * shape.ffn
+    split = w * (2 * shape.q_width + 2 * shape.kv_width) + mlp
+    # Eager attention keeps the softmax output (and with dropout its mask and output).
+    score = 0.0 if shape.attention == "flash" else (2 * w + 1 if shape.dropout else w)
+    return whole, split, score
 
 
 def describe_layer(figures: LayerFigures) -> LayerActivations:
     """The :class:`LayerActivations` of ``figures``: its Table 2 row and formula text."""
-    value, s, b, h, a, t, w, sequence_parallel, recompute = figures
+    value, s, b, h, a, t, w, sequence_parallel, recompute, shape = figures
+    if recompute != "full" and not _is_table2_shape(shape):
+        assert shape is not None
+        return _describe_general(figures, shape)
     if recompute == "full":
         return LayerActivations(
             value,
@@ -160,21 +231,43 @@ def describe_layer(figures: LayerFigures) -> LayerActivations:
     sp = " + sequence parallel" if sequence_parallel else ""
     parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
     if w == 2.0 and not sequence_parallel:
-        shape = "s·b·h·(34" if t == 1 else f"s·b·h·(10 + 24/{t}"
+        head = "s·b·h·(34" if t == 1 else f"s·b·h·(10 + 24/{t}"
     elif w == 2.0:
-        shape = f"s·b·h·(34/{t}"
+        head = f"s·b·h·(34/{t}"
     else:
         whole_text = f"{_coef(kept_whole)}/{t}" if sequence_parallel else _coef(kept_whole)
-        shape = f"s·b·h·({whole_text} + {_coef(split)}/{t}"
+        head = f"s·b·h·({whole_text} + {_coef(split)}/{t}"
     if recompute == "selective":
-        formula = f"{shape})"
+        formula = f"{head})"
         row = f"{parallel} + selective recompute" if parallel != "no parallelism" else "selective"
     else:
-        formula = f"{shape} + {_coef(score_bytes)}·a·s/(h·{t}))"
+        formula = f"{head} + {_coef(score_bytes)}·a·s/(h·{t}))"
         row = parallel
     where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
     if w != 2.0:
         where += f"; {w:g}-byte activations, 1-byte dropout masks"
+    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+
+
+def _describe_general(figures: LayerFigures, shape: ModelShape) -> LayerActivations:
+    value, s, b, h, a, t, w, sequence_parallel, recompute, _shape = figures
+    whole, _split, score = _general_terms(shape, w)
+    sp = " + sequence parallel" if sequence_parallel else ""
+    parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
+    kernel = "flash attention" if shape.attention == "flash" else "eager attention"
+    row = f"{parallel}, {kernel}" + (", selective recompute" if recompute == "selective" else "")
+    inner = "2w·f" if shape.mlp == "gelu" else "4w·f"
+    if shape.experts > 1:
+        inner = f"(k {shape.top_k} + shared {shape.shared_experts})·{inner}_e"
+    whole_text = f"{_coef(whole)}·h" + (f"/{t}" if sequence_parallel else "")
+    formula = f"s·b·({whole_text} + (w·(2q + 2kv) + {inner})/{t})"
+    if recompute != "selective" and score:
+        formula += f" + {_coef(score)}·a·s²·b/{t}"
+    f_value = shape.expert_ffn if shape.experts > 1 else shape.ffn
+    where = (
+        f" with s={s}, b={b}, h={h}, a={a}, t={t}, w={w:g}, q={shape.q_width}, "
+        f"kv={shape.kv_width}, f={f_value}" + ("" if shape.dropout else ", no dropout")
+    )
     return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
 
 
@@ -226,6 +319,9 @@ class StageFigures(NamedTuple):
     schedule: str
     vocab_given: bool
     split: int
+    micro_batches: int | None = None
+    vocab: int | None = None
+    dropout: bool = True
 
 
 def stage_activation_bytes(
@@ -245,6 +341,7 @@ def stage_activation_bytes(
     micro_batches: int | None = None,
     virtual_stages: int = 1,
     activation_bytes: float = 2.0,
+    shape: ModelShape | None = None,
 ) -> StageActivations:
     """Peak activation bytes on the first pipeline stage of one model replica (per rank).
 
@@ -252,7 +349,8 @@ def stage_activation_bytes(
     (1F1B: min(m, p), Korthikanti Eq. 5; GPipe: all m; no pipeline: 1 with 1F1B-style gradient
     accumulation), times 1 + (p-1)/(p·v) for interleaving, divided by CP (each CP rank keeps its
     1/cp of the sequence). Embedding and output-layer activations (§4.3) are added when ``vocab``
-    is given. ``micro_batches`` left ``None`` means m = p.
+    is given. ``micro_batches`` left ``None`` means m = p. ``shape`` as in
+    :func:`layer_activation_bytes` (without dropout no embedding dropout mask is kept).
 
     Raises:
         InputError: bad sizes (see :func:`layer_activation_bytes`); ``pp`` above ``layers``;
@@ -277,6 +375,7 @@ def stage_activation_bytes(
             micro_batches=micro_batches,
             virtual_stages=virtual_stages,
             activation_bytes=activation_bytes,
+            shape=shape,
         )
     )
 
@@ -298,6 +397,7 @@ def stage_activation_figures(
     micro_batches: int | None = None,
     virtual_stages: int = 1,
     activation_bytes: float = 2.0,
+    shape: ModelShape | None = None,
 ) -> StageFigures:
     """:func:`stage_activation_bytes` without its formula text (same checks, same bytes), for
     callers that format the text only when it is read (the ledger sweeps thousands of specs).
@@ -314,6 +414,7 @@ def stage_activation_figures(
         sequence_parallel=sequence_parallel,
         recompute=recompute,
         activation_bytes=activation_bytes,
+        shape=shape,
     )
     n_layers = whole_number("layers", layers)
     p = whole_number("pp", pp)
@@ -354,10 +455,12 @@ def stage_activation_figures(
     layers_bytes = per_layer.bytes * layers_on_stage * in_flight * factor / c
     extra = 0.0
     split = t if sequence_parallel else 1
+    dropout = shape is None or shape.dropout
+    vocab_size: int | None = None
     if vocab is not None:
         vocab_size = whole_number("vocab", vocab)
         sbh = float(seq) * micro_batch * hidden
-        embedding = sbh / split * in_flight * factor / c
+        embedding = sbh / split * in_flight * factor / c if dropout else 0.0
         extra = embedding
         if p == 1:
             output = (
@@ -383,7 +486,50 @@ def stage_activation_figures(
         schedule=schedule,
         vocab_given=vocab is not None,
         split=split,
+        micro_batches=m,
+        vocab=vocab_size,
+        dropout=dropout,
     )
+
+
+def stage_layer_counts(layers: int, pp: int) -> list[int]:
+    """Layers on each of ``pp`` stages: the L mod p extra layers on the first stages."""
+    base, extra = divmod(layers, pp)
+    return [base + (1 if i < extra else 0) for i in range(pp)]
+
+
+def per_stage_activation_bytes(figures: StageFigures, layer_counts: list[int]) -> list[float]:
+    """Peak activation bytes of each pipeline stage, first stage first (its figure is
+    ``figures.total``).
+
+    Stage i of p holds min(m, p - i) micro-batches with 1F1B (Korthikanti et al. §4.2.3), all m
+    with GPipe; interleaved, the equivalent of p + (p - 2i - 1)/v micro-batches of its layers
+    (``INTERLEAVED_STAGE_SOURCE``; p·(1 + (p-1)/(p·v)) on the first stage). The first stage
+    keeps the embedding's dropout mask, the last the output layer's input and fp32 logits for
+    the micro-batches it holds (§4.3).
+    """
+    p, c, v = figures.pp, figures.cp, figures.virtual_stages
+    per_layer = figures.per_layer
+    m = figures.micro_batches
+    totals = [figures.total]
+    if p == 1:
+        return totals
+    for i in range(1, p):
+        if figures.schedule == "gpipe":
+            held = float(p if m is None else m)
+        elif v > 1:
+            held = p + (p - 2 * i - 1) / v
+        else:
+            held = float(p - i if m is None else min(m, p - i))
+        total = per_layer.bytes * layer_counts[i] * held / c
+        if i == p - 1 and figures.vocab is not None:
+            last = float(p if m is None else m) if figures.schedule == "gpipe" else 1.0
+            w, t, split = per_layer.activation_bytes, per_layer.tp, figures.split
+            sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * figures.vocab / t
+            total += (2 * w * sbh / split + logits) * last / c
+        totals.append(total)
+    return totals
 
 
 def describe_stage(figures: StageFigures) -> StageActivations:
@@ -400,7 +546,12 @@ def describe_stage(figures: StageFigures) -> StageActivations:
     if c > 1:
         formula += f" / cp {c}"
     formula += f" = {_num(figures.layers_bytes)}"
-    if figures.vocab_given:
+    if figures.vocab_given and not figures.dropout:
+        formula += "; no embedding dropout mask (no dropout)"
+        if p == 1:
+            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+        formula += f" = {_num(figures.extra_bytes)}"
+    elif figures.vocab_given:
         formula += f"; embedding dropout mask s·b·h{'/t' if figures.split > 1 else ''}·{in_flight}"
         if p == 1:
             formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"

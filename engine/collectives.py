@@ -18,6 +18,17 @@ Costs follow Thakur, Rabenseifner and Gropp, "Optimization of Collective Communi
 MPICH" (IJHPCA 19(1), 2005), the "MPICH algorithm notes": ``alpha`` is the latency of one message
 in seconds, ``beta`` the transfer time of one byte (``1 / bandwidth``), ``n`` the size in bytes and
 ``p`` the number of ranks. The reduction's compute term (``gamma``) is left out.
+
+All-reduce's ``binomial`` is MPICH's binomial reduce followed by a binomial broadcast, whole
+messages at every step (``tree`` is kept as its old name). NCCL's tree is another algorithm,
+``double-binary-tree`` (Sanders, Speck and Träff 2009, "Two-tree algorithms for full bandwidth
+broadcast, reduction and scan", Parallel Computing 35(12); NVIDIA/nccl ``src/graph/trees.cc``):
+two binary trees, each rank an inner node of at most one, each reducing and broadcasting half the
+data, pipelined in small chunks. In the limit of many chunks it costs ``2·ceil(lg p)·alpha +
+2·n·beta`` (NVIDIA/nccl ``src/graph/tuning.cc``: a tree all-reduce's algorithm bandwidth is half
+its bus bandwidth, its latency ``2·log2`` hops); the pipeline's fill is left out. It is costed,
+not simulated: its chunks do not fit the step-by-step picture. One rank, or zero bytes, costs
+nothing.
 """
 
 from __future__ import annotations
@@ -49,10 +60,10 @@ OPERATIONS: tuple[str, ...] = (
     "send-recv",
 )
 
-# The first algorithm of each operation is its default.
+# The first algorithm of each operation is its default. Each is simulated and costed.
 ALGORITHMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        "all-reduce": ("ring", "halving-doubling", "tree"),
+        "all-reduce": ("ring", "halving-doubling", "binomial"),
         "all-gather": ("ring", "halving-doubling"),
         "reduce-scatter": ("ring", "halving-doubling"),
         "all-to-all": ("pairwise",),
@@ -60,6 +71,20 @@ ALGORITHMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "reduce": ("binomial",),
         "send-recv": ("direct",),
     }
+)
+
+# Costed only (module docstring).
+COST_ONLY_ALGORITHMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"all-reduce": ("double-binary-tree",)}
+)
+# Former names still accepted: operation -> {old name: name}.
+ALGORITHM_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {"all-reduce": MappingProxyType({"tree": "binomial"})}
+)
+DOUBLE_TREE_SOURCE = (
+    "Sanders, Speck, Träff 2009 (two-tree algorithms, Parallel Computing 35(12)); NVIDIA/nccl "
+    "src/graph/trees.cc (double binary tree), src/graph/tuning.cc (tree all-reduce: algorithm "
+    "bandwidth = bus bandwidth / 2, 2·log2 hops of latency)"
 )
 
 BUS_BANDWIDTH_FACTORS: Mapping[str, str] = MappingProxyType(
@@ -218,8 +243,8 @@ class CollectiveCost:
         latency_s: alpha, seconds per message.
         time_s: modelled time in seconds.
         bytes_sent_per_rank: bytes the busiest rank sends.
-        algbw_bytes_per_s: algorithm bandwidth S / time_s, bytes/s.
-        busbw_bytes_per_s: bus bandwidth algbw x bus_bandwidth_factor, bytes/s.
+        algbw_bytes_per_s: algorithm bandwidth S / time_s, bytes/s (``None`` when nothing moves).
+        busbw_bytes_per_s: bus bandwidth algbw x bus_bandwidth_factor, bytes/s (``None`` then).
         bus_bandwidth_factor: the NCCL-tests factor for ``op`` at ``ranks``.
         steps: communication rounds (each costs one alpha).
         formula: the time formula in ASCII.
@@ -234,8 +259,8 @@ class CollectiveCost:
     latency_s: float
     time_s: float
     bytes_sent_per_rank: float
-    algbw_bytes_per_s: float
-    busbw_bytes_per_s: float
+    algbw_bytes_per_s: float | None
+    busbw_bytes_per_s: float | None
     bus_bandwidth_factor: float
     steps: int
     formula: str
@@ -257,21 +282,46 @@ def check_op(op: str) -> str:
     return op
 
 
-def check_algorithm(op: str, algorithm: str | None, ranks: int) -> str:
-    """Return the algorithm to use for ``op`` on ``ranks`` ranks (``None`` = the default).
+def algorithm_choices(op: str) -> tuple[str, ...]:
+    """Every algorithm the cost model has for ``op``: the simulated ones, then the costed ones.
 
     Raises:
-        InputError: ``op`` unknown (field ``op``); algorithm not available for ``op`` (field
-            ``algorithm``); halving-doubling all-gather or reduce-scatter on a rank count that is
-            not a power of two (field ``ranks``).
+        InputError: ``op`` unknown (field ``op``).
     """
     check_op(op)
-    choices = ALGORITHMS[op]
+    return ALGORITHMS[op] + COST_ONLY_ALGORITHMS.get(op, ())
+
+
+def is_simulated(op: str, algorithm: str | None) -> bool:
+    """Whether :func:`simulate` can run ``algorithm`` (``None`` = the default) for ``op``."""
+    if algorithm is None:
+        return True
+    name = ALGORITHM_ALIASES.get(op, {}).get(algorithm, algorithm)
+    return name in ALGORITHMS.get(op, ())
+
+
+def check_algorithm(op: str, algorithm: str | None, ranks: int, simulated: bool = False) -> str:
+    """Return the algorithm to use for ``op`` on ``ranks`` ranks (``None`` = the default; a
+    former name, :data:`ALGORITHM_ALIASES`, gives the current one).
+
+    Raises:
+        InputError: ``op`` unknown (field ``op``); algorithm not available for ``op``, or, with
+            ``simulated``, costed only (field ``algorithm``); halving-doubling all-gather or
+            reduce-scatter on a rank count that is not a power of two (field ``ranks``).
+    """
+    choices = algorithm_choices(op)
     if algorithm is None:
         return choices[0]
+    algorithm = ALGORITHM_ALIASES.get(op, {}).get(algorithm, algorithm)
     if algorithm not in choices:
         raise InputError(
             "algorithm", f"{algorithm!r} is not available for {op}; use {' or '.join(choices)}"
+        )
+    if simulated and algorithm not in ALGORITHMS[op]:
+        raise InputError(
+            "algorithm",
+            f"{algorithm} is costed, not simulated: NCCL pipelines many small chunks through two "
+            "trees at once; binomial shows one tree's reduce and broadcast step by step",
         )
     if algorithm == "halving-doubling" and op != "all-reduce" and not _is_power_of_two(ranks):
         raise InputError(
@@ -293,13 +343,14 @@ def bus_bandwidth_factor(op: str, ranks: int) -> float:
     """The NCCL-tests factor that turns algorithm bandwidth into bus bandwidth.
 
     all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n; broadcast, reduce and
-    send/recv 1 (NCCL-tests ``doc/PERFORMANCE.md``, ``src/sendrecv.cu``).
+    send/recv 1 (NCCL-tests ``doc/PERFORMANCE.md``, ``src/sendrecv.cu``). One rank: 0 for the
+    first four (nothing crosses a link).
 
     Raises:
-        InputError: unknown ``op`` or ``ranks`` below 2.
+        InputError: unknown ``op`` or ``ranks`` below 1.
     """
     check_op(op)
-    n = parse_int("ranks", ranks, minimum=2)
+    n = parse_int("ranks", ranks, minimum=1)
     if op == "all-reduce":
         return 2.0 * (n - 1) / n
     if op in ("all-gather", "reduce-scatter", "all-to-all"):
@@ -338,8 +389,13 @@ def _closed_form(op: str, algorithm: str, p: int, n: float) -> tuple[int, float,
     if algorithm == "halving-doubling":
         wire = n * (p - 1) / p
         return lg, wire, wire, "lg(p)*alpha + n*(p-1)/p*beta"
-    if algorithm == "tree":
+    if algorithm == "binomial" and op == "all-reduce":
         return 2 * lg, 2.0 * lg * n, lg * n, "2*ceil(lg p)*(alpha + n*beta)"
+    if algorithm == "double-binary-tree":
+        # The busiest rank: an inner node of one tree (n/2 up, n/2 to each of two children)
+        # and a leaf of the other (n/2 up); with 2 or 3 ranks no node has two children.
+        busiest = {2: 1.0, 3: 1.5}.get(p, 2.0) * n
+        return 2 * lg, 2.0 * n, busiest, "2*ceil(lg p)*alpha + 2*n*beta (pipelined, fill left out)"
     if algorithm == "binomial":
         busiest = lg * n if op == "broadcast" else n
         return lg, lg * n, busiest, "ceil(lg p)*(alpha + n*beta)"
@@ -361,16 +417,19 @@ def collective_cost(
 
     Args:
         op: one of :data:`OPERATIONS`.
-        ranks: number of ranks, 2 or more.
+        ranks: number of ranks, 1 or more (one rank costs nothing).
         size_bytes: S in bytes, in the size convention of :data:`SIZE_CONVENTIONS` (for
-            all-gather and reduce-scatter, the whole array). Text such as ``"1GB"`` is accepted.
+            all-gather and reduce-scatter, the whole array), 0 or more (0 costs nothing). Text
+            such as ``"1GB"`` is accepted.
         bandwidth_bytes_per_s: link bandwidth in bytes/s (``"100GB/s"`` accepted); beta = 1/it.
         latency_s: alpha, seconds per message (``"5us"`` accepted).
-        algorithm: one of ``ALGORITHMS[op]``; ``None`` picks the first.
+        algorithm: one of :func:`algorithm_choices` (or a former name); ``None`` picks the first.
 
     Returns:
         The cost. ``time_s`` counts every step's alpha plus the bytes of the step's largest
         message times beta (MPICH algorithm notes); ``bytes_sent_per_rank`` is the busiest rank's.
+        With nothing to move (one rank, zero bytes) the time, steps and bytes are 0 and the two
+        bandwidths ``None`` (S / 0 has no value).
 
     Raises:
         InputError: naming the field (``op``, ``ranks``, ``size_bytes``,
@@ -378,14 +437,34 @@ def collective_cost(
             ``size_bytes`` when the result would overflow.
     """
     check_op(op)
-    p = parse_int("ranks", ranks, minimum=2, maximum=MAX_COST_RANKS)
-    n = parse_bytes("size_bytes", size_bytes)
+    p = parse_int("ranks", ranks, minimum=1, maximum=MAX_COST_RANKS)
+    n = parse_bytes("size_bytes", size_bytes, allow_zero=True)
     bandwidth = parse_rate("bandwidth_bytes_per_s", bandwidth_bytes_per_s)
     alpha = parse_time("latency_s", latency_s)
-    name = check_algorithm(op, algorithm, p)
+    name = check_algorithm(op, algorithm, max(p, 2))
+    factor = bus_bandwidth_factor(op, p)
+    source = DOUBLE_TREE_SOURCE if name == "double-binary-tree" else MPICH_SOURCE
+    if p == 1 or n == 0:
+        # NCCL returns at once for one rank or a count of 0: nothing is sent.
+        reason = "one rank" if p == 1 else "zero bytes"
+        return CollectiveCost(
+            op=op,
+            algorithm=name,
+            ranks=p,
+            size_bytes=n,
+            bandwidth_bytes_per_s=bandwidth,
+            latency_s=alpha,
+            time_s=0.0,
+            bytes_sent_per_rank=0.0,
+            algbw_bytes_per_s=None,
+            busbw_bytes_per_s=None,
+            bus_bandwidth_factor=factor,
+            steps=0,
+            formula=f"0 ({reason}: nothing to send)",
+            source=f"{source}; {NCCL_TESTS_SOURCE}",
+        )
     steps, wire, busiest, formula = _closed_form(op, name, p, n)
     time_s = steps * alpha + wire / bandwidth
-    factor = bus_bandwidth_factor(op, p)
     if not math.isfinite(time_s) or time_s <= 0.0:
         raise InputError("size_bytes", "is too large or too small for a finite time")
     algbw = n / time_s
@@ -403,7 +482,7 @@ def collective_cost(
         bus_bandwidth_factor=factor,
         steps=steps,
         formula=formula,
-        source=f"{MPICH_SOURCE}; {NCCL_TESTS_SOURCE}",
+        source=f"{source}; {NCCL_TESTS_SOURCE}",
     )
 
 
@@ -411,11 +490,12 @@ def step_count(op: str, ranks: int, algorithm: str | None = None) -> int:
     """Communication rounds of ``op`` on ``ranks`` ranks (what :func:`simulate` records).
 
     Raises:
-        InputError: as :func:`check_algorithm`, or ``ranks`` below 2.
+        InputError: as :func:`check_algorithm` (a costed-only algorithm included), or ``ranks``
+            below 2.
     """
     check_op(op)
     p = parse_int("ranks", ranks, minimum=2, maximum=MAX_COST_RANKS)
-    return _closed_form(op, check_algorithm(op, algorithm, p), p, 1.0)[0]
+    return _closed_form(op, check_algorithm(op, algorithm, p, simulated=True), p, 1.0)[0]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -625,7 +705,7 @@ def simulate(
     n = p if size is None else parse_int("size", size, minimum=p, maximum=MAX_SIM_ELEMENTS)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError("seed", "must be a whole number, 0 or more")
-    name = check_algorithm(op, algorithm, p)
+    name = check_algorithm(op, algorithm, p, simulated=True)
     inputs, initial = _initial_state(op, p, n, np.random.default_rng(seed))
 
     state = [list(rank) for rank in initial]

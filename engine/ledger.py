@@ -1,22 +1,38 @@
 """The training-memory ledger: what one rank holds, term by term, in a named convention (bytes).
 
-Terms per rank (the most loaded rank where ranks differ: the first pipeline stage, which holds the
-embedding, the extra layers of an uneven split, and the most micro-batches in flight): parameters,
-gradients, master weights, optimizer states, activations, communication buffers.
+Terms per rank (the most loaded rank where ranks differ: the pipeline stage with the largest
+total): parameters, gradients, master weights, optimizer states, activations, communication
+buffers. What is offloaded to the host (ZeRO-Offload, ZeRO-Infinity) is counted apart.
 
 The sources disagree on bytes per parameter for mixed-precision Adam, so the convention is an
-input and is named in every result (values in ``shared/reference/VECTORS.md``):
+input and is named in every result:
 
 - ``zero-paper`` (default): Rajbhandari et al. 2020, "ZeRO" (arXiv:1910.02054) §3.1 and §5.1,
   Figure 1: 16-bit params 2 + 16-bit grads 2 + K = 12 (fp32 master 4, momentum 4, variance 4);
   ZeRO-1 P_os = 4Ψ + KΨ/N_d, ZeRO-2 P_os+g = 2Ψ + (2+K)Ψ/N_d, ZeRO-3 P_os+g+p = (2+2+K)Ψ/N_d.
+  ``fp32_grads`` keeps the gradients in fp32 instead (18); ``fp32_grad_accumulation`` adds an
+  fp32 accumulation buffer beside the 16-bit gradients (20, the Ultra-Scale Playbook's count).
 - ``megatron``: NVIDIA/Megatron-LM ``megatron/training/theoretical_memory_usage.py`` and
   ``docs/source/api-guide/dist_optimizer.md``: fp32 main gradients, 18 B/param for bf16 (20 for
   fp16, 16 for fp32); the distributed optimizer (ZeRO stage >= 1 here) 6 + 12/d (4 + 16/d, 8 + 8/d).
 - ``deepspeed``: microsoft/DeepSpeed ``deepspeed/runtime/zero/stage_1_and_2.py``
   ``estimate_zero2_model_states_mem_needs`` (2 + 18/N: 16-bit grads 2 + fp32 grads 4 + fp32
   params 4 + Adam 8 sharded) and ``stage3.py`` ``estimate_zero3_model_states_mem_needs``
-  (4·largest_layer_params + 18·Ψ/N).
+  (4·largest_layer_params + 18·Ψ/N), with their offload cases and host memory per node.
+
+Without fp32 master weights (``master_weights`` false) the optimizer states are stored like the
+parameters (``PURE_BF16_SOURCE``): ``dtype bf16`` without master weights is pure bf16 training.
+
+The model is a preset (``model``, :mod:`engine.model_presets`) or its shape fields
+(:mod:`engine.model_size`). Pipeline stages hold what they really hold: the embedding on the first,
+the output layer (a copy of the embedding when tied) and the final norm on the last, the extra
+layers of an uneven split on the first ones.
+
+Fine-tuning (``finetune``): ``full`` trains every parameter; ``lora`` freezes the model at its
+storage precision and trains r·(d_in + d_out) adapter parameters per adapted matrix
+(``LORA_SOURCE``); ``qlora`` also stores the frozen linear layers in 4-bit NF4 with
+double-quantized constants (``QLORA_SOURCE``). Adapters carry the convention's gradients, master
+weights and optimizer states; frozen weights carry none.
 
 Parallel axes: TP, PP and EP split the model (Ψ on a rank = the rank's model shard); ZeRO shards
 across the N_d = DP·CP ranks that hold the same shard (Megatron-Core's distributed optimizer shards
@@ -34,21 +50,27 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from engine.activations import (
     EXTRA_SOURCE,
+    GENERAL_SOURCE,
     RECOMPUTE_CHOICES,
     SCHEDULE_CHOICES,
     STAGE_SOURCE,
     TABLE2_SOURCE,
     StageFigures,
     describe_stage,
+    per_stage_activation_bytes,
     stage_activation_figures,
+    stage_layer_counts,
 )
 from engine.errors import InputError
+from engine.model_presets import get_preset, resolve_shape_key
 from engine.model_size import (
     MAX_COUNT,
     PARAM_COUNT_SOURCE,
+    SHAPE_FIELDS,
+    ModelShape,
     ModelSize,
     finite_number,
-    transformer_param_count,
+    shape_param_count,
     whole_number,
 )
 from engine.units import parse_bytes, parse_count, parse_int
@@ -59,13 +81,17 @@ Convention = Literal["zero-paper", "megatron", "deepspeed"]
 DTYPE_CHOICES: tuple[str, ...] = get_args(Dtype)
 OPTIMIZER_CHOICES: tuple[str, ...] = get_args(Optimizer)
 CONVENTIONS: tuple[str, ...] = get_args(Convention)
+FINETUNE_CHOICES: tuple[str, ...] = ("full", "lora", "qlora")
+OFFLOAD_CHOICES: tuple[str, ...] = ("none", "optimizer", "optimizer+params")
+LORA_TARGETS: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
+DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 ZERO_STAGES = (0, 1, 2, 3)
 
 TERM_KEYS = ("params", "grads", "master_weights", "optimizer_states", "activations", "buffers")
 MODEL_STATE_KEYS = TERM_KEYS[:4]
 
 DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
-# Optimizer-state bytes per parameter, master weights excluded.
+# Optimizer-state bytes per parameter with fp32 states, master weights excluded.
 OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adam": 8.0,
     "adamw": 8.0,
@@ -81,6 +107,10 @@ OPTIMIZER_SOURCES: dict[str, str] = {
     "adam-8bit": "EleutherAI, Transformer Math 101; Dettmers et al. 2022 (arXiv:2110.02861): "
     "two 1-byte states, 6 B/param with master weights",
 }
+# 4-bit NF4 weights; one 8-bit constant per block of 64 weights and one fp32 constant per 256 of
+# those blocks (double quantization): 4 + 8/64 + 32/(64·256) bits.
+NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
+DEEPSPEED_BUFFER_FACTOR = 1.5
 
 ZERO_SOURCE = "Rajbhandari et al. 2020 (arXiv:1910.02054) §3.1, §5.1, Figure 1"
 MEGATRON_SOURCE = (
@@ -110,6 +140,34 @@ FSDP_SOURCE = (
     "Zhao et al. 2023, PyTorch FSDP (arXiv:2304.11277) §3: one unit gathered whole, "
     "plus prefetched units"
 )
+LORA_SOURCE = (
+    "Hu et al. 2021 (LoRA, arXiv:2106.09685) §4.1: W0 + BA, B d×r and A r×k, r·(d + k) "
+    "trainable per adapted matrix; default targets q, v as huggingface/peft "
+    "src/peft/utils/constants.py maps Llama"
+)
+QLORA_SOURCE = (
+    "Dettmers et al. 2023 (QLoRA, arXiv:2305.14314) §3: NF4 weights in blocks of 64 with "
+    "double-quantized constants, 4 + 8/64 + 32/(64·256) bits per parameter; bitsandbytes "
+    "quantizes the linear layers, the embeddings and the output layer stay 16-bit"
+)
+OFFLOAD_SOURCE = (
+    "Ren et al. 2021 (ZeRO-Offload, arXiv:2101.06840) §4: gradients, fp32 master weights and "
+    "optimizer states on the host; Rajbhandari et al. 2021 (ZeRO-Infinity, arXiv:2104.07857): "
+    "the parameters too"
+)
+PLAYBOOK_SOURCE = (
+    "Hugging Face, The Ultra-Scale Playbook (2025), memory usage: an fp32 gradient "
+    "accumulation buffer adds 4 B/param to mixed precision (20 in all)"
+)
+PURE_BF16_SOURCE = (
+    "PyTorch torch.optim.AdamW keeps exp_avg and exp_avg_sq like the parameter: without fp32 "
+    "master weights they are 16-bit (torchtune's recipes, dtype bf16)"
+)
+PLACEMENT_SOURCE = (
+    "NVIDIA/Megatron-LM megatron/core/models/common/language_module/language_module.py "
+    "setup_embeddings_and_output_layer: embedding on the first stage, output layer (a copy of "
+    "the embedding when tied) on the last"
+)
 
 
 @dataclass(frozen=True)
@@ -117,16 +175,23 @@ class LedgerSpec:
     """One training configuration. Sizes are counts; memory is bytes. Field names follow the
     ``shardbook calc ledger`` flags in snake_case.
 
-    Give ``params`` (the parameter count N), or the architecture (``layers``, ``hidden``,
-    ``vocab``; ``ffn_hidden`` defaults to 4·hidden) from which N is derived
-    (:data:`engine.model_size.PARAM_COUNT_SOURCE`). Activations are computed when ``seq`` is given,
-    and then need ``layers``, ``hidden`` and ``heads``.
+    Give ``params`` (the parameter count N), a ``model`` preset, or the shape (``layers``,
+    ``hidden``, ``vocab`` and the other :data:`engine.model_size.SHAPE_FIELDS`; a field left as
+    ``None`` takes the preset's value, else the default of :mod:`engine.model_size`), from which N
+    is derived (:data:`engine.model_size.PARAM_COUNT_SOURCE`). With both, N is ``params`` and the
+    shape places it on the pipeline stages. Activations are computed when ``seq`` is given, and
+    then need ``layers``, ``hidden`` and ``heads``.
 
     ``weight_bytes``, ``grad_bytes`` and ``optimizer_bytes`` override the bytes per parameter of the
     ``zero-paper`` convention (``optimizer_bytes`` is the paper's K: master weights included).
     ``expert_param_share`` is the experts' share of N when N is given without an architecture.
     ``bucket_bytes`` is one DDP gradient bucket (0 leaves it out); ``prefetch`` counts the FSDP
     units gathered ahead of the one in use. ``gpu_memory`` is the device memory in bytes.
+
+    ``finetune`` is ``full``, ``lora`` or ``qlora`` with ``lora_rank`` r and ``lora_targets``
+    (names of :data:`LORA_TARGETS`). ``offload`` is ``none``, ``optimizer`` (ZeRO-Offload, ZeRO
+    stage >= 1) or ``optimizer+params`` (ZeRO-Infinity, ZeRO-3); ``gpus_per_node`` and ``nodes``
+    (default: every rank on one node) and ``zero_init`` are DeepSpeed's estimator inputs.
     """
 
     params: float | None = None
@@ -146,7 +211,7 @@ class LedgerSpec:
     pp: int = 1
     cp: int = 1
     ep: int = 1
-    experts: int = 1
+    experts: int | None = None
     expert_param_share: float | None = None
     zero: int = 0
     recompute: str = "none"
@@ -162,6 +227,30 @@ class LedgerSpec:
     weight_bytes: float | None = None
     grad_bytes: float | None = None
     optimizer_bytes: float | None = None
+    model: str | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    mlp: str | None = None
+    norm: str | None = None
+    bias: bool | None = None
+    tied_embeddings: bool | None = None
+    vocab_multiple: int | None = None
+    positions: str | None = None
+    position_count: int | None = None
+    final_norm: bool | None = None
+    dropout: bool | None = None
+    top_k: int | None = None
+    shared_experts: int | None = None
+    expert_ffn_hidden: int | None = None
+    attention: str | None = None
+    finetune: str = "full"
+    lora_rank: int = 8
+    lora_targets: tuple[str, ...] = DEFAULT_LORA_TARGETS
+    offload: str = "none"
+    gpus_per_node: int | None = None
+    nodes: int | None = None
+    zero_init: bool = True
+    fp32_grad_accumulation: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,7 +259,7 @@ class LedgerTerm:
 
     Attributes:
         name: a key of ``LedgerResult.per_rank_bytes`` (``params``, ``grads``, ...).
-        bytes: bytes on the rank (>= 0, finite).
+        bytes: bytes on the rank's device (>= 0, finite).
         formula: the expression with the numbers filled in, readable in a terminal.
         source: paper, section and equation, or repository and file.
     """
@@ -186,19 +275,29 @@ class LedgerResult:
     """The ledger of one configuration, per rank, in bytes.
 
     Attributes:
-        spec: the configuration.
+        spec: the configuration, its shape fields filled in from the preset and the defaults.
         convention: the bytes-per-parameter convention used (a key of :data:`CONVENTION_NOTES`).
-        per_rank_bytes: ``params``, ``grads``, ``master_weights``, ``optimizer_states``,
-            ``activations``, ``buffers`` and ``total`` on the most loaded rank.
-        model_states_bytes: the first four summed.
+        per_rank_bytes: ``params`` (the weights as stored), ``grads``, ``master_weights``,
+            ``optimizer_states``, ``activations``, ``buffers`` and ``total`` on the device of the
+            most loaded rank (what is offloaded is in ``offloaded_bytes``).
+        model_states_bytes: the first four summed (on the device).
         naive_bytes: the "parameters x precision" figure, N x weight bytes (whole model).
         params_total: N.
         params_per_rank: the model-parallel shard of N on the most loaded rank, before ZeRO.
-        bytes_per_param: each model-state term's bytes per parameter before sharding.
+        bytes_per_param: each model-state term's bytes per trainable parameter before sharding.
         world_size: DP x TP x PP x CP.
         fits: ``total <= gpu_memory``; ``None`` when no device memory is given.
         activations_computed: False when ``seq`` (or the architecture) was not given.
         notes: what a reader should know (defaults taken, uneven stages, inputs not used).
+        trainable_params: parameters that get gradients (N with ``full``, the adapters with
+            ``lora``/``qlora``), whole model.
+        offloaded_bytes: host memory per node: the offloaded model states of its
+            ``gpus_per_node`` ranks, or DeepSpeed's estimate in the ``deepspeed`` convention
+            (module docstring; :attr:`host` says which).
+        gpus_per_node, nodes: the node layout the host figure assumes.
+        most_loaded_stage: the pipeline stage (0-based) the per-rank figures are for.
+        per_stage_bytes: one dict per pipeline stage (``stage``, ``layers``, the term keys,
+            ``total``, ``offloaded``) when PP > 1, else empty.
         terms: one :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order
             (a property: the formula text is formatted on first read, from figures
             :func:`compute_ledger` keeps, so a sweep that reads only the bytes never pays for it).
@@ -216,6 +315,12 @@ class LedgerResult:
     fits: bool | None
     activations_computed: bool
     notes: tuple[str, ...] = field(default=())
+    trainable_params: float = 0.0
+    offloaded_bytes: float = 0.0
+    gpus_per_node: int = 1
+    nodes: int = 1
+    most_loaded_stage: int = 0
+    per_stage_bytes: tuple[dict[str, float], ...] = ()
     _draft: _Draft = field(kw_only=True, repr=False, compare=False)
 
     @cached_property
@@ -223,22 +328,38 @@ class LedgerResult:
         """One :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order."""
         return _terms(self._draft)
 
+    @cached_property
+    def host(self) -> dict[str, Any]:
+        """The host figure: ``bytes`` per node, ``per`` (``node``), ``gpus_per_node``,
+        ``nodes``, ``formula`` and ``source``."""
+        return _host_text(self._draft, self)
+
     def as_dict(self) -> dict[str, Any]:
-        """The JSON object of ``shardbook calc ledger --json`` (issue 3): sizes in bytes."""
-        return {
+        """The JSON object of ``shardbook calc ledger --json``: sizes in bytes, counts."""
+        data: dict[str, Any] = {
             "per_rank_bytes": dict(self.per_rank_bytes),
             "model_states_bytes": self.model_states_bytes,
             "naive_bytes": self.naive_bytes,
             "params_total": self.params_total,
+            "trainable_params": self.trainable_params,
+            "offloaded_bytes": self.offloaded_bytes,
             "world_size": self.world_size,
             "fits": self.fits,
             "convention": self.convention,
+            "model": self.spec.model,
+            "finetune": self.spec.finetune,
+            "offload": self.spec.offload,
+            "host": self.host,
             "terms": [
                 {"name": t.name, "bytes": t.bytes, "formula": t.formula, "source": t.source}
                 for t in self.terms
             ],
             "activations_computed": self.activations_computed,
         }
+        if self.per_stage_bytes:
+            data["per_stage_bytes"] = [dict(stage) for stage in self.per_stage_bytes]
+            data["most_loaded_stage"] = self.most_loaded_stage
+        return data
 
 
 @dataclass(frozen=True)
@@ -313,17 +434,43 @@ class _Part(NamedTuple):
     stage: int
 
 
-class _Shard(NamedTuple):
-    """The model-parallel shard on the most loaded rank and how ZeRO divides it."""
+class _Group(NamedTuple):
+    """Parameters of one kind on a rank (all of them, the frozen or NF4 ones, the adapters):
+    ``dense`` and ``expert`` counts after TP/PP/EP, the parts each carries, and the symbol
+    the formula text names the count by."""
 
+    symbol: str
     dense: float
     expert: float
+    parts: list[_Part]
+
+
+class _Stage(NamedTuple):
+    """What one pipeline stage (``position``, 0-based) holds: parameter counts on one of its
+    ranks, after TP and EP."""
+
+    position: int
+    layers: int | None
+    dense: float
+    expert: float
+    quant_dense: float
+    quant_expert: float
+    lora_dense: float
+    lora_expert: float
+    embedding: bool
+    output: str
+
+
+class _Shard(NamedTuple):
+    """How ZeRO divides the model shard, and where N came from."""
+
     n_d: int
     n_de: int
-    layers_on_stage: int | None
     size: ModelSize | None
+    shape: ModelShape | None
     params_total: float
     share: float
+    lora_per_layer: float
 
 
 class _Largest(NamedTuple):
@@ -332,6 +479,7 @@ class _Largest(NamedTuple):
     bytes_per_param: float
     params: float
     origin: str
+    grads: bool
 
 
 class _Buffer(NamedTuple):
@@ -351,10 +499,12 @@ class _Draft(NamedTuple):
 
     spec: LedgerSpec
     shard: _Shard
-    parts: list[_Part]
+    stage: _Stage
+    groups: list[_Group]
     largest: _Largest | None
     term_bytes: tuple[float, ...]
-    stage: StageFigures | None
+    host_bytes: tuple[float, ...]
+    activations: StageFigures | None
     buffer: _Buffer
 
 
@@ -366,18 +516,25 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
 
     Raises:
         InputError: naming the spec field: a size that is zero, negative, fractional, NaN or
-            infinite; an unknown dtype, optimizer, convention, schedule or recompute mode; a ZeRO
+            infinite; an unknown dtype, optimizer, convention, schedule, recompute mode, model,
+            MLP, norm, attention kernel, fine-tuning mode, LoRA target or offload mode; a ZeRO
             stage outside 0-3; neither ``params`` nor the architecture given; ``tp`` not dividing
-            ``heads``; ``ep`` not dividing ``experts`` or DP·CP; ``pp`` above ``layers``;
-            activations asked for (recompute, sequence parallel) without ``seq``, or ``seq``
-            without ``layers``, ``hidden`` or ``heads``.
+            ``heads`` or ``kv_heads``; ``ep`` not dividing ``experts`` or DP·CP; ``pp`` above
+            ``layers``; activations asked for (recompute, sequence parallel) without ``seq``, or
+            ``seq`` without ``layers``, ``hidden`` or ``heads``; LoRA without the architecture;
+            offload below the ZeRO stage it needs; ``nodes`` and ``gpus_per_node`` not matching
+            the world size.
     """
-    spec = _checked(spec)
-    shard = _model_shard(spec)
+    spec, shape = _checked(spec)
+    size = None
+    if shape is not None and shape.vocab is not None:
+        size = shape_param_count(shape, spec.seq)
     convention = spec.convention
     notes: list[str] = []
     if spec.fp32_grads and convention != "zero-paper":
         notes.append(f"fp32 gradients are part of the {convention} layout already")
+    if spec.fp32_grad_accumulation and (convention != "zero-paper" or spec.fp32_grads):
+        notes.append("the fp32 gradient accumulation buffer is the fp32 gradients already")
     if convention != "zero-paper" and (
         spec.weight_bytes is not None
         or spec.grad_bytes is not None
@@ -387,41 +544,73 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
             f"bytes-per-parameter overrides apply to zero-paper only; {convention} uses "
             f"its own layout"
         )
-    parts = _layout(spec)
-    per_rank: dict[str, float] = dict.fromkeys(TERM_KEYS, 0.0)
+    shard, stages = _placement(spec, shape, size)
+    layout = _layout(spec)
     bytes_per_param: dict[str, float] = dict.fromkeys(MODEL_STATE_KEYS, 0.0)
-    zero, dense, expert, n_d, n_de = spec.zero, shard.dense, shard.expert, shard.n_d, shard.n_de
-    for part in parts:
+    for part in layout:
         bytes_per_param[part.key] += part.bytes_per_param
-        sharded = zero >= part.stage
-        per_rank[part.key] += part.bytes_per_param * (
-            dense / (n_d if sharded else 1) + expert / (n_de if sharded else 1)
+
+    figures = _activations(spec, shape)
+    if figures is not None:
+        notes.extend(note for note in figures.notes if "uneven" not in note)
+        assert spec.layers is not None
+        activation_bytes = per_stage_activation_bytes(
+            figures, stage_layer_counts(spec.layers, spec.pp)
         )
-    largest = _deepspeed_largest_layer(spec, shard, per_rank, notes)
+    else:
+        activation_bytes = [0.0] * spec.pp
+    buffer = _buffers(spec, shard, stages[0], notes)
+    largest = _deepspeed_largest_layer(spec, shard, notes)
+    gpus_per_node, nodes = _node_layout(spec)
 
-    stage = _activations(spec)
-    if stage is not None:
-        notes.extend(note for note in stage.notes if "uneven" not in note)
-        per_rank["activations"] = stage.total
-    buffer = _buffers(spec, shard, notes)
-    per_rank["buffers"] = buffer.bytes
-    term_bytes = tuple(per_rank.values())
-
+    best: tuple[dict[str, float], dict[str, float], list[_Group], _Stage] | None = None
+    per_stage: list[dict[str, float]] = []
+    for stage in stages:
+        groups = _groups(spec, stage, layout)
+        per_rank, host = _model_states(spec, shard, groups, largest)
+        per_rank["activations"] = activation_bytes[stage.position]
+        per_rank["buffers"] = buffer.bytes
+        per_rank["total"] = math.fsum(per_rank.values())
+        if spec.pp > 1:
+            entry: dict[str, float] = {"stage": stage.position, "layers": stage.layers or 0}
+            entry.update(per_rank)
+            entry["offloaded"] = math.fsum(host.values())
+            per_stage.append(entry)
+        # Strictly more: equal stages report the first.
+        if best is None or per_rank["total"] > best[0]["total"]:
+            best = (per_rank, host, groups, stage)
+    assert best is not None
+    per_rank, best_host, groups, chosen = best
+    term_bytes = _TERM_BYTES(per_rank)
+    total = per_rank["total"]
     model_states = math.fsum([per_rank[key] for key in MODEL_STATE_KEYS])
-    total = math.fsum([model_states, per_rank["activations"], per_rank["buffers"]])
-    per_rank["total"] = total
     naive = shard.params_total * _weight_bytes(spec)
+    host_per_rank = math.fsum(best_host.values())
+    offloaded = _host_per_node(spec, shard, chosen, host_per_rank, gpus_per_node, nodes, largest)
     # Every input is validated >= 0, so a finite, non-negative total and naive figure clear
     # every term; the per-term walk only names the one that overflowed.
-    if not (0.0 <= total < math.inf and 0.0 <= naive < math.inf and min(term_bytes) >= 0.0):
-        for key, value in (*per_rank.items(), ("naive", naive)):
+    if not (
+        0.0 <= total < math.inf
+        and 0.0 <= naive < math.inf
+        and 0.0 <= offloaded < math.inf
+        and min(term_bytes) >= 0.0
+    ):
+        for key, value in (*per_rank.items(), ("naive", naive), ("host", offloaded)):
             if not math.isfinite(value) or value < 0:
                 raise InputError("params", f"the {key} figure overflows; use smaller sizes")
     if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
+        layers_here = chosen.layers
+        where = "the first stage" if chosen.position == 0 else f"stage {chosen.position + 1}"
         notes.append(
-            f"{spec.layers} layers on {spec.pp} stages are uneven: figures are for the first "
-            f"stage, {shard.layers_on_stage} layers, the heaviest"
+            f"{spec.layers} layers on {spec.pp} stages are uneven: figures are for {where}, "
+            f"{layers_here} layers, the most loaded"
         )
+    elif spec.pp > 1 and chosen.position:
+        notes.append(f"figures are for stage {chosen.position + 1} of {spec.pp}, the most loaded")
+    if spec.finetune == "full":
+        trainable = shard.params_total
+    else:
+        trainable = shard.lora_per_layer * (spec.layers or 0)
     return LedgerResult(
         spec=spec,
         convention=convention,
@@ -429,68 +618,241 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
         model_states_bytes=model_states,
         naive_bytes=naive,
         params_total=shard.params_total,
-        params_per_rank=dense + expert,
+        params_per_rank=chosen.dense + chosen.expert,
         bytes_per_param=bytes_per_param,
         world_size=spec.dp * spec.tp * spec.pp * spec.cp,
         fits=None if spec.gpu_memory is None else total <= spec.gpu_memory,
-        activations_computed=stage is not None,
+        activations_computed=figures is not None,
         notes=tuple(dict.fromkeys(notes)),
-        _draft=_Draft(spec, shard, parts, largest, term_bytes, stage, buffer),
+        trainable_params=trainable,
+        offloaded_bytes=offloaded,
+        gpus_per_node=gpus_per_node,
+        nodes=nodes,
+        most_loaded_stage=chosen.position,
+        per_stage_bytes=tuple(per_stage),
+        _draft=_Draft(
+            spec,
+            shard,
+            chosen,
+            groups,
+            largest,
+            term_bytes,
+            tuple(map(best_host.get, MODEL_STATE_KEYS, (0.0,) * len(MODEL_STATE_KEYS))),
+            figures,
+            buffer,
+        ),
     )
+
+
+def _model_states(
+    spec: LedgerSpec, shard: _Shard, groups: list[_Group], largest: _Largest | None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """(device bytes per term, host bytes per term) of one rank's model states."""
+    per_rank: dict[str, float] = dict.fromkeys(TERM_KEYS, 0.0)
+    host: dict[str, float] = {}
+    zero, n_d, n_de, offload = spec.zero, shard.n_d, shard.n_de, spec.offload
+    for group in groups:
+        dense, expert = group.dense, group.expert
+        for part in group.parts:
+            sharded = zero >= part.stage
+            value = part.bytes_per_param * (
+                dense / (n_d if sharded else 1) + expert / (n_de if sharded else 1)
+            )
+            if _offloaded(offload, part.key):
+                host[part.key] = host.get(part.key, 0.0) + value
+            else:
+                per_rank[part.key] += value
+    if largest is not None:
+        per_rank["params"] += largest.bytes_per_param * largest.params
+        if largest.grads:
+            per_rank["grads"] += largest.bytes_per_param * largest.params
+    return per_rank, host
+
+
+def _offloaded(offload: str, key: str) -> bool:
+    return offload == "optimizer+params" or (offload == "optimizer" and key != "params")
 
 
 def _terms(draft: _Draft) -> tuple[LedgerTerm, ...]:
     """The six ledger lines of ``draft``, formula text filled in."""
-    spec, shard = draft.spec, draft.shard
+    spec, shard, stage = draft.spec, draft.shard, draft.stage
     formulas: dict[str, list[str]] = {key: [] for key in MODEL_STATE_KEYS}
-    for part in draft.parts:
-        sharded = spec.zero >= part.stage
-        divisor = f" / N_d {shard.n_d}" if sharded and shard.n_d > 1 else ""
-        if sharded and shard.expert and shard.n_de != shard.n_d:
-            divisor += f" (experts / {shard.n_de})"
-        formulas[part.key].append(f"{part.label} {part.bytes_per_param:g} B × Ψ{divisor}")
+    for group in draft.groups:
+        for part in group.parts:
+            sharded = spec.zero >= part.stage
+            divisor = f" / N_d {shard.n_d}" if sharded and shard.n_d > 1 else ""
+            if sharded and group.expert and shard.n_de != shard.n_d:
+                divisor += f" (experts / {shard.n_de})"
+            where = " → host" if _offloaded(spec.offload, part.key) else ""
+            formulas[part.key].append(
+                f"{part.label} {part.bytes_per_param:.4g} B × {group.symbol}{divisor}{where}"
+            )
     largest_note = ""
     if draft.largest is not None:
-        w, largest, origin = draft.largest
+        w, largest, origin, _grads = draft.largest
         largest_note = f" + {w:g} B × largest layer {largest:,.0f} ({origin}; gathered whole)"
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = _stage_name(spec)
-    psi_text = f"; Ψ = {_shard_text(spec, shard)} = {shard.dense + shard.expert:,.0f}"
+    psi_text = f"; Ψ = {_shard_text(spec, shard, stage)} = {stage.dense + stage.expert:,.0f}"
+    if spec.finetune == "qlora":
+        psi_text += (
+            f"; Ψ_NF4 = the linear layers' weights = {stage.quant_dense + stage.quant_expert:,.0f}"
+        )
+    if spec.finetune != "full":
+        psi_text += f"; Ψ_LoRA = {_lora_text(spec, shard, stage)}"
     terms: list[LedgerTerm] = []
-    for key, value in zip(MODEL_STATE_KEYS, draft.term_bytes, strict=False):
+    for index, (key, value) in enumerate(zip(MODEL_STATE_KEYS, draft.term_bytes, strict=False)):
         text = " + ".join(formulas[key]) or "none kept"
-        if key in ("params", "grads") and largest_note:
+        gathered = key == "params" or (
+            key == "grads" and draft.largest is not None and draft.largest.grads
+        )
+        if largest_note and gathered:
             text += largest_note
         text += psi_text
         if key == "params" and spec.params is None and shard.size is not None:
             text += f"; N = {shard.size.formula}"
         text += f"; {stage_name} = {_b(value)}"
+        moved = draft.host_bytes[index]
+        if moved:
+            text += f" on the device, {_b(moved)} on the host"
         terms.append(LedgerTerm(key, value, text, _term_source(spec, key, source)))
-    terms.append(_activation_term(spec, draft.stage))
+    terms.append(_activation_term(spec, draft.activations, stage))
     terms.append(_buffer_term(spec, draft.buffer))
     return tuple(terms)
 
 
+def _host_per_node(
+    spec: LedgerSpec,
+    shard: _Shard,
+    stage: _Stage,
+    host_per_rank: float,
+    gpus_per_node: int,
+    nodes: int,
+    largest: _Largest | None,
+) -> float:
+    """Host memory per node: DeepSpeed's estimate (deepspeed convention, ZeRO-2/3, full
+    fine-tuning), else the offloaded model states of the node's ranks."""
+    case = _deepspeed_host_case(spec)
+    if case is None:
+        return host_per_rank * gpus_per_node
+    psi = stage.dense + stage.expert
+    factor = DEEPSPEED_BUFFER_FACTOR
+    total_gpus = gpus_per_node * nodes
+    per_node = 1 / nodes
+    largest_params = 0.0 if largest is None else largest.params
+    if case == "zero2-optimizer":
+        return psi * max(4 * total_gpus, 16) * factor
+    if case == "zero2-none":
+        return psi * 4 * gpus_per_node * factor
+    if case == "zero3-none":
+        return (largest_params if spec.zero_init else psi) * 4 * gpus_per_node * factor
+    states = 18 if case == "zero3-optimizer+params" else 16
+    if spec.zero_init:
+        return psi * states * per_node * factor
+    return psi * max(4 * gpus_per_node, states * per_node) * factor
+
+
+def _deepspeed_host_case(spec: LedgerSpec) -> str | None:
+    if spec.convention != "deepspeed" or spec.zero < 2 or spec.finetune != "full":
+        return None
+    return f"zero{min(spec.zero, 3)}-{spec.offload}"
+
+
+def _host_text(draft: _Draft, result: LedgerResult) -> dict[str, Any]:
+    spec = draft.spec
+    case = _deepspeed_host_case(spec)
+    gpn, nodes = result.gpus_per_node, result.nodes
+    value = result.offloaded_bytes
+    factor = DEEPSPEED_BUFFER_FACTOR
+    if case is None:
+        moved = sum(draft.host_bytes)
+        if spec.offload == "none":
+            formula = "nothing offloaded: 0"
+        else:
+            formula = (
+                f"the offloaded model states of one rank {_b(moved)} × {gpn} GPUs per node "
+                f"= {_b(value)}"
+            )
+        source = OFFLOAD_SOURCE
+    else:
+        psi = draft.stage.dense + draft.stage.expert
+        init = "zero_init" if spec.zero_init else "no zero_init"
+        text = {
+            "zero2-optimizer": f"Ψ {psi:,.0f} × max(4 × {gpn * nodes} GPUs, 16) × {factor:g}",
+            "zero2-none": f"Ψ {psi:,.0f} × 4 × {gpn} GPUs per node × {factor:g}",
+            "zero3-none": (
+                f"largest layer × 4 × {gpn} GPUs per node × {factor:g} ({init})"
+                if spec.zero_init
+                else f"Ψ {psi:,.0f} × 4 × {gpn} GPUs per node × {factor:g} ({init})"
+            ),
+        }.get(case)
+        if text is None:
+            states = 18 if case == "zero3-optimizer+params" else 16
+            if spec.zero_init:
+                text = f"Ψ {psi:,.0f} × {states} / {nodes} nodes × {factor:g} (zero_init)"
+            else:
+                text = (
+                    f"Ψ {psi:,.0f} × max(4 × {gpn} GPUs per node, {states} / {nodes} nodes) × "
+                    f"{factor:g} (no zero_init: each process loads the model)"
+                )
+        formula = (
+            f"DeepSpeed's estimate per node, offload {spec.offload}: {text} = {_b(value)} "
+            f"(buffer factor {factor:g}: DeepSpeed's additional_buffer_factor)"
+        )
+        source = DEEPSPEED_SOURCE
+    return {
+        "bytes": value,
+        "per": "node",
+        "gpus_per_node": gpn,
+        "nodes": nodes,
+        "formula": formula,
+        "source": source,
+    }
+
+
 # LedgerSpec's numeric fields as typed (CLI flags, the Ledger pane's form): how each is parsed.
 # Optional ones may be empty or None (not given); the others always carry a value.
-OPTIONAL_COUNT_FIELDS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "micro_batches")
-SIZE_FIELDS = ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts", "virtual_stages")
+OPTIONAL_COUNT_FIELDS = (
+    "layers",
+    "hidden",
+    "heads",
+    "ffn_hidden",
+    "vocab",
+    "seq",
+    "micro_batches",
+    "kv_heads",
+    "head_dim",
+    "experts",
+    "top_k",
+    "expert_ffn_hidden",
+    "vocab_multiple",
+    "gpus_per_node",
+    "nodes",
+)
+SIZE_FIELDS = ("micro_batch", "dp", "tp", "pp", "cp", "ep", "virtual_stages", "lora_rank")
+# Whole numbers that may be 0, or empty (not given).
+OPTIONAL_ZERO_FIELDS = ("shared_experts",)
 
 
 def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
     """Parse the numeric :class:`LedgerSpec` fields present in ``texts`` (field -> text).
 
     ``params`` and ``largest_layer_params`` are counts (``7.5B``), ``gpu_memory`` a size
-    (``80GB``), ``zero`` a whole number 0-3, the others whole numbers >= 1
-    (:mod:`engine.units`). ``params``, ``largest_layer_params``, ``gpu_memory`` and
-    :data:`OPTIONAL_COUNT_FIELDS` left empty or ``None`` are omitted (not given).
+    (``80GB``), ``zero`` a whole number 0-3, ``shared_experts`` a whole number from 0, the others
+    whole numbers >= 1 (:mod:`engine.units`). ``params``, ``largest_layer_params``,
+    ``gpu_memory``, ``shared_experts`` and :data:`OPTIONAL_COUNT_FIELDS` left empty or ``None``
+    are omitted (not given).
 
     Raises:
         InputError: naming the spec field whose text does not parse.
     """
     values: dict[str, Any] = {}
     for name, text in texts.items():
-        optional = name in OPTIONAL_COUNT_FIELDS or name in _OPTIONAL_UNIT_FIELDS
+        optional = (
+            name in OPTIONAL_COUNT_FIELDS
+            or name in _OPTIONAL_UNIT_FIELDS
+            or name in OPTIONAL_ZERO_FIELDS
+        )
         if optional and (text is None or not text.strip()):
             continue
         assert text is not None
@@ -498,9 +860,38 @@ def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
             values[name] = _OPTIONAL_UNIT_FIELDS[name](name, text)
         elif name == "zero":
             values[name] = parse_int(name, text, minimum=0, maximum=3)
+        elif name in OPTIONAL_ZERO_FIELDS:
+            values[name] = parse_int(name, text, minimum=0)
         elif name in OPTIONAL_COUNT_FIELDS or name in SIZE_FIELDS:
             values[name] = parse_int(name, text)
     return values
+
+
+def parse_lora_targets(text: str | None) -> tuple[str, ...]:
+    """LoRA targets from a comma list (``q,v``; empty or ``None``: the default q, v).
+
+    Raises:
+        InputError: (field ``lora_targets``) a name not in :data:`LORA_TARGETS`, or one twice.
+    """
+    if text is None or not text.strip():
+        return DEFAULT_LORA_TARGETS
+    names = tuple(part.strip().lower() for part in text.split(","))
+    return _checked_targets(names)
+
+
+def _checked_targets(names: object) -> tuple[str, ...]:
+    if isinstance(names, str) or not isinstance(names, tuple | list):
+        raise InputError("lora_targets", f"expected a list of names, got {names!r}")
+    for name in names:
+        if name not in LORA_TARGETS:
+            raise InputError(
+                "lora_targets", f"{name!r} is not one of {', '.join(LORA_TARGETS)} (comma list)"
+            )
+    if not names:
+        raise InputError("lora_targets", f"name at least one of {', '.join(LORA_TARGETS)}")
+    if len(set(names)) != len(names):
+        raise InputError("lora_targets", "a target is named twice")
+    return tuple(names)
 
 
 # No accelerator has less than this; "80" typed for 80 GB would otherwise be 80 bytes.
@@ -552,56 +943,91 @@ def exercise1_columns(result: LedgerResult) -> dict[str, float]:
     }
 
 
-# (field, minimum, may be None) of every whole-number field of LedgerSpec.
+# (field, minimum, may be None) of every whole-number field of LedgerSpec outside the shape.
 _COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
-    *((name, 1, False) for name in ("micro_batch", "dp", "tp", "pp", "cp", "ep", "experts")),
+    *((name, 1, False) for name in ("micro_batch", "dp", "tp", "pp", "cp", "ep")),
     ("virtual_stages", 1, False),
     ("prefetch", 0, False),
-    *((name, 1, True) for name in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq")),
+    ("lora_rank", 1, False),
+    ("seq", 1, True),
     ("micro_batches", 1, True),
+    ("gpus_per_node", 1, True),
+    ("nodes", 1, True),
 )
 
 
 _COUNT_VALUES = operator.attrgetter(*(name for name, _, _ in _COUNT_FIELDS))
+_TERM_BYTES = operator.itemgetter(*TERM_KEYS)
+_SHAPE_VALUES = operator.attrgetter(*SHAPE_FIELDS)
 _CHOICE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dtype", DTYPE_CHOICES),
     ("optimizer", OPTIMIZER_CHOICES),
     ("convention", CONVENTIONS),
     ("recompute", RECOMPUTE_CHOICES),
     ("schedule", SCHEDULE_CHOICES),
+    ("finetune", FINETUNE_CHOICES),
+    ("offload", OFFLOAD_CHOICES),
+)
+_FLAG_FIELDS = (
+    "master_weights",
+    "fp32_grads",
+    "sequence_parallel",
+    "zero_init",
+    "fp32_grad_accumulation",
 )
 
 
-def _checked(spec: LedgerSpec) -> LedgerSpec:
-    """Validate every field; return the spec with whole numbers as ``int``."""
+def _with(spec: LedgerSpec, changed: dict[str, Any]) -> LedgerSpec:
+    """``dataclasses.replace(spec, **changed)`` for known field names, without re-running the
+    dataclass's ``__init__`` over its 60-odd fields on every evaluation (no ``__post_init__`` to
+    skip)."""
+    copy = object.__new__(LedgerSpec)
+    copy.__dict__.update(spec.__dict__)
+    copy.__dict__.update(changed)
+    return copy
+
+
+def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
+    """Validate every field; return the spec with whole numbers as ``int`` and the shape fields
+    filled in (preset, then defaults), and the shape they describe."""
     if (
         spec.dtype not in DTYPE_CHOICES
         or spec.optimizer not in OPTIMIZER_CHOICES
         or spec.convention not in CONVENTIONS
         or spec.recompute not in RECOMPUTE_CHOICES
         or spec.schedule not in SCHEDULE_CHOICES
+        or spec.finetune not in FINETUNE_CHOICES
+        or spec.offload not in OFFLOAD_CHOICES
     ):
         for name, allowed in _CHOICE_FIELDS:
             value = getattr(spec, name)
             if value not in allowed:
                 raise InputError(name, f"{value!r} is not one of {', '.join(map(str, allowed))}")
-    if isinstance(spec.zero, bool) or spec.zero not in ZERO_STAGES:
-        raise InputError("zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}")
-    # bool cannot be subclassed: a type test is isinstance's answer.
-    if type(spec.master_weights) is not bool:
-        raise InputError("master_weights", "must be true or false")
-    if type(spec.fp32_grads) is not bool:
-        raise InputError("fp32_grads", "must be true or false")
-    if type(spec.sequence_parallel) is not bool:
-        raise InputError("sequence_parallel", "must be true or false")
+    if type(spec.zero) is not int or spec.zero not in ZERO_STAGES:
+        # 2.0 is stage 2; True, 2.5 or "2" are not stages.
+        if not (type(spec.zero) is float and spec.zero in ZERO_STAGES):
+            raise InputError(
+                "zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}"
+            )
+        spec = _with(spec, {"zero": int(spec.zero)})
+    for name in _FLAG_FIELDS:
+        # bool cannot be subclassed: a type test is isinstance's answer.
+        if type(getattr(spec, name)) is not bool:
+            raise InputError(name, "must be true or false")
+    if spec.model is not None and not isinstance(spec.model, str):
+        raise InputError("model", f"expected a preset name, got {spec.model!r}")
     # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.
-    changed: dict[str, Any] = {}
+    values = _SHAPE_VALUES(spec)
+    key = tuple(zip(map(type, values), values, strict=True))
+    resolved, shape = resolve_shape_key(key, spec.model)
+    changed: dict[str, Any] = dict(zip(SHAPE_FIELDS, resolved, strict=True))
     for (name, minimum, optional), value in zip(_COUNT_FIELDS, _COUNT_VALUES(spec), strict=True):
         if (type(value) is int and minimum <= value <= MAX_COUNT) or (value is None and optional):
             continue
         changed[name] = whole_number(name, value, minimum=minimum)
-    if changed:
-        spec = replace(spec, **changed)
+    if spec.lora_targets != DEFAULT_LORA_TARGETS:
+        changed["lora_targets"] = _checked_targets(spec.lora_targets)
+    spec = _with(spec, changed)
     if spec.weight_bytes is not None:
         finite_number("weight_bytes", spec.weight_bytes, maximum=64)
     if spec.grad_bytes is not None:
@@ -613,12 +1039,15 @@ def _checked(spec: LedgerSpec) -> LedgerSpec:
         finite_number("gpu_memory", spec.gpu_memory)
     if spec.heads is not None and spec.heads % spec.tp:
         raise InputError("tp", f"must divide heads ({spec.heads}); TP {spec.tp} does not")
-    if spec.hidden is not None and spec.heads is not None and spec.hidden % spec.heads:
-        raise InputError("heads", f"must divide hidden ({spec.hidden}); {spec.heads} heads do not")
+    if spec.kv_heads is not None and spec.kv_heads % spec.tp:
+        raise InputError(
+            "tp", f"must divide the key/value heads ({spec.kv_heads}); TP {spec.tp} does not"
+        )
     if spec.layers is not None and spec.pp > spec.layers:
         raise InputError("pp", f"{spec.pp} stages need at least {spec.pp} layers")
-    if spec.ep > spec.experts or spec.experts % spec.ep:
-        raise InputError("ep", f"must divide the number of experts ({spec.experts})")
+    experts = spec.experts or 1
+    if spec.ep > experts or experts % spec.ep:
+        raise InputError("ep", f"must divide the number of experts ({experts})")
     if (spec.dp * spec.cp) % spec.ep:
         raise InputError("ep", f"must divide DP·CP ({spec.dp * spec.cp}): experts spread over DP")
     if spec.seq is None:
@@ -626,89 +1055,223 @@ def _checked(spec: LedgerSpec) -> LedgerSpec:
             raise InputError("seq", "activation recomputation needs the sequence length")
         if spec.sequence_parallel:
             raise InputError("seq", "sequence parallelism needs the sequence length")
-    return spec
+    elif spec.model is not None:
+        longest = get_preset(spec.model).max_seq
+        if longest is not None and spec.seq > longest:
+            raise InputError("seq", f"{spec.model} takes at most {longest} tokens per sequence")
+    if spec.offload == "optimizer" and spec.zero < 1:
+        raise InputError("offload", "offloading the optimizer needs ZeRO stage 1, 2 or 3")
+    if spec.offload == "optimizer+params" and spec.zero != 3:
+        raise InputError("offload", "offloading the parameters needs ZeRO-3 (ZeRO-Infinity)")
+    if spec.finetune != "full":
+        if spec.layers is None or spec.hidden is None:
+            raise InputError(
+                "finetune", "LoRA needs the architecture: give a model, or layers and hidden"
+            )
+        if spec.finetune == "qlora" and spec.vocab is None:
+            raise InputError("finetune", "QLoRA's 4-bit share needs the vocabulary too")
+        if "gate" in spec.lora_targets and spec.mlp == "gelu":
+            raise InputError("lora_targets", "gate exists only in a gated MLP (swiglu, geglu)")
+    return spec, shape
 
 
-def _model_shard(spec: LedgerSpec) -> _Shard:
-    size: ModelSize | None = None
-    if spec.layers is not None and spec.hidden is not None and spec.vocab is not None:
-        size = transformer_param_count(
-            layers=spec.layers,
-            hidden=spec.hidden,
-            vocab=spec.vocab,
-            ffn_hidden=spec.ffn_hidden,
-            seq=spec.seq,
-            experts=spec.experts,
-        )
+def _node_layout(spec: LedgerSpec) -> tuple[int, int]:
+    """(GPUs per node, nodes): as given, else every rank on one node."""
+    world = spec.dp * spec.tp * spec.pp * spec.cp
+    gpn, nodes = spec.gpus_per_node, spec.nodes
+    if gpn is not None and nodes is not None:
+        if gpn * nodes != world:
+            raise InputError(
+                "nodes", f"{nodes} nodes × {gpn} GPUs per node is not the world size {world}"
+            )
+        return gpn, nodes
+    if gpn is not None:
+        if world % gpn:
+            raise InputError("gpus_per_node", f"must divide the world size {world}")
+        return gpn, world // gpn
+    if nodes is not None:
+        if world % nodes:
+            raise InputError("nodes", f"must divide the world size {world}")
+        return world // nodes, nodes
+    return world, 1
+
+
+def _lora_per_layer(spec: LedgerSpec, shape: ModelShape | None) -> tuple[float, float]:
+    """(dense, routed-expert) adapter parameters of one layer: r·(d_in + d_out) per matrix."""
+    if spec.finetune == "full" or shape is None:
+        return 0.0, 0.0
+    layers = shape.linear_layers()
+    dense = expert = 0.0
+    for name in spec.lora_targets:
+        d_in, d_out, copies, routed = layers[name]
+        one = spec.lora_rank * (d_in + d_out)
+        dense += copies * one
+        expert += routed * one
+    return dense, expert
+
+
+def _placement(
+    spec: LedgerSpec, shape: ModelShape | None, size: ModelSize | None
+) -> tuple[_Shard, list[_Stage]]:
+    """Where the parameters sit: one :class:`_Stage` per pipeline stage, and the ZeRO groups."""
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
             "params", f"give the parameter count, or the architecture ({missing} is missing)"
         )
+    p, tp, ep = spec.pp, spec.tp, spec.ep
     n_d = spec.dp * spec.cp
-    n_de = n_d // spec.ep
-    layers_on_stage = None if spec.layers is None else math.ceil(spec.layers / spec.pp)
-    tp, ep = spec.tp, spec.ep
-    if spec.params is None and size is not None:
-        stage = layers_on_stage or 1
-        if size.experts > 1:
-            dense = (stage * size.layer_dense + size.embedding) / tp
-            expert = stage * size.experts * size.layer_mlp / (tp * ep)
-        else:
-            dense = (stage * size.per_layer + size.embedding) / tp
-            expert = 0.0
-        return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, size.total, 0.0)
+    n_de = n_d // ep
+    counts = None if spec.layers is None else stage_layer_counts(spec.layers, p)
+    lora_dense, lora_expert = _lora_per_layer(spec, shape)
+    stages: list[_Stage] = []
+    if size is not None:
+        assert counts is not None
+        params_total = size.total
+        scale = 1.0
+        if spec.params is not None:
+            params_total = finite_number("params", spec.params)
+            scale = params_total / size.total
+        for i, layers in enumerate(counts):
+            last = i == p - 1
+            extra = size.embedding if i == 0 else 0.0
+            output = ""
+            if last:
+                extra += size.output_layer + size.final_norm
+                output = "output layer" if size.output_layer else ""
+                if p > 1 and not size.output_layer:
+                    extra += size.word_embedding
+                    output = "tied output-layer copy"
+            if size.experts > 1:
+                dense = (layers * size.layer_dense + extra) / tp
+                expert = layers * size.experts * size.layer_mlp / (tp * ep)
+            else:
+                dense = (layers * size.per_layer + extra) / tp
+                expert = 0.0
+            quant_expert = layers * size.expert_layer_quantizable / (tp * ep)
+            quant_dense = layers * (size.layer_quantizable - size.expert_layer_quantizable) / tp
+            stages.append(
+                _Stage(
+                    i,
+                    layers,
+                    dense * scale,
+                    expert * scale,
+                    quant_dense * scale,
+                    quant_expert * scale,
+                    layers * lora_dense / tp,
+                    layers * lora_expert / (tp * ep),
+                    i == 0,
+                    output,
+                )
+            )
+        shard = _Shard(n_d, n_de, size, shape, params_total, 0.0, lora_dense + lora_expert)
+        return shard, stages
     params = finite_number("params", spec.params)
-    share = _expert_share(spec, size)
-    fraction = 1 / spec.pp if layers_on_stage is None else layers_on_stage / (spec.layers or 1)
-    dense = params * (1 - share) * fraction / tp
-    expert = params * share * fraction / (tp * ep)
-    return _Shard(dense, expert, n_d, n_de, layers_on_stage, size, params, share)
+    share = _expert_share(spec)
+    for i in range(p):
+        on_stage = None if counts is None else counts[i]
+        fraction = 1 / p if counts is None else counts[i] / (spec.layers or 1)
+        n = on_stage or 0
+        stages.append(
+            _Stage(
+                i,
+                on_stage,
+                params * (1 - share) * fraction / tp,
+                params * share * fraction / (tp * ep),
+                0.0,
+                0.0,
+                n * lora_dense / tp,
+                n * lora_expert / (tp * ep),
+                i == 0,
+                "",
+            )
+        )
+    return _Shard(n_d, n_de, None, shape, params, share, lora_dense + lora_expert), stages
 
 
-def _shard_text(spec: LedgerSpec, shard: _Shard) -> str:
-    """How Ψ, the model-parallel shard of :func:`_model_shard`, was reached."""
+def _groups(spec: LedgerSpec, stage: _Stage, layout: list[_Part]) -> list[_Group]:
+    """The parameter groups of ``stage``: all of them (full fine-tuning), or the frozen weights
+    (NF4 and 16-bit for QLoRA) and the LoRA adapters."""
+    if spec.finetune == "full":
+        return [_Group("Ψ", stage.dense, stage.expert, layout)]
+    w = DTYPE_BYTES[spec.dtype]
+    dtype = spec.dtype
+    adapters = _Group("Ψ_LoRA", stage.lora_dense, stage.lora_expert, layout)
+    if spec.finetune == "lora":
+        frozen = [_Part("params", f"frozen {dtype} weights", w, 3)]
+        return [_Group("Ψ", stage.dense, stage.expert, frozen), adapters]
+    nf4 = [_Part("params", "frozen NF4 weights + constants", NF4_BYTES_PER_PARAM, 3)]
+    rest = [_Part("params", f"frozen {dtype} embeddings, norms, biases", w, 3)]
+    return [
+        _Group("Ψ_NF4", stage.quant_dense, stage.quant_expert, nf4),
+        _Group(
+            "(Ψ − Ψ_NF4)", stage.dense - stage.quant_dense, stage.expert - stage.quant_expert, rest
+        ),
+        adapters,
+    ]
+
+
+def _shard_text(spec: LedgerSpec, shard: _Shard, stage: _Stage) -> str:
+    """How Ψ, the model-parallel shard of :func:`_placement`, was reached."""
     tp, ep = spec.tp, spec.ep
     size = shard.size
-    if spec.params is None and size is not None:
-        stage = shard.layers_on_stage or 1
-        return f"(embedding + {stage} of {size.layers} layers{_uneven(spec)}) / TP {tp}" + (
+    if size is not None:
+        pieces = []
+        if stage.embedding:
+            pieces.append("embedding")
+        pieces.append(f"{stage.layers} of {size.layers} layers{_uneven(spec, stage)}")
+        if stage.output:
+            pieces.append(stage.output)
+        if stage.position == spec.pp - 1 and size.final_norm:
+            pieces.append("final norm")
+        text = f"({' + '.join(pieces)}) / TP {tp}" + (
             f", experts / EP {ep}" if size.experts > 1 else ""
         )
-    where = (
-        f"1/PP {spec.pp}"
-        if shard.layers_on_stage is None
-        else f"{shard.layers_on_stage}/{spec.layers} layers{_uneven(spec)}"
-    )
+        if spec.params is not None:
+            text = f"N {shard.params_total:,.0f} / {size.total:,.0f} × {text}"
+        return text
+    if stage.layers is None:
+        where = f"1/PP {spec.pp}"
+    else:
+        where = f"{stage.layers}/{spec.layers} layers{_uneven(spec, stage)}"
     text = f"N {shard.params_total:,.0f} × {where} / TP {tp}"
     if shard.share:
         text += f", experts ({shard.share:.3g} of N) / EP {ep}"
     return text
 
 
-def _uneven(spec: LedgerSpec) -> str:
+def _lora_text(spec: LedgerSpec, shard: _Shard, stage: _Stage) -> str:
+    targets = ",".join(spec.lora_targets)
+    return (
+        f"r {spec.lora_rank} × (d_in + d_out) on {targets}: {shard.lora_per_layer:,.0f} per layer "
+        f"× {stage.layers} layers / TP {spec.tp} = {stage.lora_dense + stage.lora_expert:,.0f}"
+    )
+
+
+def _uneven(spec: LedgerSpec, stage: _Stage) -> str:
     if spec.layers is not None and spec.layers % spec.pp:
-        return f" on the first of {spec.pp} uneven stages, the heaviest"
+        if stage.position == 0:
+            return f" on the first of {spec.pp} uneven stages, the heaviest"
+        return f" on stage {stage.position + 1} of {spec.pp} uneven stages"
     return ""
 
 
-def _expert_share(spec: LedgerSpec, size: ModelSize | None) -> float:
+def _expert_share(spec: LedgerSpec) -> float:
+    experts = spec.experts or 1
     if spec.expert_param_share is not None:
         share = finite_number("expert_param_share", spec.expert_param_share, allow_zero=True)
         if share >= 1:
             raise InputError("expert_param_share", "must be below 1 (a share of the parameters)")
-        if spec.experts == 1 and share > 0:
+        if experts == 1 and share > 0:
             raise InputError("expert_param_share", "needs more than one expert")
         return share
-    if spec.experts == 1:
+    if experts == 1:
         return 0.0
-    if size is None:
-        raise InputError(
-            "experts",
-            "the experts' share of the parameters is unknown: give the architecture "
-            "(layers, hidden, vocab) or the share",
-        )
-    return size.expert_params / size.total
+    raise InputError(
+        "experts",
+        "the experts' share of the parameters is unknown: give the architecture "
+        "(layers, hidden, vocab) or the share",
+    )
 
 
 def _weight_bytes(spec: LedgerSpec) -> float:
@@ -718,24 +1281,30 @@ def _weight_bytes(spec: LedgerSpec) -> float:
 
 
 def _layout(spec: LedgerSpec) -> list[_Part]:
-    """Bytes per parameter of each model-state component and the ZeRO stage sharding it."""
+    """Bytes per trainable parameter of each model-state component and the ZeRO stage sharding
+    it."""
     w = DTYPE_BYTES[spec.dtype]
     low = w < 4
     master = 4.0 if low and spec.master_weights else 0.0
     states = OPTIMIZER_STATE_BYTES[spec.optimizer]
+    if not master and spec.optimizer != "adam-8bit":
+        states *= w / 4  # no fp32 master copy: the states are stored like the parameters
     dtype = spec.dtype
-    parts = [_Part("params", f"{dtype} params", w, 3)]
+    label = "LoRA " if spec.finetune != "full" else ""
+    parts = [_Part("params", f"{label}{dtype} params", w, 3)]
     if spec.convention == "zero-paper":
         if spec.weight_bytes is not None:
-            parts = [_Part("params", "params", spec.weight_bytes, 3)]
+            parts = [_Part("params", f"{label}params", spec.weight_bytes, 3)]
         grad = 4.0 if spec.fp32_grads else w
         if spec.grad_bytes is not None:
             parts.append(_Part("grads", "grads", spec.grad_bytes, 2))
         else:
             parts.append(_Part("grads", "fp32 grads" if grad == 4 else f"{dtype} grads", grad, 2))
+        if spec.fp32_grad_accumulation and grad < 4:
+            parts.append(_Part("grads", "fp32 grad accumulation", 4.0, 2))
         if spec.optimizer_bytes is not None:
-            label = "optimizer K (master weights included)"
-            parts.append(_Part("optimizer_states", label, spec.optimizer_bytes, 1))
+            text = "optimizer K (master weights included)"
+            parts.append(_Part("optimizer_states", text, spec.optimizer_bytes, 1))
             return parts
     elif spec.convention == "megatron":
         if dtype == "fp16":
@@ -754,19 +1323,15 @@ def _layout(spec: LedgerSpec) -> list[_Part]:
     if master:
         parts.append(_Part("master_weights", "fp32 master weights", master, 1))
     if states:
-        parts.append(_Part("optimizer_states", f"{spec.optimizer} states", states, 1))
+        state_dtype = "" if master or w == 4 or spec.optimizer == "adam-8bit" else f"{dtype} "
+        parts.append(_Part("optimizer_states", f"{state_dtype}{spec.optimizer} states", states, 1))
     return parts
 
 
-def _deepspeed_largest_layer(
-    spec: LedgerSpec,
-    shard: _Shard,
-    per_rank: dict[str, float],
-    notes: list[str],
-) -> _Largest | None:
+def _deepspeed_largest_layer(spec: LedgerSpec, shard: _Shard, notes: list[str]) -> _Largest | None:
     """DeepSpeed ZeRO-3's 4·largest_layer_params: the largest layer's 16-bit params and grads
-    gathered whole (2 + 2 bytes for 16-bit training), added to ``per_rank``; ``None`` when the
-    convention and stage do not count it."""
+    gathered whole (2 + 2 bytes for 16-bit training; frozen weights gather no gradient);
+    ``None`` when the convention and stage do not count it."""
     if spec.convention != "deepspeed" or spec.zero != 3:
         return None
     w = DTYPE_BYTES[spec.dtype]
@@ -784,10 +1349,7 @@ def _deepspeed_largest_layer(
         notes.append(
             "DeepSpeed ZeRO-3: largest_layer_params not given, its 4·largest_layer term is 0"
         )
-    largest /= spec.tp
-    per_rank["params"] += w * largest
-    per_rank["grads"] += w * largest
-    return _Largest(w, largest, origin)
+    return _Largest(w, largest / spec.tp, origin, spec.finetune == "full")
 
 
 _STAGE_NAMES = ("ZeRO-0 (replicated)", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
@@ -802,6 +1364,18 @@ def _stage_name(spec: LedgerSpec) -> str:
 def _term_source(spec: LedgerSpec, key: str, source: str) -> str:
     if key == "params" and spec.params is None:
         source = f"{source}; N: {PARAM_COUNT_SOURCE}"
+    if key == "params" and spec.pp > 1:
+        source = f"{source}; {PLACEMENT_SOURCE}"
+    if spec.finetune != "full":
+        source = f"{source}; {LORA_SOURCE}"
+        if spec.finetune == "qlora" and key == "params":
+            source = f"{source}; {QLORA_SOURCE}"
+    if spec.offload != "none" and _offloaded(spec.offload, key):
+        source = f"{source}; {OFFLOAD_SOURCE}"
+    if key == "grads" and spec.fp32_grad_accumulation:
+        source = f"{source}; {PLAYBOOK_SOURCE}"
+    if key == "optimizer_states" and not spec.master_weights and DTYPE_BYTES[spec.dtype] < 4:
+        source = f"{source}; {PURE_BF16_SOURCE}"
     if key == "optimizer_states" and spec.optimizer not in ("adam", "adamw"):
         return f"{source}; {OPTIMIZER_SOURCES[spec.optimizer]}"
     if spec.convention == "megatron" and spec.zero >= 2:
@@ -809,7 +1383,7 @@ def _term_source(spec: LedgerSpec, key: str, source: str) -> str:
     return source
 
 
-def _activations(spec: LedgerSpec) -> StageFigures | None:
+def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageFigures | None:
     """The first stage's activation figures; ``None`` when ``seq`` is not given."""
     if spec.seq is None:
         return None
@@ -832,26 +1406,53 @@ def _activations(spec: LedgerSpec) -> StageFigures | None:
         micro_batches=spec.micro_batches,
         virtual_stages=spec.virtual_stages,
         activation_bytes=DTYPE_BYTES[spec.dtype],
+        shape=shape,
     )
 
 
-def _activation_term(spec: LedgerSpec, figures: StageFigures | None) -> LedgerTerm:
+def _activation_term(spec: LedgerSpec, figures: StageFigures | None, stage: _Stage) -> LedgerTerm:
     if figures is None:
         reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
         return LedgerTerm("activations", 0.0, reason, TABLE2_SOURCE)
-    stage = describe_stage(figures)
-    text = f"Table 2 row '{stage.per_layer.row}': {stage.per_layer.formula}; {stage.formula}"
-    if stage.notes:
-        text += "; " + "; ".join(stage.notes)
-    if spec.experts > 1:
+    described = describe_stage(figures)
+    text = (
+        f"Table 2 row '{described.per_layer.row}': {described.per_layer.formula}; "
+        f"{described.formula}"
+    )
+    if described.notes:
+        text += "; " + "; ".join(described.notes)
+    if (spec.experts or 1) > 1:
         text += "; MoE: balanced routing gives each rank as many tokens as a dense MLP, so no /EP"
+    if spec.finetune != "full":
+        text += "; frozen layers still keep their inputs here (an upper bound for LoRA)"
+    value = described.total
+    if stage.position:
+        value = per_stage_activation_bytes(figures, stage_layer_counts(spec.layers or 1, spec.pp))[
+            stage.position
+        ]
+        text += f"; stage {stage.position + 1} of {spec.pp}, the most loaded: {_b(value)}"
     source = f"{TABLE2_SOURCE}; {STAGE_SOURCE}"
     if spec.vocab is not None:
         source += f"; {EXTRA_SOURCE}"
-    return LedgerTerm("activations", stage.total, text, source)
+    if figures.per_layer.shape is not None and described.per_layer.row not in _TABLE2_ROWS:
+        source += f"; {GENERAL_SOURCE}"
+    return LedgerTerm("activations", value, text, source)
 
 
-def _buffers(spec: LedgerSpec, shard: _Shard, notes: list[str]) -> _Buffer:
+_TABLE2_ROWS = frozenset(
+    {
+        "no parallelism",
+        "tensor parallel",
+        "tensor parallel + sequence parallel",
+        "selective",
+        "tensor parallel + selective recompute",
+        "tensor parallel + sequence parallel + selective recompute",
+        "full recompute",
+    }
+)
+
+
+def _buffers(spec: LedgerSpec, shard: _Shard, stage: _Stage, notes: list[str]) -> _Buffer:
     """Communication buffers on the rank; :func:`_buffer_term` formats the text."""
     if shard.n_d == 1:
         return _Buffer(0.0, "single")
@@ -869,8 +1470,8 @@ def _buffers(spec: LedgerSpec, shard: _Shard, notes: list[str]) -> _Buffer:
         size = shard.size
         unit = (size.layer_dense + size.experts * size.layer_mlp / spec.ep) / spec.tp
         origin = "one layer"
-    elif shard.layers_on_stage:
-        unit = (shard.dense + shard.expert) / shard.layers_on_stage
+    elif stage.layers:
+        unit = (stage.dense + stage.expert) / stage.layers
         origin = "one layer"
     elif spec.largest_layer_params is not None:
         unit = spec.largest_layer_params / spec.tp

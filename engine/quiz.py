@@ -8,7 +8,8 @@ random values, so editing a lesson keeps the learner's schedule:
   points are revealed, and the learner rates the recall Again/Hard/Good/Easy.
 - ``drill``: numeric questions generated from the engines with random but realistic parameters
   (``drill:<template id>``, :data:`DRILL_TEMPLATES`): model-state memory per rank under a ZeRO stage
-  (:func:`engine.ledger.compute_ledger`), the pipeline bubble for p/m/v
+  (:func:`engine.ledger.compute_ledger`), the same for a model preset (:mod:`engine.model_presets`),
+  the pipeline bubble for p/m/v
   (:func:`engine.pipeline.closed_form_bubble`), the bus-bandwidth factor
   (:func:`engine.collectives.bus_bandwidth_factor`) and the ring all-reduce time
   (:func:`engine.collectives.collective_cost`). The expected answer is the engine's output; an
@@ -86,6 +87,8 @@ from engine.errors import InputError, ProgressError
 from engine.ledger import CONVENTION_NOTES, ZERO_SOURCE, LedgerSpec, compute_ledger
 from engine.lesson import Lesson
 from engine.lesson_reveals import lesson_reveals
+from engine.model_presets import get_preset, model_presets
+from engine.model_size import PARAM_COUNT_SOURCE
 from engine.pipeline import PipelineSpec, closed_form_bubble
 from engine.progress import LessonProgress
 from engine.quiz_stats import LessonStats, due_forecast, local_date, recall_history
@@ -325,6 +328,7 @@ DRILL_TEMPLATES: Final = (
     "bubble-fraction",
     "busbw-factor",
     "allreduce-time",
+    "preset-memory",
 )
 """Drill templates; ``drill:<template>`` is the item id whatever the random parameters."""
 
@@ -334,6 +338,7 @@ _DRILL_TITLES: Final = {
     "bubble-fraction": "GPipe bubble (bubble/total)",
     "busbw-factor": "Bus-bandwidth factor",
     "allreduce-time": "Ring all-reduce time",
+    "preset-memory": "Model states of a published model",
 }
 
 
@@ -573,9 +578,9 @@ _LATENCIES: Final = (0.0, 2e-6, 5e-6, 10e-6)
 def drill_params(template: str, rng: random.Random) -> Params:
     """Random, realistic parameters for drill ``template`` (one of :data:`DRILL_TEMPLATES`).
 
-    Memory: N in 1B-70B, DP 2-64, ZeRO stage 0-3. Bubble: p in 2-16, m in p-8p (a multiple of p
-    for interleaved, v 2 or 4). Collectives: 2-256 ranks; 256 MB to 14 GB (a 7B model's bf16
-    gradients), 25-400 GB/s links, alpha 0-10 us.
+    Memory: N in 1B-70B (or a model preset), DP 2-64, ZeRO stage 0-3. Bubble: p in 2-16, m in
+    p-8p (a multiple of p for interleaved, v 2 or 4). Collectives: 2-256 ranks; 256 MB to 14 GB
+    (a 7B model's bf16 gradients), 25-400 GB/s links, alpha 0-10 us.
 
     Raises:
         InputError: unknown template (field ``template``).
@@ -608,6 +613,12 @@ def drill_params(template: str, rng: random.Random) -> Params:
             "bandwidth": rng.choice(_BANDWIDTHS),
             "latency": rng.choice(_LATENCIES),
         }
+    if template == "preset-memory":
+        return {
+            "model": rng.choice(tuple(model_presets())),
+            "dp": rng.choice(_DP_SIZES),
+            "zero": rng.randrange(4),
+        }
     raise InputError("template", f"unknown drill {template!r}; use one of {DRILL_TEMPLATES}")
 
 
@@ -632,7 +643,13 @@ def drill_expected(template: str, params: Params) -> float:
         return bus_bandwidth_factor(str(params["op"]), int(params["ranks"]))
     if template == "allreduce-time":
         return _allreduce(params).time_s
+    if template == "preset-memory":
+        return compute_ledger(_preset_spec(params)).model_states_bytes
     raise InputError("template", f"unknown drill {template!r}; use one of {DRILL_TEMPLATES}")
+
+
+def _preset_spec(params: Params) -> LedgerSpec:
+    return LedgerSpec(model=str(params["model"]), dp=int(params["dp"]), zero=int(params["zero"]))
 
 
 def _ledger_spec(params: Params) -> LedgerSpec:
@@ -750,6 +767,22 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         return Question(
             item, prompt, "number", dict(params), expected, "ms", DRILL_TOLERANCE,
             solution=solution, sources=(MPICH_SOURCE,),
+        )  # fmt: skip
+    if template == "preset-memory":
+        result = compute_ledger(_preset_spec(params))
+        stage = int(params["zero"])
+        stage_text = "no ZeRO (replicated)" if stage == 0 else f"ZeRO-{stage}"
+        prompt = (
+            f"{get_preset(str(params['model'])).title} ({result.params_total:,.0f} parameters; "
+            f"model {params['model']}) trains with mixed-precision Adam (2 + 2 + 12 bytes per "
+            f"parameter, ZeRO paper) on DP = {params['dp']} ranks, {stage_text}. How much memory "
+            f"do the model states take on one rank? Answer in GB (10^9 bytes). {tolerance_text}"
+        )
+        lines = [f"{term.name}: {term.formula}" for term in result.terms[:4]]
+        lines.append(f"model states per rank = {format_bytes(expected)}")
+        return Question(
+            item, prompt, "number", dict(params), expected, "GB", DRILL_TOLERANCE,
+            solution="\n".join(lines), sources=(ZERO_SOURCE, PARAM_COUNT_SOURCE),
         )  # fmt: skip
     raise InputError("template", f"unknown drill {template!r}; use one of {DRILL_TEMPLATES}")
 

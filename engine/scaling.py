@@ -5,7 +5,8 @@ counterexamples, all computed with :func:`engine.steptime.step_time`.
   efficiency against world size n for one strategy. Strong scaling keeps the global batch;
   weak scaling grows it with n. Efficiency = throughput(n) / (n × throughput(1)), the
   one-GPU run of the same model and batch being the baseline (memory is not checked: a model
-  that does not fit on one GPU still has a well-defined compute time).
+  that does not fit on one GPU still has a well-defined compute time). One GPU holds every
+  expert of an MoE model, so its baseline waits for no busier expert on another rank.
 - :func:`compare_interconnects`: each strategy's T_step on one interconnect against the
   NVLink-class preset, at the same world size (exercise 4: 假设设备互联很慢).
 - :data:`COUNTEREXAMPLES` (深入学习提示: 用极端反例检查理解): each one a few configurations whose
@@ -27,6 +28,7 @@ from engine.steptime import (
     StepSpec,
     get_interconnect,
     model_size,
+    resolve_step_spec,
     step_time,
 )
 from engine.units import format_count
@@ -42,17 +44,17 @@ class ScalingPoint:
 
     Attributes:
         world_size: GPUs n.
-        tokens_per_s: throughput (0 when skipped).
-        efficiency: throughput / (n × one-GPU throughput) (0 when skipped).
-        t_step_s, t_comm_unhidden_s: from the step (0 when skipped).
+        tokens_per_s: throughput (``None`` when skipped).
+        efficiency: throughput / (n × one-GPU throughput) (``None`` when skipped).
+        t_step_s, t_comm_unhidden_s: from the step (``None`` when skipped).
         skipped: why this size cannot run the strategy ("" when it ran).
     """
 
     world_size: int
-    tokens_per_s: float
-    efficiency: float
-    t_step_s: float
-    t_comm_unhidden_s: float
+    tokens_per_s: float | None
+    efficiency: float | None
+    t_step_s: float | None
+    t_comm_unhidden_s: float | None
     skipped: str = ""
 
 
@@ -105,6 +107,8 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
         known = ", ".join(SCALING_STRATEGIES)
         raise InputError("strategy", f"unknown strategy {strategy!r}; use one of {known}")
     axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0}
+    # Interleaving needs pipeline stages: the other strategies run without it.
+    virtual = base.virtual_stages if strategy == "pp" else 1
     if strategy == "dp":
         axes["dp"] = world
     elif strategy.startswith("zero"):
@@ -124,6 +128,7 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
         cp=axes["cp"],
         ep=axes["ep"],
         zero=axes["zero"],
+        virtual_stages=virtual,
     )
 
 
@@ -162,7 +167,8 @@ def scaling_series(
         try:
             result = step_time(spec)
         except InputError as error:
-            points.append(ScalingPoint(n, 0.0, 0.0, 0.0, 0.0, f"{error.field}: {error.message}"))
+            reason = f"{error.field}: {error.message}"
+            points.append(ScalingPoint(n, None, None, None, None, reason))
             continue
         efficiency = result.tokens_per_s / (n * baseline.tokens_per_s)
         points.append(
@@ -190,7 +196,8 @@ def scaling_all(
     Raises:
         InputError: as :func:`scaling_series`.
     """
-    names = strategies or tuple(s for s in SCALING_STRATEGIES if s != "ep" or base.experts > 1)
+    moe = (resolve_step_spec(base).experts or 1) > 1
+    names = strategies or tuple(s for s in SCALING_STRATEGIES if s != "ep" or moe)
     return tuple(scaling_series(base, name, mode, sizes) for name in names)
 
 
@@ -245,7 +252,7 @@ def scaling_plot(
     sizes = [p.world_size for p in series[0].points]
     base = series[0].baseline_tokens_per_s
     values = [base * n for n in sizes] + [
-        p.tokens_per_s for s in series for p in s.points if not p.skipped and p.tokens_per_s > 0
+        p.tokens_per_s for s in series for p in s.points if p.tokens_per_s and p.tokens_per_s > 0
     ]
     top, bottom = max(values), min(values)
     span = math.log2(top / bottom) if top > bottom else 1.0
@@ -264,7 +271,7 @@ def scaling_plot(
     owners: dict[tuple[int, int], list[str]] = {}
     for s in series:
         for point in s.points:
-            if not point.skipped and point.tokens_per_s > 0:
+            if point.tokens_per_s and point.tokens_per_s > 0:
                 cell = (row_of(point.tokens_per_s), column_of(point.world_size))
                 owners.setdefault(cell, []).append(s.strategy)
     marks: list[tuple[int, int, int, str]] = []
@@ -349,19 +356,21 @@ def render_scaling_plot(
 
 def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
     """What a step-time or scaling figure assumes, one line each: the model (architecture and
-    parameter count N, :func:`engine.model_size.transformer_param_count`), the batch and
+    parameter count N, :func:`engine.steptime.model_size`), the batch and
     sequence, the device, and the links.
 
     Raises:
         InputError: an architecture that is not whole numbers (named by its field).
     """
+    spec = resolve_step_spec(spec)
     size = model_size(spec)
     if size is not None:
         heads = f", {spec.heads} heads" if spec.heads else ""
-        experts = f", {spec.experts} experts" if spec.experts > 1 else ""
+        experts = f", {spec.experts} experts" if spec.experts and spec.experts > 1 else ""
+        name = f"{spec.model}, " if spec.model else ""
         model = (
-            f"model: N = {format_count(size.total)} params ({spec.layers} layers, h {spec.hidden}"
-            f"{heads}, V {spec.vocab}{experts})"
+            f"model: {name}N = {format_count(size.total)} params ({spec.layers} layers, "
+            f"h {spec.hidden}{heads}, V {spec.vocab}{experts})"
         )
     else:
         model = f"model: N = {format_count(spec.params or 0)} params"
@@ -411,8 +420,9 @@ def compare_interconnects(
     step_time(strategy_spec(base, "dp", 1))
     reference = INTERCONNECTS[REFERENCE_INTERCONNECT]
     rows: list[InterconnectRow] = []
+    moe = (resolve_step_spec(base).experts or 1) > 1
     for name in SCALING_STRATEGIES:
-        if name == "ep" and base.experts < 2:
+        if name == "ep" and not moe:
             continue
         spec = strategy_spec(base, name, world)
         try:
@@ -584,9 +594,26 @@ def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
 
 # ---------------------------------------------------------------------------------- the pane
 
-TRADEOFFS_BASE = replace(_1B, global_batch=64)
-"""The Trade-offs pane's model: 24 layers, h 2048, 16 heads, V 50304 (about 1.3B), s 2048,
-global batch 64."""
+TRADEOFFS_MODEL = "lesson-1b"
+TRADEOFFS_BASE = StepSpec(model=TRADEOFFS_MODEL, seq=2048, global_batch=64)
+"""The Trade-offs pane's default: the ``lesson-1b`` preset (24 layers, h 2048, 16 heads, V 50304,
+about 1.3B), s 2048, global batch 64."""
+TRADEOFFS_BATCHES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
+TRADEOFFS_SEQS: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
+
+
+def tradeoffs_base(model: str, global_batch: int, seq: int) -> StepSpec:
+    """The Trade-offs pane's step: preset ``model`` at ``seq`` tokens and ``global_batch``
+    samples per step (the devices and links are the pane's other choices).
+
+    Raises:
+        InputError: unknown model (``model``); the checks of :func:`engine.steptime.step_time`
+            apply when the step runs.
+    """
+    resolve_step_spec(StepSpec(model=model))
+    return StepSpec(model=model, seq=seq, global_batch=global_batch)
+
+
 TRADEOFFS_STRATEGIES: tuple[str, ...] = ("dp", "zero3", "tp", "pp")
 TRADEOFFS_WORLDS: tuple[int, ...] = (8, 16, 64)
 

@@ -5,8 +5,11 @@ Compute. Hardware FLOPs per step follow one of two conventions, named in every r
 
 - ``korthikanti`` (the architecture is given): per layer and sample, forward
   ``2·s·(4h² + 2·h·f·k) + 4·s²·h`` (QKV and output projections, k MLPs of hidden size f, the
-  attention scores and their product with V), logits ``2·s·h·V``; model FLOPs are three passes
-  (forward, two backward), which for f = 4h and k = 1 is Korthikanti et al. 2022
+  attention scores and their product with V), logits ``2·s·h·V``; for any
+  :class:`~engine.model_size.ModelShape` the projections are ``2·s·(h·(q + 2kv) + q·h)`` (GQA
+  widths), each of the k routed and the shared MLPs ``2·s·m·h·f`` (m = 3 when gated) and the
+  scores ``4·s²·q`` (the router's h·E per token, under 0.1 %, is left out); model FLOPs are
+  three passes (forward, two backward), which for f = 4h and k = 1 is Korthikanti et al. 2022
   (arXiv:2205.05198) Eq. 7, ``72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L))``. Selective recomputation
   adds ``12·B·L·s²·h`` (Eq. 8, ``72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L))``); full recomputation
   runs each layer's forward twice: ``4·layers + 3·logits``, Narayanan et al. 2021
@@ -57,12 +60,16 @@ from typing import Any
 
 from engine.collectives import collective_cost
 from engine.errors import InputError
+from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
     MAX_COUNT,
     PARAM_COUNT_SOURCE,
+    SHAPE_FIELDS,
+    ModelShape,
     ModelSize,
     finite_number,
-    transformer_param_count,
+    shape_from_fields,
+    shape_param_count,
     whole_number,
 )
 from engine.pipeline import SCHEDULES, PipelineSpec
@@ -210,7 +217,10 @@ class StepSpec:
     defaults to 4h; ``heads`` is checked against TP); the architecture selects the
     ``korthikanti`` FLOPs convention, N alone ``6N``. ``seq`` is tokens per sample;
     ``global_batch`` samples per step (default ``micro_batch`` × DP). ``dp`` defaults to
-    ``gpus`` / (TP·PP·CP), else 1. ``experts`` MLPs per layer with ``top_k`` per token,
+    ``gpus`` / (TP·PP·CP), else 1. ``model`` names a preset (:mod:`engine.model_presets`) whose
+    shape fills the shape fields left ``None`` (:data:`engine.model_size.SHAPE_FIELDS`).
+    ``virtual_stages`` is v of the interleaved 1F1B schedule. ``experts`` MLPs per layer with
+    ``top_k`` per token,
     ``capacity_factor`` and ``hot_expert_share`` (the hottest expert's share of the tokens;
     default 1/experts, balanced). ``peak_flops`` and ``achieved_flops`` are FLOP/s per GPU;
     ``utilization`` is the share of peak the kernels reach while computing. ``comm_bytes`` is
@@ -236,8 +246,8 @@ class StepSpec:
     zero: int = 0
     gpus: int | None = None
     schedule: str = "1f1b"
-    experts: int = 1
-    top_k: int = 1
+    experts: int | None = None
+    top_k: int | None = None
     capacity_factor: float = 1.25
     hot_expert_share: float | None = None
     peak_flops: float = DEFAULT_PEAK_FLOPS
@@ -251,6 +261,22 @@ class StepSpec:
     input_rate: float | None = None
     straggler: float = 0.0
     tokens: float | None = None
+    virtual_stages: int = 1
+    model: str | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    mlp: str | None = None
+    norm: str | None = None
+    bias: bool | None = None
+    tied_embeddings: bool | None = None
+    vocab_multiple: int | None = None
+    positions: str | None = None
+    position_count: int | None = None
+    final_norm: bool | None = None
+    dropout: bool | None = None
+    shared_experts: int | None = None
+    expert_ffn_hidden: int | None = None
+    attention: str | None = None
 
 
 @dataclass(frozen=True)
@@ -302,7 +328,8 @@ class MoeWait:
         dropped_share: the share of all routed tokens dropped because the hottest expert is
             over capacity (only it is modelled as over capacity).
         wait_s: (load_ratio − 1) × (expert MLP compute + all-to-all time): every rank waits
-            for the busiest one.
+            for the one holding the busiest expert; 0 without expert parallelism (EP 1: every
+            rank holds every expert, so none waits for another's).
     """
 
     hot_share: float
@@ -408,8 +435,13 @@ def korthikanti_flops(
     ffn_hidden: int | None = None,
     top_k: int = 1,
     recompute: str = "none",
+    shape: ModelShape | None = None,
 ) -> Flops:
     """FLOPs of one step of ``batch`` samples (module docstring: Eq. 7, Eq. 8, Eq. 3).
+
+    ``shape`` (its layers, hidden size and vocabulary must be ``layers``, ``hidden``, ``vocab``)
+    gives the GQA widths, the MLP kind, the experts and the padded vocabulary; ``None`` is the
+    GPT layer of Eq. 7 with MLP size ``ffn_hidden`` and ``top_k`` MLPs per token.
 
     Returns:
         :class:`Flops`; ``attention_core`` and ``mlp`` are the model FLOPs of the attention
@@ -427,16 +459,42 @@ def korthikanti_flops(
     k = whole_number("top_k", top_k)
     if recompute not in RECOMPUTE_CHOICES:
         raise InputError("recompute", f"{recompute!r} is not one of {', '.join(RECOMPUTE_CHOICES)}")
+    projections = 2 * b * s * 4 * h * h
     attention = 4 * b * s * s * h
     mlp = 2 * b * s * 2 * h * f * k
-    layer = 2 * b * s * 4 * h * h + mlp + attention
+    shared = 0.0
+    generalized = shape is not None and (
+        shape.q_width != shape.hidden
+        or shape.kv_width != shape.hidden
+        or shape.mlp != "gelu"
+        or shape.shared_experts
+        or shape.padded_vocab != shape.vocab
+    )
+    if shape is not None:
+        q, kv, m = float(shape.q_width), float(shape.kv_width), shape.mlp_matrices
+        f = float(shape.expert_ffn if shape.experts > 1 else shape.ffn)
+        k = shape.top_k if shape.experts > 1 else 1
+        V = float(shape.padded_vocab)
+        projections = 2 * b * s * (h * (q + 2 * kv) + q * h)
+        attention = 4 * b * s * s * q
+        mlp = 2 * b * s * m * h * f * k
+        shared = 2 * b * s * m * h * f * shape.shared_experts
+    layer = projections + mlp + shared + attention
     logits = 2 * b * s * h * V
     model = 3 * (L * layer + logits)
     eq7 = f"72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L)) = 72·{b:g}·{L}·{s:g}·{h:g}²·(...)"
-    if f != 4 * h or k != 1:
+    if generalized:
+        assert shape is not None
+        eq7 = (
+            f"3·(L·(2Bs(h·(q + 2kv) + q·h + {shape.mlp_matrices}·h·f·(k + shared)) + 4Bs²q) + "
+            f"2BshV), q={shape.q_width:g}, kv={shape.kv_width:g}, f={f:g}, k={k} (Eq. 7 "
+            "generalized)"
+        )
+    elif f != 4 * h or k != 1:
         eq7 = f"3·(L·(2Bs(4h² + 2·h·f·k) + 4Bs²h) + 2BshV), f={f:g}, k={k} (Eq. 7 generalized)"
     if recompute == "selective":
-        hardware = model + 12 * b * L * s * s * h
+        # Eq. 8 adds 12·B·L·s²·h, three times the attention core's forward (q in place of h).
+        hardware = model + 3 * L * attention
         hw_formula = "72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L)) = Eq. 7 + 12·B·L·s²·h"
         source = f"{EQ7_SOURCE}; {EQ8_SOURCE}"
     elif recompute == "full":
@@ -520,11 +578,6 @@ def time_to_train(
 # ---------------------------------------------------------------------------------- checks
 
 _COUNTS: tuple[tuple[str, bool], ...] = (
-    ("layers", True),
-    ("hidden", True),
-    ("heads", True),
-    ("ffn_hidden", True),
-    ("vocab", True),
     ("seq", False),
     ("global_batch", True),
     ("micro_batch", False),
@@ -534,14 +587,27 @@ _COUNTS: tuple[tuple[str, bool], ...] = (
     ("cp", False),
     ("ep", False),
     ("gpus", True),
-    ("experts", False),
-    ("top_k", False),
     ("gpus_per_node", False),
+    ("virtual_stages", False),
 )
+
+
+def resolve_step_spec(spec: StepSpec) -> StepSpec:
+    """``spec`` with its shape fields filled in from its ``model`` preset and the defaults
+    (:func:`engine.model_presets.resolve_shape`); nothing else checked.
+
+    Raises:
+        InputError: an unknown model or an invalid shape field (named by its field).
+    """
+    if spec.model is not None and not isinstance(spec.model, str):
+        raise InputError("model", f"expected a preset name, got {spec.model!r}")
+    values = {name: getattr(spec, name) for name in SHAPE_FIELDS}
+    return replace(spec, **resolve_shape(values, spec.model))
 
 
 def _checked(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     notes: list[str] = []
+    spec = resolve_step_spec(spec)
     changed: dict[str, Any] = {}
     for name, optional in _COUNTS:
         value = getattr(spec, name)
@@ -596,47 +662,56 @@ def _checked(spec: StepSpec) -> tuple[StepSpec, list[str]]:
             "global_batch",
             f"{spec.global_batch} is not a multiple of micro-batch × DP = {per}",
         )
-    if spec.heads is not None:
-        if spec.heads % spec.tp:
-            raise InputError("tp", f"must divide heads ({spec.heads})")
-        if spec.hidden is not None and spec.hidden % spec.heads:
-            raise InputError("heads", f"must divide hidden ({spec.hidden})")
+    if spec.heads is not None and spec.heads % spec.tp:
+        raise InputError("tp", f"must divide heads ({spec.heads})")
+    if spec.kv_heads is not None and spec.kv_heads % spec.tp:
+        raise InputError("tp", f"must divide the key/value heads ({spec.kv_heads})")
     if spec.layers is not None and spec.pp > spec.layers:
         raise InputError("pp", f"{spec.pp} stages need at least {spec.pp} layers")
     if spec.seq % spec.cp:
         raise InputError("cp", f"must divide seq ({spec.seq})")
-    if spec.top_k > spec.experts:
-        raise InputError("top_k", f"must not exceed the experts ({spec.experts})")
-    if spec.experts % spec.ep or spec.ep > spec.experts:
-        raise InputError("ep", f"must divide the number of experts ({spec.experts})")
+    if spec.model is not None:
+        longest = get_preset(spec.model).max_seq
+        if longest is not None and spec.seq > longest:
+            raise InputError("seq", f"{spec.model} takes at most {longest} tokens per sequence")
+    experts = spec.experts or 1
+    if experts % spec.ep or spec.ep > experts:
+        raise InputError("ep", f"must divide the number of experts ({experts})")
     if (dp * spec.cp) % spec.ep:
         raise InputError("ep", f"must divide DP·CP ({dp * spec.cp})")
+    if spec.virtual_stages > 1:
+        if spec.schedule != "interleaved-1f1b":
+            raise InputError("virtual_stages", "takes the interleaved-1f1b schedule")
+        if spec.pp == 1:
+            raise InputError("virtual_stages", "interleaving needs more than one pipeline stage")
+        if spec.layers is not None and spec.pp * spec.virtual_stages > spec.layers:
+            chunks = spec.pp * spec.virtual_stages
+            raise InputError("virtual_stages", f"p·v = {chunks} chunks exceed {spec.layers} layers")
     if spec.hot_expert_share is not None:
         share = finite_number("hot_expert_share", spec.hot_expert_share, maximum=1.0)
-        if share < 1 / spec.experts:
-            raise InputError(
-                "hot_expert_share", f"must be at least 1/experts = {1 / spec.experts:g}"
-            )
+        if share < 1 / experts:
+            raise InputError("hot_expert_share", f"must be at least 1/experts = {1 / experts:g}")
     return spec, notes
 
 
+def _shape(spec: StepSpec) -> ModelShape | None:
+    return shape_from_fields({name: getattr(spec, name) for name in SHAPE_FIELDS})
+
+
 def model_size(spec: StepSpec) -> ModelSize | None:
-    """The parameter counts of ``spec``'s architecture (:func:`transformer_param_count`), or
-    None when it gives N alone.
+    """The parameter counts of ``spec``'s architecture (:func:`shape_param_count`), or None when
+    it gives N alone.
 
     Raises:
         InputError: an architecture that is not whole numbers (named by its field).
     """
-    if spec.layers is None or spec.hidden is None or spec.vocab is None:
+    return _size(spec, _shape(spec))
+
+
+def _size(spec: StepSpec, shape: ModelShape | None) -> ModelSize | None:
+    if shape is None or shape.vocab is None:
         return None
-    return transformer_param_count(
-        layers=spec.layers,
-        hidden=spec.hidden,
-        vocab=spec.vocab,
-        ffn_hidden=spec.ffn_hidden,
-        seq=spec.seq,
-        experts=spec.experts,
-    )
+    return shape_param_count(shape, spec.seq)
 
 
 # ---------------------------------------------------------------------------------- the step
@@ -654,11 +729,16 @@ def step_time(spec: StepSpec) -> StepResult:
             recompute mode, a ZeRO stage outside 0-3, TP not dividing heads, PP above layers,
             CP not dividing seq, EP not dividing the experts or DP·CP, ``gpus`` disagreeing with
             DP·TP·PP·CP, a global batch not a multiple of micro-batch × DP, neither ``params``
-            nor the architecture, MoE without the architecture, ``achieved_flops`` above peak.
+            nor the architecture, MoE without the architecture, ``achieved_flops`` above peak;
+            an unknown model or invalid shape field, TP not dividing the key/value heads, a
+            sequence beyond the preset's, virtual stages without ``interleaved-1f1b`` or without
+            pipeline stages.
     """
     spec, notes = _checked(spec)
     assert spec.dp is not None and spec.global_batch is not None
-    size = model_size(spec)
+    assert spec.experts is not None and spec.top_k is not None
+    shape = _shape(spec)
+    size = _size(spec, shape)
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
@@ -686,6 +766,7 @@ def step_time(spec: StepSpec) -> StepResult:
             ffn_hidden=spec.ffn_hidden,
             top_k=spec.top_k,
             recompute=spec.recompute,
+            shape=shape,
         )
     else:
         flops = six_n_flops(params, tokens_per_step, spec.recompute)
@@ -721,6 +802,7 @@ def step_time(spec: StepSpec) -> StepResult:
             schedule=spec.schedule,
             stages=spec.pp,
             micro_batches=m,
+            virtual_stages=spec.virtual_stages,
             t_forward=t_f,
             t_backward_input=t_bw,
             t_backward_weight=t_bw,
@@ -731,7 +813,9 @@ def step_time(spec: StepSpec) -> StepResult:
             StepTerm(
                 "pipeline bubble",
                 bubble,
-                f"{spec.schedule}, p={spec.pp}, m={m}: simulated bubble/ideal "
+                f"{spec.schedule}, p={spec.pp}, m={m}"
+                + (f", v={spec.virtual_stages}" if spec.virtual_stages > 1 else "")
+                + ": simulated bubble/ideal "
                 f"{piped.bubble_over_ideal:.4g} (closed form {piped.closed_form.formula})",
                 f"{PIPELINE_SOURCE}; {piped.closed_form.source}",
             )
@@ -1053,12 +1137,13 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
 
 
 def _expert_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
-    if spec.ep < 2 or spec.experts < 2:
+    if spec.ep < 2 or (spec.experts or 1) < 2:
         return []
     assert spec.hidden is not None
     layers = _layers_per_stage(spec)
     s_local = spec.seq // spec.cp
-    size = spec.micro_batch * s_local * spec.top_k * spec.hidden * spec.comm_bytes / spec.tp
+    top_k = spec.top_k or 1
+    size = spec.micro_batch * s_local * top_k * spec.hidden * spec.comm_bytes / spec.tp
     span = spec.tp * spec.cp * spec.ep
     one, link = _cost(spec, "all-to-all", spec.ep, size, span)
     calls = 4 * layers * m
@@ -1088,7 +1173,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
     one, link = _cost(spec, "send-recv", 2, size, spec.dp * spec.tp * spec.cp * spec.pp)
     piped = simulate_pipeline(replace(pipe_spec, p2p_time=one))
     exposed = max(0.0, piped.iteration_time - t_compute)
-    calls = 2 * m
+    calls = 2 * m * spec.virtual_stages
     return _term(
         "PP activations",
         "send-recv",
@@ -1098,7 +1183,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
         calls,
         calls * one,
         exposed,
-        f"b·s·h = {size:.4g} B per micro-batch each way (2m sends per stage); exposed = "
+        f"b·s·h = {size:.4g} B per micro-batch each way (2·m·v sends per stage); exposed = "
         "simulated iteration with p2p − without",
         f"{MEGATRON_SOURCE}; {PIPELINE_SOURCE}",
     )
@@ -1112,13 +1197,16 @@ def _moe_wait(
     x: float,
     comm: list[CommTerm],
 ) -> MoeWait | None:
-    if spec.experts < 2 or size is None:
+    e = spec.experts or 1
+    if e < 2 or size is None:
         return None
-    e = spec.experts
     hot = spec.hot_expert_share if spec.hot_expert_share is not None else 1 / e
     ratio = min(hot * e, spec.capacity_factor)
     ratio = max(ratio, 1.0)
     dropped = max(0.0, hot - spec.capacity_factor / e)
+    if spec.ep == 1:
+        # Every rank holds every expert: no rank waits for another rank's busier expert.
+        return MoeWait(hot, ratio, dropped, 0.0)
     expert_compute = flops.mlp * (flops.hardware / flops.model) / (world * x)
     a2a = sum(c.time_s for c in comm if c.op == "all-to-all")
     wait = (ratio - 1.0) * (expert_compute + a2a)

@@ -5,6 +5,7 @@ shared/reference/VECTORS.md."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 
 from engine.activations import layer_activation_bytes, stage_activation_bytes
 from engine.errors import InputError
-from engine.model_size import transformer_param_count
+from engine.model_presets import get_preset
+from engine.model_size import ModelShape, transformer_param_count
 
 # GPT-3 175B as in Korthikanti et al. §4 (a=96, s=2048, h=12288), b=1.
 GPT3 = {"seq": 2048, "micro_batch": 1, "hidden": 12288, "heads": 96}
@@ -240,7 +242,77 @@ def test_param_count_toy_345m() -> None:
 
 
 def test_param_count_experts() -> None:
+    # Megatron-LM theoretical_memory_usage.py: an MoE layer holds E expert MLPs and its router,
+    # h·E weights plus E biases when linear layers have biases (router_params).
     size = transformer_param_count(layers=2, hidden=8, vocab=10, ffn_hidden=16, experts=4)
     mlp = 2 * 8 * 16 + 16 + 8
-    assert size.total == 2 * (4 * 64 + 8 * 8 + 4 * mlp) + 10 * 8
+    router = 8 * 4 + 4
+    assert size.total == 2 * (4 * 64 + 8 * 8 + 4 * mlp + router) + 10 * 8
     assert size.expert_params == 2 * 4 * mlp
+
+
+# --- The same terms for any shape (GQA, MLP size, gated MLP, flash attention) ------------------
+
+
+def test_ffn_size_enters_the_activations_as_megatron_counts_it() -> None:
+    # Megatron-LM theoretical_memory_usage.py compute_activation_memory (sequence parallel and
+    # selective recompute): s·b·h·(18 + 4·ffn/h)/t per layer; here f = 3h and f = 8h.
+    s, b, h, a, t = 1024, 2, 1024, 16, 4
+    for ffn in (3 * h, 8 * h):
+        shape = ModelShape(layers=1, hidden=h, heads=a, ffn_hidden=ffn)
+        got = layer_activation_bytes(
+            seq=s,
+            micro_batch=b,
+            hidden=h,
+            heads=a,
+            tp=t,
+            sequence_parallel=True,
+            recompute="selective",
+            shape=shape,
+        )
+        assert got.bytes == pytest.approx(s * b * h * (18 + 4 * ffn / h) / t, rel=1e-12)
+
+
+def test_llama2_7b_flash_against_eager_at_8k() -> None:
+    # Llama 2 7B (config.json: h 4096, 32 heads, MLP 11008, SwiGLU, no dropout) at s = 8192, b = 1.
+    # Per layer, 2-byte tensors: the two norm inputs, QKV and MLP inputs 4·2·s·h; Q, K, V and the
+    # attention output 2·s·(4·4096); the gated MLP's gate, up, activation and product 4·2·s·f.
+    # Eager attention adds the softmax output 2·a·s² (no dropout: no mask, no dropout output).
+    s, h, f, a = 8192, 4096, 11008, 32
+    flash_layer = s * (8 * h + 2 * 4 * 4096 + 8 * f)
+    eager_layer = flash_layer + 2 * a * s * s
+    shape = get_preset("llama2-7b").shape
+    common = {"seq": s, "micro_batch": 1, "hidden": h, "heads": a}
+    flash = layer_activation_bytes(**common, shape=replace(shape, attention="flash"))
+    eager = layer_activation_bytes(**common, shape=shape)
+    assert flash.bytes == flash_layer and eager.bytes == eager_layer
+    assert round(32 * flash_layer / 2**30, 1) == 37.5  # GiB for the 32 layers, not 165
+    assert round(32 * eager_layer / 2**30, 1) == 165.5
+    assert "flash" in flash.row
+
+
+def test_gqa_keeps_smaller_keys_and_values() -> None:
+    # Llama 2 70B: 8 key/value heads of 64 (config.json): K and V are 1024 wide, not 8192.
+    s, h = 4096, 8192
+    shape = get_preset("llama2-70b").shape
+    gqa = layer_activation_bytes(seq=s, micro_batch=1, hidden=h, heads=64, shape=shape).bytes
+    mha = layer_activation_bytes(
+        seq=s, micro_batch=1, hidden=h, heads=64, shape=replace(shape, kv_heads=64)
+    ).bytes
+    assert mha - gqa == 2 * 2 * s * (h - 1024)
+
+
+def test_the_gpt_shape_is_table2() -> None:
+    # The default shape (q = kv = h, GeLU MLP of 4h, dropout, eager) is Table 2's layer.
+    shape = ModelShape(layers=96, hidden=12288, heads=96)
+    for recompute in ("none", "selective", "full"):
+        plain = layer_activation_bytes(**GPT3, tp=8, recompute=recompute).bytes
+        shaped = layer_activation_bytes(**GPT3, tp=8, recompute=recompute, shape=shape).bytes
+        assert shaped == plain
+
+
+def test_tp_must_divide_kv_heads() -> None:
+    shape = get_preset("llama2-70b").shape  # 8 key/value heads
+    with pytest.raises(InputError) as info:
+        layer_activation_bytes(seq=8, micro_batch=1, hidden=8192, heads=64, tp=16, shape=shape)
+    assert info.value.field == "tp"

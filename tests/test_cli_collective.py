@@ -7,6 +7,8 @@ NCCL-tests doc/PERFORMANCE.md (n = 8: all-reduce factor 1.75, all-gather 0.875).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from engine.diagrams import STRATEGY_NAMES, strategy_diagram
@@ -94,7 +96,7 @@ def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "flag"),
     [
         (["--op", "allreduce", "--ranks", "8", "--bytes", "1GB"], "--op"),
-        (["--op", "all-reduce", "--ranks", "1", "--bytes", "1GB"], "--ranks"),
+        (["--op", "all-reduce", "--ranks", "0", "--bytes", "1GB"], "--ranks"),
         (["--op", "all-reduce", "--ranks", "eight", "--bytes", "1GB"], "--ranks"),
         (["--op", "all-reduce", "--ranks", "8", "--bytes", "-1"], "--bytes"),
         (["--op", "all-reduce", "--ranks", "8", "--bytes", "1XB"], "--bytes"),
@@ -193,3 +195,26 @@ def test_diagram_errors(capsys: pytest.CaptureFixture[str], argv: list[str], fla
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0]
+
+
+def test_one_rank_json_has_null_bandwidths(capsys: pytest.CaptureFixture[str]) -> None:
+    # Nothing moves between one rank: time 0, and S / 0 has no bandwidth (JSON null, not inf).
+    args = ["--op", "all-reduce", "--ranks", "1", "--bytes", "1GB"]
+    assert main(["calc", "collective", *args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["time_s"] == 0 and data["steps"] == 0
+    assert data["algbw_bytes_per_s"] is None and data["busbw_bytes_per_s"] is None
+    assert main(["calc", "collective", *args]) == 0
+    assert "nothing moves" in capsys.readouterr().out
+
+
+def test_tree_keeps_working_as_binomial(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--op", "all-reduce", "--ranks", "8", "--bytes", "1GB", "--json"]
+    assert main(["calc", "collective", *args, "--algorithm", "tree"]) == 0
+    tree = json.loads(capsys.readouterr().out)
+    assert main(["calc", "collective", *args, "--algorithm", "double-binary-tree"]) == 0
+    nccl = json.loads(capsys.readouterr().out)
+    assert tree["algorithm"] == "binomial"
+    # 1 GB on 8 ranks at 100 GB/s, 5 us: binomial 6 × (5 us + 10 ms); double tree 30 us + 20 ms.
+    assert tree["time_s"] == pytest.approx(6 * (5e-6 + 0.01))
+    assert nccl["time_s"] == pytest.approx(6 * 5e-6 + 0.02)

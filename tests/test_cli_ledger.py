@@ -25,6 +25,14 @@ JSON_KEYS = {
     "convention",
     "terms",
     "activations_computed",
+    # Added with model presets, fine-tuning and offload (per_stage_bytes and most_loaded_stage
+    # appear only with --pp above 1).
+    "trainable_params",
+    "offloaded_bytes",
+    "host",
+    "model",
+    "finetune",
+    "offload",
 }
 PER_RANK_KEYS = [
     "params",

@@ -287,10 +287,10 @@ def test_cost_is_finite_and_consistent(
     ("kwargs", "field"),
     [
         ({"op": "allreduce"}, "op"),
-        ({"ranks": 1}, "ranks"),
+        ({"ranks": 0}, "ranks"),
         ({"ranks": 2.5}, "ranks"),
         ({"ranks": True}, "ranks"),
-        ({"size_bytes": 0}, "size_bytes"),
+        ({"size_bytes": "-1GB"}, "size_bytes"),
         ({"size_bytes": -1}, "size_bytes"),
         ({"size_bytes": float("nan")}, "size_bytes"),
         ({"size_bytes": "1e400"}, "size_bytes"),
@@ -321,7 +321,7 @@ def test_invalid_input_names_the_field(kwargs: dict[str, object], field: str) ->
     ("kwargs", "field"),
     [
         ({"op": "gather"}, "op"),
-        ({"ranks": 1}, "ranks"),
+        ({"ranks": 0}, "ranks"),
         ({"ranks": collectives.MAX_SIM_RANKS + 1}, "ranks"),
         ({"size": 3}, "size"),
         ({"algorithm": "tree", "op": "all-gather"}, "algorithm"),
@@ -341,3 +341,73 @@ def test_buffers_at_rejects_bad_step() -> None:
     with pytest.raises(InputError) as info:
         sim.buffers_at(len(sim.steps) + 1)
     assert info.value.field == "step"
+
+
+# --- binomial (MPICH) and NCCL's pipelined double binary tree; nothing to move ----------------
+
+
+def test_binomial_all_reduce_and_its_old_name() -> None:
+    # MPICH: binomial reduce then binomial broadcast, whole messages: 2·ceil(lg p)·(alpha + n·beta);
+    # p = 8, n = 1 GB, alpha 5 us, 100 GB/s: 6 × (5 us + 10 ms) = 60.03 ms.
+    cost = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "binomial")
+    assert cost.time_s == pytest.approx(6 * (5e-6 + 1e9 / 100e9))
+    old = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "tree")
+    assert old.algorithm == "binomial" and old.time_s == cost.time_s
+    assert simulate("all-reduce", 4, algorithm="tree").algorithm == "binomial"
+
+
+def test_double_binary_tree_pays_for_large_messages() -> None:
+    # NCCL's tree all-reduce (src/graph/tuning.cc: algorithm bandwidth = bus bandwidth / 2;
+    # 2·log2 hops of latency), pipelined: 2·ceil(lg p)·alpha + 2·n·beta = 30 us + 20 ms, against
+    # the ring's 17.57 ms (MPICH algorithm notes) and the unpipelined binomial's 60.03 ms.
+    cost = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "double-binary-tree")
+    assert cost.time_s == pytest.approx(6 * 5e-6 + 2 * 1e9 / 100e9)
+    assert cost.steps == 6
+    # The busiest rank: an inner node of one tree (n/2 up, n/2 to each child) and a leaf of
+    # the other (n/2 up).
+    assert cost.bytes_sent_per_rank == 2e9
+    assert cost.busbw_bytes_per_s is not None and cost.busbw_bytes_per_s < 100e9
+    assert "Sanders" in cost.source and "nccl" in cost.source
+    ring = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6)
+    assert (
+        ring.time_s
+        < cost.time_s
+        < collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "binomial").time_s
+    )
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    ranks=st.integers(2, 4096),
+    size=st.floats(1.0, 1e12),
+    bandwidth=st.floats(1e6, 1e13),
+    latency=st.floats(0.0, 1e-3),
+)
+def test_double_binary_tree_never_beats_the_link(
+    ranks: int, size: float, bandwidth: float, latency: float
+) -> None:
+    cost = collective_cost("all-reduce", ranks, size, bandwidth, latency, "double-binary-tree")
+    assert cost.busbw_bytes_per_s is not None
+    assert cost.busbw_bytes_per_s <= bandwidth * (1 + 1e-9)
+
+
+def test_double_binary_tree_is_costed_not_simulated() -> None:
+    with pytest.raises(InputError) as info:
+        simulate("all-reduce", 4, algorithm="double-binary-tree")
+    assert info.value.field == "algorithm"
+    with pytest.raises(InputError):
+        step_count("all-reduce", 4, "double-binary-tree")
+
+
+@pytest.mark.parametrize(("ranks", "size"), [(1, 1e9), (8, 0.0), (1, 0.0)])
+def test_nothing_to_move_costs_nothing(ranks: int, size: float) -> None:
+    # NCCL returns at once for one rank or a count of 0.
+    for op in OPERATIONS:
+        cost = collective_cost(op, ranks, size, 100e9, 5e-6)
+        assert cost.time_s == 0 and cost.steps == 0 and cost.bytes_sent_per_rank == 0
+        assert cost.algbw_bytes_per_s is None and cost.busbw_bytes_per_s is None
+
+
+def test_one_rank_bus_factor_is_zero() -> None:
+    assert collectives.bus_bandwidth_factor("all-reduce", 1) == 0
+    assert collectives.bus_bandwidth_factor("broadcast", 1) == 1

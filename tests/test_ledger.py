@@ -251,6 +251,8 @@ def test_result_shape_and_terms() -> None:
         assert term.formula and term.source
     assert result.model_states_bytes == sum(result.per_rank_bytes[k] for k in MODEL_STATE_KEYS)
     assert result.world_size == 8 and result.fits is True
+    # The keys scripts rely on, then the ones fine-tuning and offload added; per_stage_bytes and
+    # most_loaded_stage only with pipeline stages.
     assert set(result.as_dict()) == {
         "per_rank_bytes",
         "model_states_bytes",
@@ -261,6 +263,12 @@ def test_result_shape_and_terms() -> None:
         "convention",
         "terms",
         "activations_computed",
+        "trainable_params",
+        "offloaded_bytes",
+        "host",
+        "model",
+        "finetune",
+        "offload",
     }
 
 
@@ -798,3 +806,12 @@ def test_device_memory_without_a_unit_is_refused_not_read_as_bytes(text: str) ->
 def test_device_memory_with_a_unit_or_in_bytes_is_read() -> None:
     assert numeric_fields_from_text({"gpu_memory": "80e9"}) == {"gpu_memory": 80e9}
     assert numeric_fields_from_text({"gpu_memory": "1MiB"}) == {"gpu_memory": 2**20}
+
+
+def test_zero_stage_typed_as_a_float_is_the_stage() -> None:
+    # 2.0 is ZeRO-2 (ZeRO paper Table 1, 7.5B at N_d = 4: 41.25 GB); its text names the stage.
+    result = compute_ledger(LedgerSpec(params=PSI, dp=4, zero=2.0))  # type: ignore[arg-type]
+    assert result.model_states_bytes == pytest.approx(41.25e9, rel=1e-12)
+    assert result.terms[0].formula.endswith("ZeRO-2 = 15,000,000,000 B")
+    with pytest.raises(InputError):
+        compute_ledger(LedgerSpec(params=PSI, zero=2.5))  # type: ignore[arg-type]

@@ -61,6 +61,9 @@ def engine_value(template: str, params: dict[str, object]) -> float:
     if template == "zero-memory":
         spec = LedgerSpec(params=params["params"], dp=params["dp"], zero=params["zero"])  # type: ignore[arg-type]
         return compute_ledger(spec).model_states_bytes
+    if template == "preset-memory":
+        spec = LedgerSpec(model=params["model"], dp=params["dp"], zero=params["zero"])  # type: ignore[arg-type]
+        return compute_ledger(spec).model_states_bytes
     if template.startswith("bubble"):
         spec_p = PipelineSpec(
             str(params["schedule"]),
@@ -121,6 +124,9 @@ def test_a_thousand_drills_match_the_engines_and_grade_at_ten_percent() -> None:
         # NCCL-tests PERFORMANCE.md: all-reduce n=8 factor 1.75, all-gather 0.875.
         ("busbw-factor", {"op": "all-reduce", "ranks": 8}, 1.75),
         ("busbw-factor", {"op": "all-gather", "ranks": 8}, 0.875),
+        # Llama 2 7B (6,738,415,616 parameters, Hugging Face Hub) at 16 B/param, ZeRO-3 over 8:
+        # 16 × 6,738,415,616 / 8 (ZeRO paper, P_os+g+p).
+        ("preset-memory", {"model": "llama2-7b", "dp": 8, "zero": 3}, 2 * 6_738_415_616),
         # MPICH ring: 2(p-1)a + 2n(p-1)/p b, a=5us, 1 GB, 100 GB/s, p=8: 17.57 ms.
         (
             "allreduce-time",

@@ -7,6 +7,7 @@ communication is not fully hidden)."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from engine.scaling import (
     ScalingPoint,
     ScalingSeries,
     compare_interconnects,
+    get_counterexample,
     render_scaling_plot,
     run_counterexample,
     scaling_all,
@@ -44,6 +46,7 @@ from engine.steptime import (
     step_time,
     time_to_train,
 )
+from tui.cli import main
 
 CONTENT = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
 SMALL = StepSpec(layers=24, hidden=2048, heads=16, vocab=50304, seq=2048, global_batch=64)
@@ -387,10 +390,10 @@ def test_plot_marks_every_strategy_for_colour_and_names_shared_cells() -> None:
 def test_tradeoffs_report_states_its_assumptions() -> None:
     report = tradeoffs_report("100gbps", 16)
     model, batch, device, link = report.assumptions
-    # GPT parameter count (Narayanan et al. 2021 §5.1): 12·l·h²·(1 + 13/(12h) + (V+s)/(12·l·h))
-    # = 12·24·2048²·(1 + 13/24576 + 52352/589824) = 1,315,815,424 for l 24, h 2048, V 50304,
-    # s 2048.
-    assert model == "model: N = 1.316B params (24 layers, h 2048, 16 heads, V 50304)"
+    # The default model is the lesson-1b preset (GPT-2's vocabulary, V 50257). GPT parameter count
+    # (Narayanan et al. 2021 §5.1): 12·l·h² + 13·l·h + (V+s)·h = 1,207,959,552 + 638,976 +
+    # 52305·2048 = 1,315,719,168 for l 24, h 2048, V 50257, s 2048.
+    assert model == "model: lesson-1b, N = 1.316B params (24 layers, h 2048, 16 heads, V 50257)"
     assert batch.startswith("batch: 64 x sequence 2048 = 131,072 tokens per step")
     assert "312 TFLOP/s" in device and "50%" in device
     assert "100 Gb/s" in link
@@ -427,3 +430,117 @@ def test_counterexamples_quote_the_lesson_and_show_their_point() -> None:
     assert small[0].efficiency < small[1].efficiency < 1
     balanced, capped, roomy = moe
     assert balanced.step.t_sync_wait_s == 0 < capped.step.t_sync_wait_s < roomy.step.t_sync_wait_s
+
+
+def test_moe_counterexample_efficiency_falls_as_its_step_grows() -> None:
+    """The MoE counterexample against a one-GPU baseline that waits for no other rank (a single
+    GPU holds every expert): efficiency = ideal compute / T_step, every figure worked by hand.
+
+    Model: 24 layers, h 2048, 16 heads, V 50304, s 2048, 8 GeLU experts of 4h, top-1, global
+    batch 64 on DP 8 = EP 8 (m = 8 micro-batches); A100 peak 312e12 × 0.5; 400 Gb/s preset
+    (450 GB/s in the node, alpha 5 us)."""
+    B, L, s, h, V, f, E = 64, 24, 2048, 2048, 50304, 8192, 8
+    x = 312e12 * 0.5
+    # Korthikanti et al. 2022 Eq. 7 with k = 1 expert per token.
+    flops = 72 * B * L * s * h**2 * (1 + s / (6 * h) + V / (12 * h * L))
+    one_gpu = flops / x
+    ideal = one_gpu / 8
+    alpha, bw = 5e-6, 450e9
+    # Parameters (Narayanan Eq. 2 per layer, E expert MLPs and the router h·E + E): Ψ on a rank
+    # keeps 1 of the 8 experts per layer (EP 8).
+    mlp = 2 * h * f + f + h
+    dense = 12 * h * h + 13 * h - mlp + h * E + E
+    psi = L * (dense + mlp) + (V + s) * h
+    grad_bytes = 2 * psi
+    # DP ring all-reduce (MPICH): 2(p-1)·alpha + 2n(p-1)/p·beta; the last 25 MiB bucket is
+    # exposed, the rest overlaps the last micro-batch's backward (2/3 of its compute).
+    allreduce = 14 * alpha + 2 * grad_bytes * 7 / 8 / bw
+    bucket = 14 * alpha + 2 * 25 * 2**20 * 7 / 8 / bw
+    exposed = max(bucket, allreduce - 2 * (ideal / 8) / 3)
+    # EP: 4 all-to-alls per layer per micro-batch of b·s·k·h·2 bytes, pairwise: 7·alpha +
+    # n·7/8·beta, on the critical path.
+    a2a = 4 * L * 8 * (7 * alpha + s * h * 2 * 7 / 8 / bw)
+    # Switch Transformer §2.2 capacity; the wait: (load ratio - 1) × (expert compute + a2a).
+    expert_compute = 3 * L * (2 * B * s * 2 * h * f) / (8 * x)
+    waits = [0.0, 0.25 * (expert_compute + a2a), 3 * (expert_compute + a2a)]
+    steps = [ideal + exposed + a2a + wait for wait in waits]
+    results = run_counterexample(get_counterexample("moe-imbalance"))
+    for result, t_step in zip(results, steps, strict=True):
+        assert result.step.t_step_s == pytest.approx(t_step, rel=1e-9)
+        assert result.efficiency == pytest.approx(ideal / t_step, rel=1e-9)
+    efficiencies = [r.efficiency for r in results]
+    assert efficiencies[0] > efficiencies[1] > efficiencies[2]
+    assert [round(e, 2) for e in efficiencies] == [0.96, 0.84, 0.36]
+
+
+def test_moe_wait_needs_expert_parallelism() -> None:
+    # With EP 1 every rank holds every expert: an uneven router makes no rank wait for another's
+    # expert, though the hottest expert still drops what exceeds its capacity.
+    moe = replace(SMALL, experts=8, dp=8, ep=1, hot_expert_share=0.5)
+    result = step_time(moe)
+    assert result.moe is not None and result.moe.wait_s == 0 and result.t_sync_wait_s == 0
+    assert result.moe.dropped_share == pytest.approx(0.5 - 1.25 / 8)
+
+
+def test_virtual_stages_shrink_the_bubble() -> None:
+    # Narayanan et al. 2021 §2.2.2: bubble/ideal (p-1)/(m·v); p = 4, m = 8: 3/8 with one chunk per
+    # stage, 3/16 with two. lesson-1b (24 layers, h 2048, V 50304, s 2048), batch 8, Eq. 7.
+    B, L, s, h, V = 8, 24, 2048, 2048, 50304
+    ideal = 72 * B * L * s * h**2 * (1 + s / (6 * h) + V / (12 * h * L)) / (4 * 312e12 * 0.5)
+    plain = step_time(StepSpec(model="lesson-1b", pp=4, global_batch=B))
+    interleaved = step_time(
+        StepSpec(
+            model="lesson-1b",
+            pp=4,
+            global_batch=B,
+            schedule="interleaved-1f1b",
+            virtual_stages=2,
+        )
+    )
+    assert plain.t_compute_s == pytest.approx(ideal * (1 + 3 / 8), rel=1e-9)
+    assert interleaved.t_compute_s == pytest.approx(ideal * (1 + 3 / 16), rel=1e-9)
+    pp_sends = next(c for c in interleaved.comm if c.name == "PP activations")
+    assert pp_sends.calls == 2 * 8 * 2  # 2·m·v sends per stage
+    with pytest.raises(InputError) as info:
+        step_time(StepSpec(model="lesson-1b", pp=4, global_batch=B, virtual_stages=2))
+    assert info.value.field == "virtual_stages"
+
+
+def test_llama_flops_read_the_shape() -> None:
+    # Llama 2 7B: per layer and sample, forward 2·s·(4h² + 3·h·f) (q, k, v, o and the three SwiGLU
+    # matrices) + 4·s²·h (scores), logits 2·s·h·V; three passes (Korthikanti Eq. 7's terms).
+    B, L, s, h, f, V = 16, 32, 4096, 4096, 11008, 32000
+    model = 3 * (L * (2 * B * s * (4 * h * h + 3 * h * f) + 4 * B * s * s * h) + 2 * B * s * h * V)
+    result = step_time(StepSpec(model="llama2-7b", seq=s, global_batch=B, dp=8))
+    assert result.model_flops_per_step == pytest.approx(model, rel=1e-12)
+    # Kaplan's 6·N per token is the same count without the scores (N = 6,738,415,616, whose
+    # embedding adds no FLOPs): within 15 % here.
+    six_n = 6 * 6_738_415_616 * B * s
+    assert 1 < model / six_n < 1.15
+
+
+def test_scaling_json_skipped_points_are_null(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["calc", "scaling", "--model", "lesson-1b", "--strategy", "tp", "--max-gpus", "32"]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    points = data["series"][0]["points"]
+    assert points[-1]["skipped"].startswith("tp")  # 16 heads: TP 32 cannot split them
+    for key in ("tokens_per_s", "efficiency", "t_step_s", "t_comm_unhidden_s"):
+        assert points[-1][key] is None
+    assert points[0]["efficiency"] == pytest.approx(1.0)
+
+
+def test_calc_step_with_a_model_and_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.cli_helpers import calc_json
+
+    preset = calc_json(
+        capsys, "step", "--model", "llama3.1-8b", "--gpus", "8", "--global-batch", "8"
+    )
+    typed = calc_json(
+        capsys,
+        "step",
+        *("--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "8"),
+        *("--ffn-hidden", "14336", "--vocab", "128256", "--mlp", "swiglu", "--norm", "rmsnorm"),
+        *("--no-bias", "--untied-embeddings", "--gpus", "8", "--global-batch", "8"),
+    )
+    assert preset == typed

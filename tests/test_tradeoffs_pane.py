@@ -54,7 +54,8 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         assert ". linear (n x 1 GPU)" in table
         # The assumptions come first, above every figure: model, batch and sequence, links.
         assumed = table.index("Assumed")
-        assert assumed < table.index("model: N = 1.316B params") < table.index("T_step of each")
+        model = table.index("model: lesson-1b, N = 1.316B params")
+        assert assumed < model < table.index("T_step of each")
         assert assumed < table.index("batch: 64 x sequence 2048") < table.index("T_step")
         assert assumed < table.index("link: NVLink in node, 100 Gb/s") < table.index("T_step")
         # Each strategy's markers and legend entry in its own colour.

@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tui.cli_quiz",
     "tui.cli_lab",
     "tui.cli_plan",
+    "tui.cli_models",
 )
 
 

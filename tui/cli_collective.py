@@ -16,8 +16,10 @@ from typing import Any
 
 from engine import units
 from engine.collectives import (
+    ALGORITHM_ALIASES,
     ALGORITHMS,
     BUS_BANDWIDTH_FACTORS,
+    COST_ONLY_ALGORITHMS,
     OPERATIONS,
     SIZE_CONVENTIONS,
     CollectiveCost,
@@ -37,7 +39,14 @@ FLAGS = option_flags(
 )
 DEFAULT_BANDWIDTH = "100GB/s"
 DEFAULT_LATENCY = "5us"
-_ALGORITHM_NAMES = tuple(dict.fromkeys(a for names in ALGORITHMS.values() for a in names))
+_ALGORITHM_NAMES = tuple(
+    dict.fromkeys(
+        a for table in (ALGORITHMS, COST_ONLY_ALGORITHMS) for names in table.values() for a in names
+    )
+)
+_ALIASES = ", ".join(
+    f"{old} = {new} ({op})" for op, names in ALGORITHM_ALIASES.items() for old, new in names.items()
+)
 
 
 def register(calc_subparsers: Any) -> argparse.ArgumentParser:
@@ -53,8 +62,8 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
     )
     one_line_errors(parser, "calc collective")
     parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help="the collective")
-    parser.add_argument("--ranks", metavar="N", help="number of ranks, 2 or more")
-    parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB")
+    parser.add_argument("--ranks", metavar="N", help="number of ranks (1 costs nothing)")
+    parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB (0 costs nothing)")
     parser.add_argument(
         "--bandwidth",
         default=DEFAULT_BANDWIDTH,
@@ -71,7 +80,8 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
         "--algorithm",
         metavar="{" + ",".join(_ALGORITHM_NAMES) + "}",
         help="default: ring (all-reduce, all-gather, reduce-scatter), pairwise (all-to-all), "
-        "binomial (broadcast, reduce), direct (send-recv)",
+        "binomial (broadcast, reduce), direct (send-recv); all-reduce also has binomial (MPICH's "
+        f"reduce + broadcast) and double-binary-tree (NCCL's, pipelined); {_ALIASES}",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run_collective)
@@ -133,12 +143,16 @@ def cost_report(cost: CollectiveCost) -> str:
         f"  time                 {units.format_seconds(cost.time_s)}   = {cost.formula}",
         f"  steps                {cost.steps}",
         f"  bytes sent per rank  {units.format_bytes(cost.bytes_sent_per_rank)} (busiest rank)",
-        f"  algbw                {units.format_rate(cost.algbw_bytes_per_s)}   = S / time",
-        f"  busbw                {units.format_rate(cost.busbw_bytes_per_s)}   = algbw x "
+        f"  algbw                {_rate(cost.algbw_bytes_per_s)}   = S / time",
+        f"  busbw                {_rate(cost.busbw_bytes_per_s)}   = algbw x "
         f"{cost.bus_bandwidth_factor:.4g} ({factor})",
         f"  source: {cost.source}",
     ]
     return "\n".join(rows)
+
+
+def _rate(value: float | None) -> str:
+    return "- (nothing moves)" if value is None else units.format_rate(value)
 
 
 def run_collective(args: argparse.Namespace) -> int:

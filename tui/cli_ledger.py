@@ -23,25 +23,24 @@ from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
     DTYPE_CHOICES,
+    FINETUNE_CHOICES,
+    LORA_TARGETS,
+    OFFLOAD_CHOICES,
     OPTIMIZER_CHOICES,
-    OPTIONAL_COUNT_FIELDS,
     SIZE_FIELDS,
     TERM_KEYS,
     LedgerResult,
     LedgerSpec,
     compute_ledger,
     numeric_fields_from_text,
+    parse_lora_targets,
 )
 from tui.cli import flag_error, one_line_errors, option_flags
+from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
     "params",
-    "layers",
-    "hidden",
-    "heads",
-    "ffn_hidden",
-    "vocab",
     "seq",
     "micro_batch",
     "dtype",
@@ -52,7 +51,6 @@ FLAGS = option_flags(
     "pp",
     "cp",
     "ep",
-    "experts",
     "zero",
     "recompute",
     "sequence_parallel",
@@ -62,8 +60,17 @@ FLAGS = option_flags(
     "convention",
     "largest_layer_params",
     "gpu_memory",
+    "finetune",
+    "lora_rank",
+    "lora_targets",
+    "offload",
+    "gpus_per_node",
+    "nodes",
+    "fp32_grad_accumulation",
     master_weights="--no-master-weights",
     expert_param_share="--experts",
+    zero_init="--no-zero-init",
+    **SHAPE_FLAGS,
 )
 _TERM_LABELS = {
     "params": "parameters",
@@ -82,17 +89,15 @@ def register(calc_subparsers: Any) -> None:
         help="per-rank training memory: params, grads, optimizer, activations, buffers",
         description=(
             "Per-rank training memory in bytes, in a named convention (zero-paper, megatron, "
-            "deepspeed). Give --params, or the architecture (--layers --hidden --vocab); add "
-            "--seq and --heads to compute activations."
+            "deepspeed). Give --params, a --model preset, or the architecture (--layers --hidden "
+            "--vocab and the shape flags; flags override the preset); add --seq and --heads to "
+            "compute activations. --finetune lora|qlora freezes the model; --offload moves model "
+            "states to the host."
         ),
     )
     one_line_errors(parser, "calc ledger")
     parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
-    parser.add_argument("--layers", help="transformer layers L")
-    parser.add_argument("--hidden", help="hidden size h")
-    parser.add_argument("--heads", help="attention heads a")
-    parser.add_argument("--ffn-hidden", help="MLP hidden size (default 4h)")
-    parser.add_argument("--vocab", help="vocabulary size V")
+    add_shape_flags(parser)
     parser.add_argument("--seq", help="sequence length s (needed for activations)")
     parser.add_argument("--micro-batch", default="1", help="micro-batch size b (default 1)")
     parser.add_argument("--dtype", default="bf16", metavar="{" + ",".join(DTYPE_CHOICES) + "}")
@@ -105,10 +110,16 @@ def register(calc_subparsers: Any) -> None:
         action="store_false",
         help="no fp32 master copy of the weights",
     )
-    parser.add_argument("--fp32-grads", action="store_true", help="keep gradients in fp32")
+    parser.add_argument(
+        "--fp32-grads", action="store_true", help="keep the gradients in fp32 (2 + 4 + 12 = 18)"
+    )
+    parser.add_argument(
+        "--fp32-grad-accumulation",
+        action="store_true",
+        help="add an fp32 gradient accumulation buffer (2 + 2 + 4 + 12 = 20)",
+    )
     for name in ("dp", "tp", "pp", "cp", "ep"):
         parser.add_argument(f"--{name}", default="1", help=f"{name.upper()} size (default 1)")
-    parser.add_argument("--experts", default="1", help="MoE experts per layer (default 1)")
     parser.add_argument("--zero", default="0", metavar="{0,1,2,3}", help="ZeRO stage; 3 = FSDP")
     parser.add_argument("--recompute", default="none", metavar="{none,selective,full}")
     parser.add_argument("--sequence-parallel", action="store_true", help="Megatron SP with TP")
@@ -120,6 +131,31 @@ def register(calc_subparsers: Any) -> None:
     )
     parser.add_argument("--largest-layer-params", help="DeepSpeed ZeRO-3 largest layer")
     parser.add_argument("--gpu-memory", help="device memory: 80GB, 141GB, 80GiB")
+    parser.add_argument(
+        "--finetune",
+        default="full",
+        metavar="{" + ",".join(FINETUNE_CHOICES) + "}",
+        help="full (default), lora (frozen model + adapters) or qlora (4-bit NF4 base)",
+    )
+    parser.add_argument("--lora-rank", default="8", help="LoRA rank r (default 8)")
+    parser.add_argument(
+        "--lora-targets",
+        help=f"comma list of {','.join(LORA_TARGETS)} (default q,v, PEFT's for Llama)",
+    )
+    parser.add_argument(
+        "--offload",
+        default="none",
+        metavar="{" + ",".join(OFFLOAD_CHOICES) + "}",
+        help="model states on the host: optimizer (ZeRO-Offload), optimizer+params (ZeRO-3)",
+    )
+    parser.add_argument("--gpus-per-node", help="GPUs per node (default: every rank on one node)")
+    parser.add_argument("--nodes", help="nodes (default: world size / GPUs per node)")
+    parser.add_argument(
+        "--no-zero-init",
+        dest="zero_init",
+        action="store_false",
+        help="DeepSpeed's estimator without zero.Init: each process loads the whole model",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object, sizes in bytes")
     parser.set_defaults(func=run)
 
@@ -131,18 +167,24 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
         InputError: a value that does not parse (its field is the spec field; :func:`run` names
             the flag).
     """
-    names = ("params", "largest_layer_params", "gpu_memory", "zero")
-    names += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
+    names = ("params", "largest_layer_params", "gpu_memory", "zero", "seq", "micro_batches")
+    names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
     values = numeric_fields_from_text({name: getattr(args, name) for name in names})
+    values.update(shape_values(args, units.parse_int))
     return LedgerSpec(
         dtype=args.dtype,
         optimizer=args.optimizer,
         master_weights=args.master_weights,
         fp32_grads=args.fp32_grads,
+        fp32_grad_accumulation=args.fp32_grad_accumulation,
         recompute=args.recompute,
         sequence_parallel=args.sequence_parallel,
         schedule=args.schedule,
         convention=args.convention,
+        finetune=args.finetune,
+        lora_targets=parse_lora_targets(args.lora_targets),
+        offload=args.offload,
+        zero_init=args.zero_init,
         **values,
     )
 
@@ -180,8 +222,29 @@ def _print_table(result: LedgerResult) -> None:
     console.print(table)
     lines = [
         f"convention {result.convention}: {CONVENTION_NOTES[result.convention]}",
-        f"parameters N = {units.format_count(result.params_total)}; world size {result.world_size}",
+        f"parameters N = {units.format_count(result.params_total)} ({result.params_total:,.0f})"
+        + (f", model {result.spec.model}" if result.spec.model else "")
+        + f"; world size {result.world_size}",
     ]
+    if result.spec.finetune != "full":
+        lines.append(
+            f"{result.spec.finetune}: trainable parameters {result.trainable_params:,.0f} "
+            f"(rank {result.spec.lora_rank} on {','.join(result.spec.lora_targets)})"
+        )
+    if result.offloaded_bytes or result.spec.offload != "none":
+        host = result.host
+        lines.append(
+            f"host memory per node: {units.format_bytes(result.offloaded_bytes)} "
+            f"({_gib(result.offloaded_bytes)} GiB); {host['formula']}"
+        )
+    if result.per_stage_bytes:
+        totals = ", ".join(
+            f"{int(stage['stage']) + 1}: {_gb(stage['total'])}" for stage in result.per_stage_bytes
+        )
+        lines.append(
+            f"per stage total GB: {totals}; figures above are stage "
+            f"{result.most_loaded_stage + 1}, the most loaded"
+        )
     if not result.activations_computed:
         lines.append("activations not computed: give --seq, --layers, --hidden and --heads")
     if result.fits is not None:

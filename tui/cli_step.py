@@ -2,7 +2,8 @@
 
 Flags and JSON keys are fixed by the issue; scripts and tests rely on them. ``--mfu`` is the share
 of peak the kernels reach while computing; the ``mfu`` key of the output is the whole step's
-model FLOPs utilization after communication, bubble and waits. The flags beyond the issue's list
+model FLOPs utilization after communication, bubble and waits. ``--model`` and the shape flags
+are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the issue's list
 (``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
 ``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
 stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
@@ -33,15 +34,11 @@ from engine.steptime import (
     step_time,
 )
 from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
     "params",
-    "layers",
-    "hidden",
-    "heads",
-    "ffn_hidden",
-    "vocab",
     "seq",
     "global_batch",
     "micro_batch",
@@ -52,8 +49,6 @@ FLAGS = option_flags(
     "ep",
     "zero",
     "gpus",
-    "experts",
-    "top_k",
     "capacity_factor",
     "hot_expert_share",
     "peak_flops",
@@ -71,23 +66,19 @@ FLAGS = option_flags(
     "strategy",
     "mode",
     "max_gpus",
+    "virtual_stages",
     utilization="--mfu",
+    **SHAPE_FLAGS,
 )
-_INTS = ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq", "global_batch", "micro_batch")
-_INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "experts", "top_k", "gpus_per_node")
+_INTS = ("seq", "global_batch", "micro_batch", "virtual_stages")
+_INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "gpus_per_node")
 _NUMBERS = ("capacity_factor", "hot_expert_share", "straggler")
 _CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--params", help="parameter count N: 1.3B (6·N per token)")
-    parser.add_argument("--layers", help="transformer layers L (Korthikanti Eq. 7 with h, V)")
-    parser.add_argument("--hidden", help="hidden size h")
-    parser.add_argument("--heads", help="attention heads a (TP must divide it)")
-    parser.add_argument("--ffn-hidden", help="MLP hidden size (default 4h)")
-    parser.add_argument("--vocab", help="vocabulary size V")
-    parser.add_argument("--experts", help="MoE experts per layer (default 1)")
-    parser.add_argument("--top-k", help="experts per token (default 1)")
+    add_shape_flags(parser)
     parser.add_argument("--capacity-factor", help="MoE capacity factor (default 1.25)")
     parser.add_argument("--hot-expert-share", help="hottest expert's share of tokens")
     parser.add_argument("--seq", help="sequence length s (default 2048)")
@@ -108,6 +99,9 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "--recompute", default="none", metavar="{" + ",".join(RECOMPUTE_CHOICES) + "}"
     )
     parser.add_argument("--schedule", default="1f1b", metavar="{" + ",".join(SCHEDULES) + "}")
+    parser.add_argument(
+        "--virtual-stages", help="model chunks per stage v (interleaved-1f1b; default 1)"
+    )
     parser.add_argument("--interconnect", metavar="{" + ",".join(INTERCONNECTS) + "}")
     parser.add_argument("--intra-bandwidth", help="custom link in a node: 450GB/s")
     parser.add_argument("--inter-bandwidth", help="custom link between nodes: 400Gb/s")
@@ -169,6 +163,7 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
             text = getattr(args, name)
             if text is not None:
                 values[name] = units.parse_int(name, text)
+        values.update(shape_values(args, units.parse_int))
         if args.zero is not None:
             values["zero"] = units.parse_int("zero", args.zero, minimum=0, maximum=3)
         for name in _NUMBERS:
@@ -233,7 +228,8 @@ def _print_step(result: StepResult) -> None:
         f"world {result.world_size} (DP {spec.dp} TP {spec.tp} PP {spec.pp} CP {spec.cp} "
         f"EP {spec.ep}, ZeRO {spec.zero}); m = {result.micro_batches} micro-batches; "
         f"{spec.interconnect.label}, {spec.gpus_per_node} GPUs per node",
-        f"FLOPs convention: {result.flops_convention}",
+        f"FLOPs convention: {result.flops_convention}"
+        + (f"; model {spec.model}" if spec.model else ""),
         f"T_compute        {units.format_seconds(result.t_compute_s)}",
         f"T_comm (all)     {units.format_seconds(result.t_comm_s)}",
         f"T_comm_unhidden  {units.format_seconds(result.t_comm_unhidden_s)}",

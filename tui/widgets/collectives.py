@@ -19,13 +19,25 @@ from textual.message import Message
 from textual.widgets import Static
 
 from engine import units
-from engine.collectives import ALGORITHMS, OPERATIONS, CollectiveCost, collective_cost
+from engine.collectives import (
+    ALGORITHM_ALIASES,
+    ALGORITHMS,
+    COST_ONLY_ALGORITHMS,
+    OPERATIONS,
+    CollectiveCost,
+    collective_cost,
+    is_simulated,
+)
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 
 DEFAULT = "default"
-_ALL_ALGORITHMS = tuple(dict.fromkeys(a for algorithms in ALGORITHMS.values() for a in algorithms))
+_ALL_ALGORITHMS = tuple(
+    dict.fromkeys(
+        a for table in (ALGORITHMS, COST_ONLY_ALGORITHMS) for names in table.values() for a in names
+    )
+)
 
 
 class StepView(Static, can_focus=True):
@@ -58,8 +70,8 @@ def cost_renderable(cost: CollectiveCost, op: str, ranks: int) -> RenderableType
     table.add_column(justify="right", no_wrap=True)
     table.add_row("time", units.format_seconds(cost.time_s))
     table.add_row("sent per rank", units.format_bytes(cost.bytes_sent_per_rank))
-    table.add_row("algbw S/t", units.format_rate(cost.algbw_bytes_per_s))
-    table.add_row("busbw", units.format_rate(cost.busbw_bytes_per_s))
+    for label, rate in (("algbw S/t", cost.algbw_bytes_per_s), ("busbw", cost.busbw_bytes_per_s)):
+        table.add_row(label, "-" if rate is None else units.format_rate(rate))
     table.add_row("busbw factor", f"{cost.bus_bandwidth_factor:.4g}")
     table.add_row("steps", str(cost.steps))
     return Group(
@@ -105,6 +117,14 @@ class CollectivesPane(CalculatorPane):
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
 
+    def restore(self, values: dict[str, str]) -> None:
+        # A form saved when binomial was called tree: show it under its current name.
+        aliases = ALGORITHM_ALIASES.get(values.get("op", ""), {})
+        algorithm = values.get("algorithm", DEFAULT)
+        if algorithm in aliases:
+            values = {**values, "algorithm": aliases[algorithm]}
+        super().restore(values)
+
     def compose_footer(self) -> ComposeResult:
         yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
         # The picture itself takes focus (its arrows step); the container would take the arrows.
@@ -114,7 +134,7 @@ class CollectivesPane(CalculatorPane):
     def compute(self, values: dict[str, str]) -> Outcome:
         op = values["op"]
         algorithm = None if values["algorithm"] == DEFAULT else values["algorithm"]
-        ranks = units.parse_int("ranks", values["ranks"], minimum=2)
+        ranks = units.parse_int("ranks", values["ranks"], minimum=1)
         cost = collective_cost(
             op,
             ranks,
@@ -139,6 +159,14 @@ class CollectivesPane(CalculatorPane):
         if ranks > MAX_DIAGRAM_RANKS:
             self.step_count = 0
             flow.update(strings.COLLECTIVE_TOO_MANY.format(limit=MAX_DIAGRAM_RANKS))
+            return
+        if ranks < 2:
+            self.step_count = 0
+            flow.update(strings.COLLECTIVE_ONE_RANK)
+            return
+        if not is_simulated(op, algorithm):
+            self.step_count = 0
+            flow.update(strings.COLLECTIVE_NOT_SIMULATED.format(algorithm=algorithm))
             return
         self.step_count = collective_step_count(op, ranks, algorithm)
         self.step = max(0, min(self.step, self.step_count))

@@ -23,6 +23,8 @@ from engine import units
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
+    FINETUNE_CHOICES,
+    OFFLOAD_CHOICES,
     OPTIONAL_COUNT_FIELDS,
     PRECISION_PRESETS,
     SIZE_FIELDS,
@@ -32,7 +34,10 @@ from engine.ledger import (
     compute_ledger,
     exercise1_columns,
     numeric_fields_from_text,
+    parse_lora_targets,
 )
+from engine.model_presets import get_preset, model_presets
+from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 
@@ -56,6 +61,9 @@ _TERM_STYLES = {
 }
 # Exercise 1 (lesson S15): a hypothetical 1B-parameter model, mixed-precision Adam, one rank.
 EXAMPLE_1B = {
+    "model": CUSTOM,
+    "finetune": "full",
+    "offload": "none",
     "params": "1B",
     "preset": "mixed-adam",
     "weight_bytes": "2",
@@ -66,6 +74,47 @@ EXAMPLE_1B = {
     "convention": "zero-paper",
 }
 BAR_WIDTH = 28
+_SHAPE_INPUTS = ", ".join(
+    f"#field-{name}"
+    for name in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "experts", "top_k")
+)
+_SHAPE_SELECTS = ", ".join(f"#field-{name}" for name in ("mlp", "norm", "bias", "tied_embeddings"))
+
+
+# The shape fields a model preset fills (field -> the preset shape's attribute, as form text).
+MODEL_FIELDS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "ffn_hidden",
+    "vocab",
+    "mlp",
+    "norm",
+    "bias",
+    "tied_embeddings",
+    "experts",
+    "top_k",
+)
+
+
+def model_form_values(name: str) -> dict[str, str]:
+    """The form's text for preset ``name``: its shape, and ``params`` emptied (N from the shape).
+
+    Raises:
+        InputError: unknown preset (field ``model``).
+    """
+    shape = get_preset(name).shape.as_dict()
+    values = {"model": name, "params": ""}
+    for field in MODEL_FIELDS:
+        value = shape[field]
+        if isinstance(value, bool):
+            values[field] = "yes" if value else "no"
+        else:
+            values[field] = "" if value is None else str(value)
+    # The padded vocabulary is what the preset counts; the form has no padding field.
+    values["vocab"] = str(get_preset(name).shape.padded_vocab)
+    return values
 
 
 def spec_from_form(values: dict[str, str]) -> LedgerSpec:
@@ -78,14 +127,24 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     preset_fields: dict[str, Any] = {}
     if preset_key in PRECISION_PRESETS:
         preset_fields = dict(PRECISION_PRESETS[preset_key].fields)
-    numeric = ("params", "largest_layer_params", "gpu_memory", "zero")
+    numeric = ("params", "largest_layer_params", "gpu_memory", "zero", "shared_experts")
     numeric += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
+    model = values.get("model", CUSTOM)
     spec_fields: dict[str, Any] = {
-        **numeric_fields_from_text({name: values[name] for name in numeric}),
+        **numeric_fields_from_text({name: values[name] for name in numeric if name in values}),
         "convention": values["convention"],
         "recompute": values["recompute"],
         "sequence_parallel": values["sequence_parallel"] == "yes",
         "schedule": values["schedule"],
+        "model": None if model == CUSTOM else model,
+        "mlp": values["mlp"],
+        "norm": values["norm"],
+        "bias": values["bias"] == "yes",
+        "tied_embeddings": values["tied_embeddings"] == "yes",
+        "attention": values["attention"],
+        "finetune": values["finetune"],
+        "lora_targets": parse_lora_targets(values["lora_targets"]),
+        "offload": values["offload"],
         **preset_fields,
     }
     # A preset sets dtype, optimizer and master weights, so every convention (and the CLI) shows
@@ -145,10 +204,26 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
         f"{result.naive_bytes / units.GB:,.2f}",
         f"{result.naive_bytes / units.GIB:,.2f}",
     )
+    model = f" ({result.spec.model})" if result.spec.model else ""
     lines = [
-        f"N = {units.format_count(result.params_total)} params; world size {result.world_size}",
+        f"N = {units.format_count(result.params_total)} params{model}; world size "
+        f"{result.world_size}",
         f"convention: {result.convention}",
     ]
+    if result.spec.finetune != "full":
+        lines.append(
+            f"{result.spec.finetune}: {result.trainable_params:,.0f} trainable params "
+            f"(r {result.spec.lora_rank} on {','.join(result.spec.lora_targets)})"
+        )
+    if result.offloaded_bytes:
+        lines.append(
+            f"host per node: {units.format_gb(result.offloaded_bytes)} "
+            f"({units.format_gib(result.offloaded_bytes)}), offload {result.spec.offload}"
+        )
+    if result.per_stage_bytes:
+        lines.append(
+            f"pipeline stage {result.most_loaded_stage + 1} of {result.spec.pp}, the most loaded"
+        )
     if result.fits is not None and result.spec.gpu_memory is not None:
         verdict = "fits" if result.fits else "DOES NOT FIT"
         lines.append(f"{verdict} in {units.format_bytes(result.spec.gpu_memory)}")
@@ -191,8 +266,10 @@ class LedgerPane(CalculatorPane):
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
         "precision preset or type bytes per parameter for weights, gradients and optimizer "
         "states (K, fp32 master weights included, as the ZeRO paper counts), the data-parallel "
-        "size P and the ZeRO stage. For activations open 'activations, TP/PP/CP/EP' below the "
-        "result and fill seq, layers, hidden and heads (Korthikanti et al. 2022, Table 2). "
+        "size P and the ZeRO stage. Below the result, 'model, seq, TP/PP/CP/EP' opens the rest: "
+        "a model (Llama 2/3, Mixtral, GPT-3: it fills the shape, which you can change), seq "
+        "for activations (Korthikanti et al. 2022, Table 2; flash attention stores no scores), "
+        "LoRA/QLoRA fine-tuning, offload to the host and the parallel sizes. "
         "Figures are per rank, in GB (1e9 bytes) and GiB (2^30 bytes). ctrl+g loads "
         "exercise 1's 1B example; ctrl+t compares the zero-paper "
         "(16 B/param), megatron (18) and deepspeed conventions. Your exercise-1 figures are "
@@ -225,11 +302,28 @@ class LedgerPane(CalculatorPane):
     MORE_BUTTON = strings.LEDGER_MORE_BUTTON
     MORE_FIELDS = (
         Field("seq", "seq len s", "", tooltip="leave empty to skip activations"),
+        Field(
+            "model",
+            "model",
+            CUSTOM,
+            options=(("custom shape", CUSTOM), *((name, name) for name in model_presets())),
+        ),
         Field("layers", "layers L", ""),
         Field("hidden", "hidden h", ""),
         Field("heads", "heads a", ""),
+        Field("kv_heads", "KV heads", "", tooltip="GQA/MQA; default = heads"),
         Field("ffn_hidden", "FFN hidden", "", tooltip="default 4h"),
         Field("vocab", "vocab V", ""),
+        Field("mlp", "MLP", "gelu", options=tuple((kind, kind) for kind in MLP_KINDS)),
+        Field("norm", "norm", "layernorm", options=tuple((kind, kind) for kind in NORM_KINDS)),
+        Field("bias", "linear bias", "yes", options=_YES_NO[::-1]),
+        Field("tied_embeddings", "tied embed.", "yes", options=_YES_NO[::-1]),
+        Field(
+            "attention",
+            "attention",
+            "eager",
+            options=tuple((kind, kind) for kind in ATTENTION_KERNELS),
+        ),
         Field("micro_batch", "micro-batch b", "1"),
         Field(
             "recompute",
@@ -238,11 +332,16 @@ class LedgerPane(CalculatorPane):
             options=(("none", "none"), ("selective", "selective"), ("full", "full")),
         ),
         Field("sequence_parallel", "seq parallel", "no", options=_YES_NO),
+        Field("finetune", "fine-tune", "full", options=tuple((m, m) for m in FINETUNE_CHOICES)),
+        Field("lora_rank", "LoRA rank r", "8"),
+        Field("lora_targets", "LoRA targets", "q,v", tooltip="comma list of q,k,v,o,gate,up,down"),
+        Field("offload", "offload", "none", options=tuple((m, m) for m in OFFLOAD_CHOICES)),
         Field("tp", "TP size", "1"),
         Field("pp", "PP size", "1"),
         Field("cp", "CP size", "1"),
         Field("ep", "EP size", "1"),
         Field("experts", "experts", "1"),
+        Field("top_k", "top-k", "1", tooltip="experts per token"),
         Field("schedule", "PP schedule", "1f1b", options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
         Field("micro_batches", "micro-batches", "", tooltip="m; default p for 1F1B"),
         Field("virtual_stages", "virtual st. v", "1"),
@@ -295,6 +394,28 @@ class LedgerPane(CalculatorPane):
             f"{preset.optimizer_bytes:g}",
         ):
             self._fill({"preset": CUSTOM})
+
+    @on(Select.Changed, "#field-model")
+    def _model_changed(self, event: Select.Changed) -> None:
+        name = str(event.value)
+        # A Select posts Changed when it mounts too: only a new choice fills the shape fields.
+        if name == CUSTOM or self._last_values.get("model", name) == name:
+            return
+        self._fill(model_form_values(name))
+        self.notify(strings.LEDGER_MODEL_LOADED.format(model=name))
+
+    @on(Input.Changed, _SHAPE_INPUTS)
+    @on(Select.Changed, _SHAPE_SELECTS)
+    def _shape_changed(self, event: Input.Changed | Select.Changed) -> None:
+        # A shape edited away from the preset's is a custom shape: the preset's name (and its
+        # published count) no longer describes it.
+        values = self.values()
+        name = values.get("model", CUSTOM)
+        if name == CUSTOM:
+            return
+        preset = model_form_values(name)
+        if any(values[field] != preset[field] for field in MODEL_FIELDS):
+            self._fill({"model": CUSTOM})
 
     def _fill(self, values: dict[str, str]) -> None:
         current = self.values()

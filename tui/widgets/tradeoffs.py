@@ -22,14 +22,20 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Label, Select, Static
 
 from engine import units
+from engine.errors import InputError
 from engine.lesson import Item, Lesson
+from engine.model_presets import model_presets
 from engine.scaling import (
     COUNTEREXAMPLES,
+    TRADEOFFS_BASE,
+    TRADEOFFS_BATCHES,
+    TRADEOFFS_SEQS,
     TRADEOFFS_WORLDS,
     ScalingPlot,
     TradeoffsReport,
     run_counterexample,
     scaling_plot,
+    tradeoffs_base,
     tradeoffs_report,
 )
 from engine.steptime import INTERCONNECTS
@@ -195,9 +201,12 @@ class TradeoffsPane(VerticalScroll):
         "The plot shows tokens/s against GPUs with '.' for perfect linear scaling: doubling the "
         "GPUs does not double throughput once communication is not hidden. Keys 1, 2, 3 show the "
         "lesson's counterexamples (the focus must not be in a text box). Write your answers to "
-        "exercises 4 and 5 below; they are saved as you type. The model, batch, sequence, "
-        "device and links the figures assume are listed above them. The plot is log-log: "
-        "linear scaling is the straight '.' line; '*' marks a cell several strategies share."
+        "exercises 4 and 5 below; they are saved as you type. Pick the model, the global batch "
+        "and the sequence length (default: lesson-1b, 24 layers, h 2048, about 1.3B; batch 64; "
+        "s 2048); A100 peak at 50%. The counterexamples keep their own models. The model, batch, "
+        "sequence, device and links the figures assume are listed above them. The plot is "
+        "log-log: linear scaling is the straight '.' line; '*' marks a cell several strategies "
+        "share."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),
@@ -231,6 +240,36 @@ class TradeoffsPane(VerticalScroll):
                 compact=True,
                 classes="form-field",
             )
+        for label, select_id, options, value in (
+            (
+                strings.TRADEOFFS_MODEL,
+                "tradeoffs-model",
+                [(name, name) for name in model_presets()],
+                str(TRADEOFFS_BASE.model),
+            ),
+            (
+                strings.TRADEOFFS_BATCH,
+                "tradeoffs-batch",
+                [(str(n), str(n)) for n in TRADEOFFS_BATCHES],
+                str(TRADEOFFS_BASE.global_batch),
+            ),
+            (
+                strings.TRADEOFFS_SEQ,
+                "tradeoffs-seq",
+                [(str(n), str(n)) for n in TRADEOFFS_SEQS],
+                str(TRADEOFFS_BASE.seq),
+            ),
+        ):
+            with Horizontal(classes="form-row"):
+                yield Label(label, classes="form-label")
+                yield Select(
+                    options,
+                    value=value,
+                    allow_blank=False,
+                    id=select_id,
+                    compact=True,
+                    classes="form-field",
+                )
         yield Static("", id="tradeoffs-result")
         yield Static(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
         with Horizontal(classes="form-row scenario-buttons"):
@@ -263,10 +302,22 @@ class TradeoffsPane(VerticalScroll):
         """Recompute the table and the plot from the two choices."""
         link = str(self.query_one("#tradeoffs-link", Select).value)
         world = int(str(self.query_one("#tradeoffs-world", Select).value))
-        report = tradeoffs_report(link, world)
-        self.query_one("#tradeoffs-result", Static).update(report_renderable(report, self._width()))
+        model = str(self.query_one("#tradeoffs-model", Select).value)
+        batch = int(str(self.query_one("#tradeoffs-batch", Select).value))
+        seq = int(str(self.query_one("#tradeoffs-seq", Select).value))
+        result = self.query_one("#tradeoffs-result", Static)
+        try:
+            report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
+        except InputError as error:
+            # A choice the model cannot take (a sequence beyond its positions): say which.
+            result.update(Text(f"{model}: {error}"))
+            return
+        result.update(report_renderable(report, self._width()))
 
-    @on(Select.Changed, "#tradeoffs-link, #tradeoffs-world")
+    @on(
+        Select.Changed,
+        "#tradeoffs-link, #tradeoffs-world, #tradeoffs-model, #tradeoffs-batch, #tradeoffs-seq",
+    )
     def _choice_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.refresh_report()

@@ -1,0 +1,193 @@
+"""``shardbook models``: the model presets with their parameter counts, and the model-shape flags
+``calc ledger`` and ``calc step`` share (``--model NAME`` and the custom-shape flags).
+
+Flag names are fixed: scripts rely on them. Values are checked by the engine
+(:mod:`engine.model_size`, :mod:`engine.model_presets`), so a bad value is one line naming the
+flag, exit 2. No Textual import here: the headless command must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engine import units
+from engine.model_presets import model_presets
+from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS, POSITION_KINDS
+
+# Shape field -> its flag, for the engine's errors (the boolean flags by what sets them).
+SHAPE_FLAGS: dict[str, str] = {
+    "model": "--model",
+    "layers": "--layers",
+    "hidden": "--hidden",
+    "heads": "--heads",
+    "kv_heads": "--kv-heads",
+    "head_dim": "--head-dim",
+    "ffn_hidden": "--ffn-hidden",
+    "vocab": "--vocab",
+    "vocab_multiple": "--vocab-multiple",
+    "mlp": "--mlp",
+    "norm": "--norm",
+    "bias": "--no-bias",
+    "tied_embeddings": "--untied-embeddings",
+    "positions": "--positions",
+    "final_norm": "--final-norm",
+    "dropout": "--dropout",
+    "attention": "--attention",
+    "experts": "--experts",
+    "top_k": "--top-k",
+    "shared_experts": "--shared-experts",
+    "expert_ffn_hidden": "--expert-ffn-hidden",
+}
+# Whole-number shape flags, parsed by the calculator's own parser (their text -> int).
+SHAPE_COUNTS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn_hidden",
+    "vocab",
+    "vocab_multiple",
+    "experts",
+    "top_k",
+    "shared_experts",
+    "expert_ffn_hidden",
+)
+SHAPE_CHOICES = ("mlp", "norm", "positions", "attention")
+SHAPE_SWITCHES = ("bias", "tied_embeddings", "final_norm", "dropout")
+
+
+def add_shape_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``--model`` and the custom-shape flags; each defaults to ``None`` (the preset's value,
+    else the engine's default)."""
+    # The names are not listed here: reading the presets would slow every command's start.
+    parser.add_argument(
+        "--model", metavar="NAME", help="a model preset (`shardbook models` lists them)"
+    )
+    parser.add_argument("--layers", help="transformer layers L")
+    parser.add_argument("--hidden", help="hidden size h")
+    parser.add_argument("--heads", help="attention heads a")
+    parser.add_argument("--kv-heads", help="key/value heads (GQA/MQA; default = heads)")
+    parser.add_argument("--head-dim", help="size of one head (default hidden / heads)")
+    parser.add_argument("--ffn-hidden", help="MLP hidden size f (default 4h)")
+    parser.add_argument("--vocab", help="vocabulary size V")
+    parser.add_argument("--vocab-multiple", help="pad V up to a multiple of this (default 1)")
+    parser.add_argument("--mlp", metavar="{" + ",".join(MLP_KINDS) + "}", help="MLP kind")
+    parser.add_argument(
+        "--norm",
+        metavar="{" + ",".join(NORM_KINDS) + "}",
+        help="norm kind; rmsnorm also means rotary positions, a final norm and no dropout",
+    )
+    parser.add_argument(
+        "--no-bias", dest="bias", action="store_const", const=False, help="no linear biases"
+    )
+    parser.add_argument(
+        "--untied-embeddings",
+        dest="tied_embeddings",
+        action="store_const",
+        const=False,
+        help="a separate output layer (V·h more parameters)",
+    )
+    parser.add_argument(
+        "--positions", metavar="{" + ",".join(POSITION_KINDS) + "}", help="position embeddings"
+    )
+    parser.add_argument(
+        "--final-norm",
+        action=argparse.BooleanOptionalAction,
+        help="a norm after the last layer (default: with rmsnorm)",
+    )
+    parser.add_argument(
+        "--dropout",
+        action=argparse.BooleanOptionalAction,
+        help="dropout masks kept for backward (default: with layernorm)",
+    )
+    parser.add_argument(
+        "--attention",
+        metavar="{" + ",".join(ATTENTION_KERNELS) + "}",
+        help="eager (scores stored, the default) or flash (none stored)",
+    )
+    parser.add_argument("--experts", help="MoE routed experts per layer (default 1)")
+    parser.add_argument("--top-k", help="experts per token (default 1)")
+    parser.add_argument("--shared-experts", help="MoE shared experts per layer (default 0)")
+    parser.add_argument("--expert-ffn-hidden", help="one expert's MLP size (default ffn-hidden)")
+
+
+def shape_values(args: argparse.Namespace, parse_int: Callable[..., int]) -> dict[str, Any]:
+    """The shape fields the flags gave (absent ones left out), whole numbers parsed with
+    ``parse_int(field, text, minimum=...)``.
+
+    Raises:
+        InputError: a whole number that does not parse (named by its field).
+    """
+    values: dict[str, Any] = {}
+    if args.model is not None:
+        values["model"] = args.model
+    for name in SHAPE_COUNTS:
+        text = getattr(args, name)
+        if text is not None:
+            minimum = 0 if name == "shared_experts" else 1
+            values[name] = parse_int(name, text, minimum=minimum)
+    for name in (*SHAPE_CHOICES, *SHAPE_SWITCHES):
+        value = getattr(args, name)
+        if value is not None:
+            values[name] = value
+    return values
+
+
+def register(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_paths: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """Add ``models`` to the ``shardbook`` commands."""
+    del add_paths  # the presets are packaged with the engine: no folder to point at
+    parser = commands.add_parser(
+        "models",
+        help="model presets with their parameter counts and sources",
+        description=(
+            "The model presets of --model (calc ledger, calc step): each shape, the parameter "
+            "count it gives and the count its source publishes."
+        ),
+    )
+    parser.add_argument(
+        "--json", action="store_true", help='[{"name", "params_total", "source", "shape"}]'
+    )
+    parser.set_defaults(func=run_models)
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """Print the presets; returns 0."""
+    presets = model_presets()
+    if args.json:
+        print(json.dumps([preset.as_dict() for preset in presets.values()], ensure_ascii=False))
+        return 0
+    console = Console(markup=False, highlight=False, emoji=False)
+    table = Table(title="model presets (--model NAME)", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("parameters", justify="right", no_wrap=True)
+    table.add_column("published", justify="right", no_wrap=True)
+    table.add_column("shape")
+    for preset in presets.values():
+        shape = preset.shape
+        kind = f"L{shape.layers} h{shape.hidden} a{shape.heads}"
+        if shape.kv_width != shape.q_width:
+            kind += f" kv{shape.kv_heads}"
+        kind += f" f{shape.ffn} {shape.mlp} {shape.norm} V{shape.padded_vocab}"
+        if shape.experts > 1:
+            kind += f" E{shape.experts} k{shape.top_k}"
+        published = (
+            f"{preset.published:,.0f}"
+            if preset.digits is None
+            else f"{units.format_count(preset.published)} ({preset.digits} digits)"
+        )
+        table.add_row(preset.name, f"{preset.size.total:,.0f}", published, kind)
+    console.print(table)
+    for preset in presets.values():
+        console.print(Text(f"{preset.name}: {preset.title}; {preset.source}"))
+    return 0
