@@ -148,28 +148,41 @@ LEDGER_FORM_DEFAULTS: Mapping[str, str] = MappingProxyType(
         "convention": "zero-paper",
         "gpu_memory": "80GB",
         "seq": "",
+        "model": "custom",
         "layers": "",
         "hidden": "",
         "heads": "",
+        "kv_heads": "",
         "ffn_hidden": "",
         "vocab": "",
+        "mlp": "gelu",
+        "norm": "layernorm",
+        "bias": "yes",
+        "tied_embeddings": "yes",
+        "attention": "eager",
         "micro_batch": "1",
         "recompute": "none",
         "sequence_parallel": "no",
+        "finetune": "full",
+        "lora_rank": "8",
+        "lora_targets": "q,v",
+        "offload": "none",
         "tp": "1",
         "pp": "1",
         "cp": "1",
         "ep": "1",
         "experts": "1",
+        "top_k": "1",
         "schedule": "1f1b",
         "micro_batches": "",
         "virtual_stages": "1",
         "largest_layer_params": "",
     }
 )
-"""The Ledger form as it opens, field -> text (``tests/test_plan.py`` checks that the Ledger
-pane opens with exactly these). ctrl+g's 1B example is this form, so loading it alone leaves
-exercise 1 to do: the exercise asks for the learner's own four columns."""
+"""The Ledger form as it opens, field -> text. The Ledger pane's fields take their defaults from
+here, so the plan and the pane agree on what "not yet worked" means. ctrl+g's 1B example is this
+form, so loading it alone leaves exercise 1 to do: the exercise asks for the learner's own four
+columns."""
 
 
 def ledger_form_worked(forms: Mapping[str, Mapping[str, str]]) -> bool:

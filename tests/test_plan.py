@@ -290,7 +290,7 @@ def test_the_ledger_opens_with_the_defaults_the_plan_compares_with() -> None:
     from tui.widgets.ledger import LedgerPane
 
     defaults = LedgerPane.defaults()
-    assert {name: LEDGER_FORM_DEFAULTS.get(name, "") for name in defaults} == defaults
+    assert defaults == dict(LEDGER_FORM_DEFAULTS)
 
 
 def test_a_lesson_of_other_shape_gets_its_own_plan(tmp_path: Path) -> None:

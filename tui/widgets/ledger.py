@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Select, Static
 
 from engine import units
+from engine.exercises import LEDGER_FORM_DEFAULTS
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
@@ -42,6 +43,13 @@ from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 
 CUSTOM = "custom"
+
+
+def _field(name: str, label: str, **options: Any) -> Field:
+    """A Ledger field whose default is the engine's (:data:`LEDGER_FORM_DEFAULTS`)."""
+    return Field(name, label, LEDGER_FORM_DEFAULTS[name], **options)
+
+
 _YES_NO = (("no", "no"), ("yes", "yes"))
 _TERM_LABELS = {
     "params": ("params", "P"),
@@ -280,72 +288,68 @@ class LedgerPane(CalculatorPane):
         Binding("ctrl+t", "compare", "Compare", id="ledger_compare"),
     ]
     FIELDS = (
-        Field("params", "params N", "1B", tooltip="parameter count: 1e9, 1B, 7.5B, 350M"),
-        Field(
+        _field("params", "params N", tooltip="parameter count: 1e9, 1B, 7.5B, 350M"),
+        _field(
             "preset",
             "precision",
-            "mixed-adam",
             options=(
                 *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
                 ("custom bytes/param", CUSTOM),
             ),
         ),
-        Field("weight_bytes", "weights B/par", "2"),
-        Field("grad_bytes", "grads B/par", "2"),
-        Field("optimizer_bytes", "optim K B/par", "12", tooltip="ZeRO paper K: master + moments"),
-        Field("dp", "DP size P", "1"),
-        Field("zero", "ZeRO stage", "0", options=tuple((f"{s}", f"{s}") for s in "0123")),
-        Field("convention", "convention", "zero-paper", options=tuple((c, c) for c in CONVENTIONS)),
-        Field("gpu_memory", "GPU memory", "80GB", tooltip="80GB, 141GB, 80GiB"),
+        _field("weight_bytes", "weights B/par"),
+        _field("grad_bytes", "grads B/par"),
+        _field("optimizer_bytes", "optim K B/par", tooltip="ZeRO paper K: master + moments"),
+        _field("dp", "DP size P"),
+        _field("zero", "ZeRO stage", options=tuple((f"{s}", f"{s}") for s in "0123")),
+        _field("convention", "convention", options=tuple((c, c) for c in CONVENTIONS)),
+        _field("gpu_memory", "GPU memory", tooltip="80GB, 141GB, 80GiB"),
     )
     MORE_TITLE = strings.LEDGER_MORE
     MORE_BUTTON = strings.LEDGER_MORE_BUTTON
     MORE_FIELDS = (
-        Field("seq", "seq len s", "", tooltip="leave empty to skip activations"),
-        Field(
+        _field("seq", "seq len s", tooltip="leave empty to skip activations"),
+        _field(
             "model",
             "model",
-            CUSTOM,
             options=(("custom shape", CUSTOM), *((name, name) for name in model_presets())),
         ),
-        Field("layers", "layers L", ""),
-        Field("hidden", "hidden h", ""),
-        Field("heads", "heads a", ""),
-        Field("kv_heads", "KV heads", "", tooltip="GQA/MQA; default = heads"),
-        Field("ffn_hidden", "FFN hidden", "", tooltip="default 4h"),
-        Field("vocab", "vocab V", ""),
-        Field("mlp", "MLP", "gelu", options=tuple((kind, kind) for kind in MLP_KINDS)),
-        Field("norm", "norm", "layernorm", options=tuple((kind, kind) for kind in NORM_KINDS)),
-        Field("bias", "linear bias", "yes", options=_YES_NO[::-1]),
-        Field("tied_embeddings", "tied embed.", "yes", options=_YES_NO[::-1]),
-        Field(
+        _field("layers", "layers L"),
+        _field("hidden", "hidden h"),
+        _field("heads", "heads a"),
+        _field("kv_heads", "KV heads", tooltip="GQA/MQA; default = heads"),
+        _field("ffn_hidden", "FFN hidden", tooltip="default 4h"),
+        _field("vocab", "vocab V"),
+        _field("mlp", "MLP", options=tuple((kind, kind) for kind in MLP_KINDS)),
+        _field("norm", "norm", options=tuple((kind, kind) for kind in NORM_KINDS)),
+        _field("bias", "linear bias", options=_YES_NO[::-1]),
+        _field("tied_embeddings", "tied embed.", options=_YES_NO[::-1]),
+        _field(
             "attention",
             "attention",
-            "eager",
             options=tuple((kind, kind) for kind in ATTENTION_KERNELS),
         ),
-        Field("micro_batch", "micro-batch b", "1"),
-        Field(
+        _field("micro_batch", "micro-batch b"),
+        _field(
             "recompute",
             "recompute",
-            "none",
             options=(("none", "none"), ("selective", "selective"), ("full", "full")),
         ),
-        Field("sequence_parallel", "seq parallel", "no", options=_YES_NO),
-        Field("finetune", "fine-tune", "full", options=tuple((m, m) for m in FINETUNE_CHOICES)),
-        Field("lora_rank", "LoRA rank r", "8"),
-        Field("lora_targets", "LoRA targets", "q,v", tooltip="comma list of q,k,v,o,gate,up,down"),
-        Field("offload", "offload", "none", options=tuple((m, m) for m in OFFLOAD_CHOICES)),
-        Field("tp", "TP size", "1"),
-        Field("pp", "PP size", "1"),
-        Field("cp", "CP size", "1"),
-        Field("ep", "EP size", "1"),
-        Field("experts", "experts", "1"),
-        Field("top_k", "top-k", "1", tooltip="experts per token"),
-        Field("schedule", "PP schedule", "1f1b", options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
-        Field("micro_batches", "micro-batches", "", tooltip="m; default p for 1F1B"),
-        Field("virtual_stages", "virtual st. v", "1"),
-        Field("largest_layer_params", "largest layer", "", tooltip="deepspeed ZeRO-3 term"),
+        _field("sequence_parallel", "seq parallel", options=_YES_NO),
+        _field("finetune", "fine-tune", options=tuple((m, m) for m in FINETUNE_CHOICES)),
+        _field("lora_rank", "LoRA rank r"),
+        _field("lora_targets", "LoRA targets", tooltip="comma list of q,k,v,o,gate,up,down"),
+        _field("offload", "offload", options=tuple((m, m) for m in OFFLOAD_CHOICES)),
+        _field("tp", "TP size"),
+        _field("pp", "PP size"),
+        _field("cp", "CP size"),
+        _field("ep", "EP size"),
+        _field("experts", "experts"),
+        _field("top_k", "top-k", tooltip="experts per token"),
+        _field("schedule", "PP schedule", options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
+        _field("micro_batches", "micro-batches", tooltip="m; default p for 1F1B"),
+        _field("virtual_stages", "virtual st. v"),
+        _field("largest_layer_params", "largest layer", tooltip="deepspeed ZeRO-3 term"),
     )
 
     def __init__(self) -> None:
