@@ -197,8 +197,8 @@ async def test_ctrl_c_copies_a_selection_and_otherwise_saves_and_quits(tmp_path:
     assert "copy me" in ProgressStore(tmp_path).load("S15").progress.answers.values()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-async def test_sigterm_and_sighup_save_before_exit(tmp_path: Path, signum: int) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+async def test_exit_signals_save_before_exit(tmp_path: Path, signum: int) -> None:
     app = app_for(tmp_path, delay=60)  # no autosave: only the signal handler can save
     async with app.run_test(size=SIZE) as pilot:
         await goto_section(pilot, app, "reflection")
