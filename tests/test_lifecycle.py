@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pyte
 import pytest
+from textual.command import CommandList
 from textual.widgets import TextArea
 
 from engine.progress import LessonProgress, ProgressStore
-from tests.test_app_flow import goto_section
 from tui import strings
 from tui.app import make_app
 
@@ -340,21 +340,30 @@ def test_ctrl_z_needs_a_shell_to_return_to(tmp_path: Path) -> None:
         assert terminal.wait_exit() == 0
 
 
-def test_ctrl_z_in_a_shell_saves_suspends_and_fg_brings_it_back(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def suspended_in_a_shell(progress_dir: Path) -> Iterator[Terminal]:
+    """An interactive bash (job control) on its own terminal that ran shardbook, where an
+    answer was typed and ctrl+z pressed outside the text box; always ended afterwards."""
     bash = "/bin/bash"
     if not os.access(bash, os.X_OK):
         pytest.skip("needs bash for job control")
     terminal = Terminal([bash, "--norc", "--noprofile", "-i"])
     try:
         code = PRELUDE_NO_AUTOSAVE + RUN_APP
-        terminal.send(
-            f"{shlex.join([sys.executable, '-c', code, '--progress-dir', str(tmp_path)])}\r"
-        )
+        command = shlex.join([sys.executable, "-c", code, "--progress-dir", str(progress_dir)])
+        terminal.send(f"{command}\r")
         terminal.wait_for_text(LESSON_DRAWN)
         type_an_answer(terminal)
         terminal.send("\x0f")  # ctrl+o: to the outline, out of the text box
-        terminal.send("\x1a")
+        terminal.send("\x1a")  # ctrl+z
         terminal.wait_for_text("Stopped")
+        yield terminal
+    finally:
+        terminal.end()
+
+
+def test_ctrl_z_in_a_shell_saves_suspends_and_fg_brings_it_back(tmp_path: Path) -> None:
+    with suspended_in_a_shell(tmp_path) as terminal:
         assert saved_answers(tmp_path) == [TYPED]
         terminal.screen.reset()  # the terminal shows the shell now, not the app's last frame
         terminal.send("fg; echo exit=$?\r")
@@ -363,24 +372,42 @@ def test_ctrl_z_in_a_shell_saves_suspends_and_fg_brings_it_back(tmp_path: Path) 
         terminal.wait_for_text("exit=0")
         terminal.send("exit\r")
         assert terminal.wait_exit() == 0
-    finally:
-        terminal.end()
+
+
+def test_closing_the_terminal_while_suspended_ends_the_app(tmp_path: Path) -> None:
+    with suspended_in_a_shell(tmp_path) as terminal:
+        children = Path(f"/proc/{terminal.pid}/task/{terminal.pid}/children").read_text()
+        (app_pid,) = map(int, children.split())
+        stat = Path(f"/proc/{app_pid}/stat")
+        terminal.close()  # bash passes the SIGHUP on, with a SIGCONT, to its stopped job
+        # Not our child, so no exit code here: gone, or a zombie nobody reaped yet.
+        deadline = time.monotonic() + GONE_WITHIN
+        while stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "still running 3 s after the terminal closed"
+            time.sleep(0.02)
+        assert terminal.wait_exit() == -signal.SIGHUP  # bash, ended by the signal itself
+    assert saved_answers(tmp_path) == [TYPED]
 
 
 # --------------------------------------------------------------------- in-process
-async def test_ctrl_z_in_a_text_box_undoes_and_elsewhere_asks_for_a_shell(
+async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
     tmp_path: Path,
 ) -> None:
     app = make_app(progress_dir=tmp_path, autosave_delay=60)
     async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
-        await goto_section(pilot, app, "self-check")
+        app.show_section("self-check")
+        await pilot.pause()
         area = app.query("#reading TextArea").first(TextArea)
         area.focus()
         await pilot.press(*"undo me")
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert area.text == "" and not app._notifications
-        app.query_one("#outline").focus()
-        await pilot.press("ctrl+z")
+        await pilot.press("ctrl+p", *"suspend")
+        palette = app.screen
+        while not palette.query(CommandList).first(CommandList).option_count:
+            await pilot.pause(0.01)
+        await pilot.press("enter")
         await pilot.pause()
+        # Headless there is no shell to suspend to, and the app says so.
         assert [n.message for n in app._notifications] == [strings.CANNOT_SUSPEND]
