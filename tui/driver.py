@@ -67,6 +67,7 @@ class TerminalOutput:
     def __init__(self, file: IO[str]) -> None:
         self._file = file
         self.gone = False
+        self.is_terminal = file.isatty()
 
     def write(self, text: str) -> None:
         if self.gone:
@@ -118,6 +119,8 @@ class ShardbookDriver(LinuxDriver):
 
     def terminal_gone(self) -> bool:
         """Whether the terminal hung up (a closed window or SSH link): its ioctls fail."""
+        if not self._output.is_terminal:
+            return self._output.gone
         try:
             termios.tcgetattr(self._output.fileno())
         except (termios.error, OSError, ValueError):

@@ -93,7 +93,7 @@ async def settle(app: App[object]) -> None:
     queue on the focused widget's path has handled what it held, which moves such a message up
     at least one level: as many rounds as levels, :data:`SETTLE_SECONDS` at most in all.
     """
-    focused = app.focused
+    focused = app.focused if app.screen_stack else None
     path = [*focused.ancestors_with_self] if focused is not None else [app]
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(SETTLE_SECONDS):
