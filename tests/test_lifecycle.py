@@ -269,7 +269,8 @@ def test_closing_the_terminal_over_another_screen_keeps_the_text(
 
 
 # --------------------------------------------------------------------- signals
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+# SIGHUP with the terminal gone: the tests above; with it still there: test_never_lose_a_word.py.
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_right_after_typing_keeps_the_text(tmp_path: Path, signum: int) -> None:
     with shardbook(tmp_path, PRELUDE_NO_AUTOSAVE) as terminal:
         type_an_answer(terminal)
