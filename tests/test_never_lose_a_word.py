@@ -203,8 +203,9 @@ async def test_exit_signals_save_before_exit(tmp_path: Path, signum: int) -> Non
     async with app.run_test(size=SIZE) as pilot:
         await goto_section(pilot, app, "reflection")
         area = app.query("#reading NoteBox TextArea").first(TextArea)
-        await paste(pilot, area, "typed just before the window closed")
-        assert app.dirty
+        area.focus()
+        app.post_message(events.Paste("typed just before the window closed"))
+        # At once: the paste may not have reached the app yet; the handler waits for it.
         os.kill(os.getpid(), signum)
         await pilot.pause(0.2)
     assert app.return_code == 128 + signum

@@ -125,12 +125,15 @@ def end_on_signal(
     terminal_gone = driver.end_session() if driver is not None else False
 
     async def save_then_exit() -> None:
-        await settle(app)
-        message = save_and_unlock()
-        if driver is not None:
-            arm_backstop(return_code, driver.restore_terminal_modes)
-        shown = message if message and not terminal_gone else None
-        app.exit(return_code=return_code, message=shown)
+        message = ""
+        try:
+            await settle(app)
+            message = save_and_unlock()
+        finally:  # an unforeseen error in the save still ends the process
+            if driver is not None:
+                arm_backstop(return_code, driver.restore_terminal_modes)
+            shown = message if message and not terminal_gone else None
+            app.exit(return_code=return_code, message=shown)
 
     return asyncio.get_running_loop().create_task(save_then_exit())
 
