@@ -110,6 +110,14 @@ class Terminal:
         self.output += data
         self._stream.feed(data)
 
+    def drain(self) -> None:
+        """Read all the program wrote that is still in the pty (it may have stopped or ended)."""
+        while self._fd is not None:
+            read_so_far = len(self.output)
+            self._read(0)
+            if len(self.output) == read_so_far:
+                return
+
     @property
     def rows(self) -> list[str]:
         """What the terminal shows, one string per row. (pyte's ``Screen.display`` fails on a
@@ -161,6 +169,7 @@ class Terminal:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.exit_code = os.waitstatus_to_exitcode(status)
+                self.drain()
                 break
             assert time.monotonic() < deadline, f"still running {timeout} s later:\n{self.text}"
             self._read(0.02)
@@ -321,6 +330,7 @@ def test_sigtstp_saves_and_sigcont_redraws_the_whole_screen(tmp_path: Path) -> N
         type_an_answer(terminal)
         terminal.signal(signal.SIGTSTP)
         terminal.wait_for(lambda: terminal.state() == "T", "stopped process")
+        terminal.drain()  # it left application mode before it stopped
         assert saved_answers(tmp_path) == [TYPED]
         assert terminal.output.rfind(b"\x1b[?1049l") > terminal.output.rfind(b"\x1b[?1049h")
         # A terminal shows an empty alternate screen when the app enters it again.
