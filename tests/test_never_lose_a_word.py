@@ -199,14 +199,15 @@ async def test_ctrl_c_copies_a_selection_and_otherwise_saves_and_quits(tmp_path:
     assert "copy me" in ProgressStore(tmp_path).load("S15").progress.answers.values()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-async def test_sigterm_and_sighup_save_before_exit(tmp_path: Path, signum: int) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+async def test_exit_signals_save_before_exit(tmp_path: Path, signum: int) -> None:
     app = app_for(tmp_path, delay=60)  # no autosave: only the signal handler can save
     async with app.run_test(size=SIZE) as pilot:
         await goto_section(pilot, app, "reflection")
         area = app.query("#reading NoteBox TextArea").first(TextArea)
-        await paste(pilot, area, "typed just before the window closed")
-        assert app.dirty
+        area.focus()
+        app.post_message(events.Paste("typed just before the window closed"))
+        # At once: the paste may not have reached the app yet; the handler waits for it.
         os.kill(os.getpid(), signum)
         await pilot.pause(0.2)
     assert app.return_code == 128 + signum

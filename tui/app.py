@@ -8,6 +8,7 @@ before quitting.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import sys
 from collections.abc import Callable, Iterable
@@ -19,6 +20,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
@@ -39,7 +41,7 @@ from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
-from tui.guard import fallback_folders, install_exit_signals, write_rescue_copy
+from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
@@ -103,6 +105,7 @@ class ShardbookApp(App[int]):
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
+        self._ending: asyncio.Task[None] | None = None
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -139,6 +142,8 @@ class ShardbookApp(App[int]):
             self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
         self._take_lock()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
+        # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
+        self.app_suspend_signal.subscribe(self, lambda _app: self.save_now(), immediate=True)
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
@@ -223,16 +228,32 @@ class ShardbookApp(App[int]):
         if not writable:
             self.notify(strings.READ_ONLY_NOTICE, severity="warning", timeout=30)
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's Linux driver with the resume guard and hang-up handling of tui.driver."""
+        driver_class = super().get_driver_class()
+        if sys.platform == "win32":
+            return driver_class
+        from tui.driver import LinuxDriver, ShardbookDriver
+
+        return ShardbookDriver if driver_class is LinuxDriver else driver_class
+
     def _exit_signal(self, signum: int) -> None:
-        """SIGTERM or SIGHUP: save (or write a rescue copy), then exit with 128 + signum."""
-        self._remove_signal_handlers()
+        """SIGINT, SIGTERM or SIGHUP: save what is typed so far (or write a rescue copy),
+        release the lock, exit with 128 + signum (:func:`tui.guard.end_on_signal`). Another
+        signal meanwhile changes nothing."""
+        if self._ending is None:
+            self._ending = end_on_signal(self, 128 + signum, self._save_and_unlock)
+
+    def _save_and_unlock(self) -> str:
+        """The last save: the progress file, else a rescue copy. Returns what to tell the
+        learner (``""`` when saved)."""
         message = ""
         if not self.save_now() and self.dirty:
             path, why = write_rescue_copy(self.progress, self.store.folder)
             rescued = strings.RESCUED.format(path=path) if path else ""
             message = rescued or strings.NOT_RESCUED.format(error=why)
         self.store.unlock()
-        self.exit(return_code=128 + signum, message=message or None)
+        return message
 
     def on_unmount(self) -> None:
         self._remove_signal_handlers()
@@ -554,6 +575,17 @@ class ShardbookApp(App[int]):
             return
         self._quit_confirmed = True
         self.notify("Press ctrl+q again to quit WITHOUT saving.", severity="error", timeout=20)
+
+    def action_suspend(self) -> None:
+        """ctrl+z (in a text box it undoes instead) and the palette: save, then stop the process
+        until the shell's ``fg``; the whole screen is drawn again then."""
+        from tui.driver import ShardbookDriver, is_job_control_child
+
+        driver = self._driver
+        if not isinstance(driver, ShardbookDriver) or not is_job_control_child():
+            self.notify(strings.CANNOT_SUSPEND, severity="warning")
+            return
+        driver.request_suspend()
 
     async def action_interrupt(self) -> None:
         """ctrl+c outside a text selection (a selection is copied): save and quit, like ctrl+q."""

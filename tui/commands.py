@@ -89,6 +89,15 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand("quiz", "f12", "Quiz", "quiz", "Quiz and spaced review: every lesson's due items"),
     AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit"),
     AppCommand(
+        "suspend",
+        "ctrl+z",
+        "Suspend",
+        "suspend",
+        "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
         "interrupt",
         "ctrl+c",
         "Quit",

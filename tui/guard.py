@@ -1,9 +1,11 @@
 """The app's defences against losing the learner's words when the process is told to stop or
-the progress folder cannot be written (issue 8).
+the progress folder cannot be written.
 
-- SIGTERM (``kill``) and SIGHUP (the terminal window closed) run the app's save before it
-  exits, through asyncio's signal handlers (they run on the app's own loop, between messages,
-  so the save never interleaves with an edit).
+- SIGINT (``kill -INT``, ``timeout``), SIGTERM (``kill``) and SIGHUP (the terminal window or
+  SSH link closed) run the app's save before it exits, through asyncio's signal handlers (they
+  run on the app's own loop, between messages, so the save never interleaves with an edit).
+- Once saved and unlocked, a backstop ends the process within :data:`BACKSTOP_SECONDS` whatever
+  the framework's exit path waits on (:func:`end_on_signal`).
 - When the progress folder refuses writes (disk full, read-only, permission), notes are
   exported to the first folder that accepts them, and on an exit without a save the progress
   document is written there as a rescue copy.
@@ -14,14 +16,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import os
 import signal
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.progress import LessonProgress, atomic_write_text, describe_os_error, dump_yaml
 
-EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+if TYPE_CHECKING:
+    from textual.app import App
+
+# The app exits with 128 + the signal's number, as a shell reports a process the signal ended.
+EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Within 2 s of the save, with time to spare for the process to be reaped.
+BACKSTOP_SECONDS = 1.5
+# Changes in flight reach the app within milliseconds; a wedged widget must not delay the save.
+SETTLE_SECONDS = 0.5
 
 
 def install_exit_signals(callback: Callable[[int], None]) -> Callable[[], None]:
@@ -46,6 +59,83 @@ def install_exit_signals(callback: Callable[[int], None]) -> Callable[[], None]:
         installed.clear()
 
     return remove
+
+
+def arm_backstop(
+    return_code: int,
+    before_exit: Callable[[], None] = lambda: None,
+    delay: float = BACKSTOP_SECONDS,
+) -> threading.Timer:
+    """End the process with ``return_code`` after ``delay`` seconds unless it ended by then.
+
+    A daemon thread: it never keeps the process alive, and it fires even while the main thread
+    waits forever (on a writer queue nobody drains, a thread that never stops, a terminal that
+    does not read). ``before_exit`` runs first; ``os._exit`` skips Python's clean-up, so arm it
+    only once nothing is left to write.
+    """
+
+    def end() -> None:
+        with contextlib.suppress(Exception):
+            before_exit()
+        os._exit(return_code)
+
+    timer = threading.Timer(delay, end)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+async def settle(app: App[object]) -> None:
+    """Let the changes already on their way to the app arrive, before a save on a signal.
+
+    A key is drawn in its text box a moment before the box's change message has climbed up to
+    the app, which records it, one message queue per ancestor. Each round waits until every
+    queue on the focused widget's path has handled what it held, which moves such a message up
+    at least one level: as many rounds as levels, :data:`SETTLE_SECONDS` at most in all.
+    """
+    focused = app.focused if app.screen_stack else None
+    path = [*focused.ancestors_with_self] if focused is not None else [app]
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(SETTLE_SECONDS):
+            for _level in path:
+                handled = []
+                for node in path:
+                    done = asyncio.Event()
+                    if node.call_later(done.set):
+                        handled.append(done.wait())
+                await asyncio.gather(*handled)
+
+
+def end_on_signal(
+    app: App[object], return_code: int, save_and_unlock: Callable[[], str]
+) -> asyncio.Task[None]:
+    """End ``app`` with ``return_code`` after an exit signal, saving first.
+
+    At once: no resume after this and, if the terminal hung up, no output to it. Then, in a
+    task of its own (the app's queue must stay free for the changes to arrive): :func:`settle`,
+    ``save_and_unlock()`` (it returns a last message, or ``""``), the backstop, ``app.exit``.
+    On a real terminal (:class:`tui.driver.ShardbookDriver`) the process is gone within
+    :data:`BACKSTOP_SECONDS` of the save whatever the framework does; headless runs (tests)
+    exit through Textual alone.
+    """
+    from tui.driver import ShardbookDriver
+
+    driver = app._driver
+    driver = driver if isinstance(driver, ShardbookDriver) else None
+    terminal_gone = driver.end_session() if driver is not None else False
+
+    async def save_then_exit() -> None:
+        message = ""
+        try:
+            await settle(app)
+            message = save_and_unlock()
+        finally:  # an unforeseen error in the save still ends the process
+            if driver is not None:
+                arm_backstop(return_code, driver.restore_terminal_modes)
+            shown = message if message and not terminal_gone else None
+            app.exit(return_code=return_code, message=shown)
+
+    return asyncio.get_running_loop().create_task(save_then_exit())
 
 
 def fallback_folders(progress_dir: Path) -> list[Path]:

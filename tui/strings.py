@@ -62,6 +62,10 @@ EXPORT_CANCEL = "Cancel"
 MARKED_COMPLETE = "Lesson marked complete."
 MARKED_IN_PROGRESS = "Lesson marked in progress."
 QUARANTINED = "Progress file problem: {message}"
+CANNOT_SUSPEND = (
+    "Nothing to suspend to: shardbook was not started from a shell with job control (fg). "
+    "Your text is saved as you type; ctrl+q quits."
+)
 
 # Calculators.
 CALC_LAST_GOOD = "(showing the last good result)"

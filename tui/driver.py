@@ -1,0 +1,188 @@
+"""Textual's Linux driver, with the suspend, resume and hang-up handling the app needs.
+
+Textual 8.2.8's ``LinuxDriver`` (``textual/drivers/linux_driver.py``) goes wrong in three ways
+when a terminal goes away or the process is stopped and continued:
+
+1. Any SIGCONT restarts application mode, as if it followed a ctrl+z. A closed pty sends SIGHUP
+   *and* SIGCONT to its session leader, and some SSH servers send SIGCONT when a link drops, so
+   a second writer thread and a second input thread start beside the first ones.
+2. The writer thread dies on the first write that fails (EIO once the pty is closed), and its
+   queue holds 30 writes: the exit path writes more than that (leaving application mode, then
+   ``disable_input`` again from ``App._shutdown``), so the 31st write blocks forever and the
+   process outlives its terminal. Writes after the writer stopped (suspended) block the same
+   way (Textualize/textual PR #1655).
+3. Its SIGTSTP/SIGCONT handlers run inside the signal handler, between any two bytecodes of the
+   main thread (Textualize/textual#6298), and nothing redraws the screen after a resume from
+   outside (``kill -TSTP``, then ``fg``): it stays blank until a key is pressed.
+
+``ShardbookDriver`` handles SIGTSTP and SIGCONT on the event loop (between messages, like the
+app's other signals), resumes only after its own suspend, drops output once the terminal is gone
+or the writer has stopped, and repaints the whole screen after a resume.
+
+Upstream reproducer, to try before dropping this module (``tests/test_lifecycle.py`` has the same
+check, run with the stock driver, and fails once Textual no longer starts a second writer)::
+
+    # minimal.py
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Minimal(App[None]):
+        def compose(self):
+            yield Static("hello")
+
+    Minimal().run()
+
+    $ python minimal.py &   # in a terminal; then, from another one:
+    $ ls /proc/$PID/task | wc -l; kill -CONT $PID; ls /proc/$PID/task | wc -l
+    3
+    5                       # one more writer and one more input thread per SIGCONT
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import termios
+from typing import IO, TYPE_CHECKING
+
+from textual.drivers.linux_driver import LinuxDriver
+
+from tui.guard import settle
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+class TerminalOutput:
+    """The file the writer thread writes to: the terminal until a write fails or
+    :attr:`gone` is set, then nothing.
+
+    A failing write (EIO: the pty was closed) would end Textual's writer thread and leave its
+    bounded queue undrained; here the thread lives on and throws the text away, so a write never
+    blocks.
+    """
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+        self.gone = False
+        self.is_terminal = file.isatty()
+
+    def write(self, text: str) -> None:
+        if self.gone:
+            return
+        try:
+            self._file.write(text)
+        except (OSError, ValueError):
+            self.gone = True
+
+    def flush(self) -> None:
+        if self.gone:
+            return
+        try:
+            self._file.flush()
+        except (OSError, ValueError):
+            self.gone = True
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+
+class ShardbookDriver(LinuxDriver):
+    """Textual's Linux driver; see the module docstring for what it changes and why."""
+
+    def __init__(
+        self,
+        app: App[object],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self._output = TerminalOutput(self._file)
+        self._file = self._output  # type: ignore[assignment]
+        self._suspended = False
+        self._ending = False
+        self._suspending: asyncio.Task[None] | None = None
+        # Replaces the handlers LinuxDriver.__init__ installed with signal.signal.
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTSTP, self.request_suspend)
+        loop.add_signal_handler(signal.SIGCONT, self._resume_after_suspend)
+
+    def write(self, data: str) -> None:
+        # Nothing reads the queue of a stopped writer: a put would block once it holds 30.
+        writer = self._writer_thread
+        if not self._output.gone and writer is not None and writer.is_alive():
+            writer.write(data)
+
+    def terminal_gone(self) -> bool:
+        """Whether the terminal hung up (a closed window or SSH link): its ioctls fail."""
+        if not self._output.is_terminal:
+            return self._output.gone
+        try:
+            termios.tcgetattr(self._output.fileno())
+        except (termios.error, OSError, ValueError):
+            return True
+        return False
+
+    def end_session(self) -> bool:
+        """The app is ending: never resume, and write nothing more if the terminal is gone.
+        Returns whether it is gone."""
+        self._ending = True
+        if self.terminal_gone():
+            self._output.gone = True
+        return self._output.gone
+
+    def restore_terminal_modes(self) -> None:
+        """Put back the terminal's modes from before the app started (an ioctl, no output)."""
+        if self.attrs_before is not None:
+            with contextlib.suppress(termios.error, OSError):
+                termios.tcsetattr(self.fileno, termios.TCSANOW, self.attrs_before)
+
+    def request_suspend(self) -> None:
+        """Suspend (:meth:`suspend_process`) once the changes already typed have reached the
+        app (:func:`tui.guard.settle`), in a task of its own: on SIGTSTP, on ctrl+z."""
+        if self._suspending is None or self._suspending.done():
+            self._suspending = asyncio.get_running_loop().create_task(self._settle_and_suspend())
+
+    async def _settle_and_suspend(self) -> None:
+        await settle(self._app)
+        self.suspend_process()
+
+    def suspend_process(self) -> None:
+        """Leave application mode and stop the process (SIGSTOP) until SIGCONT. Subscribers of
+        ``app_suspend_signal`` run first (the app saves there)."""
+        if self._suspended or self._ending:
+            return
+        self._app.app_suspend_signal.publish(self._app)
+        self.suspend_application_mode()
+        self._suspended = True
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+    def _resume_after_suspend(self) -> None:
+        """SIGCONT: start application mode again only after our own suspend, then redraw all."""
+        if not self._suspended or self._ending or self._output.gone:
+            return
+        self._must_signal_resume = True
+        self.resume_application_mode()
+        writer = self._writer_thread
+        # Continued in the background (`bg`): the terminal refused LinuxDriver before it started
+        # anything; the next SIGCONT (`fg`) tries again.
+        if writer is None or not writer.is_alive():
+            return
+        self._suspended = False
+        # The terminal shows an empty alternate screen: repaint every cell, not only changes.
+        self._app.refresh(layout=True)
+
+
+def is_job_control_child() -> bool:
+    """Whether a job-control shell started this process in a job of its own, so a suspend can
+    be undone with ``fg``. Run as the terminal's own program (``tmux new-session shardbook``)
+    or from a shell without job control, a stopped process would wait for a SIGCONT nobody
+    sends."""
+    try:
+        return os.getpgrp() != os.getsid(0)
+    except OSError:
+        return False
