@@ -15,6 +15,7 @@ from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
 from tui.widgets.tradeoffs import TradeoffsPane
 
 SIZE = (80, 24)
@@ -95,5 +96,5 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.pause()
         areas = list(again.query_one(TradeoffsPane).query(TextArea))
         assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
-        label = shown(again.query_one(TradeoffsPane).query(".note-label").first(Static))
+        label = again.query_one(TradeoffsPane).query(".note-label").first(BrokenText).text
         assert "假设设备互联很慢" in label

@@ -14,8 +14,26 @@ TAB_LEDGER = "Ledger"
 TAB_BUBBLE = "Bubble"
 TAB_DIAGRAMS = "Diagrams"
 
+# Side-pane tabs where the full names do not fit (the dot marks a shortened name).
+TAB_SHORT = {
+    "ledger": "Ledger",
+    "bubble": "Bubble",
+    "diagrams": "Diagr.",
+    "collectives": "Coll.",
+    "tradeoffs": "Trade.",
+    "lab": "Lab",
+}
+
+# Layout.
+TOO_SMALL = "shardbook needs at least {need} (now {now})"
+FIRST_RUN_HINT = (
+    "New here? Five keys to start: ctrl+n next section · ctrl+o outline · F2 calculators "
+    "(F6 hides them) · F12 quiz · F1 every key. (Shown once.)"
+)
+
 # Reading pane.
 OUTLINE_TITLE = "Outline"
+MY_STATUS = "my status：{status}"
 META_SECTION = "Lesson"
 ANSWER_PLACEHOLDER = "Your answer (saved as you type)"
 REFLECTION_PLACEHOLDER = "Your notes (saved as you type)"
