@@ -348,18 +348,18 @@ class ShardbookApp(App[int]):
     ) -> None:
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
-        alone would not do). An information toast replaces the one before it (two F9 presses
-        show one toast, not two stacked over the screen); warnings and errors stay until they
-        time out."""
-        if timeout is None:
-            timeout = self.NOTIFICATION_TIMEOUT
-        notification = Notification(message, title, severity, timeout, markup=False)
-        if severity == "information":
-            previous, self._last_information = self._last_information, notification
-            if previous is not None and previous in self._notifications:
-                # No public call withdraws one toast; Textual is pinned exactly (pyproject).
-                self._unnotify(previous, refresh=False)
-        self.post_message(Notify(notification))
+        alone would not do)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def on_notify(self, event: Notify) -> None:
+        """An information toast replaces the one before it: two F9 presses show one toast, not
+        two stacked over the screen. Warnings and errors stay until they time out."""
+        if event.notification.severity != "information":
+            return
+        previous, self._last_information = self._last_information, event.notification
+        if previous is not None and previous in self._notifications:
+            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
+            self._unnotify(previous)
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:

@@ -256,7 +256,7 @@ class MainScreen(Screen[None]):
         if shown.reading:
             self.query_one("#reading").focus()
         elif shown.side:
-            self.run_worker(self._focus_side_pane(), exclusive=True, group="focus")
+            self.run_worker(self._focus_side_pane, exclusive=True, group="focus")
 
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
@@ -342,7 +342,7 @@ class MainScreen(Screen[None]):
         widgets: list[Widget] = []
         if section_id == META_ID:
             if self.first_run:
-                widgets.append(BrokenText(strings.FIRST_RUN_HINT, id="first-run", classes="hint"))
+                widgets.append(BrokenText(strings.FIRST_RUN_HINT, classes="hint first-run"))
             widgets.append(BrokenText(self.lesson.title, classes="section-title"))
             status = strings.MY_STATUS.format(status=STATUS_LABELS[self.progress.status])
             widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))

@@ -380,6 +380,24 @@ class CalculatorPane(VerticalScroll):
         event.stop()
         self.field_edited(typing=False)
 
+    def _place_error(self, error_widget: Static, field_name: str) -> None:
+        """Put the message right under the bad field's row when that row is below the result
+        (the less-used fields): there it would be a screen away from the field it names. A main
+        field's message stays under the form, which is next to it."""
+        widget = self._field_widgets().get(field_name) if self.more_open else None
+        more = {field.name for field in self.MORE_FIELDS}
+        row = widget.parent if widget is not None and field_name in more else None
+        anchor = row if isinstance(row, Widget) else self.query_one(".calc-result", ResultView)
+        if isinstance(row, Widget):
+            if error_widget.parent is self and self.children.index(error_widget) == (
+                self.children.index(row) + 1
+            ):
+                return
+            self.move_child(error_widget, after=row)
+            self.call_after_refresh(error_widget.scroll_visible, animate=False)
+        elif self.children.index(error_widget) + 1 != self.children.index(anchor):
+            self.move_child(error_widget, before=anchor)
+
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         """Compute from the form and show the result, or the message naming the bad field.
 
@@ -405,6 +423,7 @@ class CalculatorPane(VerticalScroll):
                 error_widget.update(self.last_error)
                 result.show(strings.CALC_ENTER_VALUES)
                 self._queue_details(None, typing=False)
+            self._place_error(error_widget, error.field)
             error_widget.display = True
         else:
             self.last_error = ""
