@@ -32,7 +32,9 @@ from tui.screens.main import (
 )
 from tui.widgets.reader import BrokenText
 
-CELL = re.compile(r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>')
+CELL = re.compile(
+    r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
+)
 
 
 def screen_lines(app: ShardbookApp) -> list[str]:
