@@ -54,6 +54,8 @@ class ShardbookApp(App[int]):
     TITLE = strings.APP_TITLE
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {AppCommandsProvider}
+    # False until on_mount applied the settings (see watch_theme).
+    _settings_applied = False
 
     def __init__(
         self,
@@ -107,6 +109,7 @@ class ShardbookApp(App[int]):
     def _apply_settings(self) -> None:
         """The theme from the settings, and their problems said once; the first-run hint is
         remembered as seen."""
+        self._settings_applied = True
         theme = self.settings.get("theme")
         if theme in self.available_themes:
             self.theme = theme
@@ -136,7 +139,8 @@ class ShardbookApp(App[int]):
         self.save_settings()
 
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted and self.settings.get("theme") != theme:
+        # Before the settings are applied, a theme change is Textual's own default.
+        if self._settings_applied and self.settings.get("theme") != theme:
             self.settings.set("theme", theme)
             self.save_settings()
 

@@ -9,12 +9,13 @@ footer shows them: the study keys (quiz, next section, outline, side pane) befor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
@@ -151,7 +152,7 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
 )
 
 
-def bindings(scope: Literal["app", "main"]) -> list[Binding]:
+def bindings(scope: Literal["app", "main"]) -> list[BindingType]:
     """The ``BINDINGS`` of the App (``"app"``) or of the main screen (``"main"``)."""
     return [command.binding() for command in APP_COMMANDS if command.scope == scope]
 
@@ -164,11 +165,11 @@ class AppCommandsProvider(Provider):
     def _app(self) -> ShardbookApp:
         return self.app  # type: ignore[return-value]
 
-    def _entries(self) -> list[tuple[str, str, object]]:
+    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         from tui.screens.main import MainScreen
 
         on_main = isinstance(self.screen, MainScreen)
-        entries: list[tuple[str, str, object]] = [
+        entries: list[tuple[str, str, Callable[[], object]]] = [
             (
                 f"{command.label}: {command.help} ({key_display(command.key)})",
                 command.help,
@@ -187,7 +188,7 @@ class AppCommandsProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._entries():
-            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -196,7 +197,7 @@ class AppCommandsProvider(Provider):
             if score > 0:
                 yield Hit(
                     score, _highlight(matcher, query, title), callback, text=title, help=help_text
-                )  # type: ignore[arg-type]
+                )
 
 
 def _highlight(matcher: object, query: str, title: str) -> Content:

@@ -25,7 +25,14 @@ TAB_SHORT = {
 }
 
 # Layout.
-TOO_SMALL = "shardbook needs at least {need} (now {now})"
+# Below the smallest usable size: the longest of these that fits the terminal's width.
+TOO_SMALL = (
+    "shardbook needs a terminal of at least {need} (this one is {now})",
+    "shardbook needs at least {need} (now {now})",
+    "Needs {need} (now {now})",
+    "Needs {need}",
+    "{need}",
+)
 FIRST_RUN_HINT = (
     "New here? Five keys to start: ctrl+n next section · ctrl+o outline · F2 calculators "
     "(F6 hides them) · F12 quiz · F1 every key. (Shown once.)"

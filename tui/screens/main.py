@@ -68,6 +68,13 @@ def size_class(width: int, height: int) -> SizeClass:
     return "medium" if width < WIDE_WIDTH else "wide"
 
 
+def too_small_message(width: int, height: int) -> str:
+    """One line saying the size needed: the longest wording that fits ``width`` columns."""
+    need, now = f"{MIN_WIDTH}x{MIN_HEIGHT}", f"{width}x{height}"
+    wordings = [wording.format(need=need, now=now) for wording in strings.TOO_SMALL]
+    return next((text for text in wordings if len(text) <= width), wordings[-1])
+
+
 @dataclass(frozen=True)
 class Arrangement:
     """What is on screen: the outline (a column, over the lesson, or not at all), the lesson,
@@ -186,10 +193,7 @@ class MainScreen(Screen[None]):
 
     def _resized(self, width: int, height: int) -> None:
         self.size_class = size_class(width, height)
-        need = f"{MIN_WIDTH}x{MIN_HEIGHT}"
-        self.query_one("#too-small", Static).update(
-            strings.TOO_SMALL.format(need=need, now=f"{width}x{height}")
-        )
+        self.query_one("#too-small", Static).update(too_small_message(width, height))
 
     # ----------------------------------------------------------------- layout state
     def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
@@ -232,7 +236,7 @@ class MainScreen(Screen[None]):
             self.query_one(SideTabs).show_panes()
         self.call_after_refresh(self._keep_focus_on_screen)
 
-    def _keep_focus_on_screen(self) -> None:
+    async def _keep_focus_on_screen(self) -> None:
         """Move the focus out of a pane that was just hidden, to the pane now in its place."""
         focused = self.focused
         shown = self.arrangement
@@ -256,7 +260,7 @@ class MainScreen(Screen[None]):
         if shown.reading:
             self.query_one("#reading").focus()
         elif shown.side:
-            self.run_worker(self._focus_side_pane, exclusive=True, group="focus")
+            await self._focus_side_pane()
 
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
