@@ -481,3 +481,21 @@ async def test_the_first_run_hint_shows_once_and_the_theme_is_remembered(
         await pilot.pause()
         assert not app.query(".first-run")
         assert app.theme == "textual-light"
+
+
+async def test_a_side_pane_shown_with_f6_at_80_columns_is_shown_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#side").display
+        assert app.query_one("#reading").content_region.width >= 76
+        await pilot.press("f6")
+        await pilot.pause()
+        assert app.query_one("#side").display
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#side").display
+        assert app.query("LedgerPane")

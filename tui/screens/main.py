@@ -183,8 +183,14 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.add_class(f"-{self.size_class}")
-        self._resized(self.app.size.width, self.app.size.height)
+        width, height = self.app.size
+        first = size_class(width, height)
+        self.set_reactive(MainScreen.size_class, first)
+        self.add_class(f"-{first}")
+        if first != "too-small":
+            self._usable = first
+            self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
+        self._resized(width, height)
         self._arrange()
         self._show_opened_lesson()
 
@@ -252,9 +258,7 @@ class MainScreen(Screen[None]):
             if not on_screen
         ]
         if focused is not None and not any(
-            focused in self.query_one(pane).ancestors_with_self
-            or self.query_one(pane) in focused.ancestors_with_self
-            for pane in hidden
+            self.query_one(pane) in focused.ancestors_with_self for pane in hidden
         ):
             return
         if shown.reading:
@@ -386,7 +390,6 @@ class MainScreen(Screen[None]):
         """Read the outline's entry ``index`` (0: the lesson's header) and focus its first text
         box, or the reading pane so arrows scroll it."""
         self.zoomed = False
-        self.reading_mode = self.reading_mode and self.size_class != "narrow"
         if self.size_class == "narrow":
             self.side_shown = False
         self.outline_open = False

@@ -78,7 +78,8 @@ class BrokenText(Widget):
         return self.lines_at(self.size.width)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return cell_len(self._marker) + widest(self._text.splitlines() or [""])
+        # The text unbroken: the width it asks for where it may be as wide as it likes.
+        return cell_len(self._marker) + widest(self._text.splitlines())
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines_at(width)) if width else 0
