@@ -114,7 +114,7 @@ async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert params.value == "3"
-        assert any("ctrl+g again" in str(n.message) for n in app._notifications)
+        assert "ctrl+g again" in shown(ledger.query_one(".calc-note", Static))
         await pilot.press("ctrl+g")  # exercise 1: 1B parameters, mixed-precision Adam
         await pilot.pause()
         assert params.value == "1B"

@@ -499,3 +499,30 @@ async def test_a_side_pane_shown_with_f6_at_80_columns_is_shown_at_the_next_star
         await pilot.pause()
         assert app.query_one("#side").display
         assert app.query("LedgerPane")
+
+
+@pytest.mark.parametrize("width", [20, 26, 30, 36, 44, 60])
+def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
+    from rich.console import Console
+
+    from engine.ledger import compare_conventions
+    from tui.widgets.ledger import comparison_renderable, ledger_renderable
+
+    # GPT-3 175B (Brown et al. 2020) on one rank: four-digit GB figures.
+    spec = LedgerSpec(params=175e9, gpu_memory=80e9)
+    result = compute_ledger(spec)
+    for renderable, values in (
+        (ledger_renderable(result), result.per_rank_bytes.values()),
+        (
+            comparison_renderable(compare_conventions(spec)),
+            [v for r in compare_conventions(spec).values() for v in r.per_rank_bytes.values()],
+        ),
+    ):
+        console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(renderable)
+        text = console.export_text()
+        tokens = set(re.findall(r"[\d,]+\.\d\d(?![\d])", text))
+        assert all(cell_len(line) <= width for line in text.splitlines())
+        for value in values:
+            assert f"{value / units.GB:,.2f}" in tokens, (value, text)
+        assert not re.search(r"[\d.,]…|…[\d.,]", text), text  # no figure ends in an ellipsis

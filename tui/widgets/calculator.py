@@ -192,6 +192,7 @@ class CalculatorPane(VerticalScroll):
         self.more_open = not self.MORE_FIELDS
         self._more_requested = not self.MORE_FIELDS
         self._focus_more = False
+        self._note_shown = False
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -205,6 +206,7 @@ class CalculatorPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         yield from self._field_rows(self.FIELDS, {})
+        yield Static("", classes="calc-note", markup=False)
         yield Static("", classes="calc-error", markup=False)
         yield ResultView(strings.CALC_ENTER_VALUES, classes="calc-result")
         yield ResultView("", classes="calc-details")
@@ -369,7 +371,17 @@ class CalculatorPane(VerticalScroll):
         computed (widgets also change when they mount; only a real change is the learner's).
         ``typing`` is False for a choice in a Select (see :meth:`recompute`)."""
         if not self._filling and self._last_values and self.values() != self._last_values:
+            if self._note_shown:
+                self.say("")
             self.recompute(by_learner=True, typing=typing)
+
+    def say(self, message: str, warning: bool = False) -> None:
+        """Show ``message`` under the form, next to the fields it is about (a toast could cover
+        the figures); the learner's next edit clears it. ``""`` clears it now."""
+        note = self.query_one(".calc-note", Static)
+        note.update(message)
+        note.set_class(warning, "-warning")
+        note.display = self._note_shown = bool(message)
 
     @on(Input.Changed, ".form-field")
     def _input_changed(self, event: Input.Changed) -> None:
