@@ -56,6 +56,8 @@ class ShardbookApp(App[int]):
     COMMANDS = App.COMMANDS | {AppCommandsProvider}
     # False until on_mount applied the settings (see watch_theme).
     _settings_applied = False
+    # Why settings.yaml could not be written last time ("" when it could).
+    _settings_error = ""
 
     def __init__(
         self,
@@ -131,7 +133,11 @@ class ShardbookApp(App[int]):
             if self.store.lock():
                 self.settings_store.save(self.settings)
         except ProgressError as error:
-            self.notify(str(error), severity="warning", timeout=10)
+            if str(error) != self._settings_error:  # said once, not on every F6
+                self.notify(str(error), severity="warning", timeout=10)
+            self._settings_error = str(error)
+        else:
+            self._settings_error = ""
 
     @on(MainScreen.SettingChanged)
     def _setting_changed(self, event: MainScreen.SettingChanged) -> None:
