@@ -406,6 +406,8 @@ class MainScreen(Screen[None]):
 
     # ----------------------------------------------------------------- actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.size_class == "too-small":
+            return False  # nothing of the lesson is on screen to act on
         if action == "close_outline":
             return self.outline_open
         return True
