@@ -57,6 +57,13 @@ def is_opening(char: str) -> bool:
     return line_break(char) in _OPENING_CLASSES or unicodedata.category(char) in ("Ps", "Pi")
 
 
+def _ends_opening(text: str, end: int) -> bool:
+    """Whether ``text[:end]``, spaces at its end aside (they hang), ends with opening
+    punctuation."""
+    visible = text[:end].rstrip(" ")
+    return bool(visible) and is_opening(visible[-1])
+
+
 def _is_word_char(char: str) -> bool:
     if char in JOINERS:
         return True
@@ -87,13 +94,15 @@ def _analysis(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], .
     """UAX #14 break positions of ``text`` (with the punctuation rule applied) and its word runs
     with their widths. Cached: the reader breaks the same paragraphs again on every resize."""
     breakables = list(line_break_breakables(text))
-    positions = tuple(
-        index
-        for index in range(1, len(text))
-        if breakables[index] and not is_closing(text[index]) and not is_opening(text[index - 1])
-    )
+    positions: list[int] = []
+    opening_before = False  # the last character before here that is not a space is opening
+    for index in range(1, len(text)):
+        if text[index - 1] != " ":
+            opening_before = is_opening(text[index - 1])
+        if breakables[index] and not is_closing(text[index]) and not opening_before:
+            positions.append(index)
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in word_runs(text))
-    return positions, runs
+    return tuple(positions), runs
 
 
 def _inside_fitting_runs(text: str, width: int) -> set[int]:
@@ -117,13 +126,12 @@ def _visible_width(text: str) -> int:
 
 
 def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[int]) -> list[str]:
-    """``piece``, wider than ``width`` though no break is allowed inside it, cut into lines that
-    fit. Each cut is the farthest that fits, chosen first outside the word runs that fit the line
-    (before an opening quote glued to a run, say), then at ``opportunities`` (UAX #14 breaks
-    inside it, such as after the ``-`` of ``all-reduce`` when ``all-reduce、`` is too wide), then
-    between any grapheme clusters; never before closing punctuation or a space, nor after
-    opening punctuation, where another cut fits. ``in_runs`` holds the cuts inside a word run
-    that fits the line."""
+    """``piece`` (a line begun, then a part with no allowed break that is wider than ``width``
+    by itself) cut into lines that fit. Each cut is the farthest that fits outside the word runs
+    that fit the line (in ``in_runs``); inside them, at ``opportunities`` (UAX #14 breaks, such
+    as after the ``-`` of ``all-reduce`` when ``all-reduce、`` is too wide); else between any
+    grapheme clusters. Never before closing punctuation or a space, nor after opening
+    punctuation, where another cut fits."""
     clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
     lines: list[str] = []
     start = 0
@@ -137,16 +145,10 @@ def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[i
             cut
             for cut in fitting
             if cut == len(piece)
-            or (piece[cut] != " " and not is_closing(piece[cut]) and not is_opening(piece[cut - 1]))
+            or (piece[cut] != " " and not is_closing(piece[cut]) and not _ends_opening(piece, cut))
         ]
         outside = [cut for cut in allowed if cut not in in_runs]
-        choices = (
-            [cut for cut in outside if cut in opportunities],
-            outside,
-            [cut for cut in allowed if cut in opportunities],
-            allowed,
-            fitting,
-        )
+        choices = (outside, [cut for cut in allowed if cut in opportunities], allowed, fitting)
         cut = next(choice for choice in choices if choice)[-1]
         while cut < len(piece) and piece[cut] == " ":  # spaces hang at the end of the line
             cut += 1
@@ -182,17 +184,17 @@ def break_paragraph(text: str, width: int) -> list[str]:
         piece = text[start:end]
         if _visible_width(line + piece) <= width:
             line += piece
-            continue
-        if line:
+        elif _visible_width(piece) <= width:
             lines.append(line)
-        if _visible_width(piece) <= width:
             line = piece
         else:
+            # Wider than a line by itself: cut it, filling the line begun before it first.
+            begin = start - len(line)
             *full, line = _force_split(
-                piece,
+                text[begin:end],
                 width,
-                {cut - start for cut in opportunities if start < cut < end},
-                {cut - start for cut in in_runs if start < cut < end},
+                {cut - begin for cut in opportunities if begin < cut < end} | {start - begin},
+                {cut - begin for cut in in_runs if begin < cut < end},
             )
             lines.extend(full)
     lines.append(line)

@@ -530,3 +530,21 @@ def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
         for value in values:
             assert f"{value / units.GB:,.2f}" in tokens, (value, text)
         assert not re.search(r"[\d.,]…|…[\d.,]", text), text  # no figure ends in an ellipsis
+
+
+async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
+    from engine.diagrams import STRATEGY_NAMES, WIDTH
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f5")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        scroll = app.query_one("#diagram-scroll")
+        assert WIDTH == 80
+        for name in STRATEGY_NAMES:
+            pane.show(name)
+            await pilot.pause()
+            assert scroll.max_scroll_x == 0, name  # nothing to the right: no column cut
+            assert scroll.region.width == 80
