@@ -16,7 +16,8 @@ timestamped name and reported, like a progress file.
 File layout (``schema_version: 1``)::
 
     schema_version: 1
-    layout: {side: shown | hidden, reading: false, ...}
+    layout: {side: auto | shown | hidden, reading: false}
+    hints: {first_run_seen: true}
     theme: textual-dark
     review: {desired_retention: 0.9}
     ...any other key declared in SETTINGS, dotted names nested as mappings...
@@ -91,9 +92,19 @@ docs/tutorial.md, "Step 2: Configure FSRS settings"): above it the workload grow
 it most reviews are lapses."""
 
 SETTINGS: tuple[SettingSpec, ...] = (
-    SettingSpec("layout.side", "shown", one_of("shown", "hidden"), "side pane shown or hidden"),
-    SettingSpec("layout.reading", False, _is_bool, "reading mode: the lesson takes the screen"),
-    SettingSpec("theme", "textual-dark", _is_text, "Textual theme name"),
+    SettingSpec(
+        "layout.side",
+        "auto",
+        one_of("auto", "shown", "hidden"),
+        "side pane (F6): auto shows it only where the lesson keeps 60 columns beside it",
+    ),
+    SettingSpec(
+        "layout.reading", False, _is_bool, "reading mode (F7): the lesson takes the screen"
+    ),
+    SettingSpec("theme", "textual-dark", _is_text, "Textual theme name (ctrl+p: Change theme)"),
+    SettingSpec(
+        "hints.first_run_seen", False, _is_bool, "the first-run hint (five keys) was shown"
+    ),
     SettingSpec(
         "resume",
         {},

@@ -22,6 +22,7 @@ from tests.notes_render import quotes
 from tui.app import ShardbookApp, make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import SelfCheckBox
+from tui.widgets.reader import BrokenText
 
 SIZE = (80, 24)
 HOSTILE_ANSWERS = [
@@ -37,6 +38,13 @@ def shown(widget: Static | ResultView) -> str:
     console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content)
     return console.export_text()
+
+
+def reading_text(app: ShardbookApp) -> str:
+    """Everything the reading pane shows, as plain text (lesson text, messages, hints)."""
+    parts = [shown(static) for static in app.query("#reading Static")]
+    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
+    return "\n".join(parts)
 
 
 def result_text(pane: Widget) -> str:
@@ -87,9 +95,9 @@ async def test_visit_every_section(tmp_path: Path) -> None:
         for _ in app.lesson.sections:
             await pilot.press("ctrl+n")
             await pilot.pause()
-            visited.append(app.current_section)
-            title = app.query_one("#reading .section-title", Static)
-            assert shown(title).strip() == app.lesson.section(app.current_section).title
+            visited.append(app.main_screen.current_section)
+            title = app.query_one("#reading .section-title", BrokenText)
+            assert title.text == app.lesson.section(app.main_screen.current_section).title
         assert visited == [section.id for section in app.lesson.sections]
 
 
@@ -107,7 +115,7 @@ async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert params.value == "3"
-        assert any("ctrl+g again" in str(n.message) for n in app._notifications)
+        assert "ctrl+g again" in shown(ledger.query_one(".calc-note", Static))
         await pilot.press("ctrl+g")  # exercise 1: 1B parameters, mixed-precision Adam
         await pilot.pause()
         assert params.value == "1B"
@@ -157,7 +165,7 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
 
 
 async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
-    while app.current_section != section_id:
+    while app.main_screen.current_section != section_id:
         await pilot.press("ctrl+n")
         await pilot.pause()
 
@@ -294,13 +302,13 @@ async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_pat
     app = make_app(lesson_id="S99", progress_dir=tmp_path, autosave_delay=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        text = "\n".join(shown(static) for static in app.query("#reading Static"))
-        assert "cannot be opened" in text and "S99" in text
+        assert "cannot be opened" in reading_text(app) and "S99" in reading_text(app)
         await pilot.press("f2", "ctrl+g")
         await pilot.pause(0.2)
         await pilot.press("ctrl+q")
-    # Only the folder's lock file (engine.progress.LOCK_NAME): no progress file.
-    assert [path.name for path in tmp_path.iterdir()] == [".shardbook.lock"]
+    # Only the folder's lock file (engine.progress.LOCK_NAME) and the settings (the first-run
+    # hint was shown): no progress file.
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".shardbook.lock", "settings.yaml"]
 
 
 async def test_ledger_pane_breakdown_matches_the_cli(tmp_path: Path) -> None:
@@ -322,7 +330,7 @@ async def test_palette_go_to_focuses_the_first_answer_box(tmp_path: Path) -> Non
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         index = [section.id for section in app.sections].index("self-check") + 1
-        app._goto(index)  # what the palette's "Go to: 自检问题" entry calls
+        app.main_screen.goto(index)  # what the palette's "Go to: 自检问题" entry calls
         await pilot.pause()
         await pilot.press(*"typed")
         await pilot.pause()
@@ -334,8 +342,9 @@ async def test_notifications_show_paths_and_errors_literally(tmp_path: Path) -> 
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         # A file path or an error text with brackets must neither crash nor restyle the toast.
-        app.notify("/tmp/a[/b/[bold]x.md")
-        app.query_one("LedgerPane").notify("a[/ [link=x]y")
+        await pilot.press("f2")
+        app.notify("/tmp/a[/b/[bold]x.md", severity="warning")
+        app.query_one("LedgerPane").notify("a[/ [link=x]y", severity="warning")
         await pilot.pause()
         messages = [notification.message for notification in app._notifications]
         assert "/tmp/a[/b/[bold]x.md" in messages and "a[/ [link=x]y" in messages

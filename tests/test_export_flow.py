@@ -36,18 +36,20 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -
         await pilot.pause()
         await pilot.press("f8", "a")
         await pilot.pause()
+        # Each export's message replaces the one before (one information toast at a time).
+        deck_message = [n.message for n in app._notifications]
         await pilot.press("f8", "down", "enter")
         await pilot.pause()
         await pilot.press("f8", "f8")
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
     names = sorted(path.name for path in exports.iterdir())
     assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
     assert all(notes_owner(exports / name) == "S15" for name in names)
     assert quotes((exports / "S15-notes.md").read_text(encoding="utf-8")) == ["ok two lines\n---"]
     assert "<blockquote>" in (exports / "S15-notes.html").read_text(encoding="utf-8")
     assert zipfile.is_zipfile(exports / "S15-notes.apkg")
-    assert any("Anki deck" in m and "S15-notes.apkg" in m for m in messages)
+    assert len(deck_message) == 1
+    assert "Anki deck" in deck_message[0] and "S15-notes.apkg" in deck_message[0]
 
 
 async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(

@@ -157,7 +157,7 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     monkeypatch.setattr(tui.widgets.lab, "torch_available", lambda: False)
     app = make_app(progress_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one("#side").active = "lab"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+l")
         await pilot.pause()
         text = _shown(app.query_one("#lab-hint", Static))
         assert ".venv/bin/pip install -e '.[lab]'" in text
@@ -167,7 +167,7 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
 async def test_lab_tab_runs_memory_in_a_worker(tmp_path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one("#side").active = "lab"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+l")
         await pilot.pause()
         await pilot.click("#lab-memory")
         await app.workers.wait_for_complete()

@@ -38,7 +38,9 @@ from tui.app import make_app
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "forkpty"), reason="needs POSIX ptys")
 
-ROWS, COLUMNS = 24, 80
+# Wide enough for all three panes (outline, lesson, side pane): the outline's last section then
+# shows when the first screen is fully drawn.
+ROWS, COLUMNS = 40, 120
 GONE_WITHIN = 3.0  # seconds, from the signal or the closed terminal to a reaped process
 LESSON_DRAWN = "学后填写区"  # the outline's last section: the first screen is fully drawn
 TYPED = "typed then ended"
@@ -406,7 +408,7 @@ async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
 ) -> None:
     app = make_app(progress_dir=tmp_path, autosave_delay=60)
     async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
-        app.show_section("self-check")
+        app.main_screen.show_section("self-check")
         await pilot.pause()
         area = app.query("#reading TextArea").first(TextArea)
         area.focus()

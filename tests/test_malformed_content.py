@@ -15,8 +15,9 @@ from textual.widgets import Static
 
 from engine.lesson import check_file, discover_lessons
 from tests.test_lesson_loader import VALID
-from tui.app import make_app
+from tui.app import ShardbookApp, make_app
 from tui.cli import main
+from tui.widgets.reader import BrokenText
 
 ROOT = Path(__file__).resolve().parent.parent
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
@@ -124,6 +125,13 @@ def shown(static: Static) -> str:
     return console.export_text()
 
 
+def reading_text(app: ShardbookApp) -> str:
+    """The reading pane's text: its messages and the lesson text it broke into lines."""
+    parts = [shown(static) for static in app.query("#reading Static")]
+    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
+    return "\n".join(parts)
+
+
 async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
     content = tmp_path / "content"
     write_all(content)
@@ -141,14 +149,13 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
         bad_title = next(t for t in entries if t.startswith(f"Open lesson: T1 {listed_bad.title}"))
         entries[bad_title]()
         await pilot.pause()
-        text = "\n".join(shown(s) for s in app.query("#reading Static"))
+        text = reading_text(app)
         assert "cannot be opened" in text and str(listed_bad.path) in text
         # A file that could not even be listed is in the palette too, with its message.
         garbage = next(t for t in entries if "binary-garbage.yaml" in t)
         entries[garbage]()
         await pilot.pause()
-        text = "\n".join(shown(s) for s in app.query("#reading Static"))
-        assert unlisted.message in text
+        assert unlisted.message in reading_text(app)
         # S15 still opens.
         entries[next(t for t in entries if t.startswith("Open lesson: S15"))]()
         await pilot.pause()

@@ -1,7 +1,11 @@
-"""A few SVG snapshots of the app at 80x24 (pytest-textual-snapshot; Textual pinned exactly).
+"""SVG snapshots of the app (pytest-textual-snapshot; Textual pinned exactly): the main screen at
+each layout (80x24, 120x40, 60x20, 40x12), reading mode, the hidden side pane, the too-small
+message, and the side panes.
 
 Regenerate after an intended change with ``pytest tests/test_snapshots.py --snapshot-update`` and
-look at the SVGs before committing them. No flow here saves, so the header shows no clock.
+look at the SVGs before committing them. No flow here saves progress, so the header shows no
+clock. Only the first snapshot is a first run (with its one-time hint); the others start from a
+progress folder whose settings say the hint was seen.
 """
 
 from __future__ import annotations
@@ -13,16 +17,61 @@ from tui.app import make_app
 SIZE = (80, 24)
 
 
+def seen(folder: Path) -> Path:
+    """A progress folder whose settings say the first-run hint was shown."""
+    (folder / "settings.yaml").write_text(
+        "schema_version: 1\nhints: {first_run_seen: true}\n", encoding="utf-8"
+    )
+    return folder
+
+
 def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
 
 
+def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n"])
+
+
+def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(60, 20), press=["ctrl+n", "ctrl+n", "ctrl+n"])
+
+
+def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(40, 12), press=["ctrl+n", "ctrl+n"])
+
+
+def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+n", "f2"])
+
+
+def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n", "f7"])
+
+
+def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n", "f6"])
+
+
+def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(30, 8))
+
+
 def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE, press=["f4", "f5"])
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["f4", "f5"])
 
 
 def test_bubble_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE, press=["f3", "f5"])
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["f3", "f5"])
 
 
 def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -34,5 +83,5 @@ def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
 
     now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)
-    app = make_app(progress_dir=tmp_path, quiz=options)
+    app = make_app(progress_dir=seen(tmp_path), quiz=options)
     assert snap_compare(app, terminal_size=SIZE, press=["x", "enter", "y", "ctrl+r"])

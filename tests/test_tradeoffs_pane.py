@@ -17,6 +17,7 @@ from engine.progress import ProgressStore
 from tests.notes_render import quotes
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
 from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
 
 SIZE = (80, 24)
@@ -111,5 +112,5 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.pause()
         areas = list(again.query_one(TradeoffsPane).query(TextArea))
         assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
-        label = shown(again.query_one(TradeoffsPane).query(".note-label").first(Static))
+        label = again.query_one(TradeoffsPane).query(".note-label").first(BrokenText).text
         assert "假设设备互联很慢" in label

@@ -1,9 +1,11 @@
-"""The shardbook Textual app: outline | reading pane | side pane (Ledger, Bubble, Diagrams).
+"""The shardbook Textual app: loads the lesson and the learner's progress, saves, quits.
 
-The app owns the lesson (read-only, from ``engine.lesson``) and the learner's progress (an
-``engine.progress.LessonProgress`` edited in place). Widgets post messages up when the learner
-types; the app records the change and saves within ``autosave_delay`` seconds, and always
-before quitting.
+The app owns the lesson (read-only, from ``engine.lesson``), the learner's progress (an
+``engine.progress.LessonProgress`` edited in place) and the settings (``engine.settings``). The
+lesson UI is :class:`tui.screens.main.MainScreen` (outline, reading pane, side pane and their
+keys); the app hands it the opened lesson, and its widgets post messages up when the learner
+types: the app records the change and saves within ``autosave_delay`` seconds, and always before
+quitting. Only the keys that work on every screen (help, save, quit) are the app's own.
 """
 
 from __future__ import annotations
@@ -11,20 +13,16 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from textual import on
-from textual.app import App, ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
+from textual.app import App
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
 
 from engine.errors import ContentError, ProgressError, ShardbookError
 from engine.lesson import (
@@ -34,39 +32,23 @@ from engine.lesson import (
     discover_lessons,
     lesson_index_path,
     load_lesson,
-    section_markdown,
 )
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.settings import Settings, SettingsStore
 from tui import strings
-from tui.commands import APP_COMMANDS, AppCommandsProvider
+from tui.commands import AppCommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
+from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
-from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
-from tui.widgets.side import LazyTabPane, SideTabs
 
 if TYPE_CHECKING:
-    # Imported where first used: the quiz (fsrs) on F12, the side panes (numpy) on first view.
+    # Imported where first used: the quiz (fsrs) on F12.
     from tui.screens.quiz import QuizOptions
-    from tui.widgets.diagrams import DiagramsPane
-    from tui.widgets.tradeoffs import TradeoffsPane
 
 DEFAULT_LESSON = "S15"
-# Actions that need the main screen's panes (not available over the quiz screen).
-_MAIN_SCREEN_ACTIONS = frozenset(
-    {
-        "quiz",
-        "side_tab",
-        "toggle_zoom",
-        "focus_outline",
-        "next_section",
-        "toggle_complete",
-        "export_notes",
-    }
-)
-META_ID = "__meta__"
 
 
 class ShardbookApp(App[int]):
@@ -74,8 +56,12 @@ class ShardbookApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
-    BINDINGS = [command.binding() for command in APP_COMMANDS]
+    BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {AppCommandsProvider}
+    # False until on_mount applied the settings (see watch_theme).
+    _settings_applied = False
+    # Why settings.yaml could not be written last time ("" when it could).
+    _settings_error = ""
 
     def __init__(
         self,
@@ -101,37 +87,77 @@ class ShardbookApp(App[int]):
         self._quit_confirmed = False
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
-        self.current_section: str = META_ID
+        self.settings_store = SettingsStore(progress_dir)
+        self.settings = self._load_settings()
+        self.main_screen = MainScreen(
+            side=self.settings.get("layout.side"),
+            reading=self.settings.get("layout.reading"),
+            first_run=not self.settings.get("hints.first_run_seen"),
+        )
+        # The last information toast, replaced by the next one rather than stacked under it.
+        self._last_information: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
 
-    # ----------------------------------------------------------------- layout
-    def compose(self) -> ComposeResult:
-        yield Header(icon="")
-        with Horizontal(id="main"):
-            yield OptionList(id="outline")
-            yield VerticalScroll(id="reading")
-            # Hidden tabs are built on first view (tui.widgets.side): start-up stays fast.
-            with SideTabs(id="side", initial="ledger"):
-                with TabPane(strings.TAB_LEDGER, id="ledger"):
-                    yield LedgerPane()
-                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
-                yield LazyTabPane(
-                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
-                )
-                yield LazyTabPane(
-                    strings.TAB_COLLECTIVES,
-                    "tui.widgets.collectives:CollectivesPane",
-                    id="collectives",
-                )
-                yield LazyTabPane(
-                    strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
-                )
-                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
-        # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
-        yield Footer(compact=True, show_command_palette=False)
+    # ----------------------------------------------------------------- screens, settings
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main_screen
+
+    def _load_settings(self) -> Settings:
+        try:
+            settings = self.settings_store.load()
+        except ProgressError as error:
+            settings = Settings()
+            settings.problems.append(str(error))
+        return settings
+
+    def _apply_settings(self) -> None:
+        """The theme from the settings, and their problems said once; the first-run hint is
+        remembered as seen."""
+        self._settings_applied = True
+        theme = self.settings.get("theme")
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.settings.problems.append(
+                f"theme: {theme!r} is not a theme here; using the default"
+            )
+        for problem in self.settings.problems:
+            self.notify(f"{self.settings_store.path}: {problem}", severity="warning", timeout=10)
+        self.settings.set("hints.first_run_seen", True)
+        self.save_settings()
+
+    def save_settings(self) -> str:
+        """Write ``settings.yaml`` if a setting changed and this window holds the progress
+        folder's lock (a read-only second window keeps its choices in memory, and writes them
+        once it holds the lock). Returns why nothing was written (``""`` when it was, or when
+        nothing changed); a write error is also told to the learner, once."""
+        if not self.settings.changed:
+            return ""
+        try:
+            if not self.store.lock():
+                return strings.SETTINGS_READ_ONLY
+            self.settings_store.save(self.settings)
+        except ProgressError as error:
+            if str(error) != self._settings_error:  # said once, not on every F6
+                self.notify(str(error), severity="warning", timeout=10)
+            self._settings_error = str(error)
+            return str(error)
+        self._settings_error = ""
+        return ""
+
+    @on(MainScreen.SettingChanged)
+    def _setting_changed(self, event: MainScreen.SettingChanged) -> None:
+        self.settings.set(event.key, event.value)
+        self.save_settings()
+
+    def watch_theme(self, theme: str) -> None:
+        # Before the settings are applied, a theme change is Textual's own default.
+        if self._settings_applied and self.settings.get("theme") != theme:
+            self.settings.set("theme", theme)
+            self.save_settings()
 
     def on_mount(self) -> None:
         refs, errors = discover_lessons(self.content_dir, lesson_index_path(self.content_dir))
@@ -141,6 +167,7 @@ class ShardbookApp(App[int]):
             count = len(self.lesson_file_errors)
             self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
         self._take_lock()
+        self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
         self.app_suspend_signal.subscribe(self, lambda _app: self.save_now(), immediate=True)
@@ -187,15 +214,7 @@ class ShardbookApp(App[int]):
             self.save_error = str(error)
             self.notify(str(error), severity="error", timeout=15, markup=False)
         self.dirty = False
-        self._fill_outline()
-        self.show_section(META_ID)
-        for pane in self.query(CalculatorPane):
-            pane.restore(self.progress.forms.get(pane.form_name, {}))
-        # Side panes not built yet read the progress themselves when first shown.
-        for diagrams in self.query("DiagramsPane"):
-            cast("DiagramsPane", diagrams).refresh_notes()
-        for tradeoffs in self.query("TradeoffsPane"):
-            cast("TradeoffsPane", tradeoffs).load_notes(self.lesson, self.progress.notes)
+        self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         self._update_status()
 
     def _leave_lesson(self) -> bool:
@@ -214,8 +233,7 @@ class ShardbookApp(App[int]):
             return
         self.lesson = None
         self.lesson_error = str(error)
-        self._fill_outline()
-        self.show_section(META_ID)
+        self.main_screen.show_lesson(None, self.lesson_error, self.progress)
 
     def _take_lock(self) -> None:
         try:
@@ -259,89 +277,9 @@ class ShardbookApp(App[int]):
         self._remove_signal_handlers()
         self.store.unlock()
 
-    def _fill_outline(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        outline.clear_options()
-        options = [Option(Content(strings.META_SECTION), id=META_ID)]
-        if self.lesson is not None:
-            options.extend(
-                Option(Content(section.title), id=section.id) for section in self.lesson.sections
-            )
-        outline.add_options(options)
-        outline.highlighted = 0
-
     @property
     def sections(self) -> tuple[Section, ...]:
         return self.lesson.sections if self.lesson is not None else ()
-
-    @on(OptionList.OptionHighlighted, "#outline")
-    def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option.id and event.option.id != self.current_section:
-            self.show_section(event.option.id)
-
-    def show_section(self, section_id: str) -> None:
-        """Fill the reading pane with one section, and its answer boxes where it has them."""
-        self.current_section = section_id
-        reading = self.query_one("#reading", VerticalScroll)
-        reading.remove_children()
-        reading.scroll_home(animate=False)
-        if self.lesson is None:
-            reading.mount(Static(strings.LESSON_ERROR_TITLE, classes="section-title"))
-            reading.mount(Static(self.lesson_error, markup=False, classes="error"))
-            reading.mount(Static(strings.LESSON_ERROR_HINT, markup=False))
-            return
-        if section_id == META_ID:
-            reading.mount(Static(self.lesson.title, markup=False, classes="section-title"))
-            reading.mount(Static(self._meta_text(), markup=False, classes="meta"))
-            return
-        section = self.lesson.section(section_id)
-        reading.mount(Static(section.title, markup=False, classes="section-title"))
-        if section.kind == "self-check":
-            reading.mount(Static(strings.SELF_CHECK_HINT, classes="hint"))
-            for number, item in enumerate(section.items, start=1):
-                reading.mount(
-                    SelfCheckBox(
-                        item,
-                        number,
-                        self.progress.answers.get(item.id, ""),
-                        item.id in self.progress.revealed,
-                    )
-                )
-            return
-        markdown = section_markdown(section)
-        if markdown.strip():
-            from textual.widgets import Markdown  # markdown-it: not needed by the first screen
-
-            reading.mount(Markdown(markdown, classes="lesson-text"))
-        if section.kind == "reflection":
-            reading.mount(Static(strings.REFLECTION_HINT, classes="hint"))
-            for item in section.items:
-                reading.mount(
-                    NoteBox(
-                        "reflections",
-                        item,
-                        self.progress.reflections.get(item.id, ""),
-                        item.text,
-                        strings.REFLECTION_PLACEHOLDER,
-                    )
-                )
-        elif section.id == "exercises":
-            reading.mount(Static(strings.EXERCISE_HINT, classes="hint"))
-
-    def _meta_text(self) -> str:
-        assert self.lesson is not None
-        meta = self.lesson.meta
-        rows = [
-            ("内容类型", meta.kind),
-            ("日期", meta.date),
-            ("阶段", meta.phase),
-            ("总路线", f"Day {meta.day} / {meta.days_total}"),
-            ("周次 / 节奏", f"{meta.week} · {meta.rhythm}"),
-            ("状态", meta.status),
-            ("主题", "、".join(meta.topics)),
-            ("my status", STATUS_LABELS[self.progress.status]),
-        ]
-        return "\n".join(f"{label}：{value}" for label, value in rows)
 
     # ----------------------------------------------------------------- learner input
     @on(NoteBox.Edited)
@@ -410,7 +348,7 @@ class ShardbookApp(App[int]):
             if self.store.merged:
                 # Another window saved this lesson meanwhile; both windows' changes are kept.
                 self.notify(strings.MERGED, severity="warning", timeout=15)
-                self.show_section(self.current_section)
+                self.main_screen.refresh_section()
         except ShardbookError as error:
             if self.save_error != str(error):
                 self.notify(
@@ -452,6 +390,16 @@ class ShardbookApp(App[int]):
         alone would not do)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def on_notify(self, event: Notify) -> None:
+        """An information toast replaces the one before it: two F9 presses show one toast, not
+        two stacked over the screen. Warnings and errors stay until they time out."""
+        if event.notification.severity != "information":
+            return
+        previous, self._last_information = self._last_information, event.notification
+        if previous is not None and previous in self._notifications:
+            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
+            self._unnotify(previous)
+
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
         from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
@@ -473,38 +421,6 @@ class ShardbookApp(App[int]):
 
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # The quiz screen has none of the main screen's panes: their keys wait until it closes.
-        if action in _MAIN_SCREEN_ACTIONS:
-            return not _quiz_open(self.screen_stack)
-        return True
-
-    async def action_side_tab(self, tab: str) -> None:
-        side = self.query_one("#side", TabbedContent)
-        # F4 again flips between the strategy diagrams and the collectives' data flow.
-        if tab == "diagrams" and side.active == "diagrams":
-            tab = "collectives"
-        side.active = tab
-        pane = side.get_pane(tab)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
-        for child in pane.children:
-            focus_first = getattr(child, "focus_first", None)
-            if focus_first is not None:
-                focus_first()
-
-    def action_toggle_zoom(self) -> None:
-        self.query_one("#main").toggle_class("-zoom")
-
-    def action_focus_outline(self) -> None:
-        self.query_one("#main").remove_class("-zoom")
-        self.query_one("#outline").focus()
-
-    def action_next_section(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
-
     def action_save(self) -> None:
         if self.save_now():
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
@@ -520,17 +436,14 @@ class ShardbookApp(App[int]):
             self.progress.status = "complete"
             self.notify(strings.MARKED_COMPLETE)
         self.mark_dirty()
-        if self.current_section == META_ID:
-            self.show_section(META_ID)
+        if self.main_screen.current_section == META_ID:
+            self.main_screen.refresh_section()
 
     def action_export_notes(self) -> None:
-        """F8: ask which format (tui.screens.export), then export; F8 in that question takes
-        the highlighted format."""
+        """F8: ask which format (tui.screens.export, where F8 again takes the highlighted
+        one), then export."""
         from tui.screens.export import ExportScreen
 
-        if isinstance(self.screen, ExportScreen):
-            self.screen.choose_highlighted()
-            return
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
@@ -594,11 +507,11 @@ class ShardbookApp(App[int]):
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Extra command-palette entries: every section and every lesson."""
         entries: list[tuple[str, str, Callable[[], object]]] = []
-        outline = self.query_one("#outline", OptionList)
-        for index in range(outline.option_count):
-            option = outline.get_option_at_index(index)
-            title = str(option.prompt)
-            entries.append((f"Go to: {title}", "Read this section", partial(self._goto, index)))
+        titles = [strings.META_SECTION, *(section.title for section in self.sections)]
+        for index, title in enumerate(titles):
+            entries.append(
+                (f"Go to: {title}", "Read this section", partial(self.main_screen.goto, index))
+            )
         for ref in self.lesson_refs:
             entries.append(
                 (
@@ -616,26 +529,6 @@ class ShardbookApp(App[int]):
                 )
             )
         return entries
-
-    def _goto(self, index: int) -> None:
-        self.query_one("#main").remove_class("-zoom")
-        outline = self.query_one("#outline", OptionList)
-        outline.highlighted = index
-        option_id = outline.get_option_at_index(index).id
-        if option_id is not None and option_id != self.current_section:
-            self.show_section(option_id)
-        self.call_after_refresh(self._focus_reading)
-
-    def _focus_reading(self) -> None:
-        """Focus the section's first text box, or the reading pane so arrows scroll it."""
-        boxes = self.query("#reading TextArea")
-        (boxes.first() if boxes else self.query_one("#reading")).focus()
-
-
-def _quiz_open(stack: Iterable[Screen[object]]) -> bool:
-    """Whether a quiz screen is on ``stack``. Until F12 first imports the quiz module, none is."""
-    quiz = sys.modules.get("tui.screens.quiz")
-    return quiz is not None and any(isinstance(screen, quiz.QuizScreen) for screen in stack)
 
 
 def make_app(

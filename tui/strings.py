@@ -14,8 +14,33 @@ TAB_LEDGER = "Ledger"
 TAB_BUBBLE = "Bubble"
 TAB_DIAGRAMS = "Diagrams"
 
+# Side-pane tabs where the full names do not fit (the dot marks a shortened name).
+TAB_SHORT = {
+    "ledger": "Ledger",
+    "bubble": "Bubble",
+    "diagrams": "Diagr.",
+    "collectives": "Coll.",
+    "tradeoffs": "Trade.",
+    "lab": "Lab",
+}
+
+# Layout.
+# Below the smallest usable size: the longest of these that fits the terminal's width.
+TOO_SMALL = (
+    "shardbook needs a terminal of at least {need} (this one is {now})",
+    "shardbook needs at least {need} (now {now})",
+    "Needs {need} (now {now})",
+    "Needs {need}",
+    "{need}",
+)
+FIRST_RUN_HINT = (
+    "New here? Five keys to start: ctrl+n next section · ctrl+o outline · F2 calculators "
+    "(F6 hides them) · F12 quiz · F1 every key. (Shown once.)"
+)
+
 # Reading pane.
 OUTLINE_TITLE = "Outline"
+MY_STATUS = "my status：{status}"
 META_SECTION = "Lesson"
 ANSWER_PLACEHOLDER = "Your answer (saved as you type)"
 REFLECTION_PLACEHOLDER = "Your notes (saved as you type)"
@@ -36,6 +61,9 @@ SAVE_FAILED = (
     "or press F8 to export your notes elsewhere."
 )
 READ_ONLY = "READ-ONLY"
+SETTINGS_READ_ONLY = (
+    "another window holds the progress folder, so settings are kept for this window, not saved"
+)
 READ_ONLY_NOTICE = (
     "Another shardbook window is using this progress folder, so this one is read-only: what "
     "you type is kept here, not saved. Close the other window and press ctrl+s (both windows' "
@@ -59,6 +87,7 @@ EXPORT_HTML = "HTML (.html): the notes as one web page"
 EXPORT_ANKI = "Anki deck (.apkg): the lesson's quiz items as cards"
 EXPORT_WHERE = "Written to {folder} (elsewhere if it cannot be written). escape: cancel."
 EXPORT_CANCEL = "Cancel"
+EXPORT_CHOOSE = "Export"
 MARKED_COMPLETE = "Lesson marked complete."
 MARKED_IN_PROGRESS = "Lesson marked in progress."
 QUARANTINED = "Progress file problem: {message}"
@@ -179,8 +208,6 @@ QUIZ_RETENTION_HELP = (
 QUIZ_RETENTION_BAD = "Type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
 QUIZ_RETENTION_SET = "Desired retention {value:.2f}: saved in {path}."
 QUIZ_RETENTION_NOT_SAVED = "Desired retention {value:.2f} for this window only: {why}"
-QUIZ_RETENTION_READ_ONLY = "another window holds the progress folder, so settings are not saved."
-QUIZ_SETTINGS_PROBLEM = "Settings: {problem}"
 QUIZ_PALETTE_RETENTION = "Quiz: set the desired retention (r)"
 QUIZ_PALETTE_STATS = "Quiz: review statistics, forecast and recall (s)"
 QUIZ_PALETTE_UNDO = "Quiz: undo the last rating (u)"

@@ -1,7 +1,9 @@
 """Text boxes for the learner's own words: self-check answers and reflection fields.
 
-Text is shown literally (``markup=False``; a TextArea never parses markup). Every change is
-posted up as :class:`NoteBox.Edited`; the app owns the progress model and the saving.
+Text is shown literally (``markup=False``; a TextArea never parses markup). Labels and key points
+are lesson text, broken into lines by the reader's rule (:class:`tui.widgets.reader.BrokenText`).
+Every change is posted up as :class:`NoteBox.Edited`; the app owns the progress model and the
+saving.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from engine.lesson import Item
+from engine.reading import BULLET
 from tui import strings
 from tui.widgets.literal import LiteralTextArea
+from tui.widgets.reader import BrokenText
 
 
 class NoteBox(Vertical):
@@ -35,16 +39,19 @@ class NoteBox(Vertical):
             self.item_id = item_id
             self.text = text
 
-    def __init__(self, kind: str, item: Item, text: str, label: str, placeholder: str) -> None:
+    def __init__(
+        self, kind: str, item: Item, text: str, label: str, placeholder: str, marker: str = ""
+    ) -> None:
         super().__init__(classes="note-box")
         self.kind = kind
         self.item = item
         self._initial = text
         self._label = label
+        self._marker = marker
         self._placeholder = placeholder
 
     def compose(self) -> ComposeResult:
-        yield Static(self._label, markup=False, classes="note-label")
+        yield BrokenText(self._label, marker=self._marker, classes="note-label")
         yield LiteralTextArea(
             self._initial,
             soft_wrap=True,
@@ -52,6 +59,11 @@ class NoteBox(Vertical):
             placeholder=self._placeholder,
             classes="note-text",
         )
+
+    def set_label(self, label: str) -> None:
+        """Show ``label`` above the box instead."""
+        self._label = label
+        self.query_one(".note-label", BrokenText).update(label)
 
     @property
     def text_area(self) -> TextArea:
@@ -82,7 +94,7 @@ class SelfCheckBox(NoteBox):
 
     def __init__(self, item: Item, number: int, text: str, revealed: bool) -> None:
         super().__init__(
-            "answers", item, text, f"{number}. {item.text}", strings.ANSWER_PLACEHOLDER
+            "answers", item, text, item.text, strings.ANSWER_PLACEHOLDER, marker=f"{number}. "
         )
         self._revealed = revealed
         self.add_class("self-check")
@@ -90,15 +102,14 @@ class SelfCheckBox(NoteBox):
     def compose(self) -> ComposeResult:
         yield from super().compose()
         yield Button(strings.REVEAL_BUTTON, classes="reveal", compact=True)
-        points = "\n".join(f"• {point}" for point in self.item.key_points)
-        sources = ""
-        if self.item.key_point_sources:
-            sources = "\n" + strings.KEY_POINTS_SOURCES + "; ".join(self.item.key_point_sources)
-        key_points = Static(
-            f"{strings.KEY_POINTS_TITLE}\n{points}{sources}", markup=False, classes="key-points"
-        )
-        key_points.display = self._revealed
-        yield key_points
+        with Vertical(classes="key-points") as key_points:
+            key_points.display = self._revealed
+            yield Static(strings.KEY_POINTS_TITLE, markup=False)
+            for point in self.item.key_points:
+                yield BrokenText(point, marker=BULLET, classes="key-point")
+            if self.item.key_point_sources:
+                sources = "; ".join(self.item.key_point_sources)
+                yield BrokenText(strings.KEY_POINTS_SOURCES + sources, classes="key-point-sources")
 
     @property
     def revealed(self) -> bool:
@@ -106,7 +117,7 @@ class SelfCheckBox(NoteBox):
 
     def show_key_points(self) -> None:
         self._revealed = True
-        self.query_one(".key-points", Static).display = True
+        self.query_one(".key-points", Vertical).display = True
         self.query_one(".reveal", Button).display = False
 
     def on_mount(self) -> None:

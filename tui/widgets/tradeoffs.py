@@ -352,7 +352,7 @@ class TradeoffsPane(VerticalScroll):
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
                 label = f"{label}: {items[item_id]}"
-            box.query_one(".note-label", Static).update(Text(label))
+            box.set_label(label)
             area = box.text_area
             text = notes.get(note_id, "")
             if area.text != text:

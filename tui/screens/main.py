@@ -1,0 +1,483 @@
+"""The main screen: the lesson's outline, the reading pane and the side pane (the calculators),
+laid out for the terminal's size.
+
+The layout is state, held in reactive attributes and applied by their watchers, never kept in
+step by hand: ``size_class`` (from the terminal's size), ``side_shown`` (F6), ``reading_mode``
+(F7), ``zoomed`` (F5) and ``outline_open`` (ctrl+o where the outline is not a column). From them
+:func:`arrange` decides what is on screen, and the screen sets one CSS class per decision:
+
+- wide (120 columns and more): outline | lesson | side pane;
+- medium (80-119): the lesson alone, at least 76 columns wide at 80; the outline opens over it
+  (ctrl+o), the side pane beside it when asked for (F2-F4, F10, ctrl+l, F6);
+- narrow (under 80): one pane at a time, the lesson or the side pane (F6 switches);
+- too small (under :data:`MIN_WIDTH` x :data:`MIN_HEIGHT`): one line saying the size needed.
+
+Data flows down and messages up: the App hands the opened lesson and the learner's progress to
+:meth:`MainScreen.show_lesson`; the widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
+FormChanged``...) bubble up to the App, which saves them, and a layout choice to remember is
+posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's bindings, so
+the quiz and help screens pushed over it simply do not have them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, OptionList, Static, TabPane
+from textual.widgets.option_list import Option
+
+from engine.lesson import Lesson, Section
+from engine.progress import STATUS_LABELS, LessonProgress
+from engine.reading import meta_blocks, section_blocks
+from tui import strings
+from tui.commands import bindings
+from tui.widgets.calculator import CalculatorPane
+from tui.widgets.notes import NoteBox, SelfCheckBox
+from tui.widgets.reader import BrokenLines, BrokenText, block_widget
+from tui.widgets.side import LazyTabPane, SideTabs
+
+if TYPE_CHECKING:
+    from tui.widgets.diagrams import DiagramsPane
+    from tui.widgets.tradeoffs import TradeoffsPane
+
+META_ID = "__meta__"
+WIDE_WIDTH = 120
+MEDIUM_WIDTH = 80
+MIN_WIDTH = 40
+MIN_HEIGHT = 10
+
+SizeClass = Literal["wide", "medium", "narrow", "too-small"]
+SidePreference = Literal["auto", "shown", "hidden"]
+
+
+def size_class(width: int, height: int) -> SizeClass:
+    """The layout for a terminal of ``width`` x ``height`` cells (see module docstring)."""
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        return "too-small"
+    if width < MEDIUM_WIDTH:
+        return "narrow"
+    return "medium" if width < WIDE_WIDTH else "wide"
+
+
+def too_small_message(width: int, height: int) -> str:
+    """One line saying the size needed: the longest wording that fits ``width`` columns."""
+    need, now = f"{MIN_WIDTH}x{MIN_HEIGHT}", f"{width}x{height}"
+    wordings = [wording.format(need=need, now=now) for wording in strings.TOO_SMALL]
+    return next((text for text in wordings if len(text) <= width), wordings[-1])
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """What is on screen: the outline (a column, over the lesson, or not at all), the lesson,
+    the side pane, or only the too-small message."""
+
+    outline: Literal["column", "overlay", "hidden"]
+    reading: bool
+    side: bool
+    too_small: bool = False
+
+
+def arrange(
+    size: SizeClass, side_shown: bool, reading_mode: bool, zoomed: bool, outline_open: bool
+) -> Arrangement:
+    """The panes on screen for a layout state. Zoom (the side pane alone) wins over reading mode
+    (the lesson alone); on a narrow screen the side pane replaces the lesson."""
+    if size == "too-small":
+        return Arrangement("hidden", False, False, too_small=True)
+    overlay: Literal["overlay", "hidden"] = "overlay" if outline_open else "hidden"
+    if zoomed:
+        return Arrangement(overlay, reading=False, side=True)
+    if reading_mode:
+        return Arrangement(overlay, reading=True, side=False)
+    if size == "wide":
+        return Arrangement("column", reading=True, side=side_shown)
+    if size == "narrow":
+        return Arrangement(overlay, reading=not side_shown, side=side_shown)
+    return Arrangement(overlay, reading=True, side=side_shown)
+
+
+def side_default(size: SizeClass, preference: SidePreference) -> bool:
+    """Whether the side pane shows when the screen takes layout ``size``: on a narrow screen the
+    lesson comes first; elsewhere the learner's F6 choice, and by default only where the lesson
+    keeps its room (wide)."""
+    if size == "narrow":
+        return False
+    if preference == "auto":
+        return size == "wide"
+    return preference == "shown"
+
+
+class MainScreen(Screen[None]):
+    """The lesson: outline, reading pane, side pane (see module docstring)."""
+
+    BINDINGS = [
+        *bindings("main"),
+        Binding("escape", "close_outline", "Close outline", show=False, id="close_outline"),
+    ]
+
+    size_class: reactive[SizeClass] = reactive[SizeClass]("medium", init=False)
+    side_shown = reactive(False, init=False)
+    reading_mode = reactive(False, init=False)
+    zoomed = reactive(False, init=False)
+    outline_open = reactive(False, init=False)
+
+    class SettingChanged(Message):
+        """A layout choice the learner made, to remember in ``settings.yaml``."""
+
+        def __init__(self, key: str, value: Any) -> None:
+            super().__init__()
+            self.key = key
+            self.value = value
+
+    def __init__(
+        self,
+        *,
+        side: SidePreference = "auto",
+        reading: bool = False,
+        first_run: bool = False,
+    ) -> None:
+        super().__init__()
+        self.side_preference: SidePreference = side
+        self.set_reactive(MainScreen.reading_mode, reading)
+        self.first_run = first_run
+        self.lesson: Lesson | None = None
+        self.lesson_error = ""
+        self.progress = LessonProgress("")
+        self.current_section = META_ID
+        # The last usable size class: coming back from too small keeps the layout as it was.
+        self._usable: SizeClass | None = None
+
+    # ----------------------------------------------------------------- composition
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        with Horizontal(id="main"):
+            yield OptionList(id="outline")
+            yield VerticalScroll(id="reading")
+            # Every tab is built on first view (tui.widgets.side): start-up stays fast.
+            with SideTabs(id="side", initial="ledger"):
+                yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
+                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
+                yield LazyTabPane(
+                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
+                )
+                yield LazyTabPane(
+                    strings.TAB_COLLECTIVES,
+                    "tui.widgets.collectives:CollectivesPane",
+                    id="collectives",
+                )
+                yield LazyTabPane(
+                    strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
+                )
+                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
+        yield Static("", id="too-small", markup=False)
+        # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        width, height = self.app.size
+        first = size_class(width, height)
+        self.set_reactive(MainScreen.size_class, first)
+        self.add_class(f"-{first}")
+        if first != "too-small":
+            self._usable = first
+            self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
+        self._resized(width, height)
+        self._arrange()
+        self._show_opened_lesson()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._resized(event.size.width, event.size.height)
+
+    def _resized(self, width: int, height: int) -> None:
+        self.size_class = size_class(width, height)
+        self.query_one("#too-small", Static).update(too_small_message(width, height))
+
+    # ----------------------------------------------------------------- layout state
+    def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+        if new != "too-small" and new != self._usable:
+            self._usable = new
+            self.outline_open = False
+            self.side_shown = side_default(new, self.side_preference)
+        self._arrange()
+
+    def watch_side_shown(self) -> None:
+        self._arrange()
+
+    def watch_reading_mode(self, reading: bool) -> None:
+        self.post_message(self.SettingChanged("layout.reading", reading))
+        self._arrange()
+
+    def watch_zoomed(self) -> None:
+        self._arrange()
+
+    def watch_outline_open(self) -> None:
+        self._arrange()
+
+    @property
+    def arrangement(self) -> Arrangement:
+        """What is on screen now (see :func:`arrange`)."""
+        return arrange(
+            self.size_class, self.side_shown, self.reading_mode, self.zoomed, self.outline_open
+        )
+
+    def _arrange(self) -> None:
+        shown = self.arrangement
+        self.set_class(shown.outline == "column", "-outline-column")
+        self.set_class(shown.outline == "overlay", "-outline-overlay")
+        self.set_class(not shown.reading, "-reading-hidden")
+        self.set_class(shown.side, "-side-shown")
+        self.set_class(self.zoomed, "-zoom")
+        if shown.side:
+            self.query_one(SideTabs).show_panes()
+        self.call_after_refresh(self._keep_focus_on_screen)
+
+    async def _keep_focus_on_screen(self) -> None:
+        """Move the focus out of a pane that was just hidden, to the pane now in its place."""
+        focused = self.focused
+        shown = self.arrangement
+        if shown.too_small:
+            return
+        hidden = [
+            pane
+            for pane, on_screen in (
+                ("#outline", shown.outline != "hidden"),
+                ("#reading", shown.reading),
+                ("#side", shown.side),
+            )
+            if not on_screen
+        ]
+        if focused is not None and not any(
+            self.query_one(pane) in focused.ancestors_with_self for pane in hidden
+        ):
+            return
+        if shown.reading:
+            self.query_one("#reading").focus()
+        elif shown.side:
+            await self._focus_side_pane()
+
+    async def _focus_side_pane(self) -> None:
+        """Focus the active side tab's first field, once its pane is built."""
+        side = self.query_one(SideTabs)
+        pane = side.get_pane(side.active)
+        if isinstance(pane, LazyTabPane):
+            await pane.ready()
+        self._focus_tab_pane(pane)
+
+    # ----------------------------------------------------------------- the lesson
+    def show_lesson(self, lesson: Lesson | None, error: str, progress: LessonProgress) -> None:
+        """Show ``lesson`` (None: ``error`` says why it cannot be opened) with the learner's
+        ``progress``, from its first page; the side panes already built show its saved forms
+        and notes (the others read them when first shown)."""
+        self.lesson = lesson
+        self.lesson_error = error
+        self.progress = progress
+        if self.is_mounted:  # else on_mount shows it
+            self._show_opened_lesson()
+
+    def _show_opened_lesson(self) -> None:
+        self._fill_outline()
+        self.current_section = ""
+        self.show_section(META_ID)
+        # A pane still being built reads the progress itself when it mounts.
+        progress = self.progress
+        for calculator in self.query(CalculatorPane):
+            if calculator.is_mounted:
+                calculator.restore(progress.forms.get(calculator.form_name, {}))
+        for diagrams in self.query("DiagramsPane"):
+            if diagrams.is_mounted:
+                cast("DiagramsPane", diagrams).refresh_notes()
+        for tradeoffs in self.query("TradeoffsPane"):
+            if tradeoffs.is_mounted:
+                cast("TradeoffsPane", tradeoffs).load_notes(self.lesson, progress.notes)
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        return self.lesson.sections if self.lesson is not None else ()
+
+    def _fill_outline(self) -> None:
+        outline = self.query_one("#outline", OptionList)
+        outline.clear_options()
+        options = [Option(BrokenLines(strings.META_SECTION), id=META_ID)]
+        options.extend(
+            Option(BrokenLines(section.title), id=section.id) for section in self.sections
+        )
+        outline.add_options(options)
+        outline.highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#outline")
+    def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and event.option.id != self.current_section:
+            self.show_section(event.option.id)
+
+    @on(OptionList.OptionSelected, "#outline")
+    def _outline_chosen(self) -> None:
+        if self.outline_open:
+            self.outline_open = False
+        self.query_one("#reading").focus()
+
+    def show_section(self, section_id: str) -> None:
+        """Fill the reading pane with one section, and its answer boxes where it has them."""
+        if section_id != self.current_section and self.current_section:
+            self.first_run = False  # the hint was seen on the lesson's first page
+        self.current_section = section_id
+        reading = self.query_one("#reading", VerticalScroll)
+        reading.remove_children()
+        reading.scroll_home(animate=False)
+        reading.mount_all(self._section_widgets(section_id))
+
+    def refresh_section(self) -> None:
+        """Show the current section again (the progress it shows changed underneath)."""
+        self.show_section(self.current_section)
+
+    def _section_widgets(self, section_id: str) -> list[Widget]:
+        if self.lesson is None:
+            return [
+                Static(strings.LESSON_ERROR_TITLE, classes="section-title"),
+                BrokenText(self.lesson_error, classes="error"),
+                Static(strings.LESSON_ERROR_HINT, markup=False),
+            ]
+        widgets: list[Widget] = []
+        if section_id == META_ID:
+            if self.first_run:
+                widgets.append(BrokenText(strings.FIRST_RUN_HINT, classes="hint first-run"))
+            widgets.append(BrokenText(self.lesson.title, classes="section-title"))
+            status = strings.MY_STATUS.format(status=STATUS_LABELS[self.progress.status])
+            widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))
+            return widgets
+        section = self.lesson.section(section_id)
+        widgets.append(BrokenText(section.title, classes="section-title"))
+        if section.kind == "self-check":
+            widgets.append(Static(strings.SELF_CHECK_HINT, classes="hint"))
+            widgets.extend(
+                SelfCheckBox(
+                    item,
+                    number,
+                    self.progress.answers.get(item.id, ""),
+                    item.id in self.progress.revealed,
+                )
+                for number, item in enumerate(section.items, start=1)
+            )
+            return widgets
+        widgets.extend(block_widget(block) for block in section_blocks(section))
+        if section.kind == "reflection":
+            widgets.append(Static(strings.REFLECTION_HINT, classes="hint"))
+            widgets.extend(
+                NoteBox(
+                    "reflections",
+                    item,
+                    self.progress.reflections.get(item.id, ""),
+                    item.text,
+                    strings.REFLECTION_PLACEHOLDER,
+                )
+                for item in section.items
+            )
+        elif section.id == "exercises":
+            widgets.append(Static(strings.EXERCISE_HINT, classes="hint"))
+        return widgets
+
+    def goto(self, index: int) -> None:
+        """Read the outline's entry ``index`` (0: the lesson's header) and focus its first text
+        box, or the reading pane so arrows scroll it."""
+        self.zoomed = False
+        if self.size_class == "narrow":
+            self.side_shown = False
+        self.outline_open = False
+        outline = self.query_one("#outline", OptionList)
+        outline.highlighted = index
+        option_id = outline.get_option_at_index(index).id
+        if option_id is not None and option_id != self.current_section:
+            self.show_section(option_id)
+        self.call_after_refresh(self._focus_reading)
+
+    def _focus_reading(self) -> None:
+        boxes = self.query("#reading TextArea")
+        (boxes.first() if boxes else self.query_one("#reading")).focus()
+
+    # ----------------------------------------------------------------- actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.size_class == "too-small":
+            return False  # nothing of the lesson is on screen to act on
+        if action == "close_outline":
+            return self.outline_open
+        return True
+
+    async def action_side_tab(self, tab: str) -> None:
+        """Show side tab ``tab`` and focus its first field (F4 on Diagrams: Collectives)."""
+        side = self.query_one(SideTabs)
+        if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
+            tab = "collectives"
+        self.reading_mode = False
+        self.side_shown = True
+        side.active = tab
+        pane = side.get_pane(tab)
+        if isinstance(pane, LazyTabPane):
+            await pane.ready()
+        self._focus_tab_pane(pane)
+
+    def _focus_tab_pane(self, pane: TabPane) -> None:
+        for child in pane.children:
+            focus_first = getattr(child, "focus_first", None)
+            if focus_first is not None:
+                focus_first()
+                return
+        self.query_one(SideTabs).focus()
+
+    async def action_toggle_side(self) -> None:
+        """F6: hide the side pane, or show it (on a narrow screen: switch pane). Remembered."""
+        showing = self.arrangement.side
+        self.zoomed = False
+        self.reading_mode = False
+        self.side_shown = not showing
+        if self.size_class != "narrow":
+            self.side_preference = "shown" if self.side_shown else "hidden"
+            self.post_message(self.SettingChanged("layout.side", self.side_preference))
+        if self.side_shown:
+            await self._focus_side_pane()
+
+    def action_toggle_reading(self) -> None:
+        """F7: the lesson takes the whole screen, or back. Remembered."""
+        self.zoomed = False
+        self.reading_mode = not self.reading_mode
+
+    def action_toggle_zoom(self) -> None:
+        """F5: the side pane takes the whole screen, or back."""
+        self.reading_mode = False
+        self.zoomed = not self.zoomed
+
+    def action_focus_outline(self) -> None:
+        """ctrl+o: go to the outline (over the lesson where it is not a column); again: back."""
+        outline = self.query_one("#outline", OptionList)
+        if self.outline_open and self.focused is outline:
+            self.action_close_outline()
+            return
+        self.zoomed = False
+        if self.size_class != "wide" or self.reading_mode:
+            self.outline_open = True
+            self.call_after_refresh(outline.focus)  # focusable once the overlay is drawn
+        else:
+            # At once, not queued: a key that follows ctrl+o in the same burst goes to the outline.
+            self.set_focus(outline)
+
+    def action_close_outline(self) -> None:
+        self.outline_open = False
+        self.query_one("#reading").focus()
+
+    def action_next_section(self) -> None:
+        """ctrl+n: read the next section (the lesson comes back on screen if it was not)."""
+        outline = self.query_one("#outline", OptionList)
+        self.zoomed = False
+        if self.size_class == "narrow":
+            self.side_shown = False
+        if outline.option_count:
+            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
