@@ -39,6 +39,7 @@ from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, descri
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
 from tui.guard import fallback_folders, install_exit_signals, write_rescue_copy
+from tui.keys import KeyOrderApp
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
@@ -66,7 +67,7 @@ _MAIN_SCREEN_ACTIONS = frozenset(
 META_ID = "__meta__"
 
 
-class ShardbookApp(App[int]):
+class ShardbookApp(KeyOrderApp[int]):
     """The study app. Build it with :func:`make_app` (the CLI and the tests share it)."""
 
     CSS_PATH = "app.tcss"
