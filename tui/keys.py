@@ -12,16 +12,18 @@ bindings inline, which mends the first case only). :class:`KeyOrderApp` posts th
 when the previous one is done: a :class:`KeyHandled` marker follows each key along its path, and
 once it is back at the app every handler and binding of that key has run, a focus change
 included, so the next key goes to the widget focused now. Drop the class when Textual keeps keys
-in order itself (tests/test_key_order.py says whether it does).
+in order itself (tests/test_key_order.py sends the bursts above).
 
 No key in silence. A printable key that nothing took (no text box has the focus and no binding
 wants it) goes to the one text box of the focused item (a Reveal button's answer box), or is
 refused with a hint that replaces the previous one instead of stacking.
 
-Whole graphemes. Textual's ``Key.is_printable`` is ``str.isprintable``, False for format
-characters (Unicode category Cf): the zero-width joiners of 👨‍👩‍👧 and the tag characters of a
-subdivision flag, which a terminal sends as keys of their own. :func:`is_text` counts them as
-text; the fields in :mod:`tui.widgets.literal` insert them.
+Whole graphemes. Textual's key parser turns each code point a terminal sends into a key of its
+own, the zero-width joiners of 👨‍👩‍👧 and the tag characters of a subdivision flag included;
+Input._on_key and TextArea._on_key then insert only keys whose ``is_printable``
+(``str.isprintable``) holds, which is False for format characters (Unicode category Cf), so the
+joiners were dropped there. :func:`is_text` counts them as text; the fields in
+:mod:`tui.widgets.literal` insert them.
 """
 
 from __future__ import annotations
@@ -86,10 +88,17 @@ class KeyHandled(Message):
 
     def send_to(self, target: MessagePump) -> None:
         """Queue the marker at ``target``, or at the app when ``target`` is closing."""
+        if not target.post_message(self._for(target)):
+            target = self.keys_app
+            target.post_message(self._for(target))
         self.holder = target
-        if not target.post_message(self):
-            self.holder = self.keys_app
-            self.keys_app.post_message(self)
+
+    def _for(self, target: MessagePump) -> KeyHandled:
+        # A widget on the way has no handler for the marker: with the default prevented,
+        # Textual looks for none (it stops at the first class) and only bubbles it on, so
+        # the marker costs the key behind which it travels as little as possible.
+        self.prevent_default(target is not self.keys_app)
+        return self
 
 
 class KeyOrderApp(App[ReturnType]):
@@ -130,7 +139,7 @@ class KeyOrderApp(App[ReturnType]):
         if self._key_watchdog is None:
             self._key_watchdog = self.set_interval(_WATCHDOG_SECONDS, self._check_lost_key)
         else:
-            self._key_watchdog.resume()
+            self._key_watchdog.reset()  # resume() would tick at once after a long pause
 
     async def on_key_handled(self, marker: KeyHandled) -> None:
         marker.stop()
@@ -164,15 +173,20 @@ class KeyOrderApp(App[ReturnType]):
     # ------------------------------------------------------------------ keys nothing took
     async def on_key(self, event: events.Key) -> None:
         # Only a key that went up to the app without a widget taking it comes here (keys from
-        # the driver go through on_event). Bindings first: App._on_key runs them after this.
+        # the driver go through on_event); App._on_key runs after this handler unless it is
+        # prevented here.
         marker = self._key_marker
         if marker is not None and marker.key is event:
             # Every widget on the key's path has had it: the marker need not follow it up. It
             # is queued once the binding ran, behind what the binding queued.
             self.call_next(marker.send_to, self)
-        if not is_text(event.character) or self._is_bound(event.key):
+        if not is_text(event.character):
             return
+        # What App._on_key does first, here to learn whether a binding took the key (this app
+        # has no key_ methods, which App._on_key would try next).
         event.prevent_default()
+        if await self._check_bindings(event.key):
+            return
         field = self._nearest_text_field(event)
         if field is None:
             self._refuse(event.character or event.key)
@@ -181,10 +195,6 @@ class KeyOrderApp(App[ReturnType]):
         # so the field is entered (cursor to the end) before it gets the key.
         field.screen.set_focus(field)
         field.post_message(event.copy())
-
-    def _is_bound(self, key: str) -> bool:
-        active = self.screen.active_bindings.get(key)
-        return active is not None and active.enabled
 
     def _nearest_text_field(self, event: events.Key) -> Widget | None:
         """The one text field that would take ``event`` in the innermost container of the
