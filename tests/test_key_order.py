@@ -4,8 +4,8 @@ the widget focused at that moment, whole graphemes, and never dropped in silence
 Keys of one burst are posted to the app back to back, the way the driver posts the keys it
 parsed from one read of the terminal (Pilot's ``press`` waits for the app to go idle after each
 key, so it cannot send a burst). Textual 8.2.8 on its own applies them out of order
-(Textualize/textual#6605): without :class:`tui.keys.KeyOrderApp` the first two tests fail with
-``''`` and ``'409632409632'``.
+(Textualize/textual#6605): without :class:`tui.keys.KeyOrderApp` the Ledger's ``1B`` becomes
+``''`` instead of ``7B``, and ``4096 Tab 32 ...`` puts ``409632409632`` into the first field.
 """
 
 from __future__ import annotations
@@ -88,11 +88,11 @@ async def test_tab_in_a_burst_moves_the_focus_before_the_next_characters(tmp_pat
         await pane.open_more(focus=True)
         await pilot.pause()
         assert app.focused is app.query_one("#field-seq", Input)
-        # A GPT-3 6.7B-sized layer: sequence 2048, 32 layers, hidden 4096, 32 heads (Brown et
-        # al. 2020, Table 2.1); any four values would do, these are typed as a learner would.
-        await burst(app, "2048", "tab", "32", "tab", "4096", "tab", "32")
+        # Llama 2 7B: context 4096 (Touvron et al. 2023, "Llama 2", Table 1), 32 layers, hidden
+        # 4096, 32 heads (Touvron et al. 2023, "LLaMA", Table 2), typed as a learner would.
+        await burst(app, "4096", "tab", "32", "tab", "4096", "tab", "32")
         typed = {name: pane.values()[name] for name in ("seq", "layers", "hidden", "heads")}
-        assert typed == {"seq": "2048", "layers": "32", "hidden": "4096", "heads": "32"}
+        assert typed == {"seq": "4096", "layers": "32", "hidden": "4096", "heads": "32"}
         await burst(app, "shift+tab", "shift+tab", "end", "backspace", "8")
         assert pane.values()["layers"] == "38"
         await save_and_quit(pilot)
