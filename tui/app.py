@@ -40,6 +40,7 @@ from engine.settings import Settings, SettingsStore
 from tui import strings
 from tui.commands import AppCommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
+from tui.keys import KeyOrderApp
 from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 DEFAULT_LESSON = "S15"
 
 
-class ShardbookApp(App[int]):
+class ShardbookApp(KeyOrderApp[int]):
     """The study app. Build it with :func:`make_app` (the CLI and the tests share it)."""
 
     CSS_PATH = "app.tcss"

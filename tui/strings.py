@@ -47,9 +47,16 @@ REFLECTION_PLACEHOLDER = "Your notes (saved as you type)"
 KEY_POINTS_TITLE = "Reference key points (added material, not the lesson's text)"
 KEY_POINTS_SOURCES = "Sources: "
 REVEAL_BUTTON = "Reveal key points (ctrl+r)"
+HIDE_KEY_POINTS = "Hide key points"
+SHOW_KEY_POINTS = "Show key points (ctrl+r)"
 REVEAL_FIRST_ANSWER = "Write your answer first, then reveal the key points."
 SELF_CHECK_HINT = "Answer each question, then press ctrl+r in its box to compare with key points."
 REFLECTION_HINT = "Fill in each field; it is saved within a second and on quit."
+# A printable key that no text box and no key binding took (tui/keys.py).
+KEY_NOT_TYPED = (
+    'Not typed: "{text}". No text box has the focus here; Tab moves to the next field, '
+    "F1 lists the keys."
+)
 EXERCISE_HINT = "Work exercise 1 in the Ledger pane (F2; ctrl+g loads the 1B example)."
 
 # Status and saving.

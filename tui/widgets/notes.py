@@ -27,7 +27,8 @@ class NoteBox(Vertical):
 
     HELP = (
         "Type your answer or note here; it is saved within a second and again on quit. "
-        "Tab moves to the next field."
+        "Tab moves to the next field; entering a box puts the cursor at the end of its text; "
+        "ctrl+home / ctrl+end go to the start / end of the text."
     )
 
     class Edited(Message):
@@ -80,8 +81,9 @@ class SelfCheckBox(NoteBox):
 
     HELP = (
         "Answer the question in your own words first. Then press ctrl+r (or the button) to "
-        "reveal the reference key points and compare. The key points are added material, "
-        "grounded in the lesson and its sources, not the lesson's own text."
+        "reveal the reference key points and compare; the button then hides or shows them. "
+        "The key points are added material, grounded in the lesson and its sources, not the "
+        "lesson's own text. A key typed on the button goes into the answer."
     )
     BINDINGS = [Binding("ctrl+r", "reveal", "Reveal", id="reveal")]
 
@@ -101,7 +103,8 @@ class SelfCheckBox(NoteBox):
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
-        yield Button(strings.REVEAL_BUTTON, classes="reveal", compact=True)
+        label = strings.HIDE_KEY_POINTS if self._revealed else strings.REVEAL_BUTTON
+        yield Button(label, classes="reveal", compact=True)
         with Vertical(classes="key-points") as key_points:
             key_points.display = self._revealed
             yield Static(strings.KEY_POINTS_TITLE, markup=False)
@@ -116,18 +119,34 @@ class SelfCheckBox(NoteBox):
         return self._revealed
 
     def show_key_points(self) -> None:
+        """Show the key points (the learner answered and asked) and scroll them into view,
+        under the question and the answer they are compared with."""
         self._revealed = True
         self.query_one(".key-points", Vertical).display = True
-        self.query_one(".reveal", Button).display = False
+        self.query_one(".reveal", Button).label = strings.HIDE_KEY_POINTS
+        # Once laid out with the key points: the box's top part (all of it when it fits).
+        self.call_after_refresh(self._scroll_into_view)
 
-    def on_mount(self) -> None:
-        if self._revealed:
-            self.query_one(".reveal", Button).display = False
+    def _scroll_into_view(self) -> None:
+        # When the learner already went on (ctrl+r, Tab, Tab in one burst), the field they are
+        # in now: the key points just pushed it down, after its own scroll on focus.
+        focused = self.screen.focused
+        target = self if focused is None or self in focused.ancestors_with_self else focused
+        target.scroll_visible(animate=False)
 
     @on(Button.Pressed, ".reveal")
     def _pressed(self, event: Button.Pressed) -> None:
+        # The button stays after the reveal (as Hide / Show), so Tab visits the same widgets in
+        # every question, revealed or not: answer, button, next answer.
         event.stop()
-        self.action_reveal()
+        key_points = self.query_one(".key-points", Vertical)
+        if not self._revealed:
+            self.action_reveal()
+        elif key_points.display:
+            key_points.display = False
+            event.button.label = strings.SHOW_KEY_POINTS
+        else:
+            self.show_key_points()
 
     def action_reveal(self) -> None:
         self.post_message(self.RevealRequested(self))
