@@ -9,7 +9,6 @@ before quitting.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -39,6 +38,7 @@ from engine.lesson import (
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.timefmt import local_clock, utc_now
 from tui import strings
 from tui.commands import APP_COMMANDS, AppCommandsProvider
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
@@ -368,7 +368,7 @@ class ShardbookApp(App[int]):
         if box.item.id not in self.progress.revealed:
             self.progress.revealed.append(box.item.id)
         # The quiz does not ask this question again today (engine.lesson_reveals).
-        note_lesson_reveal(self.progress, box.item.id, dt.datetime.now(dt.UTC))
+        note_lesson_reveal(self.progress, box.item.id, utc_now())
         self.mark_dirty()
 
     @on(CalculatorPane.FormChanged)
@@ -424,7 +424,7 @@ class ShardbookApp(App[int]):
             return False
         self.dirty = False
         self.save_error = ""
-        self.last_saved = dt.datetime.now().strftime("%H:%M:%S")
+        self.last_saved = local_clock(utc_now())
         self._update_status()
         return True
 

@@ -16,9 +16,10 @@ from engine.errors import ContentError, ProgressError
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_progress_dir
 from engine.progress import ProgressStore
-from engine.quiz import lesson_stats, utc_now
+from engine.quiz import lesson_stats
 from engine.quiz_stats import stats_text
 from engine.session import render_session_log, session_log_rows
+from engine.timefmt import local_iso, utc_iso, utc_now
 from tui.cli import check_lesson_id, content_folder
 
 
@@ -84,16 +85,17 @@ def run_stats(args: argparse.Namespace) -> int:
             problems.append(str(error))
     if args.json:
         payload = {
-            "now": now.isoformat(),
-            "local_now": local.isoformat(),
+            "now": utc_iso(now),
+            # The zone the local dates (due_forecast, recall_history) are counted in.
+            "local_now": local_iso(now),
             "lessons": [row.as_dict() for row in rows],
             "errors": problems,
             "sessions": sessions,
         }
         print(json.dumps(payload, ensure_ascii=False))
     else:
-        print(stats_text(rows, local.tzinfo))
-        log = render_session_log(sessions)
+        print(stats_text(rows, local.tzinfo, now=now))
+        log = render_session_log(sessions, local.tzinfo)
         if log:
             print(f"\n{log}", end="")
         for problem in problems:
