@@ -117,9 +117,14 @@ def relative(moment: dt.datetime, now: dt.datetime) -> str:
 
 def duration_text(delta: dt.timedelta) -> str:
     """A length of time in words: ``8 days``, ``a minute``, ``2 months`` (humanize's
-    ``naturaldelta``, which rounds to the largest unit that reads naturally)."""
+    ``naturaldelta``). humanize rounds minutes and hours to the nearest but counts whole days
+    down, so a review due in 7 days 23 hours would read ``7 days`` seconds after its rating said
+    8: from a day on, the length is rounded to the nearest day first."""
     import humanize
 
+    day = dt.timedelta(days=1)
+    if abs(delta) >= day:
+        delta = day * round(delta / day)
     return str(humanize.naturaldelta(delta))
 
 

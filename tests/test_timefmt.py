@@ -81,6 +81,9 @@ def test_a_span_names_the_second_date_only_when_the_day_changes() -> None:
         (dt.timedelta(seconds=60), "in a minute"),
         (dt.timedelta(days=30), "in a month"),
         (dt.timedelta(milliseconds=300), "now"),
+        # An 8-day interval seen a few seconds after the rating is still "in 8 days".
+        (dt.timedelta(days=8, seconds=-5), "in 8 days"),
+        (dt.timedelta(days=1, hours=20), "in 2 days"),
     ],
 )
 def test_relative_phrasing_comes_from_humanize(offset: dt.timedelta, phrase: str) -> None:
