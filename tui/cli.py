@@ -38,9 +38,10 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 # The attributes that name the sub-command chosen at each level (``calc ledger``, ``lab memory``).
 _COMMAND_DESTS = ("command", "calculator", "experiment")
-# argparse takes an argument that starts with "-" for a flag unless it is a plain negative number
-# (``-1``, ``-0.5``), so ``--params -7B`` left --params without a value. No flag of shardbook
-# starts with "-" and a digit, so anything that does is a value, given to its parser to judge.
+# Python 3.11's argparse takes an argument that starts with "-" for a flag unless it is a plain
+# negative number (``-1``, ``-0.5``), so ``--params -7B`` left --params without a value. No flag of
+# shardbook starts with "-" and a digit, so anything that does is a value, given to its parser to
+# judge (later CPython releases of argparse use this same rule).
 _NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
 
