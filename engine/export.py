@@ -51,6 +51,7 @@ from engine.progress import (
     dump_yaml,
 )
 from engine.strategies import get_strategy
+from engine.timefmt import utc_iso, utc_now
 from engine.units import format_gb, format_gib
 
 FORMATS = ("md", "json", "html", "anki")
@@ -112,11 +113,7 @@ _APKG_OWNER_PREFIX = b"shardbook-lesson:"
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
-    return (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-
-
-def _iso(moment: dt.datetime) -> str:
-    return moment.isoformat(timespec="seconds")
+    return (now or utc_now()).astimezone(dt.UTC)
 
 
 # ---------------------------------------------------------------------------------- pieces
@@ -231,7 +228,7 @@ def export_data(
         "lesson": lesson.id,
         "title": lesson.title,
         "status": progress.status,
-        "exported": _iso(moment),
+        "exported": utc_iso(moment),
         "exercises": [
             {
                 "number": number,
@@ -418,7 +415,7 @@ def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None
     moment = _now(now)
     parts = [
         f"# {_one_line(f'{lesson.id} notes: {lesson.title}')}",
-        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {_iso(moment)}"),
+        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {utc_iso(moment)}"),
     ]
     for section in lesson.sections:
         render = _SECTION_NOTES.get(section.id) or _KIND_NOTES.get(section.kind)
@@ -436,7 +433,7 @@ def export_markdown(
 ) -> str:
     """The notes as Markdown with YAML front matter (see module docstring)."""
     moment = _now(now)
-    front = dump_yaml(_front_matter(lesson, progress, _iso(moment)))
+    front = dump_yaml(_front_matter(lesson, progress, utc_iso(moment)))
     return f"---\n{front}---\n\n{notes_body(lesson, progress, moment)}"
 
 
@@ -476,7 +473,7 @@ def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | Non
         '<html lang="zh">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="shardbook-lesson" content="{owner}">\n'
-        f'<meta name="shardbook-exported" content="{_iso(moment)}">\n'
+        f'<meta name="shardbook-exported" content="{utc_iso(moment)}">\n'
         f"<title>{title}</title>\n<style>{_PAGE_STYLE}</style>\n</head>\n"
         f"<body>\n{body}</body>\n</html>\n"
     )

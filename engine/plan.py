@@ -36,7 +36,8 @@ from typing import Any, Final
 
 from engine.exercises import LEDGER_FORM, ledger_form_worked
 from engine.lesson import Item, Lesson
-from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, utc_stamp
+from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating
+from engine.timefmt import local_text, relative, utc_iso, utc_now
 
 STEP_KINDS: Final = ("read", "exercise", "self-check", "reflection", "reviews")
 STATES: Final = ("todo", "started", "done")
@@ -67,9 +68,9 @@ class ReviewOutlook:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: times as ISO 8601 UTC."""
         return {
-            "at": utc_stamp(self.at),
+            "at": utc_iso(self.at),
             "due_now": self.due_now,
-            "next_due": utc_stamp(self.next_due) if self.next_due else None,
+            "next_due": utc_iso(self.next_due) if self.next_due else None,
             "due_next_day": self.due_next_day,
         }
 
@@ -84,7 +85,7 @@ def review_outlook(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -
     """
     from engine.quiz import QuizState, lesson_items
 
-    at = dt.datetime.fromisoformat(utc_stamp(now))
+    at = dt.datetime.fromisoformat(utc_iso(now))
     state = QuizState(LessonProgress(progress.lesson_id, quiz=copy.deepcopy(progress.quiz)))
     dues = sorted(
         card.due for item in lesson_items(lesson) if (card := state.card(item.id)) is not None
@@ -405,7 +406,7 @@ def build_plan(
         InputError: ``now`` has no timezone (field ``time``).
     """
     if reviews is None:
-        reviews = review_outlook(lesson, progress, now or dt.datetime.now(dt.UTC))
+        reviews = review_outlook(lesson, progress, now or utc_now())
     steps = _lesson_steps(lesson, progress)
     steps.append(
         Step(
@@ -514,12 +515,13 @@ def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
 
 
 def review_line(reviews: ReviewOutlook, tz: dt.tzinfo | None = None) -> str:
-    """``reviews: 3 due now; next due 2026-12-08 10:15 +0800 (2 within a day)`` (times in
-    ``tz``, default local)."""
+    """``reviews: 3 due now; next due 2026-12-08 10:15 +0800, in 16 hours (2 within a day)``
+    (times in ``tz``, default local; "in ..." from the outlook's moment)."""
     text = f"reviews: {reviews.due_now} due now"
     if reviews.next_due is not None:
-        shown = reviews.next_due.astimezone(tz).strftime("%Y-%m-%d %H:%M %z")
-        text += f"; next due {shown} ({reviews.due_next_day} within a day)"
+        shown = local_text(reviews.next_due, tz, zone=True)
+        when = relative(reviews.next_due, reviews.at)
+        text += f"; next due {shown}, {when} ({reviews.due_next_day} within a day)"
     else:
         text += "; none scheduled later"
     return text

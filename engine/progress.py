@@ -66,6 +66,7 @@ import yaml
 from filelock import FileLock, Timeout
 
 from engine.errors import InputError, ProgressError
+from engine.timefmt import file_stamp, parse_utc, utc_iso, utc_now
 
 SCHEMA_VERSION = 2
 
@@ -110,30 +111,6 @@ class ObjectiveRating:
 
     start: str | None = None
     end: str | None = None
-
-
-def utc_stamp(moment: dt.datetime) -> str:
-    """``moment`` as ISO 8601 UTC with an explicit offset, to the second:
-    ``2026-12-07T10:15:00+00:00``.
-
-    Raises:
-        InputError: ``moment`` has no timezone (field ``time``).
-    """
-    if moment.tzinfo is None:
-        raise InputError("time", "needs a timezone-aware datetime (UTC)")
-    return moment.astimezone(dt.UTC).isoformat(timespec="seconds")
-
-
-def parse_utc(text: str) -> dt.datetime | None:
-    """An ISO 8601 time with an offset as an aware UTC datetime; ``None`` when ``text`` is not
-    one (no offset, or not a time)."""
-    try:
-        moment = dt.datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        return None
-    return moment.astimezone(dt.UTC)
 
 
 @dataclass
@@ -206,7 +183,7 @@ class LessonProgress:
         Raises:
             InputError: ``at`` has no timezone (field ``time``).
         """
-        stamp = utc_stamp(at)
+        stamp = utc_iso(at)
         marked = [
             note_id
             for note_id in dict.fromkeys(note_ids)
@@ -733,7 +710,7 @@ class ProgressStore:
             return LoadResult(LessonProgress(lesson_id), quarantined=aside, message=message)
 
     def _quarantine(self, path: Path) -> Path:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = file_stamp(utc_now())
         aside = path.with_name(f"{path.name}.unreadable-{stamp}")
         try:
             os.replace(path, aside)
@@ -768,7 +745,7 @@ class ProgressStore:
                 "read-only; close the other window, then save again",
             )
         previous = progress.updated
-        progress.updated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        progress.updated = utc_iso(utc_now())
         data = progress.to_data()
         base = self._base.get(progress.lesson_id)
         if base is not None:

@@ -42,7 +42,7 @@ for Optimizing Spaced Repetition Scheduling", KDD 2022; ``open-spaced-repetition
 :class:`fsrs.Scheduler` with fuzzing off and the learner's desired retention (the setting
 ``review.desired_retention``, :mod:`engine.settings`), which each log entry records, so replaying
 the review log rebuilds the schedule exactly (:meth:`QuizState.rebuild_cards`). Every datetime
-inside is timezone-aware UTC; the learner sees local time (:func:`local_text`).
+inside is timezone-aware UTC; the learner sees local time (:mod:`engine.timefmt`).
 
 State lives in ``LessonProgress.quiz`` (:class:`QuizState` edits that dict in place)::
 
@@ -101,6 +101,7 @@ from engine.strategies import (
     collective_signature,
     covered_shards,
 )
+from engine.timefmt import utc_iso, utc_now
 from engine.units import (
     GB,
     format_bytes,
@@ -142,11 +143,6 @@ Clock = Callable[[], dt.datetime]
 Params = dict[str, Any]
 
 
-def utc_now() -> dt.datetime:
-    """The current time, timezone-aware UTC (the default clock)."""
-    return dt.datetime.now(dt.UTC)
-
-
 def _utc(moment: dt.datetime, field_name: str = "clock") -> dt.datetime:
     if moment.tzinfo is None:
         raise InputError(field_name, "needs a timezone-aware datetime (UTC)")
@@ -154,7 +150,8 @@ def _utc(moment: dt.datetime, field_name: str = "clock") -> dt.datetime:
 
 
 def _iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat()
+    # To the microsecond: replaying the log must give the schedule fsrs computed live.
+    return utc_iso(moment, timespec="auto")
 
 
 @functools.lru_cache(maxsize=16)
@@ -172,26 +169,6 @@ def scheduler_for(desired_retention: float = DESIRED_RETENTION_DEFAULT) -> Sched
             "desired_retention", f"{desired_retention!r} is outside {low:.2f}-{high:.2f}"
         )
     return Scheduler(desired_retention=float(desired_retention), enable_fuzzing=False)
-
-
-def local_text(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
-    """``moment`` as the learner reads it: ``2026-03-01 17:10`` in ``tz`` (None: this machine's
-    local time zone)."""
-    return moment.astimezone(tz).strftime("%Y-%m-%d %H:%M")
-
-
-def format_interval(interval: dt.timedelta) -> str:
-    """A review interval in the largest unit that keeps it short: ``1 min``, ``5.5 min``,
-    ``3 h``, ``8 d``, ``2.5 mo`` (30.44 days), ``1.2 y`` (365.25 days)."""
-    seconds = max(interval.total_seconds(), 0.0)
-    for unit, size in (("y", 365.25 * 86400), ("mo", 30.44 * 86400), ("d", 86400), ("h", 3600)):
-        if seconds >= size:
-            return f"{_short(seconds / size)} {unit}"
-    return f"{_short(seconds / 60)} min" if seconds >= 60 else "<1 min"
-
-
-def _short(value: float) -> str:
-    return f"{value:.1f}".removesuffix(".0") if value < 10 else f"{value:.0f}"
 
 
 # ----------------------------------------------------------------------------------------------

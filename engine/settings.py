@@ -26,7 +26,6 @@ File layout (``schema_version: 1``)::
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import yaml
 
 from engine.errors import ProgressError
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
+from engine.timefmt import file_stamp, utc_now
 
 SETTINGS_NAME = "settings.yaml"
 SETTINGS_SCHEMA_VERSION = 1
@@ -260,7 +260,7 @@ class SettingsStore:
         settings.changed = False
 
     def _quarantine(self) -> Path:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = file_stamp(utc_now())
         aside = self.path.with_name(f"{SETTINGS_NAME}.unreadable-{stamp}")
         try:
             os.replace(self.path, aside)

@@ -134,7 +134,7 @@ def test_cli_memory_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_bad_flag_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lab", "memory", "--heads", "5"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("shardbook: --heads:") and err.count("\n") == 1
+    assert err.startswith("shardbook: lab memory: --heads:") and err.count("\n") == 1
 
 
 def test_cli_without_torch_says_how_to_install(

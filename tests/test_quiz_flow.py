@@ -465,7 +465,7 @@ def fsrs_intervals(retention: float, card: object, now: dt.datetime) -> dict[int
 async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_path: Path) -> None:
     from fsrs import Card
 
-    from engine.quiz import format_interval
+    from engine.timefmt import format_interval
 
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,6 @@ quitting. Only the keys that work on every screen (help, save, quit) are the app
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -37,6 +36,7 @@ from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
 from engine.settings import Settings, SettingsStore
+from engine.timefmt import local_clock, utc_now
 from tui import strings
 from tui.commands import AppCommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
@@ -307,7 +307,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if box.item.id not in self.progress.revealed:
             self.progress.revealed.append(box.item.id)
         # The quiz does not ask this question again today (engine.lesson_reveals).
-        note_lesson_reveal(self.progress, box.item.id, dt.datetime.now(dt.UTC))
+        note_lesson_reveal(self.progress, box.item.id, utc_now())
         self.mark_dirty()
 
     @on(CalculatorPane.FormChanged)
@@ -363,7 +363,7 @@ class ShardbookApp(KeyOrderApp[int]):
             return False
         self.dirty = False
         self.save_error = ""
-        self.last_saved = dt.datetime.now().strftime("%H:%M:%S")
+        self.last_saved = local_clock(utc_now())
         self._update_status()
         return True
 

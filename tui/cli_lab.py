@@ -1,5 +1,6 @@
 """``shardbook lab collectives`` and ``shardbook lab memory``: the formulas against PyTorch itself
-(issue 9). Needs the ``lab`` extra (torch); without it, one line says how to install it (exit 2).
+(README "Lab"). Needs the ``lab`` extra (torch); without it, one line says how to install it
+(exit 2).
 
 The reports are built here from the engine's results (:mod:`engine.lab.gloo`,
 :mod:`engine.lab.memory`) and shared with the app's Lab tab. No Textual import, and torch is
@@ -18,7 +19,7 @@ from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
 from engine.lab import INSTALL_HINT, LabError, torch_available
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 
 COLLECTIVE_FLAGS = option_flags(
     "ranks", "op", "size", "repeats", timing_bytes="--bytes", timeout_s="--timeout"
@@ -46,7 +47,6 @@ def register(
             "ping-pong in the same run)."
         ),
     )
-    one_line_errors(collectives, "lab collectives")
     collectives.add_argument("--ranks", default="4", metavar="R", help="2 to 16 (default 4)")
     collectives.add_argument(
         "--op",
@@ -72,7 +72,6 @@ def register(
             "for the same configuration, term by term."
         ),
     )
-    one_line_errors(memory, "lab memory")
     for flag, default in (
         ("--layers", 2),
         ("--hidden", 64),

@@ -1,9 +1,9 @@
-"""``shardbook calc step`` and ``calc scaling``: step time and scaling, headless (issue 6).
+"""``shardbook calc step`` and ``calc scaling``: step time and scaling, headless.
 
-Flags and JSON keys are fixed by the issue; scripts and tests rely on them. ``--mfu`` is the share
+Flags and JSON keys are fixed; scripts and tests rely on them. ``--mfu`` is the share
 of peak the kernels reach while computing; the ``mfu`` key of the output is the whole step's
 model FLOPs utilization after communication, bubble and waits. ``--model`` and the shape flags
-are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the issue's list
+are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the basic ones
 (``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
 ``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
 stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
@@ -33,7 +33,7 @@ from engine.steptime import (
     get_interconnect,
     step_time,
 )
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
@@ -123,7 +123,6 @@ def register(calc_subparsers: Any) -> None:
             "Eq. 7/8 with the architecture, else 6·N per token."
         ),
     )
-    one_line_errors(step, "calc step")
     _add_common(step)
     step.add_argument("--tokens", help="training tokens T: time to train (Narayanan Eq. 4)")
     step.set_defaults(func=run_step)
@@ -136,7 +135,6 @@ def register(calc_subparsers: Any) -> None:
             "weak scaling grows it with n."
         ),
     )
-    one_line_errors(scaling, "calc scaling")
     _add_common(scaling)
     scaling.add_argument(
         "--strategy",

@@ -30,12 +30,13 @@ from textual.widgets import Footer, Static
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession, format_interval, local_text, utc_now
-from engine.quiz_stats import LessonStats, percent
+from engine.quiz import RATINGS, Clock, QuizSession
+from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.settings import (
     DESIRED_RETENTION_DEFAULT,
     DESIRED_RETENTION_RANGE,
 )
+from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
 from tui.widgets.literal import LiteralInput, LiteralTextArea
@@ -441,14 +442,11 @@ class QuizScreen(Screen[None]):
         return text
 
     def stats_lines(self, session: QuizSession, rows: list[LessonStats]) -> str:
-        """One line per lesson: recall, retrievability, next due in local time."""
+        """One line per lesson: recall, retrievability, next due in local time and how far off."""
         lines = []
+        now = session.now()
         for row in rows:
-            next_due = (
-                "-"
-                if row.next_due is None
-                else local_text(dt.datetime.fromisoformat(row.next_due), session.tz)
-            )
+            next_due = "-" if row.next_due is None else next_due_text(row.next_due, session.tz, now)
             lines.append(
                 strings.QUIZ_STATS_ROW.format(
                     lesson=row.lesson_id,
@@ -502,7 +500,7 @@ class QuizScreen(Screen[None]):
             strings.QUIZ_RATED.format(
                 rating=RATINGS[rating],
                 due=local_text(card.due, self.options.tz),
-                interval=format_interval(interval),
+                interval=duration_text(interval),
             ),
             timeout=3,
         )
