@@ -4,6 +4,7 @@ the reader shows it, in the lesson's order."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import assume, given
@@ -111,7 +112,10 @@ def test_blank_queries_find_nothing() -> None:
 
 
 def test_emoji_and_flags_are_found_whole_in_the_learners_text() -> None:
-    family, flag = "👨\u200d👩\u200d👧", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    family, flag = (
+        "👨\u200d👩\u200d👧",
+        "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+    )
     mine = progress(notes={"ex4": f"team {family} and {flag}"})
     for query in (family, flag):
         (hit,) = search(LESSON, mine, query)
@@ -130,7 +134,7 @@ def test_a_slice_of_any_text_is_found_there(text: str, data: st.DataObject) -> N
         assert 0 <= begin < finish <= len(text)
         assert fold(query) in fold(text[begin:finish])
     # Left to right, not overlapping.
-    assert all(a[1] <= b[0] for a, b in zip(matches, matches[1:], strict=False))
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(matches))
 
 
 @given(texts, texts)

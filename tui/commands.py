@@ -118,10 +118,9 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "ctrl+e",
         "My notes",
         "my_notes",
-        "All your answers, reflections and exercise notes together; enter edits one "
-        "(in a calculator's field ctrl+e goes to the field's end)",
+        "All your answers, reflections and exercise notes together; enter edits one (works "
+        "everywhere: in a text box, End goes to the end of the line)",
         show=False,
-        priority=False,
     ),
     AppCommand(
         "export",

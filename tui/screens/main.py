@@ -533,6 +533,8 @@ class MainScreen(Screen[None]):
         side = self.query_one(SideTabs)
         if state.side_tab and side.query(f"#{state.side_tab}"):
             side.active = state.side_tab
+            if initial:
+                side.build_after_first_frame()
         if state.side_shown is None or state.side_size != self.size_class:
             return
         if initial:

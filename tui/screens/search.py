@@ -187,6 +187,9 @@ class EntryPrompt:
         self.heading = visible_text(heading)
         self.text = visible_text(text)
 
+    def __str__(self) -> str:
+        return f"{self.heading}\n{self.text}"
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(options.max_width, 1)
         heading = hanging_lines(self.heading, width, "", "  ")

@@ -20,7 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
-from textual.widgets.text_area import Selection
+from textual.widgets.text_area import Document, Selection
 
 from tui.keys import is_format_character, is_text
 
@@ -68,6 +68,8 @@ class LiteralTextArea(TextArea):
         ``start`` when empty) instead of the cursor at the end. The focus moves at once, so a
         key that follows lands here."""
         document = self.document
+        if not isinstance(document, Document):  # every LiteralTextArea holds a plain Document
+            return
         selection = Selection(
             document.get_location_from_index(start), document.get_location_from_index(end)
         )

@@ -87,10 +87,21 @@ class SideTabs(TabbedContent):
         # False until the side pane is first on screen (see show_panes).
         self.on_screen = False
         self._labels: dict[str, str] = {}
+        self._build_after_first_frame = False
+
+    def build_after_first_frame(self) -> None:
+        """Build the first tab shown after the frame that first shows the side pane, not
+        before it (a tab restored where the lesson was left: the first frame stays as fast as
+        with the side pane hidden; the tab's content follows in the next frames)."""
+        self._build_after_first_frame = True
 
     def show_panes(self) -> None:
         """The side pane is on screen: build the active tab's pane if it is not built yet."""
         self.on_screen = True
+        if self._build_after_first_frame:
+            self._build_after_first_frame = False
+            self.call_after_refresh(lambda: self.watch_active(self.active))
+            return
         self.watch_active(self.active)
 
     def watch_active(self, active: str) -> None:

@@ -280,7 +280,8 @@ class TradeoffsPane(VerticalScroll):
             ),
         ):
             wanted = chosen.get(name)
-            value = wanted if any(wanted == value for _label, value in options) else default
+            known = any(wanted == value for _label, value in options)
+            value = str(wanted) if known else default
             pickers.append((label, f"tradeoffs-{name}", options, value))
         return pickers
 
