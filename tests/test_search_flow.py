@@ -264,3 +264,25 @@ async def test_the_search_covers_exactly_what_the_reader_shows(tmp_path: Path) -
                 assert any(text in shown for shown in drawn), (section_id, text)
             for shown in drawn:
                 assert any(text in shown for text in searched), (section_id, shown)
+
+
+async def test_on_a_narrow_screen_a_jump_brings_its_pane_and_the_box_into_view(
+    tmp_path: Path,
+) -> None:
+    app = app_with(tmp_path, written())
+    async with app.run_test(size=(60, 20)) as pilot:
+        # From the lesson to a note in the Diagrams pane, which replaces the lesson here.
+        await pilot.press("ctrl+e", "enter")
+        await pilot.pause()
+        area = app.focused
+        assert isinstance(area, TextArea) and area.text == ZERO_NOTE
+        assert app.query_one("#side").display and not app.query_one("#reading").display
+        assert ZERO_NOTE[:30] in "\n".join(screen_lines(app))
+        # From the side pane back to the lesson: the answer box gets the focus and shows.
+        await search_for(pilot, "切层内")
+        await pilot.press("enter")
+        await pilot.pause()
+        area = app.focused
+        assert isinstance(area, TextArea) and area.selected_text == "切层内"
+        assert app.query_one("#reading").display and not app.query_one("#side").display
+        assert "切层内矩阵" in "\n".join(screen_lines(app))

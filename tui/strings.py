@@ -306,7 +306,7 @@ SEARCH_HELP = (
     "the match is marked in the lesson, or selected in the box where you wrote it."
 )
 NOTES_TITLE = "Everything you wrote (read-only; enter: edit it there)"
-NOTES_COUNT = "{count} entries, in the lesson's order: answers, reflections, exercise notes."
+NOTES_COUNT = "Written: {count}, in the lesson's order (answers, reflections, exercise notes)."
 NOTES_EMPTY = "Nothing written yet: your answers, reflections and exercise notes will be here."
 NOTES_KEYS = "up/down: move · enter: edit it where it is written · escape: close"
 NOTES_HELP = (

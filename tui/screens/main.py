@@ -37,7 +37,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Footer, Header, OptionList, Static, TabPane
+from textual.widgets import Footer, Header, OptionList, Static, TabPane, Tabs
 from textual.widgets.option_list import Option
 
 from engine.lesson import Lesson, Section
@@ -686,12 +686,15 @@ class MainScreen(Screen[None]):
         self.outline_open = False
         if self.size_class == "narrow":
             self.side_shown = False
+        # Now, into the pane shown: the focus then stays where the jump puts it (the layout's
+        # own focus keeping moves it only out of a pane just hidden).
+        reading = self.query_one("#reading", VerticalScroll)
+        self.set_focus(reading, scroll_visible=False)
         ids = [META_ID, *(section.id for section in self.sections)]
         if section_id in ids:
             self.query_one("#outline", OptionList).highlighted = ids.index(section_id)
             if section_id != self.current_section:
                 self.show_section(section_id)
-        reading = self.query_one("#reading", VerticalScroll)
         await AwaitMount(reading, list(reading.children))
         return reading
 
@@ -725,6 +728,8 @@ class MainScreen(Screen[None]):
         if end > len(area.text):  # the text changed since the search: its end
             start = end = len(area.text)
         area.enter_with_selection(start, end)
+        # Once laid out (a box just built has no place yet): the whole box in view.
+        box.call_after_refresh(box.scroll_visible, animate=False)
 
     async def _jump_to_note(self, place: Place, span: tuple[int, int] | None) -> None:
         """Open the side pane where the exercise note ``place`` is written, on it."""
@@ -737,6 +742,7 @@ class MainScreen(Screen[None]):
         self.outline_open = False
         self.side_shown = True
         side.active = place.pane
+        self.set_focus(side.query_one(Tabs), scroll_visible=False)  # see _read_section
         tab = side.get_pane(place.pane)
         if isinstance(tab, LazyTabPane):
             await tab.ready()

@@ -38,6 +38,9 @@ class DiagramsPane(VerticalScroll):
         "and exported beside the engine's answers. F4 again opens the Collectives tab."
     )
 
+    # The note boxes of the strategy shown, mounted once this is done (see refresh_notes).
+    _notes_shown: AwaitComplete | None = None
+
     def compose(self) -> ComposeResult:
         options = [(f"{get_strategy(name).title} ({name})", name) for name in STRATEGY_NAMES]
         first = _known_strategy(resumed_choices(self, "diagrams"))
@@ -68,9 +71,10 @@ class DiagramsPane(VerticalScroll):
     def show_strategy(self, name: str) -> AwaitComplete:
         """Select and show strategy ``name``; await the result to have its note boxes."""
         select = self.query_one("#strategy", Select)
-        if select.value != name:
-            with self.prevent(Select.Changed):
-                select.value = name
+        if select.value == name and self._notes_shown is not None:
+            return self._notes_shown
+        with self.prevent(Select.Changed):
+            select.value = name
         return self.show(name)
 
     @property
@@ -105,7 +109,8 @@ class DiagramsPane(VerticalScroll):
             await removed
             await mounted
 
-        return AwaitComplete(settled())
+        self._notes_shown = AwaitComplete(settled())
+        return self._notes_shown
 
     def focus_first(self) -> None:
         self.query_one("#strategy").focus()
