@@ -327,3 +327,36 @@ def test_a_restored_side_tab_is_built_after_the_first_frame(tmp_path: Path) -> N
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "(False, False) True True"
+
+
+async def test_each_lesson_reopens_where_it_was_left(tmp_path: Path) -> None:
+    """Two lessons (S15 and a copy under another id): leaving one for the other keeps where
+    each was, and coming back restores it, side pane choices included."""
+    from engine.paths import resolve_content_dir
+
+    content = tmp_path / "content"
+    content.mkdir()
+    text = (resolve_content_dir(None) / "S15.yaml").read_text(encoding="utf-8")
+    copy = text.replace("\nid: S15\n", "\nid: S99\n", 1)
+    assert copy != text
+    (content / "S15.yaml").write_text(text, encoding="utf-8")
+    (content / "S99.yaml").write_text(copy, encoding="utf-8")
+    progress = tmp_path / "progress"
+    app = make_app(content_dir=content, progress_dir=progress, autosave_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await goto_section(pilot, app, "core")
+        await pilot.press("f4")
+        await pilot.pause()
+        await choose(pilot, app.query_one(DiagramsPane).query_one("#strategy", Select), "tp")
+        app.open_lesson("S99")
+        await pilot.pause()
+        assert app.main_screen.current_section == "__meta__"  # S99 was never left anywhere
+        assert app.query_one(DiagramsPane).strategy == "dp"
+        await goto_section(pilot, app, "exercises")
+        app.open_lesson("S15")
+        await pilot.pause()
+        assert app.main_screen.current_section == "core"
+        assert app.query_one(DiagramsPane).strategy == "tp"
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(progress)
+    assert (saved["S15"]["section"], saved["S99"]["section"]) == ("core", "exercises")
