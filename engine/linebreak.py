@@ -209,9 +209,51 @@ def break_text(text: str, width: int) -> list[str]:
         ValueError: ``width`` < 1.
     """
     lines: list[str] = []
-    for paragraph in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for paragraph in normalize_newlines(text).split("\n"):
         lines.extend(break_paragraph(paragraph, width))
     return lines
+
+
+def normalize_newlines(text: str) -> str:
+    """``text`` with each ``\\r\\n`` and ``\\r`` written ``\\n``: the text the offsets of
+    :func:`line_spans` and :func:`hanging_spans` count in."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def line_spans(text: str, width: int) -> list[tuple[int, int]]:
+    """The lines of :func:`break_text` as ``(start, end)`` offsets into
+    ``normalize_newlines(text)``, the spaces that hang at a line's end left out.
+
+    Raises:
+        ValueError: ``width`` < 1.
+    """
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for paragraph in normalize_newlines(text).split("\n"):
+        for line in break_paragraph(paragraph, width):
+            spans.append((offset, offset + len(line.rstrip(" "))))
+            offset += len(line)
+        offset += 1  # the line break
+    return spans
+
+
+def hanging_spans(
+    text: str, width: int, first: str = "", rest: str | None = None
+) -> list[tuple[str, int, int]]:
+    """The lines of :func:`hanging_lines` as ``(prefix, start, end)``: each line is ``prefix``
+    (the marker, an indent, or nothing) followed by ``normalize_newlines(text)[start:end]``.
+    Where the marker leaves no room, it stands alone on the first line, ``(first, 0, 0)``."""
+    indent = " " * cell_len(first) if rest is None else rest
+    room = width - max(cell_len(first), cell_len(indent))
+    if room < 1:
+        return [
+            (first.rstrip(" "), 0, 0),
+            *(("", start, end) for start, end in line_spans(text, max(width, 1))),
+        ]
+    return [
+        (first if index == 0 else indent, start, end)
+        for index, (start, end) in enumerate(line_spans(text, room))
+    ]
 
 
 def hanging_lines(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
@@ -224,13 +266,10 @@ def hanging_lines(text: str, width: int, first: str = "", rest: str | None = Non
     stands on the first line alone. Lines are returned without the spaces that hang at their
     end.
     """
-    indent = " " * cell_len(first) if rest is None else rest
-    room = width - max(cell_len(first), cell_len(indent))
-    if room < 1:
-        return [first.rstrip(" "), *(line.rstrip(" ") for line in break_text(text, max(width, 1)))]
-    broken = break_text(text, room)
+    normalized = normalize_newlines(text)
     return [
-        (first if index == 0 else indent) + line.rstrip(" ") for index, line in enumerate(broken)
+        prefix + normalized[start:end]
+        for prefix, start, end in hanging_spans(text, width, first, rest)
     ]
 
 

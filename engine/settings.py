@@ -20,6 +20,7 @@ File layout (``schema_version: 1``)::
     hints: {first_run_seen: true}
     theme: textual-dark
     review: {desired_retention: 0.9}
+    resume: {S15: {section: core, block: 4, line: 2, side_tab: diagrams, ...}}
     ...any other key declared in SETTINGS, dotted names nested as mappings...
 """
 
@@ -36,6 +37,7 @@ import yaml
 
 from engine.errors import ProgressError
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
+from engine.resume import is_resume_setting
 from engine.timefmt import file_stamp, utc_now
 
 SETTINGS_NAME = "settings.yaml"
@@ -79,10 +81,6 @@ def number_between(low: float, high: float) -> Callable[[Any], bool]:
     )
 
 
-def _is_mapping(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
-
-
 DESIRED_RETENTION_DEFAULT = 0.9
 """py-fsrs 6's ``Scheduler`` default desired retention (tests/test_quiz.py checks it against the
 library, which is not imported here: the settings load before the first frame)."""
@@ -108,8 +106,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "resume",
         {},
-        _is_mapping,
-        "per lesson id: where it was left (section, scroll, side tab, pane choices)",
+        is_resume_setting,
+        "per lesson id: where it was left (section, scroll, side tab, pane choices; "
+        "engine/resume.py)",
     ),
     SettingSpec(
         "review.desired_retention",

@@ -70,8 +70,12 @@ async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
     assert saved["notes"]["ex2.tp.split"] == "ok " + text
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
+        await pilot.pause()
+        # Reopened where it was left (tests/test_resume.py): the Diagrams tab, on TP.
         pane = app.query_one("DiagramsPane")
+        assert pane.strategy == "tp"
+        assert pane.query(NoteBox).first().text_area.text == "ok " + text
+        await choose(pilot, pane.query_one("#strategy", Select), "dp")
         await choose(pilot, pane.query_one("#strategy", Select), "tp")
         assert pane.query(NoteBox).first().text_area.text == "ok " + text
 

@@ -85,3 +85,50 @@ def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)
     app = make_app(progress_dir=seen(tmp_path), quiz=options)
     assert snap_compare(app, terminal_size=SIZE, press=["x", "enter", "y", "ctrl+r"])
+
+
+def with_notes(folder: Path) -> Path:
+    """A progress folder (hint seen) where the learner wrote an answer, a reflection and two
+    exercise notes, hostile text included."""
+    from engine.progress import LessonProgress, ProgressStore
+
+    store = ProgressStore(seen(folder))
+    store.save(
+        LessonProgress(
+            "S15",
+            status="in-progress",
+            answers={"self-check-fsdp-vs-tp": "FSDP 切模型状态 (ZeRO-3)；TP 切层内矩阵。[/] a[/"},
+            reflections={"reflection-hardest-collective": "reduce-scatter: [bold]x 👨‍👩‍👧"},
+            notes={
+                "ex2.fsdp.split": "ZeRO-3 shards parameters, gradients and optimizer states",
+                "ex4": "slow links: TP suffers first, then FSDP's all-gathers",
+            },
+        )
+    )
+    store.unlock()
+    return folder
+
+
+def test_search_with_hits(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+f, "zero": the lesson's hits and the learner's note and answer, each with its
+    section (and field), the first highlighted."""
+    app = make_app(progress_dir=with_notes(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+f", *"zero-3"])
+
+
+def test_notes_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=with_notes(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+e"])
+
+
+def test_resumed_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Reopened where it was left: section 机制与推导 scrolled to its seventh block, the
+    Diagrams tab beside it on FSDP, at the 80-column layout it was left at."""
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints: {first_run_seen: true}\n"
+        "resume:\n  S15:\n    section: mechanism\n    block: 6\n    line: 2\n"
+        "    side_tab: diagrams\n    side_shown: true\n    side_size: medium\n"
+        "    panes: {diagrams: {strategy: fsdp}}\n",
+        encoding="utf-8",
+    )
+    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)

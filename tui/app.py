@@ -6,6 +6,11 @@ lesson UI is :class:`tui.screens.main.MainScreen` (outline, reading pane, side p
 keys); the app hands it the opened lesson, and its widgets post messages up when the learner
 types: the app records the change and saves within ``autosave_delay`` seconds, and always before
 quitting. Only the keys that work on every screen (help, save, quit) are the app's own.
+
+Where each lesson was left (``engine.resume``: section, scroll, side tab, pane choices) is kept in
+the settings under ``resume.<lesson id>``: restored when the lesson opens, written
+:data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
+suspends or gets a signal.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual.app import App
 from textual.driver import Driver
 from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 
 from engine.errors import ContentError, ProgressError, ShardbookError
 from engine.lesson import (
@@ -35,6 +41,7 @@ from engine.lesson import (
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.resume import FIELD_CHECKS, ResumeState
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
@@ -44,12 +51,16 @@ from tui.keys import KeyOrderApp
 from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
+from tui.widgets.side import ChoicesChanged
 
 if TYPE_CHECKING:
     # Imported where first used: the quiz (fsrs) on F12.
     from tui.screens.quiz import QuizOptions
 
 DEFAULT_LESSON = "S15"
+PLACE_DELAY = 2.0
+"""Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
+lesson was left is written to the settings."""
 
 
 class ShardbookApp(KeyOrderApp[int]):
@@ -101,6 +112,9 @@ class ShardbookApp(KeyOrderApp[int]):
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
+        # Where the open lesson was left, as restored (side panes built later read it).
+        self.resumed = ResumeState()
+        self._place_timer: Timer | None = None
 
     # ----------------------------------------------------------------- screens, settings
     def get_default_screen(self) -> Screen[Any]:
@@ -171,7 +185,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
-        self.app_suspend_signal.subscribe(self, lambda _app: self.save_now(), immediate=True)
+        self.app_suspend_signal.subscribe(self, lambda _app: self._save_all(), immediate=True)
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
@@ -216,11 +230,16 @@ class ShardbookApp(KeyOrderApp[int]):
             self.notify(str(error), severity="error", timeout=15, markup=False)
         self.dirty = False
         self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
+        self.resumed = ResumeState()
+        if self.lesson is not None:
+            self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
+            self.main_screen.restore_place(self.resumed)
         self._update_status()
 
     def _leave_lesson(self) -> bool:
         """Save before showing another lesson. Unsaved text that was not exported either keeps
         the learner on this lesson (switching would drop it from memory)."""
+        self.record_place()
         if self.lesson is None or self.save_now() or not self.dirty:
             return True
         if self._exported_since_edit:
@@ -267,6 +286,7 @@ class ShardbookApp(KeyOrderApp[int]):
         """The last save: the progress file, else a rescue copy. Returns what to tell the
         learner (``""`` when saved)."""
         message = ""
+        self.record_place()
         if not self.save_now() and self.dirty:
             path, why = write_rescue_copy(self.progress, self.store.folder)
             rescued = strings.RESCUED.format(path=path) if path else ""
@@ -322,6 +342,41 @@ class ShardbookApp(KeyOrderApp[int]):
         if event.figures is not None:
             self.progress.figures[event.figure_name] = dict(event.figures)
         self.mark_dirty()
+
+    # ----------------------------------------------------------------- where the lesson was left
+    @on(MainScreen.PlaceChanged)
+    @on(ChoicesChanged)
+    def _place_changed(self) -> None:
+        # One write PLACE_DELAY seconds after the last move, not one per scroll step.
+        if self._place_timer is None:
+            self._place_timer = self.set_timer(PLACE_DELAY, self.record_place)
+        else:
+            self._place_timer.reset()
+
+    def record_place(self) -> None:
+        """Keep where the open lesson is now in ``resume.<lesson id>`` and write the settings
+        (when this window holds the lock; :meth:`save_settings`)."""
+        if self._place_timer is not None:
+            self._place_timer.stop()
+            self._place_timer = None
+        if self.lesson is None or not self.main_screen.is_mounted:
+            return
+        entry = self.main_screen.place().to_data()
+        resume = self.settings.get("resume")
+        previous = resume.get(self.lesson.id)
+        if isinstance(previous, dict):
+            # Keys a newer shardbook wrote are kept.
+            kept = {k: v for k, v in previous.items() if k not in FIELD_CHECKS and k != "panes"}
+            entry = {**kept, **entry}
+        if previous != entry:
+            resume[self.lesson.id] = entry
+            self.settings.set("resume", resume)
+            self.save_settings()
+
+    def _save_all(self) -> bool:
+        """Where the lesson was left, then the progress (ctrl+z)."""
+        self.record_place()
+        return self.save_now()
 
     def mark_dirty(self) -> None:
         """Record that progress changed; it is saved within ``autosave_delay`` seconds."""
@@ -479,6 +534,7 @@ class ShardbookApp(KeyOrderApp[int]):
     async def action_quit(self) -> None:
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
         rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
+        self.record_place()
         if self.save_now() or not self.dirty:
             self.exit(0)
             return

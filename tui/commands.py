@@ -97,6 +97,32 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         show=False,
     ),
     AppCommand(
+        "search",
+        "ctrl+f",
+        "Search",
+        "search",
+        "Search the lesson and your answers and notes; enter goes to a hit (works everywhere)",
+        show=False,
+    ),
+    AppCommand(
+        "search_slash",
+        "slash",
+        "Search",
+        "search",
+        "Search too, when the focus is not in a text box (there / is typed)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "my_notes",
+        "ctrl+e",
+        "My notes",
+        "my_notes",
+        "All your answers, reflections and exercise notes together; enter edits one (works "
+        "everywhere: in a text box, End goes to the end of the line)",
+        show=False,
+    ),
+    AppCommand(
         "export",
         "f8",
         "Export",
@@ -190,7 +216,8 @@ class AppCommandsProvider(Provider):
                 ),
             )
             for command in APP_COMMANDS
-            if command.id != "help_question" and (on_main or command.scope == "app")
+            if command.id not in ("help_question", "search_slash")
+            and (on_main or command.scope == "app")
         ]
         if on_main:
             entries.extend(self._app.palette_entries())
@@ -222,8 +249,8 @@ def _highlight(matcher: object, query: str, title: str) -> Content:
 
 
 def key_display(key: str) -> str:
-    """A binding's key as the learner types it (``question_mark`` is ``?``)."""
-    return "?" if key == "question_mark" else key
+    """A binding's key as the learner types it (``question_mark`` is ``?``, ``slash`` ``/``)."""
+    return {"question_mark": "?", "slash": "/"}.get(key, key)
 
 
 def key_rows() -> list[tuple[str, str]]:

@@ -278,3 +278,43 @@ LAB_RUNNING = "Running {what}… (torch starts in a few seconds)"
 LAB_DONE = "{what}: done."
 LAB_FAILED = "{what} failed: {error}"
 BUBBLE_TIME_UNIT = "t = op-time units: the t_F, t_B, t_W entered below (default 1 each)"
+
+# Search (/ and ctrl+f) and the notes view (ctrl+e).
+SEARCH_TITLE = "Search the lesson and your notes"
+SEARCH_PLACEHOLDER = "Type to search: any case, literal text (reduce-scatter, ZeRO, 通信)"
+SEARCH_KEYS = "up/down: choose · enter: go there · escape: close"
+SEARCH_EMPTY = "The lesson as shown, your answers, reflections and exercise notes."
+SEARCH_NONE = "No match."
+SEARCH_COUNT = "{count} match(es)"
+SEARCH_MANY = "{count} matches; the first {shown} are listed: type more to narrow them."
+SEARCH_CLOSE = "Close"
+SEARCH_NEXT = "Next hit"
+SEARCH_PREVIOUS = "Previous hit"
+SEARCH_QUERY = "Back to the query"
+SEARCH_NO_SECTION = "Other notes"
+# The field a match of the learner's own text is in, by where it is kept.
+SEARCH_FIELDS = {
+    "answers": "your answer to question {number}: {label}",
+    "reflections": "your reflection: {label}",
+    "notes": "your note, exercise {number}: {label}",
+}
+SEARCH_HELP = (
+    "Search looks through the lesson as the reading pane shows it (the key points of a "
+    "self-check question once revealed) and through your answers, reflections and exercise "
+    "notes. Case and character width are ignored (ＺｅＲＯ finds ZeRO); the query is literal "
+    "text, never a pattern; Chinese needs no spaces. Up/down choose a hit, enter goes there: "
+    "the match is marked in the lesson, or selected in the box where you wrote it."
+)
+NOTES_TITLE = "Everything you wrote (read-only; enter: edit it there)"
+NOTES_COUNT = "Written: {count}, in the lesson's order (answers, reflections, exercise notes)."
+NOTES_EMPTY = "Nothing written yet: your answers, reflections and exercise notes will be here."
+NOTES_KEYS = "up/down: move · enter: edit it where it is written · escape: close"
+NOTES_HELP = (
+    "Your self-check answers, reflection fields and exercise notes together, in the lesson's "
+    "order, as you wrote them. Enter opens the one highlighted where it is edited: the "
+    "self-check or reflection section, or the Diagrams or Trade-offs pane for an exercise note."
+)
+NOTE_NOWHERE = (
+    "This note's exercise is no longer in the lesson, so it has no box to edit it in; it is "
+    "kept in your progress file and in every export."
+)

@@ -17,6 +17,11 @@ Data flows down and messages up: the App hands the opened lesson and the learner
 FormChanged``...) bubble up to the App, which saves them, and a layout choice to remember is
 posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's bindings, so
 the quiz and help screens pushed over it simply do not have them.
+
+Where the lesson was left (``engine.resume``) is read back with :meth:`MainScreen.place` and
+restored with :meth:`MainScreen.restore_place`; :class:`MainScreen.PlaceChanged` tells the App
+when it moved. Search (``/``, ctrl+f) and the notes view (ctrl+e) are screens of their own
+(``tui.screens.search``); :meth:`MainScreen.jump_to` shows what they chose.
 """
 
 from __future__ import annotations
@@ -27,25 +32,29 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer, Header, OptionList, Static, TabPane
+from textual.widget import AwaitMount, Widget
+from textual.widgets import Footer, Header, OptionList, Static, TabPane, Tabs
 from textual.widgets.option_list import Option
 
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
+from engine.resume import SIDE_SIZES, ResumeState
 from tui import strings
 from tui.commands import bindings
 from tui.widgets.calculator import CalculatorPane
+from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, SideTabs
 
 if TYPE_CHECKING:
+    from engine.search import Place
+    from tui.screens.search import SearchResult
     from tui.widgets.diagrams import DiagramsPane
     from tui.widgets.tradeoffs import TradeoffsPane
 
@@ -155,6 +164,12 @@ class MainScreen(Screen[None]):
         self.current_section = META_ID
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
+        # Where the lesson was left (restore_place), and the reading pane's top still to be
+        # scrolled to: (section, block, line).
+        self._resume = ResumeState()
+        self._pending_scroll: tuple[str, int, int] | None = None
+        # The last search, shown again when search opens.
+        self.search_query = ""
 
     # ----------------------------------------------------------------- composition
     def compose(self) -> ComposeResult:
@@ -191,8 +206,12 @@ class MainScreen(Screen[None]):
             self._usable = first
             self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
         self._resized(width, height)
+        # Before the first arrangement, so only the side tab shown is built.
+        self._restore_layout(self._resume, initial=True)
         self._arrange()
         self._show_opened_lesson()
+        self._restore_section(self._resume)
+        self.watch(self.query_one("#reading"), "scroll_y", self._scrolled, init=False)
 
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)
@@ -317,6 +336,8 @@ class MainScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#outline")
     def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != event.option_list.highlighted:
+            return  # the outline moved on since (a section restored or jumped to)
         if event.option.id and event.option.id != self.current_section:
             self.show_section(event.option.id)
 
@@ -481,3 +502,258 @@ class MainScreen(Screen[None]):
             self.side_shown = False
         if outline.option_count:
             outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
+
+    # ----------------------------------------------------------------- where the lesson was left
+    class PlaceChanged(Message):
+        """The section, the side tab or the scroll position changed (the App writes where the
+        lesson was left a moment after the last change, never on every scroll)."""
+
+    def restore_place(self, state: ResumeState) -> None:
+        """Show the lesson where it was left (``state``): its section and scroll position, the
+        side tab and, where the layout shows one there, the side pane, and each side pane's
+        choices. A section or a choice that no longer exists is left at its default, without a
+        word. Before the screen is mounted, this happens when it is (and before its first frame
+        builds any side tab)."""
+        self._resume = state
+        if not self.is_mounted:
+            return
+        self._restore_layout(state, initial=False)
+        self._restore_section(state)
+        side = self.query_one(SideTabs)
+        for pane in side.query(LazyTabPane):
+            for child in pane.children:
+                restore = getattr(child, "restore_choices", None)
+                if restore is not None:
+                    restore(state.panes.get(str(pane.id), {}))
+
+    def _restore_layout(self, state: ResumeState, initial: bool) -> None:
+        """The side tab, and the side pane shown or hidden when the layout is the one it was
+        left at (elsewhere the layout's rule and F6's choice decide). ``initial``: before the
+        first arrangement, which builds the tab shown."""
+        side = self.query_one(SideTabs)
+        if state.side_tab and side.query(f"#{state.side_tab}"):
+            side.active = state.side_tab
+            if initial:
+                side.build_after_first_frame()
+        if state.side_shown is None or state.side_size != self.size_class:
+            return
+        if initial:
+            self.set_reactive(MainScreen.side_shown, state.side_shown)
+        else:
+            self.side_shown = state.side_shown
+
+    def _restore_section(self, state: ResumeState) -> None:
+        ids = [META_ID, *(section.id for section in self.sections)]
+        if self.lesson is None or state.section not in ids:
+            return
+        self.query_one("#outline", OptionList).highlighted = ids.index(state.section)
+        if state.section != self.current_section:
+            self.show_section(state.section)
+        if state.block or state.line:
+            self._pending_scroll = (state.section, state.block, state.line)
+            # In the reading pane's queue: after the scroll home that show_section queued there.
+            self.query_one("#reading").call_after_refresh(self._restore_scroll, 5)
+
+    def _restore_scroll(self, tries: int) -> None:
+        """Scroll the reading pane to the block and line of ``_pending_scroll`` once the section
+        is laid out (``tries`` more frames at most)."""
+        if self._pending_scroll is None:
+            return
+        section, block, line = self._pending_scroll
+        reading = self.query_one("#reading", VerticalScroll)
+        children = [child for child in reading.children if child.display]
+        if section != self.current_section or block >= len(children):
+            self._pending_scroll = None
+            return
+        region = children[block].region
+        if not region.height and tries > 0:  # not laid out yet
+            reading.call_after_refresh(self._restore_scroll, tries - 1)
+            return
+        self._pending_scroll = None
+        if region.height:
+            top = region.y - reading.scrollable_content_region.y + reading.scroll_offset.y
+            reading.scroll_to(y=top + min(line, region.height - 1), animate=False, immediate=True)
+
+    def _reading_anchor(self) -> tuple[int, int]:
+        """The reading pane's top as (block, line): the first block reaching below it and how
+        many of that block's lines are above it (0, 0 when the pane is not laid out)."""
+        if self._pending_scroll is not None and self._pending_scroll[0] == self.current_section:
+            return self._pending_scroll[1:]
+        reading = self.query_one("#reading", VerticalScroll)
+        top = reading.scrollable_content_region.y
+        if not reading.region.height:
+            previous = self._resume
+            same = previous.section == self.current_section
+            return (previous.block, previous.line) if same else (0, 0)
+        children = [child for child in reading.children if child.display]
+        for index, child in enumerate(children):
+            if child.region.bottom > top:
+                return index, max(0, top - child.region.y)
+        return 0, 0
+
+    def place(self) -> ResumeState:
+        """Where the lesson is now (what :meth:`restore_place` restores)."""
+        side = self.query_one(SideTabs)
+        panes = {name: dict(choices) for name, choices in self._resume.panes.items()}
+        for pane in side.query(LazyTabPane):
+            for child in pane.children:
+                choices = getattr(child, "choices", None)
+                if choices is not None:
+                    panes[str(pane.id)] = choices()
+        block, line = self._reading_anchor()
+        usable = self.size_class in SIDE_SIZES
+        return ResumeState(
+            section=self.current_section,
+            block=block,
+            line=line,
+            side_tab=str(side.active or ""),
+            side_shown=self.side_shown if usable else self._resume.side_shown,
+            side_size=self.size_class if usable else self._resume.side_size,
+            panes=panes,
+        )
+
+    def _scrolled(self) -> None:
+        self.post_message(self.PlaceChanged())
+
+    @on(OptionList.OptionHighlighted, "#outline")
+    def _section_place_changed(self) -> None:
+        self.post_message(self.PlaceChanged())
+
+    @on(SideTabs.TabActivated)
+    def _tab_place_changed(self) -> None:
+        self.post_message(self.PlaceChanged())
+
+    # ----------------------------------------------------------------- search and my notes
+    def _section_titles(self) -> dict[str, str]:
+        return {META_ID: strings.META_SECTION, **{s.id: s.title for s in self.sections}}
+
+    async def action_search(self) -> None:
+        """``/`` or ctrl+f: search the lesson and the learner's text (tui.screens.search)."""
+        from tui.screens.search import SearchScreen
+
+        if self.lesson is None:
+            self.app.notify(self.lesson_error, severity="error")
+            return
+        screen = SearchScreen(self.lesson, self.progress, self.search_query, self._section_titles())
+        await self.app.push_screen(screen, self._search_closed)
+        # At once, not on the screen's resume: a key typed right after ctrl+f is the query's.
+        screen.set_focus(screen.query_input)
+
+    async def _search_closed(self, result: SearchResult | None) -> None:
+        if result is None:
+            return
+        self.search_query = result.query
+        if result.hit is not None:
+            await self.jump_to(result.hit.place, (result.hit.start, result.hit.end))
+
+    async def action_my_notes(self) -> None:
+        """ctrl+e: every answer, reflection and exercise note, in the lesson's order."""
+        from tui.screens.search import NotesScreen
+
+        if self.lesson is None:
+            self.app.notify(self.lesson_error, severity="error")
+            return
+        screen = NotesScreen(self.lesson, self.progress, self._section_titles())
+        await self.app.push_screen(screen, self._notes_closed)
+
+    async def _notes_closed(self, place: Place | None) -> None:
+        if place is not None:
+            await self.jump_to(place, None)
+
+    async def jump_to(self, place: Place, span: tuple[int, int] | None) -> None:
+        """Show ``place``: lesson text with ``span`` (offsets into ``place.text``) marked in
+        the reader; the learner's text in its box, focused, with ``span`` selected (None: the
+        cursor at the end); an exercise note in its side pane."""
+        if place.source == "notes":
+            await self._jump_to_note(place, span)
+            return
+        reading = await self._read_section(place.section_id)
+        for text in reading.query(BrokenText):
+            text.clear_highlight()
+        if place.source == "lesson":
+            if span is not None:
+                self._mark_in_reader(reading, place.text, span)
+            return
+        for box in reading.query(NoteBox):
+            if box.kind == place.source and box.item.id == place.item_id:
+                self._enter_box(box, span)
+                return
+
+    async def _read_section(self, section_id: str) -> VerticalScroll:
+        """Show section ``section_id`` in the reading pane (on screen) and wait until its
+        widgets are mounted."""
+        self.zoomed = False
+        self.outline_open = False
+        if self.size_class == "narrow":
+            self.side_shown = False
+        # Now, into the pane shown: the focus then stays where the jump puts it (the layout's
+        # own focus keeping moves it only out of a pane just hidden).
+        reading = self.query_one("#reading", VerticalScroll)
+        self.set_focus(reading, scroll_visible=False)
+        ids = [META_ID, *(section.id for section in self.sections)]
+        if section_id in ids:
+            self.query_one("#outline", OptionList).highlighted = ids.index(section_id)
+            if section_id != self.current_section:
+                self.show_section(section_id)
+        await AwaitMount(reading, list(reading.children))
+        return reading
+
+    def _mark_in_reader(self, reading: VerticalScroll, text: str, span: tuple[int, int]) -> None:
+        target = next((t for t in reading.query(BrokenText) if text in t.text), None)
+        if target is None:
+            return
+        offset = target.text.index(text)
+        start, end = offset + span[0], offset + span[1]
+        box = next((node for node in target.ancestors if isinstance(node, SelfCheckBox)), None)
+        if box is not None and not box.query_one(".key-points", Vertical).display:
+            box.show_key_points()  # a match in key points the learner had hidden again
+        target.highlight(start, end)
+        self.set_focus(reading)
+        # In the reading pane's queue: after the scroll home of a section just shown.
+        reading.call_after_refresh(self._scroll_to_match, reading, target, start)
+
+    def _scroll_to_match(self, reading: VerticalScroll, target: BrokenText, offset: int) -> None:
+        """Scroll the line holding ``target.text[offset]`` to a third of the pane's height."""
+        if not target.region.height:
+            return
+        content = reading.scrollable_content_region
+        top = target.region.y - content.y + reading.scroll_offset.y + target.line_of(offset)
+        reading.scroll_to(y=max(0, top - content.height // 3), animate=False, immediate=True)
+
+    def _enter_box(self, box: NoteBox, span: tuple[int, int] | None) -> None:
+        area = box.text_area
+        if not isinstance(area, LiteralTextArea):
+            return
+        start, end = span if span is not None else (len(area.text), len(area.text))
+        if end > len(area.text):  # the text changed since the search: its end
+            start = end = len(area.text)
+        area.enter_with_selection(start, end)
+        # Once laid out (a box just built has no place yet): the whole box in view.
+        box.call_after_refresh(box.scroll_visible, animate=False)
+
+    async def _jump_to_note(self, place: Place, span: tuple[int, int] | None) -> None:
+        """Open the side pane where the exercise note ``place`` is written, on it."""
+        if not place.pane:
+            self.app.notify(strings.NOTE_NOWHERE, severity="warning")
+            return
+        side = self.query_one(SideTabs)
+        self.zoomed = False
+        self.reading_mode = False
+        self.outline_open = False
+        self.side_shown = True
+        side.active = place.pane
+        self.set_focus(side.query_one(Tabs), scroll_visible=False)  # see _read_section
+        tab = side.get_pane(place.pane)
+        if isinstance(tab, LazyTabPane):
+            await tab.ready()
+        show_strategy = getattr(tab.children[0] if tab.children else None, "show_strategy", None)
+        if place.strategy and show_strategy is not None:
+            from engine.diagrams import STRATEGY_NAMES
+
+            if place.strategy in STRATEGY_NAMES:
+                await show_strategy(place.strategy)
+        for box in tab.query(NoteBox):
+            if box.item.id == place.item_id:
+                self._enter_box(box, span)
+                return
+        self._focus_tab_pane(tab)

@@ -7,8 +7,9 @@ character becomes its visible Unicode "control picture" (ESC is shown as U+241B)
 
 They also take the format characters (Cf) that Textual's fields drop when typed, so an emoji
 ZWJ sequence or a subdivision flag typed at the keyboard is stored whole (see :mod:`tui.keys`).
-The text box puts the cursor at the end of its text when entered, and ctrl+home / ctrl+end go
-to the start and end of the whole text.
+The text box puts the cursor at the end of its text when entered (or selects a search match,
+:meth:`LiteralTextArea.enter_with_selection`), and ctrl+home / ctrl+end go to the start and end
+of the whole text.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
+from textual.widgets.text_area import Document, Selection
 
 from tui.keys import is_format_character, is_text
 
@@ -26,6 +28,13 @@ _PICTURES = {code: chr(0x2400 + code) for code in range(32) if code != 9}
 _PICTURES[0x7F] = "\u2421"
 _PICTURES.update({code: "\ufffd" for code in range(0x80, 0xA0)})
 _TABLE = str.maketrans(_PICTURES)
+_TEXT_TABLE = str.maketrans({code: picture for code, picture in _PICTURES.items() if code != 10})
+
+
+def visible_text(text: str) -> str:
+    """``text`` with control characters other than the line break replaced by visible
+    symbols (learner text shown outside a text box: a search snippet, the notes view)."""
+    return text.translate(_TEXT_TABLE)
 
 
 def visible_controls(strip: Strip) -> Strip:
@@ -52,6 +61,24 @@ class LiteralTextArea(TextArea):
         Binding("ctrl+shift+end", "cursor_text_end(True)", "Select to the end", show=False),
     ]
 
+    _entry_selection: Selection | None = None
+
+    def enter_with_selection(self, start: int, end: int) -> None:
+        """Focus the box with ``text[start:end]`` selected (a search match; the cursor at
+        ``start`` when empty) instead of the cursor at the end. The focus moves at once, so a
+        key that follows lands here."""
+        document = self.document
+        if not isinstance(document, Document):  # every LiteralTextArea holds a plain Document
+            return
+        selection = Selection(
+            document.get_location_from_index(start), document.get_location_from_index(end)
+        )
+        if self.has_focus:
+            self.selection = selection
+            return
+        self._entry_selection = selection
+        self.screen.set_focus(self)
+
     def action_cursor_text_start(self, select: bool = False) -> None:
         self.move_cursor((0, 0), select=select)
 
@@ -61,7 +88,10 @@ class LiteralTextArea(TextArea):
     def _on_focus(self, event: events.Focus) -> None:
         # Entered from another widget (not the terminal regaining focus): continue the text.
         # A click then places the cursor where it points (its MouseDown comes after Focus).
-        if not event.from_app_focus:
+        selection, self._entry_selection = self._entry_selection, None
+        if selection is not None:
+            self.selection = selection
+        elif not event.from_app_focus:
             self.move_cursor(self.document.end)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:

@@ -5,7 +5,8 @@ Textual and Rich wrap only at spaces, so mixed Chinese/Latin text came out as ``
 its text at its own width with the project's rule (UAX #14 plus: words and identifiers whole, no
 line starting with closing punctuation) and draws exactly those lines; a list item's continuation
 lines are indented under its text. The text is shown literally (``Content(text)``, never markup),
-and it can be selected and copied like any Textual text.
+and it can be selected and copied like any Textual text. A search match in it can be marked
+(:meth:`BrokenText.highlight`), wherever the lines break.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from engine.linebreak import break_text, hanging_lines, widest
+from engine.linebreak import break_text, hanging_lines, hanging_spans, widest
 from engine.reading import Block
+
+MATCH_STYLE = "bold reverse"
+"""How a search match is marked in the lesson text."""
 
 
 class BrokenText(Widget):
@@ -45,6 +49,7 @@ class BrokenText(Widget):
         self._text = text
         self._marker = marker
         self._lines: tuple[int, list[str]] = (-1, [])
+        self._highlight: tuple[int, int] | None = None
 
     @property
     def text(self) -> str:
@@ -84,8 +89,43 @@ class BrokenText(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines_at(width)) if width else 0
 
+    @property
+    def highlighted(self) -> tuple[int, int] | None:
+        """The marked span of :attr:`text` (``start``, ``end``), or None."""
+        return self._highlight
+
+    def highlight(self, start: int, end: int) -> None:
+        """Mark ``text[start:end]`` (a search match) on the lines it falls on."""
+        self._highlight = (start, end)
+        self.refresh()
+
+    def clear_highlight(self) -> None:
+        if self._highlight is not None:
+            self._highlight = None
+            self.refresh()
+
+    def line_of(self, offset: int) -> int:
+        """The line (0-based, at the current width) that shows ``text[offset]``."""
+        spans = hanging_spans(self._text, max(self.size.width, 1), self._marker)
+        for index, (_prefix, start, end) in enumerate(spans):
+            if offset < end or (start == end and offset == start):
+                return index
+        return max(len(spans) - 1, 0)
+
     def render(self) -> Content:
-        return Content("\n".join(self.lines))
+        content = Content("\n".join(self.lines))
+        if self._highlight is None:
+            return content
+        low, high = self._highlight
+        position = 0
+        for prefix, start, end in hanging_spans(self._text, max(self.size.width, 1), self._marker):
+            if start < high and low < end:
+                begin = position + len(prefix) + max(low, start) - start
+                content = content.stylize(
+                    MATCH_STYLE, begin, begin + min(high, end) - max(low, start)
+                )
+            position += len(prefix) + end - start + 1
+        return content
 
 
 def block_widget(block: Block) -> BrokenText:

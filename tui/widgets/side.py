@@ -10,19 +10,39 @@ The pane restores the learner's saved state itself when it mounts (see
 
 Every tab stays visible: where the full names do not fit the pane's width, shortened ones (each
 marked with a dot) are shown instead.
+
+Panes whose choices are remembered where the lesson was left (``engine.resume``: Diagrams'
+strategy, Trade-offs' link and model picker, Collectives' step) read them when they are built
+(:func:`resumed_choices`), give them back with ``choices()``, take new ones with
+``restore_choices()`` and post :class:`ChoicesChanged` when the learner changes one.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from typing import Any
 
 from rich.cells import cell_len
 from textual import events
 from textual.content import Content
+from textual.message import Message
 from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane
 
+from engine.resume import ResumeState
 from tui import strings
+
+
+class ChoicesChanged(Message):
+    """A side pane's remembered choice changed (a strategy, a link, a step): the app writes where
+    the lesson was left a moment later."""
+
+
+def resumed_choices(widget: Widget, pane: str) -> Mapping[str, Any]:
+    """The choices of side pane ``pane`` as the lesson was left (``{}``: the defaults)."""
+    resumed: ResumeState | None = getattr(widget.app, "resumed", None)
+    return resumed.panes.get(pane, {}) if resumed is not None else {}
 
 
 class LazyTabPane(TabPane):
@@ -67,10 +87,21 @@ class SideTabs(TabbedContent):
         # False until the side pane is first on screen (see show_panes).
         self.on_screen = False
         self._labels: dict[str, str] = {}
+        self._build_after_first_frame = False
+
+    def build_after_first_frame(self) -> None:
+        """Build the first tab shown after the frame that first shows the side pane, not
+        before it (a tab restored where the lesson was left: the first frame stays as fast as
+        with the side pane hidden; the tab's content follows in the next frames)."""
+        self._build_after_first_frame = True
 
     def show_panes(self) -> None:
         """The side pane is on screen: build the active tab's pane if it is not built yet."""
         self.on_screen = True
+        if self._build_after_first_frame:
+            self._build_after_first_frame = False
+            self.call_after_refresh(lambda: self.watch_active(self.active))
+            return
         self.watch_active(self.active)
 
     def watch_active(self, active: str) -> None:

@@ -5,12 +5,15 @@ size (misconception: world size 翻倍，吞吐必定翻倍), the lesson's three
 The pane turns its two choices into one call of :func:`engine.scaling.tradeoffs_report` (or of
 :func:`engine.scaling.run_counterexample` for a scenario) and renders the result; it holds no
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
-``ex5``); the app saves them in ``LessonProgress.notes``.
+``ex5``); the app saves them in ``LessonProgress.notes``. The pickers' values are remembered where
+the lesson was left (``tui.widgets.side.resumed_choices``).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -42,12 +45,15 @@ from engine.steptime import INTERCONNECTS
 from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
+from tui.widgets.side import ChoicesChanged, resumed_choices
 
 # Exercise note id -> the lesson item whose text labels it.
 EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
     ("ex4", "exercise-slow-interconnect"),
     ("ex5", "exercise-real-factor"),
 )
+# The pickers whose values are remembered where the lesson was left (ids tradeoffs-<name>).
+PICKERS = ("link", "world", "model", "batch", "seq")
 PLOT_HEIGHT = 10
 MIN_PLOT_WIDTH = 26
 # Each strategy's colour in the scaling plot and its legend (the marker letters tell them apart
@@ -220,46 +226,7 @@ class TradeoffsPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
-        with Horizontal(classes="form-row"):
-            yield Label(strings.TRADEOFFS_LINK, classes="form-label")
-            yield Select(
-                [(link.label, name) for name, link in INTERCONNECTS.items()],
-                value="400gbps",
-                allow_blank=False,
-                id="tradeoffs-link",
-                compact=True,
-                classes="form-field",
-            )
-        with Horizontal(classes="form-row"):
-            yield Label(strings.TRADEOFFS_WORLD, classes="form-label")
-            yield Select(
-                [(str(n), str(n)) for n in TRADEOFFS_WORLDS],
-                value="16",
-                allow_blank=False,
-                id="tradeoffs-world",
-                compact=True,
-                classes="form-field",
-            )
-        for label, select_id, options, value in (
-            (
-                strings.TRADEOFFS_MODEL,
-                "tradeoffs-model",
-                [(name, name) for name in model_presets()],
-                str(TRADEOFFS_BASE.model),
-            ),
-            (
-                strings.TRADEOFFS_BATCH,
-                "tradeoffs-batch",
-                [(str(n), str(n)) for n in TRADEOFFS_BATCHES],
-                str(TRADEOFFS_BASE.global_batch),
-            ),
-            (
-                strings.TRADEOFFS_SEQ,
-                "tradeoffs-seq",
-                [(str(n), str(n)) for n in TRADEOFFS_SEQS],
-                str(TRADEOFFS_BASE.seq),
-            ),
-        ):
+        for label, select_id, options, value in self._pickers(resumed_choices(self, "tradeoffs")):
             with Horizontal(classes="form-row"):
                 yield Label(label, classes="form-label")
                 yield Select(
@@ -279,6 +246,55 @@ class TradeoffsPane(VerticalScroll):
         for note_id, _item in EXERCISE_NOTES:
             label = strings.TRADEOFFS_NOTE_LABELS[note_id]
             yield NoteBox("notes", Item(note_id, label), "", label, strings.REFLECTION_PLACEHOLDER)
+
+    @staticmethod
+    def _pickers(chosen: Mapping[str, Any]) -> list[tuple[str, str, list[tuple[str, str]], str]]:
+        """Each picker: label, id, options (label, value) and its value: the one in ``chosen``
+        (where the lesson was left) when it is still an option, else the default."""
+        pickers = []
+        for name, label, options, default in (
+            (
+                "link",
+                strings.TRADEOFFS_LINK,
+                [(link.label, key) for key, link in INTERCONNECTS.items()],
+                "400gbps",
+            ),
+            ("world", strings.TRADEOFFS_WORLD, [(str(n), str(n)) for n in TRADEOFFS_WORLDS], "16"),
+            (
+                "model",
+                strings.TRADEOFFS_MODEL,
+                [(preset, preset) for preset in model_presets()],
+                str(TRADEOFFS_BASE.model),
+            ),
+            (
+                "batch",
+                strings.TRADEOFFS_BATCH,
+                [(str(n), str(n)) for n in TRADEOFFS_BATCHES],
+                str(TRADEOFFS_BASE.global_batch),
+            ),
+            (
+                "seq",
+                strings.TRADEOFFS_SEQ,
+                [(str(n), str(n)) for n in TRADEOFFS_SEQS],
+                str(TRADEOFFS_BASE.seq),
+            ),
+        ):
+            wanted = chosen.get(name)
+            known = any(wanted == value for _label, value in options)
+            value = str(wanted) if known else default
+            pickers.append((label, f"tradeoffs-{name}", options, value))
+        return pickers
+
+    def choices(self) -> dict[str, Any]:
+        """What is remembered where the lesson was left: the five pickers' values."""
+        return {name: str(self.query_one(f"#tradeoffs-{name}", Select).value) for name in PICKERS}
+
+    def restore_choices(self, choices: Mapping[str, Any]) -> None:
+        """Set the pickers to ``choices`` (a value that is no option any more: the default)."""
+        with self.prevent(Select.Changed):
+            for _label, select_id, _options, value in self._pickers(choices):
+                self.query_one(f"#{select_id}", Select).value = value
+        self.refresh_report()
 
     def on_mount(self) -> None:
         self.refresh_report()
@@ -321,6 +337,7 @@ class TradeoffsPane(VerticalScroll):
     def _choice_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.refresh_report()
+        self.post_message(ChoicesChanged())
 
     @on(Button.Pressed)
     def _scenario_pressed(self, event: Button.Pressed) -> None:
