@@ -255,7 +255,10 @@ def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
     parser = _Page()
     parser.feed(page)
     assert page.startswith("<!DOCTYPE html>") and "script" not in parser.tags
-    assert parser.links == []  # self-contained: no external file
+    # Self-contained: no external file; the only links are the lesson's readings, to follow.
+    readings = [link.url for item in LESSON.section("course-alignment").items for link in item.links]
+    assert readings and parser.links == readings
+    assert "src" not in page and "<link" not in page
     assert [text for _level, text in lesson_outline(LESSON)] == parser.headings
     expected = [*progress.answers.values(), *progress.reflections.values()]
     assert [text.strip("\n") for text in parser.quotes] == [as_typed(t) for t in expected]

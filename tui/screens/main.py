@@ -31,7 +31,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, Header, OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
@@ -40,10 +40,12 @@ from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
 from tui import strings
 from tui.commands import bindings
+from tui.screens.guide import SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.study import StepChosen
 
 if TYPE_CHECKING:
     from tui.widgets.diagrams import DiagramsPane
@@ -155,6 +157,8 @@ class MainScreen(Screen[None]):
         self.current_section = META_ID
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
+        # Guided study: ctrl+n, the plan view, the plan's marks (tui/screens/guide.py).
+        self.guide = StudyGuide(self)
 
     # ----------------------------------------------------------------- composition
     def compose(self) -> ComposeResult:
@@ -193,6 +197,8 @@ class MainScreen(Screen[None]):
         self._resized(width, height)
         self._arrange()
         self._show_opened_lesson()
+        reading = self.query_one("#reading")
+        self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)
@@ -286,6 +292,7 @@ class MainScreen(Screen[None]):
             self._show_opened_lesson()
 
     def _show_opened_lesson(self) -> None:
+        self.guide.forget_states()
         self._fill_outline()
         self.current_section = ""
         self.show_section(META_ID)
@@ -310,7 +317,7 @@ class MainScreen(Screen[None]):
         outline.clear_options()
         options = [Option(BrokenLines(strings.META_SECTION), id=META_ID)]
         options.extend(
-            Option(BrokenLines(section.title), id=section.id) for section in self.sections
+            Option(self.guide.outline_prompt(section), id=section.id) for section in self.sections
         )
         outline.add_options(options)
         outline.highlighted = 0
@@ -326,15 +333,26 @@ class MainScreen(Screen[None]):
             self.outline_open = False
         self.query_one("#reading").focus()
 
-    def show_section(self, section_id: str) -> None:
-        """Fill the reading pane with one section, and its answer boxes where it has them."""
-        if section_id != self.current_section and self.current_section:
+    def show_section(self, section_id: str) -> AwaitMount:
+        """Fill the reading pane with one section, and its answer boxes where it has them.
+        Moving forward past a section reads it (posted as a :class:`SectionMoved`). Returns the
+        mount of its widgets, for a caller that must wait until they are there."""
+        left = self.current_section
+        if section_id != left and left:
             self.first_run = False  # the hint was seen on the lesson's first page
+            self.post_message(SectionMoved(left, section_id))
         self.current_section = section_id
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False)
-        reading.mount_all(self._section_widgets(section_id))
+        mounting = reading.mount_all(self._section_widgets(section_id))
+        self.call_later(self._shown, mounting)
+        return mounting
+
+    async def _shown(self, mounting: AwaitMount) -> None:
+        # Once laid out: a section that fits on screen is read as soon as it is shown.
+        await mounting
+        self.call_after_refresh(self.guide.check_section_end)
 
     def refresh_section(self) -> None:
         """Show the current section again (the progress it shows changed underneath)."""
@@ -357,6 +375,9 @@ class MainScreen(Screen[None]):
             return widgets
         section = self.lesson.section(section_id)
         widgets.append(BrokenText(section.title, classes="section-title"))
+        study = self.guide.section_widgets(section)
+        if study is not None:
+            return widgets + study
         if section.kind == "self-check":
             widgets.append(Static(strings.SELF_CHECK_HINT, classes="hint"))
             widgets.extend(
@@ -382,8 +403,6 @@ class MainScreen(Screen[None]):
                 )
                 for item in section.items
             )
-        elif section.id == "exercises":
-            widgets.append(Static(strings.EXERCISE_HINT, classes="hint"))
         return widgets
 
     def goto(self, index: int) -> None:
@@ -417,13 +436,18 @@ class MainScreen(Screen[None]):
         side = self.query_one(SideTabs)
         if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
             tab = "collectives"
+        self._focus_tab_pane(await self.open_side_tab(tab))
+
+    async def open_side_tab(self, tab: str) -> TabPane:
+        """Show side tab ``tab`` and return its pane once its content is built."""
+        side = self.query_one(SideTabs)
         self.reading_mode = False
         self.side_shown = True
         side.active = tab
         pane = side.get_pane(tab)
         if isinstance(pane, LazyTabPane):
             await pane.ready()
-        self._focus_tab_pane(pane)
+        return pane
 
     def _focus_tab_pane(self, pane: TabPane) -> None:
         for child in pane.children:
@@ -473,11 +497,51 @@ class MainScreen(Screen[None]):
         self.outline_open = False
         self.query_one("#reading").focus()
 
-    def action_next_section(self) -> None:
-        """ctrl+n: read the next section (the lesson comes back on screen if it was not)."""
+    def action_next_section(self, step: int = 1) -> None:
+        """``]`` (``[``: ``step`` -1): read the next (previous) section; the lesson comes back
+        on screen if it was not."""
         outline = self.query_one("#outline", OptionList)
         self.zoomed = False
         if self.size_class == "narrow":
             self.side_shown = False
         if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
+            outline.highlighted = ((outline.highlighted or 0) + step) % outline.option_count
+        reading = self.query_one("#reading")
+        if self.focused is None or reading in self.focused.ancestors:
+            # The focused item goes with the section it was in; the reader keeps the focus.
+            self.set_focus(reading)
+
+    # ----------------------------------------------------------------- guided study
+    async def action_next_step(self) -> None:
+        """ctrl+n: the next unfinished step of the plan, with the cursor where it is done."""
+        await self.guide.next_step()
+
+    def action_study_plan(self) -> None:
+        """F11: the study plan; enter on a step goes to it."""
+        from tui.screens.study import PlanScreen
+
+        if self.lesson is None:
+            self.notify(self.lesson_error, severity="error")
+            return
+        plan = self.guide.plan(reviews=True)
+        session_line = getattr(self.app, "session_line", lambda: "")()
+        self.app.push_screen(PlanScreen(plan, session_line), self._plan_chosen)
+
+    async def _plan_chosen(self, step_id: str | None) -> None:
+        if step_id:
+            await self.guide.go_to_step(step_id)
+
+    @on(StepChosen)
+    async def _step_chosen(self, event: StepChosen) -> None:
+        event.stop()
+        await self.guide.go_to_step(event.step_id)
+
+    def refresh_study(self) -> str:
+        """The progress changed (saved): redraw the plan's marks where they changed; returns
+        the plan's figure for the header."""
+        if not self.is_mounted:
+            return ""
+        return self.guide.refresh()
+
+    def _reading_scrolled(self) -> None:
+        self.call_after_refresh(self.guide.check_section_end)
