@@ -256,7 +256,9 @@ def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
     parser.feed(page)
     assert page.startswith("<!DOCTYPE html>") and "script" not in parser.tags
     # Self-contained: no external file; the only links are the lesson's readings, to follow.
-    readings = [link.url for item in LESSON.section("course-alignment").items for link in item.links]
+    readings = [
+        link.url for item in LESSON.section("course-alignment").items for link in item.links
+    ]
     assert readings and parser.links == readings
     assert "src" not in page and "<link" not in page
     assert [text for _level, text in lesson_outline(LESSON)] == parser.headings

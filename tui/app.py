@@ -229,7 +229,10 @@ class ShardbookApp(KeyOrderApp[int]):
             StudySession(self.lesson, self.progress, utc_now()) if self.lesson is not None else None
         )
         self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
-        self._plan_figure = self.main_screen.refresh_study()
+        self._plan_figure = ""
+        if self.lesson is not None:
+            outlook = ReviewOutlook(at=utc_now())  # the figure does not count the reviews
+            self._plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
         self._update_status()
 
     def _leave_lesson(self) -> bool:

@@ -285,6 +285,11 @@ BUBBLE_TIME_UNIT = "t = op-time units: the t_F, t_B, t_W entered below (default 
 STATE_GLYPHS = {"todo": "◌", "started": "◔", "done": "✓"}
 STATE_WORDS = {"todo": "to do", "started": "started", "done": "done"}
 PLAN_FIGURE = "plan {figure}"
+META_NEXT = (
+    "Study plan: {figure} steps done ({counts}). Next: {step}. ctrl+n goes there; F11 lists "
+    "every step."
+)
+META_DONE = "Every step of the study plan is done. F11 lists them; F9 marks the lesson complete."
 PANE_WORDS = {
     "ledger": "the Ledger (F2)",
     "diagrams": "the Diagrams pane (F4)",

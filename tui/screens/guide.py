@@ -15,7 +15,7 @@ and the app records it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.widget import Widget
@@ -44,8 +44,9 @@ from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, Readin
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
 
-# How long the message saying where ctrl+n went stays (seconds).
-SAY_SECONDS = 8
+# How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
+# lines, so not long.
+SAY_SECONDS = 5
 
 
 class SectionRead(Message):
@@ -75,6 +76,26 @@ def _marks(plan: Plan) -> tuple[dict[str, str], tuple[object, ...]]:
     return _states(plan), tuple(objective.rating for objective in plan.objectives)
 
 
+class SectionEnd(Widget):
+    """The last line of a section in the reader, empty: once it is laid out (its first
+    resize), the reader's height is the section's and can tell whether its end is on screen."""
+
+    DEFAULT_CSS = "SectionEnd { height: 1; }"
+
+    def __init__(self, section_id: str) -> None:
+        super().__init__()
+        self.section_id = section_id
+
+    class LaidOut(Message):
+        """The section in the reader has been laid out."""
+
+    def render(self) -> str:
+        return ""
+
+    def on_resize(self) -> None:
+        self.post_message(self.LaidOut())
+
+
 class StudyGuide:
     """The main screen's guided study (see module docstring)."""
 
@@ -84,6 +105,8 @@ class StudyGuide:
         self.last_place: tuple[str, str] | None = None
         # The plan whose states are drawn: marks are redrawn only when they change.
         self._plan: Plan | None = None
+        # Whether ctrl+n has said how a section is read (once: then it would hide the text).
+        self._said_read = False
 
     @property
     def lesson(self) -> Lesson | None:
@@ -195,6 +218,14 @@ class StudyGuide:
         widgets.append(BrokenText(hint.get(section.kind, strings.LINK_HINT), classes="hint"))
         return widgets
 
+    def meta_widgets(self) -> list[Widget]:
+        """On the lesson's first page: how far the plan is and what comes next."""
+        plan = self.drawn
+        following = plan.next_step
+        step = describe_step(following).replace("\n", " ") if following else ""
+        text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
+        return [BrokenText(text if following else strings.META_DONE, classes="hint meta-next")]
+
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
         if section.kind == "exercises":
             return [ExerciseItem(item, number, self.state(f"exercise:{item.id}"))]
@@ -211,8 +242,9 @@ class StudyGuide:
         return widgets
 
     def check_section_end(self) -> None:
-        """Post :class:`SectionRead` when the reader shows the end of the current section: its
-        last widget laid out and wholly above the reader's bottom edge."""
+        """Post :class:`SectionRead` when the reader shows the end of the current section:
+        laid out (its :class:`SectionEnd` has a size) and scrolled to its end, or short
+        enough to need no scrolling."""
         screen = self.screen
         section_id = screen.current_section
         if self.lesson is None or section_id in self.progress.read:
@@ -220,10 +252,11 @@ class StudyGuide:
         if not any(section.id == section_id for section in screen.sections):
             return
         reading = screen.query_one("#reading")
-        if not screen.arrangement.reading or not reading.children:
+        # The section's own end: the one before it may not be removed yet.
+        ends = [end for end in reading.query_children(SectionEnd) if end.section_id == section_id]
+        if not screen.arrangement.reading or not ends or not ends[-1].size.height:
             return
-        end = reading.children[-1].region
-        if end.height and end.bottom <= reading.scrollable_content_region.bottom:
+        if reading.scroll_y >= reading.max_scroll_y:
             screen.post_message(SectionRead(section_id))
 
     # ----------------------------------------------------------------- ctrl+n
@@ -329,9 +362,11 @@ class StudyGuide:
                     if box.item.id == step.item_id:
                         target = box.text_area
         if target is not None:
-            screen.set_focus(target)
-            if isinstance(target, TextArea) and target.parent is not None:
-                cast(Widget, target.parent).scroll_visible(animate=False)
+            # Scrolled to once laid out: a pane just built has no regions to scroll to yet.
+            screen.set_focus(target, scroll_visible=False)
+            shown = target.parent if isinstance(target, TextArea) else target
+            if isinstance(shown, Widget):
+                screen.call_after_refresh(shown.scroll_visible, animate=False)
         self.say(place, plan)
 
     async def show_in_reader(self, section_id: str) -> None:
@@ -350,24 +385,32 @@ class StudyGuide:
             await mounting
 
     def say(self, place: Place, plan: Plan) -> None:
-        """Tell the learner which step this is and what to do here."""
+        """Tell the learner which step this is and what to do here (for a section to read, only
+        the first time: the message would cover the text)."""
         step = place.step
+        if step.kind == "read":
+            if self._said_read:
+                return
+            self._said_read = True
         lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
         number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step.id), 0)
-        what = describe_step(step).replace("\n", " ")
+        # Short: the pane or the box's label shows the lesson's own words.
+        what = f"{step.kind} {step.number}" if step.number else describe_step(step)
         if place.note_id:
             note = get_note(place.note_id)
-            title = get_strategy(note.strategy).title if note.strategy else ""
-            what += f" ({title}: {note.label})" if title else ""
+            if note.strategy:
+                what += f", {get_strategy(note.strategy).title.split(' - ')[0]}: {note.label}"
             say = strings.STEP_SAY["note" if note.answered_by else "free-note"]
         elif step.kind == "exercise":
             say = strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]
         else:
             say = strings.STEP_SAY[step.kind]
+        if step.kind == "reflection":
+            what = describe_step(step)
         if step.kind == "reviews":
             text = say
         else:
             text = strings.STEP_HERE.format(
-                number=number, total=len(lesson_steps), step=what, say=say
+                number=number, total=len(lesson_steps), step=what.replace("\n", " "), say=say
             )
         self.screen.notify(text, timeout=SAY_SECONDS)

@@ -40,7 +40,7 @@ from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
 from tui import strings
 from tui.commands import bindings
-from tui.screens.guide import SectionMoved, StudyGuide
+from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
@@ -345,14 +345,11 @@ class MainScreen(Screen[None]):
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False)
-        mounting = reading.mount_all(self._section_widgets(section_id))
-        self.call_later(self._shown, mounting)
-        return mounting
-
-    async def _shown(self, mounting: AwaitMount) -> None:
-        # Once laid out: a section that fits on screen is read as soon as it is shown.
-        await mounting
-        self.call_after_refresh(self.guide.check_section_end)
+        widgets = self._section_widgets(section_id)
+        if any(section.id == section_id for section in self.sections):
+            # Once laid out, a section that fits on screen is read as soon as it is shown.
+            widgets.append(SectionEnd(section_id))
+        return reading.mount_all(widgets)
 
     def refresh_section(self) -> None:
         """Show the current section again (the progress it shows changed underneath)."""
@@ -372,6 +369,7 @@ class MainScreen(Screen[None]):
             widgets.append(BrokenText(self.lesson.title, classes="section-title"))
             status = strings.MY_STATUS.format(status=STATUS_LABELS[self.progress.status])
             widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))
+            widgets.extend(self.guide.meta_widgets())
             return widgets
         section = self.lesson.section(section_id)
         widgets.append(BrokenText(section.title, classes="section-title"))
@@ -415,13 +413,16 @@ class MainScreen(Screen[None]):
         outline = self.query_one("#outline", OptionList)
         outline.highlighted = index
         option_id = outline.get_option_at_index(index).id
+        mounting = None
         if option_id is not None and option_id != self.current_section:
-            self.show_section(option_id)
-        self.call_after_refresh(self._focus_reading)
+            mounting = self.show_section(option_id)
+        self.call_later(self._focus_reading, mounting)
 
-    def _focus_reading(self) -> None:
+    async def _focus_reading(self, mounting: AwaitMount | None = None) -> None:
+        if mounting is not None:
+            await mounting  # the section's boxes are there to focus
         boxes = self.query("#reading TextArea")
-        (boxes.first() if boxes else self.query_one("#reading")).focus()
+        self.set_focus(boxes.first() if boxes else self.query_one("#reading"))
 
     # ----------------------------------------------------------------- actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -544,4 +545,9 @@ class MainScreen(Screen[None]):
         return self.guide.refresh()
 
     def _reading_scrolled(self) -> None:
-        self.call_after_refresh(self.guide.check_section_end)
+        self.guide.check_section_end()
+
+    @on(SectionEnd.LaidOut)
+    def _section_laid_out(self, event: SectionEnd.LaidOut) -> None:
+        event.stop()
+        self.guide.check_section_end()

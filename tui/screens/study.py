@@ -91,7 +91,7 @@ def step_line(plan: Plan, index: int) -> str:
     words = strings.STATE_WORDS[step.state]
     where = ""
     if step.kind == "exercise":
-        where = f" ({strings.PANE_WORDS.get(step.worked_in, step.worked_in)})"
+        where = f" · {strings.PANE_WORDS.get(step.worked_in, step.worked_in)}"
     return f"{glyph} {words:<7} {describe_step(step)}{where}".replace("\n", " ")
 
 
@@ -171,6 +171,8 @@ class PlanScreen(ModalScreen[str | None]):
             yield BrokenText(strings.PLAN_HINT, classes="hint")
 
     def on_mount(self) -> None:
+        # The plan says where each step is: a toast of the last ctrl+n would cover its counts.
+        self.app.clear_notifications()
         steps = self.query_one(OptionList)
         following = self.plan.next_step
         ids = [step.id for step in self.plan.steps]

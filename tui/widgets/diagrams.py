@@ -131,6 +131,8 @@ class DiagramsPane(VerticalScroll):
         with self.prevent(Select.Changed):
             select.set_options(options)
             select.value = current
+            # The same value again runs no watcher: the shown label would keep its old mark.
+            select.mutate_reactive(Select.value)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
@@ -271,4 +273,6 @@ class DiagramsPane(VerticalScroll):
         return select
 
     def focus_first(self) -> None:
-        self.query_one("#strategy").focus()
+        # Not scrolled to: the pane may not be laid out yet (its notes are still mounting), and
+        # Textual would center a stale region; the selector is near the top anyway.
+        self.query_one("#strategy").focus(scroll_visible=False)

@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from engine.lesson import Item, Lesson
+from engine.plan import step_states
 from engine.progress import RATING_LABELS, RATING_PHASES, ObjectiveRating
 from tui import strings
 from tui.widgets.reader import BrokenText
@@ -154,9 +155,9 @@ class ObjectiveItem(StudyItem):
             self.phase = "end" if rating.start and trained_all else "start"
         self.set_line(self._rating_line())
 
-    def _rating_line(self) -> str:
+    def _rating_line(self, focused: bool | None = None) -> str:
         start, end = _level(self.rating.start), _level(self.rating.end)
-        if self.has_focus:
+        if self.has_focus if focused is None else focused:
             marks = {phase: "▸" if phase == self.phase else "" for phase in RATING_PHASES}
             rating = strings.OBJECTIVE_RATING_FOCUSED.format(
                 start_mark=marks["start"], end_mark=marks["end"], start=start, end=end
@@ -166,10 +167,10 @@ class ObjectiveItem(StudyItem):
         return f"{self.trained}\n{rating}" if self.trained else rating
 
     def on_focus(self, event: events.Focus) -> None:
-        self.set_line(self._rating_line())
+        self.set_line(self._rating_line(focused=True))
 
     def on_blur(self, event: events.Blur) -> None:
-        self.set_line(self._rating_line())
+        self.set_line(self._rating_line(focused=False))
 
     def action_phase(self, phase: str) -> None:
         self.phase = phase
@@ -215,16 +216,12 @@ class PaneExercises(BrokenText):
     def __init__(self, pane: str) -> None:
         super().__init__("", classes="pane-exercises")
         self.pane = pane
-
-    def on_mount(self) -> None:
-        from engine.plan import step_states
-
+        # Built with its pane (in the app's context): the text is there for the first layout,
+        # so nothing below it moves once the pane is shown (a field focused then stays in view).
         lesson: Lesson | None = getattr(self.app, "lesson", None)
         progress = getattr(self.app, "progress", None)
-        if lesson is not None and progress is not None:
-            self.show_states(lesson, step_states(lesson, progress))
-        else:
-            self.display = False
+        states = step_states(lesson, progress) if lesson is not None and progress else {}
+        self.show_states(lesson, states)
 
     def show_states(self, lesson: Lesson | None, states: Mapping[str, str]) -> None:
         """Show the lesson's exercises worked in this pane with their states (``states``: step

@@ -312,7 +312,8 @@ class TradeoffsPane(VerticalScroll):
             self.action_scenario(self.scenario)
 
     def focus_first(self) -> None:
-        self.query_one("#tradeoffs-link", Select).focus()
+        # Near the top: not scrolled to while the pane may not be laid out yet (see Diagrams).
+        self.query_one("#tradeoffs-link", Select).focus(scroll_visible=False)
 
     def _width(self) -> int:
         return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
