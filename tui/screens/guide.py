@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 # How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
 # lines, so not long.
-SAY_SECONDS = 5
+SAY_SECONDS = 4
 
 
 class SectionRead(Message):
