@@ -392,3 +392,20 @@ def test_every_place_of_a_fresh_plan_is_reached_once_in_order() -> None:
         "ex2.tp.split",
         "ex2.pp.split",
     ]
+
+
+async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> None:
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    try:
+        app = app_for(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("right_square_bracket", "right_square_bracket")
+            await pilot.pause(0.3)
+            assert app.store.read_only and "definition" in app.progress.read
+            assert not app.dirty  # reading alone: nothing to ask about when quitting
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_code == 0
+    finally:
+        other.unlock()

@@ -500,16 +500,25 @@ class ShardbookApp(KeyOrderApp[int]):
     @on(SectionRead)
     def _section_read(self, event: SectionRead) -> None:
         if self.lesson is not None and self.progress.mark_read(event.section_id):
-            self.progress.touch()
-            self.mark_dirty()
+            self._read_on()
 
     @on(SectionMoved)
     def _section_moved(self, event: SectionMoved) -> None:
         if self.lesson is not None and record_move(
             self.lesson, self.progress, event.left, event.entered
         ):
-            self.progress.touch()
-            self.mark_dirty()
+            self._read_on()
+
+    def _read_on(self) -> None:
+        """A section was read: saved like an edit, except in a read-only window, where only
+        reading must not make quitting ask about unsaved text (the marks stay in memory and
+        are saved with the next save that can write)."""
+        self.progress.touch()
+        if self.store.read_only:
+            self._plan_figure = self.main_screen.refresh_study()
+            self._update_status()
+            return
+        self.mark_dirty()
 
     @on(ObjectiveRated)
     def _objective_rated(self, event: ObjectiveRated) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import OptionDoesNotExist
 
 from engine.exercises import get_note
 from engine.lesson import Item, Lesson, Section
@@ -65,6 +66,14 @@ class SectionMoved(Message):
         super().__init__()
         self.left = left
         self.entered = entered
+
+
+def _option_index(outline: OptionList, option_id: str) -> int | None:
+    """The outline's entry for ``option_id``; None before the lesson fills the outline."""
+    try:
+        return outline.get_option_index(option_id)
+    except OptionDoesNotExist:
+        return None
 
 
 def _states(plan: Plan) -> dict[str, str]:
@@ -160,7 +169,7 @@ class StudyGuide:
         screen = self.screen
         outline = screen.query_one("#outline", OptionList)
         for section in screen.sections:
-            if outline.get_option_index(section.id) is not None:
+            if _option_index(outline, section.id) is not None:
                 outline.replace_option_prompt(section.id, self.outline_prompt(section))
         for item in screen.query(ExerciseItem):
             item.show_state(self.state(item.step_id))
@@ -295,6 +304,8 @@ class StudyGuide:
         if self.lesson is None:
             screen.notify(screen.lesson_error or strings.LESSON_ERROR_TITLE, severity="error")
             return
+        if not screen.query_one("#outline", OptionList).option_count:
+            return  # a key before the lesson is on screen
         self.refresh()
         plan = self.drawn
         current = self.current_place()
@@ -379,7 +390,7 @@ class StudyGuide:
         if section_id != screen.current_section:
             mounting = screen.show_section(section_id)
             outline = screen.query_one("#outline", OptionList)
-            index = outline.get_option_index(section_id)
+            index = _option_index(outline, section_id)
             if index is not None:
                 outline.highlighted = index
             await mounting

@@ -532,6 +532,10 @@ class MainScreen(Screen[None]):
         if step_id:
             await self.guide.go_to_step(step_id)
 
+    async def go_to_step(self, step_id: str) -> None:
+        """Go to step ``step_id`` of the plan, with the cursor where it is done."""
+        await self.guide.go_to_step(step_id)
+
     @on(StepChosen)
     async def _step_chosen(self, event: StepChosen) -> None:
         event.stop()

@@ -126,6 +126,9 @@ class PlanScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape,f11", "dismiss(None)", "Close", id="plan_close"),
         Binding("s", "summary", "Session summary", id="plan_summary"),
+        # Handled here, not through the list's own enter: the step is reached (its field
+        # focused) before the next key is looked at.
+        Binding("enter", "go", "Go there", priority=True, id="plan_go"),
     ]
     HELP = (
         "The study plan: every step of the lesson in its order with its state (◌ to do, ◔ "
@@ -179,8 +182,22 @@ class PlanScreen(ModalScreen[str | None]):
         steps.highlighted = ids.index(following.id) if following else 0
         self.set_focus(steps)
 
+    async def action_go(self) -> None:
+        """Close the plan and go to the highlighted step (the screen is dismissed with its id
+        once there)."""
+        steps = self.query_one("#plan-steps", OptionList)
+        index = steps.highlighted
+        option = steps.get_option_at_index(index) if index is not None else None
+        if option is None or option.disabled or option.id is None:
+            return
+        await self.app.pop_screen()
+        go_to_step = getattr(self.app.screen, "go_to_step", None)
+        if go_to_step is not None:
+            await go_to_step(option.id)
+
     @on(OptionList.OptionSelected, "#plan-steps")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
+        # A click on a step (enter is the binding above).
         event.stop()
         self.dismiss(event.option.id)
 

@@ -111,8 +111,14 @@ class ExerciseItem(StudyItem):
     def show_state(self, state: str) -> None:
         self.set_line(self.state_line(self.item, state))
 
-    def action_work(self) -> None:
-        self.post_message(StepChosen(self.step_id))
+    async def action_work(self) -> None:
+        # Gone there before the next key is looked at; a screen without guided study hears
+        # of it as a message.
+        go_to_step = getattr(self.screen, "go_to_step", None)
+        if go_to_step is not None:
+            await go_to_step(self.step_id)
+        else:
+            self.post_message(StepChosen(self.step_id))
 
 
 def _level(level: str | None) -> str:
