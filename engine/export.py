@@ -4,7 +4,10 @@ The notes follow the lesson's order: its exercises (exercise 1's memory ledger a
 notes of exercises 2 to 5 beside the engine's answers), the self-check answers with the key points
 the learner revealed, the reflection fields, then a summary of the spaced review. Each section of
 the lesson that has notes is rendered by one function of :data:`_SECTION_NOTES`, keyed by the
-section id; a section without one (the learning objectives, until they can be rated) is left out.
+section id or kind; a section without one is left out. The learning objectives appear with the
+learner's ratings once any is rated; the readings (items with links, such as the course
+alignment) with their links. Each exercise note the engine has an answer to says whether it was
+written before looking at that answer or after the learner chose to look first.
 
 - Markdown (``md``) starts with YAML front matter written by the safe YAML dumper (so a title with
   a colon, or a value such as ``no``, round-trips). The learner's text is rendered literally by
@@ -41,10 +44,24 @@ from typing import Any
 import yaml
 
 from engine.errors import InputError, ProgressError
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_notes
+from engine.exercises import (
+    EXERCISE_ITEMS,
+    ExerciseNote,
+    answered_by_engine,
+    answered_notes,
+    get_note,
+)
 from engine.ledger import PRECISION_PRESETS
-from engine.lesson import Item, Lesson, Section, escape_markdown, key_points_markdown
+from engine.lesson import (
+    Item,
+    Lesson,
+    Section,
+    escape_markdown,
+    key_points_markdown,
+    links_markdown,
+)
 from engine.progress import (
+    RATING_LABELS,
     STATUS_LABELS,
     LessonProgress,
     atomic_write_bytes,
@@ -220,7 +237,12 @@ def export_data(
     ``ledger_inputs`` (the inputs set: field, label, text), ``ledger_form`` (the form as typed),
     ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer),
     ``self_check`` (id, question, answer, revealed, key_points), ``reflections`` (id, label,
-    text) and ``quiz`` (:func:`quiz_summary`).
+    text), ``objectives`` (id, text, trained_by: exercise and question ids, rating: start and
+    end, each a level or None), ``readings`` (id, text, links: label and url, sources),
+    ``looked_before_answering`` (note id -> when the learner chose to see the engine's answer
+    first, ISO 8601 UTC; written or not) and ``quiz`` (:func:`quiz_summary`). Each entry of
+    ``exercise_notes`` also says ``looked_before_answering`` (True, False, or None where the
+    engine has no answer to compare with).
     """
     moment = _now(now)
     by_item, _other = _exercise_item_notes(lesson, progress)
@@ -252,6 +274,7 @@ def export_data(
                 "label": note.label,
                 "text": text,
                 "reference": note.reference,
+                "looked_before_answering": _looked_flag(progress, note.id),
             }
             for note, text in answered_notes(progress.notes)
         ],
@@ -269,8 +292,41 @@ def export_data(
             {"id": item.id, "label": item.text, "text": progress.reflections.get(item.id, "")}
             for item in lesson.reflection_fields
         ],
+        "objectives": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "trained_by": list(item.trained_by),
+                "rating": {
+                    "start": progress.objective_rating(item.id).start,
+                    "end": progress.objective_rating(item.id).end,
+                },
+            }
+            for item in lesson.objectives
+        ],
+        "readings": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "links": [{"label": link.label, "url": link.url} for link in item.links],
+                "sources": list(item.link_sources),
+            }
+            for item in _readings(lesson)
+        ],
+        "looked_before_answering": dict(progress.looked),
         "quiz": quiz_summary(lesson, progress, moment),
     }
+
+
+def _looked_flag(progress: LessonProgress, note_id: str) -> bool | None:
+    if not answered_by_engine(note_id):
+        return None
+    return progress.looked_before_answering(note_id)
+
+
+def _readings(lesson: Lesson) -> list[Item]:
+    """The items that carry links, in the lesson's order."""
+    return [item for section in lesson.sections for item in section.items if item.links]
 
 
 # ---------------------------------------------------------------------------------- Markdown
@@ -324,11 +380,35 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
     return parts
 
 
-def _note_markdown(note: ExerciseNote, text: str) -> list[str]:
+LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
+WRITTEN_FIRST = "_Written before looking at the engine's answer._"
+LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
+
+
+def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> list[str]:
     parts = [f"**{_one_line(_note_title(note))}**", learner_markdown(text)]
+    looked = _looked_flag(progress, note.id)
+    if looked:
+        parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
+    elif looked is not None:
+        parts.append(WRITTEN_FIRST)
     if note.reference:
         parts.append(f"Engine's answer (engine/strategies.py): {_one_line(note.reference)}")
     return parts
+
+
+def _looked_unwritten(item: Item, progress: LessonProgress) -> list[str]:
+    """The notes of ``item`` whose answer the learner looked at first and has not written."""
+    blank = [
+        note_id
+        for note_id in item.notes
+        if note_id in progress.looked and not progress.notes.get(note_id, "").strip()
+    ]
+    if not blank:
+        return []
+    at = min(progress.looked[note_id] for note_id in blank)
+    titles = "; ".join(_one_line(_note_title(get_note(note_id))) for note_id in blank)
+    return [LOOKED_UNWRITTEN.format(at=at, notes=titles)]
 
 
 def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
@@ -340,12 +420,13 @@ def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgre
         if item.id == EXERCISE_ITEMS[1]:
             body.extend(_exercise1_markdown(progress))
         for note, text in by_item.get(item.id, []):
-            body.extend(_note_markdown(note, text))
+            body.extend(_note_markdown(note, text, progress))
+        body.extend(_looked_unwritten(item, progress))
         parts.extend(body or [NOT_ANSWERED])
     if other:
         parts.append("### Other notes")
         for note, text in other:
-            parts.extend(_note_markdown(note, text))
+            parts.extend(_note_markdown(note, text, progress))
     return parts
 
 
@@ -368,13 +449,55 @@ def _reflection_markdown(lesson: Lesson, section: Section, progress: LessonProgr
     return parts
 
 
+def _trainer_names(lesson: Lesson) -> dict[str, str]:
+    """Exercise and self-check ids -> ``exercise 2``, ``self-check 1``."""
+    names = {item.id: f"exercise {n}" for n, item in enumerate(lesson.exercises, start=1)}
+    names.update({item.id: f"self-check {n}" for n, item in enumerate(lesson.self_check, start=1)})
+    return names
+
+
+def _rating_words(level: str | None) -> str:
+    return RATING_LABELS.get(level or "", "not rated")
+
+
+def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    if not any(progress.ratings.get(item.id) for item in section.items):
+        return []
+    names = _trainer_names(lesson)
+    parts: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        rating = progress.objective_rating(item.id)
+        parts.append(f"### {number}. {_one_line(item.text)}")
+        line = (
+            f"Your rating: at the start {_rating_words(rating.start)}; "
+            f"at the end {_rating_words(rating.end)}."
+        )
+        if item.trained_by:
+            trained = ", ".join(names.get(trainer, trainer) for trainer in item.trained_by)
+            line += f" Trained by {trained}."
+        parts.append(_one_line(line))
+    return parts
+
+
+def _readings_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    return [
+        f"- {_one_line(item.text)}\n  " + links_markdown(item).replace("\n", "\n  ")
+        for item in section.items
+        if item.links
+    ]
+
+
 # Section id -> the notes of that section. The lesson's order decides where each appears.
 _SECTION_NOTES: dict[str, Callable[[Lesson, Section, LessonProgress], list[str]]] = {
     "exercises": _exercises_markdown,
     "self-check": _self_check_markdown,
     "reflection": _reflection_markdown,
 }
-_KIND_NOTES = {"self-check": _self_check_markdown, "reflection": _reflection_markdown}
+_KIND_NOTES = {
+    "self-check": _self_check_markdown,
+    "reflection": _reflection_markdown,
+    "objectives": _objectives_markdown,
+}
 QUIZ_HEADING = "Spaced review (quiz)"
 
 
@@ -419,10 +542,13 @@ def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None
     ]
     for section in lesson.sections:
         render = _SECTION_NOTES.get(section.id) or _KIND_NOTES.get(section.kind)
-        if render is None:
+        if render is None and any(item.links for item in section.items):
+            render = _readings_markdown
+        body = render(lesson, section, progress) if render is not None else []
+        if not body:
             continue
         parts.append(f"## {_one_line(section.title)}")
-        parts.extend(render(lesson, section, progress))
+        parts.extend(body)
     parts.append(f"## {QUIZ_HEADING}")
     parts.extend(_quiz_markdown(quiz_summary(lesson, progress, moment)))
     return "\n\n".join(parts) + "\n"

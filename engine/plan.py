@@ -466,6 +466,59 @@ def _counts(
     )
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a step is worked, one note at a time: what ``ctrl+n`` goes to.
+
+    An exercise recorded in several notes (exercise 2: four of them) has one place per note, and
+    one more for its Ledger form when it is worked in the Ledger; every other step is one place.
+
+    Attributes:
+        step: the step.
+        note_id: the note to write at this place (``""``: the step as a whole, or its Ledger
+            form).
+        done: this place's part of the step is done (the note written; the Ledger form the
+            learner's own; else the step done).
+    """
+
+    step: Step
+    note_id: str = ""
+    done: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(step id, note id)``: names the place across plans."""
+        return (self.step.id, self.note_id)
+
+
+def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
+    """Every place of the plan's steps, in the plan's order (see :class:`Place`)."""
+    places: list[Place] = []
+    for step in plan.steps:
+        if step.kind != "exercise" or not step.notes:
+            places.append(Place(step, "", step.done))
+            continue
+        if step.worked_in == "ledger":
+            places.append(Place(step, "", ledger_form_worked(progress.forms)))
+        places.extend(
+            Place(step, note_id, _written(progress.notes.get(note_id))) for note_id in step.notes
+        )
+    return tuple(places)
+
+
+def next_place(places: Sequence[Place], current: tuple[str, str] | None = None) -> Place | None:
+    """The first place not done after ``current`` (a :attr:`Place.key`) in order, going round
+    to the start, ``current`` itself left out; from the start when ``current`` is ``None`` or
+    names no place. A place of a done step counts as done. ``None`` when nothing else is left.
+    """
+    keys = [place.key for place in places]
+    start = keys.index(current) + 1 if current in keys else 0
+    for place in (*places[start:], *places[:start]):
+        if not (place.done or place.step.done) and place.key != current:
+            return place
+    return None
+
+
 def record_move(lesson: Lesson, progress: LessonProgress, left: str, entered: str) -> bool:
     """The learner went from section ``left`` to section ``entered``: moving forward past a
     section reads it (:meth:`LessonProgress.mark_read`). Returns True when ``left`` was marked

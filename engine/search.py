@@ -146,7 +146,8 @@ def reader_texts(
     """The lesson's texts that the reading pane shows for ``section_id``, in its order.
 
     ``revealed`` holds the self-check questions whose key points were revealed: only theirs are
-    on screen (with the sources they rest on).
+    on screen (with the sources they rest on). An item's links (a reading's pages) follow it, as
+    their label and their address.
 
     Raises:
         KeyError: no section has id ``section_id``.
@@ -163,7 +164,13 @@ def reader_texts(
                 if item.key_point_sources:
                     texts.append("; ".join(item.key_point_sources))
         return texts
-    texts.extend(block.text for block in section_blocks(section))
+    items = iter(section.items)
+    for block in section_blocks(section):
+        texts.append(block.text)
+        if block.kind == "item":
+            # A reading's links are drawn under its item: its label and its address.
+            for link in next(items).links:
+                texts.extend((link.label, link.url))
     return texts
 
 

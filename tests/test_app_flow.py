@@ -93,7 +93,7 @@ async def test_visit_every_section(tmp_path: Path) -> None:
         assert app.lesson is not None
         visited = []
         for _ in app.lesson.sections:
-            await pilot.press("ctrl+n")
+            await pilot.press("right_square_bracket")  # ]: the next section
             await pilot.pause()
             visited.append(app.main_screen.current_section)
             title = app.query_one("#reading .section-title", BrokenText)
@@ -165,8 +165,10 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
 
 
 async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
+    """Read on with ``]`` (from the reader: in a text box ``]`` is typed) up to a section."""
+    app.main_screen.set_focus(app.query_one("#reading"))
     while app.main_screen.current_section != section_id:
-        await pilot.press("ctrl+n")
+        await pilot.press("right_square_bracket")
         await pilot.pause()
 
 
@@ -221,7 +223,7 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
             for box in app.query("#reading NoteBox").exclude(".self-check")
         }
         assert restored == expected_reflections
-        await pilot.press("f9")  # mark complete
+        await pilot.press("f9", "y")  # mark complete: steps are left, so it asks first
         await pilot.press("f8", "f8")  # export: F8 asks which format, F8 again takes Markdown
         await pilot.pause()
         assert app.progress.status == "complete"

@@ -69,8 +69,9 @@ def settings_on_disk(tmp_path: Path) -> dict[str, object]:
 
 
 async def goto(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
+    """Read on with ``]`` (the next section) up to ``section_id``."""
     while main(app).current_section != section_id:
-        await pilot.press("ctrl+n")
+        await pilot.press("right_square_bracket")
         await pilot.pause()
 
 
@@ -139,7 +140,7 @@ async def test_at_80_columns_the_lesson_gets_the_room_and_breaks_lines_well(
                     assert line.strip() and not is_closing(line.lstrip()[0]), (text.text, line)
             if main(app).current_section == "reflection":
                 break
-            await pilot.press("ctrl+n")
+            await pilot.press("right_square_bracket")
             await pilot.pause()
 
 
@@ -443,7 +444,7 @@ async def test_notifications_replace_each_other_and_stay_off_the_figures(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.press("f2", "ctrl+g")
         await pilot.pause()
-        await pilot.press("f9", "f9")
+        await pilot.press("f9", "y", "f9")  # complete (confirmed: steps are left), then back
         await pilot.pause()
         toasts = list(app.screen.query("Toast"))
         assert len(toasts) == 1

@@ -52,8 +52,9 @@ def with_settings(tmp_path: Path, text: str) -> Path:
 
 
 def reading_part(lines: list[str]) -> list[str]:
-    """The lines left of the side pane's border."""
-    return [line.split("│")[0] for line in lines]
+    """The lines left of the side pane's border, below the header (which says when the
+    progress was last saved)."""
+    return [line.split("│")[0] for line in lines[1:]]
 
 
 # ----------------------------------------------------------------- the stored state

@@ -3,18 +3,48 @@ each layout (80x24, 120x40, 60x20, 40x12), reading mode, the hidden side pane, t
 message, and the side panes.
 
 Regenerate after an intended change with ``pytest tests/test_snapshots.py --snapshot-update`` and
-look at the SVGs before committing them. No flow here saves progress, so the header shows no
-clock. Only the first snapshot is a first run (with its one-time hint); the others start from a
-progress folder whose settings say the hint was seen.
+look at the SVGs before committing them. Reading a section saves the progress, so the app's clock
+is fixed: the header's "saved" time and the session's length are the same in every run. Only the
+first snapshot is a first run (with its one-time hint); the others start from a progress folder
+whose settings say the hint was seen.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
 
 from tui.app import make_app
 
 SIZE = (80, 24)
+NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.app.utc_now", lambda: NOW)
+    monkeypatch.setattr("tui.app.local_clock", lambda moment: "10:15")
+
+
+def settled(*keys: str) -> Callable[[Pilot[int]], Awaitable[None]]:
+    """Press ``keys``, then wait until what they changed is saved: reading a section saves
+    the progress (0.5 s later), and the header shows the plan's figure and the time then."""
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await pilot.pause()  # the app's first screen is up, as before ``press``
+        await pilot.press(*keys)
+        app = pilot.app
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not (app._save_pending or app.dirty):  # type: ignore[attr-defined]
+                break
+        await pilot.pause()
+
+    return run_before
 
 
 def seen(folder: Path) -> Path:
@@ -31,32 +61,34 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n"])
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n"))
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(60, 20), press=["ctrl+n", "ctrl+n", "ctrl+n"])
+    assert snap_compare(
+        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n")
+    )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(40, 12), press=["ctrl+n", "ctrl+n"])
+    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+n", "f2"])
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n", "f7"])
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f7"))
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+n", "ctrl+n", "f6"])
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f6"))
 
 
 def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -65,8 +97,28 @@ def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-unt
 
 
 def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    """DP's whole diagram (its notes are written, so nothing is folded) at 80 columns."""
+    (seen(tmp_path) / "S15.yaml").write_text(
+        "schema_version: 2\nlesson: S15\nstatus: in-progress\nnotes:\n"
+        "  ex2.dp.split: the batch\n  ex3.dp.comm: all-reduce\n  ex3.dp.wait: a straggler\n",
+        encoding="utf-8",
+    )
+    app = make_app(progress_dir=tmp_path)
     assert snap_compare(app, terminal_size=SIZE, press=["f4", "f5"])
+
+
+def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F11 after the first two sections: their steps done, the next one highlighted."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", "f11"))
+
+
+def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Exercise 2 from the plan: DP's diagram folded down to its title until the note is
+    written, the cursor in the note box."""
+    app = make_app(progress_dir=seen(tmp_path))
+    keys = ["f11", *["down"] * 6, "enter"]
+    assert snap_compare(app, terminal_size=(120, 40), press=keys)
 
 
 def test_bubble_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -271,3 +271,16 @@ def test_collective_diagram_errors() -> None:
     with pytest.raises(InputError) as info:
         collective_diagram("gather", 0)
     assert info.value.field == "op"
+
+
+@pytest.mark.parametrize("name", STRATEGY_NAMES)
+def test_a_diagram_in_parts_is_the_whole_diagram(name: str) -> None:
+    from engine.diagrams import STRATEGY_DIAGRAM_PARTS, strategy_diagram_parts
+
+    parts = strategy_diagram_parts(name)
+    assert [part for part, _text in parts] == list(STRATEGY_DIAGRAM_PARTS)
+    assert "".join(text for _part, text in parts) == strategy_diagram(name)
+    # Without its transfers the picture gives no collective away: no bus, no arrow.
+    picture = dict(strategy_diagram_parts(name, transfers=False))["picture"]
+    assert "--->" not in picture and "<---" not in picture and "(1)" not in picture
+    assert "rank 0" in picture

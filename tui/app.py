@@ -40,18 +40,22 @@ from engine.lesson import (
 )
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
 from engine.resume import FIELD_CHECKS, ResumeState
+from engine.session import StudySession, format_duration, render_summary, summarize
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
 from tui.commands import AppCommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
+from tui.screens.guide import SectionMoved, SectionRead
 from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
+from tui.widgets.study import AnswerLooked, ObjectiveRated
 
 if TYPE_CHECKING:
     # Imported where first used: the quiz (fsrs) on F12.
@@ -61,6 +65,8 @@ DEFAULT_LESSON = "S15"
 PLACE_DELAY = 2.0
 """Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
 lesson was left is written to the settings."""
+# F9 on an unfinished plan lists this many of the steps left, then says how many more.
+COMPLETE_LISTED = 12
 
 
 class ShardbookApp(KeyOrderApp[int]):
@@ -115,6 +121,10 @@ class ShardbookApp(KeyOrderApp[int]):
         # Where the open lesson was left, as restored (side panes built later read it).
         self.resumed = ResumeState()
         self._place_timer: Timer | None = None
+        # Guided study: this sitting with the lesson (logged on each save) and the plan's
+        # figure shown in the header.
+        self.study_session: StudySession | None = None
+        self._plan_figure = ""
 
     # ----------------------------------------------------------------- screens, settings
     def get_default_screen(self) -> Screen[Any]:
@@ -229,9 +239,15 @@ class ShardbookApp(KeyOrderApp[int]):
             self.save_error = str(error)
             self.notify(str(error), severity="error", timeout=15, markup=False)
         self.dirty = False
+        self.study_session = (
+            StudySession(self.lesson, self.progress, utc_now()) if self.lesson is not None else None
+        )
         self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         self.resumed = ResumeState()
+        self._plan_figure = ""
         if self.lesson is not None:
+            outlook = ReviewOutlook(at=utc_now())  # the figure does not count the reviews
+            self._plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
             self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
             self.main_screen.restore_place(self.resumed)
         self._update_status()
@@ -394,7 +410,20 @@ class ShardbookApp(KeyOrderApp[int]):
             self.save_now()
 
     def save_now(self) -> bool:
-        """Save the progress file now. Returns False (and tells the learner) when it failed."""
+        """Log this session (:meth:`StudySession.record`) and save the progress file now; the
+        plan's marks are redrawn where they changed. Returns False (and tells the learner) when
+        the save failed."""
+        if self.study_session is not None:
+            self.study_session.record(self.progress, utc_now())
+        saved = self._save_progress()
+        if self.lesson is not None and self.main_screen.is_mounted:
+            figure = self.main_screen.refresh_study()
+            if figure != self._plan_figure:
+                self._plan_figure = figure
+                self._update_status()
+        return saved
+
+    def _save_progress(self) -> bool:
         if self.lesson is None:
             # No lesson was opened (a bad id or file): there is nothing of the learner's to keep,
             # and no progress file should appear for a lesson that does not exist.
@@ -424,6 +453,8 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def _update_status(self) -> None:
         parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        if self._plan_figure and self.lesson is not None:
+            parts.insert(1, strings.PLAN_FIGURE.format(figure=self._plan_figure))
         if self.store.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
@@ -482,18 +513,113 @@ class ShardbookApp(KeyOrderApp[int]):
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
 
     def action_toggle_complete(self) -> None:
+        """F9: mark the lesson complete, asking first while steps of the plan are left (they are
+        listed); on a complete lesson, back to the status the progress implies."""
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
         if self.progress.status == "complete":
-            self.progress.status = "in-progress"
-            self.notify(strings.MARKED_IN_PROGRESS)
-        else:
-            self.progress.status = "complete"
+            plan = build_plan(self.lesson, self.progress, reviews=ReviewOutlook(at=utc_now()))
+            self._set_status(plan.implied_status)
+            return
+        plan = build_plan(self.lesson, self.progress)
+        if plan.complete:
+            self._set_status("complete")
+            return
+        from tui.screens.study import ConfirmScreen
+
+        left = [describe_step(step).replace("\n", " ") for step in plan.unfinished]
+        shown = tuple(left[:COMPLETE_LISTED])
+        if len(left) > COMPLETE_LISTED:
+            shown += (strings.COMPLETE_MORE.format(count=len(left) - COMPLETE_LISTED),)
+        question = strings.COMPLETE_QUESTION.format(
+            lesson=self.lesson.id, counts=plan.counts.line()
+        )
+        self.push_screen(
+            ConfirmScreen(question, shown, strings.COMPLETE_ASK),
+            lambda yes: self._set_status("complete") if yes else None,
+        )
+
+    def _set_status(self, status: str) -> None:
+        self.progress.status = status
+        if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
+        else:
+            self.notify(strings.MARKED_BACK.format(status=STATUS_LABELS[status]))
         self.mark_dirty()
         if self.main_screen.current_section == META_ID:
             self.main_screen.refresh_section()
+
+    # ----------------------------------------------------------------- guided study
+    @on(SectionRead)
+    def _section_read(self, event: SectionRead) -> None:
+        if self.lesson is not None and self.progress.mark_read(event.section_id):
+            self._read_on()
+
+    @on(SectionMoved)
+    def _section_moved(self, event: SectionMoved) -> None:
+        if self.lesson is not None and record_move(
+            self.lesson, self.progress, event.left, event.entered
+        ):
+            self._read_on()
+
+    def _read_on(self) -> None:
+        """A section was read: saved like an edit, except in a read-only window, where only
+        reading must not make quitting ask about unsaved text (the marks stay in memory and
+        are saved with the next save that can write)."""
+        self.progress.touch()
+        if self.store.read_only:
+            self._plan_figure = self.main_screen.refresh_study()
+            self._update_status()
+            return
+        self.mark_dirty()
+
+    @on(ObjectiveRated)
+    def _objective_rated(self, event: ObjectiveRated) -> None:
+        self.progress.rate_objective(event.objective_id, event.phase, event.level)
+        self.progress.touch()
+        self.mark_dirty()
+
+    @on(AnswerLooked)
+    def _answer_looked(self, event: AnswerLooked) -> None:
+        if self.progress.mark_looked(event.note_ids, utc_now()):
+            self.mark_dirty()
+
+    def session_summary_text(self) -> str:
+        """This session summed up for the terminal (:func:`engine.session.render_summary`;
+        imports the quiz engine for the reviews), ``""`` when no lesson is open."""
+        if self.lesson is None or self.study_session is None:
+            return ""
+        record = self.study_session.current(self.progress, utc_now())
+        try:
+            return render_summary(summarize(self.lesson, self.progress, record))
+        except ShardbookError as error:
+            return f"{self.lesson.id}: {error}\n"
+
+    def session_line(self) -> str:
+        """One line on this session for the plan view."""
+        if self.lesson is None or self.study_session is None:
+            return ""
+        record = self.study_session.current(self.progress, utc_now())
+        return strings.PLAN_SESSION.format(
+            duration=format_duration(record.duration_s),
+            finished=len(record.steps_finished),
+            written=len(record.answers_written),
+        )
+
+    def action_session_summary(self) -> None:
+        """The session summary in a modal (the palette; ``s`` in the plan view)."""
+        from tui.screens.study import SummaryScreen
+
+        text = self.session_summary_text()
+        if text:
+            self.push_screen(SummaryScreen(text))
+
+    def study_palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The palette's guided-study entries that have no key of their own."""
+        return [
+            (strings.PALETTE_SUMMARY, strings.PALETTE_SUMMARY, self.action_session_summary),
+        ]
 
     def action_export_notes(self) -> None:
         """F8: ask which format (tui.screens.export, where F8 again takes the highlighted
@@ -563,7 +689,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Extra command-palette entries: every section and every lesson."""
-        entries: list[tuple[str, str, Callable[[], object]]] = []
+        entries = self.study_palette_entries()
         titles = [strings.META_SECTION, *(section.title for section in self.sections)]
         for index, title in enumerate(titles):
             entries.append(

@@ -150,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_tui(args: argparse.Namespace) -> int:
     """Open the app; a missing content folder or an unknown ``--lesson`` is one line, exit 2,
-    before the full screen starts."""
+    before the full screen starts. Once the app has quit (exit 0), the session's summary is
+    printed to stdout (never after a signal: the terminal may be gone, and the session is
+    logged in the progress file either way)."""
     from engine.lesson import discover_lessons, lesson_index_path
 
     content_dir = content_folder(args)
@@ -166,7 +168,13 @@ def run_tui(args: argparse.Namespace) -> int:
         progress_dir=args.progress_dir,
     )
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if code == 0:
+        summary = app.session_summary_text()
+        if summary:
+            sys.stdout.write(summary)
+            sys.stdout.flush()
+    return code
 
 
 def content_folder(args: argparse.Namespace) -> Path:

@@ -52,7 +52,13 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand(
         "quiz", "f12", "Quiz", "app.quiz", "Quiz and spaced review: every lesson's due items"
     ),
-    AppCommand("next_section", "ctrl+n", "Next", "next_section", "Read the next section"),
+    AppCommand(
+        "next_step",
+        "ctrl+n",
+        "Next",
+        "next_step",
+        "Next step of the study plan: goes where it is done and puts the cursor there",
+    ),
     AppCommand("outline", "ctrl+o", "Outline", "focus_outline", "Go to the lesson outline"),
     AppCommand("side", "f6", "Side", "toggle_side", "Show or hide the side pane (the calculators)"),
     AppCommand("ledger", "f2", "Ledger", "side_tab('ledger')", "Open the memory-ledger calculator"),
@@ -96,6 +102,33 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)",
         show=False,
     ),
+    # Typed keys: in a text box they type (not priority); the palette has them too.
+    AppCommand(
+        "next_section",
+        "right_square_bracket",
+        "Section",
+        "next_section",
+        "Read the next section (when the focus is not in a text box)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "previous_section",
+        "left_square_bracket",
+        "Back",
+        "next_section(-1)",
+        "Read the previous section (when the focus is not in a text box)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "study_plan",
+        "f11",
+        "Plan",
+        "study_plan",
+        "The study plan: every step with its state, the counts, your ratings; enter goes there",
+        show=False,
+    ),
     AppCommand(
         "search",
         "ctrl+f",
@@ -135,7 +168,7 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "f9",
         "Done",
         "app.toggle_complete",
-        "Mark the lesson complete, or back",
+        "Mark the lesson complete (asks first while steps are left), or back",
         show=False,
     ),
     AppCommand(
@@ -248,9 +281,17 @@ def _highlight(matcher: object, query: str, title: str) -> Content:
     return content
 
 
+_KEY_CHARACTERS = {
+    "question_mark": "?",
+    "slash": "/",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+}
+
+
 def key_display(key: str) -> str:
     """A binding's key as the learner types it (``question_mark`` is ``?``, ``slash`` ``/``)."""
-    return {"question_mark": "?", "slash": "/"}.get(key, key)
+    return _KEY_CHARACTERS.get(key, key)
 
 
 def key_rows() -> list[tuple[str, str]]:

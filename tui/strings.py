@@ -34,8 +34,9 @@ TOO_SMALL = (
     "{need}",
 )
 FIRST_RUN_HINT = (
-    "New here? Five keys to start: ctrl+n next section · ctrl+o outline · F2 calculators "
-    "(F6 hides them) · F12 quiz · F1 every key. (Shown once.)"
+    "New here? ctrl+n takes you to the next step of the study plan and puts the cursor where it "
+    "is done (F11 lists the steps) · ] [ next / previous section · ctrl+o outline · F2 "
+    "calculators (F6 hides them) · F12 quiz · F1 every key. (Shown once.)"
 )
 
 # Reading pane.
@@ -57,7 +58,6 @@ KEY_NOT_TYPED = (
     'Not typed: "{text}". No text box has the focus here; Tab moves to the next field, '
     "F1 lists the keys."
 )
-EXERCISE_HINT = "Work exercise 1 in the Ledger pane (F2; ctrl+g loads the 1B example)."
 
 # Status and saving.
 STATUS_WORD = "status"
@@ -318,3 +318,96 @@ NOTE_NOWHERE = (
     "This note's exercise is no longer in the lesson, so it has no box to edit it in; it is "
     "kept in your progress file and in every export."
 )
+# Guided study: the study plan in the app (ctrl+n, F11, F9, the session summary).
+# A step's state, drawn before its title in the outline, the plan view and the reader: a glyph
+# of its own for each state (not colour alone), none of them of ambiguous East Asian width.
+STATE_GLYPHS = {"todo": "◌", "started": "◔", "done": "✓"}
+STATE_WORDS = {"todo": "to do", "started": "started", "done": "done"}
+PLAN_FIGURE = "plan {figure}"
+META_NEXT = (
+    "Study plan: {figure} steps done ({counts}). Next: {step}. ctrl+n goes there; F11 lists "
+    "every step."
+)
+META_DONE = "Every step of the study plan is done. F11 lists them; F9 marks the lesson complete."
+PANE_WORDS = {
+    "ledger": "the Ledger (F2)",
+    "diagrams": "the Diagrams pane (F4)",
+    "collectives": "the Collectives pane (F4 twice)",
+    "tradeoffs": "Trade-offs (F10)",
+    "reader": "the lesson",
+    "quiz": "the quiz (F12)",
+}
+# What to do at each kind of place, said when ctrl+n (or Enter on a step) goes there.
+STEP_SAY = {
+    "read": "Read it; ctrl+n pages down, then goes on.",
+    "ledger": "Make the ledger your own (change N, the precision, ZeRO; seq for activations).",
+    "note": "Write your note in the box; the engine's answer opens once you have.",
+    "free-note": "Write your note in the box.",
+    "pane": "Work it in this pane.",
+    "self-check": "Write your answer; ctrl+r then reveals the key points.",
+    "reflection": "Write in the field.",
+    "reviews": "Reviews are due: rate each one.",
+}
+STEP_HERE = "Step {number}/{total}: {step}. {say}"
+ALL_DONE = "Every step of {lesson} is done: {counts}. F9 marks the lesson complete."
+ALL_DONE_COMPLETE = "Every step of {lesson} is done and the lesson is complete."
+EXERCISE_ITEM_STATE = "{glyph} {state} · Enter: work it in {where}"
+EXERCISE_HINT = (
+    "Each exercise says where it is worked and how far you are: Tab to it and press Enter, or "
+    "ctrl+n for the next step."
+)
+PANE_EXERCISE = "Exercise {number} {glyph} {state}: {text}"
+OBJECTIVE_HINT = (
+    "Rate each objective before you study and again at the end: Tab to it, then 1 not yet, "
+    "2 partly, 3 can (s / e: rate the start / the end; 0 clears)."
+)
+OBJECTIVE_TRAINED = "trained by {trainers} ({done}/{total} done)"
+OBJECTIVE_RATING = "your rating: start {start} · end {end}"
+OBJECTIVE_RATING_FOCUSED = (
+    "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1 not yet · 2 partly · "
+    "3 can · 0 clear · s/e start/end"
+)
+OBJECTIVE_KEYS = {"1": "Not yet", "2": "Partly", "3": "Can", "0": "Clear", "s": "Start", "e": "End"}
+NOT_RATED = "not rated"
+LINK_TEXT = "▸ {label}: {url}"
+LINK_HINT = "Links open in your browser: Tab to one and press Enter."
+LINK_OPENED = "Opening {url} in your browser."
+# Predict, then reveal: the engine's answer folded until the learner's note is written.
+FOLDED_DIAGRAM = (
+    "Folded until you write your note below: {parts}. ctrl+r looks first (recorded as "
+    "looked before answering)."
+)
+FOLDED_PARTS = {
+    "split": "what is split and the picture (exercise 2)",
+    "comm": "the collectives (exercise 3)",
+    "wait": "one wait (exercise 3)",
+}
+FOLDED_TRADEOFFS = (
+    "The step-time table and the scaling plot answer exercise 4, so they are folded until you "
+    "write your judgement below. ctrl+r looks first (recorded as looked before answering)."
+)
+LOOK_FIRST_QUESTION = (
+    "Look at the engine's answer before writing your note? It is recorded as \"looked before "
+    'answering" and shown in your export: {notes}.'
+)
+LOOKED_MARK = "looked before answering"
+NOTHING_FOLDED = "Nothing is folded here: the engine's answers are shown."
+LOOK_KEY = "Look first"
+CONFIRM_YES = "enter / y: yes · escape: no"
+CONFIRM_TITLE = "Please confirm"
+# F9 on an unfinished plan.
+COMPLETE_QUESTION = "{lesson} is not finished: {counts}. Left:"
+COMPLETE_MORE = "and {count} more"
+COMPLETE_ASK = "Mark it complete anyway?"
+MARKED_BACK = "Lesson marked {status} again (what your progress shows)."
+# The plan view (F11).
+PLAN_TITLE = "Study plan · {lesson} · {figure} steps done"
+PLAN_HINT = "enter: go to the step · s: session summary · escape: close"
+PLAN_NEXT = "next: {step}"
+PLAN_NEXT_NONE = "next: every step is done"
+PLAN_OBJECTIVES = "Objectives (your rating at the start -> at the end)"
+PLAN_OBJECTIVE = "{number}. {text}: {start} -> {end}; trained by {done}/{total} done"
+PLAN_SESSION = "This session: {duration}, {finished} step(s) finished, {written} answer(s) written."
+SUMMARY_TITLE = "This session"
+SUMMARY_HINT = "escape: close. The summary is printed again when you quit."
+PALETTE_SUMMARY = "Session summary: what this session did, what comes next"

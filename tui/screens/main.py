@@ -46,11 +46,13 @@ from engine.reading import meta_blocks, section_blocks
 from engine.resume import SIDE_SIZES, ResumeState
 from tui import strings
 from tui.commands import bindings
+from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.study import StepChosen
 
 if TYPE_CHECKING:
     from engine.search import Place
@@ -170,6 +172,8 @@ class MainScreen(Screen[None]):
         self._pending_scroll: tuple[str, int, int] | None = None
         # The last search, shown again when search opens.
         self.search_query = ""
+        # Guided study: ctrl+n, the plan view, the plan's marks (tui/screens/guide.py).
+        self.guide = StudyGuide(self)
 
     # ----------------------------------------------------------------- composition
     def compose(self) -> ComposeResult:
@@ -211,7 +215,8 @@ class MainScreen(Screen[None]):
         self._arrange()
         self._show_opened_lesson()
         self._restore_section(self._resume)
-        self.watch(self.query_one("#reading"), "scroll_y", self._scrolled, init=False)
+        reading = self.query_one("#reading")
+        self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)
@@ -305,6 +310,7 @@ class MainScreen(Screen[None]):
             self._show_opened_lesson()
 
     def _show_opened_lesson(self) -> None:
+        self.guide.forget_states()
         self._fill_outline()
         self.current_section = ""
         self.show_section(META_ID)
@@ -329,7 +335,7 @@ class MainScreen(Screen[None]):
         outline.clear_options()
         options = [Option(BrokenLines(strings.META_SECTION), id=META_ID)]
         options.extend(
-            Option(BrokenLines(section.title), id=section.id) for section in self.sections
+            Option(self.guide.outline_prompt(section), id=section.id) for section in self.sections
         )
         outline.add_options(options)
         outline.highlighted = 0
@@ -347,15 +353,23 @@ class MainScreen(Screen[None]):
             self.outline_open = False
         self.query_one("#reading").focus()
 
-    def show_section(self, section_id: str) -> None:
-        """Fill the reading pane with one section, and its answer boxes where it has them."""
-        if section_id != self.current_section and self.current_section:
+    def show_section(self, section_id: str) -> AwaitMount:
+        """Fill the reading pane with one section, and its answer boxes where it has them.
+        Moving forward past a section reads it (posted as a :class:`SectionMoved`). Returns the
+        mount of its widgets, for a caller that must wait until they are there."""
+        left = self.current_section
+        if section_id != left and left:
             self.first_run = False  # the hint was seen on the lesson's first page
+            self.post_message(SectionMoved(left, section_id))
         self.current_section = section_id
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False)
-        reading.mount_all(self._section_widgets(section_id))
+        widgets = self._section_widgets(section_id)
+        if any(section.id == section_id for section in self.sections):
+            # Once laid out, a section that fits on screen is read as soon as it is shown.
+            widgets.append(SectionEnd(section_id))
+        return reading.mount_all(widgets)
 
     def refresh_section(self) -> None:
         """Show the current section again (the progress it shows changed underneath)."""
@@ -375,9 +389,13 @@ class MainScreen(Screen[None]):
             widgets.append(BrokenText(self.lesson.title, classes="section-title"))
             status = strings.MY_STATUS.format(status=STATUS_LABELS[self.progress.status])
             widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))
+            widgets.extend(self.guide.meta_widgets())
             return widgets
         section = self.lesson.section(section_id)
         widgets.append(BrokenText(section.title, classes="section-title"))
+        study = self.guide.section_widgets(section)
+        if study is not None:
+            return widgets + study
         if section.kind == "self-check":
             widgets.append(Static(strings.SELF_CHECK_HINT, classes="hint"))
             widgets.extend(
@@ -403,8 +421,6 @@ class MainScreen(Screen[None]):
                 )
                 for item in section.items
             )
-        elif section.id == "exercises":
-            widgets.append(Static(strings.EXERCISE_HINT, classes="hint"))
         return widgets
 
     def goto(self, index: int) -> None:
@@ -417,13 +433,16 @@ class MainScreen(Screen[None]):
         outline = self.query_one("#outline", OptionList)
         outline.highlighted = index
         option_id = outline.get_option_at_index(index).id
+        mounting = None
         if option_id is not None and option_id != self.current_section:
-            self.show_section(option_id)
-        self.call_after_refresh(self._focus_reading)
+            mounting = self.show_section(option_id)
+        self.call_later(self._focus_reading, mounting)
 
-    def _focus_reading(self) -> None:
+    async def _focus_reading(self, mounting: AwaitMount | None = None) -> None:
+        if mounting is not None:
+            await mounting  # the section's boxes are there to focus
         boxes = self.query("#reading TextArea")
-        (boxes.first() if boxes else self.query_one("#reading")).focus()
+        self.set_focus(boxes.first() if boxes else self.query_one("#reading"))
 
     # ----------------------------------------------------------------- actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -438,13 +457,18 @@ class MainScreen(Screen[None]):
         side = self.query_one(SideTabs)
         if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
             tab = "collectives"
+        self._focus_tab_pane(await self.open_side_tab(tab))
+
+    async def open_side_tab(self, tab: str) -> TabPane:
+        """Show side tab ``tab`` and return its pane once its content is built."""
+        side = self.query_one(SideTabs)
         self.reading_mode = False
         self.side_shown = True
         side.active = tab
         pane = side.get_pane(tab)
         if isinstance(pane, LazyTabPane):
             await pane.ready()
-        self._focus_tab_pane(pane)
+        return pane
 
     def _focus_tab_pane(self, pane: TabPane) -> None:
         for child in pane.children:
@@ -494,14 +518,19 @@ class MainScreen(Screen[None]):
         self.outline_open = False
         self.query_one("#reading").focus()
 
-    def action_next_section(self) -> None:
-        """ctrl+n: read the next section (the lesson comes back on screen if it was not)."""
+    def action_next_section(self, step: int = 1) -> None:
+        """``]`` (``[``: ``step`` -1): read the next (previous) section; the lesson comes back
+        on screen if it was not."""
         outline = self.query_one("#outline", OptionList)
         self.zoomed = False
         if self.size_class == "narrow":
             self.side_shown = False
         if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
+            outline.highlighted = ((outline.highlighted or 0) + step) % outline.option_count
+        reading = self.query_one("#reading")
+        if self.focused is None or reading in self.focused.ancestors:
+            # The focused item goes with the section it was in; the reader keeps the focus.
+            self.set_focus(reading)
 
     # ----------------------------------------------------------------- where the lesson was left
     class PlaceChanged(Message):
@@ -611,9 +640,6 @@ class MainScreen(Screen[None]):
             side_size=self.size_class if usable else self._resume.side_size,
             panes=panes,
         )
-
-    def _scrolled(self) -> None:
-        self.post_message(self.PlaceChanged())
 
     @on(OptionList.OptionHighlighted, "#outline")
     def _section_place_changed(self) -> None:
@@ -757,3 +783,48 @@ class MainScreen(Screen[None]):
                 self._enter_box(box, span)
                 return
         self._focus_tab_pane(tab)
+
+    # ----------------------------------------------------------------- guided study
+    async def action_next_step(self) -> None:
+        """ctrl+n: the next unfinished step of the plan, with the cursor where it is done."""
+        await self.guide.next_step()
+
+    def action_study_plan(self) -> None:
+        """F11: the study plan; enter on a step goes to it."""
+        from tui.screens.study import PlanScreen
+
+        if self.lesson is None:
+            self.notify(self.lesson_error, severity="error")
+            return
+        plan = self.guide.plan(reviews=True)
+        session_line = getattr(self.app, "session_line", lambda: "")()
+        self.app.push_screen(PlanScreen(plan, session_line), self._plan_chosen)
+
+    async def _plan_chosen(self, step_id: str | None) -> None:
+        if step_id:
+            await self.guide.go_to_step(step_id)
+
+    async def go_to_step(self, step_id: str) -> None:
+        """Go to step ``step_id`` of the plan, with the cursor where it is done."""
+        await self.guide.go_to_step(step_id)
+
+    @on(StepChosen)
+    async def _step_chosen(self, event: StepChosen) -> None:
+        event.stop()
+        await self.guide.go_to_step(event.step_id)
+
+    def refresh_study(self) -> str:
+        """The progress changed (saved): redraw the plan's marks where they changed; returns
+        the plan's figure for the header."""
+        if not self.is_mounted:
+            return ""
+        return self.guide.refresh()
+
+    def _reading_scrolled(self) -> None:
+        self.post_message(self.PlaceChanged())
+        self.guide.check_section_end()
+
+    @on(SectionEnd.LaidOut)
+    def _section_laid_out(self, event: SectionEnd.LaidOut) -> None:
+        event.stop()
+        self.guide.check_section_end()

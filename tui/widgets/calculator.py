@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from engine.errors import InputError
 from tui import strings
 from tui.widgets.literal import LiteralInput
+from tui.widgets.study import PaneExercises
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,9 @@ class CalculatorPane(VerticalScroll):
     MORE_TITLE: ClassVar[str] = ""
     # The button that builds the MORE_FIELDS rows (see open_more).
     MORE_BUTTON: ClassVar[str] = ""
+    # The side pane's id where lesson exercises may be worked (engine.lesson.PANES): the pane
+    # then says which of them it serves, above its form.
+    STUDY_PANE: ClassVar[str] = ""
 
     class FormChanged(Message):
         """The form changed: its values as typed, and the figures of the result. ``figures`` is
@@ -207,6 +211,8 @@ class CalculatorPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
+        if self.STUDY_PANE:
+            yield PaneExercises(self.STUDY_PANE)
         yield from self._field_rows(self.FIELDS, {})
         yield Static("", classes="calc-note", markup=False)
         yield Static("", classes="calc-error", markup=False)
@@ -333,6 +339,10 @@ class CalculatorPane(VerticalScroll):
     def focus_first(self) -> None:
         if self.FIELDS:
             self.query_one(f"#field-{self.FIELDS[0].name}").focus()
+
+    async def study_target(self, note_id: str) -> Widget | None:
+        """Where an exercise worked in this pane is done: its first field (ctrl+n)."""
+        return self.query_one(f"#field-{self.FIELDS[0].name}") if self.FIELDS else None
 
     def compute(self, values: dict[str, str]) -> Outcome:
         """Turn the form into an engine spec, call the engine, return what to show.

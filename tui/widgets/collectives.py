@@ -90,6 +90,7 @@ class CollectivesPane(CalculatorPane):
     """A collective on R ranks: its cost, and its data flow step by step."""
 
     form_name = "collectives"
+    STUDY_PANE = "collectives"
     HELP = (
         "Pick a collective and an algorithm (default: the first the engine lists for it), the "
         "number of ranks, the size S (for all-gather and reduce-scatter S is the whole array, as "

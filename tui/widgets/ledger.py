@@ -270,6 +270,7 @@ class LedgerPane(CalculatorPane):
     """Exercise 1's ledger: where training memory goes on each rank."""
 
     form_name = "ledger"
+    STUDY_PANE = "ledger"
     figure_name = "exercise1"
     HELP = (
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "

@@ -7,6 +7,12 @@ The pane turns its two choices into one call of :func:`engine.scaling.tradeoffs_
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
 ``ex5``); the app saves them in ``LessonProgress.notes``. The pickers' values are remembered where
 the lesson was left (``tui.widgets.side.resumed_choices``).
+
+Predict, then reveal: the table and the plot answer exercise 4 (which strategies cost more on a
+slow interconnect), so while the lesson asks for note ``ex4`` and it is blank they are folded
+(``engine.exercises.answer_folded``), until the learner has written it and left its box, or has
+chosen to look first (ctrl+r and a confirmation; recorded as looked before answering). Nothing
+is computed while they are folded.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Label, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, Label, Select, Static, TextArea
 
 from engine import units
 from engine.errors import InputError
+from engine.exercises import answer_folded
 from engine.lesson import Item, Lesson
 from engine.model_presets import model_presets
 from engine.scaling import (
@@ -46,7 +54,10 @@ from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.study import AnswerLooked, PaneExercises
 
+# The note whose answer the table and the plot are (exercise 4: the slow-interconnect judgement).
+ANSWERED_NOTE = "ex4"
 # Exercise note id -> the lesson item whose text labels it.
 EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
     ("ex4", "exercise-slow-interconnect"),
@@ -212,20 +223,26 @@ class TradeoffsPane(VerticalScroll):
         "s 2048); A100 peak at 50%. The counterexamples keep their own models. The model, batch, "
         "sequence, device and links the figures assume are listed above them. The plot is "
         "log-log: linear scaling is the straight '.' line; '*' marks a cell several strategies "
-        "share."
+        "share. The table and the plot answer exercise 4, so they are folded until you have "
+        "written your judgement (and left its box); ctrl+r shows them first, recorded as looked "
+        "before answering."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),
         Binding("2", "scenario(1)", strings.TRADEOFFS_KEY_2, id="scenario_2"),
         Binding("3", "scenario(2)", strings.TRADEOFFS_KEY_3, id="scenario_3"),
+        Binding("ctrl+r", "look_first", strings.LOOK_KEY, id="tradeoffs_look"),
     ]
 
     def __init__(self) -> None:
         super().__init__(classes="calculator", id="tradeoffs-pane")
         self.scenario: int | None = None
+        # The learner chose to see the answer first in this pane (the app records it).
+        self._shown_first = False
 
     def compose(self) -> ComposeResult:
         yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
+        yield PaneExercises("tradeoffs")
         for label, select_id, options, value in self._pickers(resumed_choices(self, "tradeoffs")):
             with Horizontal(classes="form-row"):
                 yield Label(label, classes="form-label")
@@ -297,11 +314,13 @@ class TradeoffsPane(VerticalScroll):
         self.refresh_report()
 
     def on_mount(self) -> None:
-        self.refresh_report()
-        # Built on first view, after the lesson opened: show the learner's saved answers.
+        # Built on first view, after the lesson opened: show the learner's saved answers (the
+        # report follows them: it is folded while exercise 4 is not written).
         progress = getattr(self.app, "progress", None)
         if progress is not None:
             self.load_notes(getattr(self.app, "lesson", None), progress.notes)
+        else:
+            self.refresh_report()
 
     def on_resize(self, event: events.Resize) -> None:
         self.refresh_report()
@@ -309,13 +328,31 @@ class TradeoffsPane(VerticalScroll):
             self.action_scenario(self.scenario)
 
     def focus_first(self) -> None:
-        self.query_one("#tradeoffs-link", Select).focus()
+        # Near the top: not scrolled to while the pane may not be laid out yet (see Diagrams).
+        self.query_one("#tradeoffs-link", Select).focus(scroll_visible=False)
 
     def _width(self) -> int:
         return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
 
+    @property
+    def folded(self) -> bool:
+        """Whether the table and the plot are folded now (see module docstring)."""
+        lesson: Lesson | None = getattr(self.app, "lesson", None)
+        progress = getattr(self.app, "progress", None)
+        if self._shown_first or lesson is None or progress is None:
+            return False
+        box = self._note_box(ANSWERED_NOTE)
+        text = box.text_area.text if box is not None and box.is_mounted else None
+        return answer_folded(ANSWERED_NOTE, lesson, progress, text)
+
+    def _note_box(self, note_id: str) -> NoteBox | None:
+        return next((box for box in self.query(NoteBox) if box.item.id == note_id), None)
+
     def refresh_report(self) -> None:
-        """Recompute the table and the plot from the two choices."""
+        """Recompute the table and the plot from the two choices (when not folded)."""
+        if self.folded:
+            self.query_one("#tradeoffs-result", Static).update(Text(strings.FOLDED_TRADEOFFS))
+            return
         link = str(self.query_one("#tradeoffs-link", Select).value)
         world = int(str(self.query_one("#tradeoffs-world", Select).value))
         model = str(self.query_one("#tradeoffs-model", Select).value)
@@ -339,6 +376,37 @@ class TradeoffsPane(VerticalScroll):
         self.refresh_report()
         self.post_message(ChoicesChanged())
 
+    @on(events.DescendantBlur)
+    def _left_a_box(self, event: events.DescendantBlur) -> None:
+        # The judgement written and left: the table and the plot unfold (not while typed).
+        if isinstance(event.widget, TextArea):
+            self.refresh_report()
+
+    def action_look_first(self) -> None:
+        """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
+        from tui.screens.study import ConfirmScreen
+
+        if not self.folded:
+            self.notify(strings.NOTHING_FOLDED)
+            return
+        label = strings.TRADEOFFS_NOTE_LABELS[ANSWERED_NOTE]
+        question = strings.LOOK_FIRST_QUESTION.format(notes=label)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(AnswerLooked([ANSWERED_NOTE]))
+                self._shown_first = True
+                self.refresh_report()
+                self._label_notes()
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    async def study_target(self, note_id: str) -> Widget | None:
+        """The note box of ``note_id`` (ctrl+n puts the cursor there); the first choice when
+        the note is not one of this pane's."""
+        box = self._note_box(note_id)
+        return box.text_area if box is not None else self.query_one("#tradeoffs-link")
+
     @on(Button.Pressed)
     def _scenario_pressed(self, event: Button.Pressed) -> None:
         if event.button.id and event.button.id.startswith("scenario-"):
@@ -357,6 +425,18 @@ class TradeoffsPane(VerticalScroll):
 
     def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:
         """Show the learner's saved answers, labelled with the lesson's exercise text."""
+        self._shown_first = False
+        for box in self.query(NoteBox):
+            area = box.text_area
+            text = notes.get(box.item.id, "")
+            if area.text != text:
+                area.load_text(text)
+        self._label_notes()
+        self.refresh_report()
+
+    def _label_notes(self) -> None:
+        lesson: Lesson | None = getattr(self.app, "lesson", None)
+        progress = getattr(self.app, "progress", None)
         items: dict[str, str] = {}
         if lesson is not None:
             try:
@@ -369,8 +449,7 @@ class TradeoffsPane(VerticalScroll):
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
                 label = f"{label}: {items[item_id]}"
+            looked = progress is not None and progress.looked_before_answering(note_id)
+            if looked or (note_id == ANSWERED_NOTE and self._shown_first):
+                label += f" ({strings.LOOKED_MARK})"
             box.set_label(label)
-            area = box.text_area
-            text = notes.get(note_id, "")
-            if area.text != text:
-                area.load_text(text)
