@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from engine.i18n import N_, gettext
 from tui import strings
 from tui.commands import key_rows
 
@@ -22,21 +23,21 @@ def pane_key_rows() -> list[tuple[str, str]]:
 
     rows = []
     for where, widget in (
-        ("answer or note box", LiteralTextArea),
-        ("self-check answer", SelfCheckBox),
-        ("Ledger", LedgerPane),
-        ("Collectives picture", StepView),
+        (N_("answer or note box"), LiteralTextArea),
+        (N_("self-check answer"), SelfCheckBox),
+        (N_("Ledger"), LedgerPane),
+        (N_("Collectives picture"), StepView),
     ):
         for binding in widget.BINDINGS:
             if isinstance(binding, Binding):
-                rows.append((binding.key, f"{where}: {binding.description}"))
+                rows.append((binding.key, f"{gettext(where)}: {gettext(binding.description)}"))
     return rows
 
 
 class HelpScreen(ModalScreen[None]):
     """A modal list of every key (from the command table) plus the focused pane's HELP."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close", id="close_help")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"), id="close_help")]
 
     def __init__(self, focused_help: str) -> None:
         super().__init__()
@@ -44,7 +45,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         rows = "\n".join(f"| `{key}` | {text} |" for key, text in (*key_rows(), *pane_key_rows()))
-        table = f"| key | action |\n|---|---|\n{rows}\n| `ctrl+p` | Command palette |\n"
+        header = f"| {gettext('key')} | {gettext('action')} |"
+        palette = f"| `ctrl+p` | {gettext('Command palette')} |"
+        table = f"{header}\n|---|---|\n{rows}\n{palette}\n"
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")
             yield Static(strings.HELP_INTRO, markup=False)

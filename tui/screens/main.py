@@ -37,9 +37,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Footer, Header, OptionList, Static, TabPane, Tabs
+from textual.widgets import Header, OptionList, Static, TabPane, Tabs
 from textual.widgets.option_list import Option
 
+from engine.i18n import N_
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
@@ -48,6 +49,7 @@ from tui import strings
 from tui.commands import bindings
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
+from tui.widgets.footer import Footer
 from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
@@ -132,7 +134,7 @@ class MainScreen(Screen[None]):
 
     BINDINGS = [
         *bindings("main"),
-        Binding("escape", "close_outline", "Close outline", show=False, id="close_outline"),
+        Binding("escape", "close_outline", N_("Close outline"), show=False, id="close_outline"),
     ]
 
     size_class: reactive[SizeClass] = reactive[SizeClass]("medium", init=False)

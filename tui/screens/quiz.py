@@ -25,9 +25,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
+from engine.i18n import N_
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
 from engine.quiz import RATINGS, Clock, QuizSession
@@ -39,14 +40,15 @@ from engine.settings import (
 from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
+from tui.widgets.footer import Footer
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
     from tui.app import ShardbookApp
 
-_RATE = Binding.Group(strings.QUIZ_RATE_GROUP, compact=False)
-_JUDGE = Binding.Group(strings.QUIZ_JUDGE_GROUP, compact=False)
-_CHOOSE = Binding.Group(strings.QUIZ_CHOOSE_GROUP, compact=False)
+_RATE = Binding.Group(strings.msgids.QUIZ_RATE_GROUP, compact=False)
+_JUDGE = Binding.Group(strings.msgids.QUIZ_JUDGE_GROUP, compact=False)
+_CHOOSE = Binding.Group(strings.msgids.QUIZ_CHOOSE_GROUP, compact=False)
 _LETTERS = "abcd"
 RETENTION_KEY = "review.desired_retention"
 # Actions that never act while the learner types in the answer box (their keys are letters and
@@ -112,31 +114,31 @@ class QuizCommands(Provider):
 class QuizScreen(Screen[None]):
     """Ask, grade, rate, undo; escape goes back to the lesson."""
 
-    HELP = strings.QUIZ_HELP
+    HELP = strings.msgids.QUIZ_HELP
     COMMANDS = {QuizCommands}
     # _show() focuses the answer box or the body, whichever the question needs.
     AUTO_FOCUS = None
 
     BINDINGS = [
-        Binding("ctrl+r", "submit", strings.QUIZ_SUBMIT, id="quiz_submit"),
-        Binding("enter", "accept", strings.QUIZ_ACCEPT, id="quiz_accept"),
-        Binding("enter", "restart", strings.QUIZ_AGAIN, id="quiz_again"),
-        Binding("enter", "edit", strings.QUIZ_EDIT, id="quiz_edit"),
+        Binding("ctrl+r", "submit", strings.msgids.QUIZ_SUBMIT, id="quiz_submit"),
+        Binding("enter", "accept", strings.msgids.QUIZ_ACCEPT, id="quiz_accept"),
+        Binding("enter", "restart", strings.msgids.QUIZ_AGAIN, id="quiz_again"),
+        Binding("enter", "edit", strings.msgids.QUIZ_EDIT, id="quiz_edit"),
         *(
             Binding(str(key), f"rate({key})", label, id=f"quiz_rate_{key}", group=_RATE)
             for key, label in RATINGS.items()
         ),
-        Binding("t", "judge(True)", strings.QUIZ_TRUE, id="quiz_true", group=_JUDGE),
-        Binding("f", "judge(False)", strings.QUIZ_FALSE, id="quiz_false", group=_JUDGE),
+        Binding("t", "judge(True)", strings.msgids.QUIZ_TRUE, id="quiz_true", group=_JUDGE),
+        Binding("f", "judge(False)", strings.msgids.QUIZ_FALSE, id="quiz_false", group=_JUDGE),
         *(
             Binding(letter, f"choose({index})", letter, id=f"quiz_choose_{letter}", group=_CHOOSE)
             for index, letter in enumerate(_LETTERS)
         ),
-        Binding("u", "undo", strings.QUIZ_UNDO, id="quiz_undo"),
-        Binding("r", "retention", strings.QUIZ_RETENTION, id="quiz_retention"),
-        Binding("s", "stats", strings.QUIZ_STATS, id="quiz_stats"),
-        Binding("escape", "blur", strings.QUIZ_BLUR, id="quiz_blur"),
-        Binding("escape", "leave", strings.QUIZ_LEAVE, id="quiz_leave"),
+        Binding("u", "undo", strings.msgids.QUIZ_UNDO, id="quiz_undo"),
+        Binding("r", "retention", strings.msgids.QUIZ_RETENTION, id="quiz_retention"),
+        Binding("s", "stats", strings.msgids.QUIZ_STATS, id="quiz_stats"),
+        Binding("escape", "blur", strings.msgids.QUIZ_BLUR, id="quiz_blur"),
+        Binding("escape", "leave", strings.msgids.QUIZ_LEAVE, id="quiz_leave"),
     ]
 
     def __init__(self, options: QuizOptions) -> None:
@@ -595,7 +597,7 @@ class RetentionScreen(ModalScreen[float | None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="retention_cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"), id="retention_cancel")]
 
     def __init__(self, current: float) -> None:
         super().__init__()
@@ -643,8 +645,8 @@ class ReviewStatsScreen(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "dismiss", "Close", id="stats_close"),
-        Binding("s", "dismiss", "Close", id="stats_close_s", show=False),
+        Binding("escape", "dismiss", N_("Close"), id="stats_close"),
+        Binding("s", "dismiss", N_("Close"), id="stats_close_s", show=False),
     ]
 
     def __init__(self, rows: list[LessonStats], text: str) -> None:
