@@ -83,7 +83,7 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _catalog(_current[0]).ngettext(singular, plural, count)
 
 
-def N_(message: str) -> str:  # noqa: N802 (the name gettext's tools look for)
+def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it now: it is translated where
     it is shown (a module constant or a class attribute is defined before the language is
     chosen)."""

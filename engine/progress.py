@@ -66,6 +66,7 @@ import yaml
 from filelock import FileLock, Timeout
 
 from engine.errors import InputError, ProgressError
+from engine.i18n import N_
 from engine.timefmt import file_stamp, parse_utc, utc_iso, utc_now
 
 SCHEMA_VERSION = 2
@@ -91,15 +92,16 @@ _ERRNO_WORDS = {
 }
 _TEMP_RE = re.compile(r"^\..+\.yaml\.[A-Za-z0-9_]+\.tmp$")
 STATUSES = ("not-started", "in-progress", "complete")
+# English msgids (engine.i18n): translated where shown.
 STATUS_LABELS = {
-    "not-started": "material ready, not studied",
-    "in-progress": "in progress",
-    "complete": "complete",
+    "not-started": N_("material ready, not studied"),
+    "in-progress": N_("in progress"),
+    "complete": N_("complete"),
 }
 _LESSON_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 RATING_LEVELS = ("not-yet", "partly", "can")
 """How well the learner can meet a learning objective, in their own judgement."""
-RATING_LABELS = {"not-yet": "not yet", "partly": "partly", "can": "can"}
+RATING_LABELS = {"not-yet": N_("not yet"), "partly": N_("partly"), "can": N_("can")}
 RATING_PHASES = ("start", "end")
 """When an objective is rated: before studying the lesson, and after."""
 

@@ -84,6 +84,7 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError, ProgressError
+from engine.i18n import N_
 from engine.ledger import CONVENTION_NOTES, ZERO_SOURCE, LedgerSpec, compute_ledger
 from engine.lesson import Lesson
 from engine.lesson_reveals import lesson_reveals
@@ -115,8 +116,9 @@ from engine.units import (
 
 KINDS: Final = ("self-check", "drill", "misconception", "matching")
 STATE_VERSION: Final = 1
-RATINGS: Final = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-"""FSRS ratings by key: 1 Again, 2 Hard, 3 Good, 4 Easy (``fsrs.Rating`` values)."""
+RATINGS: Final = {1: N_("Again"), 2: N_("Hard"), 3: N_("Good"), 4: N_("Easy")}
+"""FSRS ratings by key: 1 Again, 2 Hard, 3 Good, 4 Easy (``fsrs.Rating`` values); English
+msgids (engine.i18n), translated where shown."""
 RECALLED: Final = frozenset({3, 4})
 """Ratings that count as recalled in :attr:`LessonStats.recall`: Good and Easy (Again is a lapse;
 Hard is counted as not recalled, so recall never flatters the learner)."""

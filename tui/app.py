@@ -86,6 +86,8 @@ SYSTEM_COMMAND_TEXTS = (
     N_("Maximize the focused widget"),
     N_("Screenshot"),
     N_("Save an SVG 'screenshot' of the current screen"),
+    # The command palette's key in the footer (App.COMMAND_PALETTE_BINDING's description).
+    N_("palette"),
 )
 """The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8),
 for the catalog."""
@@ -484,7 +486,7 @@ class ShardbookApp(KeyOrderApp[int]):
         return True
 
     def _update_status(self) -> None:
-        parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        parts = [self.progress.lesson_id, gettext(STATUS_LABELS[self.progress.status])]
         if self._plan_figure and self.lesson is not None:
             parts.insert(1, strings.PLAN_FIGURE.format(figure=self._plan_figure))
         if self.store.read_only:
@@ -578,7 +580,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
         else:
-            self.notify(strings.MARKED_BACK.format(status=STATUS_LABELS[status]))
+            self.notify(strings.MARKED_BACK.format(status=gettext(STATUS_LABELS[status])))
         self.mark_dirty()
         if self.main_screen.current_section == META_ID:
             self.main_screen.refresh_section()

@@ -261,7 +261,8 @@ class AppCommandsProvider(Provider):
         on_main = isinstance(self.screen, MainScreen)
         entries: list[tuple[str, str, Callable[[], object]]] = [
             (
-                f"{gettext(command.label)}: {gettext(command.help)} ({key_display(command.key)})",
+                f"{labelled(gettext(command.label), gettext(command.help))} "
+                f"({key_display(command.key)})",
                 gettext(command.help),
                 partial(
                     self._app.run_action,
@@ -318,9 +319,14 @@ def key_display(key: str) -> str:
 def key_rows() -> list[tuple[str, str]]:
     """(key, help) rows for the help screen."""
     return [
-        (key_display(command.key), f"{gettext(command.label)}: {gettext(command.help)}")
+        (key_display(command.key), labelled(gettext(command.label), gettext(command.help)))
         for command in APP_COMMANDS
     ]
+
+
+def labelled(label: str, text: str) -> str:
+    """``label: text`` with the interface language's colon (full-width in Chinese)."""
+    return gettext("{label}: {text}").format(label=label, text=text)
 
 
 def literal(text: str) -> Text:

@@ -170,6 +170,12 @@ COLLECTIVE_NOT_SIMULATED = N_(
 
 # Quiz (F12, `shardbook quiz`).
 QUIZ_TITLE = N_("Quiz")
+QUIZ_KINDS = {
+    "self-check": N_("self-check"),
+    "drill": N_("drill"),
+    "misconception": N_("misconception"),
+    "matching": N_("matching"),
+}
 QUIZ_STATUS = N_(
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )

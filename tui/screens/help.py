@@ -10,7 +10,7 @@ from textual.widgets import Markdown, Static
 
 from engine.i18n import N_, gettext
 from tui import strings
-from tui.commands import key_rows
+from tui.commands import key_rows, labelled
 
 
 def pane_key_rows() -> list[tuple[str, str]]:
@@ -30,7 +30,7 @@ def pane_key_rows() -> list[tuple[str, str]]:
     ):
         for binding in widget.BINDINGS:
             if isinstance(binding, Binding):
-                rows.append((binding.key, f"{gettext(where)}: {gettext(binding.description)}"))
+                rows.append((binding.key, labelled(gettext(where), gettext(binding.description))))
     return rows
 
 
@@ -45,8 +45,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         rows = "\n".join(f"| `{key}` | {text} |" for key, text in (*key_rows(), *pane_key_rows()))
-        header = f"| {gettext('key')} | {gettext('action')} |"
-        palette = f"| `ctrl+p` | {gettext('Command palette')} |"
+        header = "| {} | {} |".format(gettext("key"), gettext("action"))
+        palette = "| `ctrl+p` | {} |".format(gettext("Command palette"))
         table = f"{header}\n|---|---|\n{rows}\n{palette}\n"
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")

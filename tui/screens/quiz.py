@@ -28,7 +28,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
 from engine.quiz import RATINGS, Clock, QuizSession
@@ -329,7 +329,7 @@ class QuizScreen(Screen[None]):
         status.update(
             strings.QUIZ_STATUS.format(
                 lesson=item.lesson_id,
-                kind=item.kind,
+                kind=strings.QUIZ_KINDS.get(item.kind, item.kind),
                 left=session.remaining,
                 done=session.reviewed_this_session,
                 target=f"{session.desired_retention:.0%}",
@@ -397,7 +397,7 @@ class QuizScreen(Screen[None]):
             if text:
                 text.append("  ·  ")
             label = strings.QUIZ_RATING_KEY.format(
-                key=rating, label=RATINGS[rating], interval=format_interval(interval)
+                key=rating, label=gettext(RATINGS[rating]), interval=format_interval(interval)
             )
             text.append(label, style="bold reverse" if rating == suggested else "")
         return text
@@ -422,7 +422,7 @@ class QuizScreen(Screen[None]):
                 strings.KEY_POINTS_SOURCES + "; ".join(question.sources) + "\n", style="dim"
             )
         if grade.suggested is not None:
-            label = RATINGS[grade.suggested]
+            label = gettext(RATINGS[grade.suggested])
             hint = strings.QUIZ_RATE_SUGGESTED.format(rating=f"{grade.suggested} {label}")
         else:
             hint = strings.QUIZ_RATE_HINT
@@ -500,7 +500,7 @@ class QuizScreen(Screen[None]):
         card = self.session.rate(rating)
         self.notify(
             strings.QUIZ_RATED.format(
-                rating=RATINGS[rating],
+                rating=gettext(RATINGS[rating]),
                 due=local_text(card.due, self.options.tz),
                 interval=duration_text(interval),
             ),

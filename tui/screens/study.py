@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.plan import Plan, describe_step, review_line
 from engine.progress import RATING_LABELS
 from tui import strings
@@ -102,8 +102,8 @@ def objective_lines(plan: Plan) -> list[str]:
         strings.PLAN_OBJECTIVE.format(
             number=number,
             text=objective.text,
-            start=RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED),
-            end=RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED),
+            start=gettext(RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED)),
+            end=gettext(RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED)),
             done=objective.trained_done,
             total=len(objective.trained_by),
         )

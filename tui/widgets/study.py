@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
 from engine.plan import step_states
 from engine.progress import RATING_LABELS, RATING_PHASES, ObjectiveRating
@@ -123,7 +123,7 @@ class ExerciseItem(StudyItem):
 
 
 def _level(level: str | None) -> str:
-    return RATING_LABELS.get(level or "", strings.NOT_RATED)
+    return gettext(RATING_LABELS.get(level or "", strings.NOT_RATED))
 
 
 class ObjectiveItem(StudyItem):
