@@ -760,6 +760,11 @@ class ShardbookApp(KeyOrderApp[int]):
         """Put ``screen`` where ``old`` is, once ``old`` is on top (the palette that asked for
         the switch is still closing when it asks)."""
         if self.screen is old:
+            # The default screen was put on the stack without the result callback that
+            # switch_screen removes from the screen it replaces; one is given to it first
+            # (Textual is pinned exactly: pyproject.toml).
+            if not old._result_callbacks:
+                old._push_result_callback(old, None)
             self.switch_screen(screen)
         else:
             self.call_after_refresh(self._replace_main_screen, old, screen)
