@@ -242,7 +242,8 @@ async def test_nothing_written_yet_says_so(tmp_path: Path) -> None:
 
 async def test_the_search_covers_exactly_what_the_reader_shows(tmp_path: Path) -> None:
     """Every text the search reads for a section is drawn by the reader there, and every text
-    the reader draws (its hints and the steps' state lines aside) is searched, key points once revealed."""
+    the reader draws (its hints and the steps' state lines aside) is searched, key points once
+    revealed."""
     progress = written()
     progress.revealed = ["self-check-fsdp-vs-tp"]
     app = app_with(tmp_path, progress)
