@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from engine.errors import ContentError
+from engine.i18n import N_
 from engine.paths import cache_dir
 
 SCHEMA_VERSION: Final = 1
@@ -1396,9 +1397,10 @@ class MarkdownLabels:
     """The few words the Markdown rendering adds around lesson text (the UI may translate)."""
 
     tex: str = "TeX"
-    note: str = "Note"
-    added: str = "added material"
-    sources: str = "sources"
+    # English msgids (engine.i18n): the reader shows them in the interface language.
+    note: str = N_("Note")
+    added: str = N_("added material")
+    sources: str = N_("sources")
 
 
 DEFAULT_LABELS: Final = MarkdownLabels()

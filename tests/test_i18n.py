@@ -56,7 +56,20 @@ LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
 # field's abbreviations and names, written as their sources write them.
 KEEP_IN_ZH = {
     *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end"),
-    *("shardbook", "Markdown", "JSON", "HTML", "SVG", "Anki", "FSRS", "ZeRO", "GB", "GiB", "KV"),
+    *(
+        "shardbook",
+        "Markdown",
+        "JSON",
+        "HTML",
+        "SVG",
+        "Anki",
+        "FSRS",
+        "TeX",
+        "ZeRO",
+        "GB",
+        "GiB",
+        "KV",
+    ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
     *("min", "mo", "palette"),
     "lab",  # the optional extra as pip names it (.[lab])
@@ -257,6 +270,10 @@ async def test_lang_zh_screens_show_no_english_interface_text(
         await pilot.press("ctrl+n")  # the first step: the cursor in the reading pane
         await settle(pilot)
         assert english_left(screen_text(app)) == set()
+        for index, section in enumerate(app.sections, start=1):  # each section's first page
+            app.main_screen.goto(index)
+            await settle(pilot)
+            assert english_left(screen_text(app)) == set(), section.title
         await pilot.press("f1")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)

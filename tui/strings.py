@@ -392,6 +392,10 @@ OBJECTIVE_HINT = N_(
     "2 partly, 3 can (s / e: rate the start / the end; 0 clears)."
 )
 OBJECTIVE_TRAINED = N_("trained by {trainers} ({done}/{total} done)")
+# A step's kind before its number ("exercise 2", "self-check 1").
+STEP_KINDS = {"exercise": N_("exercise"), "self-check": N_("self-check")}
+# Between the items of a list in a sentence ("exercise 2, self-check 2").
+LIST_SEPARATOR = N_(", ")
 OBJECTIVE_RATING = N_("your rating: start {start} · end {end}")
 OBJECTIVE_RATING_FOCUSED = N_(
     "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1 not yet · 2 partly · "
