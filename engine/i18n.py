@@ -10,7 +10,7 @@ The language is chosen once per process (:func:`set_language`) from, in order: t
 flag, the saved ``language`` setting, the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``,
 ``LANGUAGE``, as :func:`language_from_environment` reads them). Code marks a text for the
 catalog with :func:`N_` where it is defined (a module constant, a class attribute) and
-translates it with :func:`gettext` (``_``) where it is shown, so switching the language changes
+translates it with :func:`gettext` where it is shown, so switching the language changes
 every text read after the switch.
 """
 
@@ -73,14 +73,6 @@ def gettext(message: str) -> str:
     if not message:
         return message
     return _catalog(_current[0]).gettext(message)
-
-
-_ = gettext
-
-
-def ngettext(singular: str, plural: str, count: int) -> str:
-    """The singular or plural msgid as ``count`` needs, in the current language."""
-    return _catalog(_current[0]).ngettext(singular, plural, count)
 
 
 def N_(message: str) -> str:
