@@ -12,17 +12,17 @@ Table 2 assumes 16-bit activations and 1-byte dropout masks. Its per-layer bytes
 other activation sizes w (bytes per element) the 16-bit tensors scale by w/2 and the masks stay
 1 byte; with w = 2 every row equals Table 2 exactly.
 
-The same §4.1 terms, read for any :class:`~engine.model_size.ModelShape` (``GENERAL_SOURCE``):
-Q and the attention output have width q = heads·head_dim, K and V width kv = kv_heads·head_dim
-(GQA), so the split 16-bit tensors are ``w·s·b·(2q + 2kv)`` for attention; a GeLU MLP of size f
-keeps its GeLU input and output, ``2w·s·b·f``; a gated MLP (SwiGLU, GeGLU: ``down(act(gate(x)) ·
-up(x))``) keeps the gate output, the activation, the up output and their product, ``4w·s·b·f``;
-an MoE layer does that for each of its top-k routed experts and its shared experts (balanced
-routing: every rank holds as many tokens as a dense layer). Without dropout the 1-byte masks and
-the dropout output go (the softmax output alone feeds both backward paths: ``w·as²b``). With
-``flash`` attention no score tensor is stored (FlashAttention keeps Q, K, V, the output and the
-a·s·b fp32 log-sum-exp, under 0.1 % of a layer, left out). For the GPT shape (q = kv = h,
-f = 4h, GeLU, dropout) this is Table 2 exactly.
+The same §4.1 terms, read for any :class:`~engine.model_size.ModelShape`
+(:data:`engine.sources.ACTIVATIONS_GENERAL_SHAPE`): Q and the attention output have width q =
+heads·head_dim, K and V width kv = kv_heads·head_dim (GQA), so the split 16-bit tensors are
+``w·s·b·(2q + 2kv)`` for attention; a GeLU MLP of size f keeps its GeLU input and output,
+``2w·s·b·f``; a gated MLP (SwiGLU, GeGLU: ``down(act(gate(x)) · up(x))``) keeps the gate output, the
+activation, the up output and their product, ``4w·s·b·f``; an MoE layer does that for each of its
+top-k routed experts and its shared experts (balanced routing: every rank holds as many tokens as a
+dense layer). Without dropout the 1-byte masks and the dropout output go (the softmax output alone
+feeds both backward paths: ``w·as²b``). With ``flash`` attention no score tensor is stored
+(FlashAttention keeps Q, K, V, the output and the a·s·b fp32 log-sum-exp, under 0.1 % of a layer,
+left out). For the GPT shape (q = kv = h, f = 4h, GeLU, dropout) this is Table 2 exactly.
 """
 
 from __future__ import annotations
@@ -38,21 +38,6 @@ Recompute = Literal["none", "selective", "full"]
 Schedule = Literal["1f1b", "gpipe"]
 RECOMPUTE_CHOICES: tuple[str, ...] = get_args(Recompute)
 SCHEDULE_CHOICES: tuple[str, ...] = get_args(Schedule)
-
-TABLE2_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) §4.1-4.2, Table 2"
-STAGE_SOURCE = (
-    "Korthikanti et al. 2022 §4.2.3 Eq. 5 (1F1B first stage: p micro-batches); interleaving "
-    "factor 1 + (p-1)/(p·v): NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py"
-)
-EXTRA_SOURCE = "Korthikanti et al. 2022 §4.3 (input-embedding dropout; output layer and loss)"
-GENERAL_SOURCE = (
-    "Korthikanti et al. 2022 §4.1 terms read for GQA widths, the MLP size f and a gated MLP "
-    "(Shazeer 2020, arXiv:2002.05202 Eq. 6); flash: Dao 2023 (FlashAttention-2, arXiv:2307.08691)"
-)
-INTERLEAVED_STAGE_SOURCE = (
-    "NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py: interleaved warm-up "
-    "2·(p-i-1) + (v-1)·p chunks on stage i"
-)
 
 
 @dataclass(frozen=True)
@@ -504,9 +489,9 @@ def per_stage_activation_bytes(figures: StageFigures, layer_counts: list[int]) -
 
     Stage i of p holds min(m, p - i) micro-batches with 1F1B (Korthikanti et al. §4.2.3), all m
     with GPipe; interleaved, the equivalent of p + (p - 2i - 1)/v micro-batches of its layers
-    (``INTERLEAVED_STAGE_SOURCE``; p·(1 + (p-1)/(p·v)) on the first stage). The first stage
-    keeps the embedding's dropout mask, the last the output layer's input and fp32 logits for
-    the micro-batches it holds (§4.3).
+    (:data:`engine.sources.ACTIVATIONS_INTERLEAVED_STAGE`; p·(1 + (p-1)/(p·v)) on the first
+    stage). The first stage keeps the embedding's dropout mask, the last the output layer's input
+    and fp32 logits for the micro-batches it holds (§4.3).
     """
     p, c, v = figures.pp, figures.cp, figures.virtual_stages
     per_layer = figures.per_layer

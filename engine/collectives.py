@@ -41,6 +41,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
+from engine import sources
 from engine.errors import InputError
 from engine.units import parse_bytes, parse_int, parse_rate, parse_time
 
@@ -81,12 +82,6 @@ COST_ONLY_ALGORITHMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 ALGORITHM_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
     {"all-reduce": MappingProxyType({"tree": "binomial"})}
 )
-DOUBLE_TREE_SOURCE = (
-    "Sanders, Speck, Träff 2009 (two-tree algorithms, Parallel Computing 35(12)); NVIDIA/nccl "
-    "src/graph/trees.cc (double binary tree), src/graph/tuning.cc (tree all-reduce: algorithm "
-    "bandwidth = bus bandwidth / 2, 2·log2 hops of latency)"
-)
-
 BUS_BANDWIDTH_FACTORS: Mapping[str, str] = MappingProxyType(
     {
         "all-reduce": "2(n-1)/n",
@@ -112,11 +107,6 @@ SIZE_CONVENTIONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-MPICH_SOURCE = (
-    "Thakur, Rabenseifner, Gropp 2005, 'Optimization of Collective Communication Operations "
-    "in MPICH' (MPICH algorithm notes)"
-)
-NCCL_TESTS_SOURCE = "NCCL-tests doc/PERFORMANCE.md (algbw = S/t, busbw = algbw x factor)"
 
 MAX_SIM_RANKS = 128
 MAX_SIM_ELEMENTS = 1 << 16
@@ -443,7 +433,7 @@ def collective_cost(
     alpha = parse_time("latency_s", latency_s)
     name = check_algorithm(op, algorithm, max(p, 2))
     factor = bus_bandwidth_factor(op, p)
-    source = DOUBLE_TREE_SOURCE if name == "double-binary-tree" else MPICH_SOURCE
+    source = sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else sources.MPICH_COSTS
     if p == 1 or n == 0:
         # NCCL returns at once for one rank or a count of 0: nothing is sent.
         reason = "one rank" if p == 1 else "zero bytes"
@@ -461,7 +451,7 @@ def collective_cost(
             bus_bandwidth_factor=factor,
             steps=0,
             formula=f"0 ({reason}: nothing to send)",
-            source=f"{source}; {NCCL_TESTS_SOURCE}",
+            source=f"{source}; {sources.BUS_BANDWIDTH}",
         )
     steps, wire, busiest, formula = _closed_form(op, name, p, n)
     time_s = steps * alpha + wire / bandwidth
@@ -482,7 +472,7 @@ def collective_cost(
         bus_bandwidth_factor=factor,
         steps=steps,
         formula=formula,
-        source=f"{source}; {NCCL_TESTS_SOURCE}",
+        source=f"{source}; {sources.BUS_BANDWIDTH}",
     )
 
 

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from engine import collectives
 from engine.collectives import OPERATIONS, Chunk, Simulation
 from engine.errors import InputError
+from engine.sources import ascii_text
 from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strategy
 
 WIDTH = 80
@@ -139,7 +140,7 @@ def strategy_diagram(name: str) -> str:
         text = f"{mark} {use.phase}: {use.collective} of {use.payload}; {use.volume}"
         lines += _wrap(text, "  ", "      ")
     lines += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
-    lines += _wrap(f"Source: {strategy.volume_source}.", "  ", "    ")
+    lines += _wrap(f"Source: {ascii_text(strategy.volume_source)}.", "  ", "    ")
     lines += _wrap(strategy.wait, "One wait: ", "  ")
     lines.append("The three questions:")
     for number, (_zh, english, answer) in enumerate(strategy.answers(), start=1):

@@ -21,7 +21,8 @@ input and is named in every result:
   (4·largest_layer_params + 18·Ψ/N), with their offload cases and host memory per node.
 
 Without fp32 master weights (``master_weights`` false) the optimizer states are stored like the
-parameters (``PURE_BF16_SOURCE``): ``dtype bf16`` without master weights is pure bf16 training.
+parameters (:data:`engine.sources.PURE_BF16_STATES`): ``dtype bf16`` without master weights is
+pure bf16 training.
 
 The model is a preset (``model``, :mod:`engine.model_presets`) or its shape fields
 (:mod:`engine.model_size`). Pipeline stages hold what they really hold: the embedding on the first,
@@ -30,9 +31,9 @@ layers of an uneven split on the first ones.
 
 Fine-tuning (``finetune``): ``full`` trains every parameter; ``lora`` freezes the model at its
 storage precision and trains r·(d_in + d_out) adapter parameters per adapted matrix
-(``LORA_SOURCE``); ``qlora`` also stores the frozen linear layers in 4-bit NF4 with
-double-quantized constants (``QLORA_SOURCE``). Adapters carry the convention's gradients, master
-weights and optimizer states; frozen weights carry none.
+(:data:`engine.sources.LORA_ADAPTERS`); ``qlora`` also stores the frozen linear layers in 4-bit
+NF4 with double-quantized constants (:data:`engine.sources.QLORA_NF4`). Adapters carry the
+convention's gradients, master weights and optimizer states; frozen weights carry none.
 
 Parallel axes: TP, PP and EP split the model (Ψ on a rank = the rank's model shard); ZeRO shards
 across the N_d = DP·CP ranks that hold the same shard (Megatron-Core's distributed optimizer shards
@@ -48,13 +49,10 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, get_args
 
+from engine import sources
 from engine.activations import (
-    EXTRA_SOURCE,
-    GENERAL_SOURCE,
     RECOMPUTE_CHOICES,
     SCHEDULE_CHOICES,
-    STAGE_SOURCE,
-    TABLE2_SOURCE,
     StageFigures,
     describe_stage,
     per_stage_activation_bytes,
@@ -65,7 +63,6 @@ from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape_key
 from engine.model_size import (
     MAX_COUNT,
-    PARAM_COUNT_SOURCE,
     SHAPE_FIELDS,
     ModelShape,
     ModelSize,
@@ -100,31 +97,21 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adam-8bit": 2.0,
 }
 OPTIMIZER_SOURCES: dict[str, str] = {
-    "adam": "Rajbhandari et al. 2020 §3.1 (fp32 momentum 4 + variance 4)",
-    "adamw": "Rajbhandari et al. 2020 §3.1 (fp32 momentum 4 + variance 4; AdamW keeps the same)",
+    "adam": sources.ADAM_STATES,
+    "adamw": f"{sources.ADAM_STATES}; AdamW keeps the same",
     "sgd": "plain SGD keeps no optimizer state",
-    "sgd-momentum": "EleutherAI, Transformer Math 101 (momentum 4 B/param; 8 with master weights)",
-    "adam-8bit": "EleutherAI, Transformer Math 101; Dettmers et al. 2022 (arXiv:2110.02861): "
-    "two 1-byte states, 6 B/param with master weights",
+    "sgd-momentum": sources.SGD_MOMENTUM_STATES,
+    "adam-8bit": sources.ADAM_8BIT_STATES,
 }
 # 4-bit NF4 weights; one 8-bit constant per block of 64 weights and one fp32 constant per 256 of
 # those blocks (double quantization): 4 + 8/64 + 32/(64·256) bits.
 NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
 DEEPSPEED_BUFFER_FACTOR = 1.5
 
-ZERO_SOURCE = "Rajbhandari et al. 2020 (arXiv:1910.02054) §3.1, §5.1, Figure 1"
-MEGATRON_SOURCE = (
-    "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py; "
-    "docs/source/api-guide/dist_optimizer.md"
-)
-DEEPSPEED_SOURCE = (
-    "microsoft/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py "
-    "estimate_zero2_model_states_mem_needs; stage3.py estimate_zero3_model_states_mem_needs"
-)
 CONVENTION_SOURCES: dict[str, str] = {
-    "zero-paper": ZERO_SOURCE,
-    "megatron": MEGATRON_SOURCE,
-    "deepspeed": DEEPSPEED_SOURCE,
+    "zero-paper": sources.ZERO_MODEL_STATES,
+    "megatron": sources.MEGATRON_MODEL_STATES,
+    "deepspeed": sources.DEEPSPEED_ESTIMATORS,
 }
 CONVENTION_NOTES: dict[str, str] = {
     "zero-paper": "16 B/param (2 params + 2 grads + K=12 fp32 master and Adam); ZeRO-1/2/3 shard "
@@ -135,40 +122,6 @@ CONVENTION_NOTES: dict[str, str] = {
     "largest layer gathered whole (its 16-bit params and grads).",
 }
 
-DDP_BUCKET_SOURCE = "PyTorch DistributedDataParallel bucket_cap_mb (default 25 MiB)"
-FSDP_SOURCE = (
-    "Zhao et al. 2023, PyTorch FSDP (arXiv:2304.11277) §3: one unit gathered whole, "
-    "plus prefetched units"
-)
-LORA_SOURCE = (
-    "Hu et al. 2021 (LoRA, arXiv:2106.09685) §4.1: W0 + BA, B d×r and A r×k, r·(d + k) "
-    "trainable per adapted matrix; default targets q, v as huggingface/peft "
-    "src/peft/utils/constants.py maps Llama"
-)
-QLORA_SOURCE = (
-    "Dettmers et al. 2023 (QLoRA, arXiv:2305.14314) §3: NF4 weights in blocks of 64 with "
-    "double-quantized constants, 4 + 8/64 + 32/(64·256) bits per parameter; bitsandbytes "
-    "quantizes the linear layers, the embeddings and the output layer stay 16-bit"
-)
-OFFLOAD_SOURCE = (
-    "Ren et al. 2021 (ZeRO-Offload, arXiv:2101.06840) §4: gradients, fp32 master weights and "
-    "optimizer states on the host; Rajbhandari et al. 2021 (ZeRO-Infinity, arXiv:2104.07857): "
-    "the parameters too"
-)
-PLAYBOOK_SOURCE = (
-    "Hugging Face, The Ultra-Scale Playbook (2025), memory usage: an fp32 gradient "
-    "accumulation buffer adds 4 B/param to mixed precision (20 in all)"
-)
-PURE_BF16_SOURCE = (
-    "PyTorch torch.optim.AdamW keeps exp_avg and exp_avg_sq like the parameter: without fp32 "
-    "master weights they are 16-bit (torchtune's recipes, dtype bf16)"
-)
-PLACEMENT_SOURCE = (
-    "NVIDIA/Megatron-LM megatron/core/models/common/language_module/language_module.py "
-    "setup_embeddings_and_output_layer: embedding on the first stage, output layer (a copy of "
-    "the embedding when tied) on the last"
-)
-
 
 @dataclass(frozen=True)
 class LedgerSpec:
@@ -178,7 +131,7 @@ class LedgerSpec:
     Give ``params`` (the parameter count N), a ``model`` preset, or the shape (``layers``,
     ``hidden``, ``vocab`` and the other :data:`engine.model_size.SHAPE_FIELDS`; a field left as
     ``None`` takes the preset's value, else the default of :mod:`engine.model_size`), from which N
-    is derived (:data:`engine.model_size.PARAM_COUNT_SOURCE`). With both, N is ``params`` and the
+    is derived (:data:`engine.sources.PARAM_COUNT`). With both, N is ``params`` and the
     shape places it on the pipeline stages. Activations are computed when ``seq`` is given, and
     then need ``layers``, ``hidden`` and ``heads``.
 
@@ -389,7 +342,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         2.0,
         2.0,
         12.0,
-        ZERO_SOURCE,
+        sources.ZERO_MODEL_STATES,
     ),
     "fp32-adam": PrecisionPreset(
         "fp32 Adam 4/4/8",
@@ -397,7 +350,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         4.0,
         4.0,
         8.0,
-        "EleutherAI, Transformer Math 101 (fp32 AdamW: 4 + 4 + 8)",
+        sources.FP32_ADAM_STATES,
     ),
     "sgd-momentum": PrecisionPreset(
         "SGD with momentum 2/2/8",
@@ -773,7 +726,7 @@ def _host_text(draft: _Draft, result: LedgerResult) -> dict[str, Any]:
                 f"the offloaded model states of one rank {_b(moved)} × {gpn} GPUs per node "
                 f"= {_b(value)}"
             )
-        source = OFFLOAD_SOURCE
+        source = sources.OFFLOAD
     else:
         psi = draft.stage.dense + draft.stage.expert
         init = "zero_init" if spec.zero_init else "no zero_init"
@@ -799,7 +752,7 @@ def _host_text(draft: _Draft, result: LedgerResult) -> dict[str, Any]:
             f"DeepSpeed's estimate per node, offload {spec.offload}: {text} = {_b(value)} "
             f"(buffer factor {factor:g}: DeepSpeed's additional_buffer_factor)"
         )
-        source = DEEPSPEED_SOURCE
+        source = sources.DEEPSPEED_ESTIMATORS
     return {
         "bytes": value,
         "per": "node",
@@ -1363,23 +1316,23 @@ def _stage_name(spec: LedgerSpec) -> str:
 
 def _term_source(spec: LedgerSpec, key: str, source: str) -> str:
     if key == "params" and spec.params is None:
-        source = f"{source}; N: {PARAM_COUNT_SOURCE}"
+        source = f"{source}; N: {sources.PARAM_COUNT}"
     if key == "params" and spec.pp > 1:
-        source = f"{source}; {PLACEMENT_SOURCE}"
+        source = f"{source}; {sources.STAGE_PLACEMENT}"
     if spec.finetune != "full":
-        source = f"{source}; {LORA_SOURCE}"
+        source = f"{source}; {sources.LORA_ADAPTERS}"
         if spec.finetune == "qlora" and key == "params":
-            source = f"{source}; {QLORA_SOURCE}"
+            source = f"{source}; {sources.QLORA_NF4}"
     if spec.offload != "none" and _offloaded(spec.offload, key):
-        source = f"{source}; {OFFLOAD_SOURCE}"
+        source = f"{source}; {sources.OFFLOAD}"
     if key == "grads" and spec.fp32_grad_accumulation:
-        source = f"{source}; {PLAYBOOK_SOURCE}"
+        source = f"{source}; {sources.FP32_GRAD_ACCUMULATION}"
     if key == "optimizer_states" and not spec.master_weights and DTYPE_BYTES[spec.dtype] < 4:
-        source = f"{source}; {PURE_BF16_SOURCE}"
+        source = f"{source}; {sources.PURE_BF16_STATES}"
     if key == "optimizer_states" and spec.optimizer not in ("adam", "adamw"):
         return f"{source}; {OPTIMIZER_SOURCES[spec.optimizer]}"
     if spec.convention == "megatron" and spec.zero >= 2:
-        return f"{source}; stages 2-3 beyond its estimator, as {FSDP_SOURCE}"
+        return f"{source}; stages 2-3 beyond its estimator, as {sources.FSDP_UNITS}"
     return source
 
 
@@ -1413,7 +1366,7 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageFigures | N
 def _activation_term(spec: LedgerSpec, figures: StageFigures | None, stage: _Stage) -> LedgerTerm:
     if figures is None:
         reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
-        return LedgerTerm("activations", 0.0, reason, TABLE2_SOURCE)
+        return LedgerTerm("activations", 0.0, reason, sources.ACTIVATIONS_TABLE2)
     described = describe_stage(figures)
     text = (
         f"Table 2 row '{described.per_layer.row}': {described.per_layer.formula}; "
@@ -1431,11 +1384,11 @@ def _activation_term(spec: LedgerSpec, figures: StageFigures | None, stage: _Sta
             stage.position
         ]
         text += f"; stage {stage.position + 1} of {spec.pp}, the most loaded: {_b(value)}"
-    source = f"{TABLE2_SOURCE}; {STAGE_SOURCE}"
+    source = f"{sources.ACTIVATIONS_TABLE2}; {sources.ACTIVATIONS_FIRST_STAGE}"
     if spec.vocab is not None:
-        source += f"; {EXTRA_SOURCE}"
+        source += f"; {sources.ACTIVATIONS_EMBEDDING_OUTPUT}"
     if figures.per_layer.shape is not None and described.per_layer.row not in _TABLE2_ROWS:
-        source += f"; {GENERAL_SOURCE}"
+        source += f"; {sources.ACTIVATIONS_GENERAL_SHAPE}"
     return LedgerTerm("activations", value, text, source)
 
 
@@ -1486,20 +1439,20 @@ def _buffer_term(spec: LedgerSpec, buffer: _Buffer) -> LedgerTerm:
     value = buffer.bytes
     if buffer.case == "single":
         text = "one data-parallel rank: nothing to communicate"
-        return LedgerTerm("buffers", value, text, DDP_BUCKET_SOURCE)
+        return LedgerTerm("buffers", value, text, sources.DDP_BUCKET)
     if buffer.case == "ddp":
         text = f"one DDP gradient bucket {_b(value)}" if value else "DDP bucket not given: 0"
-        return LedgerTerm("buffers", value, text, DDP_BUCKET_SOURCE)
+        return LedgerTerm("buffers", value, text, sources.DDP_BUCKET)
     if buffer.case == "deepspeed":
         text = "the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)"
-        return LedgerTerm("buffers", value, text, DEEPSPEED_SOURCE)
+        return LedgerTerm("buffers", value, text, sources.DEEPSPEED_ESTIMATORS)
     if buffer.case == "unknown":
-        return LedgerTerm("buffers", value, "FSDP unit unknown: 0", FSDP_SOURCE)
+        return LedgerTerm("buffers", value, "FSDP unit unknown: 0", sources.FSDP_UNITS)
     text = (
         f"FSDP: (1 + prefetch {spec.prefetch}) × {buffer.origin} {buffer.unit:,.0f} params × "
         f"{buffer.weight:g} B gathered + its unsharded gradient × {buffer.grad:g} B = {_b(value)}"
     )
-    return LedgerTerm("buffers", value, text, FSDP_SOURCE)
+    return LedgerTerm("buffers", value, text, sources.FSDP_UNITS)
 
 
 def _b(value: float) -> str:

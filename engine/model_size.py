@@ -41,11 +41,6 @@ from engine.errors import InputError
 # Larger counts than this are typing errors, and keeping every input below it keeps every product
 # the ledger forms (at most four counts multiplied) far from float overflow.
 MAX_COUNT = 10**12
-PARAM_COUNT_SOURCE = (
-    "Narayanan et al. 2021 (arXiv:2104.04473) §5.1 Eq. 2 (GPT layout); NVIDIA/Megatron-LM "
-    "megatron/training/theoretical_memory_usage.py (GQA, gated MLP, RMSNorm, MoE, untied)"
-)
-
 MLP_KINDS: tuple[str, ...] = ("gelu", "swiglu", "geglu")
 NORM_KINDS: tuple[str, ...] = ("layernorm", "rmsnorm")
 ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")

@@ -61,6 +61,7 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from engine import sources
 from engine.errors import InputError
 
 IntArray = npt.NDArray[np.int64]
@@ -74,14 +75,10 @@ SPLIT_BACKWARD: Final[frozenset[str]] = frozenset({"zb-h1", "zb-h2"})
 MAX_SIMULATED_CHUNK_MICROBATCHES: Final[int] = 2**20
 """Largest p·m·v :func:`simulate` accepts (about 3 million ops, a few seconds)."""
 
-SOURCE_GPIPE: Final = "Huang et al. 2019, GPipe (bubble/total (p-1)/(m+p-1))"
-SOURCE_1F1B: Final = "Narayanan et al. 2021, SC'21, §2.2.1 (bubble/ideal (p-1)/m)"
-SOURCE_INTERLEAVED: Final = "Narayanan et al. 2021, SC'21, §2.2.2 (bubble/ideal (p-1)/(m*v))"
-SOURCE_ZERO_BUBBLE: Final = "Qi et al. 2023, Zero Bubble Pipeline Parallelism, Table 2"
-
 CONVENTIONS: Final = (
-    "bubble/ideal = idle / m(t_F+t_B+t_W) (Narayanan et al. 2021; HF Ultra-Scale Playbook); "
-    "bubble/total = idle / iteration time (GPipe (p-1)/(m+p-1); Qi et al. 2023 bubble rate)"
+    f"bubble/ideal = idle / m(t_F+t_B+t_W) ({sources.MEGATRON_LM_PAPER} §2.2; "
+    f"{sources.ULTRA_SCALE_PLAYBOOK_DOCS}); bubble/total = idle / iteration time "
+    f"({sources.GPIPE_PAPER} (p-1)/(m+p-1); {sources.ZERO_BUBBLE_PAPER} bubble rate)"
 )
 """The two bubble conventions, named with their sources."""
 
@@ -375,7 +372,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
             f"bubble/ideal = (p-1)/m = {p - 1}/{m} = {_num(over_ideal)}; "
             f"bubble/total = (p-1)/(m+p-1) = {p - 1}/{m + p - 1}"
         )
-        source = f"{SOURCE_1F1B}; {SOURCE_GPIPE}"
+        source = f"{sources.ONE_F_ONE_B_BUBBLE}; {sources.GPIPE_BUBBLE}"
         return _closed(
             formula, over_ideal, source, over_ideal * ideal, ideal, "no p2p time", no_p2p
         )
@@ -385,7 +382,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
         return _closed(
             formula,
             over_ideal,
-            SOURCE_INTERLEAVED,
+            sources.INTERLEAVED_BUBBLE,
             over_ideal * ideal,
             ideal,
             "m a multiple of p, no p2p time",
@@ -397,7 +394,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
         return _closed(
             formula,
             bubble,
-            SOURCE_ZERO_BUBBLE,
+            sources.ZERO_BUBBLE_TABLE2,
             bubble,
             ideal,
             "m >= p, T_W <= T_F, no p2p time",
@@ -408,7 +405,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
     return _closed(
         formula,
         bubble,
-        SOURCE_ZERO_BUBBLE,
+        sources.ZERO_BUBBLE_TABLE2,
         bubble,
         ideal,
         "m >= 2p-1, T_W <= T_F, no p2p time",

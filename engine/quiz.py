@@ -75,26 +75,23 @@ from typing import Any, Final
 
 from fsrs import Card, Rating, Scheduler
 
+from engine import sources
 from engine.collectives import (
     BUS_BANDWIDTH_FACTORS,
-    MPICH_SOURCE,
-    NCCL_TESTS_SOURCE,
     CollectiveCost,
     bus_bandwidth_factor,
     collective_cost,
 )
 from engine.errors import InputError, ProgressError
-from engine.ledger import CONVENTION_NOTES, ZERO_SOURCE, LedgerSpec, compute_ledger
+from engine.ledger import CONVENTION_NOTES, LedgerSpec, compute_ledger
 from engine.lesson import Lesson
 from engine.lesson_reveals import lesson_reveals
 from engine.model_presets import get_preset, model_presets
-from engine.model_size import PARAM_COUNT_SOURCE
 from engine.pipeline import PipelineSpec, closed_form_bubble
 from engine.progress import LessonProgress
 from engine.quiz_stats import LessonStats, due_forecast, local_date, recall_history
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
 from engine.strategies import (
-    DECOMPOSITION_SOURCE,
     SHARDS,
     STRATEGIES,
     Strategy,
@@ -134,9 +131,6 @@ ENGINE_LESSONS: Final = ("S15",)
 """Lessons that get the engine-generated drills and matching items: the engines (ledger,
 pipeline, collectives, strategies) were written for S15 (``engine/strategies.py``)."""
 
-FSRS_SOURCE: Final = (
-    "FSRS (Ye et al. 2022, KDD; open-spaced-repetition/py-fsrs Scheduler, default parameters)"
-)
 
 Clock = Callable[[], dt.datetime]
 Params = dict[str, Any]
@@ -250,8 +244,8 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
             "口径为每参数 18 字节。"
         ),
         sources=(
-            "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054) §3.1",
-            "Megatron-LM docs, Distributed Optimizer",
+            sources.cite(sources.ZERO_PAPER, "§3.1"),
+            sources.MEGATRON_MODEL_STATES,
         ),
     ),
     "misconception-linear-scaling": Misconception(
@@ -266,8 +260,8 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
             "扩展效率因此小于 1。"
         ),
         sources=(
-            "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054) §3, §5",
-            "Thakur, Rabenseifner, Gropp 2005 (MPICH collectives)",
+            sources.cite(sources.ZERO_PAPER, "§3, §5"),
+            sources.MPICH_COSTS,
         ),
     ),
     "misconception-zero-vs-tp": Misconception(
@@ -282,8 +276,8 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
             "通信量随 b·s·h 走、在关键路径上。"
         ),
         sources=(
-            "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054) §5, §7",
-            "Narayanan et al. 2021 (arXiv:2104.04473) §3.2",
+            sources.cite(sources.ZERO_PAPER, "§5, §7"),
+            sources.MEGATRON_COMMUNICATION,
         ),
     ),
     "misconception-collective-is-algorithm": Misconception(
@@ -298,8 +292,8 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
             "rank 数之间比较。"
         ),
         sources=(
-            "Thakur, Rabenseifner, Gropp 2005 (MPICH collectives)",
-            "NCCL-tests doc/PERFORMANCE.md",
+            sources.MPICH_COSTS,
+            sources.BUS_BANDWIDTH,
         ),
     ),
     "misconception-apple-silicon": Misconception(
@@ -313,8 +307,8 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
             "足以验证 collective 的语义和数据流，但测不出 GPU 互联的带宽与延迟。"
         ),
         sources=(
-            "PyTorch docs, torch.distributed (Backends: NCCL for CUDA, Gloo for CPU)",
-            "PyTorch docs, MPS backend",
+            f"{sources.PYTORCH_DISTRIBUTED_DOCS} (Backends: NCCL for CUDA, Gloo for CPU)",
+            sources.PYTORCH_MPS_DOCS,
         ),
     ),
 }
@@ -705,7 +699,7 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         lines.append(CONVENTION_NOTES["zero-paper"])
         return Question(
             item, prompt, "number", dict(params), expected, "GB", DRILL_TOLERANCE,
-            solution="\n".join(lines), sources=(ZERO_SOURCE,),
+            solution="\n".join(lines), sources=(sources.ZERO_MODEL_STATES,),
         )  # fmt: skip
     if template in ("bubble-over-ideal", "bubble-fraction"):
         closed = closed_form_bubble(_pipeline_spec(params))
@@ -746,7 +740,7 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         )
         return Question(
             item, prompt, "number", dict(params), expected, "", DRILL_TOLERANCE,
-            solution=solution, sources=(NCCL_TESTS_SOURCE,),
+            solution=solution, sources=(sources.BUS_BANDWIDTH,),
         )  # fmt: skip
     if template == "allreduce-time":
         cost = _allreduce(params)
@@ -766,7 +760,7 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         )
         return Question(
             item, prompt, "number", dict(params), expected, "ms", DRILL_TOLERANCE,
-            solution=solution, sources=(MPICH_SOURCE,),
+            solution=solution, sources=(sources.MPICH_COSTS,),
         )  # fmt: skip
     if template == "preset-memory":
         result = compute_ledger(_preset_spec(params))
@@ -782,7 +776,7 @@ def make_drill(item: QuizItem, params: Params) -> Question:
         lines.append(f"model states per rank = {format_bytes(expected)}")
         return Question(
             item, prompt, "number", dict(params), expected, "GB", DRILL_TOLERANCE,
-            solution="\n".join(lines), sources=(ZERO_SOURCE, PARAM_COUNT_SOURCE),
+            solution="\n".join(lines), sources=(sources.ZERO_MODEL_STATES, sources.PARAM_COUNT),
         )  # fmt: skip
     raise InputError("template", f"unknown drill {template!r}; use one of {DRILL_TEMPLATES}")
 
@@ -899,12 +893,12 @@ def make_matching(item: QuizItem, params: Params) -> Question:
             "\nAn all-reduce is a reduce-scatter followed by an all-gather, so either form is "
             "right where one is; no option here differs from the answer only by that."
         )
-    sources = tuple(dict.fromkeys(use.source for use in right.collectives))
+    cited = tuple(dict.fromkeys(use.source for use in right.collectives))
     if {"all-reduce", "reduce-scatter", "all-gather"} & set(right.collective_names()):
-        sources += (DECOMPOSITION_SOURCE,)
+        cited += (sources.ALL_REDUCE_DECOMPOSITION,)
     return Question(
         item, prompt, "choice", dict(params), expected, options=options,
-        solution=solution, sources=sources, accepted=accepted,
+        solution=solution, sources=cited, accepted=accepted,
     )  # fmt: skip
 
 

@@ -58,12 +58,12 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine import sources
 from engine.collectives import collective_cost
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
     MAX_COUNT,
-    PARAM_COUNT_SOURCE,
     SHAPE_FIELDS,
     ModelShape,
     ModelSize,
@@ -75,33 +75,8 @@ from engine.model_size import (
 from engine.pipeline import SCHEDULES, PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
 
-EQ7_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) Eq. 7 (model FLOPs)"
-EQ8_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) Eq. 8 (selective recompute hardware FLOPs)"
-EQ3_SOURCE = "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 3 (full recomputation)"
-EQ4_SOURCE = "Narayanan et al. 2021 (arXiv:2104.04473) §5.1 Eq. 4"
-SIX_N_SOURCE = "Kaplan et al. 2020 (arXiv:2001.08361) §2.1: 6·N FLOPs per token"
-ZERO_SOURCE = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) §7"
-MEGATRON_SOURCE = "Narayanan et al. 2021 (arXiv:2104.04473) §3.2"
-DDP_SOURCE = (
-    "PyTorch DistributedDataParallel: bucketed all-reduce overlaps backward (bucket_cap_mb 25); "
-    "no_sync defers it to the last micro-batch"
-)
-FSDP_SOURCE = "Zhao et al. 2023, PyTorch FSDP (arXiv:2304.11277) §3: prefetch overlaps gathers"
 PIPELINE_SOURCE = "engine.pipeline.simulate (bubble and exposed p2p from the schedule)"
-EP_SOURCE = (
-    "Lepikhin et al. 2020 (GShard, arXiv:2006.16668) dispatch/combine all-to-all; volume derived "
-    "in engine.strategies"
-)
-CP_SOURCE = "Liu et al. 2023 (Ring Attention, arXiv:2310.01889); volume as engine.strategies"
-MOE_SOURCE = (
-    "Fedus et al. 2021 (Switch Transformer, arXiv:2101.03961) §2.2: expert capacity = "
-    "capacity factor × tokens / experts; tokens above it are dropped"
-)
 ASSUMPTION = "assumption (no source gives a formula)"
-MFU_SOURCE = "Chowdhery et al. 2022 (PaLM, arXiv:2204.02311) App. B: MFU = model FLOP/s / peak"
-DEVICE_SOURCE = (
-    "NVIDIA A100 datasheet: 312 TFLOP/s dense BF16; Narayanan et al. 2021 §5.1 reach 52% of peak"
-)
 
 RECOMPUTE_CHOICES: tuple[str, ...] = ("none", "selective", "full")
 FLOPS_CONVENTIONS: tuple[str, ...] = ("korthikanti", "6N")
@@ -320,7 +295,7 @@ class CommTerm:
 
 @dataclass(frozen=True)
 class MoeWait:
-    """Expert load imbalance (Switch Transformer's capacity, ``MOE_SOURCE``).
+    """Expert load imbalance (Switch Transformer's capacity, ``sources.MOE_CAPACITY``).
 
     Attributes:
         hot_share: the hottest expert's share of routed tokens (1/E when balanced).
@@ -496,15 +471,15 @@ def korthikanti_flops(
         # Eq. 8 adds 12·B·L·s²·h, three times the attention core's forward (q in place of h).
         hardware = model + 3 * L * attention
         hw_formula = "72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L)) = Eq. 7 + 12·B·L·s²·h"
-        source = f"{EQ7_SOURCE}; {EQ8_SOURCE}"
+        source = f"{sources.MODEL_FLOPS_EQ7}; {sources.SELECTIVE_RECOMPUTE_FLOPS_EQ8}"
     elif recompute == "full":
         hardware = 4 * L * layer + 3 * logits
         hw_formula = "96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) = 4·layers + 3·logits"
-        source = f"{EQ7_SOURCE}; {EQ3_SOURCE}"
+        source = f"{sources.MODEL_FLOPS_EQ7}; {sources.FULL_RECOMPUTE_FLOPS_EQ3}"
     else:
         hardware = model
         hw_formula = "= model FLOPs (no recomputation)"
-        source = EQ7_SOURCE
+        source = sources.MODEL_FLOPS_EQ7
     return Flops(
         "korthikanti",
         model,
@@ -535,7 +510,11 @@ def six_n_flops(params: float, tokens: float, recompute: str = "none") -> Flops:
         "selective": "= model FLOPs (its attention recompute needs the architecture: 0 here)",
         "full": f"8·N·tokens = {hardware:.6g}",
     }[recompute]
-    source = SIX_N_SOURCE if recompute != "full" else f"{SIX_N_SOURCE}; {EQ4_SOURCE}"
+    source = (
+        sources.SIX_N_FLOPS
+        if recompute != "full"
+        else f"{sources.SIX_N_FLOPS}; {sources.TIME_TO_TRAIN_EQ4}"
+    )
     return Flops(
         "6N",
         model,
@@ -571,7 +550,7 @@ def time_to_train(
         "time to train",
         seconds,
         f"{c}·T·P/(n·X) = {c}·{t:.4g}·{p:.4g}/({n}·{x:.4g}) = {seconds:.6g} s{note}",
-        EQ4_SOURCE,
+        sources.TIME_TO_TRAIN_EQ4,
     )
 
 
@@ -788,7 +767,7 @@ def step_time(spec: StepSpec) -> StepResult:
             "ideal compute",
             ideal,
             f"hardware FLOPs / (world {world} × X); {x_text}",
-            f"{flops.source}; {DEVICE_SOURCE}",
+            f"{flops.source}; {sources.A100_PEAK}",
         )
     )
     c_mb = ideal / m
@@ -877,7 +856,7 @@ def step_time(spec: StepSpec) -> StepResult:
             "MFU",
             mfu,
             f"model FLOPs / (T_step {t_step:.4g} s × world {world} × peak {spec.peak_flops:.4g})",
-            MFU_SOURCE,
+            sources.MFU,
         )
     )
     train: float | None = None
@@ -900,7 +879,7 @@ def step_time(spec: StepSpec) -> StepResult:
             )
         )
     if size is not None:
-        notes.append(f"N from the architecture: {PARAM_COUNT_SOURCE}")
+        notes.append(f"N from the architecture: {sources.PARAM_COUNT}")
     return StepResult(
         spec=spec,
         world_size=world,
@@ -998,7 +977,7 @@ def _data_parallel(
                 exposed,
                 f"all-reduce of Ψ {psi:.4g} × {w:g} B (2Ψ on the wire); exposed = max(last "
                 f"bucket {t_bucket:.3g} s, t − last micro-batch backward {backward:.3g} s)",
-                f"{ZERO_SOURCE}; {DDP_SOURCE}",
+                f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
             )
         ]
     if spec.zero in (1, 2):
@@ -1017,7 +996,7 @@ def _data_parallel(
                 t_rs,
                 max(t_bucket, t_rs - backward),
                 f"reduce-scatter of Ψ {psi:.4g} × {w:g} B, bucketed during the last backward",
-                f"{ZERO_SOURCE}; {DDP_SOURCE}",
+                f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
             ),
             _term(
                 "ZeRO parameters",
@@ -1029,7 +1008,7 @@ def _data_parallel(
                 t_ag,
                 t_ag,
                 f"all-gather of Ψ {psi:.4g} × {w:g} B after the optimizer step: exposed",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
         ]
     layers = max(1, (spec.layers or 1) // spec.pp) if spec.layers else 1
@@ -1055,7 +1034,7 @@ def _data_parallel(
             fwd_exposed,
             f"m {m} × all-gather of Ψ {psi:.4g} × {w:g} B; exposed = max(m × first unit "
             f"({unit_text}), t − forward compute)",
-            f"{ZERO_SOURCE} (3Ψ per micro-batch); {FSDP_SOURCE}",
+            f"{sources.ZERO_COMMUNICATION} (3Ψ per micro-batch); {sources.FSDP_PREFETCH}",
         ),
         _term(
             "FSDP backward gather + gradients",
@@ -1068,7 +1047,7 @@ def _data_parallel(
             bwd_exposed,
             f"m {m} × (all-gather + reduce-scatter of Ψ × {w:g} B); exposed = max(m × first "
             "unit, t − backward compute)",
-            f"{ZERO_SOURCE}; {FSDP_SOURCE}",
+            f"{sources.ZERO_COMMUNICATION}; {sources.FSDP_PREFETCH}",
         ),
     ]
 
@@ -1102,7 +1081,7 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
             calls * one,
             f"{per_layer} all-reduces of b·s·h = {size:.4g} B per layer × {layers} layers × m {m}"
             f" (8·b·s·h·(t−1)/t elements per layer on the wire); on the critical path",
-            MEGATRON_SOURCE,
+            sources.MEGATRON_COMMUNICATION,
         )
     ]
 
@@ -1131,7 +1110,7 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
             time_s - window,
             f"all-gather + reduce-scatter of K,V 2·b·s·h/t = {size:.4g} B per layer × {layers} "
             f"× m {m}; hidden behind the attention core ({window:.3g} s)",
-            CP_SOURCE,
+            sources.CONTEXT_PARALLEL_COMMUNICATION,
         )
     ]
 
@@ -1159,7 +1138,7 @@ def _expert_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
             calls * one,
             f"4 all-to-alls (dispatch, combine; forward, backward) of b·s·k·h = {size:.4g} B per "
             f"MoE layer × {layers} × m {m}; on the critical path",
-            EP_SOURCE,
+            sources.EXPERT_PARALLEL_COMMUNICATION,
         )
     ]
 
@@ -1185,7 +1164,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
         exposed,
         f"b·s·h = {size:.4g} B per micro-batch each way (2·m·v sends per stage); exposed = "
         "simulated iteration with p2p − without",
-        f"{MEGATRON_SOURCE}; {PIPELINE_SOURCE}",
+        f"{sources.MEGATRON_COMMUNICATION}; {PIPELINE_SOURCE}",
     )
 
 
@@ -1220,5 +1199,5 @@ def _moe_term(spec: StepSpec, moe: MoeWait) -> StepTerm:
         f"(min(hot share {moe.hot_share:.3g} × E {spec.experts}, capacity factor "
         f"{spec.capacity_factor:g}) − 1) × (expert MLP compute + all-to-all); "
         f"dropped {moe.dropped_share:.3g} of tokens",
-        f"{MOE_SOURCE}; wait: {ASSUMPTION}",
+        f"{sources.MOE_CAPACITY}; wait: {ASSUMPTION}",
     )

@@ -1,7 +1,7 @@
 """A real model's training memory, measured in torch, beside :func:`engine.ledger.compute_ledger`.
 
 :func:`measure_memory` builds a GPT-style model exactly as Narayanan et al. 2021 (arXiv:2104.04473)
-§5.1 Eq. 2 counts it (:data:`engine.model_size.PARAM_COUNT_SOURCE`): learned position embeddings,
+§5.1 Eq. 2 counts it (:data:`engine.sources.PARAM_COUNT`): learned position embeddings,
 pre-LayerNorm layers with biases, MLP hidden size 4h, GeLU, the output layer tied to the word
 embedding, and no final layer norm (Eq. 2 has none). It runs one AdamW training step and measures,
 in bytes:
@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import sources
 from engine.errors import InputError
 from engine.lab import LabError, require_torch
 from engine.ledger import LedgerResult, LedgerSpec, compute_ledger
@@ -44,7 +45,7 @@ DTYPES = ("fp32", "bf16")
 DEVICES = ("cpu", "cuda")
 DROPOUT = 0.1
 MAX_ELEMENTS = 2 * 10**8
-SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) §4.1, §4.3"
+SOURCE = sources.ACTIVATIONS_MEASURED_REGIONS
 
 
 @dataclass(frozen=True)
