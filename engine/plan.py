@@ -356,6 +356,7 @@ def _lesson_steps(lesson: Lesson, progress: LessonProgress) -> list[Step]:
             )
         )
         for number, item in enumerate(section.items, start=1):
+            where: str
             if section.kind == "exercises":
                 kind, state, where = "exercise", _exercise_state(item, progress), item.worked_in
             elif section.kind == "self-check":
