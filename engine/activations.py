@@ -31,8 +31,9 @@ import math
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, get_args
 
+from engine.checks import finite_number, one_of, whole_number
 from engine.errors import InputError
-from engine.model_size import ModelShape, finite_number, whole_number
+from engine.model_size import ModelShape
 
 Recompute = Literal["none", "selective", "full"]
 Schedule = Literal["1f1b", "gpipe"]
@@ -153,8 +154,7 @@ def layer_activation_figures(
     a = whole_number("heads", heads)
     t = whole_number("tp", tp)
     w = finite_number("activation_bytes", activation_bytes, maximum=8.0)
-    if recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"must be one of {', '.join(RECOMPUTE_CHOICES)}")
+    one_of("recompute", recompute, RECOMPUTE_CHOICES)
     if h % a and (shape is None or shape.head_dim is None):
         raise InputError("heads", f"must divide hidden ({h}); {a} heads do not")
     if a % t:
@@ -407,8 +407,7 @@ def stage_activation_figures(
     v = whole_number("virtual_stages", virtual_stages)
     t = whole_number("tp", tp)
     m = None if micro_batches is None else whole_number("micro_batches", micro_batches)
-    if schedule not in SCHEDULE_CHOICES:
-        raise InputError("schedule", f"must be one of {', '.join(SCHEDULE_CHOICES)}")
+    one_of("schedule", schedule, SCHEDULE_CHOICES)
     if p > n_layers:
         raise InputError("pp", f"{p} stages need at least {p} layers; the model has {n_layers}")
     notes: list[str] = []

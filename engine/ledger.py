@@ -59,16 +59,14 @@ from engine.activations import (
     stage_activation_figures,
     stage_layer_counts,
 )
+from engine.checks import MAX_COUNT, finite_number, flag, one_of, whole_number
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape_key
 from engine.model_size import (
-    MAX_COUNT,
     SHAPE_FIELDS,
     ModelShape,
     ModelSize,
-    finite_number,
     shape_param_count,
-    whole_number,
 )
 from engine.units import parse_bytes, parse_count, parse_int
 
@@ -953,9 +951,7 @@ def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
         or spec.offload not in OFFLOAD_CHOICES
     ):
         for name, allowed in _CHOICE_FIELDS:
-            value = getattr(spec, name)
-            if value not in allowed:
-                raise InputError(name, f"{value!r} is not one of {', '.join(map(str, allowed))}")
+            one_of(name, getattr(spec, name), allowed)
     if type(spec.zero) is not int or spec.zero not in ZERO_STAGES:
         # 2.0 is stage 2; True, 2.5 or "2" are not stages.
         if not (type(spec.zero) is float and spec.zero in ZERO_STAGES):
@@ -964,9 +960,7 @@ def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
             )
         spec = _with(spec, {"zero": int(spec.zero)})
     for name in _FLAG_FIELDS:
-        # bool cannot be subclassed: a type test is isinstance's answer.
-        if type(getattr(spec, name)) is not bool:
-            raise InputError(name, "must be true or false")
+        flag(name, getattr(spec, name))
     if spec.model is not None and not isinstance(spec.model, str):
         raise InputError("model", f"expected a preset name, got {spec.model!r}")
     # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.

@@ -31,16 +31,13 @@ The norm kind names the layout of what is not given:
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import InputError
 
-# Larger counts than this are typing errors, and keeping every input below it keeps every product
-# the ledger forms (at most four counts multiplied) far from float overflow.
-MAX_COUNT = 10**12
 MLP_KINDS: tuple[str, ...] = ("gelu", "swiglu", "geglu")
 NORM_KINDS: tuple[str, ...] = ("layernorm", "rmsnorm")
 ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")
@@ -113,52 +110,6 @@ LAYOUTS: Mapping[str, Mapping[str, Any]] = {
 }
 
 
-def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
-    """Check that ``value`` is a whole number in ``[minimum, MAX_COUNT]`` and return it.
-
-    Raises:
-        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``MAX_COUNT``.
-    """
-    if type(value) is int and minimum <= value <= MAX_COUNT:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a whole number, got {value!r}")
-    if isinstance(value, float):
-        if not math.isfinite(value) or value != math.floor(value):
-            raise InputError(field, f"must be a whole number, got {value!r}")
-        value = int(value)
-    if value < minimum:
-        raise InputError(field, f"must be at least {minimum}, got {value}")
-    if value > MAX_COUNT:
-        raise InputError(field, f"must be at most {MAX_COUNT:.0e}, got {value}")
-    return value
-
-
-def finite_number(
-    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
-) -> float:
-    """Check that ``value`` is a finite, positive (or zero if allowed) number up to ``maximum``.
-
-    Raises:
-        InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
-    """
-    # Fast path for the common case; NaN and inf fail these comparisons and fall through.
-    if type(value) is float and (value > 0.0 or (allow_zero and value == 0.0)) and value <= maximum:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a number, got {value!r}")
-    number = float(value)
-    if math.isnan(number):
-        raise InputError(field, "is not a number (NaN)")
-    if math.isinf(number) or number > maximum:
-        raise InputError(field, f"must be at most {maximum:g}")
-    if number < 0:
-        raise InputError(field, "must not be negative")
-    if number == 0 and not allow_zero:
-        raise InputError(field, "must be greater than zero")
-    return number
-
-
 def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the :data:`SHAPE_FIELDS` of ``values`` (None = not given) and their relations.
 
@@ -180,13 +131,12 @@ def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
         changed[name] = whole_number(name, value, minimum=minimum)
     for name, allowed in _SHAPE_CHOICES:
         value = values.get(name)
-        if value is not None and value not in allowed:
-            raise InputError(name, f"{value!r} is not one of {', '.join(allowed)}")
+        if value is not None:
+            one_of(name, value, allowed)
     for name in _SHAPE_FLAGS:
         value = values.get(name)
-        # bool cannot be subclassed: a type test is isinstance's answer.
-        if value is not None and type(value) is not bool:
-            raise InputError(name, "must be true or false")
+        if value is not None:
+            flag(name, value)
 
     def get(name: str) -> Any:
         return changed.get(name, values.get(name))

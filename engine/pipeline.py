@@ -62,6 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import sources
+from engine.checks import finite_number, one_of, whole_number
 from engine.errors import InputError
 
 IntArray = npt.NDArray[np.int64]
@@ -120,19 +121,19 @@ class PipelineSpec:
     p2p_time: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.schedule not in SCHEDULES:
-            raise InputError(
-                "schedule", f"unknown schedule {self.schedule!r}; use one of {', '.join(SCHEDULES)}"
-            )
+        one_of("schedule", self.schedule, SCHEDULES)
         for name in ("stages", "micro_batches", "virtual_stages"):
-            object.__setattr__(self, name, _whole(name, getattr(self, name)))
+            object.__setattr__(self, name, whole_number(name, getattr(self, name)))
         for name, allow_zero in (
             ("t_forward", False),
             ("t_backward_input", False),
             ("t_backward_weight", True),
             ("p2p_time", True),
         ):
-            object.__setattr__(self, name, _time(name, getattr(self, name), allow_zero))
+            value = finite_number(
+                name, getattr(self, name), allow_zero=allow_zero, maximum=math.inf
+            )
+            object.__setattr__(self, name, value)
         if self.virtual_stages > 1 and self.schedule != "interleaved-1f1b":
             raise InputError(
                 "virtual_stages",
@@ -161,34 +162,6 @@ class PipelineSpec:
         )
 
 
-def _whole(field: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"must be a whole number, got {value!r}")
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise InputError(field, f"must be a whole number, got {value}")
-        if value != math.floor(value):
-            raise InputError(field, f"must be a whole number, got {value:g}")
-    if value < 1:
-        raise InputError(field, f"must be at least 1, got {value:g}")
-    return int(value)
-
-
-def _time(field: str, value: object, allow_zero: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"must be a number, got {value!r}")
-    result = float(value)
-    if math.isnan(result):
-        raise InputError(field, "is not a number (NaN)")
-    if math.isinf(result):
-        raise InputError(field, "must be finite")
-    if result < 0:
-        raise InputError(field, "must not be negative")
-    if result == 0 and not allow_zero:
-        raise InputError(field, "must be greater than zero")
-    return result
-
-
 def micro_batches_from_batch(global_batch: int, micro_batch_size: int, dp: int) -> int:
     """m = global batch / (micro-batch size × data-parallel size).
 
@@ -205,9 +178,9 @@ def micro_batches_from_batch(global_batch: int, micro_batch_size: int, dp: int) 
             whole number >= 1, or ``global_batch`` when it is not a multiple of b × DP (m would
             be zero or fractional).
     """
-    g = _whole("global_batch", global_batch)
-    b = _whole("micro_batch_size", micro_batch_size)
-    d = _whole("dp", dp)
+    g = whole_number("global_batch", global_batch)
+    b = whole_number("micro_batch_size", micro_batch_size)
+    d = whole_number("dp", dp)
     per_pipeline = b * d
     if g % per_pipeline:
         raise InputError(

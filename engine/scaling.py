@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from engine.checks import one_of
 from engine.errors import InputError
 from engine.ledger import LedgerSpec, compute_ledger
 from engine.steptime import (
@@ -155,8 +156,7 @@ def scaling_series(
     Raises:
         InputError: unknown strategy or mode, or a ``base`` that is invalid on one GPU.
     """
-    if mode not in MODES:
-        raise InputError("mode", f"{mode!r} is not one of strong, weak")
+    one_of("mode", mode, MODES)
     one = strategy_spec(base, "dp", 1)
     batch = one.global_batch if one.global_batch is not None else one.micro_batch
     baseline = step_time(replace(one, global_batch=batch))

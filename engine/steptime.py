@@ -59,18 +59,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import sources
+from engine.checks import MAX_COUNT, finite_number, one_of, whole_number
 from engine.collectives import collective_cost
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
-    MAX_COUNT,
     SHAPE_FIELDS,
     ModelShape,
     ModelSize,
-    finite_number,
     shape_from_fields,
     shape_param_count,
-    whole_number,
 )
 from engine.pipeline import SCHEDULES, PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
@@ -432,8 +430,7 @@ def korthikanti_flops(
     V = float(whole_number("vocab", vocab))
     f = 4 * h if ffn_hidden is None else float(whole_number("ffn_hidden", ffn_hidden))
     k = whole_number("top_k", top_k)
-    if recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"{recompute!r} is not one of {', '.join(RECOMPUTE_CHOICES)}")
+    one_of("recompute", recompute, RECOMPUTE_CHOICES)
     projections = 2 * b * s * 4 * h * h
     attention = 4 * b * s * s * h
     mlp = 2 * b * s * 2 * h * f * k
@@ -501,8 +498,7 @@ def six_n_flops(params: float, tokens: float, recompute: str = "none") -> Flops:
     """
     n = finite_number("params", params)
     t = finite_number("tokens", tokens)
-    if recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"{recompute!r} is not one of {', '.join(RECOMPUTE_CHOICES)}")
+    one_of("recompute", recompute, RECOMPUTE_CHOICES)
     model = 6 * n * t
     hardware = 8 * n * t if recompute == "full" else model
     hw_formula = {
@@ -541,8 +537,7 @@ def time_to_train(
     p = finite_number("params", params)
     n = whole_number("gpus", gpus)
     x = finite_number("achieved_flops", achieved_flops)
-    if recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"{recompute!r} is not one of {', '.join(RECOMPUTE_CHOICES)}")
+    one_of("recompute", recompute, RECOMPUTE_CHOICES)
     c = 8 if recompute == "full" else 6
     seconds = c * t * p / (n * x)
     note = "" if recompute != "selective" else " (selective recompute: Eq. 4's 8 is for full)"
@@ -596,10 +591,8 @@ def _checked(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     spec = replace(spec, **changed)
     if isinstance(spec.zero, bool) or spec.zero not in (0, 1, 2, 3):
         raise InputError("zero", f"must be 0, 1, 2 or 3 (3 = FSDP), got {spec.zero!r}")
-    if spec.schedule not in SCHEDULES:
-        raise InputError("schedule", f"{spec.schedule!r} is not one of {', '.join(SCHEDULES)}")
-    if spec.recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"{spec.recompute!r} is not one of none, selective, full")
+    one_of("schedule", spec.schedule, SCHEDULES)
+    one_of("recompute", spec.recompute, RECOMPUTE_CHOICES)
     finite_number("peak_flops", spec.peak_flops, maximum=1e18)
     utilization = finite_number("utilization", spec.utilization, maximum=1.0)
     if spec.achieved_flops is not None:

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import sources
+from engine.checks import one_of, whole_number
 from engine.errors import InputError
 from engine.lab import LabError, require_torch
 from engine.ledger import LedgerResult, LedgerSpec, compute_ledger
-from engine.model_size import whole_number
 
 DTYPES = ("fp32", "bf16")
 DEVICES = ("cpu", "cuda")
@@ -195,10 +195,8 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
         raise InputError("seed", "must be a whole number, 0 or more")
     if spec.hidden % spec.heads:
         raise InputError("heads", f"must divide hidden ({spec.hidden}); {spec.heads} do not")
-    if spec.dtype not in DTYPES:
-        raise InputError("dtype", f"{spec.dtype!r} is not one of {', '.join(DTYPES)}")
-    if spec.device not in DEVICES:
-        raise InputError("device", f"{spec.device!r} is not one of {', '.join(DEVICES)}")
+    one_of("dtype", spec.dtype, DTYPES)
+    one_of("device", spec.device, DEVICES)
     largest = max(
         spec.heads * spec.seq * spec.seq * spec.micro_batch,
         spec.seq * spec.micro_batch * spec.vocab,

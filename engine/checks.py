@@ -1,0 +1,97 @@
+"""The engine's input checks, one style for every calculator.
+
+A calculator takes a spec (a frozen dataclass whose field names are the command line's flags in
+snake case) and checks each field with these functions before it computes: a whole number, a
+finite number, one of a set of names, a flag. Each returns the value normalized (``2.0`` typed for
+a count becomes ``2``) or raises :class:`~engine.errors.InputError` naming the field, so the
+command line maps it to its flag and the panes to their field. Text typed by a learner (``7.5B``,
+``80GB``, ``5us``) is parsed by :mod:`engine.units` first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from typing import Final, TypeVar
+
+from engine.errors import InputError
+
+MAX_COUNT: Final = 10**12
+"""Larger counts than this are typing errors; keeping every input below it keeps every product
+the ledger forms (at most four counts multiplied) far from float overflow."""
+
+T = TypeVar("T")
+
+
+def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
+    """``value`` as an ``int`` in ``[minimum, MAX_COUNT]`` (a float such as ``2.0`` is accepted).
+
+    Raises:
+        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``MAX_COUNT``.
+    """
+    if type(value) is int and minimum <= value <= MAX_COUNT:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"expected a whole number, got {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != math.floor(value):
+            raise InputError(field, f"must be a whole number, got {value!r}")
+        value = int(value)
+    if value < minimum:
+        raise InputError(field, f"must be at least {minimum}, got {value}")
+    if value > MAX_COUNT:
+        raise InputError(field, f"must be at most {MAX_COUNT:.0e}, got {value}")
+    return value
+
+
+def finite_number(
+    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
+) -> float:
+    """``value`` as a ``float``: finite, positive (or zero if allowed), at most ``maximum``.
+
+    Raises:
+        InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
+    """
+    # Fast path for the common case; NaN and inf fail these comparisons and fall through.
+    if (
+        type(value) is float
+        and (value > 0.0 or (allow_zero and value == 0.0))
+        and value <= maximum
+        and value < math.inf
+    ):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"expected a number, got {value!r}")
+    number = float(value)
+    if math.isnan(number):
+        raise InputError(field, "is not a number (NaN)")
+    if math.isinf(number) or number > maximum:
+        raise InputError(field, f"must be at most {maximum:g}")
+    if number < 0:
+        raise InputError(field, "must not be negative")
+    if number == 0 and not allow_zero:
+        raise InputError(field, "must be greater than zero")
+    return number
+
+
+def one_of(field: str, value: T, choices: Collection[T]) -> T:
+    """``value`` when it is one of ``choices``.
+
+    Raises:
+        InputError: any other value, listing the choices.
+    """
+    if value not in choices:
+        raise InputError(field, f"{value!r} is not one of {', '.join(map(str, choices))}")
+    return value
+
+
+def flag(field: str, value: object) -> bool:
+    """``value`` when it is ``True`` or ``False`` (not 1, 0 or ``"yes"``).
+
+    Raises:
+        InputError: anything else.
+    """
+    # bool cannot be subclassed: a type test is isinstance's answer.
+    if type(value) is not bool:
+        raise InputError(field, "must be true or false")
+    return value
