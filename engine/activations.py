@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, get_args
+from typing import Literal, get_args
 
 from engine.checks import finite_number, one_of, whole_number
 from engine.errors import InputError
@@ -49,19 +49,13 @@ class LayerActivations:
         bytes: the bytes (>= 0, finite).
         row: the Table 2 row used (e.g. ``"tensor + sequence parallel + selective recompute"``).
         formula: the row's expression and its value with the numbers filled in.
+        seq, micro_batch, hidden, heads, tp, activation_bytes, sequence_parallel, recompute,
+            shape: the validated inputs (s, b, h, a, t, w; :func:`layer_activation_bytes`).
     """
 
     bytes: float
     row: str
     formula: str
-
-
-class LayerFigures(NamedTuple):
-    """The validated inputs of one Table 2 row and its value, before any text is formatted
-    (:func:`layer_activation_figures`; :func:`describe_layer` turns it into a
-    :class:`LayerActivations`)."""
-
-    bytes: float
     seq: int
     micro_batch: int
     hidden: int
@@ -105,6 +99,7 @@ def layer_activation_bytes(
     full recompute keeps only the layer input, 2·s·b·h.
 
     Args:
+        micro_batch: samples per micro-batch b (Megatron-LM's ``micro_batch_size``).
         activation_bytes: bytes per activation element w (2 for bf16/fp16, 4 for fp32).
         shape: the architecture (GQA, MLP size and kind, dropout, attention kernel, experts);
             ``None`` is Table 2's GPT layer. Its hidden size and heads must be ``hidden`` and
@@ -114,39 +109,6 @@ def layer_activation_bytes(
         InputError: a size that is not a whole number >= 1; ``tp`` not dividing ``heads`` (or
             the key/value heads); ``heads`` not dividing ``hidden`` (without a head size); an
             unknown ``recompute``.
-    """
-    return describe_layer(
-        layer_activation_figures(
-            seq=seq,
-            micro_batch=micro_batch,
-            hidden=hidden,
-            heads=heads,
-            tp=tp,
-            sequence_parallel=sequence_parallel,
-            recompute=recompute,
-            activation_bytes=activation_bytes,
-            shape=shape,
-        )
-    )
-
-
-def layer_activation_figures(
-    *,
-    seq: int,
-    micro_batch: int,
-    hidden: int,
-    heads: int,
-    tp: int = 1,
-    sequence_parallel: bool = False,
-    recompute: str = "none",
-    activation_bytes: float = 2.0,
-    shape: ModelShape | None = None,
-) -> LayerFigures:
-    """:func:`layer_activation_bytes` without its formula text (same checks, same bytes), for
-    callers that format the text only when it is read.
-
-    Raises:
-        InputError: as :func:`layer_activation_bytes`.
     """
     s = whole_number("seq", seq)
     b = whole_number("micro_batch", micro_batch)
@@ -179,7 +141,14 @@ def layer_activation_figures(
         value = sb * (whole * h / (t if sequence_parallel else 1) + split / t)
         if recompute != "selective":
             value += float(a) * s * s * b * score / t
-    return LayerFigures(value, s, b, h, a, t, w, sequence_parallel, recompute, shape)
+    if recompute != "full" and not _is_table2_shape(shape):
+        assert shape is not None
+        row, formula = _general_row(value, s, b, h, a, t, w, sequence_parallel, recompute, shape)
+    else:
+        row, formula = _table2_row(value, s, b, h, a, t, w, sequence_parallel, recompute)
+    return LayerActivations(
+        value, row, formula, s, b, h, a, t, w, sequence_parallel, recompute, shape
+    )
 
 
 def _general_terms(shape: ModelShape, w: float) -> tuple[float, float, float]:
@@ -198,18 +167,21 @@ def _general_terms(shape: ModelShape, w: float) -> tuple[float, float, float]:
     return whole, split, score
 
 
-def describe_layer(figures: LayerFigures) -> LayerActivations:
-    """The :class:`LayerActivations` of ``figures``: its Table 2 row and formula text."""
-    value, s, b, h, a, t, w, sequence_parallel, recompute, shape = figures
-    if recompute != "full" and not _is_table2_shape(shape):
-        assert shape is not None
-        return _describe_general(figures, shape)
+def _table2_row(
+    value: float,
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    t: int,
+    w: float,
+    sequence_parallel: bool,
+    recompute: str,
+) -> tuple[str, str]:
+    """The Table 2 row of a layer and its formula text."""
     if recompute == "full":
-        return LayerActivations(
-            value,
-            "full recompute",
-            f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}",
-        )
+        formula = f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}"
+        return "full recompute", formula
     kept_whole = 4 * w + 2
     split = 12 * w
     score_bytes = 2 * w + 1
@@ -231,11 +203,22 @@ def describe_layer(figures: LayerFigures) -> LayerActivations:
     where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
     if w != 2.0:
         where += f"; {w:g}-byte activations, 1-byte dropout masks"
-    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+    return row, f"{formula}{where} = {_num(value)}"
 
 
-def _describe_general(figures: LayerFigures, shape: ModelShape) -> LayerActivations:
-    value, s, b, h, a, t, w, sequence_parallel, recompute, _shape = figures
+def _general_row(
+    value: float,
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    t: int,
+    w: float,
+    sequence_parallel: bool,
+    recompute: str,
+    shape: ModelShape,
+) -> tuple[str, str]:
+    """The row of a layer of any shape (the §4.1 terms read for it) and its formula text."""
     whole, _split, score = _general_terms(shape, w)
     sp = " + sequence parallel" if sequence_parallel else ""
     parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
@@ -253,7 +236,7 @@ def _describe_general(figures: LayerFigures, shape: ModelShape) -> LayerActivati
         f" with s={s}, b={b}, h={h}, a={a}, t={t}, w={w:g}, q={shape.q_width}, "
         f"kv={shape.kv_width}, f={f_value}" + ("" if shape.dropout else ", no dropout")
     )
-    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+    return row, f"{formula}{where} = {_num(value)}"
 
 
 @dataclass(frozen=True)
@@ -271,6 +254,10 @@ class StageActivations:
         total: layers_bytes + extra_bytes.
         formula: the whole computation with the numbers filled in.
         notes: what a reader should know (uneven stages, defaults taken).
+        pp, cp, virtual_stages, schedule, micro_batches, vocab: the validated inputs (p, c, v;
+            m ``None`` when not given; V ``None`` when not given).
+        split: t with sequence parallelism, else 1 (the embedding's share of a rank).
+        dropout: whether the embedding's dropout mask is kept.
     """
 
     per_layer: LayerActivations
@@ -282,31 +269,14 @@ class StageActivations:
     total: float
     formula: str
     notes: tuple[str, ...]
-
-
-class StageFigures(NamedTuple):
-    """:class:`StageActivations` before any text is formatted (:func:`stage_activation_figures`;
-    :func:`describe_stage` formats it). ``pp``, ``cp``, ``virtual_stages`` are p, c, v;
-    ``vocab_given`` tells whether ``extra_bytes`` holds the embedding (and, with p = 1, the output
-    layer); ``split`` is t with sequence parallelism, else 1."""
-
-    per_layer: LayerFigures
-    layers_on_stage: int
-    in_flight: int
-    interleave_factor: float
-    layers_bytes: float
-    extra_bytes: float
-    total: float
-    notes: tuple[str, ...]
     pp: int
     cp: int
     virtual_stages: int
     schedule: str
-    vocab_given: bool
+    micro_batches: int | None
+    vocab: int | None
     split: int
-    micro_batches: int | None = None
-    vocab: int | None = None
-    dropout: bool = True
+    dropout: bool
 
 
 def stage_activation_bytes(
@@ -334,8 +304,10 @@ def stage_activation_bytes(
     (1F1B: min(m, p), Korthikanti Eq. 5; GPipe: all m; no pipeline: 1 with 1F1B-style gradient
     accumulation), times 1 + (p-1)/(p·v) for interleaving, divided by CP (each CP rank keeps its
     1/cp of the sequence). Embedding and output-layer activations (§4.3) are added when ``vocab``
-    is given. ``micro_batches`` left ``None`` means m = p. ``shape`` as in
-    :func:`layer_activation_bytes` (without dropout no embedding dropout mask is kept).
+    is given. ``micro_batch`` is the micro-batch size b, ``micro_batches`` the number of
+    micro-batches m per step (Megatron-LM's ``num_microbatches``); ``None`` means m = p.
+    ``shape`` as in :func:`layer_activation_bytes` (without dropout no embedding dropout mask is
+    kept).
 
     Raises:
         InputError: bad sizes (see :func:`layer_activation_bytes`); ``pp`` above ``layers``;
@@ -343,54 +315,7 @@ def stage_activation_bytes(
             with fewer than p·v layers, or with m not a multiple of p (Narayanan et al. 2021
             §2.2.2).
     """
-    return describe_stage(
-        stage_activation_figures(
-            seq=seq,
-            micro_batch=micro_batch,
-            hidden=hidden,
-            heads=heads,
-            layers=layers,
-            vocab=vocab,
-            tp=tp,
-            pp=pp,
-            cp=cp,
-            sequence_parallel=sequence_parallel,
-            recompute=recompute,
-            schedule=schedule,
-            micro_batches=micro_batches,
-            virtual_stages=virtual_stages,
-            activation_bytes=activation_bytes,
-            shape=shape,
-        )
-    )
-
-
-def stage_activation_figures(
-    *,
-    seq: int,
-    micro_batch: int,
-    hidden: int,
-    heads: int,
-    layers: int,
-    vocab: int | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    cp: int = 1,
-    sequence_parallel: bool = False,
-    recompute: str = "none",
-    schedule: str = "1f1b",
-    micro_batches: int | None = None,
-    virtual_stages: int = 1,
-    activation_bytes: float = 2.0,
-    shape: ModelShape | None = None,
-) -> StageFigures:
-    """:func:`stage_activation_bytes` without its formula text (same checks, same bytes), for
-    callers that format the text only when it is read (the ledger sweeps thousands of specs).
-
-    Raises:
-        InputError: as :func:`stage_activation_bytes`.
-    """
-    per_layer = layer_activation_figures(
+    per_layer = layer_activation_bytes(
         seq=seq,
         micro_batch=micro_batch,
         hidden=hidden,
@@ -443,19 +368,32 @@ def stage_activation_figures(
     vocab_size: int | None = None
     if vocab is not None:
         vocab_size = whole_number("vocab", vocab)
-        sbh = float(seq) * micro_batch * hidden
+        sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
         embedding = sbh / split * in_flight * factor / c if dropout else 0.0
         extra = embedding
         if p == 1:
-            output = (
-                (2 * activation_bytes * sbh / split + 4 * float(seq) * micro_batch * vocab_size / t)
-                * in_flight
-                / c
-            )
-            extra += output
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * vocab_size / t
+            extra += (2 * per_layer.activation_bytes * sbh / split + logits) * in_flight / c
     else:
         notes.append("vocab not given: embedding and output-layer activations left out")
-    return StageFigures(
+    formula = (
+        f"per layer {_num(per_layer.bytes)} × {layers_on_stage} layers on stage"
+        f" × {in_flight} micro-batches in flight ({schedule})"
+    )
+    if v > 1:
+        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} interleaving"
+    if c > 1:
+        formula += f" / cp {c}"
+    formula += f" = {_num(layers_bytes)}"
+    if vocab_size is not None:
+        if dropout:
+            formula += f"; embedding dropout mask s·b·h{'/t' if split > 1 else ''}·{in_flight}"
+        else:
+            formula += "; no embedding dropout mask (no dropout)"
+        if p == 1:
+            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+        formula += f" = {_num(extra)}"
+    return StageActivations(
         per_layer=per_layer,
         layers_on_stage=layers_on_stage,
         in_flight=in_flight,
@@ -463,15 +401,15 @@ def stage_activation_figures(
         layers_bytes=layers_bytes,
         extra_bytes=extra,
         total=layers_bytes + extra,
+        formula=formula,
         notes=tuple(notes),
         pp=p,
         cp=c,
         virtual_stages=v,
         schedule=schedule,
-        vocab_given=vocab is not None,
-        split=split,
         micro_batches=m,
         vocab=vocab_size,
+        split=split,
         dropout=dropout,
     )
 
@@ -482,9 +420,9 @@ def stage_layer_counts(layers: int, pp: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(pp)]
 
 
-def per_stage_activation_bytes(figures: StageFigures, layer_counts: list[int]) -> list[float]:
+def per_stage_activation_bytes(stage: StageActivations, layer_counts: list[int]) -> list[float]:
     """Peak activation bytes of each pipeline stage, first stage first (its figure is
-    ``figures.total``).
+    ``stage.total``).
 
     Stage i of p holds min(m, p - i) micro-batches with 1F1B (Korthikanti et al. §4.2.3), all m
     with GPipe; interleaved, the equivalent of p + (p - 2i - 1)/v micro-batches of its layers
@@ -492,65 +430,26 @@ def per_stage_activation_bytes(figures: StageFigures, layer_counts: list[int]) -
     stage). The first stage keeps the embedding's dropout mask, the last the output layer's input
     and fp32 logits for the micro-batches it holds (§4.3).
     """
-    p, c, v = figures.pp, figures.cp, figures.virtual_stages
-    per_layer = figures.per_layer
-    m = figures.micro_batches
-    totals = [figures.total]
-    if p == 1:
-        return totals
+    p, c, v = stage.pp, stage.cp, stage.virtual_stages
+    per_layer = stage.per_layer
+    m = stage.micro_batches
+    totals = [stage.total]
     for i in range(1, p):
-        if figures.schedule == "gpipe":
+        if stage.schedule == "gpipe":
             held = float(p if m is None else m)
         elif v > 1:
             held = p + (p - 2 * i - 1) / v
         else:
             held = float(p - i if m is None else min(m, p - i))
         total = per_layer.bytes * layer_counts[i] * held / c
-        if i == p - 1 and figures.vocab is not None:
-            last = float(p if m is None else m) if figures.schedule == "gpipe" else 1.0
-            w, t, split = per_layer.activation_bytes, per_layer.tp, figures.split
+        if i == p - 1 and stage.vocab is not None:
+            last = float(p if m is None else m) if stage.schedule == "gpipe" else 1.0
+            w, t, split = per_layer.activation_bytes, per_layer.tp, stage.split
             sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
-            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * figures.vocab / t
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * stage.vocab / t
             total += (2 * w * sbh / split + logits) * last / c
         totals.append(total)
     return totals
-
-
-def describe_stage(figures: StageFigures) -> StageActivations:
-    """The :class:`StageActivations` of ``figures``, its formula text filled in."""
-    per_layer = figures.per_layer
-    p, c, v = figures.pp, figures.cp, figures.virtual_stages
-    in_flight = figures.in_flight
-    formula = (
-        f"per layer {_num(per_layer.bytes)} × {figures.layers_on_stage} layers on stage"
-        f" × {in_flight} micro-batches in flight ({figures.schedule})"
-    )
-    if v > 1:
-        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{figures.interleave_factor:.4g} interleaving"
-    if c > 1:
-        formula += f" / cp {c}"
-    formula += f" = {_num(figures.layers_bytes)}"
-    if figures.vocab_given and not figures.dropout:
-        formula += "; no embedding dropout mask (no dropout)"
-        if p == 1:
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
-        formula += f" = {_num(figures.extra_bytes)}"
-    elif figures.vocab_given:
-        formula += f"; embedding dropout mask s·b·h{'/t' if figures.split > 1 else ''}·{in_flight}"
-        if p == 1:
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
-        formula += f" = {_num(figures.extra_bytes)}"
-    return StageActivations(
-        per_layer=describe_layer(per_layer),
-        layers_on_stage=figures.layers_on_stage,
-        in_flight=in_flight,
-        interleave_factor=figures.interleave_factor,
-        layers_bytes=figures.layers_bytes,
-        extra_bytes=figures.extra_bytes,
-        total=figures.total,
-        formula=formula,
-        notes=figures.notes,
-    )
 
 
 def _coef(value: float) -> str:

@@ -46,17 +46,15 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any, Literal, NamedTuple, get_args
 
 from engine import sources
 from engine.activations import (
     RECOMPUTE_CHOICES,
     SCHEDULE_CHOICES,
-    StageFigures,
-    describe_stage,
+    StageActivations,
     per_stage_activation_bytes,
-    stage_activation_figures,
+    stage_activation_bytes,
     stage_layer_counts,
 )
 from engine.checks import MAX_COUNT, finite_number, flag, one_of, whole_number
@@ -249,9 +247,9 @@ class LedgerResult:
         most_loaded_stage: the pipeline stage (0-based) the per-rank figures are for.
         per_stage_bytes: one dict per pipeline stage (``stage``, ``layers``, the term keys,
             ``total``, ``offloaded``) when PP > 1, else empty.
-        terms: one :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order
-            (a property: the formula text is formatted on first read, from figures
-            :func:`compute_ledger` keeps, so a sweep that reads only the bytes never pays for it).
+        terms: one :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order.
+        host: the host figure: ``bytes`` per node, ``per`` (``node``), ``gpus_per_node``,
+            ``nodes``, ``formula`` and ``source``.
     """
 
     spec: LedgerSpec
@@ -272,18 +270,8 @@ class LedgerResult:
     nodes: int = 1
     most_loaded_stage: int = 0
     per_stage_bytes: tuple[dict[str, float], ...] = ()
-    _draft: _Draft = field(kw_only=True, repr=False, compare=False)
-
-    @cached_property
-    def terms(self) -> tuple[LedgerTerm, ...]:
-        """One :class:`LedgerTerm` per ``per_rank_bytes`` key except ``total``, in order."""
-        return _terms(self._draft)
-
-    @cached_property
-    def host(self) -> dict[str, Any]:
-        """The host figure: ``bytes`` per node, ``per`` (``node``), ``gpus_per_node``,
-        ``nodes``, ``formula`` and ``source``."""
-        return _host_text(self._draft, self)
+    terms: tuple[LedgerTerm, ...] = ()
+    host: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON object of ``shardbook calc ledger --json``: sizes in bytes, counts."""
@@ -445,8 +433,8 @@ class _Buffer(NamedTuple):
     grad: float = 0.0
 
 
-class _Draft(NamedTuple):
-    """What :attr:`LedgerResult.terms` formats: the figures :func:`compute_ledger` computed."""
+class _Figures(NamedTuple):
+    """What the term texts are written from: the figures of the most loaded stage."""
 
     spec: LedgerSpec
     shard: _Shard
@@ -455,7 +443,7 @@ class _Draft(NamedTuple):
     largest: _Largest | None
     term_bytes: tuple[float, ...]
     host_bytes: tuple[float, ...]
-    activations: StageFigures | None
+    activations: StageActivations | None
     buffer: _Buffer
 
 
@@ -501,12 +489,12 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     for part in layout:
         bytes_per_param[part.key] += part.bytes_per_param
 
-    figures = _activations(spec, shape)
-    if figures is not None:
-        notes.extend(note for note in figures.notes if "uneven" not in note)
+    activations = _activations(spec, shape)
+    if activations is not None:
+        notes.extend(note for note in activations.notes if "uneven" not in note)
         assert spec.layers is not None
         activation_bytes = per_stage_activation_bytes(
-            figures, stage_layer_counts(spec.layers, spec.pp)
+            activations, stage_layer_counts(spec.layers, spec.pp)
         )
     else:
         activation_bytes = [0.0] * spec.pp
@@ -562,6 +550,17 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
         trainable = shard.params_total
     else:
         trainable = shard.lora_per_layer * (spec.layers or 0)
+    figures = _Figures(
+        spec,
+        shard,
+        chosen,
+        groups,
+        largest,
+        term_bytes,
+        tuple(best_host.get(key, 0.0) for key in MODEL_STATE_KEYS),
+        activations,
+        buffer,
+    )
     return LedgerResult(
         spec=spec,
         convention=convention,
@@ -573,7 +572,7 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
         bytes_per_param=bytes_per_param,
         world_size=spec.dp * spec.tp * spec.pp * spec.cp,
         fits=None if spec.gpu_memory is None else total <= spec.gpu_memory,
-        activations_computed=figures is not None,
+        activations_computed=activations is not None,
         notes=tuple(dict.fromkeys(notes)),
         trainable_params=trainable,
         offloaded_bytes=offloaded,
@@ -581,17 +580,8 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
         nodes=nodes,
         most_loaded_stage=chosen.position,
         per_stage_bytes=tuple(per_stage),
-        _draft=_Draft(
-            spec,
-            shard,
-            chosen,
-            groups,
-            largest,
-            term_bytes,
-            tuple(map(best_host.get, MODEL_STATE_KEYS, (0.0,) * len(MODEL_STATE_KEYS))),
-            figures,
-            buffer,
-        ),
+        terms=_terms(figures),
+        host=_host(figures, offloaded, gpus_per_node, nodes),
     )
 
 
@@ -624,8 +614,8 @@ def _offloaded(offload: str, key: str) -> bool:
     return offload == "optimizer+params" or (offload == "optimizer" and key != "params")
 
 
-def _terms(draft: _Draft) -> tuple[LedgerTerm, ...]:
-    """The six ledger lines of ``draft``, formula text filled in."""
+def _terms(draft: _Figures) -> tuple[LedgerTerm, ...]:
+    """The six ledger lines, formula text filled in."""
     spec, shard, stage = draft.spec, draft.shard, draft.stage
     formulas: dict[str, list[str]] = {key: [] for key in MODEL_STATE_KEYS}
     for group in draft.groups:
@@ -709,11 +699,10 @@ def _deepspeed_host_case(spec: LedgerSpec) -> str | None:
     return f"zero{min(spec.zero, 3)}-{spec.offload}"
 
 
-def _host_text(draft: _Draft, result: LedgerResult) -> dict[str, Any]:
+def _host(draft: _Figures, value: float, gpn: int, nodes: int) -> dict[str, Any]:
+    """How the host memory per node (``value``) was reached."""
     spec = draft.spec
     case = _deepspeed_host_case(spec)
-    gpn, nodes = result.gpus_per_node, result.nodes
-    value = result.offloaded_bytes
     factor = DEEPSPEED_BUFFER_FACTOR
     if case is None:
         moved = sum(draft.host_bytes)
@@ -928,16 +917,6 @@ _FLAG_FIELDS = (
 )
 
 
-def _with(spec: LedgerSpec, changed: dict[str, Any]) -> LedgerSpec:
-    """``dataclasses.replace(spec, **changed)`` for known field names, without re-running the
-    dataclass's ``__init__`` over its 60-odd fields on every evaluation (no ``__post_init__`` to
-    skip)."""
-    copy = object.__new__(LedgerSpec)
-    copy.__dict__.update(spec.__dict__)
-    copy.__dict__.update(changed)
-    return copy
-
-
 def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     """Validate every field; return the spec with whole numbers as ``int`` and the shape fields
     filled in (preset, then defaults), and the shape they describe."""
@@ -958,7 +937,7 @@ def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
             raise InputError(
                 "zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}"
             )
-        spec = _with(spec, {"zero": int(spec.zero)})
+        spec = replace(spec, zero=int(spec.zero))
     for name in _FLAG_FIELDS:
         flag(name, getattr(spec, name))
     if spec.model is not None and not isinstance(spec.model, str):
@@ -974,7 +953,7 @@ def _checked(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
         changed[name] = whole_number(name, value, minimum=minimum)
     if spec.lora_targets != DEFAULT_LORA_TARGETS:
         changed["lora_targets"] = _checked_targets(spec.lora_targets)
-    spec = _with(spec, changed)
+    spec = replace(spec, **changed)
     if spec.weight_bytes is not None:
         finite_number("weight_bytes", spec.weight_bytes, maximum=64)
     if spec.grad_bytes is not None:
@@ -1330,14 +1309,14 @@ def _term_source(spec: LedgerSpec, key: str, source: str) -> str:
     return source
 
 
-def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageFigures | None:
-    """The first stage's activation figures; ``None`` when ``seq`` is not given."""
+def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageActivations | None:
+    """The first stage's activations; ``None`` when ``seq`` is not given."""
     if spec.seq is None:
         return None
     if spec.layers is None or spec.hidden is None or spec.heads is None:
         missing = next(n for n in ("layers", "hidden", "heads") if getattr(spec, n) is None)
         raise InputError(missing, "activations need layers, hidden and heads with seq")
-    return stage_activation_figures(
+    return stage_activation_bytes(
         seq=spec.seq,
         micro_batch=spec.micro_batch,
         hidden=spec.hidden,
@@ -1357,11 +1336,12 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageFigures | N
     )
 
 
-def _activation_term(spec: LedgerSpec, figures: StageFigures | None, stage: _Stage) -> LedgerTerm:
-    if figures is None:
+def _activation_term(
+    spec: LedgerSpec, described: StageActivations | None, stage: _Stage
+) -> LedgerTerm:
+    if described is None:
         reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
         return LedgerTerm("activations", 0.0, reason, sources.ACTIVATIONS_TABLE2)
-    described = describe_stage(figures)
     text = (
         f"Table 2 row '{described.per_layer.row}': {described.per_layer.formula}; "
         f"{described.formula}"
@@ -1374,14 +1354,15 @@ def _activation_term(spec: LedgerSpec, figures: StageFigures | None, stage: _Sta
         text += "; frozen layers still keep their inputs here (an upper bound for LoRA)"
     value = described.total
     if stage.position:
-        value = per_stage_activation_bytes(figures, stage_layer_counts(spec.layers or 1, spec.pp))[
-            stage.position
-        ]
+        per_stage = per_stage_activation_bytes(
+            described, stage_layer_counts(spec.layers or 1, spec.pp)
+        )
+        value = per_stage[stage.position]
         text += f"; stage {stage.position + 1} of {spec.pp}, the most loaded: {_b(value)}"
     source = f"{sources.ACTIVATIONS_TABLE2}; {sources.ACTIVATIONS_FIRST_STAGE}"
     if spec.vocab is not None:
         source += f"; {sources.ACTIVATIONS_EMBEDDING_OUTPUT}"
-    if figures.per_layer.shape is not None and described.per_layer.row not in _TABLE2_ROWS:
+    if described.per_layer.shape is not None and described.per_layer.row not in _TABLE2_ROWS:
         source += f"; {sources.ACTIVATIONS_GENERAL_SHAPE}"
     return LedgerTerm("activations", value, text, source)
 
