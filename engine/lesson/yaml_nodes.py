@@ -42,16 +42,19 @@ class Refused(Exception):
 
 
 def peek_event(loader: yaml.SafeLoader) -> yaml.Event:
+    """The loader's next event, not consumed."""
     event: yaml.Event = loader.peek_event()  # type: ignore[no-untyped-call]  # untyped in stubs
     return event
 
 
 def next_event(loader: yaml.SafeLoader) -> yaml.Event:
+    """The loader's next event, consumed."""
     event: yaml.Event = loader.get_event()  # type: ignore[no-untyped-call]  # untyped in stubs
     return event
 
 
 def event_line(event: yaml.Event) -> int:
+    """The 1-based line an event starts on."""
     mark = event.start_mark
     return int(mark.line) + 1 if mark is not None else 1
 
@@ -180,10 +183,12 @@ def compose(shown: str, text: str) -> yaml.Node | None:
 
 
 def node_line(node: yaml.Node) -> int:
+    """The 1-based line a node starts on."""
     return int(node.start_mark.line) + 1
 
 
 def kind_of(node: yaml.Node) -> str:
+    """What a node is, in an error message: a mapping, a list or text."""
     if isinstance(node, yaml.MappingNode):
         return "a mapping"
     if isinstance(node, yaml.SequenceNode):
@@ -192,6 +197,7 @@ def kind_of(node: yaml.Node) -> str:
 
 
 def join_path(where: str, name: str) -> str:
+    """The field path ``where.name`` (``name`` alone at the top)."""
     return f"{where}.{name}" if where else name
 
 

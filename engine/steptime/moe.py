@@ -16,6 +16,9 @@ def moe_wait(
     x: float,
     comm: list[CommTerm],
 ) -> MoeWait | None:
+    """Expert load imbalance (:class:`~engine.steptime.spec.MoeWait`): the hottest expert's load
+    over the mean, capped by the capacity factor, and what the ranks wait for it; ``None``
+    without experts or the architecture."""
     e = spec.experts or 1
     if e < 2 or size is None:
         return None
@@ -33,6 +36,7 @@ def moe_wait(
 
 
 def moe_term(spec: StepSpec, moe: MoeWait) -> StepTerm:
+    """The MoE imbalance wait as a step term."""
     return StepTerm(
         "MoE imbalance wait",
         moe.wait_s,
