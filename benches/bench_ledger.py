@@ -33,15 +33,15 @@ FULL = {
     "heads": 64,
     "vocab": 128256,
     "seq": 4096,
-    "micro_batch": 1,
+    "micro_batch_size": 1,
     "dp": 16,
     "tp": 8,
     "pp": 4,
     "cp": 2,
-    "zero": 1,
+    "zero_stage": 1,
     "recompute": "selective",
     "sequence_parallel": True,
-    "micro_batches": 16,
+    "num_microbatches": 16,
     "virtual_stages": 2,
     "gpu_memory": 80e9,
 }
@@ -64,7 +64,9 @@ def _sweep_specs() -> list[LedgerSpec]:
     specs = []
     for params, zero, dp, (convention, tp, seq) in grid:
         if seq is None:
-            specs.append(LedgerSpec(params=params, zero=zero, dp=dp, tp=tp, convention=convention))
+            specs.append(
+                LedgerSpec(params=params, zero_stage=zero, dp=dp, tp=tp, convention=convention)
+            )
         else:
             specs.append(
                 LedgerSpec(
@@ -73,7 +75,7 @@ def _sweep_specs() -> list[LedgerSpec]:
                     hidden=4096,
                     heads=32,
                     seq=seq,
-                    zero=zero,
+                    zero_stage=zero,
                     dp=dp,
                     tp=tp,
                     convention=convention,

@@ -49,7 +49,7 @@ class LayerActivations:
         bytes: the bytes (>= 0, finite).
         row: the Table 2 row used (e.g. ``"tensor + sequence parallel + selective recompute"``).
         formula: the row's expression and its value with the numbers filled in.
-        seq, micro_batch, hidden, heads, tp, activation_bytes, sequence_parallel, recompute,
+        seq, micro_batch_size, hidden, heads, tp, activation_bytes, sequence_parallel, recompute,
             shape: the validated inputs (s, b, h, a, t, w; :func:`layer_activation_bytes`).
     """
 
@@ -57,7 +57,7 @@ class LayerActivations:
     row: str
     formula: str
     seq: int
-    micro_batch: int
+    micro_batch_size: int
     hidden: int
     heads: int
     tp: int
@@ -83,7 +83,7 @@ def _is_table2_shape(shape: ModelShape | None) -> bool:
 def layer_activation_bytes(
     *,
     seq: int,
-    micro_batch: int,
+    micro_batch_size: int,
     hidden: int,
     heads: int,
     tp: int = 1,
@@ -99,7 +99,7 @@ def layer_activation_bytes(
     full recompute keeps only the layer input, 2·s·b·h.
 
     Args:
-        micro_batch: samples per micro-batch b (Megatron-LM's ``micro_batch_size``).
+        micro_batch_size: samples per micro-batch b (Megatron-LM's ``micro_batch_size``).
         activation_bytes: bytes per activation element w (2 for bf16/fp16, 4 for fp32).
         shape: the architecture (GQA, MLP size and kind, dropout, attention kernel, experts);
             ``None`` is Table 2's GPT layer. Its hidden size and heads must be ``hidden`` and
@@ -111,7 +111,7 @@ def layer_activation_bytes(
             unknown ``recompute``.
     """
     s = whole_number("seq", seq)
-    b = whole_number("micro_batch", micro_batch)
+    b = whole_number("micro_batch_size", micro_batch_size)
     h = whole_number("hidden", hidden)
     a = whole_number("heads", heads)
     t = whole_number("tp", tp)
@@ -254,7 +254,7 @@ class StageActivations:
         total: layers_bytes + extra_bytes.
         formula: the whole computation with the numbers filled in.
         notes: what a reader should know (uneven stages, defaults taken).
-        pp, cp, virtual_stages, schedule, micro_batches, vocab: the validated inputs (p, c, v;
+        pp, cp, virtual_stages, schedule, num_microbatches, vocab: the validated inputs (p, c, v;
             m ``None`` when not given; V ``None`` when not given).
         split: t with sequence parallelism, else 1 (the embedding's share of a rank).
         dropout: whether the embedding's dropout mask is kept.
@@ -273,7 +273,7 @@ class StageActivations:
     cp: int
     virtual_stages: int
     schedule: str
-    micro_batches: int | None
+    num_microbatches: int | None
     vocab: int | None
     split: int
     dropout: bool
@@ -282,7 +282,7 @@ class StageActivations:
 def stage_activation_bytes(
     *,
     seq: int,
-    micro_batch: int,
+    micro_batch_size: int,
     hidden: int,
     heads: int,
     layers: int,
@@ -293,7 +293,7 @@ def stage_activation_bytes(
     sequence_parallel: bool = False,
     recompute: str = "none",
     schedule: str = "1f1b",
-    micro_batches: int | None = None,
+    num_microbatches: int | None = None,
     virtual_stages: int = 1,
     activation_bytes: float = 2.0,
     shape: ModelShape | None = None,
@@ -304,7 +304,7 @@ def stage_activation_bytes(
     (1F1B: min(m, p), Korthikanti Eq. 5; GPipe: all m; no pipeline: 1 with 1F1B-style gradient
     accumulation), times 1 + (p-1)/(p·v) for interleaving, divided by CP (each CP rank keeps its
     1/cp of the sequence). Embedding and output-layer activations (§4.3) are added when ``vocab``
-    is given. ``micro_batch`` is the micro-batch size b, ``micro_batches`` the number of
+    is given. ``micro_batch_size`` is the micro-batch size b, ``num_microbatches`` the number of
     micro-batches m per step (Megatron-LM's ``num_microbatches``); ``None`` means m = p.
     ``shape`` as in :func:`layer_activation_bytes` (without dropout no embedding dropout mask is
     kept).
@@ -317,7 +317,7 @@ def stage_activation_bytes(
     """
     per_layer = layer_activation_bytes(
         seq=seq,
-        micro_batch=micro_batch,
+        micro_batch_size=micro_batch_size,
         hidden=hidden,
         heads=heads,
         tp=tp,
@@ -331,7 +331,7 @@ def stage_activation_bytes(
     c = whole_number("cp", cp)
     v = whole_number("virtual_stages", virtual_stages)
     t = whole_number("tp", tp)
-    m = None if micro_batches is None else whole_number("micro_batches", micro_batches)
+    m = None if num_microbatches is None else whole_number("num_microbatches", num_microbatches)
     one_of("schedule", schedule, SCHEDULE_CHOICES)
     if p > n_layers:
         raise InputError("pp", f"{p} stages need at least {p} layers; the model has {n_layers}")
@@ -345,7 +345,7 @@ def stage_activation_bytes(
         if p * v > n_layers:
             raise InputError("virtual_stages", f"p·v = {p * v} chunks exceed {n_layers} layers")
         if m is not None and m % p:
-            raise InputError("micro_batches", f"interleaved 1F1B needs m a multiple of p = {p}")
+            raise InputError("num_microbatches", f"interleaved 1F1B needs m a multiple of p = {p}")
         factor = 1 + (p - 1) / (p * v)
     layers_on_stage = math.ceil(n_layers / p)
     if n_layers % p:
@@ -368,11 +368,11 @@ def stage_activation_bytes(
     vocab_size: int | None = None
     if vocab is not None:
         vocab_size = whole_number("vocab", vocab)
-        sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
+        sbh = float(per_layer.seq) * per_layer.micro_batch_size * per_layer.hidden
         embedding = sbh / split * in_flight * factor / c if dropout else 0.0
         extra = embedding
         if p == 1:
-            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * vocab_size / t
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch_size * vocab_size / t
             extra += (2 * per_layer.activation_bytes * sbh / split + logits) * in_flight / c
     else:
         notes.append("vocab not given: embedding and output-layer activations left out")
@@ -407,7 +407,7 @@ def stage_activation_bytes(
         cp=c,
         virtual_stages=v,
         schedule=schedule,
-        micro_batches=m,
+        num_microbatches=m,
         vocab=vocab_size,
         split=split,
         dropout=dropout,
@@ -432,7 +432,7 @@ def per_stage_activation_bytes(stage: StageActivations, layer_counts: list[int])
     """
     p, c, v = stage.pp, stage.cp, stage.virtual_stages
     per_layer = stage.per_layer
-    m = stage.micro_batches
+    m = stage.num_microbatches
     totals = [stage.total]
     for i in range(1, p):
         if stage.schedule == "gpipe":
@@ -445,8 +445,8 @@ def per_stage_activation_bytes(stage: StageActivations, layer_counts: list[int])
         if i == p - 1 and stage.vocab is not None:
             last = float(p if m is None else m) if stage.schedule == "gpipe" else 1.0
             w, t, split = per_layer.activation_bytes, per_layer.tp, stage.split
-            sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
-            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * stage.vocab / t
+            sbh = float(per_layer.seq) * per_layer.micro_batch_size * per_layer.hidden
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch_size * stage.vocab / t
             total += (2 * w * sbh / split + logits) * last / c
         totals.append(total)
     return totals

@@ -74,6 +74,24 @@ def finite_number(
     return number
 
 
+ZERO_STAGES: Final = (0, 1, 2, 3)
+"""ZeRO stages (Rajbhandari et al. 2020 §5): 0 replicated, 1 optimizer states, 2 and gradients,
+3 and parameters (FSDP's full sharding)."""
+
+
+def zero_stage(field: str, value: object) -> int:
+    """``value`` as a ZeRO stage 0-3 (``2.0`` is stage 2; ``True``, ``2.5`` or ``"2"`` are not).
+
+    Raises:
+        InputError: anything else.
+    """
+    if type(value) is int and value in ZERO_STAGES:
+        return value
+    if type(value) is float and value in ZERO_STAGES:
+        return int(value)
+    raise InputError(field, f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {value!r}")
+
+
 def one_of(field: str, value: T, choices: Collection[T]) -> T:
     """``value`` when it is one of ``choices``.
 

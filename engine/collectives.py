@@ -84,16 +84,17 @@ ALGORITHM_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
 )
 BUS_BANDWIDTH_FACTORS: Mapping[str, str] = MappingProxyType(
     {
-        "all-reduce": "2(n-1)/n",
-        "all-gather": "(n-1)/n",
-        "reduce-scatter": "(n-1)/n",
-        "all-to-all": "(n-1)/n",
+        "all-reduce": "2(p-1)/p",
+        "all-gather": "(p-1)/p",
+        "reduce-scatter": "(p-1)/p",
+        "all-to-all": "(p-1)/p",
         "broadcast": "1",
         "reduce": "1",
         "send-recv": "1",
     }
 )
-"""NCCL-tests bus-bandwidth factors (``doc/PERFORMANCE.md``; send/recv from ``src/sendrecv.cu``)."""
+"""NCCL-tests bus-bandwidth factors (``doc/PERFORMANCE.md``; send/recv from ``src/sendrecv.cu``),
+with p ranks: NCCL-tests writes n for the ranks, here n is always bytes (the MPICH notes' size)."""
 
 SIZE_CONVENTIONS: Mapping[str, str] = MappingProxyType(
     {
@@ -332,7 +333,7 @@ def _ceil_log2(value: int) -> int:
 def bus_bandwidth_factor(op: str, ranks: int) -> float:
     """The NCCL-tests factor that turns algorithm bandwidth into bus bandwidth.
 
-    all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n; broadcast, reduce and
+    all-reduce 2(p-1)/p; reduce-scatter, all-gather, all-to-all (p-1)/p; broadcast, reduce and
     send/recv 1 (NCCL-tests ``doc/PERFORMANCE.md``, ``src/sendrecv.cu``). One rank: 0 for the
     first four (nothing crosses a link).
 
@@ -340,11 +341,11 @@ def bus_bandwidth_factor(op: str, ranks: int) -> float:
         InputError: unknown ``op`` or ``ranks`` below 1.
     """
     check_op(op)
-    n = parse_int("ranks", ranks, minimum=1)
+    p = parse_int("ranks", ranks, minimum=1)
     if op == "all-reduce":
-        return 2.0 * (n - 1) / n
+        return 2.0 * (p - 1) / p
     if op in ("all-gather", "reduce-scatter", "all-to-all"):
-        return (n - 1) / n
+        return (p - 1) / p
     return 1.0
 
 
@@ -692,11 +693,13 @@ def simulate(
     """
     check_op(op)
     p = parse_int("ranks", ranks, minimum=2, maximum=MAX_SIM_RANKS)
-    n = p if size is None else parse_int("size", size, minimum=p, maximum=MAX_SIM_ELEMENTS)
+    total_elements = (
+        p if size is None else parse_int("size", size, minimum=p, maximum=MAX_SIM_ELEMENTS)
+    )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError("seed", "must be a whole number, 0 or more")
     name = check_algorithm(op, algorithm, p, simulated=True)
-    inputs, initial = _initial_state(op, p, n, np.random.default_rng(seed))
+    inputs, initial = _initial_state(op, p, total_elements, np.random.default_rng(seed))
 
     state = [list(rank) for rank in initial]
     before = initial
@@ -726,7 +729,7 @@ def simulate(
         op=op,
         algorithm=name,
         ranks=p,
-        size=n,
+        size=total_elements,
         root=ROOT,
         inputs=inputs,
         initial=initial,

@@ -97,7 +97,7 @@ class PipelineSpec:
     Attributes:
         schedule: one of :data:`SCHEDULES`.
         stages: pipeline stages p (ranks), a whole number >= 1.
-        micro_batches: micro-batches per iteration m, a whole number >= 1; a multiple of p for
+        num_microbatches: micro-batches per iteration m, a whole number >= 1; a multiple of p for
             ``interleaved-1f1b``.
         virtual_stages: model chunks per stage v (``interleaved-1f1b`` only; 1 otherwise).
         t_forward: t_F, forward time of one micro-batch on one stage (op-time units, > 0).
@@ -113,7 +113,7 @@ class PipelineSpec:
 
     schedule: str
     stages: int
-    micro_batches: int
+    num_microbatches: int
     virtual_stages: int = 1
     t_forward: float = 1.0
     t_backward_input: float = 1.0
@@ -122,7 +122,7 @@ class PipelineSpec:
 
     def __post_init__(self) -> None:
         one_of("schedule", self.schedule, SCHEDULES)
-        for name in ("stages", "micro_batches", "virtual_stages"):
+        for name in ("stages", "num_microbatches", "virtual_stages"):
             object.__setattr__(self, name, whole_number(name, getattr(self, name)))
         for name, allow_zero in (
             ("t_forward", False),
@@ -139,14 +139,14 @@ class PipelineSpec:
                 "virtual_stages",
                 f"only interleaved-1f1b splits a stage into chunks; use 1 with {self.schedule}",
             )
-        if self.schedule == "interleaved-1f1b" and self.micro_batches % self.stages:
-            lower = self.micro_batches // self.stages * self.stages
+        if self.schedule == "interleaved-1f1b" and self.num_microbatches % self.stages:
+            lower = self.num_microbatches // self.stages * self.stages
             upper = lower + self.stages
             hint = f"try m={lower} or m={upper}" if lower else f"try m={upper}"
             raise InputError(
-                "micro_batches",
+                "num_microbatches",
                 "Interleaved 1F1B needs m to be a multiple of p "
-                f"(m={self.micro_batches}, p={self.stages}); {hint}",
+                f"(m={self.num_microbatches}, p={self.stages}); {hint}",
             )
 
     @property
@@ -157,7 +157,7 @@ class PipelineSpec:
     @property
     def ideal_time(self) -> float:
         """m(t_F + t_B + t_W): the time each stage computes, in op-time units."""
-        return self.micro_batches * (
+        return self.num_microbatches * (
             self.t_forward + self.t_backward_input + self.t_backward_weight
         )
 
@@ -243,7 +243,7 @@ class PipelineResult:
 
     Attributes:
         spec: the simulated configuration.
-        micro_batches: m.
+        num_microbatches: m.
         bubble_time: idle time per stage (iteration time − compute time), op-time units.
         bubble_over_ideal: the largest stage bubble over the ideal time m(t_F + t_B + t_W).
         bubble_fraction: the largest stage bubble over the iteration time (bubble/total).
@@ -259,7 +259,7 @@ class PipelineResult:
     """
 
     spec: PipelineSpec
-    micro_batches: int
+    num_microbatches: int
     bubble_time: tuple[float, ...]
     bubble_over_ideal: float
     bubble_fraction: float
@@ -335,7 +335,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
         A :class:`ClosedForm` giving the bubble in both conventions and whether the formula's
         assumptions hold for ``spec``. Nothing is simulated, so any size is accepted.
     """
-    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
     tf, tb, tw = spec.t_forward, spec.t_backward_input, spec.t_backward_weight
     ideal = spec.ideal_time
     no_p2p = spec.p2p_time == 0
@@ -438,7 +438,7 @@ class _StageActions:
 
 
 def _actions(spec: PipelineSpec) -> list[_StageActions]:
-    p, m = spec.stages, spec.micro_batches
+    p, m = spec.stages, spec.num_microbatches
     if spec.schedule == "gpipe":
         return [_gpipe(m) for _ in range(p)]
     if spec.schedule == "interleaved-1f1b":
@@ -515,13 +515,13 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
         A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
 
     Raises:
-        InputError: on ``micro_batches`` when p·m·v exceeds
+        InputError: on ``num_microbatches`` when p·m·v exceeds
             :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
     """
-    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
     if p * m * v > MAX_SIMULATED_CHUNK_MICROBATCHES:
         raise InputError(
-            "micro_batches",
+            "num_microbatches",
             f"p*m*v = {p * m * v} is more than this simulator runs "
             f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
         )
@@ -549,7 +549,7 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
     )
     return PipelineResult(
         spec=spec,
-        micro_batches=m,
+        num_microbatches=m,
         bubble_time=bubbles,
         bubble_over_ideal=bubble_over_ideal(worst, ideal),
         bubble_fraction=bubble_fraction(worst, ideal),
@@ -589,7 +589,7 @@ def _run(
     for an op not yet run is parked on that op and resumed when it ends, so every op is handled
     once: the cost is linear in the number of ops.
     """
-    p, m = spec.stages, spec.micro_batches
+    p, m = spec.stages, spec.num_microbatches
     n_virtual = p * spec.virtual_stages
     # Neighbouring virtual stages always sit on different stages when p > 1.
     hop = spec.p2p_time if p > 1 else 0.0
@@ -649,7 +649,7 @@ def validate_schedule(result: PipelineResult) -> list[str]:
     stage's B (both plus the p2p time when they come from another stage), W after its own B.
     """
     spec = result.spec
-    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
     hop = spec.p2p_time if p > 1 else 0.0
     d_forward, d_backward, d_weight = _durations(spec)
     kinds = ("F", "B", "W") if spec.split_backward else ("F", "BW")
@@ -782,7 +782,7 @@ def _rounded(spec: PipelineSpec, unit: float) -> PipelineSpec:
     return PipelineSpec(
         schedule=spec.schedule,
         stages=spec.stages,
-        micro_batches=spec.micro_batches,
+        num_microbatches=spec.num_microbatches,
         virtual_stages=v,
         t_forward=op(times["F"]) * v,
         t_backward_input=op(times["B"]) * v,
@@ -800,7 +800,7 @@ def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
     with the rounded times.
 
     Raises:
-        InputError: on ``micro_batches`` when no drawing within :data:`MAX_TIMELINE_COLUMNS`
+        InputError: on ``num_microbatches`` when no drawing within :data:`MAX_TIMELINE_COLUMNS`
             steps keeps the op times within that tolerance.
     """
     spec = result.spec
@@ -811,9 +811,9 @@ def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
         return unit, result, False
     # The shortest compute op (the p2p time is a gap between ops, and may round to 0).
     shortest = min(value for key, value in op_times.items() if key != "p2p" and value > 0)
-    ops_per_stage = (3 if spec.split_backward else 2) * spec.micro_batches * spec.virtual_stages
+    ops_per_stage = (3 if spec.split_backward else 2) * spec.num_microbatches * spec.virtual_stages
     refused = InputError(
-        "micro_batches",
+        "num_microbatches",
         f"the timeline is not drawn: {ops_per_stage} ops per stage, with these op times, need "
         f"more than {MAX_TIMELINE_COLUMNS} columns; lower m (or v), or use rounder op times",
     )
@@ -861,7 +861,7 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
     times = _op_times(drawn.spec)
     kinds = ("F", "B", "W") if spec.split_backward else ("F", "B")
     widths = {kind: round(times[kind] / unit) * per_unit for kind in kinds}
-    digits = min(width for width in widths.values() if width) > len(str(spec.micro_batches - 1))
+    digits = min(width for width in widths.values() if width) > len(str(spec.num_microbatches - 1))
     rows = []
     for r, ops in enumerate(drawn.timeline):
         cells = ["."] * (steps * per_unit)
@@ -874,7 +874,7 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
             fill = [letter.lower()] * (widths[letter] - 1 - len(number))
             cells[first : first + widths[letter]] = [letter, *number, *fill]
         rows.append(f"stage {r}".ljust(label_width) + "".join(cells))
-    shape = f"p={p} m={spec.micro_batches}" + (
+    shape = f"p={p} m={spec.num_microbatches}" + (
         f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else ""
     )
     columns_word = "column" if per_unit == 1 else "columns"

@@ -47,7 +47,8 @@ class ScalingPoint:
         world_size: GPUs n.
         tokens_per_s: throughput (``None`` when skipped).
         efficiency: throughput / (n × one-GPU throughput) (``None`` when skipped).
-        t_step_s, t_comm_unhidden_s: from the step (``None`` when skipped).
+        t_step_s, t_comm_exposed_s: from the step (``None`` when skipped; the JSON also gives
+            the second as ``t_comm_unhidden_s``, its older name).
         skipped: why this size cannot run the strategy ("" when it ran).
     """
 
@@ -55,7 +56,7 @@ class ScalingPoint:
     tokens_per_s: float | None
     efficiency: float | None
     t_step_s: float | None
-    t_comm_unhidden_s: float | None
+    t_comm_exposed_s: float | None
     skipped: str = ""
 
 
@@ -90,7 +91,8 @@ class ScalingSeries:
                     "tokens_per_s": p.tokens_per_s,
                     "efficiency": p.efficiency,
                     "t_step_s": p.t_step_s,
-                    "t_comm_unhidden_s": p.t_comm_unhidden_s,
+                    "t_comm_unhidden_s": p.t_comm_exposed_s,
+                    "t_comm_exposed_s": p.t_comm_exposed_s,
                     "skipped": p.skipped,
                 }
                 for p in self.points
@@ -107,14 +109,14 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
     if strategy not in SCALING_STRATEGIES:
         known = ", ".join(SCALING_STRATEGIES)
         raise InputError("strategy", f"unknown strategy {strategy!r}; use one of {known}")
-    axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0}
+    axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 0}
     # Interleaving needs pipeline stages: the other strategies run without it.
     virtual = base.virtual_stages if strategy == "pp" else 1
     if strategy == "dp":
         axes["dp"] = world
     elif strategy.startswith("zero"):
         axes["dp"] = world
-        axes["zero"] = int(strategy[-1])
+        axes["zero_stage"] = int(strategy[-1])
     elif strategy == "ep":
         axes["dp"] = world
         axes["ep"] = world
@@ -128,7 +130,7 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
         pp=axes["pp"],
         cp=axes["cp"],
         ep=axes["ep"],
-        zero=axes["zero"],
+        zero_stage=axes["zero_stage"],
         virtual_stages=virtual,
     )
 
@@ -150,7 +152,7 @@ def scaling_series(
     """Throughput and efficiency of ``strategy`` at each world size (module docstring).
 
     ``base`` gives the model, device, interconnect and the one-GPU batch (``global_batch``,
-    default ``micro_batch``); its parallel axes are replaced. A size the strategy cannot run
+    default ``micro_batch_size``); its parallel axes are replaced. A size the strategy cannot run
     (TP not dividing heads, a batch not divisible, ...) is a point with ``skipped`` set.
 
     Raises:
@@ -158,7 +160,7 @@ def scaling_series(
     """
     one_of("mode", mode, MODES)
     one = strategy_spec(base, "dp", 1)
-    batch = one.global_batch if one.global_batch is not None else one.micro_batch
+    batch = one.global_batch if one.global_batch is not None else one.micro_batch_size
     baseline = step_time(replace(one, global_batch=batch))
     points: list[ScalingPoint] = []
     for n in sizes:
@@ -173,7 +175,7 @@ def scaling_series(
         efficiency = result.tokens_per_s / (n * baseline.tokens_per_s)
         points.append(
             ScalingPoint(
-                n, result.tokens_per_s, efficiency, result.t_step_s, result.t_comm_unhidden_s
+                n, result.tokens_per_s, efficiency, result.t_step_s, result.t_comm_exposed_s
             )
         )
     return ScalingSeries(
@@ -374,14 +376,14 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
         )
     else:
         model = f"model: N = {format_count(spec.params or 0)} params"
-    batch = spec.global_batch if spec.global_batch is not None else spec.micro_batch
+    batch = spec.global_batch if spec.global_batch is not None else spec.micro_batch_size
     tokens = batch * spec.seq
     link = spec.interconnect
     return (
         model,
         f"batch: {batch} x sequence {spec.seq} = {tokens:,} tokens per step, micro-batch "
-        f"{spec.micro_batch}",
-        f"device: {spec.peak_flops / 1e12:g} TFLOP/s peak at {spec.utilization:.0%}, "
+        f"{spec.micro_batch_size}",
+        f"device: {spec.peak_flops / 1e12:g} TFLOP/s peak at {spec.compute_utilization:.0%}, "
         f"{spec.gpus_per_node} GPUs per node",
         f"link: {link.label}, latency {link.latency * 1e6:g} us",
     )
@@ -498,7 +500,7 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         ),
         cases=(
             Case("DP 16", replace(_13B, dp=16, interconnect=_SLOW), 80e9),
-            Case("ZeRO-3 16", replace(_13B, dp=16, zero=3, interconnect=_SLOW), 80e9),
+            Case("ZeRO-3 16", replace(_13B, dp=16, zero_stage=3, interconnect=_SLOW), 80e9),
             Case("TP 8 x PP 2", replace(_13B, tp=8, pp=2, interconnect=_SLOW), 80e9),
         ),
     ),
@@ -575,12 +577,12 @@ def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
                     heads=spec.heads,
                     vocab=spec.vocab,
                     seq=spec.seq,
-                    micro_batch=spec.micro_batch,
+                    micro_batch_size=spec.micro_batch_size,
                     dp=spec.dp,
                     tp=spec.tp,
                     pp=spec.pp,
-                    zero=spec.zero,
-                    micro_batches=step.micro_batches,
+                    zero_stage=spec.zero_stage,
+                    num_microbatches=step.num_microbatches,
                     gpu_memory=case.gpu_memory,
                 )
             )

@@ -242,3 +242,12 @@ def test_entry_point_subprocess() -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "--zero" in bad.stderr
+
+
+def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    arch = ["--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32"]
+    old = calc_json(capsys, "ledger", *arch, "--seq", "2048", "--micro-batch", "2", "--zero", "3")
+    new = calc_json(
+        capsys, "ledger", *arch, "--seq", "2048", "--micro-batch-size", "2", "--zero-stage", "3"
+    )
+    assert old == new and old["per_rank_bytes"]["activations"] > 0

@@ -94,7 +94,7 @@ def test_pipeline_simulate(
         spec = pipeline.PipelineSpec(
             schedule=schedule,
             stages=stages,
-            micro_batches=micro_batches,
+            num_microbatches=micro_batches,
             virtual_stages=virtual_stages,
             t_forward=times[0],
             t_backward_input=times[1],

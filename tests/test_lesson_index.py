@@ -120,7 +120,8 @@ def test_a_bad_index_is_ignored_and_rewritten(tmp_path: Path, text: str) -> None
     index = tmp_path / "index.json"
     index.write_text(text, encoding="utf-8")
     assert listing(content, index) == listing(content, None)
-    assert json.loads(index.read_text(encoding="utf-8"))["version"] == engine.lesson.index.INDEX_VERSION
+    stored = json.loads(index.read_text(encoding="utf-8"))
+    assert stored["version"] == engine.lesson.index.INDEX_VERSION
 
 
 def test_a_tampered_entry_is_read_again(tmp_path: Path) -> None:

@@ -59,10 +59,10 @@ def drill_item(template: str) -> QuizItem:
 def engine_value(template: str, params: dict[str, object]) -> float:
     """The engine's own answer, called here directly (not through engine.quiz)."""
     if template == "zero-memory":
-        spec = LedgerSpec(params=params["params"], dp=params["dp"], zero=params["zero"])  # type: ignore[arg-type]
+        spec = LedgerSpec(params=params["params"], dp=params["dp"], zero_stage=params["zero"])  # type: ignore[arg-type]
         return compute_ledger(spec).model_states_bytes
     if template == "preset-memory":
-        spec = LedgerSpec(model=params["model"], dp=params["dp"], zero=params["zero"])  # type: ignore[arg-type]
+        spec = LedgerSpec(model=params["model"], dp=params["dp"], zero_stage=params["zero"])  # type: ignore[arg-type]
         return compute_ledger(spec).model_states_bytes
     if template.startswith("bubble"):
         spec_p = PipelineSpec(

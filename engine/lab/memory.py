@@ -56,7 +56,7 @@ class MemorySpec:
     hidden: int = 64
     heads: int = 4
     seq: int = 64
-    micro_batch: int = 2
+    micro_batch_size: int = 2
     vocab: int = 128
     dtype: str = "fp32"
     device: str = "cpu"
@@ -141,7 +141,7 @@ class MemoryResult:
                 "hidden": spec.hidden,
                 "heads": spec.heads,
                 "seq": spec.seq,
-                "micro_batch": spec.micro_batch,
+                "micro_batch": spec.micro_batch_size,
                 "vocab": spec.vocab,
                 "dtype": spec.dtype,
                 "device": spec.device,
@@ -189,7 +189,7 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
             ``hidden``; ``dtype`` not fp32/bf16; ``device`` not cpu/cuda; a model or batch too
             large for a lab run (over 2e8 elements in one tensor).
     """
-    for name in ("layers", "hidden", "heads", "seq", "micro_batch", "vocab"):
+    for name in ("layers", "hidden", "heads", "seq", "micro_batch_size", "vocab"):
         whole_number(name, getattr(spec, name))
     if isinstance(spec.seed, bool) or not isinstance(spec.seed, int) or spec.seed < 0:
         raise InputError("seed", "must be a whole number, 0 or more")
@@ -198,8 +198,8 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
     one_of("dtype", spec.dtype, DTYPES)
     one_of("device", spec.device, DEVICES)
     largest = max(
-        spec.heads * spec.seq * spec.seq * spec.micro_batch,
-        spec.seq * spec.micro_batch * spec.vocab,
+        spec.heads * spec.seq * spec.seq * spec.micro_batch_size,
+        spec.seq * spec.micro_batch_size * spec.vocab,
         4 * spec.hidden * spec.hidden,
         spec.vocab * spec.hidden,
     )
@@ -216,7 +216,7 @@ def ledger_spec_for(spec: MemorySpec) -> tuple[LedgerSpec, str]:
         "heads": spec.heads,
         "vocab": spec.vocab,
         "seq": spec.seq,
-        "micro_batch": spec.micro_batch,
+        "micro_batch_size": spec.micro_batch_size,
         "optimizer": "adamw",
         "master_weights": False,
     }
@@ -261,8 +261,8 @@ _LAYER_NORM_NOTE = (
 
 
 def _formula_bytes(region: str, spec: MemorySpec, w: float) -> float:
-    sbh = float(spec.seq) * spec.micro_batch * spec.hidden
-    scores = float(spec.heads) * spec.seq * spec.seq * spec.micro_batch
+    sbh = float(spec.seq) * spec.micro_batch_size * spec.hidden
+    scores = float(spec.heads) * spec.seq * spec.seq * spec.micro_batch_size
     if region in _MASKS:
         per_sbh, per_score = _MASKS[region]
         return per_sbh * sbh + per_score * scores
@@ -420,7 +420,9 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
         torch.cuda.reset_peak_memory_stats()
     params = _build(torch, spec, dtype, spec.device)
     generator = torch.Generator().manual_seed(spec.seed + 1)
-    tokens = torch.randint(0, spec.vocab, (spec.micro_batch, spec.seq + 1), generator=generator)
+    tokens = torch.randint(
+        0, spec.vocab, (spec.micro_batch_size, spec.seq + 1), generator=generator
+    )
     tokens = tokens.to(spec.device)
     inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
     optimizer = torch.optim.AdamW(list(params.values()), lr=1e-3)
@@ -491,8 +493,8 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
 
 def _activation_terms(spec: MemorySpec, rec: _Recorder, w: float) -> tuple[ActivationTerm, ...]:
     """One line per region (per-layer regions summed over the layers), in forward order."""
-    sbh = float(spec.seq) * spec.micro_batch * spec.hidden
-    sbv = float(spec.seq) * spec.micro_batch * spec.vocab
+    sbh = float(spec.seq) * spec.micro_batch_size * spec.hidden
+    sbv = float(spec.seq) * spec.micro_batch_size * spec.vocab
     layers = spec.layers
     terms = [
         ActivationTerm(

@@ -47,12 +47,15 @@ tables), :mod:`~engine.ledger.validate`, :mod:`~engine.ledger.form` (text to spe
 :mod:`~engine.ledger.compute` (:func:`compute_ledger`).
 """
 
+from engine.checks import ZERO_STAGES
 from engine.ledger.compute import compare_conventions, compute_ledger, exercise1_columns
 from engine.ledger.form import (
+    INPUT_NAMES,
     MIN_DEVICE_MEMORY_BYTES,
     OPTIONAL_COUNT_FIELDS,
     OPTIONAL_ZERO_FIELDS,
     SIZE_FIELDS,
+    SPEC_FIELDS,
     numeric_fields_from_text,
     parse_device_memory,
     parse_lora_targets,
@@ -76,7 +79,6 @@ from engine.ledger.model import (
     OPTIMIZER_STATE_BYTES,
     PRECISION_PRESETS,
     TERM_KEYS,
-    ZERO_STAGES,
     Convention,
     Dtype,
     LedgerResult,
@@ -96,6 +98,7 @@ __all__ = [
     "DTYPE_BYTES",
     "DTYPE_CHOICES",
     "FINETUNE_CHOICES",
+    "INPUT_NAMES",
     "LORA_TARGETS",
     "MIN_DEVICE_MEMORY_BYTES",
     "MODEL_STATE_KEYS",
@@ -108,6 +111,7 @@ __all__ = [
     "OPTIONAL_ZERO_FIELDS",
     "PRECISION_PRESETS",
     "SIZE_FIELDS",
+    "SPEC_FIELDS",
     "TERM_KEYS",
     "ZERO_STAGES",
     "Convention",

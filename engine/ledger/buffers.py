@@ -26,7 +26,7 @@ def comm_buffers(spec: LedgerSpec, shard: Sharding, stage: StageParams, notes: l
     """Communication buffers on the rank; :func:`buffer_term` formats the text."""
     if shard.n_d == 1:
         return Buffer(0.0, "single")
-    if spec.zero < 3:
+    if spec.zero_stage < 3:
         return Buffer(spec.bucket_bytes, "ddp")
     if spec.convention == "deepspeed":
         return Buffer(0.0, "deepspeed")

@@ -213,7 +213,7 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageActivations
         raise InputError(missing, "activations need layers, hidden and heads with seq")
     return stage_activation_bytes(
         seq=spec.seq,
-        micro_batch=spec.micro_batch,
+        micro_batch_size=spec.micro_batch_size,
         hidden=spec.hidden,
         heads=spec.heads,
         layers=spec.layers,
@@ -224,7 +224,7 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageActivations
         sequence_parallel=spec.sequence_parallel,
         recompute=spec.recompute,
         schedule=spec.schedule,
-        micro_batches=spec.micro_batches,
+        num_microbatches=spec.num_microbatches,
         virtual_stages=spec.virtual_stages,
         activation_bytes=DTYPE_BYTES[spec.dtype],
         shape=shape,

@@ -1,15 +1,30 @@
 """The ledger's numeric inputs as typed (command-line flags, the Ledger pane's form): text to
 :class:`~engine.ledger.model.LedgerSpec` fields.
+
+The inputs keep the names they were typed under: the flags (``--micro-batch``, ``--zero``) and the
+Ledger form's keys, which progress files store. Three of them name spec fields differently
+(:data:`SPEC_FIELDS`): the spec uses Megatron-LM's terms, ``micro_batch_size`` and
+``num_microbatches``, and says ``zero_stage``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InputError
 from engine.ledger.model import DEFAULT_LORA_TARGETS
 from engine.ledger.validate import checked_targets
 from engine.units import parse_bytes, parse_count, parse_int
+
+SPEC_FIELDS: Mapping[str, str] = MappingProxyType(
+    {"micro_batch": "micro_batch_size", "micro_batches": "num_microbatches", "zero": "zero_stage"}
+)
+"""Input name -> :class:`~engine.ledger.model.LedgerSpec` field, where the two differ."""
+INPUT_NAMES: Mapping[str, str] = MappingProxyType({v: k for k, v in SPEC_FIELDS.items()})
+"""Spec field -> the input that sets it, where the two differ (an error on ``zero_stage`` is
+shown on the ``zero`` input)."""
 
 # LedgerSpec's numeric fields as typed (CLI flags, the Ledger pane's form): how each is parsed.
 # Optional ones may be empty or None (not given); the others always carry a value.
@@ -40,7 +55,8 @@ OPTIONAL_ZERO_FIELDS = ("shared_experts",)
 
 
 def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
-    """Parse the numeric :class:`LedgerSpec` fields present in ``texts`` (field -> text).
+    """Parse the numeric inputs present in ``texts`` (input name -> text) into
+    :class:`LedgerSpec` fields (renamed by :data:`SPEC_FIELDS`).
 
     ``params`` and ``largest_layer_params`` are counts (``7.5B``), ``gpu_memory`` a size
     (``80GB``), ``zero`` a whole number 0-3, ``shared_experts`` a whole number from 0, the others
@@ -49,7 +65,7 @@ def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
     are omitted (not given).
 
     Raises:
-        InputError: naming the spec field whose text does not parse.
+        InputError: naming the input whose text does not parse.
     """
     values: dict[str, Any] = {}
     for name, text in texts.items():
@@ -61,14 +77,15 @@ def numeric_fields_from_text(texts: dict[str, str | None]) -> dict[str, Any]:
         if optional and (text is None or not text.strip()):
             continue
         assert text is not None
+        field = SPEC_FIELDS.get(name, name)
         if name in _OPTIONAL_UNIT_FIELDS:
-            values[name] = _OPTIONAL_UNIT_FIELDS[name](name, text)
+            values[field] = _OPTIONAL_UNIT_FIELDS[name](name, text)
         elif name == "zero":
-            values[name] = parse_int(name, text, minimum=0, maximum=3)
+            values[field] = parse_int(name, text, minimum=0, maximum=3)
         elif name in OPTIONAL_ZERO_FIELDS:
-            values[name] = parse_int(name, text, minimum=0)
+            values[field] = parse_int(name, text, minimum=0)
         elif name in OPTIONAL_COUNT_FIELDS or name in SIZE_FIELDS:
-            values[name] = parse_int(name, text)
+            values[field] = parse_int(name, text)
     return values
 
 

@@ -42,6 +42,6 @@ def host_per_node(
 def deepspeed_host_case(spec: LedgerSpec) -> str | None:
     """Which of DeepSpeed's host estimates applies (``zero2-optimizer``, ``zero3-none``, ...), or
     ``None`` outside the deepspeed convention's ZeRO-2/3 full fine-tuning."""
-    if spec.convention != "deepspeed" or spec.zero < 2 or spec.finetune != "full":
+    if spec.convention != "deepspeed" or spec.zero_stage < 2 or spec.finetune != "full":
         return None
-    return f"zero{min(spec.zero, 3)}-{spec.offload}"
+    return f"zero{min(spec.zero_stage, 3)}-{spec.offload}"

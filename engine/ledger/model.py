@@ -39,9 +39,6 @@ LORA_TARGETS: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 
 
-ZERO_STAGES = (0, 1, 2, 3)
-
-
 TERM_KEYS = ("params", "grads", "master_weights", "optimizer_states", "activations", "buffers")
 
 
@@ -126,7 +123,7 @@ class LedgerSpec:
     ffn_hidden: int | None = None
     vocab: int | None = None
     seq: int | None = None
-    micro_batch: int = 1
+    micro_batch_size: int = 1
     dtype: str = "bf16"
     optimizer: str = "adamw"
     master_weights: bool = True
@@ -138,11 +135,11 @@ class LedgerSpec:
     ep: int = 1
     experts: int | None = None
     expert_param_share: float | None = None
-    zero: int = 0
+    zero_stage: int = 0
     recompute: str = "none"
     sequence_parallel: bool = False
     schedule: str = "1f1b"
-    micro_batches: int | None = None
+    num_microbatches: int | None = None
     virtual_stages: int = 1
     convention: str = "zero-paper"
     largest_layer_params: float | None = None

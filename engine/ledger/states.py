@@ -87,11 +87,11 @@ def model_state_bytes(
     """(device bytes per term, host bytes per term) of one rank's model states."""
     per_rank: dict[str, float] = dict.fromkeys(TERM_KEYS, 0.0)
     host: dict[str, float] = {}
-    zero, n_d, n_de, offload = spec.zero, shard.n_d, shard.n_de, spec.offload
+    zero_stage, n_d, n_de, offload = spec.zero_stage, shard.n_d, shard.n_de, spec.offload
     for group in groups:
         dense, expert = group.dense, group.expert
         for part in group.parts:
-            sharded = zero >= part.stage
+            sharded = zero_stage >= part.stage
             value = part.bytes_per_param * (
                 dense / (n_d if sharded else 1) + expert / (n_de if sharded else 1)
             )
@@ -293,7 +293,7 @@ def state_layout(spec: LedgerSpec) -> list[Part]:
     elif low:
         # DeepSpeed ZeRO-3 reduces straight into the fp32 gradient shard: its estimator counts
         # no 16-bit gradient shard (18 B, not 20); the gathered largest layer is added apart.
-        if spec.zero < 3:
+        if spec.zero_stage < 3:
             parts.append(Part("grads", f"{dtype} grads", w, 2))
         parts.append(Part("grads", "fp32 grads", 4.0, 1))
     else:
@@ -312,7 +312,7 @@ def deepspeed_largest_layer(
     """DeepSpeed ZeRO-3's 4·largest_layer_params: the largest layer's 16-bit params and grads
     gathered whole (2 + 2 bytes for 16-bit training; frozen weights gather no gradient);
     ``None`` when the convention and stage do not count it."""
-    if spec.convention != "deepspeed" or spec.zero != 3:
+    if spec.convention != "deepspeed" or spec.zero_stage != 3:
         return None
     w = DTYPE_BYTES[spec.dtype]
     if spec.largest_layer_params is not None:

@@ -50,7 +50,7 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
     formulas: dict[str, list[str]] = {key: [] for key in MODEL_STATE_KEYS}
     for group in draft.groups:
         for part in group.parts:
-            sharded = spec.zero >= part.stage
+            sharded = spec.zero_stage >= part.stage
             divisor = f" / N_d {shard.n_d}" if sharded and shard.n_d > 1 else ""
             if sharded and group.expert and shard.n_de != shard.n_d:
                 divisor += f" (experts / {shard.n_de})"
@@ -197,9 +197,9 @@ _STAGE_NAMES = ("ZeRO-0 (replicated)", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
 def zero_stage_name(spec: LedgerSpec) -> str:
     """The ZeRO stage as the formulas name it (Megatron-LM calls stage 1 its distributed
     optimizer)."""
-    if spec.convention == "megatron" and spec.zero == 1:
+    if spec.convention == "megatron" and spec.zero_stage == 1:
         return "distributed optimizer"
-    return _STAGE_NAMES[spec.zero]
+    return _STAGE_NAMES[spec.zero_stage]
 
 
 def term_source(spec: LedgerSpec, key: str, source: str) -> str:
@@ -221,7 +221,7 @@ def term_source(spec: LedgerSpec, key: str, source: str) -> str:
         source = f"{source}; {sources.PURE_BF16_STATES}"
     if key == "optimizer_states" and spec.optimizer not in ("adam", "adamw"):
         return f"{source}; {OPTIMIZER_SOURCES[spec.optimizer]}"
-    if spec.convention == "megatron" and spec.zero >= 2:
+    if spec.convention == "megatron" and spec.zero_stage >= 2:
         return f"{source}; stages 2-3 beyond its estimator, as {sources.FSDP_UNITS}"
     return source
 

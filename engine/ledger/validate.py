@@ -13,7 +13,7 @@ from engine.activations import (
     RECOMPUTE_CHOICES,
     SCHEDULE_CHOICES,
 )
-from engine.checks import MAX_COUNT, finite_number, flag, one_of, whole_number
+from engine.checks import MAX_COUNT, finite_number, flag, one_of, whole_number, zero_stage
 from engine.errors import InputError
 from engine.ledger.model import (
     CONVENTIONS,
@@ -23,7 +23,6 @@ from engine.ledger.model import (
     LORA_TARGETS,
     OFFLOAD_CHOICES,
     OPTIMIZER_CHOICES,
-    ZERO_STAGES,
     LedgerSpec,
 )
 from engine.model_presets import get_preset, resolve_shape_key
@@ -55,12 +54,12 @@ def checked_targets(names: object) -> tuple[str, ...]:
 
 # (field, minimum, may be None) of every whole-number field of LedgerSpec outside the shape.
 _COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
-    *((name, 1, False) for name in ("micro_batch", "dp", "tp", "pp", "cp", "ep")),
+    *((name, 1, False) for name in ("micro_batch_size", "dp", "tp", "pp", "cp", "ep")),
     ("virtual_stages", 1, False),
     ("prefetch", 0, False),
     ("lora_rank", 1, False),
     ("seq", 1, True),
-    ("micro_batches", 1, True),
+    ("num_microbatches", 1, True),
     ("gpus_per_node", 1, True),
     ("nodes", 1, True),
 )
@@ -106,13 +105,9 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     ):
         for name, allowed in _CHOICE_FIELDS:
             one_of(name, getattr(spec, name), allowed)
-    if type(spec.zero) is not int or spec.zero not in ZERO_STAGES:
-        # 2.0 is stage 2; True, 2.5 or "2" are not stages.
-        if not (type(spec.zero) is float and spec.zero in ZERO_STAGES):
-            raise InputError(
-                "zero", f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {spec.zero!r}"
-            )
-        spec = replace(spec, zero=int(spec.zero))
+    if type(spec.zero_stage) is not int:
+        spec = replace(spec, zero_stage=zero_stage("zero_stage", spec.zero_stage))
+    zero_stage("zero_stage", spec.zero_stage)
     for name in _FLAG_FIELDS:
         flag(name, getattr(spec, name))
     if spec.model is not None and not isinstance(spec.model, str):
@@ -160,9 +155,9 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
         longest = get_preset(spec.model).max_seq
         if longest is not None and spec.seq > longest:
             raise InputError("seq", f"{spec.model} takes at most {longest} tokens per sequence")
-    if spec.offload == "optimizer" and spec.zero < 1:
+    if spec.offload == "optimizer" and spec.zero_stage < 1:
         raise InputError("offload", "offloading the optimizer needs ZeRO stage 1, 2 or 3")
-    if spec.offload == "optimizer+params" and spec.zero != 3:
+    if spec.offload == "optimizer+params" and spec.zero_stage != 3:
         raise InputError("offload", "offloading the parameters needs ZeRO-3 (ZeRO-Infinity)")
     if spec.finetune != "full":
         if spec.layers is None or spec.hidden is None:

@@ -143,7 +143,7 @@ class ZeroMemoryDrill(Drill):
 
     def _ledger(self, params: Params) -> LedgerResult:
         spec = LedgerSpec(
-            params=float(params["params"]), dp=int(params["dp"]), zero=int(params["zero"])
+            params=float(params["params"]), dp=int(params["dp"]), zero_stage=int(params["zero"])
         )
         return compute_ledger(spec)
 
@@ -168,7 +168,7 @@ def _closed_form(params: Params) -> ClosedForm:
         PipelineSpec(
             schedule=str(params["schedule"]),
             stages=int(params["p"]),
-            micro_batches=int(params["m"]),
+            num_microbatches=int(params["m"]),
             virtual_stages=int(params["v"]),
         )
     )
@@ -346,7 +346,7 @@ class PresetMemoryDrill(Drill):
 
     def _ledger(self, params: Params) -> LedgerResult:
         spec = LedgerSpec(
-            model=str(params["model"]), dp=int(params["dp"]), zero=int(params["zero"])
+            model=str(params["model"]), dp=int(params["dp"]), zero_stage=int(params["zero"])
         )
         return compute_ledger(spec)
 

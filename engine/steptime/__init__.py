@@ -1,5 +1,7 @@
 """Step time of one training configuration: T_step = T_compute + T_comm_exposed + T_input +
-T_sync_wait (lesson S15, 机制与推导), each term with its formula and source (seconds).
+T_sync_wait (lesson S15, 机制与推导, writes T_comm_unhidden: the communication time not overlapped
+with compute, called exposed here and on screen), each term with its formula and source
+(seconds).
 
 The package, one part of the step a module: :mod:`~engine.steptime.spec` (the configuration, its
 checks, the result), :mod:`~engine.steptime.flops` (FLOPs per step and the time to train),
@@ -24,11 +26,12 @@ Compute. Hardware FLOPs per step follow one of two conventions, named in every r
 - ``6N`` (only the parameter count is given): 6·N FLOPs per token (Kaplan et al. 2020,
   arXiv:2001.08361 §2.1), 8·N with full recomputation (Narayanan et al. 2021 §5.1, Eq. 4).
 
-The device runs those FLOPs at X = peak × utilization (or ``achieved_flops`` given directly),
-so the ideal compute is H / (world × X); the pipeline bubble comes from
-:func:`engine.pipeline.simulate` and is part of T_compute (idle time inside the compute
-timeline). ``mfu`` in the result is the step's model FLOPs utilization, model FLOPs /
-(T_step × world × peak), after every loss.
+The device runs those FLOPs at X = peak × compute utilization (``compute_utilization``, the
+share of peak the kernels reach while they compute; or ``achieved_flops`` given directly), so the
+ideal compute is H / (world × X); the pipeline bubble comes from :func:`engine.pipeline.simulate`
+and is part of T_compute (idle time inside the compute timeline). ``mfu`` in the result is the
+step's model FLOPs utilization, model FLOPs / (T_step × world × peak), after every loss: it is
+below the compute utilization by the bubble, the exposed communication and the waits.
 
 Communication. Volumes per step follow Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) §7 (DP and
 ZeRO-1/2 2Ψ, ZeRO-3 3Ψ) and Narayanan et al. 2021 §3.2 (PP b·s·h per micro-batch, TP
@@ -75,8 +78,8 @@ from engine.steptime.interconnects import (
 )
 from engine.steptime.spec import (
     DEFAULT_BUCKET_BYTES,
+    DEFAULT_COMPUTE_UTILIZATION,
     DEFAULT_PEAK_FLOPS,
-    DEFAULT_UTILIZATION,
     CommTerm,
     MoeWait,
     StepResult,
@@ -89,8 +92,8 @@ from engine.steptime.step import step_time
 
 __all__ = [
     "DEFAULT_BUCKET_BYTES",
+    "DEFAULT_COMPUTE_UTILIZATION",
     "DEFAULT_PEAK_FLOPS",
-    "DEFAULT_UTILIZATION",
     "FLOPS_CONVENTIONS",
     "INTERCONNECTS",
     "RECOMPUTE_CHOICES",

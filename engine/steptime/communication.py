@@ -30,7 +30,7 @@ def step_communication(
     spec: StepSpec,
     params: float,
     size: ModelSize | None,
-    micro_batches: int,
+    num_microbatches: int,
     compute: ComputeTime,
     world: int,
 ) -> list[CommTerm]:
@@ -40,13 +40,13 @@ def step_communication(
         InputError: TP or CP without the architecture (``layers``), PP without ``hidden``.
     """
     comm = _data_parallel(
-        spec, params, size, micro_batches, compute.t_forward_s, compute.t_backward_s
+        spec, params, size, num_microbatches, compute.t_forward_s, compute.t_backward_s
     )
-    comm += _tensor_parallel(spec, micro_batches)
-    comm += _context_parallel(spec, micro_batches, compute.flops, world, compute.achieved_flops)
-    comm += _expert_parallel(spec, micro_batches)
+    comm += _tensor_parallel(spec, num_microbatches)
+    comm += _context_parallel(spec, num_microbatches, compute.flops, world, compute.achieved_flops)
+    comm += _expert_parallel(spec, num_microbatches)
     if compute.pipeline is not None:
-        comm.append(_pipeline_p2p(spec, micro_batches, compute.pipeline, compute.t_compute_s))
+        comm.append(_pipeline_p2p(spec, num_microbatches, compute.pipeline, compute.t_compute_s))
     return comm
 
 
@@ -96,24 +96,24 @@ def _data_parallel(
     t_bw: float,
 ) -> list[CommTerm]:
     assert spec.dp is not None
-    n = spec.dp * spec.cp
-    if n < 2:
+    ranks = spec.dp * spec.cp
+    if ranks < 2:
         return []
     psi = _shard_params(spec, params, size)
     s_bytes = psi * spec.comm_bytes
     span = spec.tp * spec.cp * spec.dp
     backward = 2 * t_bw
     w = spec.comm_bytes
-    if spec.zero == 0:
-        time_s, link = _cost(spec, "all-reduce", n, s_bytes, span)
+    if spec.zero_stage == 0:
+        time_s, link = _cost(spec, "all-reduce", ranks, s_bytes, span)
         bucket = min(spec.bucket_bytes, s_bytes)
-        t_bucket, _ = _cost(spec, "all-reduce", n, bucket, span)
+        t_bucket, _ = _cost(spec, "all-reduce", ranks, bucket, span)
         exposed = max(t_bucket, time_s - backward)
         return [
             _term(
                 "DP gradients",
                 "all-reduce",
-                n,
+                ranks,
                 link,
                 s_bytes,
                 1,
@@ -124,16 +124,16 @@ def _data_parallel(
                 f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
             )
         ]
-    if spec.zero in (1, 2):
-        t_rs, link = _cost(spec, "reduce-scatter", n, s_bytes, span)
+    if spec.zero_stage in (1, 2):
+        t_rs, link = _cost(spec, "reduce-scatter", ranks, s_bytes, span)
         bucket = min(spec.bucket_bytes, s_bytes)
-        t_bucket, _ = _cost(spec, "reduce-scatter", n, bucket, span)
-        t_ag, _ = _cost(spec, "all-gather", n, s_bytes, span)
+        t_bucket, _ = _cost(spec, "reduce-scatter", ranks, bucket, span)
+        t_ag, _ = _cost(spec, "all-gather", ranks, s_bytes, span)
         return [
             _term(
                 "ZeRO gradients",
                 "reduce-scatter",
-                n,
+                ranks,
                 link,
                 s_bytes,
                 1,
@@ -145,7 +145,7 @@ def _data_parallel(
             _term(
                 "ZeRO parameters",
                 "all-gather",
-                n,
+                ranks,
                 link,
                 s_bytes,
                 1,
@@ -157,9 +157,9 @@ def _data_parallel(
         ]
     layers = max(1, (spec.layers or 1) // spec.pp) if spec.layers else 1
     unit = s_bytes / layers
-    t_ag, link = _cost(spec, "all-gather", n, s_bytes, span)
-    t_rs, _ = _cost(spec, "reduce-scatter", n, s_bytes, span)
-    t_unit, _ = _cost(spec, "all-gather", n, unit, span)
+    t_ag, link = _cost(spec, "all-gather", ranks, s_bytes, span)
+    t_rs, _ = _cost(spec, "reduce-scatter", ranks, s_bytes, span)
+    t_unit, _ = _cost(spec, "all-gather", ranks, unit, span)
     forward_window = m * t_f
     backward_window = m * 2 * t_bw
     fwd_exposed = max(m * t_unit, m * t_ag - forward_window)
@@ -169,7 +169,7 @@ def _data_parallel(
         _term(
             "FSDP forward gather",
             "all-gather",
-            n,
+            ranks,
             link,
             s_bytes,
             m,
@@ -182,7 +182,7 @@ def _data_parallel(
         _term(
             "FSDP backward gather + gradients",
             "reduce-scatter",
-            n,
+            ranks,
             link,
             s_bytes,
             2 * m,
@@ -207,7 +207,7 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     if spec.layers is None or spec.hidden is None:
         raise InputError("layers", "TP communication needs the architecture (layers, hidden)")
     s_local = spec.seq // spec.cp
-    size = spec.micro_batch * s_local * spec.hidden * spec.comm_bytes
+    size = spec.micro_batch_size * s_local * spec.hidden * spec.comm_bytes
     per_layer = 6 if spec.recompute == "full" else 4
     layers = _layers_per_stage(spec)
     calls = per_layer * layers * m
@@ -235,7 +235,7 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
     if spec.layers is None or spec.hidden is None:
         raise InputError("layers", "CP communication needs the architecture (layers, hidden)")
     layers = _layers_per_stage(spec)
-    size = 2 * spec.micro_batch * spec.seq * spec.hidden * spec.comm_bytes / spec.tp
+    size = 2 * spec.micro_batch_size * spec.seq * spec.hidden * spec.comm_bytes / spec.tp
     span = spec.tp * spec.cp
     t_ag, link = _cost(spec, "all-gather", spec.cp, size, span)
     t_rs, _ = _cost(spec, "reduce-scatter", spec.cp, size, span)
@@ -265,7 +265,7 @@ def _expert_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     layers = _layers_per_stage(spec)
     s_local = spec.seq // spec.cp
     top_k = spec.top_k or 1
-    size = spec.micro_batch * s_local * top_k * spec.hidden * spec.comm_bytes / spec.tp
+    size = spec.micro_batch_size * s_local * top_k * spec.hidden * spec.comm_bytes / spec.tp
     span = spec.tp * spec.cp * spec.ep
     one, link = _cost(spec, "all-to-all", spec.ep, size, span)
     calls = 4 * layers * m
@@ -291,7 +291,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
     hidden = spec.hidden if spec.hidden is not None else None
     if hidden is None:
         raise InputError("hidden", "PP communication needs the hidden size")
-    size = spec.micro_batch * (spec.seq // spec.cp) * hidden * spec.comm_bytes
+    size = spec.micro_batch_size * (spec.seq // spec.cp) * hidden * spec.comm_bytes
     one, link = _cost(spec, "send-recv", 2, size, spec.dp * spec.tp * spec.cp * spec.pp)
     piped = simulate_pipeline(replace(pipe_spec, p2p_time=one))
     exposed = max(0.0, piped.iteration_time - t_compute)

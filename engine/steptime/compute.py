@@ -44,7 +44,7 @@ def compute_time(
     shape: ModelShape | None,
     params: float,
     world: int,
-    micro_batches: int,
+    num_microbatches: int,
     tokens_per_step: float,
 ) -> ComputeTime:
     """The compute side of a checked ``spec`` (``shape`` is ``None`` when only N is given).
@@ -73,9 +73,10 @@ def compute_time(
         x = spec.achieved_flops
         x_text = f"X = {x:.4g} FLOP/s (given)"
     else:
-        x = spec.peak_flops * spec.utilization
+        x = spec.peak_flops * spec.compute_utilization
         x_text = (
-            f"X = peak {spec.peak_flops:.4g} × utilization {spec.utilization:g} = {x:.4g} FLOP/s"
+            f"X = peak {spec.peak_flops:.4g} × compute utilization "
+            f"{spec.compute_utilization:g} = {x:.4g} FLOP/s"
         )
     ideal = flops.hardware / (world * x)
     terms = [
@@ -88,7 +89,7 @@ def compute_time(
             f"{flops.source}; {sources.A100_PEAK}",
         ),
     ]
-    per_micro_batch = ideal / micro_batches
+    per_micro_batch = ideal / num_microbatches
     # Forward share of one micro-batch's hardware time: one of three model passes.
     t_forward = per_micro_batch * (flops.model / flops.hardware) / 3
     t_backward = (per_micro_batch - t_forward) / 2
@@ -98,7 +99,7 @@ def compute_time(
         pipeline = PipelineSpec(
             schedule=spec.schedule,
             stages=spec.pp,
-            micro_batches=micro_batches,
+            num_microbatches=num_microbatches,
             virtual_stages=spec.virtual_stages,
             t_forward=t_forward,
             t_backward_input=t_backward,
@@ -111,7 +112,7 @@ def compute_time(
             StepTerm(
                 "pipeline bubble",
                 bubble,
-                f"{spec.schedule}, p={spec.pp}, m={micro_batches}{interleaved}: simulated "
+                f"{spec.schedule}, p={spec.pp}, m={num_microbatches}{interleaved}: simulated "
                 f"bubble/ideal {piped.bubble_over_ideal:.4g} (closed form "
                 f"{piped.closed_form.formula})",
                 f"{PIPELINE_SOURCE}; {piped.closed_form.source}",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.activations import RECOMPUTE_CHOICES
-from engine.checks import MAX_COUNT, finite_number, one_of, whole_number
+from engine.checks import MAX_COUNT, finite_number, one_of, whole_number, zero_stage
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
@@ -24,7 +24,7 @@ from engine.steptime.interconnects import INTERCONNECTS, Interconnect
 PIPELINE_SOURCE = "engine.pipeline.simulate (bubble and exposed p2p from the schedule)"
 ASSUMPTION = "assumption (no source gives a formula)"
 DEFAULT_PEAK_FLOPS = 312e12
-DEFAULT_UTILIZATION = 0.5
+DEFAULT_COMPUTE_UTILIZATION = 0.5
 DEFAULT_BUCKET_BYTES = 25 * 2**20
 
 
@@ -36,14 +36,15 @@ class StepSpec:
     Give ``params`` (N), or the architecture ``layers``, ``hidden``, ``vocab`` (``ffn_hidden``
     defaults to 4h; ``heads`` is checked against TP); the architecture selects the
     ``korthikanti`` FLOPs convention, N alone ``6N``. ``seq`` is tokens per sample;
-    ``global_batch`` samples per step (default ``micro_batch`` × DP). ``dp`` defaults to
+    ``global_batch`` samples per step (default ``micro_batch_size`` × DP). ``dp`` defaults to
     ``gpus`` / (TP·PP·CP), else 1. ``model`` names a preset (:mod:`engine.model_presets`) whose
     shape fills the shape fields left ``None`` (:data:`engine.model_size.SHAPE_FIELDS`).
     ``virtual_stages`` is v of the interleaved 1F1B schedule. ``experts`` MLPs per layer with
     ``top_k`` per token,
     ``capacity_factor`` and ``hot_expert_share`` (the hottest expert's share of the tokens;
     default 1/experts, balanced). ``peak_flops`` and ``achieved_flops`` are FLOP/s per GPU;
-    ``utilization`` is the share of peak the kernels reach while computing. ``comm_bytes`` is
+    ``compute_utilization`` is the share of peak the kernels reach while computing (not the
+    step's ``mfu``, :class:`StepResult`). ``comm_bytes`` is
     bytes per communicated element (2 for bf16). ``input_rate`` (tokens/s per data-parallel
     replica; ``None`` = the loader keeps up) and ``straggler`` (σ, a fraction) are the labelled
     assumptions. ``tokens`` is the training set size for the time to train.
@@ -57,13 +58,13 @@ class StepSpec:
     vocab: int | None = None
     seq: int = 2048
     global_batch: int | None = None
-    micro_batch: int = 1
+    micro_batch_size: int = 1
     dp: int | None = None
     tp: int = 1
     pp: int = 1
     cp: int = 1
     ep: int = 1
-    zero: int = 0
+    zero_stage: int = 0
     gpus: int | None = None
     schedule: str = "1f1b"
     experts: int | None = None
@@ -71,7 +72,7 @@ class StepSpec:
     capacity_factor: float = 1.25
     hot_expert_share: float | None = None
     peak_flops: float = DEFAULT_PEAK_FLOPS
-    utilization: float = DEFAULT_UTILIZATION
+    compute_utilization: float = DEFAULT_COMPUTE_UTILIZATION
     achieved_flops: float | None = None
     recompute: str = "none"
     interconnect: Interconnect = field(default_factory=lambda: INTERCONNECTS["400gbps"])
@@ -121,7 +122,7 @@ class CommTerm:
         calls: calls per step on one rank.
         time_s: calls × the alpha-beta time of one call.
         hidden_share: the share of ``time_s`` overlapped with compute, 0..1.
-        unhidden_s: ``time_s`` × (1 − hidden_share).
+        exposed_s: ``time_s`` × (1 − hidden_share), the time not overlapped with compute.
         formula, source: how the volume and the overlap were found.
     """
 
@@ -133,7 +134,7 @@ class CommTerm:
     calls: int
     time_s: float
     hidden_share: float
-    unhidden_s: float
+    exposed_s: float
     formula: str
     source: str
 
@@ -164,13 +165,14 @@ class StepResult:
 
     Attributes:
         spec: the configuration, with defaults filled in (``dp``, ``global_batch``).
-        world_size: DP·TP·PP·CP. micro_batches: m per pipeline per step.
+        world_size: DP·TP·PP·CP. num_microbatches: m per pipeline per step.
         tokens_per_step: global batch × seq.
         flops_convention: ``korthikanti`` or ``6N``.
         model_flops_per_step, hardware_flops_per_step: FLOPs (hardware counts recomputation).
         achieved_flops: X, FLOP/s per GPU while computing.
         t_compute_s: ideal compute + pipeline bubble. t_comm_s: all collectives' time.
-        t_comm_unhidden_s: the part not overlapped. t_input_s, t_sync_wait_s: assumptions.
+        t_comm_exposed_s: the part not overlapped with compute (exposed). t_input_s,
+            t_sync_wait_s: assumptions.
         t_step_s: the sum of the four. tokens_per_s: tokens_per_step / t_step_s.
         mfu: model FLOPs / (t_step × world × peak).
         comm: one :class:`CommTerm` per collective. moe: the imbalance wait, or ``None``.
@@ -180,7 +182,7 @@ class StepResult:
 
     spec: StepSpec
     world_size: int
-    micro_batches: int
+    num_microbatches: int
     tokens_per_step: float
     flops_convention: str
     model_flops_per_step: float
@@ -188,7 +190,7 @@ class StepResult:
     achieved_flops: float
     t_compute_s: float
     t_comm_s: float
-    t_comm_unhidden_s: float
+    t_comm_exposed_s: float
     t_input_s: float
     t_sync_wait_s: float
     t_step_s: float
@@ -201,11 +203,13 @@ class StepResult:
     notes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON object of ``shardbook calc step --json`` (issue 6): seconds, FLOPs, bytes."""
+        """The JSON object of ``shardbook calc step --json``: seconds, FLOPs, bytes.
+        ``t_comm_unhidden_s`` is the older name of ``t_comm_exposed_s``, kept for scripts."""
         data: dict[str, Any] = {
             "t_compute_s": self.t_compute_s,
             "t_comm_s": self.t_comm_s,
-            "t_comm_unhidden_s": self.t_comm_unhidden_s,
+            "t_comm_unhidden_s": self.t_comm_exposed_s,
+            "t_comm_exposed_s": self.t_comm_exposed_s,
             "t_input_s": self.t_input_s,
             "t_sync_wait_s": self.t_sync_wait_s,
             "t_step_s": self.t_step_s,
@@ -231,7 +235,7 @@ class StepResult:
 _COUNTS: tuple[tuple[str, bool], ...] = (
     ("seq", False),
     ("global_batch", True),
-    ("micro_batch", False),
+    ("micro_batch_size", False),
     ("dp", True),
     ("tp", False),
     ("pp", False),
@@ -272,17 +276,15 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
             continue
         changed[name] = whole_number(name, value)
     spec = replace(spec, **changed)
-    if isinstance(spec.zero, bool) or spec.zero not in (0, 1, 2, 3):
-        raise InputError("zero", f"must be 0, 1, 2 or 3 (3 = FSDP), got {spec.zero!r}")
+    spec = replace(spec, zero_stage=zero_stage("zero_stage", spec.zero_stage))
     one_of("schedule", spec.schedule, SCHEDULES)
     one_of("recompute", spec.recompute, RECOMPUTE_CHOICES)
     finite_number("peak_flops", spec.peak_flops, maximum=1e18)
-    utilization = finite_number("utilization", spec.utilization, maximum=1.0)
+    finite_number("compute_utilization", spec.compute_utilization, maximum=1.0)
     if spec.achieved_flops is not None:
         achieved = finite_number("achieved_flops", spec.achieved_flops, maximum=1e18)
         if achieved > spec.peak_flops:
             raise InputError("achieved_flops", "exceeds the peak FLOP/s of the device")
-    del utilization
     finite_number("comm_bytes", spec.comm_bytes, maximum=16)
     finite_number("bucket_bytes", spec.bucket_bytes)
     finite_number("capacity_factor", spec.capacity_factor, maximum=1e6)
@@ -309,9 +311,9 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     if dp * model_parallel > MAX_COUNT:
         raise InputError("gpus", "too many GPUs")
     if spec.global_batch is None:
-        spec = replace(spec, global_batch=spec.micro_batch * dp)
+        spec = replace(spec, global_batch=spec.micro_batch_size * dp)
     assert spec.global_batch is not None
-    per = spec.micro_batch * dp
+    per = spec.micro_batch_size * dp
     if spec.global_batch % per:
         raise InputError(
             "global_batch",

@@ -56,16 +56,16 @@ def step_time(spec: StepSpec) -> StepResult:
     if size is not None and spec.params is not None:
         notes.append("the architecture sets N; --params is not used")
     world = spec.dp * spec.tp * spec.pp * spec.cp
-    micro_batches = spec.global_batch // (spec.micro_batch * spec.dp)
+    num_microbatches = spec.global_batch // (spec.micro_batch_size * spec.dp)
     tokens_per_step = float(spec.global_batch * spec.seq)
 
     compute = compute_time(
-        spec, shape if size is not None else None, params, world, micro_batches, tokens_per_step
+        spec, shape if size is not None else None, params, world, num_microbatches, tokens_per_step
     )
     terms = list(compute.terms)
-    comm = step_communication(spec, params, size, micro_batches, compute, world)
+    comm = step_communication(spec, params, size, num_microbatches, compute, world)
     t_comm = sum(c.time_s for c in comm)
-    t_unhidden = sum(c.unhidden_s for c in comm)
+    t_exposed = sum(c.exposed_s for c in comm)
 
     moe = moe_wait(spec, size, compute.flops, world, compute.achieved_flops, comm)
     straggle = _straggler_term(spec, compute, world)
@@ -73,7 +73,7 @@ def step_time(spec: StepSpec) -> StepResult:
     t_sync = straggle.value + (moe.wait_s if moe is not None else 0.0)
     if moe is not None:
         terms.append(moe_term(spec, moe))
-    rest = compute.t_compute_s + t_unhidden + t_sync
+    rest = compute.t_compute_s + t_exposed + t_sync
     input_term = _input_term(spec, tokens_per_step, rest)
     terms.append(input_term)
     t_step = rest + input_term.value
@@ -110,7 +110,7 @@ def step_time(spec: StepSpec) -> StepResult:
     return StepResult(
         spec=spec,
         world_size=world,
-        micro_batches=micro_batches,
+        num_microbatches=num_microbatches,
         tokens_per_step=tokens_per_step,
         flops_convention=compute.flops.convention,
         model_flops_per_step=compute.flops.model,
@@ -118,7 +118,7 @@ def step_time(spec: StepSpec) -> StepResult:
         achieved_flops=compute.achieved_flops,
         t_compute_s=compute.t_compute_s,
         t_comm_s=t_comm,
-        t_comm_unhidden_s=t_unhidden,
+        t_comm_exposed_s=t_exposed,
         t_input_s=input_term.value,
         t_sync_wait_s=t_sync,
         t_step_s=t_step,

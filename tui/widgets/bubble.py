@@ -55,7 +55,7 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     return PipelineSpec(
         schedule=schedule,
         stages=stages,
-        micro_batches=micro_batches,
+        num_microbatches=micro_batches,
         virtual_stages=virtual,
         t_forward=units.parse_number("t_forward", values["t_forward"]),
         t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
@@ -88,7 +88,7 @@ def _figures(result: PipelineResult) -> Table:
 
 def _heading(result: PipelineResult) -> Text:
     return Text(
-        f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}", style="bold"
+        f"{result.spec.schedule}: p={result.spec.stages}, m={result.num_microbatches}", style="bold"
     )
 
 
@@ -225,6 +225,11 @@ class BubblePane(CalculatorPane):
             options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
         ),
     )
+
+    def label_of(self, name: str) -> str:
+        # The pipeline spec says num_microbatches; the form keeps its stored key.
+        return super().label_of("micro_batches" if name == "num_microbatches" else name)
+
     MORE_TITLE = strings.BUBBLE_MORE
     MORE_BUTTON = strings.BUBBLE_MORE_BUTTON
     MORE_FIELDS: ClassVar = (

@@ -86,7 +86,7 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
         table.add_row(
             row.strategy,
             _seconds(row.chosen.t_step_s),
-            _seconds(row.chosen.t_comm_unhidden_s),
+            _seconds(row.chosen.t_comm_exposed_s),
             f"x{row.growth:.3g}",
         )
     plot = scaling_plot(report.series, max(MIN_PLOT_WIDTH, width), PLOT_HEIGHT)
@@ -154,7 +154,7 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
             fits = f"{'yes' if result.fits else 'NO'} {units.format_gb(result.memory_bytes, 0)}"
         cells = (
             _seconds(step.t_step_s),
-            _seconds(step.t_comm_unhidden_s),
+            _seconds(step.t_comm_exposed_s),
             _seconds(step.t_sync_wait_s),
             f"{result.efficiency:.2f}",
             fits,
