@@ -36,9 +36,11 @@ from engine.errors import InputError
 from engine.model_size import ModelShape
 
 Recompute = Literal["none", "selective", "full"]
-Schedule = Literal["1f1b", "gpipe"]
-RECOMPUTE_CHOICES: tuple[str, ...] = get_args(Recompute)
-SCHEDULE_CHOICES: tuple[str, ...] = get_args(Schedule)
+ActivationSchedule = Literal["1f1b", "gpipe"]
+"""How the activations of in-flight micro-batches pile up: 1F1B (interleaved with ``v`` > 1) or
+GPipe."""
+RECOMPUTE_CHOICES: tuple[Recompute, ...] = get_args(Recompute)
+SCHEDULE_CHOICES: tuple[ActivationSchedule, ...] = get_args(ActivationSchedule)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ command line maps it to its flag and the panes to their field. Text typed by a l
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Sequence
 from typing import Final, TypeVar
 
 from engine.errors import InputError
@@ -92,15 +92,16 @@ def zero_stage(field: str, value: object) -> int:
     raise InputError(field, f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {value!r}")
 
 
-def one_of(field: str, value: T, choices: Collection[T]) -> T:
-    """``value`` when it is one of ``choices``.
+def one_of(field: str, value: object, choices: Sequence[T]) -> T:
+    """The choice equal to ``value`` (typed as the choices are: a ``Literal`` of names).
 
     Raises:
         InputError: any other value, listing the choices.
     """
-    if value not in choices:
-        raise InputError(field, f"{value!r} is not one of {', '.join(map(str, choices))}")
-    return value
+    for choice in choices:
+        if type(value) is type(choice) and value == choice:
+            return choice
+    raise InputError(field, f"{value!r} is not one of {', '.join(map(str, choices))}")
 
 
 def flag(field: str, value: object) -> bool:

@@ -33,18 +33,22 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
 
 from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import InputError
 
-MLP_KINDS: tuple[str, ...] = ("gelu", "swiglu", "geglu")
-NORM_KINDS: tuple[str, ...] = ("layernorm", "rmsnorm")
-ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")
-POSITION_KINDS: tuple[str, ...] = ("learned", "rotary")
+MlpKind = Literal["gelu", "swiglu", "geglu"]
+NormKind = Literal["layernorm", "rmsnorm"]
+AttentionKernel = Literal["eager", "flash"]
+PositionKind = Literal["learned", "rotary"]
+MLP_KINDS: tuple[MlpKind, ...] = get_args(MlpKind)
+NORM_KINDS: tuple[NormKind, ...] = get_args(NormKind)
+ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
+POSITION_KINDS: tuple[PositionKind, ...] = get_args(PositionKind)
 
-# The shape fields of LedgerSpec and StepSpec (the ``calc ledger``/``calc step`` flags in snake
-# case); ``model`` names a preset that fills the ones left as None.
+# The shape fields of :class:`ShapeFields` (the ``calc ledger``/``calc step`` flags in snake case);
+# ``model`` names a preset that fills the ones left as None.
 SHAPE_FIELDS: tuple[str, ...] = (
     "layers",
     "hidden",
@@ -108,6 +112,38 @@ LAYOUTS: Mapping[str, Mapping[str, Any]] = {
     "layernorm": {"positions": "learned", "final_norm": False, "dropout": True},
     "rmsnorm": {"positions": "rotary", "final_norm": True, "dropout": False},
 }
+
+
+@dataclass(frozen=True)
+class ShapeFields:
+    """The model fields every calculator spec takes (:class:`engine.ledger.LedgerSpec`,
+    :class:`engine.steptime.StepSpec`): a preset ``model``, and the shape fields of
+    :data:`SHAPE_FIELDS` (the ``calc`` flags in snake case). A field left ``None`` takes the
+    preset's value, else the default of the norm kind's layout (module docstring); the meaning
+    of each is that of :class:`ModelShape`'s field of the same name."""
+
+    model: str | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    ffn_hidden: int | None = None
+    vocab: int | None = None
+    vocab_multiple: int | None = None
+    mlp: MlpKind | None = None
+    norm: NormKind | None = None
+    bias: bool | None = None
+    tied_embeddings: bool | None = None
+    positions: PositionKind | None = None
+    position_count: int | None = None
+    final_norm: bool | None = None
+    dropout: bool | None = None
+    experts: int | None = None
+    top_k: int | None = None
+    shared_experts: int | None = None
+    expert_ffn_hidden: int | None = None
+    attention: AttentionKernel | None = None
 
 
 def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,12 +229,12 @@ class ModelShape:
     kv_heads: int | None = None
     head_dim: int | None = None
     ffn_hidden: int | None = None
-    mlp: str = "gelu"
-    norm: str = "layernorm"
+    mlp: MlpKind = "gelu"
+    norm: NormKind = "layernorm"
     bias: bool = True
     tied_embeddings: bool = True
     vocab_multiple: int = 1
-    positions: str = "learned"
+    positions: PositionKind = "learned"
     position_count: int | None = None
     final_norm: bool = False
     dropout: bool = True
@@ -206,7 +242,7 @@ class ModelShape:
     top_k: int = 1
     shared_experts: int = 0
     expert_ffn_hidden: int | None = None
-    attention: str = "eager"
+    attention: AttentionKernel = "eager"
 
     @property
     def head_size(self) -> int:

@@ -56,7 +56,7 @@ from fractions import Fraction
 from functools import cached_property
 from itertools import repeat
 from operator import add
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -67,7 +67,8 @@ from engine.errors import InputError
 
 IntArray = npt.NDArray[np.int64]
 
-SCHEDULES: Final[tuple[str, ...]] = ("gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2")
+Schedule = Literal["gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2"]
+SCHEDULES: Final[tuple[Schedule, ...]] = get_args(Schedule)
 """Schedule names, as the CLI and the Bubble pane offer them."""
 
 SPLIT_BACKWARD: Final[frozenset[str]] = frozenset({"zb-h1", "zb-h2"})
@@ -111,7 +112,7 @@ class PipelineSpec:
             for ``interleaved-1f1b``, or a time that is negative, zero (t_F, t_B), NaN or infinite.
     """
 
-    schedule: str
+    schedule: Schedule
     stages: int
     num_microbatches: int
     virtual_stages: int = 1

@@ -60,7 +60,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import yaml
 from filelock import FileLock, Timeout
@@ -89,7 +89,8 @@ _ERRNO_WORDS = {
     errno.EPERM: "permission denied",
 }
 _TEMP_RE = re.compile(r"^\..+\.yaml\.[A-Za-z0-9_]+\.tmp$")
-STATUSES = ("not-started", "in-progress", "complete")
+Status = Literal["not-started", "in-progress", "complete"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 STATUS_LABELS = {
     "not-started": "material ready, not studied",
     "in-progress": "in progress",
@@ -141,7 +142,7 @@ class LessonProgress:
     """Everything the learner has entered for one lesson (mutable; the app edits it in place)."""
 
     lesson_id: str
-    status: str = "not-started"
+    status: Status = "not-started"
     answers: dict[str, str] = field(default_factory=dict)
     revealed: list[str] = field(default_factory=list)
     reflections: dict[str, str] = field(default_factory=dict)

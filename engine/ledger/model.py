@@ -8,46 +8,26 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from engine import sources
+from engine.activations import ActivationSchedule, Recompute
+from engine.model_size import ShapeFields
 
 Dtype = Literal["bf16", "fp16", "fp32"]
-
-
 Optimizer = Literal["adam", "adamw", "sgd", "sgd-momentum", "adam-8bit"]
-
-
 Convention = Literal["zero-paper", "megatron", "deepspeed"]
-
-
-DTYPE_CHOICES: tuple[str, ...] = get_args(Dtype)
-
-
-OPTIMIZER_CHOICES: tuple[str, ...] = get_args(Optimizer)
-
-
-CONVENTIONS: tuple[str, ...] = get_args(Convention)
-
-
-FINETUNE_CHOICES: tuple[str, ...] = ("full", "lora", "qlora")
-
-
-OFFLOAD_CHOICES: tuple[str, ...] = ("none", "optimizer", "optimizer+params")
-
-
+Finetune = Literal["full", "lora", "qlora"]
+Offload = Literal["none", "optimizer", "optimizer+params"]
+DTYPE_CHOICES: tuple[Dtype, ...] = get_args(Dtype)
+OPTIMIZER_CHOICES: tuple[Optimizer, ...] = get_args(Optimizer)
+CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
+FINETUNE_CHOICES: tuple[Finetune, ...] = get_args(Finetune)
+OFFLOAD_CHOICES: tuple[Offload, ...] = get_args(Offload)
 LORA_TARGETS: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
-
-
 DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 
-
 TERM_KEYS = ("params", "grads", "master_weights", "optimizer_states", "activations", "buffers")
-
-
 MODEL_STATE_KEYS = TERM_KEYS[:4]
 
-
 DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
-
-
 # Optimizer-state bytes per parameter with fp32 states, master weights excluded.
 OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adam": 8.0,
@@ -57,7 +37,6 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adam-8bit": 2.0,
 }
 
-
 OPTIMIZER_SOURCES: dict[str, str] = {
     "adam": sources.ADAM_STATES,
     "adamw": f"{sources.ADAM_STATES}; AdamW keeps the same",
@@ -66,21 +45,17 @@ OPTIMIZER_SOURCES: dict[str, str] = {
     "adam-8bit": sources.ADAM_8BIT_STATES,
 }
 
-
 # 4-bit NF4 weights; one 8-bit constant per block of 64 weights and one fp32 constant per 256 of
 # those blocks (double quantization): 4 + 8/64 + 32/(64·256) bits.
 NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
 
-
 DEEPSPEED_BUFFER_FACTOR = 1.5
-
 
 CONVENTION_SOURCES: dict[str, str] = {
     "zero-paper": sources.ZERO_MODEL_STATES,
     "megatron": sources.MEGATRON_MODEL_STATES,
     "deepspeed": sources.DEEPSPEED_ESTIMATORS,
 }
-
 
 CONVENTION_NOTES: dict[str, str] = {
     "zero-paper": "16 B/param (2 params + 2 grads + K=12 fp32 master and Adam); ZeRO-1/2/3 shard "
@@ -93,7 +68,7 @@ CONVENTION_NOTES: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class LedgerSpec:
+class LedgerSpec(ShapeFields):
     """One training configuration. Sizes are counts; memory is bytes. Field names follow the
     ``shardbook calc ledger`` flags in snake_case.
 
@@ -117,15 +92,10 @@ class LedgerSpec:
     """
 
     params: float | None = None
-    layers: int | None = None
-    hidden: int | None = None
-    heads: int | None = None
-    ffn_hidden: int | None = None
-    vocab: int | None = None
     seq: int | None = None
     micro_batch_size: int = 1
-    dtype: str = "bf16"
-    optimizer: str = "adamw"
+    dtype: Dtype = "bf16"
+    optimizer: Optimizer = "adamw"
     master_weights: bool = True
     fp32_grads: bool = False
     dp: int = 1
@@ -133,15 +103,14 @@ class LedgerSpec:
     pp: int = 1
     cp: int = 1
     ep: int = 1
-    experts: int | None = None
     expert_param_share: float | None = None
     zero_stage: int = 0
-    recompute: str = "none"
+    recompute: Recompute = "none"
     sequence_parallel: bool = False
-    schedule: str = "1f1b"
+    schedule: ActivationSchedule = "1f1b"
     num_microbatches: int | None = None
     virtual_stages: int = 1
-    convention: str = "zero-paper"
+    convention: Convention = "zero-paper"
     largest_layer_params: float | None = None
     gpu_memory: float | None = None
     bucket_bytes: float = 0.0
@@ -149,26 +118,10 @@ class LedgerSpec:
     weight_bytes: float | None = None
     grad_bytes: float | None = None
     optimizer_bytes: float | None = None
-    model: str | None = None
-    kv_heads: int | None = None
-    head_dim: int | None = None
-    mlp: str | None = None
-    norm: str | None = None
-    bias: bool | None = None
-    tied_embeddings: bool | None = None
-    vocab_multiple: int | None = None
-    positions: str | None = None
-    position_count: int | None = None
-    final_norm: bool | None = None
-    dropout: bool | None = None
-    top_k: int | None = None
-    shared_experts: int | None = None
-    expert_ffn_hidden: int | None = None
-    attention: str | None = None
-    finetune: str = "full"
+    finetune: Finetune = "full"
     lora_rank: int = 8
     lora_targets: tuple[str, ...] = DEFAULT_LORA_TARGETS
-    offload: str = "none"
+    offload: Offload = "none"
     gpus_per_node: int | None = None
     nodes: int | None = None
     zero_init: bool = True
@@ -226,7 +179,7 @@ class LedgerResult:
     """
 
     spec: LedgerSpec
-    convention: str
+    convention: Convention
     per_rank_bytes: dict[str, float]
     model_states_bytes: float
     naive_bytes: float
@@ -328,7 +281,6 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         OPTIMIZER_SOURCES["adam-8bit"],
     ),
 }
-
 
 # Marketing capacities in decimal GB (an "80GB" H100 reports 81,559 MiB = 85.5e9 B in nvidia-smi,
 # so these presets are slightly conservative).

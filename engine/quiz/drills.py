@@ -21,11 +21,12 @@ from collections.abc import Mapping
 from typing import ClassVar, Final
 
 from engine import sources
+from engine.checks import one_of
 from engine.collectives import BUS_BANDWIDTH_FACTORS, bus_bandwidth_factor, collective_cost
 from engine.errors import InputError
 from engine.ledger import CONVENTION_NOTES, LedgerResult, LedgerSpec, compute_ledger
 from engine.model_presets import get_preset, model_presets
-from engine.pipeline import ClosedForm, PipelineSpec, closed_form_bubble
+from engine.pipeline import SCHEDULES, ClosedForm, PipelineSpec, closed_form_bubble
 from engine.quiz.grading import show_value
 from engine.quiz.model import DRILL_TOLERANCE, DrillUnit, Params, Question, QuizItem
 from engine.units import format_bytes, format_count, format_rate, format_seconds
@@ -166,7 +167,7 @@ class ZeroMemoryDrill(Drill):
 def _closed_form(params: Params) -> ClosedForm:
     return closed_form_bubble(
         PipelineSpec(
-            schedule=str(params["schedule"]),
+            schedule=one_of("schedule", params["schedule"], SCHEDULES),
             stages=int(params["p"]),
             num_microbatches=int(params["m"]),
             virtual_stages=int(params["v"]),

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from engine import sources
 from engine.activations import RECOMPUTE_CHOICES
@@ -25,14 +26,15 @@ from engine.checks import finite_number, one_of, whole_number
 from engine.model_size import ModelShape
 from engine.steptime.spec import StepTerm
 
-FLOPS_CONVENTIONS: tuple[str, ...] = ("korthikanti", "6N")
+FlopsConvention = Literal["korthikanti", "6N"]
+FLOPS_CONVENTIONS: tuple[FlopsConvention, ...] = get_args(FlopsConvention)
 
 
 @dataclass(frozen=True)
 class Flops:
     """FLOPs of one step: model (no recomputation) and hardware (with it), and the formulas."""
 
-    convention: str
+    convention: FlopsConvention
     model: float
     hardware: float
     attention_core: float

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.activations import RECOMPUTE_CHOICES
+from engine.activations import RECOMPUTE_CHOICES, Recompute
 from engine.checks import MAX_COUNT, finite_number, one_of, whole_number, zero_stage
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape
@@ -15,10 +15,11 @@ from engine.model_size import (
     SHAPE_FIELDS,
     ModelShape,
     ModelSize,
+    ShapeFields,
     shape_from_fields,
     shape_param_count,
 )
-from engine.pipeline import SCHEDULES
+from engine.pipeline import SCHEDULES, Schedule
 from engine.steptime.interconnects import INTERCONNECTS, Interconnect
 
 PIPELINE_SOURCE = "engine.pipeline.simulate (bubble and exposed p2p from the schedule)"
@@ -29,7 +30,7 @@ DEFAULT_BUCKET_BYTES = 25 * 2**20
 
 
 @dataclass(frozen=True)
-class StepSpec:
+class StepSpec(ShapeFields):
     """One training configuration on a device and an interconnect. Field names follow the
     ``shardbook calc step`` flags in snake_case.
 
@@ -51,11 +52,6 @@ class StepSpec:
     """
 
     params: float | None = None
-    layers: int | None = None
-    hidden: int | None = None
-    heads: int | None = None
-    ffn_hidden: int | None = None
-    vocab: int | None = None
     seq: int = 2048
     global_batch: int | None = None
     micro_batch_size: int = 1
@@ -66,15 +62,13 @@ class StepSpec:
     ep: int = 1
     zero_stage: int = 0
     gpus: int | None = None
-    schedule: str = "1f1b"
-    experts: int | None = None
-    top_k: int | None = None
+    schedule: Schedule = "1f1b"
     capacity_factor: float = 1.25
     hot_expert_share: float | None = None
     peak_flops: float = DEFAULT_PEAK_FLOPS
     compute_utilization: float = DEFAULT_COMPUTE_UTILIZATION
     achieved_flops: float | None = None
-    recompute: str = "none"
+    recompute: Recompute = "none"
     interconnect: Interconnect = field(default_factory=lambda: INTERCONNECTS["400gbps"])
     gpus_per_node: int = 8
     comm_bytes: float = 2.0
@@ -83,21 +77,6 @@ class StepSpec:
     straggler: float = 0.0
     tokens: float | None = None
     virtual_stages: int = 1
-    model: str | None = None
-    kv_heads: int | None = None
-    head_dim: int | None = None
-    mlp: str | None = None
-    norm: str | None = None
-    bias: bool | None = None
-    tied_embeddings: bool | None = None
-    vocab_multiple: int | None = None
-    positions: str | None = None
-    position_count: int | None = None
-    final_norm: bool | None = None
-    dropout: bool | None = None
-    shared_experts: int | None = None
-    expert_ffn_hidden: int | None = None
-    attention: str | None = None
 
 
 @dataclass(frozen=True)

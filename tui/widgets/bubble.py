@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine import units
+from engine.checks import one_of
 from engine.errors import InputError
 from engine.pipeline import (
     SCHEDULES,
@@ -53,7 +54,7 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     if schedule == "interleaved-1f1b":
         virtual = units.parse_int("virtual_stages", values["virtual_stages"])
     return PipelineSpec(
-        schedule=schedule,
+        schedule=one_of("schedule", schedule, SCHEDULES),
         stages=stages,
         num_microbatches=micro_batches,
         virtual_stages=virtual,
