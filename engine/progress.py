@@ -465,7 +465,7 @@ def dump_checked(data: dict[str, Any], cache: dict[str, tuple[str, str]], path: 
     A block mapping's text is the concatenation of its keys' texts, so each top-level key is
     dumped and checked on its own, and a key whose value is unchanged since the last call (same
     ``repr``, kept in ``cache``: key -> (repr, text)) reuses its checked text. An autosave then
-    dumps and re-parses only what was edited, not the whole review log (issue 10).
+    dumps and re-parses only what was edited, not the whole review log (README "Performance").
 
     Raises:
         ProgressError: a value's text would not parse back to the same value.

@@ -1,6 +1,6 @@
 """engine.activations and engine.model_size: values from Korthikanti et al. 2022 (arXiv:2205.05198)
-Table 2 and §4.2.3, Megatron-LM's estimator, and Narayanan et al. 2021 Eq. 2, as recomputed in
-shared/reference/VECTORS.md."""
+Table 2 and §4.2.3, Megatron-LM's estimator (megatron/training/theoretical_memory_usage.py), and
+Narayanan et al. 2021 Eq. 2, each recomputed here from its formula."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_table2_no_parallelism_by_hand() -> None:
 
 
 def test_gpt3_attention_term_is_80_and_selective_saves_70_percent() -> None:
-    # Korthikanti et al. §5 / VECTORS.md: 5as/h = 80 for GPT-3; selective recompute removes
+    # Korthikanti et al. 2022 §5: 5as/h = 80 for GPT-3; selective recompute removes
     # 80/114 = 70.2 % of the no-recompute activations (the paper says 70 %).
     assert 5 * 96 * 2048 / 12288 == 80
     full = layer_activation_bytes(**GPT3).bytes
@@ -73,7 +73,8 @@ def test_gpt3_attention_term_is_80_and_selective_saves_70_percent() -> None:
 
 
 def test_toy_model_layers_alone() -> None:
-    # VECTORS.md toy (Megatron estimator, h=1024, a=16, L=24, s=1024, b=1, TP=PP=1, SP + selective):
+    # Megatron-LM's 345M GPT-2 (its estimator; h=1024, a=16, L=24, s=1024, b=1, TP=PP=1, SP +
+    # selective):
     # 34·s·h·L = 855,638,016 bytes for the layers alone.
     stage = stage_activation_bytes(
         seq=1024,
@@ -119,7 +120,7 @@ def test_interleaving_factor() -> None:
 
 
 def test_gpipe_holds_all_micro_batches() -> None:
-    # GPipe runs all m forwards before the backwards: m micro-batches in flight (VECTORS.md).
+    # GPipe runs all m forwards before the backwards: m micro-batches in flight (Huang et al. 2019).
     args = {"seq": 128, "micro_batch_size": 1, "hidden": 256, "heads": 4, "layers": 8, "pp": 4}
     gpipe = stage_activation_bytes(**args, schedule="gpipe", num_microbatches=16)
     one_f_one_b = stage_activation_bytes(**args, num_microbatches=16)
@@ -240,7 +241,7 @@ def test_param_count_matches_narayanan_eq2_for_gpt3() -> None:
 
 
 def test_param_count_toy_345m() -> None:
-    # The VECTORS.md toy (h=1024, L=24, FFN 4096, V=50304, s=1024), Megatron's "345M" GPT-2:
+    # Megatron-LM's "345M" GPT-2 (h=1024, L=24, FFN 4096, V=50304, s=1024):
     # 24·(12·1024² + 13·1024) + (50304 + 1024)·1024 = 354,869,248.
     size = transformer_param_count(layers=24, hidden=1024, vocab=50304, seq=1024)
     assert size.total == 354_869_248

@@ -1,9 +1,9 @@
-"""Issue 2's whole path through the app, at 80x24, driven by keys through Textual's Pilot.
+"""The learner's whole path through the app, at 80x24, driven by keys through Textual's Pilot.
 
-Open the real S15 lesson, visit every section, work both calculators and check the figures on
-screen (values from the ZeRO paper, Figure 1, and GPipe/Megatron bubble formulas, see
-../shared/reference/VECTORS.md), type hostile text into the answers, quit, restart, find it all,
-and export Markdown whose front matter parses and whose text matches byte for byte.
+Open the real S15 lesson, visit every section, work both calculators and check the figures on screen
+(values from the ZeRO paper, Figure 1, and GPipe/Megatron bubble formulas), type hostile text into
+the answers, quit, restart, find it all, and export Markdown whose front matter parses and whose
+text matches byte for byte.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``shardbook calc collective`` and ``shardbook diagram`` through ``tui.cli.main``.
 
-Values from ../shared/reference/VECTORS.md: MPICH algorithm notes (alpha = 5 us,
+Values: MPICH algorithm notes (Thakur, Rabenseifner, Gropp 2005; alpha = 5 us,
 beta = 1/100e9 s/B, n = 1e9 B, p = 8: ring all-gather 8.785 ms, ring all-reduce 17.57 ms) and
 NCCL-tests doc/PERFORMANCE.md (n = 8: all-reduce factor 1.75, all-gather 0.875).
 """

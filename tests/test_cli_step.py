@@ -1,5 +1,5 @@
-"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: issue 6's flags and JSON
-keys, values from Narayanan et al. 2021 Eq. 4 (../shared/reference/VECTORS.md), one-line errors."""
+"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: their flags and JSON
+keys, values from Narayanan et al. 2021 Eq. 4, one-line errors."""
 
 from __future__ import annotations
 

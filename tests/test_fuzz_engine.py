@@ -1,4 +1,4 @@
-"""Every engine entry point, fed arbitrary input (issue 8): it returns a result or raises a
+"""Every engine entry point, fed arbitrary input: it returns a result or raises a
 named validation error (InputError, ContentError), never anything else; no NaN or inf result."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""engine/ must never import Textual (DESIGN.md): every engine module is imported in a fresh
-interpreter and the test asserts ``textual`` was not loaded."""
+"""engine/ must never import Textual (README "Architecture"): every engine module is imported in a
+fresh interpreter and the test asserts ``textual`` was not loaded."""
 
 from __future__ import annotations
 

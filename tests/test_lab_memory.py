@@ -1,4 +1,4 @@
-"""The lab's memory measurement (issue 9): one AdamW step of a small GPT in torch beside the
+"""The lab's memory measurement: one AdamW step of a small GPT in torch beside the
 ledger. Parameter, gradient and optimizer-state bytes equal the ledger's exactly, in fp32 and in
 bf16; saved-activation bytes equal Korthikanti et al. 2022 (arXiv:2205.05198) §4.1 term by term
 where the formula counts a tensor, and the total agrees within a stated tolerance. Also the

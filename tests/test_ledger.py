@@ -1,5 +1,6 @@
-"""engine.ledger: every memory value of shared/reference/VECTORS.md, with its source, plus the
-issue-3 properties (hypothesis) and the bad-input contract (InputError naming the field)."""
+"""engine.ledger: the memory values of the papers and estimators (ZeRO paper Figure 1 and §5,
+Megatron-LM's and DeepSpeed's estimators, Korthikanti et al. 2022 Table 2), each with its source,
+plus properties (hypothesis) and the bad-input contract (InputError naming the field)."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def test_zero_paper_term_split_is_2_2_4_8() -> None:
 
 
 def test_issue2_one_billion_mixed_adam() -> None:
-    # Issue 2 acceptance / lesson exercise 1: 1e9 params, mixed-precision Adam, DP = 1:
+    # Lesson S15 exercise 1: 1e9 params, mixed-precision Adam, DP = 1:
     # 16 GB total beside 2 GB naive (parameters x precision).
     result = compute_ledger(LedgerSpec(params=1e9))
     assert result.per_rank_bytes["total"] == 16e9
@@ -104,7 +105,7 @@ def test_megatron_bytes_per_param(
 
 
 def test_megatron_distributed_optimizer_at_d8_is_7_5() -> None:
-    # VECTORS.md: bf16 params with fp32 grads, d = 8: 6 + 12/8 = 7.5 bytes per parameter.
+    # Megatron-LM dist_optimizer.md: bf16 params with fp32 grads, d = 8: 6 + 12/8 = 7.5 B/param.
     assert _states(params=1e9, convention="megatron", dp=8, zero_stage=1) / 1e9 == pytest.approx(
         7.5
     )
@@ -191,7 +192,8 @@ def test_precision_presets_give_their_bytes(key: str) -> None:
 
 
 def test_required_presets_exist() -> None:
-    # Issue 2: mixed-precision Adam 2/2/12, fp32 Adam 4/4/8, SGD with momentum; 80 GB, 141 GB.
+    # The Ledger pane's presets: mixed-precision Adam 2/2/12, fp32 Adam 4/4/8, SGD with momentum;
+    # 80 GB, 141 GB.
     mixed = PRECISION_PRESETS["mixed-adam"]
     fp32 = PRECISION_PRESETS["fp32-adam"]
     assert (mixed.weight_bytes, mixed.grad_bytes, mixed.optimizer_bytes) == (2, 2, 12)
@@ -212,7 +214,8 @@ def test_byte_overrides_set_the_zero_paper_figures() -> None:
 
 
 def test_toy_model_activations_through_ledger() -> None:
-    # VECTORS.md toy: 34·s·h·L = 855,638,016 bytes for the layers alone (SP + selective, no vocab).
+    # Korthikanti et al. 2022 Table 2 for Megatron-LM's 345M GPT-2: 34·s·h·L = 855,638,016 bytes
+    # for the layers alone (SP + selective, no vocab).
     spec = LedgerSpec(
         params=354_869_248,
         layers=24,
@@ -458,7 +461,7 @@ def test_huge_sizes_are_errors_not_inf() -> None:
         compute_ledger(LedgerSpec(params=1e9, layers=10**13, hidden=8, heads=1, seq=8))
 
 
-# --- Properties (issue 3) --------------------------------------------------------------------
+# --- Properties -----------------------------------------------------------------------------
 
 params_st = st.floats(min_value=1e6, max_value=1e13, allow_nan=False)
 dp_st = st.integers(1, 1024)

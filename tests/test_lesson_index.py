@@ -1,6 +1,6 @@
 """The lesson index (``discover_lessons(folder, index)``): the same lessons as a fresh listing,
 files read again exactly when they changed, were added or removed; a bad or unwritable index is
-ignored (issue 10)."""
+ignored (README "Performance")."""
 
 from __future__ import annotations
 

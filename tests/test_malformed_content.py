@@ -1,4 +1,4 @@
-"""Malformed lesson files (issue 8): each one gives ``FILE:LINE: message`` from
+"""Malformed lesson files: each one gives ``FILE:LINE: message`` from
 ``shardbook check-content`` and a readable message in the app, never a traceback; the app
 still opens the good lessons beside them."""
 

@@ -1,5 +1,6 @@
-"""Issue 8 in the app: hostile learner text kept byte for byte and drawn literally; failing
-disks, a second window, ctrl+c, SIGTERM/SIGHUP and tiny or changing terminals lose nothing."""
+"""The learner's words in the app: hostile learner text kept byte for byte and drawn literally;
+failing disks, a second window, ctrl+c, SIGTERM/SIGHUP and tiny or changing terminals lose nothing.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """engine.pipeline: reference values from the papers, properties of the schedules, validation.
 
-Sources (see ../shared/reference/VECTORS.md):
+Sources:
 - GPipe, Huang et al. 2019: bubble/total (p-1)/(m+p-1); peak activations m micro-batches.
 - Narayanan et al. 2021 (SC'21) §2.2.1: 1F1B bubble/ideal (p-1)/m, at most p micro-batches in
   flight; §2.2.2: interleaved (p-1)/(m*v), m a multiple of p.
@@ -41,7 +41,7 @@ def _sim(schedule: str, p: int, m: int, v: int = 1, **times: float) -> PipelineR
     return result
 
 
-# --- VECTORS.md values ---------------------------------------------------------------------------
+# --- Values from the papers ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])

@@ -1,8 +1,8 @@
 """engine.quiz: items and stable ids, drills against the engines, grading, FSRS scheduling,
 the review log (undo, rebuild, archive), statistics and the session queue.
 
-Values: ../shared/reference/VECTORS.md (ZeRO paper Figure 1; Narayanan et al. 2021 §2.2; GPipe;
-NCCL-tests doc/PERFORMANCE.md; MPICH alpha-beta costs). FSRS intervals: py-fsrs 6 defaults
+Values: ZeRO paper Figure 1; Narayanan et al. 2021 §2.2; GPipe;
+NCCL-tests doc/PERFORMANCE.md; MPICH alpha-beta costs. FSRS intervals: py-fsrs 6 defaults
 (learning steps 1 min and 10 min).
 """
 

@@ -1,5 +1,6 @@
-"""Step time (engine.steptime) and scaling (engine.scaling): the values of
-../shared/reference/VECTORS.md "Step time" with their sources, and the lesson's claims as
+"""Step time (engine.steptime) and scaling (engine.scaling): values from the papers (Narayanan et
+al. 2021 Eq. 3-4, Korthikanti et al. 2022 Eq. 7-8, Kaplan et al. 2020 §2.1), each test naming its
+source, and the lesson's claims as
 hypothesis properties (a slower inter-node link never shortens the step; TP's exposed
 communication grows more than PP's when the link slows; efficiency < 1 beyond one rank when
 communication is not fully hidden)."""

@@ -1,7 +1,7 @@
 """engine.strategies and engine.diagrams: the structured descriptions, and diagrams that agree
 with them.
 
-Issue 5 acceptance: every diagram is pure ASCII, fits 80 columns, labels its ranks rank 0 to
+Every diagram is pure ASCII, fits 80 columns, labels its ranks rank 0 to
 rank 3, names its collectives, and is checked against the strategy's structured description.
 Volumes come from ZeRO (Rajbhandari et al. 2020) Sec. 7 (DP 2 Psi, ZeRO-1/2 2 Psi, ZeRO-3 3 Psi)
 and Narayanan et al. 2021 Sec. 3.2 (PP b*s*h per micro-batch, TP 8*b*s*h*(t-1)/t per layer).

@@ -645,7 +645,7 @@ def make_app(
     autosave_delay: float = 0.5,
     quiz: QuizOptions | None = None,
 ) -> ShardbookApp:
-    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too.
+    """Build the app as the CLI does (paths resolved by :mod:`engine.paths`); tests use it too.
     ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed)."""
     return ShardbookApp(
         lesson_id=lesson_id,

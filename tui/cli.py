@@ -1,6 +1,6 @@
 """The ``shardbook`` command: opens the TUI, or runs a headless command.
 
-Names are fixed by DESIGN.md ("Command-line interface"); scripts and tests rely on them.
+Names are a public interface (README "Command line"); scripts and tests rely on them.
 Headless commands never import Textual, so they start fast. A learner's mistake (a bad flag
 value, a bad lesson file) is one line on stderr and exit status 2 (1 for ``check-content``
 findings), never a traceback.

@@ -1,4 +1,4 @@
-"""``shardbook calc bubble``: simulate a pipeline schedule, measure its bubble, headless (issue 4).
+"""``shardbook calc bubble``: simulate a pipeline schedule, measure its bubble, headless.
 
 Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Counts are parsed by
 :func:`engine.units.parse_int`, times (in op-time units) by :func:`engine.units.parse_number`, and
@@ -123,7 +123,7 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
 
 
 def result_to_json(result: PipelineResult, *, timeline: bool) -> dict[str, Any]:
-    """The JSON object of issue 4: its keys, in op-time units; ``timeline`` only when asked."""
+    """The JSON object of ``calc bubble --json``, in op-time units; ``timeline`` only when asked."""
     closed = result.closed_form
     data: dict[str, Any] = {
         "bubble_time": list(result.bubble_time),

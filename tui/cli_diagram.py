@@ -1,5 +1,4 @@
-"""``shardbook diagram NAME [--step K] [--ranks R] [--algorithm A]``: print an ASCII diagram
-(issues 2 and 5).
+"""``shardbook diagram NAME [--step K] [--ranks R] [--algorithm A]``: print an ASCII diagram.
 
 NAME is a strategy (dp, fsdp, zero1, zero2, zero3, tp, tp-sp, pp, ep, cp: the 4-rank diagram with
 the three questions answered) or a collective (all-reduce, all-gather, ...: step K of its data flow

@@ -1,5 +1,6 @@
 """``shardbook lab collectives`` and ``shardbook lab memory``: the formulas against PyTorch itself
-(issue 9). Needs the ``lab`` extra (torch); without it, one line says how to install it (exit 2).
+(README "Lab"). Needs the ``lab`` extra (torch); without it, one line says how to install it
+(exit 2).
 
 The reports are built here from the engine's results (:mod:`engine.lab.gloo`,
 :mod:`engine.lab.memory`) and shared with the app's Lab tab. No Textual import, and torch is

@@ -1,4 +1,4 @@
-"""``shardbook calc ledger``: the per-rank training-memory ledger, headless (issue 3).
+"""``shardbook calc ledger``: the per-rank training-memory ledger, headless.
 
 Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Values are parsed by
 :mod:`engine.units` (``--params 7.5B``, ``--gpu-memory 80GB``) and checked by
