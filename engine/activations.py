@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from engine.checks import finite_number, one_of, whole_number
+from engine.checks import MAX_PIPELINE_STAGES, finite_number, one_of, whole_number
 from engine.errors import InputError
 from engine.model_size import ModelShape
 
@@ -329,7 +329,7 @@ def stage_activation_bytes(
         shape=shape,
     )
     n_layers = whole_number("layers", layers)
-    p = whole_number("pp", pp)
+    p = whole_number("pp", pp, maximum=MAX_PIPELINE_STAGES)
     c = whole_number("cp", cp)
     v = whole_number("virtual_stages", virtual_stages)
     t = whole_number("tp", tp)

@@ -20,16 +20,20 @@ MAX_COUNT: Final = 10**12
 """Larger counts than this are typing errors; keeping every input below it keeps every product
 the ledger forms (at most four counts multiplied) far from float overflow."""
 
+MAX_PIPELINE_STAGES: Final = 4096
+"""More pipeline stages than this are typing errors (the deepest published models have under 200
+layers, and a stage holds at least one); the per-stage figures are computed for every stage."""
+
 T = TypeVar("T")
 
 
-def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
-    """``value`` as an ``int`` in ``[minimum, MAX_COUNT]`` (a float such as ``2.0`` is accepted).
+def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = MAX_COUNT) -> int:
+    """``value`` as an ``int`` in ``[minimum, maximum]`` (a float such as ``2.0`` is accepted).
 
     Raises:
-        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``MAX_COUNT``.
+        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``maximum``.
     """
-    if type(value) is int and minimum <= value <= MAX_COUNT:
+    if type(value) is int and minimum <= value <= maximum:
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(field, f"expected a whole number, got {value!r}")
@@ -39,8 +43,9 @@ def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
         value = int(value)
     if value < minimum:
         raise InputError(field, f"must be at least {minimum}, got {value}")
-    if value > MAX_COUNT:
-        raise InputError(field, f"must be at most {MAX_COUNT:.0e}, got {value}")
+    if value > maximum:
+        limit = f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+        raise InputError(field, f"must be at most {limit}, got {value}")
     return value
 
 

@@ -13,7 +13,15 @@ from engine.activations import (
     RECOMPUTE_CHOICES,
     SCHEDULE_CHOICES,
 )
-from engine.checks import MAX_COUNT, finite_number, flag, one_of, whole_number, zero_stage
+from engine.checks import (
+    MAX_COUNT,
+    MAX_PIPELINE_STAGES,
+    finite_number,
+    flag,
+    one_of,
+    whole_number,
+    zero_stage,
+)
 from engine.errors import InputError
 from engine.ledger.model import (
     CONVENTIONS,
@@ -54,7 +62,7 @@ def checked_targets(names: object) -> tuple[str, ...]:
 
 # (field, minimum, may be None) of every whole-number field of LedgerSpec outside the shape.
 _COUNT_FIELDS: tuple[tuple[str, int, bool], ...] = (
-    *((name, 1, False) for name in ("micro_batch_size", "dp", "tp", "pp", "cp", "ep")),
+    *((name, 1, False) for name in ("micro_batch_size", "dp", "tp", "cp", "ep")),
     ("virtual_stages", 1, False),
     ("prefetch", 0, False),
     ("lora_rank", 1, False),
@@ -117,6 +125,8 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     key = tuple(zip(map(type, values), values, strict=True))
     resolved, shape = resolve_shape_key(key, spec.model)
     changed: dict[str, Any] = dict(zip(SHAPE_FIELDS, resolved, strict=True))
+    if not (type(spec.pp) is int and 1 <= spec.pp <= MAX_PIPELINE_STAGES):
+        changed["pp"] = whole_number("pp", spec.pp, maximum=MAX_PIPELINE_STAGES)
     for (name, minimum, optional), value in zip(_COUNT_FIELDS, _COUNT_VALUES(spec), strict=True):
         if (type(value) is int and minimum <= value <= MAX_COUNT) or (value is None and optional):
             continue

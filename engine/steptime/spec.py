@@ -8,7 +8,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.activations import RECOMPUTE_CHOICES, Recompute
-from engine.checks import MAX_COUNT, finite_number, one_of, whole_number, zero_stage
+from engine.checks import (
+    MAX_COUNT,
+    MAX_PIPELINE_STAGES,
+    finite_number,
+    one_of,
+    whole_number,
+    zero_stage,
+)
 from engine.errors import InputError
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
@@ -253,7 +260,8 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
         value = getattr(spec, name)
         if value is None and optional:
             continue
-        changed[name] = whole_number(name, value)
+        limit = MAX_PIPELINE_STAGES if name == "pp" else MAX_COUNT
+        changed[name] = whole_number(name, value, maximum=limit)
     spec = replace(spec, **changed)
     spec = replace(spec, zero_stage=zero_stage("zero_stage", spec.zero_stage))
     one_of("schedule", spec.schedule, SCHEDULES)
