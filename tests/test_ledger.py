@@ -773,3 +773,12 @@ def test_zero_stage_typed_as_a_float_is_the_stage() -> None:
     assert result.terms[0].formula.endswith("ZeRO-2 = 15,000,000,000 B")
     with pytest.raises(InputError):
         compute_ledger(LedgerSpec(params=PSI, zero_stage=2.5))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pp", [4097, 10**6, 10**12])
+def test_a_pipeline_deeper_than_any_model_is_refused_at_once(pp: int) -> None:
+    # Every stage gets its own figures: a typo such as --pp 1000000 must not run for minutes.
+    with pytest.raises(InputError, match="at most 4,096") as caught:
+        compute_ledger(LedgerSpec(params=1e9, pp=pp))
+    assert caught.value.field == "pp"
+    assert compute_ledger(LedgerSpec(params=1e9, pp=4096)).per_stage_bytes
