@@ -15,7 +15,7 @@ from engine.lesson import load_lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tests.notes_render import quotes
-from tests.test_app_flow import app_for, choose, paste_into, shown, write
+from tests.pilot_helpers import app_for, choose, paste_into, shown, write
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 

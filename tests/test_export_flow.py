@@ -10,17 +10,17 @@ from textual.widgets import Input, OptionList
 
 from engine.export import notes_owner, split_front_matter
 from tests.notes_render import quotes
-from tests.test_app_flow import app_for, goto_section, paste_into, write
+from tests.pilot_helpers import SIZE, Notified, app_for, goto_section, paste_into, wait_until, write
 from tui.screens.export import ExportScreen
 from tui.widgets.notes import SelfCheckBox
 
-SIZE = (80, 24)
 
-
-async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -> None:
+async def test_f8_asks_which_format_and_writes_each_to_exports(
+    tmp_path: Path, notified: Notified
+) -> None:
     exports = tmp_path / "exports"
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
         box = app.query(SelfCheckBox).first()
         await write(pilot, box.text_area, "two lines\n---")
@@ -40,7 +40,7 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -
         await pilot.pause()
         await pilot.press("f8", "f8")
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = notified.messages
     names = sorted(path.name for path in exports.iterdir())
     assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
     assert all(notes_owner(exports / name) == "S15" for name in names)
@@ -56,7 +56,7 @@ async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2", "ctrl+g")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "exercise1" in app.progress.figures)
         assert app.progress.figures["exercise1"]["adam_states"] == 12e9
         ledger = app.query_one("LedgerPane")
         await paste_into(pilot, ledger.query_one("#field-params", Input), "1Q")

@@ -17,7 +17,6 @@ from engine.lesson import (
     Section,
     escape_markdown,
     key_points_markdown,
-    load_lesson,
     meta_lines,
     section_markdown,
 )
@@ -79,11 +78,6 @@ def _list_entries(body: list[str]) -> tuple[list[str], bool]:
             numbered.add(False)
     assert len(numbered) == 1
     return entries, numbered.pop()
-
-
-@pytest.fixture(scope="module")
-def lesson() -> Lesson:
-    return load_lesson(LESSON_FILE)
 
 
 @pytest.fixture(scope="module")

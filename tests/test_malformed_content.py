@@ -10,15 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.widgets import Static
 
 from engine.lesson import check_file, discover_lessons
+from tests.pilot_helpers import ROOT, SIZE, shown
 from tests.test_lesson_loader import VALID
 from tui.app import make_app
 from tui.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
 )
@@ -118,12 +116,6 @@ def test_check_content_prints_one_line_per_problem(
     assert {LINE.match(line)["file"] for line in out[:-1]} == {str(p) for p in paths.values()}
 
 
-def shown(static: Static) -> str:
-    console = Console(width=200, record=True)
-    console.print(static.render())
-    return console.export_text()
-
-
 async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
     content = tmp_path / "content"
     write_all(content)
@@ -132,7 +124,7 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
     listed_bad = next(ref for ref in refs if ref.id == "T1")  # head fine, body broken
     unlisted = next(error for error in errors if "binary-garbage" in error.path)
     app = make_app(content_dir=content, progress_dir=tmp_path / "progress", autosave_delay=0.05)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.lesson is not None and app.lesson.id == "S15"
         assert app.lesson_file_errors
@@ -141,13 +133,13 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
         bad_title = next(t for t in entries if t.startswith(f"Open lesson: T1 {listed_bad.title}"))
         entries[bad_title]()
         await pilot.pause()
-        text = "\n".join(shown(s) for s in app.query("#reading Static"))
+        text = "\n".join(shown(s, width=200) for s in app.query("#reading Static"))
         assert "cannot be opened" in text and str(listed_bad.path) in text
         # A file that could not even be listed is in the palette too, with its message.
         garbage = next(t for t in entries if "binary-garbage.yaml" in t)
         entries[garbage]()
         await pilot.pause()
-        text = "\n".join(shown(s) for s in app.query("#reading Static"))
+        text = "\n".join(shown(s, width=200) for s in app.query("#reading Static"))
         assert unlisted.message in text
         # S15 still opens.
         entries[next(t for t in entries if t.startswith("Open lesson: S15"))]()

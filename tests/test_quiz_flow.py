@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -18,27 +19,21 @@ from typing import Any
 
 import pytest
 import yaml
-from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from engine.lesson import Lesson
 from engine.progress import ProgressStore
-from engine.quiz import DRILL_TEMPLATES, Question
+from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
+from tests.pilot_helpers import SIZE, shown
 from tui.app import ShardbookApp, make_app
 from tui.cli import main
 from tui.screens.help import HelpScreen
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
 from tui.widgets.notes import SelfCheckBox
 
-SIZE = (80, 24)
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 SCALE = {"GB": 1e9, "ms": 1e-3, "fraction": 1.0, "": 1.0}
-
-
-def shown(widget: Static) -> str:
-    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(widget.content)
-    return console.export_text()
 
 
 def quiz_app(progress_dir: Path, **options: Any) -> ShardbookApp:
@@ -318,13 +313,31 @@ async def test_a_two_line_answer_is_written_and_the_question_stays_with_the_solu
         assert feedback.region.height > 0 and feedback.region.y > region.bottom - 1
 
 
-async def test_the_question_stays_visible_after_every_drill_solution(tmp_path: Path) -> None:
+def review_before(progress_dir: Path, lesson: Lesson, kinds: tuple[str, ...]) -> None:
+    """Rate every item of ``kinds`` Easy at NOW through the engine, so a session opened at NOW
+    asks only the others (an Easy card is next due days later)."""
+    store = ProgressStore(progress_dir)
+    progress = store.load("S15").progress
+    state = QuizState(progress)
+    rng = random.Random(11)
+    for item in lesson_items(lesson):
+        if item.kind in kinds:
+            state.review(ask(item, lesson, rng), 4, NOW)
+    store.save(progress)
+
+
+async def test_the_question_stays_visible_after_every_drill_solution(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    # The self-checks and misconceptions reviewed already: the session asks the matching items
+    # and the drills, alternately, and every drill comes up (pairs 5 questions apart).
+    review_before(tmp_path, lesson, ("self-check", "misconception"))
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = screen_of(app)
         seen = 0
-        for _ in range(30):
+        for _ in range(16):
             if screen.phase != "answer":
                 break
             question = current(app)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.pilot_helpers import SIZE
 from tui.app import make_app
-
-SIZE = (80, 24)
 
 
 def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
