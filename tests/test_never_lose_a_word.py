@@ -96,7 +96,7 @@ async def test_a_failing_folder_keeps_the_text_offers_retry_and_export_elsewhere
     notified = Notified()
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
-        monkeypatch.setattr("engine.progress.os.replace", fail_in(progress_dir, code))
+        monkeypatch.setattr("engine.progress.files.os.replace", fail_in(progress_dir, code))
         box = app.query(SelfCheckBox).first()
         await paste(pilot, box.text_area, "words I must not lose")
         await wait_until(pilot, lambda: "NOT SAVED" in app.sub_title)
