@@ -21,20 +21,15 @@ from hypothesis import strategies as st
 from engine.collectives import collective_cost
 from engine.errors import InputError
 from engine.scaling import (
-    COUNTEREXAMPLES,
     MARKERS,
     SCALING_STRATEGIES,
     ScalingPoint,
     ScalingSeries,
-    compare_interconnects,
-    get_counterexample,
     render_scaling_plot,
-    run_counterexample,
     scaling_all,
     scaling_plot,
     scaling_series,
     strategy_spec,
-    tradeoffs_report,
     world_sizes,
 )
 from engine.steptime import (
@@ -46,6 +41,13 @@ from engine.steptime import (
     six_n_flops,
     step_time,
     time_to_train,
+)
+from engine.tradeoffs import (
+    COUNTEREXAMPLES,
+    compare_interconnects,
+    get_counterexample,
+    run_counterexample,
+    tradeoffs_report,
 )
 from tui.cli import main
 

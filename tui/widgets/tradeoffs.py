@@ -2,8 +2,8 @@
 size (misconception: world size 翻倍，吞吐必定翻倍), the lesson's three counterexamples on keys
 1-3, and the learner's answers to exercises 4 and 5.
 
-The pane turns its two choices into one call of :func:`engine.scaling.tradeoffs_report` (or of
-:func:`engine.scaling.run_counterexample` for a scenario) and renders the result; it holds no
+The pane turns its two choices into one call of :func:`engine.tradeoffs.tradeoffs_report` (or of
+:func:`engine.tradeoffs.run_counterexample` for a scenario) and renders the result; it holds no
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
 ``ex5``); the app saves them in ``LessonProgress.notes``.
 """
@@ -25,20 +25,19 @@ from engine import units
 from engine.errors import InputError
 from engine.lesson import Item, Lesson
 from engine.model_presets import model_presets
-from engine.scaling import (
+from engine.scaling import ScalingPlot, scaling_plot
+from engine.steptime import INTERCONNECTS
+from engine.tradeoffs import (
     COUNTEREXAMPLES,
     TRADEOFFS_BASE,
     TRADEOFFS_BATCHES,
     TRADEOFFS_SEQS,
     TRADEOFFS_WORLDS,
-    ScalingPlot,
     TradeoffsReport,
     run_counterexample,
-    scaling_plot,
     tradeoffs_base,
     tradeoffs_report,
 )
-from engine.steptime import INTERCONNECTS
 from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
