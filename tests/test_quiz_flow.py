@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -56,15 +57,19 @@ def current(app: ShardbookApp) -> Question:
 
 
 async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
-    """Answer the current question correctly with keys only, and rate it (enter or 3)."""
+    """Answer the current question correctly and rate it (enter or 3). A written answer is
+    pasted (a terminal's bracketed paste); typing key by key is checked where it matters (the
+    wrong answer, the two-line answer, the quiz keys)."""
     question = current(app)
     if question.answer_kind == "text":
-        await pilot.press(*"参数、梯度与优化器状态", "ctrl+r")
+        await paste_answer(pilot, "参数、梯度与优化器状态")
+        await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.press("3")
     elif question.answer_kind == "number":
         assert isinstance(question.expected, float)
-        await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
+        await paste_answer(pilot, repr(question.expected / SCALE[question.unit]))
+        await pilot.press("ctrl+r")
         await pilot.pause()
         assert "Right." in shown(app.screen.query_one("#quiz-feedback", Static))
         await pilot.press("enter")
@@ -78,6 +83,14 @@ async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
         await pilot.pause()
         await pilot.press("enter")
     await pilot.pause()
+
+
+async def paste_answer(pilot: Pilot[int], text: str) -> None:
+    """Paste ``text`` into the answer box, which has the focus."""
+    assert isinstance(pilot.app.focused, QuizAnswer)
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+    assert pilot.app.focused.text == text
 
 
 def stored_quiz(progress_dir: Path) -> dict[str, Any]:
@@ -343,7 +356,8 @@ async def test_the_question_stays_visible_after_every_drill_solution(
             question = current(app)
             if question.answer_kind == "number":
                 assert isinstance(question.expected, float)
-                await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
+                await paste_answer(pilot, repr(question.expected / SCALE[question.unit]))
+                await pilot.press("ctrl+r")
                 await pilot.pause()
                 question_box = screen.query_one("#quiz-question")
                 # The whole question fits its region and nothing scrolled it away.
