@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from engine import sources
 from engine.checks import one_of
@@ -126,14 +126,34 @@ def _model_states_lines(result: LedgerResult) -> list[str]:
     return lines
 
 
+class _ModelStatesDrill(Drill):
+    """Model states per rank on DP ranks under a ZeRO stage (mixed-precision Adam, ZeRO paper
+    convention): subclasses give the model (:meth:`model_fields`) and the prompt."""
+
+    unit: ClassVar[DrillUnit] = "GB"
+
+    @abstractmethod
+    def model_fields(self, params: Params) -> dict[str, Any]:
+        """The :class:`LedgerSpec` fields that give the model: ``params`` or a preset."""
+
+    def ledger(self, params: Params) -> LedgerResult:
+        """The ledger of ``params`` (the stored key ``zero`` is the ZeRO stage)."""
+        spec = LedgerSpec(
+            **self.model_fields(params), dp=int(params["dp"]), zero_stage=int(params["zero"])
+        )
+        return compute_ledger(spec)
+
+    def expected(self, params: Params) -> float:
+        return self.ledger(params).model_states_bytes
+
+
 @register
-class ZeroMemoryDrill(Drill):
+class ZeroMemoryDrill(_ModelStatesDrill):
     """Model states per rank of an N-parameter model on DP ranks under a ZeRO stage."""
 
     template = "zero-memory"
     title = "Model states per rank under ZeRO"
     formula = "zero-memory"
-    unit: ClassVar[DrillUnit] = "GB"
 
     def draw(self, rng: random.Random) -> Params:
         return {
@@ -142,17 +162,11 @@ class ZeroMemoryDrill(Drill):
             "zero": rng.randrange(4),
         }
 
-    def _ledger(self, params: Params) -> LedgerResult:
-        spec = LedgerSpec(
-            params=float(params["params"]), dp=int(params["dp"]), zero_stage=int(params["zero"])
-        )
-        return compute_ledger(spec)
-
-    def expected(self, params: Params) -> float:
-        return self._ledger(params).model_states_bytes
+    def model_fields(self, params: Params) -> dict[str, Any]:
+        return {"params": float(params["params"])}
 
     def question(self, item: QuizItem, params: Params) -> Question:
-        result = self._ledger(params)
+        result = self.ledger(params)
         prompt = (
             f"A {format_count(float(params['params']))}-parameter model trains with "
             "mixed-precision Adam (2 + 2 + 12 bytes per parameter, ZeRO paper) on "
@@ -330,13 +344,12 @@ class RingAllReduceTimeDrill(Drill):
 
 
 @register
-class PresetMemoryDrill(Drill):
+class PresetMemoryDrill(_ModelStatesDrill):
     """Model states per rank of a published model (a preset) under a ZeRO stage."""
 
     template = "preset-memory"
     title = "Model states of a published model"
     formula = "preset-memory"
-    unit: ClassVar[DrillUnit] = "GB"
 
     def draw(self, rng: random.Random) -> Params:
         return {
@@ -345,17 +358,11 @@ class PresetMemoryDrill(Drill):
             "zero": rng.randrange(4),
         }
 
-    def _ledger(self, params: Params) -> LedgerResult:
-        spec = LedgerSpec(
-            model=str(params["model"]), dp=int(params["dp"]), zero_stage=int(params["zero"])
-        )
-        return compute_ledger(spec)
-
-    def expected(self, params: Params) -> float:
-        return self._ledger(params).model_states_bytes
+    def model_fields(self, params: Params) -> dict[str, Any]:
+        return {"model": str(params["model"])}
 
     def question(self, item: QuizItem, params: Params) -> Question:
-        result = self._ledger(params)
+        result = self.ledger(params)
         prompt = (
             f"{get_preset(str(params['model'])).title} ({result.params_total:,.0f} parameters; "
             f"model {params['model']}) trains with mixed-precision Adam (2 + 2 + 12 bytes per "

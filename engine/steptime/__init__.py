@@ -10,21 +10,10 @@ presets), :mod:`~engine.steptime.communication` (the collectives and their expos
 :mod:`~engine.steptime.moe` (the expert-imbalance wait) and :mod:`~engine.steptime.step`
 (:func:`step_time`, the sum).
 
-Compute. Hardware FLOPs per step follow one of two conventions, named in every result:
-
-- ``korthikanti`` (the architecture is given): per layer and sample, forward
-  ``2·s·(4h² + 2·h·f·k) + 4·s²·h`` (QKV and output projections, k MLPs of hidden size f, the
-  attention scores and their product with V), logits ``2·s·h·V``; for any
-  :class:`~engine.model_size.ModelShape` the projections are ``2·s·(h·(q + 2kv) + q·h)`` (GQA
-  widths), each of the k routed and the shared MLPs ``2·s·m·h·f`` (m = 3 when gated) and the
-  scores ``4·s²·q`` (the router's h·E per token, under 0.1 %, is left out); model FLOPs are
-  three passes (forward, two backward), which for f = 4h and k = 1 is Korthikanti et al. 2022
-  (arXiv:2205.05198) Eq. 7, ``72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L))``. Selective recomputation
-  adds ``12·B·L·s²·h`` (Eq. 8, ``72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L))``); full recomputation
-  runs each layer's forward twice: ``4·layers + 3·logits``, Narayanan et al. 2021
-  (arXiv:2104.04473) Eq. 3, ``96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h))``.
-- ``6N`` (only the parameter count is given): 6·N FLOPs per token (Kaplan et al. 2020,
-  arXiv:2001.08361 §2.1), 8·N with full recomputation (Narayanan et al. 2021 §5.1, Eq. 4).
+Compute. Hardware FLOPs per step follow one of two conventions, named in every result
+(:mod:`~engine.steptime.flops`): ``korthikanti`` when the architecture is given (Korthikanti et al.
+2022 Eq. 7-8, Narayanan et al. 2021 Eq. 3, read for any model shape), ``6N`` when only the
+parameter count is (Kaplan et al. 2020 §2.1).
 
 The device runs those FLOPs at X = peak × compute utilization (``compute_utilization``, the
 share of peak the kernels reach while they compute; or ``achieved_flops`` given directly), so the
