@@ -1,6 +1,6 @@
-"""The shape of a transformer (:class:`ModelShape`) and its parameter count, shared by the ledger
-(:mod:`engine.ledger`), activations (:mod:`engine.activations`) and step time
-(:mod:`engine.steptime`), plus the input checks those modules share.
+"""The shape of a transformer (:class:`ModelShape`), the shape fields every calculator spec takes
+(:class:`ShapeFields`) and the parameter count, shared by the ledger (:mod:`engine.ledger`),
+activations (:mod:`engine.activations`) and step time (:mod:`engine.steptime`).
 
 Count per layer (q = heads·head_dim and kv = kv_heads·head_dim are the query and key/value
 widths, f the MLP size, m its matrices: 2 for ``gelu``, 3 for the gated ``swiglu``/``geglu``):
