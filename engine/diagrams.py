@@ -114,6 +114,7 @@ def strategy_diagram(name: str) -> str:
     Shows what each rank holds (one box per rank, labelled ``rank 0`` .. ``rank 3``), the split
     dimension, every collective or point-to-point transfer with arrows, its volume and source, one
     wait it can cause, and the answers to the three questions. Pure ASCII, at most 80 columns.
+    It is the text of every part of :func:`strategy_diagram_parts`, in order.
 
     Args:
         name: one of :data:`STRATEGY_NAMES` (``fsdp`` draws ZeRO-3, titled FSDP/ZeRO-3).
@@ -121,31 +122,64 @@ def strategy_diagram(name: str) -> str:
     Raises:
         InputError: unknown name (field ``strategy``).
     """
+    return "".join(text for _part, text in strategy_diagram_parts(name))
+
+
+STRATEGY_DIAGRAM_PARTS: tuple[str, ...] = (
+    "title",
+    "split",
+    "picture",
+    "comm",
+    "wait",
+    "questions",
+)
+"""The parts of a strategy diagram, in order: its title, the split dimension, the rank boxes,
+the collectives (with volume and source), one wait, the three questions answered."""
+
+
+def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str, str], ...]:
+    """The strategy diagram of ``name`` in parts, ``(part, text)`` for each part of
+    :data:`STRATEGY_DIAGRAM_PARTS`, each text whole lines ending in a newline, so a viewer can
+    leave out the parts the learner has yet to work out (exercises 2 and 3 of lesson S15 ask
+    what each strategy splits, its main collective and one wait).
+
+    ``transfers``: draw the collectives' buses and the point-to-point arrows in the picture;
+    ``False`` draws the rank boxes alone (the arrows would give the collectives away).
+
+    Raises:
+        InputError: unknown name (field ``strategy``).
+    """
     strategy = get_strategy(name)
-    lines = _wrap(f"{strategy.title} ({DIAGRAM_RANKS} ranks)")
-    lines += _wrap(strategy.split, "Split: ", "       ")
-    lines.append("")
+    title = _wrap(f"{strategy.title} ({DIAGRAM_RANKS} ranks)")
+    split = [*_wrap(strategy.split, "Split: ", "       "), ""]
     uses = strategy.collectives
+    picture: list[str]
     if strategy.point_to_point:
-        lines += _boxes(strategy, "--->", "<---")
+        arrows = ("--->", "<---") if transfers else ("", "")
+        picture = _boxes(strategy, *arrows)
         marks = ["--->" if use.phase == "forward" else "<---" for use in uses]
     else:
-        lines += _boxes(strategy, "", "")
-        for number, use in enumerate(uses, start=1):
-            lines += _bus(f"({number}) {use.collective}, {use.phase}")
+        picture = _boxes(strategy, "", "")
+        if transfers:
+            for number, use in enumerate(uses, start=1):
+                picture += _bus(f"({number}) {use.collective}, {use.phase}")
         marks = [f"({number})" for number in range(1, len(uses) + 1)]
-    lines.append("")
-    lines.append("Collectives:")
+    picture.append("")
+    comm = ["Collectives:"]
     for mark, use in zip(marks, uses, strict=True):
         text = f"{mark} {use.phase}: {use.collective} of {use.payload}; {use.volume}"
-        lines += _wrap(text, "  ", "      ")
-    lines += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
-    lines += _wrap(f"Source: {ascii_text(strategy.volume_source)}.", "  ", "    ")
-    lines += _wrap(strategy.wait, "One wait: ", "  ")
-    lines.append("The three questions:")
+        comm += _wrap(text, "  ", "      ")
+    comm += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
+    comm += _wrap(f"Source: {ascii_text(strategy.volume_source)}.", "  ", "    ")
+    wait = _wrap(strategy.wait, "One wait: ", "  ")
+    questions = ["The three questions:"]
     for number, (_zh, english, answer) in enumerate(strategy.answers(), start=1):
-        lines += _wrap(f"Q{number} {english} {answer}", "  ", "     ")
-    return "\n".join(lines) + "\n"
+        questions += _wrap(f"Q{number} {english} {answer}", "  ", "     ")
+    parts = (title, split, picture, comm, wait, questions)
+    return tuple(
+        (part, "\n".join(lines) + "\n")
+        for part, lines in zip(STRATEGY_DIAGRAM_PARTS, parts, strict=True)
+    )
 
 
 def collective_step_count(op: str, ranks: int = 4, algorithm: str | None = None) -> int:

@@ -19,9 +19,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from engine.errors import InputError
+from engine.lesson import Lesson
+from engine.progress import LessonProgress
 from engine.strategies import Strategy, get_strategy
 
 # The lesson's six strategies (DP, FSDP/ZeRO, TP, PP, EP, CP), in its order.
+DIAGRAMS = "diagrams"
+TRADEOFFS = "tradeoffs"
+DIAGRAM_PARTS: tuple[str, ...] = ("split", "comm", "wait")
+"""The parts of a strategy's diagram that exercises 2 and 3 ask the learner to work out first:
+what is split, the main collective or transfer, one wait."""
 EXERCISE_STRATEGIES: tuple[str, ...] = ("dp", "fsdp", "tp", "pp", "ep", "cp")
 
 
@@ -35,6 +42,11 @@ class ExerciseNote:
         strategy: the strategy key for exercises 2 and 3, ``""`` otherwise.
         label: what the note answers (English chrome; the exercise text itself is the lesson's).
         reference: the engine's answer, from :mod:`engine.strategies` (``""`` for 4 and 5).
+        part: for exercises 2 and 3, the part of the strategy's diagram that answers it
+            (:data:`DIAGRAM_PARTS`: ``split``, ``comm`` or ``wait``); ``""`` otherwise.
+        answered_by: the pane that shows the engine's answer to it (``diagrams``: the
+            strategy's diagram; ``tradeoffs``: the step-time table on a chosen interconnect),
+            ``""`` when the engine has none (exercise 5: a factor the formulas cannot decide).
     """
 
     id: str
@@ -42,6 +54,8 @@ class ExerciseNote:
     strategy: str
     label: str
     reference: str
+    part: str = ""
+    answered_by: str = ""
 
 
 def _comm(strategy: Strategy) -> str:
@@ -61,11 +75,27 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
     strategy = get_strategy(name)
     key = "fsdp" if name == "zero3" else name
     return (
-        ExerciseNote(f"ex2.{key}.split", 2, key, "which dimension is split", strategy.split),
         ExerciseNote(
-            f"ex3.{key}.comm", 3, key, "main collective or point-to-point transfer", _comm(strategy)
+            f"ex2.{key}.split",
+            2,
+            key,
+            "which dimension is split",
+            strategy.split,
+            "split",
+            DIAGRAMS,
         ),
-        ExerciseNote(f"ex3.{key}.wait", 3, key, "one wait it can cause", strategy.wait),
+        ExerciseNote(
+            f"ex3.{key}.comm",
+            3,
+            key,
+            "main collective or point-to-point transfer",
+            _comm(strategy),
+            "comm",
+            DIAGRAMS,
+        ),
+        ExerciseNote(
+            f"ex3.{key}.wait", 3, key, "one wait it can cause", strategy.wait, "wait", DIAGRAMS
+        ),
     )
 
 
@@ -79,7 +109,14 @@ EXERCISE_ITEMS: dict[int, str] = {
 }
 
 FREE_NOTES: tuple[ExerciseNote, ...] = (
-    ExerciseNote("ex4", 4, "", "slow interconnect: which strategies cost more, and why", ""),
+    ExerciseNote(
+        "ex4",
+        4,
+        "",
+        "slow interconnect: which strategies cost more, and why",
+        "",
+        answered_by=TRADEOFFS,
+    ),
     ExerciseNote("ex5", 5, "", "a real factor the formulas alone cannot decide", ""),
 )
 
@@ -192,3 +229,35 @@ def ledger_form_worked(forms: Mapping[str, Mapping[str, str]]) -> bool:
     if not form:
         return False
     return any(text != LEDGER_FORM_DEFAULTS.get(name, "") for name, text in form.items())
+
+
+def asked_notes(lesson: Lesson) -> dict[str, str]:
+    """The notes the lesson's exercises ask for (their ``notes`` lists), note id -> the id of
+    the exercise item that asks for it, in the lesson's order."""
+    return {note_id: item.id for item in lesson.exercises for note_id in item.notes}
+
+
+def answer_folded(
+    note_id: str, lesson: Lesson, progress: LessonProgress, text: str | None = None
+) -> bool:
+    """Whether the engine's answer to note ``note_id`` is folded (predict, then reveal): the
+    engine has an answer to it (:attr:`ExerciseNote.answered_by`), the lesson's exercises ask
+    for the note, the note is blank, and the learner did not choose to look first
+    (:meth:`LessonProgress.looked_before_answering`).
+
+    ``text``: the note as it stands in a box being typed in; default: the saved note.
+    """
+    if not answered_by_engine(note_id) or note_id not in asked_notes(lesson):
+        return False
+    if progress.looked_before_answering(note_id):
+        return False
+    written = progress.notes.get(note_id, "") if text is None else text
+    return not written.strip()
+
+
+def answered_by_engine(note_id: str) -> bool:
+    """Whether a pane shows the engine's answer to note ``note_id`` (an unknown id: no)."""
+    try:
+        return bool(get_note(note_id).answered_by)
+    except InputError:
+        return False

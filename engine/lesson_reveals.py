@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from engine.progress import LessonProgress
+from engine.timefmt import parse_utc, utc_iso
 
 LESSON_REVEALS = "lesson_reveals"
 """The key of ``LessonProgress.quiz`` that holds the reveals."""
@@ -23,13 +24,12 @@ def note_lesson_reveal(progress: LessonProgress, item_id: str, now: dt.datetime)
     document as the base of a merge, sharing nested values).
 
     Raises:
-        ValueError: ``now`` is naive (no timezone).
+        InputError: ``now`` is naive (no timezone; an InputError is a ValueError).
     """
-    if now.tzinfo is None:
-        raise ValueError("now must be timezone-aware")
+    stamp = utc_iso(now, timespec="auto")
     current = progress.quiz.get(LESSON_REVEALS)
     reveals = dict(current) if isinstance(current, dict) else {}
-    reveals[item_id] = now.astimezone(dt.UTC).isoformat()
+    reveals[item_id] = stamp
     progress.quiz[LESSON_REVEALS] = reveals
 
 
@@ -42,10 +42,7 @@ def lesson_reveals(progress: LessonProgress) -> dict[str, dt.datetime]:
         return {}
     found: dict[str, dt.datetime] = {}
     for item_id, text in stored.items():
-        try:
-            moment = dt.datetime.fromisoformat(str(text))
-        except ValueError:
-            continue
-        if moment.tzinfo is not None:
-            found[str(item_id)] = moment.astimezone(dt.UTC)
+        moment = parse_utc(str(text))
+        if moment is not None:
+            found[str(item_id)] = moment
     return found

@@ -1,7 +1,12 @@
 """Where lessons and progress live (README "Where your progress is stored", "Command line").
 
 Content folder: ``--content-dir``, else ``$SHARDBOOK_CONTENT_DIR``, else the ``content/`` folder of
-the checkout this package runs from.
+the checkout this package runs from (so a lesson edited in a clone is the one shown), else the
+lessons installed with the package (``engine/content/`` in an installed wheel: setuptools maps the
+repository's ``content/`` to the data-only package ``engine.content``, see ``pyproject.toml``).
+
+Cache folder (the lesson index; always safe to delete): the platform's user cache folder
+(``platformdirs.user_cache_dir("shardbook")``).
 
 Progress folder: ``--progress-dir``, else ``$SHARDBOOK_PROGRESS_DIR``, else the top-level
 ``progress/`` of the checkout this package runs from, else the platform's user data folder
@@ -16,6 +21,8 @@ from pathlib import Path
 import platformdirs
 
 CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGED_CONTENT_DIR = Path(__file__).resolve().parent / "content"
+"""Where an installed wheel holds the lessons (absent in a checkout, which has ``content/``)."""
 DEFAULT_LESSON = "S15"
 """The lesson opened when none is named (the app, ``shardbook plan``)."""
 
@@ -31,7 +38,9 @@ def resolve_content_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get("SHARDBOOK_CONTENT_DIR")
     if env:
         return Path(env).expanduser()
-    return CHECKOUT_ROOT / "content"
+    if _is_checkout(CHECKOUT_ROOT) and (CHECKOUT_ROOT / "content").is_dir():
+        return CHECKOUT_ROOT / "content"
+    return PACKAGED_CONTENT_DIR
 
 
 def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -44,3 +53,8 @@ def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path
     if _is_checkout(CHECKOUT_ROOT) and (CHECKOUT_ROOT / "progress").is_dir():
         return CHECKOUT_ROOT / "progress"
     return Path(platformdirs.user_data_dir("shardbook", appauthor=False)) / "progress"
+
+
+def cache_dir() -> Path:
+    """The folder of caches that are always safe to delete (the lesson index)."""
+    return Path(platformdirs.user_cache_dir("shardbook", appauthor=False))

@@ -36,7 +36,8 @@ from typing import Any, Final, Literal, get_args
 
 from engine.exercises import LEDGER_FORM, ledger_form_worked
 from engine.lesson import Item, Lesson
-from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, utc_stamp
+from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating
+from engine.timefmt import local_text, relative, utc_iso, utc_now
 
 StepKind = Literal["read", "exercise", "self-check", "reflection", "reviews"]
 StepState = Literal["todo", "started", "done"]
@@ -69,9 +70,9 @@ class ReviewOutlook:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: times as ISO 8601 UTC."""
         return {
-            "at": utc_stamp(self.at),
+            "at": utc_iso(self.at),
             "due_now": self.due_now,
-            "next_due": utc_stamp(self.next_due) if self.next_due else None,
+            "next_due": utc_iso(self.next_due) if self.next_due else None,
             "due_next_day": self.due_next_day,
         }
 
@@ -86,7 +87,7 @@ def review_outlook(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -
     """
     from engine.quiz import QuizState, lesson_items
 
-    at = dt.datetime.fromisoformat(utc_stamp(now))
+    at = dt.datetime.fromisoformat(utc_iso(now))
     state = QuizState(LessonProgress(progress.lesson_id, quiz=copy.deepcopy(progress.quiz)))
     dues = sorted(
         card.due for item in lesson_items(lesson) if (card := state.card(item.id)) is not None
@@ -410,7 +411,7 @@ def build_plan(
         InputError: ``now`` has no timezone (field ``time``).
     """
     if reviews is None:
-        reviews = review_outlook(lesson, progress, now or dt.datetime.now(dt.UTC))
+        reviews = review_outlook(lesson, progress, now or utc_now())
     steps = _lesson_steps(lesson, progress)
     steps.append(
         Step(
@@ -472,6 +473,59 @@ def _counts(
     )
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a step is worked, one note at a time: what ``ctrl+n`` goes to.
+
+    An exercise recorded in several notes (exercise 2: four of them) has one place per note, and
+    one more for its Ledger form when it is worked in the Ledger; every other step is one place.
+
+    Attributes:
+        step: the step.
+        note_id: the note to write at this place (``""``: the step as a whole, or its Ledger
+            form).
+        done: this place's part of the step is done (the note written; the Ledger form the
+            learner's own; else the step done).
+    """
+
+    step: Step
+    note_id: str = ""
+    done: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(step id, note id)``: names the place across plans."""
+        return (self.step.id, self.note_id)
+
+
+def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
+    """Every place of the plan's steps, in the plan's order (see :class:`Place`)."""
+    places: list[Place] = []
+    for step in plan.steps:
+        if step.kind != "exercise" or not step.notes:
+            places.append(Place(step, "", step.done))
+            continue
+        if step.worked_in == "ledger":
+            places.append(Place(step, "", ledger_form_worked(progress.forms)))
+        places.extend(
+            Place(step, note_id, _written(progress.notes.get(note_id))) for note_id in step.notes
+        )
+    return tuple(places)
+
+
+def next_place(places: Sequence[Place], current: tuple[str, str] | None = None) -> Place | None:
+    """The first place not done after ``current`` (a :attr:`Place.key`) in order, going round
+    to the start, ``current`` itself left out; from the start when ``current`` is ``None`` or
+    names no place. A place of a done step counts as done. ``None`` when nothing else is left.
+    """
+    keys = [place.key for place in places]
+    start = keys.index(current) + 1 if current in keys else 0
+    for place in (*places[start:], *places[:start]):
+        if not (place.done or place.step.done) and place.key != current:
+            return place
+    return None
+
+
 def record_move(lesson: Lesson, progress: LessonProgress, left: str, entered: str) -> bool:
     """The learner went from section ``left`` to section ``entered``: moving forward past a
     section reads it (:meth:`LessonProgress.mark_read`). Returns True when ``left`` was marked
@@ -521,12 +575,13 @@ def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
 
 
 def review_line(reviews: ReviewOutlook, tz: dt.tzinfo | None = None) -> str:
-    """``reviews: 3 due now; next due 2026-12-08 10:15 +0800 (2 within a day)`` (times in
-    ``tz``, default local)."""
+    """``reviews: 3 due now; next due 2026-12-08 10:15 +0800, in 16 hours (2 within a day)``
+    (times in ``tz``, default local; "in ..." from the outlook's moment)."""
     text = f"reviews: {reviews.due_now} due now"
     if reviews.next_due is not None:
-        shown = reviews.next_due.astimezone(tz).strftime("%Y-%m-%d %H:%M %z")
-        text += f"; next due {shown} ({reviews.due_next_day} within a day)"
+        shown = local_text(reviews.next_due, tz, zone=True)
+        when = relative(reviews.next_due, reviews.at)
+        text += f"; next due {shown}, {when} ({reviews.due_next_day} within a day)"
     else:
         text += "; none scheduled later"
     return text

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.timefmt import local_text, relative
+
 
 @dataclass(frozen=True)
 class DueDay:
@@ -153,12 +155,24 @@ def percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
+def next_due_text(next_due: str, tz: dt.tzinfo | None, now: dt.datetime | None) -> str:
+    """A stored due time (ISO 8601 UTC) as the learner reads it: ``2026-12-08 10:30`` in ``tz``,
+    then ``(in 3 days)`` from ``now`` when given."""
+    due = dt.datetime.fromisoformat(next_due)
+    shown = local_text(due, tz)
+    return shown if now is None else f"{shown} ({relative(due, now)})"
+
+
 def stats_text(
-    rows: Sequence[LessonStats], tz: dt.tzinfo | None = None, bar_width: int = 40
+    rows: Sequence[LessonStats],
+    tz: dt.tzinfo | None = None,
+    bar_width: int = 40,
+    now: dt.datetime | None = None,
 ) -> str:
     """The statistics as text, for the command line and notes: a table (one lesson a line, tab
-    separated, next due in local time), then each lesson's forecast of the days with reviews
-    due, with a bar of ``#`` per review (scaled to ``bar_width`` when more are due)."""
+    separated, next due in local time, and how far off it is from ``now`` when given), then each
+    lesson's forecast of the days with reviews due, with a bar of ``#`` per review (scaled to
+    ``bar_width`` when more are due)."""
     lines = [
         "lesson\titems\treviewed\tdue\tnew\treviews\trecall\tretrievability\tarchived"
         "\tnext due (local)"
@@ -169,11 +183,7 @@ def stats_text(
             if row.reviews
             else "-"
         )
-        next_due = (
-            "-"
-            if row.next_due is None
-            else dt.datetime.fromisoformat(row.next_due).astimezone(tz).strftime("%Y-%m-%d %H:%M")
-        )
+        next_due = "-" if row.next_due is None else next_due_text(row.next_due, tz, now)
         lines.append(
             f"{row.lesson_id}\t{row.items}\t{row.reviewed}\t{row.due}\t{row.new}\t{row.reviews}"
             f"\t{recall}\t{percent(row.retrievability)}\t{row.archived}\t{next_due}"

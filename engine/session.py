@@ -35,7 +35,8 @@ from engine.plan import (
     review_line,
     step_states,
 )
-from engine.progress import LessonProgress, parse_utc, utc_stamp
+from engine.progress import LessonProgress
+from engine.timefmt import local_span, parse_utc, utc_iso
 
 MIN_LOGGED: Final = dt.timedelta(minutes=1)
 """A session that finished no step and wrote no answer is logged only when it lasted this long
@@ -59,8 +60,8 @@ class SessionRecord:
     def to_data(self) -> dict[str, Any]:
         """The entry as stored in ``LessonProgress.sessions``."""
         return {
-            "start": utc_stamp(self.start),
-            "end": utc_stamp(self.end),
+            "start": utc_iso(self.start),
+            "end": utc_iso(self.end),
             "steps_finished": list(self.steps_finished),
             "answers_written": list(self.answers_written),
         }
@@ -106,7 +107,7 @@ def _answer_order(lesson: Lesson) -> dict[str, int]:
 
 
 def _utc_second(moment: dt.datetime) -> dt.datetime:
-    return dt.datetime.fromisoformat(utc_stamp(moment))
+    return dt.datetime.fromisoformat(utc_iso(moment))
 
 
 class StudySession:
@@ -258,14 +259,9 @@ def format_duration(seconds: float) -> str:
 def render_summary(summary: SessionSummary, tz: dt.tzinfo | None = None) -> str:
     """The summary as plain text for the terminal (times in ``tz``, default local)."""
     record = summary.record
-    start = record.start.astimezone(tz)
-    end = record.end.astimezone(tz)
-    day = start.strftime("%Y-%m-%d")
-    until = end.strftime("%H:%M") if end.date() == start.date() else end.strftime("%Y-%m-%d %H:%M")
     lines = [
         f"Session on {summary.lesson_id} {summary.lesson_title}",
-        f"{day} {start.strftime('%H:%M')}-{until} {start.strftime('%z')} "
-        f"({format_duration(record.duration_s)})",
+        f"{local_span(record.start, record.end, tz)} ({format_duration(record.duration_s)})",
         f"steps finished: {len(summary.finished)}",
         *(f"  {text}" for text in summary.finished),
         f"answers written: {len(summary.written)}",
@@ -286,15 +282,18 @@ def session_log_rows(lesson_id: str, progress: LessonProgress) -> list[dict[str,
     return [{"lesson": lesson_id, **record.as_dict()} for record in session_log(progress)]
 
 
-def render_session_log(rows: list[dict[str, Any]]) -> str:
-    """Rows of :func:`session_log_rows` as a tab-separated table with a heading (times in UTC,
-    as stored); ``""`` when there are none."""
+def render_session_log(rows: list[dict[str, Any]], tz: dt.tzinfo | None = None) -> str:
+    """Rows of :func:`session_log_rows` as a tab-separated table with a heading, each sitting's
+    time in ``tz`` (default local) with its offset; ``""`` when there are none."""
     if not rows:
         return ""
-    lines = ["session log (UTC)", "lesson\tstart\tend\tduration\tsteps finished\tanswers written"]
-    lines += [
-        f"{row['lesson']}\t{row['start']}\t{row['end']}\t{format_duration(row['duration_s'])}"
-        f"\t{len(row['steps_finished'])}\t{len(row['answers_written'])}"
-        for row in rows
-    ]
+    lines = ["session log", "lesson\ttime\tduration\tsteps finished\tanswers written"]
+    for row in rows:
+        # The rows' own ISO 8601 times (session_log checked them when it read the file).
+        start = dt.datetime.fromisoformat(str(row["start"]))
+        end = dt.datetime.fromisoformat(str(row["end"]))
+        lines.append(
+            f"{row['lesson']}\t{local_span(start, end, tz)}\t{format_duration(row['duration_s'])}"
+            f"\t{len(row['steps_finished'])}\t{len(row['answers_written'])}"
+        )
     return "\n".join(lines) + "\n"

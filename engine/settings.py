@@ -16,16 +16,17 @@ timestamped name and reported, like a progress file.
 File layout (``schema_version: 1``)::
 
     schema_version: 1
-    layout: {side: shown | hidden, reading: false, ...}
+    layout: {side: auto | shown | hidden, reading: false}
+    hints: {first_run_seen: true}
     theme: textual-dark
     review: {desired_retention: 0.9}
+    resume: {S15: {section: core, block: 4, line: 2, side_tab: diagrams, ...}}
     ...any other key declared in SETTINGS, dotted names nested as mappings...
 """
 
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ import yaml
 
 from engine.errors import ProgressError
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
+from engine.resume import is_resume_setting
+from engine.timefmt import file_stamp, utc_now
 
 SETTINGS_NAME = "settings.yaml"
 SETTINGS_SCHEMA_VERSION = 1
@@ -78,10 +81,6 @@ def number_between(low: float, high: float) -> Callable[[Any], bool]:
     )
 
 
-def _is_mapping(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
-
-
 DESIRED_RETENTION_DEFAULT = 0.9
 """py-fsrs 6's ``Scheduler`` default desired retention (tests/test_quiz.py checks it against the
 library, which is not imported here: the settings load before the first frame)."""
@@ -91,14 +90,25 @@ docs/tutorial.md, "Step 2: Configure FSRS settings"): above it the workload grow
 it most reviews are lapses."""
 
 SETTINGS: tuple[SettingSpec, ...] = (
-    SettingSpec("layout.side", "shown", one_of("shown", "hidden"), "side pane shown or hidden"),
-    SettingSpec("layout.reading", False, _is_bool, "reading mode: the lesson takes the screen"),
-    SettingSpec("theme", "textual-dark", _is_text, "Textual theme name"),
+    SettingSpec(
+        "layout.side",
+        "auto",
+        one_of("auto", "shown", "hidden"),
+        "side pane (F6): auto shows it only where the lesson keeps 60 columns beside it",
+    ),
+    SettingSpec(
+        "layout.reading", False, _is_bool, "reading mode (F7): the lesson takes the screen"
+    ),
+    SettingSpec("theme", "textual-dark", _is_text, "Textual theme name (ctrl+p: Change theme)"),
+    SettingSpec(
+        "hints.first_run_seen", False, _is_bool, "the first-run hint (five keys) was shown"
+    ),
     SettingSpec(
         "resume",
         {},
-        _is_mapping,
-        "per lesson id: where it was left (section, scroll, side tab, pane choices)",
+        is_resume_setting,
+        "per lesson id: where it was left (section, scroll, side tab, pane choices; "
+        "engine/resume.py)",
     ),
     SettingSpec(
         "review.desired_retention",
@@ -249,7 +259,7 @@ class SettingsStore:
         settings.changed = False
 
     def _quarantine(self) -> Path:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = file_stamp(utc_now())
         aside = self.path.with_name(f"{SETTINGS_NAME}.unreadable-{stamp}")
         try:
             os.replace(self.path, aside)

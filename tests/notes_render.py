@@ -72,8 +72,8 @@ def as_typed(text: str) -> str:
 
 def lesson_outline(lesson: Lesson) -> list[tuple[int, str]]:
     """The headings the notes must have: the title, then the lesson's exercises, self-check
-    questions and reflection fields under their sections' titles, in the lesson's order, then
-    the quiz summary."""
+    questions and reflection fields under their sections' titles, and the sections whose items
+    carry links (the readings), in the lesson's order, then the quiz summary."""
     expected = [(1, f"{lesson.id} notes: {lesson.title}")]
     for section in lesson.sections:
         if section.id == "exercises" or section.kind == "self-check":
@@ -84,5 +84,7 @@ def lesson_outline(lesson: Lesson) -> list[tuple[int, str]]:
         elif section.kind == "reflection":
             expected.append((2, section.title))
             expected.extend((3, item.text) for item in section.items)
+        elif any(item.links for item in section.items):
+            expected.append((2, section.title))
     expected.append((2, QUIZ_HEADING))
     return expected

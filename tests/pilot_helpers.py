@@ -22,6 +22,7 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from tui.app import ShardbookApp, make_app
 from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
 
 ROOT = Path(__file__).resolve().parent.parent
 S15_FILE = ROOT / "content" / "S15.yaml"
@@ -34,6 +35,14 @@ def shown(widget: Static | ResultView, width: int = 120) -> str:
     console = Console(width=width, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
+
+
+def reading_text(app: ShardbookApp) -> str:
+    """Everything the reading pane shows, as plain text: its messages and hints (Statics) and the
+    lesson text it broke into lines."""
+    parts = [shown(static, width=200) for static in app.query("#reading Static")]
+    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
+    return "\n".join(parts)
 
 
 def result_text(pane: Widget) -> str:
@@ -117,7 +126,8 @@ async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
 
 
 async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
-    """Move the reader to ``section_id`` with ctrl+n."""
-    while app.current_section != section_id:
-        await pilot.press("ctrl+n")
+    """Read on with ``]`` (from the reader: in a text box ``]`` is typed) up to a section."""
+    app.main_screen.set_focus(app.query_one("#reading"))
+    while app.main_screen.current_section != section_id:
+        await pilot.press("right_square_bracket")
         await pilot.pause()

@@ -22,6 +22,7 @@ from tests.pilot_helpers import (
     choose,
     goto_section,
     paste_into,
+    reading_text,
     result_text,
     shown,
     type_into,
@@ -31,6 +32,7 @@ from tests.pilot_helpers import (
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import SelfCheckBox
+from tui.widgets.reader import BrokenText
 
 HOSTILE_ANSWERS = [
     "[/] and a[/ and [bold]x — 混合精度 Adam 需要 16 B/param 👩‍💻",
@@ -46,17 +48,17 @@ async def test_visit_every_section(tmp_path: Path) -> None:
         assert app.lesson is not None
         visited = []
         for _ in app.lesson.sections:
-            await pilot.press("ctrl+n")
+            await pilot.press("right_square_bracket")  # ]: the next section
             await pilot.pause()
-            visited.append(app.current_section)
-            title = app.query_one("#reading .section-title", Static)
-            assert shown(title).strip() == app.lesson.section(app.current_section).title
+            visited.append(app.main_screen.current_section)
+            title = app.query_one("#reading .section-title", BrokenText)
+            assert title.text == app.lesson.section(app.main_screen.current_section).title
         assert visited == [section.id for section in app.lesson.sections]
 
 
-async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path, notified: Notified) -> None:
+async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
         await pilot.pause()
         ledger = app.query_one("LedgerPane")
@@ -68,7 +70,7 @@ async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path, notified: No
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert params.value == "3"
-        assert any("ctrl+g again" in message for message in notified.messages)
+        assert "ctrl+g again" in shown(ledger.query_one(".calc-note", Static))
         await pilot.press("ctrl+g")  # exercise 1: 1B parameters, mixed-precision Adam
         await pilot.pause()
         assert params.value == "1B"
@@ -157,7 +159,7 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
             for box in app.query("#reading NoteBox").exclude(".self-check")
         }
         assert restored == expected_reflections
-        await pilot.press("f9")  # mark complete
+        await pilot.press("f9", "y")  # mark complete: steps are left, so it asks first
         await pilot.press("f8", "f8")  # export: F8 asks which format, F8 again takes Markdown
         await pilot.pause()
         assert app.progress.status == "complete"
@@ -238,13 +240,13 @@ async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_pat
     app = make_app(lesson_id="S99", progress_dir=tmp_path, autosave_delay=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        text = "\n".join(shown(static) for static in app.query("#reading Static"))
-        assert "cannot be opened" in text and "S99" in text
+        assert "cannot be opened" in reading_text(app) and "S99" in reading_text(app)
         await pilot.press("f2", "ctrl+g")
         await wait_until(pilot, lambda: app.query_one("LedgerPane").result is not None)
         await pilot.press("ctrl+q")
-    # Only the folder's lock file (engine.progress.LOCK_NAME): no progress file.
-    assert [path.name for path in tmp_path.iterdir()] == [".shardbook.lock"]
+    # Only the folder's lock file (engine.progress.LOCK_NAME) and the settings (the first-run
+    # hint was shown): no progress file.
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".shardbook.lock", "settings.yaml"]
 
 
 async def test_ledger_pane_breakdown_matches_the_cli(tmp_path: Path) -> None:
@@ -266,7 +268,7 @@ async def test_palette_go_to_focuses_the_first_answer_box(tmp_path: Path) -> Non
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         index = [section.id for section in app.sections].index("self-check") + 1
-        app._goto(index)  # what the palette's "Go to: 自检问题" entry calls
+        app.main_screen.goto(index)  # what the palette's "Go to: 自检问题" entry calls
         await pilot.pause()
         await pilot.press(*"typed")
         await pilot.pause()
@@ -280,8 +282,9 @@ async def test_notifications_show_paths_and_errors_literally(
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         # A file path or an error text with brackets must neither crash nor restyle the toast.
-        app.notify("/tmp/a[/b/[bold]x.md")
-        app.query_one("LedgerPane").notify("a[/ [link=x]y")
+        await pilot.press("f2")
+        app.notify("/tmp/a[/b/[bold]x.md", severity="warning")
+        app.query_one("LedgerPane").notify("a[/ [link=x]y", severity="warning")
         await pilot.pause()
         assert "/tmp/a[/b/[bold]x.md" in notified.messages and "a[/ [link=x]y" in notified.messages
         assert all(not notification.markup for notification in notified.notifications)

@@ -70,8 +70,12 @@ async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
     assert saved["notes"]["ex2.tp.split"] == "ok " + text
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
+        await pilot.pause()
+        # Reopened where it was left (tests/test_resume.py): the Diagrams tab, on TP.
         pane = app.query_one("DiagramsPane")
+        assert pane.strategy == "tp"
+        assert pane.query(NoteBox).first().text_area.text == "ok " + text
+        await choose(pilot, pane.query_one("#strategy", Select), "dp")
         await choose(pilot, pane.query_one("#strategy", Select), "tp")
         assert pane.query(NoteBox).first().text_area.text == "ok " + text
 
@@ -101,3 +105,29 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         assert pane.step == 0
         await paste_into(pilot, pane.query_one("#field-bytes", Input), "-1")
         assert "size S" in shown(pane.query_one(".calc-error", Static))
+
+
+def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:
+    import datetime as dt
+
+    from engine.exercises import answer_folded, asked_notes
+
+    lesson = load_lesson(Path(__file__).resolve().parent.parent / "content" / "S15.yaml")
+    progress = LessonProgress("S15")
+    # S15's exercises ask for DP, FSDP, TP and PP's notes and exercises 4 and 5.
+    assert sorted({note.split(".")[1] for note in asked_notes(lesson) if "." in note}) == [
+        "dp",
+        "fsdp",
+        "pp",
+        "tp",
+    ]
+    assert answer_folded("ex2.dp.split", lesson, progress)
+    assert answer_folded("ex4", lesson, progress)
+    assert not answer_folded("ex5", lesson, progress)  # no engine answer to fold
+    assert not answer_folded("ex2.zero1.split", lesson, progress)  # no exercise asks it
+    assert not answer_folded("ex2.dp.split", lesson, progress, text="the batch")
+    assert answer_folded("ex2.dp.split", lesson, progress, text="  \n")
+    progress.notes["ex3.dp.comm"] = "all-reduce"
+    assert not answer_folded("ex3.dp.comm", lesson, progress)
+    progress.mark_looked(["ex3.dp.wait"], dt.datetime(2026, 12, 7, tzinfo=dt.UTC))
+    assert not answer_folded("ex3.dp.wait", lesson, progress)

@@ -255,7 +255,12 @@ def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
     parser = _Page()
     parser.feed(page)
     assert page.startswith("<!DOCTYPE html>") and "script" not in parser.tags
-    assert parser.links == []  # self-contained: no external file
+    # Self-contained: no external file; the only links are the lesson's readings, to follow.
+    readings = [
+        link.url for item in LESSON.section("course-alignment").items for link in item.links
+    ]
+    assert readings and parser.links == readings
+    assert "src" not in page and "<link" not in page
     assert [text for _level, text in lesson_outline(LESSON)] == parser.headings
     expected = [*progress.answers.values(), *progress.reflections.values()]
     assert [text.strip("\n") for text in parser.quotes] == [as_typed(t) for t in expected]
@@ -433,3 +438,25 @@ def test_front_matter_round_trips_any_title(title: str) -> None:
     front, _body = split_front_matter(export_markdown(lesson, LessonProgress("S15")))
     assert front["title"] == f"{title} — notes"
     assert front["lesson"] == "S15"
+
+
+def test_ratings_readings_and_looks_are_exported() -> None:
+    progress = LessonProgress("S15", notes={"ex2.dp.split": "the batch", "ex5": "data loading"})
+    progress.rate_objective("objective-collectives", "start", "not-yet")
+    progress.rate_objective("objective-collectives", "end", "can")
+    progress.mark_looked(["ex3.dp.comm"], NOW)
+    data = export_data(LESSON, progress, NOW)
+    ratings = {item["id"]: item["rating"] for item in data["objectives"]}
+    assert ratings["objective-collectives"] == {"start": "not-yet", "end": "can"}
+    assert ratings["objective-memory-sources"] == {"start": None, "end": None}
+    collectives = next(o for o in data["objectives"] if o["id"] == "objective-collectives")
+    assert collectives["trained_by"] == ["exercise-communication", "self-check-collective-roles"]
+    urls = [link["url"] for reading in data["readings"] for link in reading["links"]]
+    assert "https://pdos.csail.mit.edu/6.824/" in urls and len(data["readings"]) == 3
+    assert data["looked_before_answering"] == {"ex3.dp.comm": "2026-03-01T09:00:00+00:00"}
+    flags = {note["id"]: note["looked_before_answering"] for note in data["exercise_notes"]}
+    assert flags == {"ex2.dp.split": False, "ex5": None}
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert "Your rating: at the start not yet; at the end can." in markdown
+    assert "<https://pdos.csail.mit.edu/6.824/>" in markdown
+    assert "no note written yet:_ DP - data parallel: main collective" in markdown

@@ -6,11 +6,20 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
 from engine.export import notes_owner, split_front_matter
 from tests.notes_render import quotes
-from tests.pilot_helpers import SIZE, Notified, app_for, goto_section, paste_into, wait_until, write
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    app_for,
+    goto_section,
+    paste_into,
+    shown,
+    wait_until,
+    write,
+)
 from tui.screens.export import ExportScreen
 from tui.widgets.notes import SelfCheckBox
 
@@ -36,18 +45,21 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(
         await pilot.pause()
         await pilot.press("f8", "a")
         await pilot.pause()
+        # Each export's message replaces the one before (one information toast at a time).
+        deck_toasts = [shown(toast) for toast in app.screen.query("Toast").results(Static)]
         await pilot.press("f8", "down", "enter")
         await pilot.pause()
         await pilot.press("f8", "f8")
         await pilot.pause()
-        messages = notified.messages
     names = sorted(path.name for path in exports.iterdir())
     assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
     assert all(notes_owner(exports / name) == "S15" for name in names)
     assert quotes((exports / "S15-notes.md").read_text(encoding="utf-8")) == ["ok two lines\n---"]
     assert "<blockquote>" in (exports / "S15-notes.html").read_text(encoding="utf-8")
     assert zipfile.is_zipfile(exports / "S15-notes.apkg")
-    assert any("Anki deck" in m and "S15-notes.apkg" in m for m in messages)
+    assert len(deck_toasts) == 1
+    assert "Anki deck" in deck_toasts[0] and "S15-notes.apkg" in deck_toasts[0]
+    assert any("Anki deck" in m and "S15-notes.apkg" in m for m in notified.messages)
 
 
 async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(

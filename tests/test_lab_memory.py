@@ -134,7 +134,7 @@ def test_cli_memory_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_bad_flag_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lab", "memory", "--heads", "5"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("shardbook: --heads:") and err.count("\n") == 1
+    assert err.startswith("shardbook: lab memory: --heads:") and err.count("\n") == 1
 
 
 def test_cli_without_torch_says_how_to_install(
@@ -157,7 +157,7 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     monkeypatch.setattr(tui.widgets.lab, "torch_available", lambda: False)
     app = make_app(progress_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one("#side").active = "lab"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+l")
         await pilot.pause()
         text = _shown(app.query_one("#lab-hint", Static))
         assert ".venv/bin/pip install -e '.[lab]'" in text
@@ -167,7 +167,7 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
 async def test_lab_tab_runs_memory_in_a_worker(tmp_path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one("#side").active = "lab"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+l")
         await pilot.pause()
         await pilot.click("#lab-memory")
         await app.workers.wait_for_complete()

@@ -69,7 +69,7 @@ def test_zero_paper_term_split_is_2_2_4_8() -> None:
     }
 
 
-def test_issue2_one_billion_mixed_adam() -> None:
+def test_exercise1_one_billion_mixed_adam() -> None:
     # Lesson S15 exercise 1: 1e9 params, mixed-precision Adam, DP = 1:
     # 16 GB total beside 2 GB naive (parameters x precision).
     result = compute_ledger(LedgerSpec(params=1e9))

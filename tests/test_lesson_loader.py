@@ -413,11 +413,14 @@ def test_check_content_duplicate_ids_and_missing_path(
 ) -> None:
     write(tmp_path, VALID, "a.yaml")
     write(tmp_path, VALID, "b.yaml")
+    assert main(["check-content", str(tmp_path)]) == 1
+    assert "lesson id 'T1' is also used by" in capsys.readouterr().out
+    # A path that does not exist is bad input (exit 2, one line), not a finding of the check.
     missing = tmp_path / "absent.yaml"
-    assert main(["check-content", str(tmp_path), str(missing)]) == 1
-    out = capsys.readouterr().out
-    assert f"{missing}: no such file or folder" in out
-    assert "lesson id 'T1' is also used by" in out
+    assert main(["check-content", str(tmp_path), str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and f"{missing}: no such file or folder" in err
 
 
 # --------------------------------------------------------------------------------------------

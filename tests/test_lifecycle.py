@@ -39,7 +39,9 @@ from tui.app import make_app
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "forkpty"), reason="needs POSIX ptys")
 
-ROWS, COLUMNS = 24, 80
+# Wide enough for all three panes (outline, lesson, side pane): the outline's last section then
+# shows when the first screen is fully drawn.
+ROWS, COLUMNS = 40, 120
 GONE_WITHIN = 3.0  # seconds, from the signal or the closed terminal to a reaped process
 LESSON_DRAWN = "学后填写区"  # the outline's last section: the first screen is fully drawn
 TYPED = "typed then ended"
@@ -288,7 +290,23 @@ def test_a_signal_right_after_typing_keeps_the_text(tmp_path: Path, signum: int)
         assert terminal.wait_exit() == 128 + signum
         # The terminal is still open: the app left it as it found it (main screen, cursor on).
         assert terminal.output.rfind(b"\x1b[?1049l") > terminal.output.rfind(b"\x1b[?1049h")
+        # Only logged: no session summary is printed after a signal.
+        assert b"Session on S15" not in terminal.output
     assert saved_answers(tmp_path) == [TYPED]
+    (session,) = ProgressStore(tmp_path).load("S15").progress.sessions
+    assert session["answers_written"] == ["self-check-adam-memory"]
+
+
+def test_ctrl_q_prints_the_session_summary_once_the_app_is_gone(tmp_path: Path) -> None:
+    with shardbook(tmp_path) as terminal:
+        type_an_answer(terminal)
+        terminal.send("\x11")  # ctrl+q: quits at once, no question
+        assert terminal.wait_exit() == 0
+        after = terminal.output[terminal.output.rfind(b"\x1b[?1049l") :].decode()
+    # Printed to the terminal the app gave back: what the session did and what comes next.
+    assert "Session on S15" in after
+    assert "answers written: 1\r\n  self-check 1: " in after
+    assert "next: " in after and "reviews: 0 due now" in after
 
 
 def test_a_stray_sigcont_starts_nothing_and_ctrl_q_saves_and_quits(tmp_path: Path) -> None:
@@ -407,7 +425,7 @@ async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
 ) -> None:
     app = make_app(progress_dir=tmp_path, autosave_delay=60)
     async with app.run_test(size=(COLUMNS, ROWS), message_hook=notified.hook) as pilot:
-        app.show_section("self-check")
+        app.main_screen.show_section("self-check")
         await pilot.pause()
         area = app.query("#reading TextArea").first(TextArea)
         area.focus()

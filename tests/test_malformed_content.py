@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.lesson import check_file, discover_lessons
-from tests.pilot_helpers import ROOT, SIZE, shown
+from tests.pilot_helpers import ROOT, SIZE, reading_text
 from tests.test_lesson_loader import VALID
 from tui.app import make_app
 from tui.cli import main
@@ -133,14 +133,13 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
         bad_title = next(t for t in entries if t.startswith(f"Open lesson: T1 {listed_bad.title}"))
         entries[bad_title]()
         await pilot.pause()
-        text = "\n".join(shown(s, width=200) for s in app.query("#reading Static"))
+        text = reading_text(app)
         assert "cannot be opened" in text and str(listed_bad.path) in text
         # A file that could not even be listed is in the palette too, with its message.
         garbage = next(t for t in entries if "binary-garbage.yaml" in t)
         entries[garbage]()
         await pilot.pause()
-        text = "\n".join(shown(s, width=200) for s in app.query("#reading Static"))
-        assert unlisted.message in text
+        assert unlisted.message in reading_text(app)
         # S15 still opens.
         entries[next(t for t in entries if t.startswith("Open lesson: S15"))]()
         await pilot.pause()

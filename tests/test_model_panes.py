@@ -78,6 +78,11 @@ async def test_ledger_forms_saved_before_the_new_inputs_still_load(tmp_path: Pat
 
 
 async def test_tradeoffs_model_batch_and_sequence(tmp_path: Path) -> None:
+    # Exercise 4 written, so the table it folds is shown.
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 2\nlesson: S15\nnotes: {ex4: 'TP and FSDP grow most'}\n",
+        encoding="utf-8",
+    )
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f10")

@@ -159,8 +159,9 @@ def test_models_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models", "--json"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1
-    data = json.loads(out)
-    assert isinstance(data, list)
+    payload = json.loads(out)
+    assert list(payload) == ["models"]  # one object, as every --json output
+    data = payload["models"]
     assert [item["name"] for item in data] == list(model_presets())
     by_name = {item["name"]: item for item in data}
     for name, (published, digits) in PUBLISHED.items():

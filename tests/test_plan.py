@@ -430,3 +430,29 @@ def test_writing_more_never_undoes_a_step(
     # Everything written: every lesson step is done.
     full = build_plan(S15_LESSON, _progress_of(ENTRIES), reviews=NO_REVIEWS)
     assert [step.id for step in full.unfinished] == ["exercise:exercise-ledger"]
+
+
+def test_ctrl_n_places_go_note_by_note_after_where_the_learner_is(
+    lesson: Lesson, tmp_path: Path
+) -> None:
+    from engine.plan import next_place, study_places
+
+    progress = progress_from(
+        tmp_path,
+        "read: [definition, objectives, core, mechanism, exercises]\n"
+        "notes: {ex2.dp.split: the batch, ex2.tp.split: '  '}\n",
+    )
+    places = study_places(build_plan(lesson, progress, reviews=NO_REVIEWS), progress)
+    first = next_place(places)
+    assert first is not None and first.key == ("exercise:exercise-ledger", "")
+    # From DP's note of exercise 2: FSDP's next, then TP's (blank is not written).
+    after_dp = next_place(places, ("exercise:exercise-diagrams", "ex2.dp.split"))
+    assert after_dp is not None and after_dp.note_id == "ex2.fsdp.split"
+    after_fsdp = next_place(places, after_dp.key)
+    assert after_fsdp is not None and after_fsdp.note_id == "ex2.tp.split"
+    # From the last reflection field it goes round to the start; the place itself is skipped.
+    last = ("reflection:reflection-open-assumption", "")
+    back = next_place(places, last)
+    assert back is not None and back.key == ("exercise:exercise-ledger", "")
+    done = [place for place in places if not place.done]
+    assert next_place(done[:1], done[0].key) is None

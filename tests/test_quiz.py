@@ -751,7 +751,7 @@ def progress_due(progress: LessonProgress, item_id: str) -> dt.datetime:
 
 
 def test_intervals_are_written_short() -> None:
-    from engine.quiz import format_interval
+    from engine.timefmt import format_interval
 
     minutes = [dt.timedelta(minutes=m) for m in (0.5, 1, 5.5, 10)]
     assert [format_interval(m) for m in minutes] == ["<1 min", "1 min", "5.5 min", "10 min"]

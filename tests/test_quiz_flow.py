@@ -458,10 +458,10 @@ async def test_a_self_check_revealed_in_the_lesson_is_not_asked_today(tmp_path: 
     app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        for _ in range(20):  # ctrl+n reads the next section, up to the self-check
+        for _ in range(20):  # ] reads the next section, up to the self-check
             if app.screen.query(SelfCheckBox):
                 break
-            await pilot.press("ctrl+n")
+            await pilot.press("right_square_bracket")
             await pilot.pause()
         app.screen.query(SelfCheckBox).first().text_area.focus()
         await pilot.press(*"weights, grads, optimizer states", "ctrl+r")
@@ -492,7 +492,7 @@ def fsrs_intervals(retention: float, card: object, now: dt.datetime) -> dict[int
 async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_path: Path) -> None:
     from fsrs import Card
 
-    from engine.quiz import format_interval
+    from engine.timefmt import format_interval
 
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -161,7 +163,11 @@ def test_the_summary_says_what_was_done_and_what_comes_next(lesson: Lesson) -> N
         "self-check 1/4 answered, 0 revealed, reflections 1/5, reviews due 3"
     ) in lines
     assert "next: read 机制与推导" in lines
-    assert lines[-1] == "reviews: 3 due now; next due 2026-12-08 10:30 +0800 (2 within a day)"
+    # Due 02:30 UTC on the 8th, 14 h 50 min after the session's end: "in 15 hours" as humanize
+    # rounds it.
+    assert lines[-1] == (
+        "reviews: 3 due now; next due 2026-12-08 10:30 +0800, in 15 hours (2 within a day)"
+    )
     data = summary.as_dict()
     assert data["session"]["start"] == "2026-12-07T10:15:00+00:00"
     assert data["session"]["duration_s"] == 85 * 60 + 2
@@ -177,6 +183,17 @@ def test_durations(seconds: float, shown: str) -> None:
     assert format_duration(seconds) == shown
 
 
+@pytest.fixture
+def beijing_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's local time zone is UTC+8 (China has no daylight saving time)."""
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("beijing_local_time")
 def test_stats_shows_the_session_log_beside_the_review_figures(
     lesson: Lesson, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -199,8 +216,9 @@ def test_stats_shows_the_session_log_beside_the_review_figures(
     assert main(["stats", "--progress-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("lesson\titems\treviewed")
-    assert "session log (UTC)\n" in out
-    assert "S15\t2026-12-07T10:15:00+00:00\t2026-12-07T10:57:00+00:00\t42 min\t4\t4\n" in out
+    # Stored in UTC (the JSON above), shown in the learner's time zone with its offset.
+    assert "session log\nlesson\ttime\tduration\tsteps finished\tanswers written\n" in out
+    assert "S15\t2026-12-07 18:15-18:57 +0800\t42 min\t4\t4\n" in out
 
 
 def test_stats_without_sessions_prints_no_log(

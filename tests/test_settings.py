@@ -17,7 +17,7 @@ from engine.settings import SETTINGS, Settings, SettingsStore
 def test_a_missing_file_gives_every_default(tmp_path: Path) -> None:
     settings = SettingsStore(tmp_path).load()
     assert settings.problems == []
-    assert settings.get("layout.side") == "shown"
+    assert settings.get("layout.side") == "auto"
     assert settings.get("layout.reading") is False
     assert not (tmp_path / "settings.yaml").exists()
 
@@ -36,7 +36,7 @@ def test_set_and_reload_nests_dotted_keys(tmp_path: Path) -> None:
 
 def test_setting_the_current_value_changes_nothing() -> None:
     settings = Settings()
-    settings.set("layout.side", "shown")
+    settings.set("layout.side", "auto")
     assert not settings.changed
 
 
@@ -52,7 +52,7 @@ def test_a_bad_value_on_disk_falls_back_to_the_default_and_is_reported(tmp_path:
         "schema_version: 1\nlayout: {side: sideways, reading: true}\n", encoding="utf-8"
     )
     settings = SettingsStore(tmp_path).load()
-    assert settings.get("layout.side") == "shown"
+    assert settings.get("layout.side") == "auto"
     assert settings.get("layout.reading") is True
     assert any("layout.side" in problem for problem in settings.problems)
 
@@ -74,7 +74,7 @@ def test_an_unreadable_file_is_kept_aside_never_overwritten(tmp_path: Path) -> N
     (tmp_path / "settings.yaml").write_bytes(b"layout: [unclosed")
     store = SettingsStore(tmp_path)
     settings = store.load()
-    assert settings.get("layout.side") == "shown"
+    assert settings.get("layout.side") == "auto"
     assert len(settings.problems) == 1
     aside = list(tmp_path.glob("settings.yaml.unreadable-*"))
     assert len(aside) == 1

@@ -1,27 +1,129 @@
-"""A few SVG snapshots of the app at 80x24 (pytest-textual-snapshot; Textual pinned exactly).
+"""SVG snapshots of the app (pytest-textual-snapshot; Textual pinned exactly): the main screen at
+each layout (80x24, 120x40, 60x20, 40x12), reading mode, the hidden side pane, the too-small
+message, and the side panes.
 
 Regenerate after an intended change with ``pytest tests/test_snapshots.py --snapshot-update`` and
-look at the SVGs before committing them. No flow here saves, so the header shows no clock.
+look at the SVGs before committing them. Reading a section saves the progress, so the app's clock
+is fixed: the header's "saved" time and the session's length are the same in every run. Only the
+first snapshot is a first run (with its one-time hint); the others start from a progress folder
+whose settings say the hint was seen.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
 
 from tests.pilot_helpers import SIZE
 from tui.app import make_app
+
+NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.app.utc_now", lambda: NOW)
+    monkeypatch.setattr("tui.app.local_clock", lambda moment: "10:15")
+
+
+def settled(*keys: str) -> Callable[[Pilot[int]], Awaitable[None]]:
+    """Press ``keys``, then wait until what they changed is saved: reading a section saves
+    the progress (0.5 s later), and the header shows the plan's figure and the time then."""
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await pilot.pause()  # the app's first screen is up, as before ``press``
+        await pilot.press(*keys)
+        app = pilot.app
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not (app._save_pending or app.dirty):  # type: ignore[attr-defined]
+                break
+        await pilot.pause()
+
+    return run_before
+
+
+def seen(folder: Path) -> Path:
+    """A progress folder whose settings say the first-run hint was shown."""
+    (folder / "settings.yaml").write_text(
+        "schema_version: 1\nhints: {first_run_seen: true}\n", encoding="utf-8"
+    )
+    return folder
 
 
 def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
 
 
+def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n"))
+
+
+def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(
+        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n")
+    )
+
+
+def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
+
+
+def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
+
+
+def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f7"))
+
+
+def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f6"))
+
+
+def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(30, 8))
+
+
 def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE, press=["f4", "f5"])
+    """DP's whole diagram (its notes are written, so nothing is folded) at 80 columns."""
+    (seen(tmp_path) / "S15.yaml").write_text(
+        "schema_version: 2\nlesson: S15\nstatus: in-progress\nnotes:\n"
+        "  ex2.dp.split: the batch\n  ex3.dp.comm: all-reduce\n  ex3.dp.wait: a straggler\n",
+        encoding="utf-8",
+    )
+    app = make_app(progress_dir=tmp_path)
+    assert snap_compare(app, terminal_size=SIZE, press=["f4", "f5"])
+
+
+def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F11 after the first two sections: their steps done, the next one highlighted."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", "f11"))
+
+
+def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Exercise 2 from the plan: DP's diagram folded down to its title until the note is
+    written, the cursor in the note box."""
+    app = make_app(progress_dir=seen(tmp_path))
+    keys = ["f11", *["down"] * 6, "enter"]
+    assert snap_compare(app, terminal_size=(120, 40), press=keys)
 
 
 def test_bubble_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE, press=["f3", "f5"])
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["f3", "f5"])
 
 
 def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -33,5 +135,52 @@ def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
 
     now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)
-    app = make_app(progress_dir=tmp_path, quiz=options)
+    app = make_app(progress_dir=seen(tmp_path), quiz=options)
     assert snap_compare(app, terminal_size=SIZE, press=["x", "enter", "y", "ctrl+r"])
+
+
+def with_notes(folder: Path) -> Path:
+    """A progress folder (hint seen) where the learner wrote an answer, a reflection and two
+    exercise notes, hostile text included."""
+    from engine.progress import LessonProgress, ProgressStore
+
+    store = ProgressStore(seen(folder))
+    store.save(
+        LessonProgress(
+            "S15",
+            status="in-progress",
+            answers={"self-check-fsdp-vs-tp": "FSDP 切模型状态 (ZeRO-3)；TP 切层内矩阵。[/] a[/"},
+            reflections={"reflection-hardest-collective": "reduce-scatter: [bold]x 👨‍👩‍👧"},
+            notes={
+                "ex2.fsdp.split": "ZeRO-3 shards parameters, gradients and optimizer states",
+                "ex4": "slow links: TP suffers first, then FSDP's all-gathers",
+            },
+        )
+    )
+    store.unlock()
+    return folder
+
+
+def test_search_with_hits(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+f, "zero": the lesson's hits and the learner's note and answer, each with its
+    section (and field), the first highlighted."""
+    app = make_app(progress_dir=with_notes(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+f", *"zero-3"])
+
+
+def test_notes_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=with_notes(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+e"])
+
+
+def test_resumed_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Reopened where it was left: section 机制与推导 scrolled to its seventh block, the
+    Diagrams tab beside it on FSDP, at the 80-column layout it was left at."""
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints: {first_run_seen: true}\n"
+        "resume:\n  S15:\n    section: mechanism\n    block: 6\n    line: 2\n"
+        "    side_tab: diagrams\n    side_shown: true\n    side_size: medium\n"
+        "    panes: {diagrams: {strategy: fsdp}}\n",
+        encoding="utf-8",
+    )
+    assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)

@@ -63,7 +63,7 @@ def _box_text(diagram: str, rank: int) -> list[str]:
 # --- strategies as data -----------------------------------------------------------------------
 
 
-def test_every_strategy_of_the_issue_is_described() -> None:
+def test_every_strategy_of_the_lesson_is_described() -> None:
     assert set(STRATEGIES) == {"dp", "zero1", "zero2", "zero3", "tp", "tp-sp", "pp", "ep", "cp"}
     assert get_strategy("fsdp") is STRATEGIES["zero3"]
     assert get_strategy("FSDP") is STRATEGIES["zero3"]
@@ -214,7 +214,7 @@ def test_fsdp_diagram_is_zero3_titled_fsdp() -> None:
     assert strategy_diagram("fsdp").startswith("FSDP/ZeRO-3")
 
 
-def test_diagrams_show_the_issue_2_holdings() -> None:
+def test_diagrams_show_what_each_rank_holds() -> None:
     assert "W1: col slice 2" in strategy_diagram("tp")
     assert "params: shard 3" in strategy_diagram("fsdp")
     assert "experts 6,7" in strategy_diagram("ep")
@@ -271,3 +271,16 @@ def test_collective_diagram_errors() -> None:
     with pytest.raises(InputError) as info:
         collective_diagram("gather", 0)
     assert info.value.field == "op"
+
+
+@pytest.mark.parametrize("name", STRATEGY_NAMES)
+def test_a_diagram_in_parts_is_the_whole_diagram(name: str) -> None:
+    from engine.diagrams import STRATEGY_DIAGRAM_PARTS, strategy_diagram_parts
+
+    parts = strategy_diagram_parts(name)
+    assert [part for part, _text in parts] == list(STRATEGY_DIAGRAM_PARTS)
+    assert "".join(text for _part, text in parts) == strategy_diagram(name)
+    # Without its transfers the picture gives no collective away: no bus, no arrow.
+    picture = dict(strategy_diagram_parts(name, transfers=False))["picture"]
+    assert "--->" not in picture and "<---" not in picture and "(1)" not in picture
+    assert "rank 0" in picture

@@ -1,6 +1,8 @@
 """The Trade-offs pane at 80x24, driven by keys: F10 opens it, the interconnect choice changes the
-table (exercise 4: TP grows most on a slow network), keys 1-3 show the lesson's counterexamples,
-and the answers to exercises 4 and 5 are saved in ``notes`` and exported."""
+table (exercise 4: TP grows most on a slow network) once the learner chose to look before writing
+the judgement (the table is folded until then), keys 1-3 show the lesson's counterexamples, and the
+answers to exercises 4 and 5 are saved in ``notes`` and exported, exercise 4 marked as written after
+looking."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from engine.progress import ProgressStore
 from tests.notes_render import quotes
 from tests.pilot_helpers import S15_FILE, SIZE, shown, wait_until
 from tui.app import make_app
+from tui.screens.study import ConfirmScreen
 from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
 from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
 
 
@@ -30,7 +34,16 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         link = pane.query_one("#tradeoffs-link", Select)
         assert app.focused is link
         result = pane.query_one("#tradeoffs-result", Static)
+        # Exercise 4 is not written: its answer (the table, the plot) is folded.
+        assert "400 Gb/s" not in shown(result) and "folded" in shown(result)
+        await pilot.press("ctrl+r")  # look first, which asks
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.progress.looked_before_answering("ex4")
         assert "400 Gb/s" in shown(result)
+        assert "looked before answering" in pane.query(".note-label").first(BrokenText).text
         # From 400 Gb/s (second preset) two down to "NVLink in node, 100 Gb/s network".
         await pilot.press("enter")
         await pilot.pause()
@@ -95,6 +108,10 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
     data = json.loads(export_text(lesson, saved, "json"))
     exported = {note["id"]: note["text"] for note in data["exercise_notes"]}
     assert exported["ex4"] == "TP [b]3[/b]1" and exported["ex5"] == "data loading"
+    looked = {note["id"]: note["looked_before_answering"] for note in data["exercise_notes"]}
+    # Exercise 5 has no engine answer to look at first.
+    assert looked == {"ex4": True, "ex5": None} and set(data["looked_before_answering"]) == {"ex4"}
+    assert "Looked at the engine's answer first" in markdown
 
     again = make_app(progress_dir=tmp_path, autosave_delay=0.05)
     async with again.run_test(size=SIZE) as pilot:
@@ -102,5 +119,5 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.pause()
         areas = list(again.query_one(TradeoffsPane).query(TextArea))
         assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
-        label = shown(again.query_one(TradeoffsPane).query(".note-label").first(Static))
+        label = again.query_one(TradeoffsPane).query(".note-label").first(BrokenText).text
         assert "假设设备互联很慢" in label

@@ -1,30 +1,33 @@
-"""The shardbook Textual app: outline | reading pane | side pane (Ledger, Bubble, Diagrams).
+"""The shardbook Textual app: loads the lesson and the learner's progress, saves, quits.
 
-The app owns the lesson (read-only, from ``engine.lesson``) and the learner's progress (an
-``engine.progress.LessonProgress`` edited in place). Widgets post messages up when the learner
-types; the app records the change and saves within ``autosave_delay`` seconds, and always
-before quitting.
+The app owns the lesson (read-only, from ``engine.lesson``), the learner's progress (an
+``engine.progress.LessonProgress`` edited in place) and the settings (``engine.settings``). The
+lesson UI is :class:`tui.screens.main.MainScreen` (outline, reading pane, side pane and their
+keys); the app hands it the opened lesson, and its widgets post messages up when the learner
+types: the app records the change and saves within ``autosave_delay`` seconds, and always before
+quitting. Only the keys that work on every screen (help, save, quit) are the app's own.
+
+Where each lesson was left (``engine.resume``: section, scroll, side tab, pane choices) is kept in
+the settings under ``resume.<lesson id>``: restored when the lesson opens, written
+:data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
+suspends or gets a signal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from textual import on
-from textual.app import App, ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
+from textual.app import App
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
+from textual.timer import Timer
 
 from engine.errors import ContentError, ProgressError, ShardbookError
 from engine.lesson import (
@@ -34,48 +37,49 @@ from engine.lesson import (
     discover_lessons,
     lesson_index_path,
     load_lesson,
-    section_markdown,
 )
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.resume import FIELD_CHECKS, ResumeState
+from engine.session import StudySession, format_duration, render_summary, summarize
+from engine.settings import Settings, SettingsStore
+from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import APP_COMMANDS, AppCommandsProvider
+from tui.commands import AppCommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
+from tui.keys import KeyOrderApp
+from tui.screens.guide import SectionMoved, SectionRead
+from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
-from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
-from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.side import ChoicesChanged
+from tui.widgets.study import AnswerLooked, ObjectiveRated
 
 if TYPE_CHECKING:
-    # Imported where first used: the quiz (fsrs) on F12, the side panes (numpy) on first view.
+    # Imported where first used: the quiz (fsrs) on F12.
     from tui.screens.quiz import QuizOptions
-    from tui.widgets.diagrams import DiagramsPane
-    from tui.widgets.tradeoffs import TradeoffsPane
 
 DEFAULT_LESSON = "S15"
-# Actions that need the main screen's panes (not available over the quiz screen).
-_MAIN_SCREEN_ACTIONS = frozenset(
-    {
-        "quiz",
-        "side_tab",
-        "toggle_zoom",
-        "focus_outline",
-        "next_section",
-        "toggle_complete",
-        "export_notes",
-    }
-)
-META_ID = "__meta__"
+PLACE_DELAY = 2.0
+"""Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
+lesson was left is written to the settings."""
+# F9 on an unfinished plan lists this many of the steps left, then says how many more.
+COMPLETE_LISTED = 12
 
 
-class ShardbookApp(App[int]):
+class ShardbookApp(KeyOrderApp[int]):
     """The study app. Build it with :func:`make_app` (the CLI and the tests share it)."""
 
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
-    BINDINGS = [command.binding() for command in APP_COMMANDS]
+    BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {AppCommandsProvider}
+    # False until on_mount applied the settings (see watch_theme).
+    _settings_applied = False
+    # Why settings.yaml could not be written last time ("" when it could).
+    _settings_error = ""
 
     def __init__(
         self,
@@ -101,37 +105,84 @@ class ShardbookApp(App[int]):
         self._quit_confirmed = False
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
-        self.current_section: str = META_ID
+        self.settings_store = SettingsStore(progress_dir)
+        self.settings = self._load_settings()
+        self.main_screen = MainScreen(
+            side=self.settings.get("layout.side"),
+            reading=self.settings.get("layout.reading"),
+            first_run=not self.settings.get("hints.first_run_seen"),
+        )
+        # The last information toast, replaced by the next one rather than stacked under it.
+        self._last_information: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
+        # Where the open lesson was left, as restored (side panes built later read it).
+        self.resumed = ResumeState()
+        self._place_timer: Timer | None = None
+        # Guided study: this sitting with the lesson (logged on each save) and the plan's
+        # figure shown in the header.
+        self.study_session: StudySession | None = None
+        self._plan_figure = ""
 
-    # ----------------------------------------------------------------- layout
-    def compose(self) -> ComposeResult:
-        yield Header(icon="")
-        with Horizontal(id="main"):
-            yield OptionList(id="outline")
-            yield VerticalScroll(id="reading")
-            # Hidden tabs are built on first view (tui.widgets.side): start-up stays fast.
-            with SideTabs(id="side", initial="ledger"):
-                with TabPane(strings.TAB_LEDGER, id="ledger"):
-                    yield LedgerPane()
-                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
-                yield LazyTabPane(
-                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
-                )
-                yield LazyTabPane(
-                    strings.TAB_COLLECTIVES,
-                    "tui.widgets.collectives:CollectivesPane",
-                    id="collectives",
-                )
-                yield LazyTabPane(
-                    strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
-                )
-                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
-        # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
-        yield Footer(compact=True, show_command_palette=False)
+    # ----------------------------------------------------------------- screens, settings
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main_screen
+
+    def _load_settings(self) -> Settings:
+        try:
+            settings = self.settings_store.load()
+        except ProgressError as error:
+            settings = Settings()
+            settings.problems.append(str(error))
+        return settings
+
+    def _apply_settings(self) -> None:
+        """The theme from the settings, and their problems said once; the first-run hint is
+        remembered as seen."""
+        self._settings_applied = True
+        theme = self.settings.get("theme")
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.settings.problems.append(
+                f"theme: {theme!r} is not a theme here; using the default"
+            )
+        for problem in self.settings.problems:
+            self.notify(f"{self.settings_store.path}: {problem}", severity="warning", timeout=10)
+        self.settings.set("hints.first_run_seen", True)
+        self.save_settings()
+
+    def save_settings(self) -> str:
+        """Write ``settings.yaml`` if a setting changed and this window holds the progress
+        folder's lock (a read-only second window keeps its choices in memory, and writes them
+        once it holds the lock). Returns why nothing was written (``""`` when it was, or when
+        nothing changed); a write error is also told to the learner, once."""
+        if not self.settings.changed:
+            return ""
+        try:
+            if not self.store.lock():
+                return strings.SETTINGS_READ_ONLY
+            self.settings_store.save(self.settings)
+        except ProgressError as error:
+            if str(error) != self._settings_error:  # said once, not on every F6
+                self.notify(str(error), severity="warning", timeout=10)
+            self._settings_error = str(error)
+            return str(error)
+        self._settings_error = ""
+        return ""
+
+    @on(MainScreen.SettingChanged)
+    def _setting_changed(self, event: MainScreen.SettingChanged) -> None:
+        self.settings.set(event.key, event.value)
+        self.save_settings()
+
+    def watch_theme(self, theme: str) -> None:
+        # Before the settings are applied, a theme change is Textual's own default.
+        if self._settings_applied and self.settings.get("theme") != theme:
+            self.settings.set("theme", theme)
+            self.save_settings()
 
     def on_mount(self) -> None:
         refs, errors = discover_lessons(self.content_dir, lesson_index_path(self.content_dir))
@@ -141,9 +192,10 @@ class ShardbookApp(App[int]):
             count = len(self.lesson_file_errors)
             self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
         self._take_lock()
+        self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
-        self.app_suspend_signal.subscribe(self, lambda _app: self.save_now(), immediate=True)
+        self.app_suspend_signal.subscribe(self, lambda _app: self._save_all(), immediate=True)
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
@@ -187,20 +239,23 @@ class ShardbookApp(App[int]):
             self.save_error = str(error)
             self.notify(str(error), severity="error", timeout=15, markup=False)
         self.dirty = False
-        self._fill_outline()
-        self.show_section(META_ID)
-        for pane in self.query(CalculatorPane):
-            pane.restore(self.progress.forms.get(pane.form_name, {}))
-        # Side panes not built yet read the progress themselves when first shown.
-        for diagrams in self.query("DiagramsPane"):
-            cast("DiagramsPane", diagrams).refresh_notes()
-        for tradeoffs in self.query("TradeoffsPane"):
-            cast("TradeoffsPane", tradeoffs).load_notes(self.lesson, self.progress.notes)
+        self.study_session = (
+            StudySession(self.lesson, self.progress, utc_now()) if self.lesson is not None else None
+        )
+        self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
+        self.resumed = ResumeState()
+        self._plan_figure = ""
+        if self.lesson is not None:
+            outlook = ReviewOutlook(at=utc_now())  # the figure does not count the reviews
+            self._plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
+            self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
+            self.main_screen.restore_place(self.resumed)
         self._update_status()
 
     def _leave_lesson(self) -> bool:
         """Save before showing another lesson. Unsaved text that was not exported either keeps
         the learner on this lesson (switching would drop it from memory)."""
+        self.record_place()
         if self.lesson is None or self.save_now() or not self.dirty:
             return True
         if self._exported_since_edit:
@@ -214,8 +269,7 @@ class ShardbookApp(App[int]):
             return
         self.lesson = None
         self.lesson_error = str(error)
-        self._fill_outline()
-        self.show_section(META_ID)
+        self.main_screen.show_lesson(None, self.lesson_error, self.progress)
 
     def _take_lock(self) -> None:
         try:
@@ -248,6 +302,7 @@ class ShardbookApp(App[int]):
         """The last save: the progress file, else a rescue copy. Returns what to tell the
         learner (``""`` when saved)."""
         message = ""
+        self.record_place()
         if not self.save_now() and self.dirty:
             path, why = write_rescue_copy(self.progress, self.store.folder)
             rescued = strings.RESCUED.format(path=path) if path else ""
@@ -259,89 +314,9 @@ class ShardbookApp(App[int]):
         self._remove_signal_handlers()
         self.store.unlock()
 
-    def _fill_outline(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        outline.clear_options()
-        options = [Option(Content(strings.META_SECTION), id=META_ID)]
-        if self.lesson is not None:
-            options.extend(
-                Option(Content(section.title), id=section.id) for section in self.lesson.sections
-            )
-        outline.add_options(options)
-        outline.highlighted = 0
-
     @property
     def sections(self) -> tuple[Section, ...]:
         return self.lesson.sections if self.lesson is not None else ()
-
-    @on(OptionList.OptionHighlighted, "#outline")
-    def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option.id and event.option.id != self.current_section:
-            self.show_section(event.option.id)
-
-    def show_section(self, section_id: str) -> None:
-        """Fill the reading pane with one section, and its answer boxes where it has them."""
-        self.current_section = section_id
-        reading = self.query_one("#reading", VerticalScroll)
-        reading.remove_children()
-        reading.scroll_home(animate=False)
-        if self.lesson is None:
-            reading.mount(Static(strings.LESSON_ERROR_TITLE, classes="section-title"))
-            reading.mount(Static(self.lesson_error, markup=False, classes="error"))
-            reading.mount(Static(strings.LESSON_ERROR_HINT, markup=False))
-            return
-        if section_id == META_ID:
-            reading.mount(Static(self.lesson.title, markup=False, classes="section-title"))
-            reading.mount(Static(self._meta_text(), markup=False, classes="meta"))
-            return
-        section = self.lesson.section(section_id)
-        reading.mount(Static(section.title, markup=False, classes="section-title"))
-        if section.kind == "self-check":
-            reading.mount(Static(strings.SELF_CHECK_HINT, classes="hint"))
-            for number, item in enumerate(section.items, start=1):
-                reading.mount(
-                    SelfCheckBox(
-                        item,
-                        number,
-                        self.progress.answers.get(item.id, ""),
-                        item.id in self.progress.revealed,
-                    )
-                )
-            return
-        markdown = section_markdown(section)
-        if markdown.strip():
-            from textual.widgets import Markdown  # markdown-it: not needed by the first screen
-
-            reading.mount(Markdown(markdown, classes="lesson-text"))
-        if section.kind == "reflection":
-            reading.mount(Static(strings.REFLECTION_HINT, classes="hint"))
-            for item in section.items:
-                reading.mount(
-                    NoteBox(
-                        "reflections",
-                        item,
-                        self.progress.reflections.get(item.id, ""),
-                        item.text,
-                        strings.REFLECTION_PLACEHOLDER,
-                    )
-                )
-        elif section.id == "exercises":
-            reading.mount(Static(strings.EXERCISE_HINT, classes="hint"))
-
-    def _meta_text(self) -> str:
-        assert self.lesson is not None
-        meta = self.lesson.meta
-        rows = [
-            ("内容类型", meta.kind),
-            ("日期", meta.date),
-            ("阶段", meta.phase),
-            ("总路线", f"Day {meta.day} / {meta.days_total}"),
-            ("周次 / 节奏", f"{meta.week} · {meta.rhythm}"),
-            ("状态", meta.status),
-            ("主题", "、".join(meta.topics)),
-            ("my status", STATUS_LABELS[self.progress.status]),
-        ]
-        return "\n".join(f"{label}：{value}" for label, value in rows)
 
     # ----------------------------------------------------------------- learner input
     @on(NoteBox.Edited)
@@ -368,7 +343,7 @@ class ShardbookApp(App[int]):
         if box.item.id not in self.progress.revealed:
             self.progress.revealed.append(box.item.id)
         # The quiz does not ask this question again today (engine.lesson_reveals).
-        note_lesson_reveal(self.progress, box.item.id, dt.datetime.now(dt.UTC))
+        note_lesson_reveal(self.progress, box.item.id, utc_now())
         self.mark_dirty()
 
     @on(CalculatorPane.FormChanged)
@@ -383,6 +358,41 @@ class ShardbookApp(App[int]):
         if event.figures is not None:
             self.progress.figures[event.figure_name] = dict(event.figures)
         self.mark_dirty()
+
+    # ----------------------------------------------------------------- where the lesson was left
+    @on(MainScreen.PlaceChanged)
+    @on(ChoicesChanged)
+    def _place_changed(self) -> None:
+        # One write PLACE_DELAY seconds after the last move, not one per scroll step.
+        if self._place_timer is None:
+            self._place_timer = self.set_timer(PLACE_DELAY, self.record_place)
+        else:
+            self._place_timer.reset()
+
+    def record_place(self) -> None:
+        """Keep where the open lesson is now in ``resume.<lesson id>`` and write the settings
+        (when this window holds the lock; :meth:`save_settings`)."""
+        if self._place_timer is not None:
+            self._place_timer.stop()
+            self._place_timer = None
+        if self.lesson is None or not self.main_screen.is_mounted:
+            return
+        entry = self.main_screen.place().to_data()
+        resume = self.settings.get("resume")
+        previous = resume.get(self.lesson.id)
+        if isinstance(previous, dict):
+            # Keys a newer shardbook wrote are kept.
+            kept = {k: v for k, v in previous.items() if k not in FIELD_CHECKS and k != "panes"}
+            entry = {**kept, **entry}
+        if previous != entry:
+            resume[self.lesson.id] = entry
+            self.settings.set("resume", resume)
+            self.save_settings()
+
+    def _save_all(self) -> bool:
+        """Where the lesson was left, then the progress (ctrl+z)."""
+        self.record_place()
+        return self.save_now()
 
     def mark_dirty(self) -> None:
         """Record that progress changed; it is saved within ``autosave_delay`` seconds."""
@@ -400,7 +410,20 @@ class ShardbookApp(App[int]):
             self.save_now()
 
     def save_now(self) -> bool:
-        """Save the progress file now. Returns False (and tells the learner) when it failed."""
+        """Log this session (:meth:`StudySession.record`) and save the progress file now; the
+        plan's marks are redrawn where they changed. Returns False (and tells the learner) when
+        the save failed."""
+        if self.study_session is not None:
+            self.study_session.record(self.progress, utc_now())
+        saved = self._save_progress()
+        if self.lesson is not None and self.main_screen.is_mounted:
+            figure = self.main_screen.refresh_study()
+            if figure != self._plan_figure:
+                self._plan_figure = figure
+                self._update_status()
+        return saved
+
+    def _save_progress(self) -> bool:
         if self.lesson is None:
             # No lesson was opened (a bad id or file): there is nothing of the learner's to keep,
             # and no progress file should appear for a lesson that does not exist.
@@ -410,7 +433,7 @@ class ShardbookApp(App[int]):
             if self.store.merged:
                 # Another window saved this lesson meanwhile; both windows' changes are kept.
                 self.notify(strings.MERGED, severity="warning", timeout=15)
-                self.show_section(self.current_section)
+                self.main_screen.refresh_section()
         except ShardbookError as error:
             if self.save_error != str(error):
                 self.notify(
@@ -424,12 +447,14 @@ class ShardbookApp(App[int]):
             return False
         self.dirty = False
         self.save_error = ""
-        self.last_saved = dt.datetime.now().strftime("%H:%M:%S")
+        self.last_saved = local_clock(utc_now())
         self._update_status()
         return True
 
     def _update_status(self) -> None:
         parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        if self._plan_figure and self.lesson is not None:
+            parts.insert(1, strings.PLAN_FIGURE.format(figure=self._plan_figure))
         if self.store.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
@@ -452,6 +477,16 @@ class ShardbookApp(App[int]):
         alone would not do)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def on_notify(self, event: Notify) -> None:
+        """An information toast replaces the one before it: two F9 presses show one toast, not
+        two stacked over the screen. Warnings and errors stay until they time out."""
+        if event.notification.severity != "information":
+            return
+        previous, self._last_information = self._last_information, event.notification
+        if previous is not None and previous in self._notifications:
+            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
+            self._unnotify(previous)
+
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
         from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
@@ -473,64 +508,124 @@ class ShardbookApp(App[int]):
 
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # The quiz screen has none of the main screen's panes: their keys wait until it closes.
-        if action in _MAIN_SCREEN_ACTIONS:
-            return not _quiz_open(self.screen_stack)
-        return True
-
-    async def action_side_tab(self, tab: str) -> None:
-        side = self.query_one("#side", TabbedContent)
-        # F4 again flips between the strategy diagrams and the collectives' data flow.
-        if tab == "diagrams" and side.active == "diagrams":
-            tab = "collectives"
-        side.active = tab
-        pane = side.get_pane(tab)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
-        for child in pane.children:
-            focus_first = getattr(child, "focus_first", None)
-            if focus_first is not None:
-                focus_first()
-
-    def action_toggle_zoom(self) -> None:
-        self.query_one("#main").toggle_class("-zoom")
-
-    def action_focus_outline(self) -> None:
-        self.query_one("#main").remove_class("-zoom")
-        self.query_one("#outline").focus()
-
-    def action_next_section(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + 1) % outline.option_count
-
     def action_save(self) -> None:
         if self.save_now():
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
 
     def action_toggle_complete(self) -> None:
+        """F9: mark the lesson complete, asking first while steps of the plan are left (they are
+        listed); on a complete lesson, back to the status the progress implies."""
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
         if self.progress.status == "complete":
-            self.progress.status = "in-progress"
-            self.notify(strings.MARKED_IN_PROGRESS)
-        else:
-            self.progress.status = "complete"
+            plan = build_plan(self.lesson, self.progress, reviews=ReviewOutlook(at=utc_now()))
+            self._set_status(plan.implied_status)
+            return
+        plan = build_plan(self.lesson, self.progress)
+        if plan.complete:
+            self._set_status("complete")
+            return
+        from tui.screens.study import ConfirmScreen
+
+        left = [describe_step(step).replace("\n", " ") for step in plan.unfinished]
+        shown = tuple(left[:COMPLETE_LISTED])
+        if len(left) > COMPLETE_LISTED:
+            shown += (strings.COMPLETE_MORE.format(count=len(left) - COMPLETE_LISTED),)
+        question = strings.COMPLETE_QUESTION.format(
+            lesson=self.lesson.id, counts=plan.counts.line()
+        )
+        self.push_screen(
+            ConfirmScreen(question, shown, strings.COMPLETE_ASK),
+            lambda yes: self._set_status("complete") if yes else None,
+        )
+
+    def _set_status(self, status: str) -> None:
+        self.progress.status = status
+        if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
+        else:
+            self.notify(strings.MARKED_BACK.format(status=STATUS_LABELS[status]))
         self.mark_dirty()
-        if self.current_section == META_ID:
-            self.show_section(META_ID)
+        if self.main_screen.current_section == META_ID:
+            self.main_screen.refresh_section()
+
+    # ----------------------------------------------------------------- guided study
+    @on(SectionRead)
+    def _section_read(self, event: SectionRead) -> None:
+        if self.lesson is not None and self.progress.mark_read(event.section_id):
+            self._read_on()
+
+    @on(SectionMoved)
+    def _section_moved(self, event: SectionMoved) -> None:
+        if self.lesson is not None and record_move(
+            self.lesson, self.progress, event.left, event.entered
+        ):
+            self._read_on()
+
+    def _read_on(self) -> None:
+        """A section was read: saved like an edit, except in a read-only window, where only
+        reading must not make quitting ask about unsaved text (the marks stay in memory and
+        are saved with the next save that can write)."""
+        self.progress.touch()
+        if self.store.read_only:
+            self._plan_figure = self.main_screen.refresh_study()
+            self._update_status()
+            return
+        self.mark_dirty()
+
+    @on(ObjectiveRated)
+    def _objective_rated(self, event: ObjectiveRated) -> None:
+        self.progress.rate_objective(event.objective_id, event.phase, event.level)
+        self.progress.touch()
+        self.mark_dirty()
+
+    @on(AnswerLooked)
+    def _answer_looked(self, event: AnswerLooked) -> None:
+        if self.progress.mark_looked(event.note_ids, utc_now()):
+            self.mark_dirty()
+
+    def session_summary_text(self) -> str:
+        """This session summed up for the terminal (:func:`engine.session.render_summary`;
+        imports the quiz engine for the reviews), ``""`` when no lesson is open."""
+        if self.lesson is None or self.study_session is None:
+            return ""
+        record = self.study_session.current(self.progress, utc_now())
+        try:
+            return render_summary(summarize(self.lesson, self.progress, record))
+        except ShardbookError as error:
+            return f"{self.lesson.id}: {error}\n"
+
+    def session_line(self) -> str:
+        """One line on this session for the plan view."""
+        if self.lesson is None or self.study_session is None:
+            return ""
+        record = self.study_session.current(self.progress, utc_now())
+        return strings.PLAN_SESSION.format(
+            duration=format_duration(record.duration_s),
+            finished=len(record.steps_finished),
+            written=len(record.answers_written),
+        )
+
+    def action_session_summary(self) -> None:
+        """The session summary in a modal (the palette; ``s`` in the plan view)."""
+        from tui.screens.study import SummaryScreen
+
+        text = self.session_summary_text()
+        if text:
+            self.push_screen(SummaryScreen(text))
+
+    def study_palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The palette's guided-study entries that have no key of their own."""
+        return [
+            (strings.PALETTE_SUMMARY, strings.PALETTE_SUMMARY, self.action_session_summary),
+        ]
 
     def action_export_notes(self) -> None:
-        """F8: ask which format (tui.screens.export), then export; F8 in that question takes
-        the highlighted format."""
+        """F8: ask which format (tui.screens.export, where F8 again takes the highlighted
+        one), then export."""
         from tui.screens.export import ExportScreen
 
-        if isinstance(self.screen, ExportScreen):
-            self.screen.choose_highlighted()
-            return
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
@@ -565,6 +660,7 @@ class ShardbookApp(App[int]):
     async def action_quit(self) -> None:
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
         rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
+        self.record_place()
         if self.save_now() or not self.dirty:
             self.exit(0)
             return
@@ -593,12 +689,12 @@ class ShardbookApp(App[int]):
 
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Extra command-palette entries: every section and every lesson."""
-        entries: list[tuple[str, str, Callable[[], object]]] = []
-        outline = self.query_one("#outline", OptionList)
-        for index in range(outline.option_count):
-            option = outline.get_option_at_index(index)
-            title = str(option.prompt)
-            entries.append((f"Go to: {title}", "Read this section", partial(self._goto, index)))
+        entries = self.study_palette_entries()
+        titles = [strings.META_SECTION, *(section.title for section in self.sections)]
+        for index, title in enumerate(titles):
+            entries.append(
+                (f"Go to: {title}", "Read this section", partial(self.main_screen.goto, index))
+            )
         for ref in self.lesson_refs:
             entries.append(
                 (
@@ -616,26 +712,6 @@ class ShardbookApp(App[int]):
                 )
             )
         return entries
-
-    def _goto(self, index: int) -> None:
-        self.query_one("#main").remove_class("-zoom")
-        outline = self.query_one("#outline", OptionList)
-        outline.highlighted = index
-        option_id = outline.get_option_at_index(index).id
-        if option_id is not None and option_id != self.current_section:
-            self.show_section(option_id)
-        self.call_after_refresh(self._focus_reading)
-
-    def _focus_reading(self) -> None:
-        """Focus the section's first text box, or the reading pane so arrows scroll it."""
-        boxes = self.query("#reading TextArea")
-        (boxes.first() if boxes else self.query_one("#reading")).focus()
-
-
-def _quiz_open(stack: Iterable[Screen[object]]) -> bool:
-    """Whether a quiz screen is on ``stack``. Until F12 first imports the quiz module, none is."""
-    quiz = sys.modules.get("tui.screens.quiz")
-    return quiz is not None and any(isinstance(screen, quiz.QuizScreen) for screen in stack)
 
 
 def make_app(

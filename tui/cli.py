@@ -2,16 +2,19 @@
 
 Names are a public interface (README "Command line"); scripts and tests rely on them.
 Headless commands never import Textual, so they start fast. A learner's mistake (a bad flag
-value, a bad lesson file) is one line on stderr and exit status 2 (1 for ``check-content``
-findings), never a traceback.
+value, an unknown flag, a missing folder, a bad lesson file) is one line on stderr naming the
+command and the flag, exit status 2; a check that found problems (``check-content``) exits 1.
+Never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 from engine.errors import InputError, ShardbookError
 
@@ -31,24 +34,71 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tui.cli_lab",
     "tui.cli_plan",
     "tui.cli_models",
+    "tui.cli_completion",
 )
+# The attributes that name the sub-command chosen at each level (``calc ledger``, ``lab memory``).
+_COMMAND_DESTS = ("command", "calculator", "experiment")
+# Python 3.11's argparse takes an argument that starts with "-" for a flag unless it is a plain
+# negative number (``-1``, ``-0.5``), so ``--params -7B`` left --params without a value. No flag of
+# shardbook starts with "-" and a digit, so anything that does is a value, given to its parser to
+# judge (later CPython releases of argparse use this same rule).
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
 
-class CliError(Exception):
-    """A usage error to print as one line and exit with status 2."""
+class CliError(InputError):
+    """A usage error naming a flag: one line on stderr, exit status 2.
 
-    def __init__(self, flag: str, message: str) -> None:
-        super().__init__(f"{flag}: {message}")
+    An :class:`InputError`, so that ``main`` catches it even when ``python -m tui.cli`` has
+    loaded this module twice (as ``__main__`` and as ``tui.cli``)."""
 
 
-def one_line_errors(parser: argparse.ArgumentParser, command: str) -> None:
-    """Make argparse's own errors (a missing or malformed flag) one line on stderr, exit 2."""
+class ShardbookParser(argparse.ArgumentParser):
+    """argparse with shardbook's conventions: a usage error is one line naming the command
+    (``shardbook: calc ledger: argument --params: ...``), exit 2; a value such as ``-7B`` reaches
+    the flag's own parser. Sub-command parsers are of this class too (argparse uses the
+    parent's class)."""
 
-    def error(message: str) -> NoReturn:
-        print(f"shardbook: {command}: {message}", file=sys.stderr)
-        sys.exit(2)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_VALUE
 
-    parser.error = error  # type: ignore[method-assign]
+    def error(self, message: str) -> NoReturn:
+        fail(self.prog, message)
+
+
+def one_line(prog: str, message: str) -> str:
+    """``shardbook: COMMAND: message`` on one line (``prog`` is ``shardbook calc ledger``)."""
+    command = prog.partition(" ")[2]
+    where = f"shardbook: {command}: " if command else "shardbook: "
+    return where + " ".join(message.split())
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    """Print :func:`one_line` on stderr and exit 2."""
+    print(one_line(prog, message), file=sys.stderr)
+    sys.exit(2)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installed distribution's version (read only when asked: importing
+    ``importlib.metadata`` costs every command's start-up)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
+        print(f"shardbook {version()}")
+        parser.exit(0)
+
+
+def version() -> str:
+    """The version of the installed ``shardbook`` distribution (``pyproject.toml``)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("shardbook")
+    except metadata.PackageNotFoundError:
+        return "(not installed: pip install -e . in the clone)"
 
 
 def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
@@ -69,17 +119,22 @@ def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None
     # A subcommand's own defaults would overwrite the values given before it
     # (`shardbook --content-dir X export S15`): only the top-level parser sets a default.
     default = None if top_level else argparse.SUPPRESS
-    parser.add_argument("--content-dir", default=default, help="folder of lesson YAML files")
-    parser.add_argument("--progress-dir", default=default, help="folder for progress files")
+    parser.add_argument(
+        "--content-dir", default=default, metavar="DIR", help="folder of lesson YAML files"
+    )
+    parser.add_argument(
+        "--progress-dir", default=default, metavar="DIR", help="folder for progress files"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
-    parser = argparse.ArgumentParser(
+    parser = ShardbookParser(
         prog="shardbook",
         description="A keyboard-driven terminal study companion. Without a command, opens the app.",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument("--lesson", default=None, help="lesson id to open (default: S15)")
     _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -94,6 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    """Open the app; a missing content folder or an unknown ``--lesson`` is one line, exit 2,
+    before the full screen starts. Once the app has quit (exit 0), the session's summary is
+    printed to stdout (never after a signal: the terminal may be gone, and the session is
+    logged in the progress file either way)."""
+    from engine.lesson import discover_lessons, lesson_index_path
+
+    content_dir = content_folder(args)
+    if args.lesson is not None:
+        # The index the app reads next: listing is cheap, and the app's own listing is cached.
+        refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
+        check_lesson_id(args.lesson, [ref.id for ref in refs], content_dir)
     from tui.app import make_app
 
     app = make_app(
@@ -102,24 +168,53 @@ def run_tui(args: argparse.Namespace) -> int:
         progress_dir=args.progress_dir,
     )
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if code == 0:
+        summary = app.session_summary_text()
+        if summary:
+            sys.stdout.write(summary)
+            sys.stdout.flush()
+    return code
+
+
+def content_folder(args: argparse.Namespace) -> Path:
+    """The content folder the command reads (``--content-dir``, ``$SHARDBOOK_CONTENT_DIR``, the
+    checkout's or the installed lessons).
+
+    Raises:
+        CliError: the folder does not exist (exit 2).
+    """
+    from engine.paths import resolve_content_dir
+
+    folder = resolve_content_dir(getattr(args, "content_dir", None))
+    if not folder.is_dir():
+        raise CliError("--content-dir", f"{folder}: no such folder")
+    return folder
+
+
+def check_lesson_id(lesson_id: str, known: Sequence[str], content_dir: Path) -> None:
+    """Raise a :class:`CliError` on ``--lesson`` unless ``lesson_id`` is one of ``known``."""
+    if lesson_id not in known:
+        listed = ", ".join(known) or "none"
+        raise CliError("--lesson", f"no lesson {lesson_id!r} in {content_dir} (lessons: {listed})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``shardbook`` console script. Returns the exit status."""
+    """Entry point of the ``shardbook`` console script. Returns the exit status: 0 ok, 1 a check
+    found problems, 2 bad input (a usage error exits 2 through :class:`SystemExit`)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    command = [str(getattr(args, dest)) for dest in _COMMAND_DESTS if getattr(args, dest, None)]
+    prog = " ".join(["shardbook", *command])
+    if unknown:
+        # A sub-command leaves what it does not know to the top-level parser, whose error
+        # would not name the sub-command.
+        fail(prog, f"unrecognized arguments: {' '.join(unknown)} (see {prog} --help)")
     func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
     try:
         return func(args)
-    except CliError as error:
-        print(f"shardbook: {error}", file=sys.stderr)
-        return 2
-    except InputError as error:
-        print(f"shardbook: {error}", file=sys.stderr)
-        return 2
     except ShardbookError as error:
-        print(f"shardbook: {error}", file=sys.stderr)
+        print(one_line(prog, str(error)), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -1,6 +1,6 @@
 """``shardbook calc bubble``: simulate a pipeline schedule, measure its bubble, headless.
 
-Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Counts are parsed by
+Flags and JSON keys are fixed; scripts and tests rely on them. Counts are parsed by
 :func:`engine.units.parse_int`, times (in op-time units) by :func:`engine.units.parse_number`, and
 the spec is checked by :class:`engine.pipeline.PipelineSpec`; a bad value is one line on stderr
 naming the flag, exit 2. The schedule is checked by the engine rather than by argparse so that a
@@ -25,7 +25,7 @@ from engine.pipeline import (
     render_timeline,
     simulate,
 )
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -57,7 +57,6 @@ def register(calc_subparsers: Any) -> None:
             "op-time units (any unit, the same for every time flag)."
         ),
     )
-    one_line_errors(parser, "calc bubble")
     parser.add_argument("--schedule", metavar="{" + ",".join(SCHEDULES) + "}")
     parser.add_argument("--stages", help="pipeline stages p")
     parser.add_argument("--micro-batches", help="micro-batches per iteration m")

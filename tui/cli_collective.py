@@ -25,7 +25,7 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -59,7 +59,6 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
             "array (all ranks' shards), as NCCL-tests counts it."
         ),
     )
-    one_line_errors(parser, "calc collective")
     parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help="the collective")
     parser.add_argument("--ranks", metavar="N", help="number of ranks (1 costs nothing)")
     parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB (0 costs nothing)")
@@ -110,7 +109,7 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
 
 
 def cost_json(cost: CollectiveCost) -> dict[str, Any]:
-    """The JSON object: the issue's keys first, then the inputs, formula and source."""
+    """The JSON object: the cost's keys first, then the inputs, formula and source."""
     return {
         "time_s": cost.time_s,
         "bytes_sent_per_rank": cost.bytes_sent_per_rank,

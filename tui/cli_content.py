@@ -1,19 +1,21 @@
 """``shardbook check-content [PATH ...]``: validate lesson files (``content/README.md``).
 
 Prints one ``FILE:LINE: message`` line per problem on stdout, then a one-line summary; exits 1
-when any problem was found, 0 when every lesson is valid. Without a PATH it checks every lesson
-in the resolved content folder (``--content-dir``, ``$SHARDBOOK_CONTENT_DIR``, ``content/``).
-Never imports Textual.
+when any problem was found, 0 when every lesson is valid, 2 (one line, nothing checked) when a
+PATH or the content folder does not exist. Without a PATH it checks every lesson in the resolved
+content folder (``--content-dir``, ``$SHARDBOOK_CONTENT_DIR``, ``content/``). Never imports
+Textual.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from engine.lesson import check_paths
-from engine.paths import resolve_content_dir
+from tui.cli import CliError, content_folder
 
 
 def register(
@@ -34,7 +36,10 @@ def register(
 
 def run_check_content(args: argparse.Namespace) -> int:
     """Check the paths given (or the content folder); print findings; return the exit status."""
-    paths = list(args.paths) or [resolve_content_dir(getattr(args, "content_dir", None))]
+    for path in args.paths:
+        if not Path(path).exists():
+            raise CliError("PATH", f"{path}: no such file or folder")
+    paths = list(args.paths) or [content_folder(args)]
     files, errors = check_paths(paths)
     for error in errors:
         print(error)

@@ -1,4 +1,5 @@
-"""``shardbook diagram NAME [--step K] [--ranks R] [--algorithm A]``: print an ASCII diagram.
+"""``shardbook diagram NAME [--step K] [--ranks R] [--algorithm A] [--json]``: print an ASCII
+diagram (``--json``: one object, ``{"name", "lines"}``).
 
 NAME is a strategy (dp, fsdp, zero1, zero2, zero3, tp, tp-sp, pp, ep, cp: the 4-rank diagram with
 the three questions answered) or a collective (all-reduce, all-gather, ...: step K of its data flow
@@ -9,6 +10,7 @@ stderr naming the argument, exit 2. No Textual import here.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +27,7 @@ from engine.diagrams import (
 )
 from engine.errors import InputError
 from engine.strategies import DIAGRAM_RANKS
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 
 FLAGS = option_flags("step", "ranks", "algorithm", op="NAME", strategy="NAME")
 
@@ -45,13 +47,15 @@ def register(
             + " (--step K shows step K; without it, every step)."
         ),
     )
-    one_line_errors(parser, "diagram")
     parser.add_argument("name", metavar="NAME", help="a strategy or a collective")
     parser.add_argument("--step", metavar="K", help="collectives: the step to show (0 = inputs)")
     parser.add_argument(
         "--ranks", metavar="R", help=f"collectives: ranks, 2 to {MAX_DIAGRAM_RANKS} (default 4)"
     )
     parser.add_argument("--algorithm", metavar="A", help="collectives: e.g. halving-doubling")
+    parser.add_argument(
+        "--json", action="store_true", help='one JSON object: {"name", "lines"}, the text lines'
+    )
     parser.set_defaults(func=run_diagram)
     return parser
 
@@ -91,5 +95,10 @@ def render(args: argparse.Namespace) -> str:
 
 def run_diagram(args: argparse.Namespace) -> int:
     """Print the diagram; return the exit status."""
-    sys.stdout.write(render(args))
+    text = render(args)
+    if args.json:
+        name = str(args.name).strip().lower()
+        print(json.dumps({"name": name, "lines": text.splitlines()}, ensure_ascii=False))
+    else:
+        sys.stdout.write(text)
     return 0

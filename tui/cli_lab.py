@@ -19,7 +19,7 @@ from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
 from engine.lab import INSTALL_HINT, LabError, torch_available
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 
 COLLECTIVE_FLAGS = option_flags(
     "ranks", "op", "size", "repeats", timing_bytes="--bytes", timeout_s="--timeout"
@@ -47,7 +47,6 @@ def register(
             "ping-pong in the same run)."
         ),
     )
-    one_line_errors(collectives, "lab collectives")
     collectives.add_argument("--ranks", default="4", metavar="R", help="2 to 16 (default 4)")
     collectives.add_argument(
         "--op",
@@ -73,7 +72,6 @@ def register(
             "for the same configuration, term by term."
         ),
     )
-    one_line_errors(memory, "lab memory")
     for flag, default in (
         ("--layers", 2),
         ("--hidden", 64),

@@ -1,6 +1,6 @@
 """``shardbook calc ledger``: the per-rank training-memory ledger, headless.
 
-Flags and JSON keys are fixed by the issue; scripts and tests rely on them. Values are parsed by
+Flags and JSON keys are fixed; scripts and tests rely on them. Values are parsed by
 :mod:`engine.units` (``--params 7.5B``, ``--gpu-memory 80GB``) and checked by
 :func:`engine.ledger.compute_ledger`; a bad value is one line on stderr naming the flag, exit 2.
 Choices are checked by the engine rather than by argparse so that a wrong choice is one line too.
@@ -35,7 +35,7 @@ from engine.ledger import (
     numeric_fields_from_text,
     parse_lora_targets,
 )
-from tui.cli import flag_error, one_line_errors, option_flags
+from tui.cli import flag_error, option_flags
 from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
@@ -98,7 +98,6 @@ def register(calc_subparsers: Any) -> None:
             "states to the host."
         ),
     )
-    one_line_errors(parser, "calc ledger")
     parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
     add_shape_flags(parser)
     parser.add_argument("--seq", help="sequence length s (needed for activations)")

@@ -1,4 +1,7 @@
-"""Headless commands about lessons and the learner's notes: ``lessons``, ``where``, ``export``."""
+"""Headless commands about lessons and the learner's notes: ``lessons``, ``where``, ``export``.
+
+Exit status: 0; 1 when ``lessons`` found lesson files it could not list (each reported); 2 when
+the content folder is missing or the input is bad (one line)."""
 
 from __future__ import annotations
 
@@ -11,10 +14,10 @@ from pathlib import Path
 from engine.errors import ContentError, ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
 from engine.lesson import discover_lessons, load_lesson
-from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.paths import cache_dir, resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
 from engine.settings import SettingsStore
-from tui.cli import CliError
+from tui.cli import CliError, content_folder
 
 
 def register(
@@ -27,7 +30,13 @@ def register(
     lessons.set_defaults(func=run_lessons)
 
     where = commands.add_parser(
-        "where", help="print the content and progress folders and the settings file"
+        "where",
+        help="print the content and progress folders, the settings file and the cache folder",
+    )
+    where.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON object: {"content_dir", "progress_dir", "settings", "cache_dir"}',
     )
     add_paths(where)
     where.set_defaults(func=run_where)
@@ -41,17 +50,18 @@ def register(
         help="md (default), json, html (one web page) or anki (the quiz items as a deck; needs -o)",
     )
     export.add_argument(
-        "-o", "--output", help="file to write (default: stdout; for anki a FILE.apkg)"
+        "-o", "--output", metavar="FILE", help="file to write (default: stdout; for anki a .apkg)"
     )
     add_paths(export)
     export.set_defaults(func=run_export)
 
 
 def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
-    return resolve_content_dir(args.content_dir), resolve_progress_dir(args.progress_dir)
+    return content_folder(args), resolve_progress_dir(args.progress_dir)
 
 
 def run_lessons(args: argparse.Namespace) -> int:
+    """List the lessons; 1 when a lesson file could not be listed, 2 without a content folder."""
     content_dir, progress_dir = _dirs(args)
     refs, errors = discover_lessons(content_dir)
     store = ProgressStore(progress_dir)
@@ -73,14 +83,24 @@ def run_lessons(args: argparse.Namespace) -> int:
             print(f"{row['id']}\t{label}\t{row['title']}")
         for error in errors:
             print(error, file=sys.stderr)
-    return 0
+    return 1 if errors else 0
 
 
 def run_where(args: argparse.Namespace) -> int:
-    content_dir, progress_dir = _dirs(args)
-    print(f"content\t{content_dir}")
-    print(f"progress\t{progress_dir}")
-    print(f"settings\t{SettingsStore(progress_dir).path}")
+    """Print the folders in use, whether or not they exist yet (the progress folder is made on
+    the first save); exit 0."""
+    progress_dir = resolve_progress_dir(args.progress_dir)
+    folders = {
+        "content_dir": str(resolve_content_dir(args.content_dir)),
+        "progress_dir": str(progress_dir),
+        "settings": str(SettingsStore(progress_dir).path),
+        "cache_dir": str(cache_dir()),
+    }
+    if args.json:
+        print(json.dumps(folders, ensure_ascii=False))
+    else:
+        for key, value in folders.items():
+            print(f"{key.removesuffix('_dir')}\t{value}")
     return 0
 
 

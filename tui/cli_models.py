@@ -156,7 +156,9 @@ def register(
         ),
     )
     parser.add_argument(
-        "--json", action="store_true", help='[{"name", "params_total", "source", "shape"}]'
+        "--json",
+        action="store_true",
+        help='one JSON object: {"models": [{"name", "params_total", "source", "shape"}, ...]}',
     )
     parser.set_defaults(func=run_models)
 
@@ -165,7 +167,8 @@ def run_models(args: argparse.Namespace) -> int:
     """Print the presets; returns 0."""
     presets = model_presets()
     if args.json:
-        print(json.dumps([preset.as_dict() for preset in presets.values()], ensure_ascii=False))
+        models = [preset.as_dict() for preset in presets.values()]
+        print(json.dumps({"models": models}, ensure_ascii=False))
         return 0
     console = Console(markup=False, highlight=False, emoji=False)
     table = Table(title="model presets (--model NAME)", title_justify="left")

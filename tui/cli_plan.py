@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 from engine.errors import ContentError
 from engine.lesson import discover_lessons, load_lesson
-from engine.paths import DEFAULT_LESSON, resolve_content_dir, resolve_progress_dir
+from engine.paths import DEFAULT_LESSON, resolve_progress_dir
 from engine.plan import build_plan, render_plan
 from engine.progress import ProgressStore
-from tui.cli import one_line_errors
+from tui.cli import content_folder
 
 
 def register(
@@ -37,13 +37,12 @@ def register(
     )
     plan.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_paths(plan)
-    one_line_errors(plan, "plan")
     plan.set_defaults(func=run_plan)
 
 
 def run_plan(args: argparse.Namespace) -> int:
     """Print the plan of ``args.lesson``; exit 0, or 2 when the lesson or progress is bad."""
-    content_dir = resolve_content_dir(args.content_dir)
+    content_dir = content_folder(args)
     refs, _errors = discover_lessons(content_dir)
     matches = [ref for ref in refs if ref.id == args.lesson]
     if not matches:

@@ -1,7 +1,8 @@
 """``shardbook quiz [--lesson ID] [--due]`` opens the app on the quiz screen;
 ``shardbook stats [--json]`` prints each lesson's review statistics (engine.quiz_stats.LessonStats):
 recall, the model's retrievability, and the reviews due on each of the next 30 local dates; then
-the session log (engine.session; JSON key ``sessions``)."""
+the session log (engine.session; JSON key ``sessions``). ``stats`` exits 1 when a lesson or progress
+file could not be read (each reported), 2 without a content folder."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.errors import ContentError, InputError, ProgressError
+from engine.errors import ContentError, ProgressError
 from engine.lesson import discover_lessons, load_lesson
-from engine.paths import resolve_content_dir, resolve_progress_dir
+from engine.paths import resolve_progress_dir
 from engine.progress import ProgressStore
-from engine.quiz import lesson_stats, utc_now
+from engine.quiz import lesson_stats
 from engine.quiz_stats import stats_text
 from engine.session import render_session_log, session_log_rows
-from tui.cli import one_line_errors
+from engine.timefmt import local_iso, utc_iso, utc_now
+from tui.cli import check_lesson_id, content_folder
 
 
 def register(
@@ -33,18 +35,16 @@ def register(
     )
     quiz.add_argument("--due", action="store_true", help="only items due for review now")
     add_paths(quiz)
-    one_line_errors(quiz, "quiz")
     quiz.set_defaults(func=run_quiz)
 
     stats = commands.add_parser("stats", help="print review statistics per lesson")
     stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_paths(stats)
-    one_line_errors(stats, "stats")
     stats.set_defaults(func=run_stats)
 
 
 def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
-    return resolve_content_dir(args.content_dir), resolve_progress_dir(args.progress_dir)
+    return content_folder(args), resolve_progress_dir(args.progress_dir)
 
 
 def run_quiz(args: argparse.Namespace) -> int:
@@ -53,12 +53,8 @@ def run_quiz(args: argparse.Namespace) -> int:
 
     content_dir, progress_dir = _dirs(args)
     refs, _errors = discover_lessons(content_dir)
-    if args.lesson is not None and args.lesson not in {ref.id for ref in refs}:
-        known = ", ".join(ref.id for ref in refs) or "none"
-        # An engine error, not CliError: `python -m tui.cli` loads tui.cli twice (as __main__).
-        raise InputError(
-            "--lesson", f"no lesson {args.lesson!r} in {content_dir} (lessons: {known})"
-        )
+    if args.lesson is not None:
+        check_lesson_id(args.lesson, [ref.id for ref in refs], content_dir)
     app = make_app(
         lesson_id=args.lesson,
         content_dir=content_dir,
@@ -89,18 +85,19 @@ def run_stats(args: argparse.Namespace) -> int:
             problems.append(str(error))
     if args.json:
         payload = {
-            "now": now.isoformat(),
-            "local_now": local.isoformat(),
+            "now": utc_iso(now),
+            # The zone the local dates (due_forecast, recall_history) are counted in.
+            "local_now": local_iso(now),
             "lessons": [row.as_dict() for row in rows],
             "errors": problems,
             "sessions": sessions,
         }
         print(json.dumps(payload, ensure_ascii=False))
     else:
-        print(stats_text(rows, local.tzinfo))
-        log = render_session_log(sessions)
+        print(stats_text(rows, local.tzinfo, now=now))
+        log = render_session_log(sessions, local.tzinfo)
         if log:
             print(f"\n{log}", end="")
         for problem in problems:
             print(problem, file=sys.stderr)
-    return 0
+    return 1 if problems else 0

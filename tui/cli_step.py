@@ -36,7 +36,7 @@ from engine.steptime import (
     get_interconnect,
     step_time,
 )
-from tui.cli import CliError, flag_error, one_line_errors, option_flags
+from tui.cli import CliError, flag_error, option_flags
 from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
@@ -136,7 +136,6 @@ def register(calc_subparsers: Any) -> None:
             "Eq. 7/8 with the architecture, else 6·N per token."
         ),
     )
-    one_line_errors(step, "calc step")
     _add_common(step)
     step.add_argument("--tokens", help="training tokens T: time to train (Narayanan Eq. 4)")
     step.set_defaults(func=run_step)
@@ -149,7 +148,6 @@ def register(calc_subparsers: Any) -> None:
             "weak scaling grows it with n."
         ),
     )
-    one_line_errors(scaling, "calc scaling")
     _add_common(scaling)
     scaling.add_argument(
         "--strategy",

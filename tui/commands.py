@@ -1,17 +1,21 @@
 """The app's commands, each defined once: its key, footer label, palette entry and help row.
 
-``APP_COMMANDS`` drives the App's ``BINDINGS`` (each with an ``id`` so a keymap can remap it),
-the command palette provider and the help screen, so they can never disagree.
+``APP_COMMANDS`` drives the ``BINDINGS`` of the App (keys that work on every screen: help, save,
+quit) and of the main screen (the lesson UI's keys, which the quiz and help screens do not have),
+each with an ``id`` so a keymap can remap it, as well as the command palette provider and the
+help screen, so they can never disagree. The main screen's commands come first, in the order the
+footer shows them: the study keys (quiz, next section, outline, side pane) before the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
@@ -21,7 +25,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AppCommand:
-    """One action of the app."""
+    """One action of the app.
+
+    ``scope`` says where the key is bound: ``"app"`` (every screen) or ``"main"`` (the lesson
+    screen; an action the App carries out is written ``app.<name>``).
+    """
 
     id: str
     key: str
@@ -29,8 +37,10 @@ class AppCommand:
     action: str
     help: str
     show: bool = True
-    # A key the focused widget may use first (ctrl+c copies a selection in a text box).
+    # A key the focused widget may use first (ctrl+c copies a selection in a text box). A key
+    # that can be typed (?, /, ]) is never a priority binding: inside a text box it types.
     priority: bool = True
+    scope: Literal["app", "main"] = "main"
 
     def binding(self) -> Binding:
         return Binding(
@@ -39,10 +49,34 @@ class AppCommand:
 
 
 APP_COMMANDS: tuple[AppCommand, ...] = (
-    AppCommand("help", "f1", "Help", "show_help", "Show the keys and help for the focused pane"),
+    AppCommand(
+        "quiz", "f12", "Quiz", "app.quiz", "Quiz and spaced review: every lesson's due items"
+    ),
+    AppCommand(
+        "next_step",
+        "ctrl+n",
+        "Next",
+        "next_step",
+        "Next step of the study plan: goes where it is done and puts the cursor there",
+    ),
+    AppCommand("outline", "ctrl+o", "Outline", "focus_outline", "Go to the lesson outline"),
+    AppCommand("side", "f6", "Side", "toggle_side", "Show or hide the side pane (the calculators)"),
     AppCommand("ledger", "f2", "Ledger", "side_tab('ledger')", "Open the memory-ledger calculator"),
     AppCommand(
-        "bubble", "f3", "Bubble", "side_tab('bubble')", "Open the pipeline-bubble calculator"
+        "reading", "f7", "Read", "toggle_reading", "Reading mode: the lesson takes the whole screen"
+    ),
+    AppCommand(
+        "zoom", "f5", "Zoom", "toggle_zoom", "Widen the side pane to the whole screen, or back"
+    ),
+    # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns for
+    # the keys above and F1/ctrl+q.
+    AppCommand(
+        "bubble",
+        "f3",
+        "Bubble",
+        "side_tab('bubble')",
+        "Open the pipeline-bubble calculator",
+        show=False,
     ),
     AppCommand(
         "diagrams",
@@ -50,15 +84,7 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Diagrams",
         "side_tab('diagrams')",
         "Open the 4-rank diagrams; again: the collectives' data flow",
-    ),
-    AppCommand(
-        "zoom", "f5", "Zoom", "toggle_zoom", "Widen the side pane to the whole screen, or back"
-    ),
-    AppCommand(
-        "outline", "ctrl+o", "Outline", "focus_outline", "Go to the lesson outline", show=False
-    ),
-    AppCommand(
-        "next_section", "ctrl+n", "Next", "next_section", "Read the next section", show=False
+        show=False,
     ),
     AppCommand(
         "tradeoffs",
@@ -66,6 +92,7 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Trade-offs",
         "side_tab('tradeoffs')",
         "Open step time and scaling: slow links, counterexamples, exercises 4-5",
+        show=False,
     ),
     AppCommand(
         "lab",
@@ -75,19 +102,102 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)",
         show=False,
     ),
+    # Typed keys: in a text box they type (not priority); the palette has them too.
+    AppCommand(
+        "next_section",
+        "right_square_bracket",
+        "Section",
+        "next_section",
+        "Read the next section (when the focus is not in a text box)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "previous_section",
+        "left_square_bracket",
+        "Back",
+        "next_section(-1)",
+        "Read the previous section (when the focus is not in a text box)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "study_plan",
+        "f11",
+        "Plan",
+        "study_plan",
+        "The study plan: every step with its state, the counts, your ratings; enter goes there",
+        show=False,
+    ),
+    AppCommand(
+        "search",
+        "ctrl+f",
+        "Search",
+        "search",
+        "Search the lesson and your answers and notes; enter goes to a hit (works everywhere)",
+        show=False,
+    ),
+    AppCommand(
+        "search_slash",
+        "slash",
+        "Search",
+        "search",
+        "Search too, when the focus is not in a text box (there / is typed)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "my_notes",
+        "ctrl+e",
+        "My notes",
+        "my_notes",
+        "All your answers, reflections and exercise notes together; enter edits one (works "
+        "everywhere: in a text box, End goes to the end of the line)",
+        show=False,
+    ),
     AppCommand(
         "export",
         "f8",
         "Export",
-        "export_notes",
+        "app.export_notes",
         "Export the filled-in notes: Markdown, JSON, HTML or an Anki deck",
+        show=False,
     ),
-    AppCommand("complete", "f9", "Done", "toggle_complete", "Mark the lesson complete, or back"),
     AppCommand(
-        "save", "ctrl+s", "Save", "save", "Save now (it also saves as you type)", show=False
+        "complete",
+        "f9",
+        "Done",
+        "app.toggle_complete",
+        "Mark the lesson complete (asks first while steps are left), or back",
+        show=False,
     ),
-    AppCommand("quiz", "f12", "Quiz", "quiz", "Quiz and spaced review: every lesson's due items"),
-    AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit"),
+    AppCommand(
+        "help_question",
+        "question_mark",
+        "Help",
+        "app.show_help",
+        "Help (when the focus is not in a text box, where ? is typed)",
+        show=False,
+        priority=False,
+    ),
+    AppCommand(
+        "help",
+        "f1",
+        "Help",
+        "show_help",
+        "Show the keys and help for the focused pane",
+        scope="app",
+    ),
+    AppCommand(
+        "save",
+        "ctrl+s",
+        "Save",
+        "save",
+        "Save now (it also saves as you type)",
+        show=False,
+        scope="app",
+    ),
+    AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit", scope="app"),
     AppCommand(
         "suspend",
         "ctrl+z",
@@ -96,6 +206,7 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)",
         show=False,
         priority=False,
+        scope="app",
     ),
     AppCommand(
         "interrupt",
@@ -105,32 +216,49 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
         "Save and quit (in a text box with a selection, ctrl+c copies it)",
         show=False,
         priority=False,
+        scope="app",
     ),
 )
 
 
+def bindings(scope: Literal["app", "main"]) -> list[BindingType]:
+    """The ``BINDINGS`` of the App (``"app"``) or of the main screen (``"main"``)."""
+    return [command.binding() for command in APP_COMMANDS if command.scope == scope]
+
+
 class AppCommandsProvider(Provider):
-    """Command-palette entries for every :data:`APP_COMMANDS` action and every section."""
+    """Command-palette entries for every :data:`APP_COMMANDS` action and every section. The main
+    screen's commands are offered when the palette was opened over it."""
 
     @property
     def _app(self) -> ShardbookApp:
         return self.app  # type: ignore[return-value]
 
-    def _entries(self) -> list[tuple[str, str, object]]:
-        entries: list[tuple[str, str, object]] = [
+    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        from tui.screens.main import MainScreen
+
+        on_main = isinstance(self.screen, MainScreen)
+        entries: list[tuple[str, str, Callable[[], object]]] = [
             (
-                f"{command.label}: {command.help} ({command.key})",
+                f"{command.label}: {command.help} ({key_display(command.key)})",
                 command.help,
-                partial(self._app.run_action, command.action),
+                partial(
+                    self._app.run_action,
+                    command.action,
+                    self.screen if command.scope == "main" else self._app,
+                ),
             )
             for command in APP_COMMANDS
+            if command.id not in ("help_question", "search_slash")
+            and (on_main or command.scope == "app")
         ]
-        entries.extend(self._app.palette_entries())
+        if on_main:
+            entries.extend(self._app.palette_entries())
         return entries
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._entries():
-            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -139,7 +267,7 @@ class AppCommandsProvider(Provider):
             if score > 0:
                 yield Hit(
                     score, _highlight(matcher, query, title), callback, text=title, help=help_text
-                )  # type: ignore[arg-type]
+                )
 
 
 def _highlight(matcher: object, query: str, title: str) -> Content:
@@ -153,9 +281,24 @@ def _highlight(matcher: object, query: str, title: str) -> Content:
     return content
 
 
+_KEY_CHARACTERS = {
+    "question_mark": "?",
+    "slash": "/",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+}
+
+
+def key_display(key: str) -> str:
+    """A binding's key as the learner types it (``question_mark`` is ``?``, ``slash`` ``/``)."""
+    return _KEY_CHARACTERS.get(key, key)
+
+
 def key_rows() -> list[tuple[str, str]]:
     """(key, help) rows for the help screen."""
-    return [(command.key, f"{command.label}: {command.help}") for command in APP_COMMANDS]
+    return [
+        (key_display(command.key), f"{command.label}: {command.help}") for command in APP_COMMANDS
+    ]
 
 
 def literal(text: str) -> Text:

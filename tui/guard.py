@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import os
 import signal
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.progress import LessonProgress, atomic_write_text, describe_os_error, dump_yaml
+from engine.timefmt import file_stamp, utc_now
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -155,7 +155,7 @@ def write_rescue_copy(progress: LessonProgress, progress_dir: Path) -> tuple[Pat
     Returns:
         (the path written, ``""``) or (``None``, why every folder refused).
     """
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = file_stamp(utc_now())
     text = dump_yaml(progress.to_data())
     reasons: list[str] = []
     for folder in fallback_folders(progress_dir)[1:]:

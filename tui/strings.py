@@ -14,18 +14,50 @@ TAB_LEDGER = "Ledger"
 TAB_BUBBLE = "Bubble"
 TAB_DIAGRAMS = "Diagrams"
 
+# Side-pane tabs where the full names do not fit (the dot marks a shortened name).
+TAB_SHORT = {
+    "ledger": "Ledger",
+    "bubble": "Bubble",
+    "diagrams": "Diagr.",
+    "collectives": "Coll.",
+    "tradeoffs": "Trade.",
+    "lab": "Lab",
+}
+
+# Layout.
+# Below the smallest usable size: the longest of these that fits the terminal's width.
+TOO_SMALL = (
+    "shardbook needs a terminal of at least {need} (this one is {now})",
+    "shardbook needs at least {need} (now {now})",
+    "Needs {need} (now {now})",
+    "Needs {need}",
+    "{need}",
+)
+FIRST_RUN_HINT = (
+    "New here? ctrl+n takes you to the next step of the study plan and puts the cursor where it "
+    "is done (F11 lists the steps) · ] [ next / previous section · ctrl+o outline · F2 "
+    "calculators (F6 hides them) · F12 quiz · F1 every key. (Shown once.)"
+)
+
 # Reading pane.
 OUTLINE_TITLE = "Outline"
+MY_STATUS = "my status：{status}"
 META_SECTION = "Lesson"
 ANSWER_PLACEHOLDER = "Your answer (saved as you type)"
 REFLECTION_PLACEHOLDER = "Your notes (saved as you type)"
 KEY_POINTS_TITLE = "Reference key points (added material, not the lesson's text)"
 KEY_POINTS_SOURCES = "Sources: "
 REVEAL_BUTTON = "Reveal key points (ctrl+r)"
+HIDE_KEY_POINTS = "Hide key points"
+SHOW_KEY_POINTS = "Show key points (ctrl+r)"
 REVEAL_FIRST_ANSWER = "Write your answer first, then reveal the key points."
 SELF_CHECK_HINT = "Answer each question, then press ctrl+r in its box to compare with key points."
 REFLECTION_HINT = "Fill in each field; it is saved within a second and on quit."
-EXERCISE_HINT = "Work exercise 1 in the Ledger pane (F2; ctrl+g loads the 1B example)."
+# A printable key that no text box and no key binding took (tui/keys.py).
+KEY_NOT_TYPED = (
+    'Not typed: "{text}". No text box has the focus here; Tab moves to the next field, '
+    "F1 lists the keys."
+)
 
 # Status and saving.
 STATUS_WORD = "status"
@@ -36,6 +68,9 @@ SAVE_FAILED = (
     "or press F8 to export your notes elsewhere."
 )
 READ_ONLY = "READ-ONLY"
+SETTINGS_READ_ONLY = (
+    "another window holds the progress folder, so settings are kept for this window, not saved"
+)
 READ_ONLY_NOTICE = (
     "Another shardbook window is using this progress folder, so this one is read-only: what "
     "you type is kept here, not saved. Close the other window and press ctrl+s (both windows' "
@@ -59,6 +94,7 @@ EXPORT_HTML = "HTML (.html): the notes as one web page"
 EXPORT_ANKI = "Anki deck (.apkg): the lesson's quiz items as cards"
 EXPORT_WHERE = "Written to {folder} (elsewhere if it cannot be written). escape: cancel."
 EXPORT_CANCEL = "Cancel"
+EXPORT_CHOOSE = "Export"
 MARKED_COMPLETE = "Lesson marked complete."
 MARKED_IN_PROGRESS = "Lesson marked in progress."
 QUARANTINED = "Progress file problem: {message}"
@@ -179,8 +215,6 @@ QUIZ_RETENTION_HELP = (
 QUIZ_RETENTION_BAD = "Type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
 QUIZ_RETENTION_SET = "Desired retention {value:.2f}: saved in {path}."
 QUIZ_RETENTION_NOT_SAVED = "Desired retention {value:.2f} for this window only: {why}"
-QUIZ_RETENTION_READ_ONLY = "another window holds the progress folder, so settings are not saved."
-QUIZ_SETTINGS_PROBLEM = "Settings: {problem}"
 QUIZ_PALETTE_RETENTION = "Quiz: set the desired retention (r)"
 QUIZ_PALETTE_STATS = "Quiz: review statistics, forecast and recall (s)"
 QUIZ_PALETTE_UNDO = "Quiz: undo the last rating (u)"
@@ -244,3 +278,136 @@ LAB_RUNNING = "Running {what}… (torch starts in a few seconds)"
 LAB_DONE = "{what}: done."
 LAB_FAILED = "{what} failed: {error}"
 BUBBLE_TIME_UNIT = "t = op-time units: the t_F, t_B, t_W entered below (default 1 each)"
+
+# Search (/ and ctrl+f) and the notes view (ctrl+e).
+SEARCH_TITLE = "Search the lesson and your notes"
+SEARCH_PLACEHOLDER = "Type to search: any case, literal text (reduce-scatter, ZeRO, 通信)"
+SEARCH_KEYS = "up/down: choose · enter: go there · escape: close"
+SEARCH_EMPTY = "The lesson as shown, your answers, reflections and exercise notes."
+SEARCH_NONE = "No match."
+SEARCH_COUNT = "{count} match(es)"
+SEARCH_MANY = "{count} matches; the first {shown} are listed: type more to narrow them."
+SEARCH_CLOSE = "Close"
+SEARCH_NEXT = "Next hit"
+SEARCH_PREVIOUS = "Previous hit"
+SEARCH_QUERY = "Back to the query"
+SEARCH_NO_SECTION = "Other notes"
+# The field a match of the learner's own text is in, by where it is kept.
+SEARCH_FIELDS = {
+    "answers": "your answer to question {number}: {label}",
+    "reflections": "your reflection: {label}",
+    "notes": "your note, exercise {number}: {label}",
+}
+SEARCH_HELP = (
+    "Search looks through the lesson as the reading pane shows it (the key points of a "
+    "self-check question once revealed) and through your answers, reflections and exercise "
+    "notes. Case and character width are ignored (ＺｅＲＯ finds ZeRO); the query is literal "
+    "text, never a pattern; Chinese needs no spaces. Up/down choose a hit, enter goes there: "
+    "the match is marked in the lesson, or selected in the box where you wrote it."
+)
+NOTES_TITLE = "Everything you wrote (read-only; enter: edit it there)"
+NOTES_COUNT = "Written: {count}, in the lesson's order (answers, reflections, exercise notes)."
+NOTES_EMPTY = "Nothing written yet: your answers, reflections and exercise notes will be here."
+NOTES_KEYS = "up/down: move · enter: edit it where it is written · escape: close"
+NOTES_HELP = (
+    "Your self-check answers, reflection fields and exercise notes together, in the lesson's "
+    "order, as you wrote them. Enter opens the one highlighted where it is edited: the "
+    "self-check or reflection section, or the Diagrams or Trade-offs pane for an exercise note."
+)
+NOTE_NOWHERE = (
+    "This note's exercise is no longer in the lesson, so it has no box to edit it in; it is "
+    "kept in your progress file and in every export."
+)
+# Guided study: the study plan in the app (ctrl+n, F11, F9, the session summary).
+# A step's state, drawn before its title in the outline, the plan view and the reader: a glyph
+# of its own for each state (not colour alone), none of them of ambiguous East Asian width.
+STATE_GLYPHS = {"todo": "◌", "started": "◔", "done": "✓"}
+STATE_WORDS = {"todo": "to do", "started": "started", "done": "done"}
+PLAN_FIGURE = "plan {figure}"
+META_NEXT = (
+    "Study plan: {figure} steps done ({counts}). Next: {step}. ctrl+n goes there; F11 lists "
+    "every step."
+)
+META_DONE = "Every step of the study plan is done. F11 lists them; F9 marks the lesson complete."
+PANE_WORDS = {
+    "ledger": "the Ledger (F2)",
+    "diagrams": "the Diagrams pane (F4)",
+    "collectives": "the Collectives pane (F4 twice)",
+    "tradeoffs": "Trade-offs (F10)",
+    "reader": "the lesson",
+    "quiz": "the quiz (F12)",
+}
+# What to do at each kind of place, said when ctrl+n (or Enter on a step) goes there.
+STEP_SAY = {
+    "read": "Read it; ctrl+n pages down, then goes on.",
+    "ledger": "Make the ledger your own (change N, the precision, ZeRO; seq for activations).",
+    "note": "Write your note in the box; the engine's answer opens once you have.",
+    "free-note": "Write your note in the box.",
+    "pane": "Work it in this pane.",
+    "self-check": "Write your answer; ctrl+r then reveals the key points.",
+    "reflection": "Write in the field.",
+    "reviews": "Reviews are due: rate each one.",
+}
+STEP_HERE = "Step {number}/{total}: {step}. {say}"
+ALL_DONE = "Every step of {lesson} is done: {counts}. F9 marks the lesson complete."
+ALL_DONE_COMPLETE = "Every step of {lesson} is done and the lesson is complete."
+EXERCISE_ITEM_STATE = "{glyph} {state} · Enter: work it in {where}"
+EXERCISE_HINT = (
+    "Each exercise says where it is worked and how far you are: Tab to it and press Enter, or "
+    "ctrl+n for the next step."
+)
+PANE_EXERCISE = "Exercise {number} {glyph} {state}: {text}"
+OBJECTIVE_HINT = (
+    "Rate each objective before you study and again at the end: Tab to it, then 1 not yet, "
+    "2 partly, 3 can (s / e: rate the start / the end; 0 clears)."
+)
+OBJECTIVE_TRAINED = "trained by {trainers} ({done}/{total} done)"
+OBJECTIVE_RATING = "your rating: start {start} · end {end}"
+OBJECTIVE_RATING_FOCUSED = (
+    "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1 not yet · 2 partly · "
+    "3 can · 0 clear · s/e start/end"
+)
+OBJECTIVE_KEYS = {"1": "Not yet", "2": "Partly", "3": "Can", "0": "Clear", "s": "Start", "e": "End"}
+NOT_RATED = "not rated"
+LINK_TEXT = "▸ {label}: {url}"
+LINK_HINT = "Links open in your browser: Tab to one and press Enter."
+LINK_OPENED = "Opening {url} in your browser."
+# Predict, then reveal: the engine's answer folded until the learner's note is written.
+FOLDED_DIAGRAM = (
+    "Folded until you write your note below: {parts}. ctrl+r looks first (recorded as "
+    "looked before answering)."
+)
+FOLDED_PARTS = {
+    "split": "what is split and the picture (exercise 2)",
+    "comm": "the collectives (exercise 3)",
+    "wait": "one wait (exercise 3)",
+}
+FOLDED_TRADEOFFS = (
+    "The step-time table and the scaling plot answer exercise 4, so they are folded until you "
+    "write your judgement below. ctrl+r looks first (recorded as looked before answering)."
+)
+LOOK_FIRST_QUESTION = (
+    "Look at the engine's answer before writing your note? It is recorded as \"looked before "
+    'answering" and shown in your export: {notes}.'
+)
+LOOKED_MARK = "looked before answering"
+NOTHING_FOLDED = "Nothing is folded here: the engine's answers are shown."
+LOOK_KEY = "Look first"
+CONFIRM_YES = "enter / y: yes · escape: no"
+CONFIRM_TITLE = "Please confirm"
+# F9 on an unfinished plan.
+COMPLETE_QUESTION = "{lesson} is not finished: {counts}. Left:"
+COMPLETE_MORE = "and {count} more"
+COMPLETE_ASK = "Mark it complete anyway?"
+MARKED_BACK = "Lesson marked {status} again (what your progress shows)."
+# The plan view (F11).
+PLAN_TITLE = "Study plan · {lesson} · {figure} steps done"
+PLAN_HINT = "enter: go to the step · s: session summary · escape: close"
+PLAN_NEXT = "next: {step}"
+PLAN_NEXT_NONE = "next: every step is done"
+PLAN_OBJECTIVES = "Objectives (your rating at the start -> at the end)"
+PLAN_OBJECTIVE = "{number}. {text}: {start} -> {end}; trained by {done}/{total} done"
+PLAN_SESSION = "This session: {duration}, {finished} step(s) finished, {written} answer(s) written."
+SUMMARY_TITLE = "This session"
+SUMMARY_HINT = "escape: close. The summary is printed again when you quit."
+PALETTE_SUMMARY = "Session summary: what this session did, what comes next"

@@ -4,8 +4,10 @@ The notes follow the lesson's order: its exercises (exercise 1's memory ledger a
 of exercises 2 to 5 beside the engine's answers), the self-check answers with the key points the
 learner revealed, the reflection fields, then a summary of the spaced review. Each section of the
 lesson that has notes is rendered by one function of :data:`engine.export.markdown._SECTION_NOTES`,
-keyed by the section id; a section without one (the learning objectives, until they can be rated) is
-left out.
+keyed by the section id or kind; a section without one is left out. The learning objectives appear
+with the learner's ratings once any is rated; the readings (items with links, such as the course
+alignment) with their links. Each exercise note the engine has an answer to says whether it was
+written before looking at that answer or after the learner chose to look first.
 
 - Markdown (``md``) starts with YAML front matter written by the safe YAML dumper (so a title with
   a colon, or a value such as ``no``, round-trips). The learner's text is rendered literally by

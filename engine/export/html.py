@@ -8,11 +8,12 @@ import datetime as dt
 import html
 
 from engine.export.markdown import notes_body
-from engine.export.notes import iso_seconds, now_utc
+from engine.export.notes import now_utc
 from engine.lesson import Lesson
 from engine.progress import (
     LessonProgress,
 )
+from engine.timefmt import utc_iso
 
 _PAGE_STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem;
@@ -48,7 +49,7 @@ def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | Non
         '<html lang="zh">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="shardbook-lesson" content="{owner}">\n'
-        f'<meta name="shardbook-exported" content="{iso_seconds(moment)}">\n'
+        f'<meta name="shardbook-exported" content="{utc_iso(moment)}">\n'
         f"<title>{title}</title>\n<style>{_PAGE_STYLE}</style>\n</head>\n"
         f"<body>\n{body}</body>\n</html>\n"
     )

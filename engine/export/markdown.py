@@ -10,25 +10,34 @@ from typing import Any
 
 import yaml
 
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote
+from engine.exercises import EXERCISE_ITEMS, ExerciseNote, get_note
 from engine.export.notes import (
     EXERCISE1_COLUMNS,
     LINE_BREAKS,
     NOT_ANSWERED,
     exercise1_figures,
     exercise_item_notes,
-    iso_seconds,
     ledger_inputs,
+    looked_flag,
     note_title,
     now_utc,
     quiz_summary,
 )
-from engine.lesson import Lesson, Section, escape_markdown, key_points_markdown
+from engine.lesson import (
+    Item,
+    Lesson,
+    Section,
+    escape_markdown,
+    key_points_markdown,
+    links_markdown,
+)
 from engine.progress import (
+    RATING_LABELS,
     STATUS_LABELS,
     LessonProgress,
     dump_yaml,
 )
+from engine.timefmt import utc_iso
 from engine.units import format_gb, format_gib
 
 
@@ -80,11 +89,35 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
     return parts
 
 
-def _note_markdown(note: ExerciseNote, text: str) -> list[str]:
+LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
+WRITTEN_FIRST = "_Written before looking at the engine's answer._"
+LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
+
+
+def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> list[str]:
     parts = [f"**{_one_line(note_title(note))}**", learner_markdown(text)]
+    looked = looked_flag(progress, note.id)
+    if looked:
+        parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
+    elif looked is not None:
+        parts.append(WRITTEN_FIRST)
     if note.reference:
         parts.append(f"Engine's answer (engine/strategies.py): {_one_line(note.reference)}")
     return parts
+
+
+def _looked_unwritten(item: Item, progress: LessonProgress) -> list[str]:
+    """The notes of ``item`` whose answer the learner looked at first and has not written."""
+    blank = [
+        note_id
+        for note_id in item.notes
+        if note_id in progress.looked and not progress.notes.get(note_id, "").strip()
+    ]
+    if not blank:
+        return []
+    at = min(progress.looked[note_id] for note_id in blank)
+    titles = "; ".join(_one_line(note_title(get_note(note_id))) for note_id in blank)
+    return [LOOKED_UNWRITTEN.format(at=at, notes=titles)]
 
 
 def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
@@ -96,12 +129,13 @@ def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgre
         if item.id == EXERCISE_ITEMS[1]:
             body.extend(_exercise1_markdown(progress))
         for note, text in by_item.get(item.id, []):
-            body.extend(_note_markdown(note, text))
+            body.extend(_note_markdown(note, text, progress))
+        body.extend(_looked_unwritten(item, progress))
         parts.extend(body or [NOT_ANSWERED])
     if other:
         parts.append("### Other notes")
         for note, text in other:
-            parts.extend(_note_markdown(note, text))
+            parts.extend(_note_markdown(note, text, progress))
     return parts
 
 
@@ -124,6 +158,44 @@ def _reflection_markdown(lesson: Lesson, section: Section, progress: LessonProgr
     return parts
 
 
+def _trainer_names(lesson: Lesson) -> dict[str, str]:
+    """Exercise and self-check ids -> ``exercise 2``, ``self-check 1``."""
+    names = {item.id: f"exercise {n}" for n, item in enumerate(lesson.exercises, start=1)}
+    names.update({item.id: f"self-check {n}" for n, item in enumerate(lesson.self_check, start=1)})
+    return names
+
+
+def _rating_words(level: str | None) -> str:
+    return RATING_LABELS.get(level or "", "not rated")
+
+
+def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    if not any(progress.ratings.get(item.id) for item in section.items):
+        return []
+    names = _trainer_names(lesson)
+    parts: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        rating = progress.objective_rating(item.id)
+        parts.append(f"### {number}. {_one_line(item.text)}")
+        line = (
+            f"Your rating: at the start {_rating_words(rating.start)}; "
+            f"at the end {_rating_words(rating.end)}."
+        )
+        if item.trained_by:
+            trained = ", ".join(names.get(trainer, trainer) for trainer in item.trained_by)
+            line += f" Trained by {trained}."
+        parts.append(_one_line(line))
+    return parts
+
+
+def _readings_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    return [
+        f"- {_one_line(item.text)}\n  " + links_markdown(item).replace("\n", "\n  ")
+        for item in section.items
+        if item.links
+    ]
+
+
 # Section id -> the notes of that section. The lesson's order decides where each appears.
 _SECTION_NOTES: dict[str, Callable[[Lesson, Section, LessonProgress], list[str]]] = {
     "exercises": _exercises_markdown,
@@ -132,7 +204,11 @@ _SECTION_NOTES: dict[str, Callable[[Lesson, Section, LessonProgress], list[str]]
 }
 
 
-_KIND_NOTES = {"self-check": _self_check_markdown, "reflection": _reflection_markdown}
+_KIND_NOTES = {
+    "self-check": _self_check_markdown,
+    "reflection": _reflection_markdown,
+    "objectives": _objectives_markdown,
+}
 
 
 QUIZ_HEADING = "Spaced review (quiz)"
@@ -175,14 +251,17 @@ def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None
     moment = now_utc(now)
     parts = [
         f"# {_one_line(f'{lesson.id} notes: {lesson.title}')}",
-        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {iso_seconds(moment)}"),
+        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {utc_iso(moment)}"),
     ]
     for section in lesson.sections:
         render = _SECTION_NOTES.get(section.id) or _KIND_NOTES.get(section.kind)
-        if render is None:
+        if render is None and any(item.links for item in section.items):
+            render = _readings_markdown
+        body = render(lesson, section, progress) if render is not None else []
+        if not body:
             continue
         parts.append(f"## {_one_line(section.title)}")
-        parts.extend(render(lesson, section, progress))
+        parts.extend(body)
     parts.append(f"## {QUIZ_HEADING}")
     parts.extend(_quiz_markdown(quiz_summary(lesson, progress, moment)))
     return "\n\n".join(parts) + "\n"
@@ -193,7 +272,7 @@ def export_markdown(
 ) -> str:
     """The notes as Markdown with YAML front matter (see module docstring)."""
     moment = now_utc(now)
-    front = dump_yaml(_front_matter(lesson, progress, iso_seconds(moment)))
+    front = dump_yaml(_front_matter(lesson, progress, utc_iso(moment)))
     return f"---\n{front}---\n\n{notes_body(lesson, progress, moment)}"
 
 

@@ -9,13 +9,14 @@ import re
 from typing import Any
 
 from engine.errors import InputError, ProgressError
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_notes
+from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_by_engine, answered_notes
 from engine.ledger import PRECISION_PRESETS
 from engine.lesson import Item, Lesson, Section
 from engine.progress import (
     LessonProgress,
 )
 from engine.strategies import get_strategy
+from engine.timefmt import utc_iso, utc_now
 
 FORMATS = ("md", "json", "html", "anki")
 
@@ -89,12 +90,7 @@ APKG_OWNER_PREFIX = b"shardbook-lesson:"
 
 def now_utc(now: dt.datetime | None) -> dt.datetime:
     """``now`` in UTC (None: the current time)."""
-    return (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-
-
-def iso_seconds(moment: dt.datetime) -> str:
-    """``moment`` as ISO 8601 to the second, with its offset."""
-    return moment.isoformat(timespec="seconds")
+    return (now or utc_now()).astimezone(dt.UTC)
 
 
 def ledger_inputs(form: dict[str, str]) -> list[tuple[str, str, str]]:
@@ -196,7 +192,12 @@ def export_data(
     ``ledger_inputs`` (the inputs set: field, label, text), ``ledger_form`` (the form as typed),
     ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer),
     ``self_check`` (id, question, answer, revealed, key_points), ``reflections`` (id, label,
-    text) and ``quiz`` (:func:`quiz_summary`).
+    text), ``objectives`` (id, text, trained_by: exercise and question ids, rating: start and
+    end, each a level or None), ``readings`` (id, text, links: label and url, sources),
+    ``looked_before_answering`` (note id -> when the learner chose to see the engine's answer
+    first, ISO 8601 UTC; written or not) and ``quiz`` (:func:`quiz_summary`). Each entry of
+    ``exercise_notes`` also says ``looked_before_answering`` (True, False, or None where the
+    engine has no answer to compare with).
     """
     moment = now_utc(now)
     by_item, _other = exercise_item_notes(lesson, progress)
@@ -204,7 +205,7 @@ def export_data(
         "lesson": lesson.id,
         "title": lesson.title,
         "status": progress.status,
-        "exported": iso_seconds(moment),
+        "exported": utc_iso(moment),
         "exercises": [
             {
                 "number": number,
@@ -228,6 +229,7 @@ def export_data(
                 "label": note.label,
                 "text": text,
                 "reference": note.reference,
+                "looked_before_answering": looked_flag(progress, note.id),
             }
             for note, text in answered_notes(progress.notes)
         ],
@@ -245,5 +247,40 @@ def export_data(
             {"id": item.id, "label": item.text, "text": progress.reflections.get(item.id, "")}
             for item in lesson.reflection_fields
         ],
+        "objectives": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "trained_by": list(item.trained_by),
+                "rating": {
+                    "start": progress.objective_rating(item.id).start,
+                    "end": progress.objective_rating(item.id).end,
+                },
+            }
+            for item in lesson.objectives
+        ],
+        "readings": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "links": [{"label": link.label, "url": link.url} for link in item.links],
+                "sources": list(item.link_sources),
+            }
+            for item in readings(lesson)
+        ],
+        "looked_before_answering": dict(progress.looked),
         "quiz": quiz_summary(lesson, progress, moment),
     }
+
+
+def looked_flag(progress: LessonProgress, note_id: str) -> bool | None:
+    """Whether the learner chose to see the engine's answer to ``note_id`` before writing it;
+    None where the engine has no answer to compare with."""
+    if not answered_by_engine(note_id):
+        return None
+    return progress.looked_before_answering(note_id)
+
+
+def readings(lesson: Lesson) -> list[Item]:
+    """The items that carry links, in the lesson's order."""
+    return [item for section in lesson.sections for item in section.items if item.links]

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-import platformdirs
 import yaml
 
 from engine.errors import ContentError
@@ -31,6 +30,7 @@ from engine.lesson.yaml_nodes import (
     read_lesson_text,
     yaml_error,
 )
+from engine.paths import cache_dir
 
 
 def read_head(path: Path) -> LessonRef:
@@ -173,11 +173,10 @@ _RACY_NS: Final = 2_000_000_000
 
 def lesson_index_path(content_dir: Path) -> Path:
     """Where the app caches the index of ``content_dir``: one JSON file per content folder, named
-    by a hash of its resolved path, in ``platformdirs.user_cache_dir("shardbook")/lessons``."""
+    by a hash of its resolved path, in ``cache_dir()/lessons`` (:mod:`engine.paths`)."""
     folder = str(content_dir.resolve()).encode("utf-8", "surrogateescape")
     name = hashlib.sha256(folder).hexdigest()[:16]
-    cache = Path(platformdirs.user_cache_dir("shardbook", appauthor=False))
-    return cache / "lessons" / f"{name}.json"
+    return cache_dir() / "lessons" / f"{name}.json"
 
 
 def _lesson_stamps(folder: Path) -> list[tuple[Path, list[int]]]:

@@ -66,8 +66,6 @@ from engine.progress.document import (
     ObjectiveRating,
     Status,
     migrate,
-    parse_utc,
-    utc_stamp,
 )
 from engine.progress.files import (
     atomic_write_bytes,
@@ -107,6 +105,4 @@ __all__ = [
     "dump_yaml",
     "merge_progress",
     "migrate",
-    "parse_utc",
-    "utc_stamp",
 ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from engine.errors import InputError, ProgressError
+from engine.timefmt import parse_utc, utc_iso
 
 SCHEMA_VERSION = 2
 
@@ -61,30 +62,6 @@ class ObjectiveRating:
 
     start: str | None = None
     end: str | None = None
-
-
-def utc_stamp(moment: dt.datetime) -> str:
-    """``moment`` as ISO 8601 UTC with an explicit offset, to the second:
-    ``2026-12-07T10:15:00+00:00``.
-
-    Raises:
-        InputError: ``moment`` has no timezone (field ``time``).
-    """
-    if moment.tzinfo is None:
-        raise InputError("time", "needs a timezone-aware datetime (UTC)")
-    return moment.astimezone(dt.UTC).isoformat(timespec="seconds")
-
-
-def parse_utc(text: str) -> dt.datetime | None:
-    """An ISO 8601 time with an offset as an aware UTC datetime; ``None`` when ``text`` is not
-    one (no offset, or not a time)."""
-    try:
-        moment = dt.datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        return None
-    return moment.astimezone(dt.UTC)
 
 
 @dataclass
@@ -157,7 +134,7 @@ class LessonProgress:
         Raises:
             InputError: ``at`` has no timezone (field ``time``).
         """
-        stamp = utc_stamp(at)
+        stamp = utc_iso(at)
         marked = [
             note_id
             for note_id in dict.fromkeys(note_ids)

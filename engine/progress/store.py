@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import os
 import re
 from dataclasses import dataclass, fields
@@ -25,6 +24,7 @@ from engine.progress.document import (
 )
 from engine.progress.files import atomic_write_text, describe_os_error, dump_checked, safe_load_yaml
 from engine.progress.merge import merge_progress
+from engine.timefmt import file_stamp, utc_iso, utc_now
 
 LOCK_NAME = ".shardbook.lock"
 
@@ -187,7 +187,7 @@ class ProgressStore:
             return LoadResult(LessonProgress(lesson_id), quarantined=aside, message=message)
 
     def _quarantine(self, path: Path) -> Path:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = file_stamp(utc_now())
         aside = path.with_name(f"{path.name}.unreadable-{stamp}")
         try:
             os.replace(path, aside)
@@ -222,7 +222,7 @@ class ProgressStore:
                 "read-only; close the other window, then save again",
             )
         previous = progress.updated
-        progress.updated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        progress.updated = utc_iso(utc_now())
         data = progress.to_data()
         base = self._base.get(progress.lesson_id)
         if base is not None:

@@ -29,7 +29,7 @@ and the export read them without it.
 Statistics for ``shardbook stats``, the app and the export: :func:`lesson_stats`.
 """
 
-from engine.quiz.clock import Clock, format_interval, local_text, utc_now
+from engine.quiz.clock import Clock
 from engine.quiz.drills import (
     DRILL_TEMPLATES,
     DRILLS,
@@ -85,10 +85,8 @@ __all__ = [
     "collectives_summary",
     "drill_expected",
     "drill_params",
-    "format_interval",
     "lesson_items",
     "lesson_stats",
-    "local_text",
     "make_drill",
     "make_matching",
     "pair_key",
@@ -97,6 +95,5 @@ __all__ = [
     "scheduler_for",
     "shards_summary",
     "split_is_wrong",
-    "utc_now",
     "within_tolerance",
 ]

@@ -25,12 +25,13 @@ from engine.errors import InputError
 from engine.lesson import Lesson
 from engine.lesson_reveals import lesson_reveals
 from engine.progress import LessonProgress
-from engine.quiz.clock import Clock, as_utc, utc_now
+from engine.quiz.clock import Clock, as_utc
 from engine.quiz.items import PAIR_GAP, ask, lesson_items, pair_key
 from engine.quiz.model import Grade, Question, QuizItem
 from engine.quiz.state import QuizState, scheduler_for
 from engine.quiz_stats import LessonStats, local_date
 from engine.settings import DESIRED_RETENTION_DEFAULT
+from engine.timefmt import utc_now
 
 
 def _spread(items: Sequence[QuizItem]) -> list[QuizItem]:
@@ -81,7 +82,7 @@ class QuizSession:
         progress: each lesson's progress by lesson id; ``progress[id].quiz`` is edited in place.
         save: called with a lesson's progress after every answer, rating and undo (for
             example :meth:`engine.progress.ProgressStore.save`); its errors propagate.
-        clock: returns the current time, timezone-aware (default :func:`utc_now`).
+        clock: returns the current time, timezone-aware (default :func:`engine.timefmt.utc_now`).
         seed: seeds the RNG that draws drill values and choice orders (None: random).
         due_only: only items already reviewed and now due; no new items.
         desired_retention: FSRS desired retention of the ratings (0.70-0.97; the setting

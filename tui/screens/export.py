@@ -40,6 +40,8 @@ class ExportScreen(ModalScreen[str | None]):
     """
     BINDINGS = [
         Binding("escape", "dismiss(None)", strings.EXPORT_CANCEL, id="export_cancel"),
+        # F8 again takes the highlighted format (F8 F8 exports Markdown, as before).
+        Binding("f8", "choose_highlighted", strings.EXPORT_CHOOSE, show=False, id="export_f8"),
         *(
             Binding(key, f"choose('{fmt}')", label, show=False, id=f"export_{fmt}")
             for fmt, key, label in EXPORT_CHOICES
@@ -67,7 +69,7 @@ class ExportScreen(ModalScreen[str | None]):
     def action_choose(self, fmt: str) -> None:
         self.dismiss(fmt)
 
-    def choose_highlighted(self) -> None:
+    def action_choose_highlighted(self) -> None:
         """Export in the highlighted format (F8 pressed again)."""
         options = self.query_one(OptionList)
         index = options.highlighted or 0

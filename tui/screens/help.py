@@ -17,10 +17,12 @@ def pane_key_rows() -> list[tuple[str, str]]:
     own BINDINGS so the help cannot disagree with them."""
     from tui.widgets.collectives import StepView
     from tui.widgets.ledger import LedgerPane
+    from tui.widgets.literal import LiteralTextArea
     from tui.widgets.notes import SelfCheckBox
 
     rows = []
     for where, widget in (
+        ("answer or note box", LiteralTextArea),
         ("self-check answer", SelfCheckBox),
         ("Ledger", LedgerPane),
         ("Collectives picture", StepView),

@@ -30,13 +30,13 @@ from textual.widgets import Footer, Static
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession, format_interval, local_text, utc_now
-from engine.quiz_stats import LessonStats, percent
+from engine.quiz import RATINGS, Clock, QuizSession
+from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.settings import (
     DESIRED_RETENTION_DEFAULT,
     DESIRED_RETENTION_RANGE,
-    SettingsStore,
 )
+from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
 from tui.widgets.literal import LiteralInput, LiteralTextArea
@@ -222,17 +222,9 @@ class QuizScreen(Screen[None]):
         )
 
     def _stored_retention(self) -> float:
-        """The desired retention in the settings file; its default when the file cannot be
-        read or holds a value out of range (the learner is told)."""
-        try:
-            settings = SettingsStore(self.shardbook.store.folder).load()
-        except ProgressError as error:
-            self.notify(strings.QUIZ_SETTINGS_PROBLEM.format(problem=error), severity="warning")
-            return DESIRED_RETENTION_DEFAULT
-        for problem in settings.problems:
-            if problem.startswith(RETENTION_KEY):
-                self.notify(strings.QUIZ_SETTINGS_PROBLEM.format(problem=problem))
-        return float(settings.get(RETENTION_KEY))
+        """The desired retention from the app's settings (a value out of range was replaced
+        by the default, and the learner told, when the settings were loaded)."""
+        return float(self.shardbook.settings.get(RETENTION_KEY))
 
     def _save(self, progress: LessonProgress) -> None:
         app = self.shardbook
@@ -450,14 +442,11 @@ class QuizScreen(Screen[None]):
         return text
 
     def stats_lines(self, session: QuizSession, rows: list[LessonStats]) -> str:
-        """One line per lesson: recall, retrievability, next due in local time."""
+        """One line per lesson: recall, retrievability, next due in local time and how far off."""
         lines = []
+        now = session.now()
         for row in rows:
-            next_due = (
-                "-"
-                if row.next_due is None
-                else local_text(dt.datetime.fromisoformat(row.next_due), session.tz)
-            )
+            next_due = "-" if row.next_due is None else next_due_text(row.next_due, session.tz, now)
             lines.append(
                 strings.QUIZ_STATS_ROW.format(
                     lesson=row.lesson_id,
@@ -511,7 +500,7 @@ class QuizScreen(Screen[None]):
             strings.QUIZ_RATED.format(
                 rating=RATINGS[rating],
                 due=local_text(card.due, self.options.tz),
-                interval=format_interval(interval),
+                interval=duration_text(interval),
             ),
             timeout=3,
         )
@@ -562,20 +551,14 @@ class QuizScreen(Screen[None]):
             self._show()
 
     def _store_retention(self, value: float) -> str:
-        """Write the setting (only while this window holds the progress folder's lock); the
-        file is read again first so other settings written meanwhile are kept."""
+        """Set the desired retention in the app's settings, which writes them only while this
+        window holds the progress folder's lock. Returns what to tell the learner."""
         app = self.shardbook
-        if app.store.read_only:
-            why = strings.QUIZ_RETENTION_READ_ONLY
+        app.settings.set(RETENTION_KEY, value)
+        why = app.save_settings()
+        if why:
             return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=why)
-        store = SettingsStore(app.store.folder)
-        try:
-            settings = store.load()
-            settings.set(RETENTION_KEY, value)
-            store.save(settings)
-        except ProgressError as error:
-            return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=str(error))
-        return strings.QUIZ_RETENTION_SET.format(value=value, path=store.path)
+        return strings.QUIZ_RETENTION_SET.format(value=value, path=app.settings_store.path)
 
 
 def parse_retention(text: str) -> float:

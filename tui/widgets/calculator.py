@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from engine.errors import InputError
 from tui import strings
 from tui.widgets.literal import LiteralInput
+from tui.widgets.study import PaneExercises
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,9 @@ class CalculatorPane(VerticalScroll):
     MORE_TITLE: ClassVar[str] = ""
     # The button that builds the MORE_FIELDS rows (see open_more).
     MORE_BUTTON: ClassVar[str] = ""
+    # The side pane's id where lesson exercises may be worked (engine.lesson.PANES): the pane
+    # then says which of them it serves, above its form.
+    STUDY_PANE: ClassVar[str] = ""
 
     class FormChanged(Message):
         """The form changed: its values as typed, and the figures of the result. ``figures`` is
@@ -194,6 +198,7 @@ class CalculatorPane(VerticalScroll):
         self.more_open = not self.MORE_FIELDS
         self._more_requested = not self.MORE_FIELDS
         self._focus_more = False
+        self._note_shown = False
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -206,7 +211,10 @@ class CalculatorPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
+        if self.STUDY_PANE:
+            yield PaneExercises(self.STUDY_PANE)
         yield from self._field_rows(self.FIELDS, {})
+        yield Static("", classes="calc-note", markup=False)
         yield Static("", classes="calc-error", markup=False)
         yield ResultView(strings.CALC_ENTER_VALUES, classes="calc-result")
         yield ResultView("", classes="calc-details")
@@ -333,6 +341,10 @@ class CalculatorPane(VerticalScroll):
         if self.FIELDS:
             self.query_one(f"#field-{self.FIELDS[0].name}").focus()
 
+    async def study_target(self, note_id: str) -> Widget | None:
+        """Where an exercise worked in this pane is done: its first field (ctrl+n)."""
+        return self.query_one(f"#field-{self.FIELDS[0].name}") if self.FIELDS else None
+
     def compute(self, values: dict[str, str]) -> Outcome:
         """Turn the form into an engine spec, call the engine, return what to show.
 
@@ -372,7 +384,17 @@ class CalculatorPane(VerticalScroll):
         computed (widgets also change when they mount; only a real change is the learner's).
         ``typing`` is False for a choice in a Select (see :meth:`recompute`)."""
         if not self._filling and self._last_values and self.values() != self._last_values:
+            if self._note_shown:
+                self.say("")
             self.recompute(by_learner=True, typing=typing)
+
+    def say(self, message: str, warning: bool = False) -> None:
+        """Show ``message`` under the form, next to the fields it is about (a toast could cover
+        the figures); the learner's next edit clears it. ``""`` clears it now."""
+        note = self.query_one(".calc-note", Static)
+        note.update(message)
+        note.set_class(warning, "-warning")
+        note.display = self._note_shown = bool(message)
 
     @on(Input.Changed, ".form-field")
     def _input_changed(self, event: Input.Changed) -> None:
@@ -382,6 +404,24 @@ class CalculatorPane(VerticalScroll):
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.field_edited(typing=False)
+
+    def _place_error(self, error_widget: Static, field_name: str) -> None:
+        """Put the message right under the bad field's row when that row is below the result
+        (the less-used fields): there it would be a screen away from the field it names. A main
+        field's message stays under the form, which is next to it."""
+        widget = self._field_widgets().get(field_name) if self.more_open else None
+        more = {field.name for field in self.MORE_FIELDS}
+        row = widget.parent if widget is not None and field_name in more else None
+        anchor = row if isinstance(row, Widget) else self.query_one(".calc-result", ResultView)
+        if isinstance(row, Widget):
+            if error_widget.parent is self and self.children.index(error_widget) == (
+                self.children.index(row) + 1
+            ):
+                return
+            self.move_child(error_widget, after=row)
+            self.call_after_refresh(error_widget.scroll_visible, animate=False)
+        elif self.children.index(error_widget) + 1 != self.children.index(anchor):
+            self.move_child(error_widget, before=anchor)
 
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         """Compute from the form and show the result, or the message naming the bad field.
@@ -410,6 +450,7 @@ class CalculatorPane(VerticalScroll):
                 error_widget.update(self.last_error)
                 result.show(strings.CALC_ENTER_VALUES)
                 self._queue_details(None, typing=False)
+            self._place_error(error_widget, error.field)
             error_widget.display = True
         else:
             self.last_error = ""

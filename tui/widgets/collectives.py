@@ -2,12 +2,15 @@
 
 ``engine.collectives`` simulates the data flow (small integers on each rank, which a learner can
 add up) and prices it with the alpha-beta model and NCCL-tests' bus-bandwidth factors;
-``engine.diagrams`` draws one step. This pane holds no formula: it shows both, literally.
+``engine.diagrams`` draws one step. This pane holds no formula: it shows both, literally. Its
+form is saved with the lesson's progress; the step shown is remembered where the lesson was left
+(``tui.widgets.side.resumed_choices``).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -31,6 +34,7 @@ from engine.collectives import (
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.side import ChoicesChanged, resumed_choices
 
 DEFAULT = "default"
 _ALL_ALGORITHMS = tuple(
@@ -86,6 +90,7 @@ class CollectivesPane(CalculatorPane):
     """A collective on R ranks: its cost, and its data flow step by step."""
 
     form_name = "collectives"
+    STUDY_PANE = "collectives"
     HELP = (
         "Pick a collective and an algorithm (default: the first the engine lists for it), the "
         "number of ranks, the size S (for all-gather and reduce-scatter S is the whole array, as "
@@ -113,6 +118,7 @@ class CollectivesPane(CalculatorPane):
         self.step = 0
         self.step_count = 0
         self._flow_key: tuple[str, str | None, int] | None = None
+        self._choices_restored = False
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
@@ -124,6 +130,9 @@ class CollectivesPane(CalculatorPane):
         if algorithm in aliases:
             values = {**values, "algorithm": aliases[algorithm]}
         super().restore(values)
+        if not self._choices_restored:  # built: the step where the lesson was left
+            self._choices_restored = True
+            self.restore_choices(resumed_choices(self, "collectives"))
 
     def compose_footer(self) -> ComposeResult:
         yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
@@ -177,4 +186,17 @@ class CollectivesPane(CalculatorPane):
         if self._flow_key is None or self.last_error:
             return
         self.step += event.delta
+        self._draw_flow()
+        self.post_message(ChoicesChanged())
+
+    def choices(self) -> dict[str, Any]:
+        """What is remembered where the lesson was left: the step of the data flow shown."""
+        return {"step": self.step}
+
+    def restore_choices(self, choices: Mapping[str, Any]) -> None:
+        """Show the step of ``choices`` (clamped to the flow's steps; none drawn: nothing)."""
+        step = choices.get("step", 0)
+        if self._flow_key is None or self.last_error or not isinstance(step, int):
+            return
+        self.step = step
         self._draw_flow()

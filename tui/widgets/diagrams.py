@@ -2,22 +2,51 @@
 learner's exercise 2 and 3 notes for it.
 
 The text comes from the engine's structured strategy descriptions, so the picture can never
-disagree with the calculators; this pane only shows it, literally (``markup=False``).
+disagree with the calculators; this pane only shows it, literally (``markup=False``). The
+strategy shown is remembered where the lesson was left (``tui.widgets.side.resumed_choices``).
+
+Predict, then reveal: where the lesson's exercises ask for a strategy's notes (S15: what DP,
+FSDP, TP and PP split, their collectives and one wait), the parts of the diagram that answer them
+are folded until the learner has written the note (``engine.exercises.answer_folded``) and left
+its box, or has chosen to look first (ctrl+r and a confirmation; recorded as looked before
+answering). The strategy list marks each strategy's notes: ✓ all written, ◔ some, ◌ asked for
+and none written.
 """
 
 from __future__ import annotations
 
-from textual import on
-from textual.app import ComposeResult
-from textual.containers import ScrollableContainer, Vertical, VerticalScroll
-from textual.widgets import Select, Static
+from collections.abc import Mapping
+from typing import Any
 
-from engine.diagrams import STRATEGY_NAMES, strategy_diagram
-from engine.exercises import strategy_notes
-from engine.lesson import Item
+from textual import events, on
+from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
+from textual.binding import Binding
+from textual.containers import ScrollableContainer, Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Select, Static, TextArea
+
+from engine.diagrams import STRATEGY_NAMES, strategy_diagram_parts
+from engine.errors import InputError
+from engine.exercises import (
+    DIAGRAM_PARTS,
+    ExerciseNote,
+    answer_folded,
+    asked_notes,
+    get_note,
+    strategy_notes,
+)
+from engine.lesson import Item, Lesson
+from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tui import strings
 from tui.widgets.notes import NoteBox
+from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.study import AnswerLooked, PaneExercises
+
+# The diagram parts shown only once every part is unfolded (the three questions answer them
+# all: what each rank holds, when it needs others' data).
+_WITH_ALL = ("questions",)
 
 
 class DiagramsPane(VerticalScroll):
@@ -29,55 +58,255 @@ class DiagramsPane(VerticalScroll):
         "transfer, one wait it can cause, and the lesson's three questions answered. Diagrams "
         "are up to 80 columns wide: press F5 to zoom the pane to the whole screen. Below the "
         "diagram, write your own answers to exercises 2 and 3 for this strategy; they are saved "
-        "and exported beside the engine's answers. F4 again opens the Collectives tab."
+        "and exported beside the engine's answers. For the strategies the exercises ask about, "
+        "the parts that answer them are folded until you have written your note (and left its "
+        "box); ctrl+r shows them first, recorded as looked before answering. In the selector, "
+        "✓ marks a strategy whose three notes are written, ◔ some, ◌ none yet. F4 again opens "
+        "the Collectives tab."
     )
+    BINDINGS = [Binding("ctrl+r", "look_first", strings.LOOK_KEY, id="diagrams_look")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The strategy list's labels as last drawn.
+        self._labels: list[str] = []
+        # Notes whose answers the learner chose to see first in this pane: shown at once, while
+        # the app records them (AnswerLooked).
+        self._shown_first: set[str] = set()
+        # The note boxes of the strategy shown, mounted once this is done (see refresh_notes).
+        self._notes_shown: AwaitComplete | None = None
+        # The strategy whose diagram and notes are shown.
+        self._shown = ""
 
     def compose(self) -> ComposeResult:
-        options = [(f"{get_strategy(name).title} ({name})", name) for name in STRATEGY_NAMES]
-        yield Select(
-            options, value=STRATEGY_NAMES[0], allow_blank=False, id="strategy", compact=True
-        )
+        yield PaneExercises("diagrams")
+        first = _known_strategy(resumed_choices(self, "diagrams"))
+        yield Select(self._options(), value=first, allow_blank=False, id="strategy", compact=True)
         yield Static(strings.DIAGRAM_ZOOM_HINT, classes="hint")
         with ScrollableContainer(id="diagram-scroll"):
-            yield Static(
-                strategy_diagram(STRATEGY_NAMES[0]), markup=False, id="diagram", classes="diagram"
-            )
+            yield Static("", markup=False, id="diagram", classes="diagram")
+        yield Static("", markup=False, id="diagram-folded", classes="folded")
         yield Static(strings.EXERCISE_NOTES_TITLE, classes="more-title", markup=False)
         yield Vertical(id="strategy-notes")
 
     def on_mount(self) -> None:
-        self.show(STRATEGY_NAMES[0])
+        self.show(self.strategy)
+        self.refresh_marks()
+
+    @property
+    def _lesson(self) -> Lesson | None:
+        return getattr(self.app, "lesson", None)
+
+    @property
+    def _progress(self) -> LessonProgress:
+        progress: LessonProgress | None = getattr(self.app, "progress", None)
+        return progress if progress is not None else LessonProgress("")
+
+    # ----------------------------------------------------------------- the strategy list
+    def _options(self) -> list[tuple[str, str]]:
+        return [(self._option_label(name), name) for name in STRATEGY_NAMES]
+
+    def _option_label(self, name: str) -> str:
+        """The strategy's title with the mark of its notes (see module docstring)."""
+        title = f"{get_strategy(name).title} ({name})"
+        if not self.is_attached:
+            return f"  {title}"
+        notes = [note.id for note in strategy_notes(name)]
+        saved = self._progress.notes
+        written = [note_id for note_id in notes if saved.get(note_id, "").strip()]
+        lesson = self._lesson
+        asked = asked_notes(lesson) if lesson is not None else {}
+        if written and len(written) == len(notes):
+            state = "done"
+        elif written:
+            state = "started"
+        elif any(note_id in asked for note_id in notes):
+            state = "todo"
+        else:
+            return f"  {title}"
+        return f"{strings.STATE_GLYPHS[state]} {title}"
+
+    def refresh_marks(self) -> None:
+        """Mark each strategy again from the saved notes (the app calls it after a save)."""
+        select = self.query_one("#strategy", Select)
+        options = self._options()
+        if [label for label, _ in options] == self._labels:
+            return
+        self._labels = [label for label, _ in options]
+        current = select.value
+        with self.prevent(Select.Changed):
+            select.set_options(options)
+            select.value = current
+            # The same value again runs no watcher: the shown label would keep its old mark.
+            select.mutate_reactive(Select.value)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self.show(str(event.value))
+        # A Select posts Changed when it mounts too: the notes shown (and a box ctrl+n may
+        # have focused meanwhile) are rebuilt only for another strategy.
+        if str(event.value) != self._shown:
+            self.show(str(event.value))
+            self.post_message(ChoicesChanged())
+
+    def choices(self) -> dict[str, Any]:
+        """What is remembered where the lesson was left: the strategy shown."""
+        return {"strategy": self.strategy}
+
+    def restore_choices(self, choices: Mapping[str, Any]) -> None:
+        """Show the strategy of ``choices`` (the first one when it names none that exists)."""
+        self.show_strategy(_known_strategy(choices))
+
+    def show_strategy(self, name: str) -> AwaitComplete:
+        """Select and show strategy ``name``; await the result to have its note boxes."""
+        select = self.query_one("#strategy", Select)
+        if select.value == name and self._notes_shown is not None:
+            return self._notes_shown
+        with self.prevent(Select.Changed):
+            select.value = name
+        return self.show(name)
 
     @property
     def strategy(self) -> str:
         return str(self.query_one("#strategy", Select).value)
 
-    def show(self, name: str) -> None:
-        """Show strategy ``name`` (one of ``engine.diagrams.STRATEGY_NAMES``) and its notes."""
-        self.query_one("#diagram", Static).update(strategy_diagram(name))
-        self.refresh_notes()
+    # ----------------------------------------------------------------- the diagram
+    def show(self, name: str) -> AwaitComplete:
+        """Show strategy ``name`` (one of ``engine.diagrams.STRATEGY_NAMES``) and its notes;
+        await the result to have the note boxes mounted."""
+        self._shown = name
+        shown = self.refresh_notes()
+        self.refresh_folds()
+        return shown
 
-    def refresh_notes(self) -> None:
-        """Rebuild the note boxes of the current strategy from the learner's saved notes."""
+    def folded_parts(self) -> list[str]:
+        """The parts of the current strategy's diagram folded now (of ``DIAGRAM_PARTS``): the
+        note's box, when shown, says what the learner has written so far."""
+        lesson = self._lesson
+        if lesson is None:
+            return []
+        boxes = {box.item.id: box.text_area.text for box in self._boxes()}
+        return [
+            note.part
+            for note in strategy_notes(self.strategy)
+            if note.id not in self._shown_first
+            and answer_folded(note.id, lesson, self._progress, boxes.get(note.id))
+        ]
+
+    def _folded_notes(self) -> list[str]:
+        """The current strategy's notes whose answers are folded."""
+        folded = set(self.folded_parts())
+        return [note.id for note in strategy_notes(self.strategy) if note.part in folded]
+
+    def refresh_folds(self) -> None:
+        """Draw the diagram without its folded parts, and say what is folded."""
+        folded = set(self.folded_parts())
+        shown = set(DIAGRAM_PARTS) - folded
+        text = ""
+        for part, lines in strategy_diagram_parts(self.strategy, transfers="comm" in shown):
+            if part in folded or (part == "picture" and "split" in folded):
+                continue
+            if part in _WITH_ALL and folded:
+                continue
+            text += lines
+        self.query_one("#diagram", Static).update(text)
+        note = self.query_one("#diagram-folded", Static)
+        parts = "; ".join(strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded)
+        note.update(strings.FOLDED_DIAGRAM.format(parts=parts) if folded else "")
+        note.display = bool(folded)
+
+    def _boxes(self) -> list[NoteBox]:
+        return [box for box in self.query(NoteBox) if box.is_mounted]
+
+    def _note_label(self, note: ExerciseNote) -> str:
+        label = f"ex{note.exercise} {get_strategy(self.strategy).title}: {note.label}"
+        if note.id in self._shown_first or self._progress.looked_before_answering(note.id):
+            label += f" ({strings.LOOKED_MARK})"
+        return label
+
+    def refresh_notes(self) -> AwaitComplete:
+        """Rebuild the note boxes of the current strategy from the learner's saved notes;
+        await the result to have them mounted."""
         notes_box = self.query_one("#strategy-notes", Vertical)
-        notes_box.remove_children()
-        saved: dict[str, str] = getattr(self.app, "progress").notes  # noqa: B009
-        title = get_strategy(self.strategy).title
-        notes_box.mount_all(
+        removed = notes_box.remove_children()
+        saved = self._progress.notes
+        mounted = notes_box.mount_all(
             NoteBox(
                 "notes",
                 Item(note.id, note.label),
                 saved.get(note.id, ""),
-                f"ex{note.exercise} {title}: {note.label}",
+                self._note_label(note),
                 strings.REFLECTION_PLACEHOLDER,
             )
             for note in strategy_notes(self.strategy)
         )
 
+        async def settled() -> None:
+            await removed
+            await mounted
+
+        self._notes_shown = AwaitComplete(settled())
+        return self._notes_shown
+
+    @on(events.DescendantBlur)
+    def _left_a_box(self, event: events.DescendantBlur) -> None:
+        # A note written and left: the part it answers unfolds (not while it is typed).
+        if isinstance(event.widget, TextArea):
+            self.refresh_folds()
+
+    # ----------------------------------------------------------------- look first
+    def action_look_first(self) -> None:
+        """ctrl+r: show the folded answers before writing the notes, once confirmed."""
+        from tui.screens.study import ConfirmScreen
+
+        notes = self._folded_notes()
+        if not notes:
+            self.notify(strings.NOTHING_FOLDED)
+            return
+        titles = "; ".join(
+            f"{get_strategy(self.strategy).title}: {get_note(note_id).label}" for note_id in notes
+        )
+        question = strings.LOOK_FIRST_QUESTION.format(notes=titles)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.looked(notes)
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def looked(self, note_ids: list[str]) -> None:
+        """The learner chose to look first: the app records it; the pane unfolds now."""
+        self.post_message(AnswerLooked(note_ids))
+        self._shown_first.update(note_ids)
+        self.refresh_folds()
+        for box in self._boxes():
+            if box.item.id in note_ids:
+                box.set_label(self._note_label(get_note(box.item.id)))
+
+    # ----------------------------------------------------------------- guided study
+    async def study_target(self, note_id: str) -> Widget | None:
+        """Show the strategy of note ``note_id`` and return its note box, once built (ctrl+n
+        puts the cursor there); the selector when the note is not one of this pane's."""
+        select = self.query_one("#strategy", Select)
+        try:
+            note = get_note(note_id)
+        except InputError:
+            return select
+        if note.strategy not in STRATEGY_NAMES:
+            return select
+        await self.show_strategy(note.strategy)
+        for box in self._boxes():
+            if box.item.id == note_id:
+                return box.text_area
+        return select
+
     def focus_first(self) -> None:
-        self.query_one("#strategy").focus()
+        # Not scrolled to: the pane may not be laid out yet (its notes are still mounting), and
+        # Textual would center a stale region; the selector is near the top anyway.
+        self.query_one("#strategy").focus(scroll_visible=False)
+
+
+def _known_strategy(choices: Mapping[str, Any]) -> str:
+    """The strategy of ``choices`` when it is one the diagrams draw, else the first."""
+    name = choices.get("strategy")
+    return name if isinstance(name, str) and name in STRATEGY_NAMES else STRATEGY_NAMES[0]

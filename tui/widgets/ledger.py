@@ -42,6 +42,7 @@ from engine.model_presets import get_preset, model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.fit import FitTable
 
 CUSTOM = "custom"
 
@@ -239,7 +240,7 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
     if not result.activations_computed:
         lines.append("activations not computed: enter seq, layers, hidden, heads (▸ below)")
     lines.extend(result.notes)
-    return Group(table, _bar(result), Text("\n".join(lines), style="dim"))
+    return Group(FitTable(table), _bar(result), Text("\n".join(lines), style="dim"))
 
 
 def sources_renderable(result: LedgerResult) -> RenderableType:
@@ -263,13 +264,14 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
             label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
         )
     notes = [Text(f"{name}: {CONVENTION_NOTES[name]}", style="dim") for name in results]
-    return Group(table, *notes)
+    return Group(FitTable(table), *notes)
 
 
 class LedgerPane(CalculatorPane):
     """Exercise 1's ledger: where training memory goes on each rank."""
 
     form_name = "ledger"
+    STUDY_PANE = "ledger"
     figure_name = "exercise1"
     HELP = (
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
@@ -443,11 +445,11 @@ class LedgerPane(CalculatorPane):
         replaces = any(values[name] != defaults[name] for name in EXAMPLE_1B)
         if replaces and self._example_asked != values:
             self._example_asked = values
-            self.notify(strings.LEDGER_EXAMPLE_CONFIRM, severity="warning")
+            self.say(strings.LEDGER_EXAMPLE_CONFIRM, warning=True)
             return
         self._example_asked = None
         self._fill(EXAMPLE_1B)
-        self.notify(strings.LEDGER_EXAMPLE_LOADED)
+        self.say(strings.LEDGER_EXAMPLE_LOADED)
 
     def action_compare(self) -> None:
         self.comparing = not self.comparing

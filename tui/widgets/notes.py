@@ -1,7 +1,9 @@
 """Text boxes for the learner's own words: self-check answers and reflection fields.
 
-Text is shown literally (``markup=False``; a TextArea never parses markup). Every change is
-posted up as :class:`NoteBox.Edited`; the app owns the progress model and the saving.
+Text is shown literally (``markup=False``; a TextArea never parses markup). Labels and key points
+are lesson text, broken into lines by the reader's rule (:class:`tui.widgets.reader.BrokenText`).
+Every change is posted up as :class:`NoteBox.Edited`; the app owns the progress model and the
+saving.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from engine.lesson import Item
+from engine.reading import BULLET
 from tui import strings
 from tui.widgets.literal import LiteralTextArea
+from tui.widgets.reader import BrokenText
 
 
 class NoteBox(Vertical):
@@ -23,7 +27,8 @@ class NoteBox(Vertical):
 
     HELP = (
         "Type your answer or note here; it is saved within a second and again on quit. "
-        "Tab moves to the next field."
+        "Tab moves to the next field; entering a box puts the cursor at the end of its text; "
+        "ctrl+home / ctrl+end go to the start / end of the text."
     )
 
     class Edited(Message):
@@ -35,16 +40,19 @@ class NoteBox(Vertical):
             self.item_id = item_id
             self.text = text
 
-    def __init__(self, kind: str, item: Item, text: str, label: str, placeholder: str) -> None:
+    def __init__(
+        self, kind: str, item: Item, text: str, label: str, placeholder: str, marker: str = ""
+    ) -> None:
         super().__init__(classes="note-box")
         self.kind = kind
         self.item = item
         self._initial = text
         self._label = label
+        self._marker = marker
         self._placeholder = placeholder
 
     def compose(self) -> ComposeResult:
-        yield Static(self._label, markup=False, classes="note-label")
+        yield BrokenText(self._label, marker=self._marker, classes="note-label")
         yield LiteralTextArea(
             self._initial,
             soft_wrap=True,
@@ -52,6 +60,11 @@ class NoteBox(Vertical):
             placeholder=self._placeholder,
             classes="note-text",
         )
+
+    def set_label(self, label: str) -> None:
+        """Show ``label`` above the box instead."""
+        self._label = label
+        self.query_one(".note-label", BrokenText).update(label)
 
     @property
     def text_area(self) -> TextArea:
@@ -68,8 +81,9 @@ class SelfCheckBox(NoteBox):
 
     HELP = (
         "Answer the question in your own words first. Then press ctrl+r (or the button) to "
-        "reveal the reference key points and compare. The key points are added material, "
-        "grounded in the lesson and its sources, not the lesson's own text."
+        "reveal the reference key points and compare; the button then hides or shows them. "
+        "The key points are added material, grounded in the lesson and its sources, not the "
+        "lesson's own text. A key typed on the button goes into the answer."
     )
     BINDINGS = [Binding("ctrl+r", "reveal", "Reveal", id="reveal")]
 
@@ -82,41 +96,57 @@ class SelfCheckBox(NoteBox):
 
     def __init__(self, item: Item, number: int, text: str, revealed: bool) -> None:
         super().__init__(
-            "answers", item, text, f"{number}. {item.text}", strings.ANSWER_PLACEHOLDER
+            "answers", item, text, item.text, strings.ANSWER_PLACEHOLDER, marker=f"{number}. "
         )
         self._revealed = revealed
         self.add_class("self-check")
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
-        yield Button(strings.REVEAL_BUTTON, classes="reveal", compact=True)
-        points = "\n".join(f"• {point}" for point in self.item.key_points)
-        sources = ""
-        if self.item.key_point_sources:
-            sources = "\n" + strings.KEY_POINTS_SOURCES + "; ".join(self.item.key_point_sources)
-        key_points = Static(
-            f"{strings.KEY_POINTS_TITLE}\n{points}{sources}", markup=False, classes="key-points"
-        )
-        key_points.display = self._revealed
-        yield key_points
+        label = strings.HIDE_KEY_POINTS if self._revealed else strings.REVEAL_BUTTON
+        yield Button(label, classes="reveal", compact=True)
+        with Vertical(classes="key-points") as key_points:
+            key_points.display = self._revealed
+            yield Static(strings.KEY_POINTS_TITLE, markup=False)
+            for point in self.item.key_points:
+                yield BrokenText(point, marker=BULLET, classes="key-point")
+            if self.item.key_point_sources:
+                sources = "; ".join(self.item.key_point_sources)
+                yield BrokenText(strings.KEY_POINTS_SOURCES + sources, classes="key-point-sources")
 
     @property
     def revealed(self) -> bool:
         return self._revealed
 
     def show_key_points(self) -> None:
+        """Show the key points (the learner answered and asked) and scroll them into view,
+        under the question and the answer they are compared with."""
         self._revealed = True
-        self.query_one(".key-points", Static).display = True
-        self.query_one(".reveal", Button).display = False
+        self.query_one(".key-points", Vertical).display = True
+        self.query_one(".reveal", Button).label = strings.HIDE_KEY_POINTS
+        # Once laid out with the key points: the box's top part (all of it when it fits).
+        self.call_after_refresh(self._scroll_into_view)
 
-    def on_mount(self) -> None:
-        if self._revealed:
-            self.query_one(".reveal", Button).display = False
+    def _scroll_into_view(self) -> None:
+        # When the learner already went on (ctrl+r, Tab, Tab in one burst), the field they are
+        # in now: the key points just pushed it down, after its own scroll on focus.
+        focused = self.screen.focused
+        target = self if focused is None or self in focused.ancestors_with_self else focused
+        target.scroll_visible(animate=False)
 
     @on(Button.Pressed, ".reveal")
     def _pressed(self, event: Button.Pressed) -> None:
+        # The button stays after the reveal (as Hide / Show), so Tab visits the same widgets in
+        # every question, revealed or not: answer, button, next answer.
         event.stop()
-        self.action_reveal()
+        key_points = self.query_one(".key-points", Vertical)
+        if not self._revealed:
+            self.action_reveal()
+        elif key_points.display:
+            key_points.display = False
+            event.button.label = strings.SHOW_KEY_POINTS
+        else:
+            self.show_key_points()
 
     def action_reveal(self) -> None:
         self.post_message(self.RevealRequested(self))

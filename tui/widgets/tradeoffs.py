@@ -5,12 +5,21 @@ size (misconception: world size 翻倍，吞吐必定翻倍), the lesson's three
 The pane turns its two choices into one call of :func:`engine.tradeoffs.tradeoffs_report` (or of
 :func:`engine.tradeoffs.run_counterexample` for a scenario) and renders the result; it holds no
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
-``ex5``); the app saves them in ``LessonProgress.notes``.
+``ex5``); the app saves them in ``LessonProgress.notes``. The pickers' values are remembered where
+the lesson was left (``tui.widgets.side.resumed_choices``).
+
+Predict, then reveal: the table and the plot answer exercise 4 (which strategies cost more on a
+slow interconnect), so while the lesson asks for note ``ex4`` and it is blank they are folded
+(``engine.exercises.answer_folded``), until the learner has written it and left its box, or has
+chosen to look first (ctrl+r and a confirmation; recorded as looked before answering). Nothing
+is computed while they are folded.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -19,10 +28,12 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Label, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, Label, Select, Static, TextArea
 
 from engine import units
 from engine.errors import InputError
+from engine.exercises import answer_folded
 from engine.lesson import Item, Lesson
 from engine.model_presets import model_presets
 from engine.scaling import ScalingPlot, scaling_plot
@@ -41,12 +52,18 @@ from engine.tradeoffs import (
 from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
+from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.study import AnswerLooked, PaneExercises
 
+# The note whose answer the table and the plot are (exercise 4: the slow-interconnect judgement).
+ANSWERED_NOTE = "ex4"
 # Exercise note id -> the lesson item whose text labels it.
 EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
     ("ex4", "exercise-slow-interconnect"),
     ("ex5", "exercise-real-factor"),
 )
+# The pickers whose values are remembered where the lesson was left (ids tradeoffs-<name>).
+PICKERS = ("link", "world", "model", "batch", "seq")
 PLOT_HEIGHT = 10
 MIN_PLOT_WIDTH = 26
 # Each strategy's colour in the scaling plot and its legend (the marker letters tell them apart
@@ -205,60 +222,27 @@ class TradeoffsPane(VerticalScroll):
         "s 2048); A100 peak at 50%. The counterexamples keep their own models. The model, batch, "
         "sequence, device and links the figures assume are listed above them. The plot is "
         "log-log: linear scaling is the straight '.' line; '*' marks a cell several strategies "
-        "share."
+        "share. The table and the plot answer exercise 4, so they are folded until you have "
+        "written your judgement (and left its box); ctrl+r shows them first, recorded as looked "
+        "before answering."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),
         Binding("2", "scenario(1)", strings.TRADEOFFS_KEY_2, id="scenario_2"),
         Binding("3", "scenario(2)", strings.TRADEOFFS_KEY_3, id="scenario_3"),
+        Binding("ctrl+r", "look_first", strings.LOOK_KEY, id="tradeoffs_look"),
     ]
 
     def __init__(self) -> None:
         super().__init__(classes="calculator", id="tradeoffs-pane")
         self.scenario: int | None = None
+        # The learner chose to see the answer first in this pane (the app records it).
+        self._shown_first = False
 
     def compose(self) -> ComposeResult:
         yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
-        with Horizontal(classes="form-row"):
-            yield Label(strings.TRADEOFFS_LINK, classes="form-label")
-            yield Select(
-                [(link.label, name) for name, link in INTERCONNECTS.items()],
-                value="400gbps",
-                allow_blank=False,
-                id="tradeoffs-link",
-                compact=True,
-                classes="form-field",
-            )
-        with Horizontal(classes="form-row"):
-            yield Label(strings.TRADEOFFS_WORLD, classes="form-label")
-            yield Select(
-                [(str(n), str(n)) for n in TRADEOFFS_WORLDS],
-                value="16",
-                allow_blank=False,
-                id="tradeoffs-world",
-                compact=True,
-                classes="form-field",
-            )
-        for label, select_id, options, value in (
-            (
-                strings.TRADEOFFS_MODEL,
-                "tradeoffs-model",
-                [(name, name) for name in model_presets()],
-                str(TRADEOFFS_BASE.model),
-            ),
-            (
-                strings.TRADEOFFS_BATCH,
-                "tradeoffs-batch",
-                [(str(n), str(n)) for n in TRADEOFFS_BATCHES],
-                str(TRADEOFFS_BASE.global_batch),
-            ),
-            (
-                strings.TRADEOFFS_SEQ,
-                "tradeoffs-seq",
-                [(str(n), str(n)) for n in TRADEOFFS_SEQS],
-                str(TRADEOFFS_BASE.seq),
-            ),
-        ):
+        yield PaneExercises("tradeoffs")
+        for label, select_id, options, value in self._pickers(resumed_choices(self, "tradeoffs")):
             with Horizontal(classes="form-row"):
                 yield Label(label, classes="form-label")
                 yield Select(
@@ -279,12 +263,63 @@ class TradeoffsPane(VerticalScroll):
             label = strings.TRADEOFFS_NOTE_LABELS[note_id]
             yield NoteBox("notes", Item(note_id, label), "", label, strings.REFLECTION_PLACEHOLDER)
 
-    def on_mount(self) -> None:
+    @staticmethod
+    def _pickers(chosen: Mapping[str, Any]) -> list[tuple[str, str, list[tuple[str, str]], str]]:
+        """Each picker: label, id, options (label, value) and its value: the one in ``chosen``
+        (where the lesson was left) when it is still an option, else the default."""
+        pickers = []
+        for name, label, options, default in (
+            (
+                "link",
+                strings.TRADEOFFS_LINK,
+                [(link.label, key) for key, link in INTERCONNECTS.items()],
+                "400gbps",
+            ),
+            ("world", strings.TRADEOFFS_WORLD, [(str(n), str(n)) for n in TRADEOFFS_WORLDS], "16"),
+            (
+                "model",
+                strings.TRADEOFFS_MODEL,
+                [(preset, preset) for preset in model_presets()],
+                str(TRADEOFFS_BASE.model),
+            ),
+            (
+                "batch",
+                strings.TRADEOFFS_BATCH,
+                [(str(n), str(n)) for n in TRADEOFFS_BATCHES],
+                str(TRADEOFFS_BASE.global_batch),
+            ),
+            (
+                "seq",
+                strings.TRADEOFFS_SEQ,
+                [(str(n), str(n)) for n in TRADEOFFS_SEQS],
+                str(TRADEOFFS_BASE.seq),
+            ),
+        ):
+            wanted = chosen.get(name)
+            known = any(wanted == value for _label, value in options)
+            value = str(wanted) if known else default
+            pickers.append((label, f"tradeoffs-{name}", options, value))
+        return pickers
+
+    def choices(self) -> dict[str, Any]:
+        """What is remembered where the lesson was left: the five pickers' values."""
+        return {name: str(self.query_one(f"#tradeoffs-{name}", Select).value) for name in PICKERS}
+
+    def restore_choices(self, choices: Mapping[str, Any]) -> None:
+        """Set the pickers to ``choices`` (a value that is no option any more: the default)."""
+        with self.prevent(Select.Changed):
+            for _label, select_id, _options, value in self._pickers(choices):
+                self.query_one(f"#{select_id}", Select).value = value
         self.refresh_report()
-        # Built on first view, after the lesson opened: show the learner's saved answers.
+
+    def on_mount(self) -> None:
+        # Built on first view, after the lesson opened: show the learner's saved answers (the
+        # report follows them: it is folded while exercise 4 is not written).
         progress = getattr(self.app, "progress", None)
         if progress is not None:
             self.load_notes(getattr(self.app, "lesson", None), progress.notes)
+        else:
+            self.refresh_report()
 
     def on_resize(self, event: events.Resize) -> None:
         self.refresh_report()
@@ -292,13 +327,31 @@ class TradeoffsPane(VerticalScroll):
             self.action_scenario(self.scenario)
 
     def focus_first(self) -> None:
-        self.query_one("#tradeoffs-link", Select).focus()
+        # Near the top: not scrolled to while the pane may not be laid out yet (see Diagrams).
+        self.query_one("#tradeoffs-link", Select).focus(scroll_visible=False)
 
     def _width(self) -> int:
         return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
 
+    @property
+    def folded(self) -> bool:
+        """Whether the table and the plot are folded now (see module docstring)."""
+        lesson: Lesson | None = getattr(self.app, "lesson", None)
+        progress = getattr(self.app, "progress", None)
+        if self._shown_first or lesson is None or progress is None:
+            return False
+        box = self._note_box(ANSWERED_NOTE)
+        text = box.text_area.text if box is not None and box.is_mounted else None
+        return answer_folded(ANSWERED_NOTE, lesson, progress, text)
+
+    def _note_box(self, note_id: str) -> NoteBox | None:
+        return next((box for box in self.query(NoteBox) if box.item.id == note_id), None)
+
     def refresh_report(self) -> None:
-        """Recompute the table and the plot from the two choices."""
+        """Recompute the table and the plot from the two choices (when not folded)."""
+        if self.folded:
+            self.query_one("#tradeoffs-result", Static).update(Text(strings.FOLDED_TRADEOFFS))
+            return
         link = str(self.query_one("#tradeoffs-link", Select).value)
         world = int(str(self.query_one("#tradeoffs-world", Select).value))
         model = str(self.query_one("#tradeoffs-model", Select).value)
@@ -320,6 +373,38 @@ class TradeoffsPane(VerticalScroll):
     def _choice_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.refresh_report()
+        self.post_message(ChoicesChanged())
+
+    @on(events.DescendantBlur)
+    def _left_a_box(self, event: events.DescendantBlur) -> None:
+        # The judgement written and left: the table and the plot unfold (not while typed).
+        if isinstance(event.widget, TextArea):
+            self.refresh_report()
+
+    def action_look_first(self) -> None:
+        """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
+        from tui.screens.study import ConfirmScreen
+
+        if not self.folded:
+            self.notify(strings.NOTHING_FOLDED)
+            return
+        label = strings.TRADEOFFS_NOTE_LABELS[ANSWERED_NOTE]
+        question = strings.LOOK_FIRST_QUESTION.format(notes=label)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(AnswerLooked([ANSWERED_NOTE]))
+                self._shown_first = True
+                self.refresh_report()
+                self._label_notes()
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    async def study_target(self, note_id: str) -> Widget | None:
+        """The note box of ``note_id`` (ctrl+n puts the cursor there); the first choice when
+        the note is not one of this pane's."""
+        box = self._note_box(note_id)
+        return box.text_area if box is not None else self.query_one("#tradeoffs-link")
 
     @on(Button.Pressed)
     def _scenario_pressed(self, event: Button.Pressed) -> None:
@@ -339,6 +424,18 @@ class TradeoffsPane(VerticalScroll):
 
     def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:
         """Show the learner's saved answers, labelled with the lesson's exercise text."""
+        self._shown_first = False
+        for box in self.query(NoteBox):
+            area = box.text_area
+            text = notes.get(box.item.id, "")
+            if area.text != text:
+                area.load_text(text)
+        self._label_notes()
+        self.refresh_report()
+
+    def _label_notes(self) -> None:
+        lesson: Lesson | None = getattr(self.app, "lesson", None)
+        progress = getattr(self.app, "progress", None)
         items: dict[str, str] = {}
         if lesson is not None:
             try:
@@ -351,8 +448,7 @@ class TradeoffsPane(VerticalScroll):
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
                 label = f"{label}: {items[item_id]}"
-            box.query_one(".note-label", Static).update(Text(label))
-            area = box.text_area
-            text = notes.get(note_id, "")
-            if area.text != text:
-                area.load_text(text)
+            looked = progress is not None and progress.looked_before_answering(note_id)
+            if looked or (note_id == ANSWERED_NOTE and self._shown_first):
+                label += f" ({strings.LOOKED_MARK})"
+            box.set_label(label)

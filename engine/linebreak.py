@@ -1,0 +1,278 @@
+"""Line breaking for mixed Chinese and Latin text, as the reader draws it.
+
+Where a line may end comes from the Unicode line-breaking algorithm (UAX #14, "Unicode Line
+Breaking Algorithm", https://www.unicode.org/reports/tr14/), computed by the ``uniseg`` library,
+and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
+
+- no break inside a run of Latin letters, digits and the joiners inside identifiers (``-``, ``/``,
+  ``.``, ``_``) unless the run is wider than the line: ``reduce-scatter``, ``FSDP/ZeRO``,
+  ``T_comm_unhidden`` and ``7.5B`` stay whole, although UAX #14 allows a break after ``-`` and
+  ``/``. "Latin" here means any letter or digit that is not East Asian wide (Greek ``Ψ`` and
+  Cyrillic too), with its combining marks;
+- no line starts with closing punctuation (``。，、；：！？）」』``, UAX #14 classes CL, CP, EX, IS,
+  NS, and closing quotes) or ends with opening punctuation (class OP and opening quotes).
+  UAX #14 already forbids most of these breaks; the rule also holds where a run wider than the
+  line has to be split between two characters.
+
+Lines are filled greedily. A piece between two break opportunities that is wider than the line
+by itself is split between grapheme clusters (never inside one), so every line fits except one
+made of a single character wider than the line (a wide character on a one-column line).
+
+Widths are terminal cells as ``rich.cells.cell_len`` counts them: that is the measure Textual
+lays out and crops with, so a line measured to fit here is never cut when drawn. (Rich is a
+dependency of the app; this module imports nothing from Textual.) Spaces at the end of a line
+hang: they do not count towards its width, and they stay on the line, so joining the lines gives
+back the text exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Final
+
+from rich.cells import cell_len
+from uniseg.graphemecluster import grapheme_cluster_boundaries
+from uniseg.linebreak import LineBreak, line_break, line_break_breakables
+
+JOINERS: Final = frozenset("-/._")
+# UAX #14 classes that may not start a line (§6.1, LB13 and LB21) and that may not end one (LB14).
+_CLOSING_CLASSES: Final = frozenset(
+    {LineBreak.CL, LineBreak.CP, LineBreak.EX, LineBreak.IS, LineBreak.NS}
+)
+_OPENING_CLASSES: Final = frozenset({LineBreak.OP})
+
+
+def is_closing(char: str) -> bool:
+    """Whether ``char`` is closing punctuation: a line may not start with it (``。``, ``，``,
+    ``）``, ``」``, ``：``, ``！``, ``,``, ``)``, a closing quote ``”``)."""
+    return line_break(char) in _CLOSING_CLASSES or unicodedata.category(char) in ("Pe", "Pf")
+
+
+def is_opening(char: str) -> bool:
+    """Whether ``char`` is opening punctuation: a line may not end with it (``（``, ``「``,
+    ``(``, an opening quote ``“``)."""
+    return line_break(char) in _OPENING_CLASSES or unicodedata.category(char) in ("Ps", "Pi")
+
+
+def _ends_opening(text: str, end: int) -> bool:
+    """Whether ``text[:end]``, spaces at its end aside (they hang), ends with opening
+    punctuation."""
+    visible = text[:end].rstrip(" ")
+    return bool(visible) and is_opening(visible[-1])
+
+
+def _is_word_char(char: str) -> bool:
+    if char in JOINERS:
+        return True
+    if unicodedata.category(char).startswith("M"):
+        return True  # a combining mark belongs to the letter before it
+    return char.isalnum() and unicodedata.east_asian_width(char) not in ("W", "F")
+
+
+def word_runs(text: str) -> list[tuple[int, int]]:
+    """The runs of Latin letters, digits and joiners in ``text`` as ``(start, end)`` indices
+    (end exclusive), in order. A run may start or end with a joiner (``rank.``)."""
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for index, char in enumerate(text):
+        if _is_word_char(char):
+            if start < 0:
+                start = index
+        elif start >= 0:
+            runs.append((start, index))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(text)))
+    return runs
+
+
+@lru_cache(maxsize=4096)
+def _analysis(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """UAX #14 break positions of ``text`` (with the punctuation rule applied) and its word runs
+    with their widths. Cached: the reader breaks the same paragraphs again on every resize."""
+    breakables = list(line_break_breakables(text))
+    positions: list[int] = []
+    opening_before = False  # the last character before here that is not a space is opening
+    for index in range(1, len(text)):
+        if text[index - 1] != " ":
+            opening_before = is_opening(text[index - 1])
+        if breakables[index] and not is_closing(text[index]) and not opening_before:
+            positions.append(index)
+    runs = tuple((start, end, cell_len(text[start:end])) for start, end in word_runs(text))
+    return tuple(positions), runs
+
+
+def _inside_fitting_runs(text: str, width: int) -> set[int]:
+    inside: set[int] = set()
+    for start, end, run_width in _analysis(text)[1]:
+        if run_width <= width:
+            inside.update(range(start + 1, end))
+    return inside
+
+
+def break_positions(text: str, width: int) -> list[int]:
+    """Indices where a line may end in ``text`` on a line ``width`` cells wide: UAX #14's
+    opportunities, less those inside a word run that fits the line and those that would start a
+    line with closing punctuation or end one with opening punctuation (see module docstring)."""
+    inside = _inside_fitting_runs(text, width)
+    return [position for position in _analysis(text)[0] if position not in inside]
+
+
+def _visible_width(text: str) -> int:
+    return cell_len(text.rstrip(" "))
+
+
+def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[int]) -> list[str]:
+    """``piece`` (a line begun, then a part with no allowed break that is wider than ``width``
+    by itself) cut into lines that fit. Each cut is the farthest that fits outside the word runs
+    that fit the line (in ``in_runs``); inside them, at ``opportunities`` (UAX #14 breaks, such
+    as after the ``-`` of ``all-reduce`` when ``all-reduce、`` is too wide); else between any
+    grapheme clusters. Never before closing punctuation or a space, nor after opening
+    punctuation, where another cut fits."""
+    clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
+    lines: list[str] = []
+    start = 0
+    while _visible_width(piece[start:]) > width:
+        fitting = [
+            cut for cut in clusters if cut > start and _visible_width(piece[start:cut]) <= width
+        ]
+        if not fitting:  # one cluster wider than the line: it gets a line of its own
+            fitting = [next(cut for cut in clusters if cut > start)]
+        allowed = [
+            cut
+            for cut in fitting
+            if cut == len(piece)
+            or (piece[cut] != " " and not is_closing(piece[cut]) and not _ends_opening(piece, cut))
+        ]
+        outside = [cut for cut in allowed if cut not in in_runs]
+        choices = (outside, [cut for cut in allowed if cut in opportunities], allowed, fitting)
+        cut = next(choice for choice in choices if choice)[-1]
+        while cut < len(piece) and piece[cut] == " ":  # spaces hang at the end of the line
+            cut += 1
+        lines.append(piece[start:cut])
+        start = cut
+        if start == len(piece):
+            return lines
+    lines.append(piece[start:])
+    return lines
+
+
+def break_paragraph(text: str, width: int) -> list[str]:
+    """``text`` (one paragraph, no line break in it) as lines of at most ``width`` cells.
+
+    ``"".join(result) == text``; spaces where a line ends stay at its end and do not count
+    towards its width. An empty text is one empty line.
+
+    Raises:
+        ValueError: ``text`` holds a line break (use :func:`break_text`), or ``width`` < 1.
+    """
+    if width < 1:
+        raise ValueError(f"width must be at least 1 cell, not {width}")
+    if "\n" in text or "\r" in text:
+        raise ValueError("break_paragraph takes one paragraph; use break_text for line breaks")
+    if _visible_width(text) <= width:
+        return [text]
+    bounds = [0, *break_positions(text, width), len(text)]
+    opportunities = _analysis(text)[0]
+    in_runs = _inside_fitting_runs(text, width)
+    lines: list[str] = []
+    line = ""
+    for start, end in itertools.pairwise(bounds):
+        piece = text[start:end]
+        if _visible_width(line + piece) <= width:
+            line += piece
+        elif _visible_width(piece) <= width:
+            lines.append(line)
+            line = piece
+        else:
+            # Wider than a line by itself: cut it, filling the line begun before it first.
+            begin = start - len(line)
+            *full, line = _force_split(
+                text[begin:end],
+                width,
+                {cut - begin for cut in opportunities if begin < cut < end} | {start - begin},
+                {cut - begin for cut in in_runs if begin < cut < end},
+            )
+            lines.extend(full)
+    lines.append(line)
+    return lines
+
+
+def break_text(text: str, width: int) -> list[str]:
+    """``text`` as lines of at most ``width`` cells: each of its own lines (split at ``\\n``,
+    ``\\r\\n`` or ``\\r``) broken by :func:`break_paragraph`; an empty line stays empty.
+
+    Raises:
+        ValueError: ``width`` < 1.
+    """
+    lines: list[str] = []
+    for paragraph in normalize_newlines(text).split("\n"):
+        lines.extend(break_paragraph(paragraph, width))
+    return lines
+
+
+def normalize_newlines(text: str) -> str:
+    """``text`` with each ``\\r\\n`` and ``\\r`` written ``\\n``: the text the offsets of
+    :func:`line_spans` and :func:`hanging_spans` count in."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def line_spans(text: str, width: int) -> list[tuple[int, int]]:
+    """The lines of :func:`break_text` as ``(start, end)`` offsets into
+    ``normalize_newlines(text)``, the spaces that hang at a line's end left out.
+
+    Raises:
+        ValueError: ``width`` < 1.
+    """
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for paragraph in normalize_newlines(text).split("\n"):
+        for line in break_paragraph(paragraph, width):
+            spans.append((offset, offset + len(line.rstrip(" "))))
+            offset += len(line)
+        offset += 1  # the line break
+    return spans
+
+
+def hanging_spans(
+    text: str, width: int, first: str = "", rest: str | None = None
+) -> list[tuple[str, int, int]]:
+    """The lines of :func:`hanging_lines` as ``(prefix, start, end)``: each line is ``prefix``
+    (the marker, an indent, or nothing) followed by ``normalize_newlines(text)[start:end]``.
+    Where the marker leaves no room, it stands alone on the first line, ``(first, 0, 0)``."""
+    indent = " " * cell_len(first) if rest is None else rest
+    room = width - max(cell_len(first), cell_len(indent))
+    if room < 1:
+        return [
+            (first.rstrip(" "), 0, 0),
+            *(("", start, end) for start, end in line_spans(text, max(width, 1))),
+        ]
+    return [
+        (first if index == 0 else indent, start, end)
+        for index, (start, end) in enumerate(line_spans(text, room))
+    ]
+
+
+def hanging_lines(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """``text`` broken to ``width`` cells behind a marker: the first line starts with ``first``
+    (a list marker such as ``"1. "`` or ``"• "``), the lines after it with ``rest`` (by default
+    as many spaces as ``first`` is wide), so a list item's continuation lines line up under its
+    text and never look like items of their own.
+
+    Where the marker leaves less than one cell, the text is broken to ``width`` and the marker
+    stands on the first line alone. Lines are returned without the spaces that hang at their
+    end.
+    """
+    normalized = normalize_newlines(text)
+    return [
+        prefix + normalized[start:end]
+        for prefix, start, end in hanging_spans(text, width, first, rest)
+    ]
+
+
+def widest(lines: Iterable[str]) -> int:
+    """The width in cells of the widest of ``lines``, trailing spaces not counted."""
+    return max((_visible_width(line) for line in lines), default=0)

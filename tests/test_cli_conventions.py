@@ -1,0 +1,296 @@
+"""The command line's conventions: ``--version``, shell completion generated from the parser,
+``--json`` on every command that prints data, exit codes (0 ok, 1 a check found problems, 2 bad
+input or a missing folder) and every usage error as one line naming the command and the flag."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from engine import units
+from engine.errors import InputError
+from engine.paths import CHECKOUT_ROOT
+from engine.progress import LessonProgress, ProgressStore
+from tui.cli import main
+
+SHARDBOOK = shutil.which("shardbook") or str(Path(sys.executable).parent / "shardbook")
+VERSION = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+    "version"
+]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``main(argv)`` in process: its exit status (argparse's own errors exit through
+    SystemExit), stdout and stderr."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_version_prints_the_projects_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--version") == (0, f"shardbook {VERSION}\n", "")
+
+
+def test_the_console_script_prints_its_version_and_refuses_a_missing_folder() -> None:
+    done = subprocess.run([SHARDBOOK, "--version"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, f"shardbook {VERSION}\n")
+    done = subprocess.run(
+        [SHARDBOOK, "lessons", "--content-dir", "/nonexistent"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "shardbook: lessons: --content-dir: /nonexistent: no such folder\n"
+
+
+# --- Shell completion ------------------------------------------------------------------------
+
+
+def _script(capsys: pytest.CaptureFixture[str], shell: str, tmp_path: Path) -> Path:
+    status, out, err = run(capsys, "completion", shell)
+    assert (status, err) == (0, "")
+    script = tmp_path / f"shardbook.{shell}"
+    script.write_text(out, encoding="utf-8")
+    return script
+
+
+def test_bash_accepts_the_completion_script(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    script = _script(capsys, "bash", tmp_path)
+    done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def _bash_complete(script: Path, words: list[str], cwd: Path) -> list[str]:
+    # What bash offers at the last word, as a shell does on Tab: the completion function with
+    # COMP_WORDS and COMP_CWORD set.
+    line = " ".join(words)
+    code = (
+        f"source {script}\n"
+        f"COMP_WORDS=({' '.join(repr(word) for word in words)})\n"
+        f"COMP_CWORD={len(words) - 1}\n"
+        f"COMP_LINE={line!r}; COMP_POINT={len(line)}\n"
+        "_shtab_shardbook\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    done = subprocess.run(["bash", "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return sorted(done.stdout.split())
+
+
+def test_bash_completes_commands_flags_and_folders(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    script = _script(capsys, "bash", tmp_path)
+    assert _bash_complete(script, ["shardbook", "ca"], tmp_path) == ["calc"]
+    assert _bash_complete(script, ["shardbook", "calc", "le"], tmp_path) == ["ledger"]
+    assert _bash_complete(script, ["shardbook", "completion", ""], tmp_path) == [
+        "bash",
+        "fish",
+        "zsh",
+    ]
+    assert "--json" in _bash_complete(script, ["shardbook", "where", "--"], tmp_path)
+    (tmp_path / "lessons-here").mkdir()
+    (tmp_path / "lessons-file").write_text("", encoding="utf-8")
+    words = ["shardbook", "lessons", "--content-dir", "lessons-"]
+    assert _bash_complete(script, words, tmp_path) == ["lessons-here"]
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_accept_their_scripts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, shell: str
+) -> None:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed here: its syntax check needs it")
+    script = _script(capsys, shell, tmp_path)
+    done = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_fish_completes_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    if shutil.which("fish") is None:
+        pytest.skip("fish is not installed here")
+    script = _script(capsys, "fish", tmp_path)
+    done = subprocess.run(
+        ["fish", "-c", f"source {script}; complete -C 'shardbook calc le'"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split("\t")[0] for line in done.stdout.splitlines()] == ["ledger"]
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+
+def test_where_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    status, out, err = run(
+        capsys, "where", "--json", "--content-dir", str(tmp_path / "c"), "--progress-dir", "p"
+    )
+    assert (status, err, out.count("\n")) == (0, "", 1)
+    assert json.loads(out) == {
+        "content_dir": str(tmp_path / "c"),
+        "progress_dir": "p",
+        "settings": str(Path("p") / "settings.yaml"),
+        "cache_dir": str(tmp_path / "cache" / "shardbook"),
+    }
+    status, text, _err = run(capsys, "where", "--progress-dir", "p")
+    assert text.splitlines()[1:3] == ["progress\tp", f"settings\t{Path('p') / 'settings.yaml'}"]
+
+
+@pytest.mark.parametrize("argv", [["dp"], ["all-reduce", "--step", "2"], ["all-gather"]])
+def test_diagram_json_holds_the_lines_of_the_text(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    status, text, _err = run(capsys, "diagram", *argv)
+    assert status == 0
+    status, out, _err = run(capsys, "diagram", *argv, "--json")
+    assert status == 0 and out.count("\n") == 1
+    assert json.loads(out) == {"name": argv[0], "lines": text.splitlines()}
+
+
+# --- Exit codes and one-line errors ------------------------------------------------------------
+
+
+def test_lessons_without_a_content_folder_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run(capsys, "lessons", "--content-dir", "/nonexistent")
+    assert (status, out) == (2, "")
+    assert err == "shardbook: lessons: --content-dir: /nonexistent: no such folder\n"
+
+
+@pytest.mark.parametrize(
+    "command", [["lessons"], ["export", "S15"], ["plan"], ["stats"], ["check-content"]]
+)
+def test_every_command_reading_lessons_refuses_a_missing_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    missing = tmp_path / "absent"
+    status, out, err = run(capsys, *command, "--content-dir", str(missing))
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {command[0]}: --content-dir: {missing}: no such folder\n"
+
+
+def test_lessons_exits_1_when_a_lesson_file_cannot_be_listed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    shutil.copy(CHECKOUT_ROOT / "content" / "S15.yaml", tmp_path / "S15.yaml")
+    (tmp_path / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
+    status, out, err = run(capsys, "lessons", "--content-dir", str(tmp_path), "--json")
+    assert (status, err) == (1, "")  # the JSON holds the errors
+    data = json.loads(out)
+    assert [row["id"] for row in data["lessons"]] == ["S15"]
+    assert len(data["errors"]) == 1 and "broken.yaml" in data["errors"][0]
+
+
+def test_stats_exits_1_when_a_progress_file_cannot_be_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "S15.yaml").write_bytes(b"answers: [unclosed")
+    status, out, err = run(capsys, "stats", "--json", "--progress-dir", str(tmp_path))
+    assert (status, err) == (1, "")
+    assert len(json.loads(out)["errors"]) == 1
+    # Reading only: the unreadable file is where it was.
+    assert (tmp_path / "S15.yaml").read_bytes() == b"answers: [unclosed"
+    ProgressStore(tmp_path).save(LessonProgress("S15"))
+    assert run(capsys, "stats", "--json", "--progress-dir", str(tmp_path))[0] == 0
+
+
+def _parser_message(parse: object, field: str, text: str) -> str:
+    assert callable(parse)
+    with pytest.raises(InputError) as info:
+        parse(field, text)
+    return info.value.message
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "flag", "message"),
+    [
+        # A flag the sub-command does not have: named with the sub-command, not the top usage.
+        (["calc", "ledger", "--params", "7B", "--bytes", "-1"], "calc ledger", "--bytes", None),
+        # Negative values reach the flag's own parser and get its message.
+        (
+            ["calc", "ledger", "--params", "-7B"],
+            "calc ledger",
+            "--params",
+            _parser_message(units.parse_count, "params", "-7B"),
+        ),
+        (
+            ["calc", "collective", "--op", "all-reduce", "--ranks", "8", "--bytes", "-1GB"],
+            "calc collective",
+            "--bytes",
+            _parser_message(units.parse_bytes, "size_bytes", "-1GB"),
+        ),
+        (
+            ["calc", "bubble", "--schedule", "1f1b", "--stages", "-4", "--micro-batches", "8"],
+            "calc bubble",
+            "--stages",
+            _parser_message(units.parse_int, "stages", "-4"),
+        ),
+        (
+            ["calc", "step", "--params", "1B", "--gpus", "-8"],
+            "calc step",
+            "--gpus",
+            _parser_message(units.parse_int, "gpus", "-8"),
+        ),
+        (["calc", "scaling", "--mode", "sideways"], "calc scaling", "--mode", None),
+        (["diagram", "all-reduce", "--step", "-1"], "diagram", "--step", None),
+        (["export", "S15", "--format", "pdf"], "export", "--format", None),
+        (["plan", "--bogus"], "plan", "--bogus", None),
+        (["lab", "collectives", "--ranks", "-2"], "lab collectives", "--ranks", None),
+        (["lab", "memory", "--layers"], "lab memory", "--layers", None),
+        (["completion", "tcsh"], "completion", "SHELL", None),
+        (["where", "--nope"], "where", "--nope", None),
+        (["quiz", "--lesson", "S99"], "quiz", "--lesson", None),
+        (["calc"], "calc", "CALCULATOR", None),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command_and_the_flag(
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    command: str,
+    flag: str,
+    message: str | None,
+) -> None:
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"shardbook: {command}: ")
+    assert flag in err
+    if message is not None:
+        assert err.rstrip("\n").endswith(message)
+    assert "usage:" not in err and "Traceback" not in err
+
+
+def test_an_unknown_lesson_stops_before_the_app_starts(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.app
+
+    def no_app(**_kwargs: object) -> None:
+        raise AssertionError("the app was started")
+
+    monkeypatch.setattr(tui.app, "make_app", no_app)
+    status, out, err = run(capsys, "--lesson", "S99")
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: --lesson: no lesson 'S99' in {CHECKOUT_ROOT / 'content'} " + (
+        "(lessons: S15)\n"
+    )
+    status, _out, err = run(capsys, "--content-dir", "/nonexistent")
+    assert status == 2 and err == "shardbook: --content-dir: /nonexistent: no such folder\n"

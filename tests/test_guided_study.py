@@ -1,0 +1,411 @@
+"""Guided study in the app, driven by keys through Textual's Pilot: ``ctrl+n`` and typed text alone
+study S15 from a fresh progress folder to a complete plan; the plan's states follow what the
+learner does in the panes; answers are folded until a note is written or a look is confirmed (and
+the export says which); F9 asks before marking an unfinished lesson complete; objectives are
+rated in the reader; reading links open in the browser; the plan view goes to a step; the session
+is logged and summed up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from textual.widgets import Input, OptionList, Static, TextArea
+
+from engine.export import export_text
+from engine.lesson import load_lesson
+from engine.plan import build_plan, study_places
+from engine.progress import ProgressStore
+from tui.app import ShardbookApp, make_app
+from tui.screens.study import ConfirmScreen, PlanScreen, SummaryScreen
+from tui.widgets.diagrams import DiagramsPane
+from tui.widgets.notes import NoteBox
+from tui.widgets.reader import BrokenText
+from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
+
+SIZE = (80, 24)
+LESSON = load_lesson(Path(__file__).resolve().parents[1] / "content" / "S15.yaml")
+
+
+def app_for(progress_dir: Path) -> ShardbookApp:
+    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
+
+
+def saved(progress_dir: Path) -> dict[str, object]:
+    data = yaml.safe_load((progress_dir / "S15.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def last_message(app: ShardbookApp) -> str:
+    notification = app._last_information
+    return str(notification.message) if notification is not None else ""
+
+
+def diagram_text(app: ShardbookApp) -> str:
+    return str(app.query_one(DiagramsPane).query_one("#diagram", Static).render())
+
+
+# ----------------------------------------------------------------- the whole lesson
+async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> None:
+    """The "Done when" of guided study: from a fresh folder, ctrl+n then typed text, repeated,
+    fills every exercise note, self-check answer and reflection field; no other navigation key.
+    Into the Ledger's first field (its text selected as it is focused) the learner types 7B, a
+    model of their own (exercise 1 asks for the learner's own four columns)."""
+    app = app_for(tmp_path)
+    typed: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(200):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            if last_message(app).startswith("Every step of S15 is done"):
+                break
+            focused = app.focused
+            if isinstance(focused, Input):
+                await pilot.press("7", "B")
+                typed.append("7B")
+            elif isinstance(focused, TextArea):
+                text = f"answer {len(typed)}"
+                await pilot.press(*text)
+                typed.append(text)
+            await pilot.pause()
+        else:
+            raise AssertionError("ctrl+n never said every step is done")
+        await pilot.pause(0.2)
+        progress = app.progress
+        plan = build_plan(LESSON, progress)
+        assert plan.complete and plan.figure == "25/25"
+        notes = [note for item in LESSON.exercises for note in item.notes]
+        assert all(progress.notes[note].startswith("answer ") for note in notes)
+        assert all(progress.answers[item.id].startswith("answer ") for item in LESSON.self_check)
+        assert all(
+            progress.reflections[item.id].startswith("answer ") for item in LESSON.reflection_fields
+        )
+        assert progress.forms["ledger"]["params"] == "7B"
+        # 1 Ledger field + 14 notes + 4 answers + 5 fields: each place once, nothing twice.
+        assert len(typed) == 1 + len(notes) + 4 + 5
+        assert len(progress.read) == len(LESSON.sections)
+        assert not progress.looked  # every answer was written before it was shown
+        assert "plan 25/25" in app.sub_title
+        # A finished plan is marked complete without a question.
+        await pilot.press("f9")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert app.progress.status == "complete"
+        await pilot.press("ctrl+q")
+    data = saved(tmp_path)
+    assert data["status"] == "complete"
+    (session,) = data["sessions"]  # type: ignore[misc]
+    assert len(session["steps_finished"]) == 25
+    assert len(session["answers_written"]) == len(notes) + 4 + 5
+
+
+# ----------------------------------------------------------------- plan states from the UI
+async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        outline = app.query_one("#outline", OptionList)
+        assert str(outline.get_option("definition").prompt).startswith("◌ ")
+        # ] reads on: a section the reader shows whole is read, one moved past is read.
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.pause(0.3)
+        assert "definition" in saved(tmp_path)["read"]  # type: ignore[operator]
+        assert str(outline.get_option("definition").prompt).startswith("✓ ")
+        # Exercise 1: the Ledger's 1B example is the default form, so only started.
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause(0.3)
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state == "started"
+        ledger_banner = app.query_one("LedgerPane").query_one(PaneExercises)
+        assert "Exercise 1 ◔ started" in ledger_banner.text
+        await pilot.press("end", "backspace", "backspace", "7", "B")
+        await pilot.pause(0.3)
+        assert saved(tmp_path)["forms"]["ledger"]["params"] == "7B"  # type: ignore[index]
+        assert "Exercise 1 ✓ done" in ledger_banner.text
+        # The exercises in the reader show the same states, and the outline the section's.
+        app.main_screen.goto(5)  # 最小练习或观察步骤
+        await pilot.pause(0.3)
+        items = list(app.query(ExerciseItem))
+        assert [item.line.split(" ")[1] for item in items] == ["done", "to", "to", "to", "to"]
+        assert str(outline.get_option("exercises").prompt).startswith("◔ ")
+        # Exercise 2 in the Diagrams pane: one note of four is started.
+        await pilot.press("f4")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        box = next(b for b in pane.query(NoteBox) if b.item.id == "ex2.dp.split")
+        app.screen.set_focus(box.text_area)
+        await pilot.press(*"the batch")
+        await pilot.pause(0.3)
+        plan = build_plan(LESSON, ProgressStore(tmp_path).load("S15").progress)
+        assert plan.step("exercise:exercise-diagrams").state == "started"
+        assert items[1].line.startswith("◔ started")
+        assert str(pane.query_one("#strategy").value) == "dp"
+        shown_label = pane.query_one("#strategy").query_one("SelectCurrent #label", Static)
+        assert str(shown_label.render()).startswith("◔ DP")
+        assert f"plan {plan.figure}" in app.sub_title
+
+
+# ----------------------------------------------------------------- predict, then reveal
+async def test_the_diagram_is_folded_until_the_note_is_written_or_a_look_confirmed(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        assert "DP - data parallel (4 ranks)" in diagram_text(app)
+        for answer in ("Split:", "rank 0", "Collectives:", "One wait:", "The three questions"):
+            assert answer not in diagram_text(app)
+        folded = app.query_one("#diagram-folded", Static)
+        assert folded.display and "Folded until you write your note" in str(folded.render())
+        # The note for exercise 2 written and left: what DP splits (and the ranks) unfolds.
+        box = next(b for b in app.query(NoteBox) if b.item.id == "ex2.dp.split")
+        app.screen.set_focus(box.text_area)
+        await pilot.press(*"the batch")
+        assert "Split:" not in diagram_text(app)  # not while it is typed
+        await pilot.press("tab")
+        await pilot.pause()
+        assert "Split: the batch" in diagram_text(app) and "rank 0" in diagram_text(app)
+        assert "Collectives:" not in diagram_text(app) and "all-reduce" not in diagram_text(app)
+        # Look first: escape keeps it folded and records nothing; enter shows and records.
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Collectives:" not in diagram_text(app) and not app.progress.looked
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert "Collectives:" in diagram_text(app) and "One wait:" in diagram_text(app)
+        assert "The three questions" in diagram_text(app) and not folded.display
+        assert set(app.progress.looked) == {"ex3.dp.comm", "ex3.dp.wait"}
+        labels = [b.query_one(".note-label", BrokenText).text for b in app.query(NoteBox)]
+        assert ["looked before answering" in label for label in labels] == [False, True, True]
+        # A strategy no exercise asks about is never folded.
+        pane = app.query_one(DiagramsPane)
+        pane.query_one("#strategy").value = "zero1"
+        await pilot.pause()
+        assert "Collectives:" in diagram_text(app) and not folded.display
+        await pilot.press("ctrl+q")
+    progress = ProgressStore(tmp_path).load("S15").progress
+    assert set(progress.looked) == {"ex3.dp.comm", "ex3.dp.wait"}
+    markdown = export_text(LESSON, progress, "md")
+    assert "Written before looking at the engine's answer." in markdown
+    assert "Looked at the engine's answer first" in markdown and "no note written yet" in markdown
+    data = json.loads(export_text(LESSON, progress, "json"))
+    assert set(data["looked_before_answering"]) == {"ex3.dp.comm", "ex3.dp.wait"}
+    (note,) = data["exercise_notes"]
+    assert note["id"] == "ex2.dp.split" and note["looked_before_answering"] is False
+    html = export_text(LESSON, progress, "html")
+    assert "Looked at the engine" in html and "Written before looking" in html
+
+
+async def test_a_saved_note_opens_its_answer_at_once(tmp_path: Path) -> None:
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 2\nlesson: S15\nstatus: in-progress\n"
+        "notes: {ex2.tp.split: 'inside each layer', ex4: 'TP: all-reduce per layer'}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        app.query_one(DiagramsPane).query_one("#strategy").value = "tp"
+        await pilot.pause()
+        assert "Split: inside each layer" in diagram_text(app)
+        assert "Collectives:" not in diagram_text(app)
+        await pilot.press("f10")
+        await pilot.pause()
+        result = str(app.query_one("#tradeoffs-result", Static).render())
+        assert "folded" not in result
+
+
+# ----------------------------------------------------------------- completion
+async def test_f9_on_a_fresh_folder_asks_and_lists_what_is_left(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        lines = [text.text for text in app.screen.query(".confirm-line").results(BrokenText)]
+        # S15 has 25 steps (11 sections, 5 exercises, 4 questions, 5 fields); 12 are listed.
+        assert lines[0] == "read 一句话定义" and lines[-1] == "and 13 more"
+        assert "exercises 0/5" in app.screen.question
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.progress.status == "not-started"
+        await pilot.press("f9", "y")
+        await pilot.pause()
+        assert app.progress.status == "complete"
+        # Back: nothing was studied, so not started (not "in progress").
+        await pilot.press("f9")
+        await pilot.pause()
+        assert app.progress.status == "not-started"
+        await pilot.press("right_square_bracket")  # a section read
+        await pilot.pause(0.3)
+        await pilot.press("f9", "enter", "f9")
+        await pilot.pause()
+        assert app.progress.status == "in-progress"
+        assert "in progress again" in last_message(app)
+
+
+# ----------------------------------------------------------------- the reader
+async def test_enter_on_an_exercise_opens_its_place(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.main_screen.goto(5)  # 最小练习或观察步骤
+        await pilot.pause()
+        items = list(app.query(ExerciseItem))
+        assert len(items) == 5 and "Trade-offs (F10)" in items[3].line
+        app.screen.set_focus(items[3])
+        await pilot.press("enter")
+        await pilot.pause()
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex4"
+        assert app.query_one("#side").display
+        # Exercise 3 opens the strategy whose note is first left to write.
+        app.main_screen.goto(5)
+        await pilot.pause()
+        app.screen.set_focus(list(app.query(ExerciseItem))[2])
+        await pilot.press("enter")
+        await pilot.pause()
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.dp.comm"
+
+
+async def test_objectives_are_rated_at_the_start_and_the_end(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.main_screen.goto(2)  # 学习目标
+        await pilot.pause()
+        objectives = list(app.query(ObjectiveItem))
+        assert len(objectives) == 4
+        assert "trained by exercise 1 ◌, self-check 1 ◌ (0/2 done)" in objectives[0].line
+        app.screen.set_focus(objectives[0])
+        await pilot.press("2")  # the start: partly
+        await pilot.press("e", "3")  # the end: can
+        await pilot.pause(0.3)
+        assert "start partly" in objectives[0].line and "end can" in objectives[0].line
+        assert saved(tmp_path)["ratings"] == {
+            "objective-memory-sources": {"start": "partly", "end": "can"}
+        }
+        await pilot.press("f11")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanScreen)
+        listed = app.screen.query_one(OptionList)
+        prompts = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        assert any(p.startswith("1. 能拆解") and "partly -> can" in p for p in prompts)
+        await pilot.press("escape")
+        await pilot.press("ctrl+q")
+    markdown = export_text(LESSON, ProgressStore(tmp_path).load("S15").progress, "md")
+    assert "Your rating: at the start partly; at the end can." in markdown
+
+
+async def test_a_reading_link_opens_in_the_browser(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    opened: list[str] = []
+    app.open_url = lambda url, *, new_tab=True: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        app.main_screen.goto(9)  # 专业课程对齐
+        await pilot.pause()
+        links = list(app.query(ReadingLink))
+        assert [link.url for link in links] == [
+            link.url for item in LESSON.section("course-alignment").items for link in item.links
+        ]
+        app.screen.set_focus(links[2])
+        await pilot.press("enter")
+        await pilot.pause()
+    assert opened == ["https://docs.pytorch.org/docs/stable/distributed.html"]
+
+
+async def test_brackets_move_between_sections_but_type_in_a_text_box(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket", "right_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert app.main_screen.current_section == "definition"
+        app.main_screen.goto(8)  # 自检问题: focus in the first answer box
+        await pilot.pause()
+        assert isinstance(app.focused, TextArea)
+        await pilot.press("right_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert app.main_screen.current_section == "self-check"
+        assert app.focused.text == "]["
+
+
+# ----------------------------------------------------------------- plan view, summary
+async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f11")
+        await pilot.pause()
+        plan_screen = app.screen
+        assert isinstance(plan_screen, PlanScreen)
+        steps = plan_screen.query_one("#plan-steps", OptionList)
+        assert steps.highlighted == 0  # the next step
+        head = "\n".join(t.text for t in plan_screen.query(".plan-head").results(BrokenText))
+        assert "sections 0/11 read, exercises 0/5, self-check 0/4 answered" in head
+        steps.highlighted = [step.id for step in plan_screen.plan.steps].index(
+            "reflection:reflection-tradeoff"
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
+
+
+async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.main_screen.goto(8)
+        await pilot.pause()
+        await pilot.press(*"16 bytes per parameter")
+        await pilot.pause(0.3)
+        await pilot.press("f11", "s")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        text = app.screen.text
+        assert text.startswith("Session on S15")
+        assert "answers written: 1\n  self-check 1: 混合精度 Adam" in text
+        assert "\n  self-check 1: 混合精度" in text.split("answers written")[0]
+        await pilot.press("escape", "escape")
+        await pilot.press("ctrl+q")
+    (session,) = saved(tmp_path)["sessions"]  # type: ignore[misc]
+    assert session["answers_written"] == ["self-check-adam-memory"]
+    assert session["start"].endswith("+00:00")
+
+
+def test_every_place_of_a_fresh_plan_is_reached_once_in_order() -> None:
+    """What ctrl+n walks through on a fresh plan: the places in the plan's order."""
+    from engine.progress import LessonProgress
+
+    plan = build_plan(LESSON, LessonProgress("S15"))
+    places = study_places(plan, LessonProgress("S15"))
+    assert len(places) == 11 + 1 + 14 + 4 + 5 + 1
+    assert [place.note_id for place in places if place.step.id.endswith("diagrams")] == [
+        "ex2.dp.split",
+        "ex2.fsdp.split",
+        "ex2.tp.split",
+        "ex2.pp.split",
+    ]
+
+
+async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> None:
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    try:
+        app = app_for(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("right_square_bracket", "right_square_bracket")
+            await pilot.pause(0.3)
+            assert app.store.read_only and "definition" in app.progress.read
+            assert not app.dirty  # reading alone: nothing to ask about when quitting
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_code == 0
+    finally:
+        other.unlock()

@@ -1,0 +1,362 @@
+"""Every key lands where the learner meant (tui/keys.py): in order however fast keys arrive, in
+the widget focused at that moment, whole graphemes, and never dropped in silence.
+
+Keys of one burst are posted to the app back to back, the way the driver posts the keys it
+parsed from one read of the terminal (Pilot's ``press`` waits for the app to go idle after each
+key, so it cannot send a burst). Textual 8.2.8 on its own applies them out of order
+(Textualize/textual#6605): without :class:`tui.keys.KeyOrderApp` the Ledger's ``1B`` becomes
+``''`` instead of ``7B``, and ``4096 Tab 32 ...`` puts ``409632409632`` into the first field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import ClassVar
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Button, Input, OptionList, Static, TextArea
+
+from engine.progress import ProgressStore
+from tests.test_app_flow import goto_section
+from tui.app import ShardbookApp, make_app
+from tui.keys import KeyOrderApp
+from tui.widgets.ledger import LedgerPane
+from tui.widgets.literal import LiteralInput, LiteralTextArea
+from tui.widgets.notes import SelfCheckBox
+
+SIZE = (80, 24)
+# What a terminal sends for these keys: the character a Key event carries.
+CHARACTERS = {"tab": "\t", "shift+tab": None, "backspace": "\x7f", "space": " ", "enter": "\r"}
+
+
+def key(name: str) -> events.Key:
+    """The key event for ``name``; a character as the terminal driver names it ("?" is
+    ``question_mark``)."""
+    if len(name) == 1:
+        (event,) = XTermParser().feed(name)
+        return event
+    return events.Key(name, CHARACTERS.get(name))
+
+
+def keys(*names: str) -> list[str]:
+    """Key names; a multi-character word that is not a key name is split into characters."""
+    named = set(CHARACTERS) | {"end", "home", "left", "right", "ctrl+home", "ctrl+end", "ctrl+r"}
+    return [part for name in names for part in ([name] if name in named else list(name))]
+
+
+async def burst(app: KeyOrderApp[object], *names: str) -> None:
+    """Post every key at once, then wait until the app has handled them all."""
+    for name in keys(*names):
+        app.post_message(key(name))
+    await app.keys_done()
+
+
+def app_for(progress_dir: Path) -> ShardbookApp:
+    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
+
+
+async def save_and_quit(pilot: Pilot[int]) -> None:
+    await pilot.pause()
+    await pilot.press("ctrl+q")
+
+
+async def test_a_burst_of_editing_keys_in_the_ledger_is_applied_in_order(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = app.query_one("#field-params", Input)
+        assert app.focused is params and params.value == "1B"
+        await burst(app, "end", "backspace", "backspace", "7B")
+        assert params.value == "7B"
+        await save_and_quit(pilot)
+    assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
+
+
+async def test_tab_in_a_burst_moves_the_focus_before_the_next_characters(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        pane = app.query_one(LedgerPane)
+        await pane.open_more(focus=True)
+        await pilot.pause()
+        assert app.focused is app.query_one("#field-seq", Input)
+        # Llama 2 7B: context 4096 (Touvron et al. 2023, "Llama 2", Table 1), 32 layers, hidden
+        # 4096, 32 heads (Touvron et al. 2023, "LLaMA", Table 2), typed as a learner would. The
+        # model picker sits between seq and layers: one more Tab passes it.
+        await burst(app, "4096", "tab", "tab", "32", "tab", "4096", "tab", "32")
+        typed = {name: pane.values()[name] for name in ("seq", "layers", "hidden", "heads")}
+        assert typed == {"seq": "4096", "layers": "32", "hidden": "4096", "heads": "32"}
+        await burst(app, "shift+tab", "shift+tab", "end", "backspace", "8")
+        assert pane.values()["layers"] == "38"
+        await save_and_quit(pilot)
+    saved = ProgressStore(tmp_path).load("S15").progress.forms["ledger"]
+    assert {name: saved[name] for name in typed} == {**typed, "layers": "38"}
+
+
+async def test_answers_in_a_burst_with_tabs_editing_keys_and_a_paste(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        first, second, *_ = app.query(SelfCheckBox)
+        first.text_area.focus()
+        await pilot.pause()
+        await burst(app, "abc", "left", "left", "backspace", "X", "ctrl+end", "!")
+        app.post_message(events.Paste(" pasted"))
+        await burst(app, "ctrl+home", "<", "tab", "tab", "two", "shift+tab", "shift+tab", ">")
+        assert first.text_area.text == "<Xbc! pasted>"
+        assert second.text_area.text == "two"
+        await save_and_quit(pilot)
+    answers = ProgressStore(tmp_path).load("S15").progress.answers
+    assert answers == {first.item.id: "<Xbc! pasted>", second.item.id: "two"}
+
+
+async def test_answer_reveal_tab_tab_type_is_saved_and_tab_order_never_changes(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        boxes = list(app.query(SelfCheckBox))
+
+        def chain_of(box: SelfCheckBox) -> list[Widget]:
+            return [w for w in app.screen.focus_chain if box in w.ancestors]
+
+        def chain() -> list[type[Widget]]:
+            return [type(w) for box in boxes for w in chain_of(box)]
+
+        before = chain()
+        boxes[0].text_area.focus()
+        await pilot.press(*"first", "ctrl+r", "tab", "tab", *"second")
+        await pilot.pause()
+        assert boxes[0].revealed and not boxes[1].revealed
+        assert boxes[1].text_area.text == "second"
+        # Revealed or not, each question is its answer box then its button.
+        assert chain() == before
+        assert [type(w) for w in chain_of(boxes[0])] == [type(w) for w in chain_of(boxes[1])]
+        assert [type(w) for w in chain_of(boxes[0])] == [LiteralTextArea, Button]
+        await save_and_quit(pilot)
+    progress = ProgressStore(tmp_path).load("S15").progress
+    assert progress.answers[boxes[1].item.id] == "second"
+    assert progress.revealed == [boxes[0].item.id]
+
+
+async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.press(*"one", "tab")
+        assert isinstance(app.focused, Button)
+        await burst(app, " two", "enter")
+        assert box.text_area.text == "one two\n"
+        assert app.focused is box.text_area
+        assert not app._notifications, "a routed key needs no hint"
+        await save_and_quit(pilot)
+    assert ProgressStore(tmp_path).load("S15").progress.answers[box.item.id] == "one two\n"
+
+
+async def test_a_key_nothing_takes_is_refused_with_one_hint(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+o")
+        outline = app.query_one("#outline", OptionList)
+        assert app.focused is outline
+        highlighted = outline.highlighted
+        await burst(app, "typ")
+        await pilot.press("e")
+        await pilot.pause()
+        hints = [n.message for n in app._notifications]
+        assert len(hints) == 1 and 'Not typed: "type"' in hints[0]
+        assert outline.highlighted == highlighted and app.focused is outline
+        # The hint is drawn (one toast), not only recorded.
+        toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len(toasts) == 1 and 'Not typed: "type"' in toasts[0]
+
+
+async def test_printable_bindings_still_work_outside_text_boxes(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f10")
+        await pilot.pause()
+        pane = app.query_one("TradeoffsPane")
+        app.query_one("#tradeoffs-link").focus()
+        await pilot.pause()
+        await burst(app, "2")
+        await pilot.pause()
+        assert getattr(pane, "scenario", None) == 1
+        assert not app._notifications
+
+
+class Doomed(Static, can_focus=True):
+    """On "x", removes the container around its own container, and lets the key go up: the
+    inner container then has the key and its marker queued while its parent closes, so it
+    never passes them on (Textual bubbles only to an active parent)."""
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "x":
+            self.query_ancestor("#doomed-box").remove()
+
+
+class Sketch(KeyOrderApp[None]):
+    """A screen with a later ``?`` binding (non-priority), a button and two text fields."""
+
+    BINDINGS: ClassVar = [("question_mark", "asked", "Help")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="item"):
+            yield Button("go", id="go")
+            yield LiteralTextArea(id="area")
+        yield LiteralInput(id="field")
+        with Vertical(id="doomed-box"), Vertical():
+            yield Doomed("doomed")
+
+    def action_asked(self) -> None:
+        self.asked += 1
+
+
+async def test_a_non_priority_printable_binding_runs_where_no_text_box_has_focus() -> None:
+    app = Sketch()
+    async with app.run_test() as pilot:
+        app.query_one("#go").focus()
+        await pilot.pause()
+        await burst(app, "?", "x", "?")
+        area = app.query_one("#area", TextArea)
+        # The button's item has one text box: "x" goes there, and the second "?" with it.
+        assert app.asked == 1 and area.text == "x?"
+
+
+async def test_a_key_whose_widget_was_removed_does_not_hold_back_the_next() -> None:
+    app = Sketch()
+    async with app.run_test() as pilot:
+        app.query_one(Doomed).focus()
+        await pilot.pause()
+        # "x" bubbles into a container that closes before handling it: its marker is lost.
+        await asyncio.wait_for(burst(app, "x", "b"), timeout=10)
+        assert not app.query(Doomed)
+        typed = app.query_one("#field", Input).value + app.query_one("#area", TextArea).text
+        assert typed == "b"
+
+
+FAMILY = "👨\u200d👩\u200d👧"  # man ZWJ woman ZWJ girl (Unicode TR #51, emoji ZWJ sequences)
+FLAG_CN = "🇨🇳"  # regional indicators C and N
+KEYCAP_1 = "1\ufe0f\u20e3"  # digit, VS16, combining enclosing keycap
+FLAG_ENGLAND = "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"  # tag sequence
+GRAPHEMES = f"{FAMILY} {FLAG_CN} {KEYCAP_1} {FLAG_ENGLAND}"
+
+
+def terminal_keys(text: str) -> list[events.Key]:
+    """The key events Textual's driver makes of ``text`` typed at a terminal: one per code point."""
+    return list(XTermParser().feed(text))
+
+
+async def test_grapheme_clusters_typed_at_the_keyboard_are_stored_whole(tmp_path: Path) -> None:
+    typed = terminal_keys(GRAPHEMES)
+    assert len(typed) == len(GRAPHEMES)  # one key per code point, ZWJs and tags included
+    assert not all(event.is_printable for event in typed)  # Textual calls ZWJ unprintable
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.pause()
+        for event in typed:
+            app.post_message(event)
+        await app.keys_done()
+        assert box.text_area.text == GRAPHEMES
+        await pilot.press("f2")
+        params = app.query_one("#field-params", Input)
+        for event in terminal_keys(FAMILY):
+            app.post_message(event)
+        await app.keys_done()
+        assert params.value == FAMILY  # replaced the selected "1B"
+        await save_and_quit(pilot)
+    progress = ProgressStore(tmp_path).load("S15").progress
+    assert progress.answers[box.item.id] == GRAPHEMES
+    assert progress.forms["ledger"]["params"] == FAMILY
+
+
+async def test_entering_a_filled_box_puts_the_cursor_at_the_end(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "reflection")
+        first, second = list(app.query("#reading NoteBox TextArea"))[:2]
+        assert isinstance(first, TextArea) and isinstance(second, TextArea)
+        second.load_text("line one\nline two")
+        first.focus()
+        await pilot.press("tab")
+        assert app.focused is second and second.cursor_location == (1, 8)
+        await pilot.press("ctrl+home")
+        assert second.cursor_location == (0, 0)
+        await pilot.press("ctrl+end", *"!")
+        assert second.text == "line one\nline two!"
+
+
+async def test_ctrl_r_scrolls_the_key_points_into_view(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).last()
+        box.text_area.focus()
+        await pilot.press(*"my answer")
+        reading = app.query_one("#reading")
+        key_points = box.query_one(".key-points")
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert box.revealed
+        # The answer stays in view, and the key points fill the rest of it (they may be
+        # taller than the view: 45 lines at 80 columns).
+        view, shown = reading.content_region, key_points.region
+        assert view.contains_region(box.text_area.region), (view, box.text_area.region)
+        assert view.intersection(shown).height >= min(shown.height, view.height // 2), shown
+
+
+EDIT_KEYS = ["a", "b", "7", "backspace", "left", "right", "home", "end"]
+
+
+def model(names: list[str]) -> str:
+    """What an Input holds after ``names``, applied one by one (a text and a cursor)."""
+    text, cursor = "", 0
+    for name in names:
+        if name == "backspace":
+            text, cursor = text[: max(cursor - 1, 0)] + text[cursor:], max(cursor - 1, 0)
+        elif name == "left":
+            cursor = max(cursor - 1, 0)
+        elif name == "right":
+            cursor = min(cursor + 1, len(text))
+        elif name == "home":
+            cursor = 0
+        elif name == "end":
+            cursor = len(text)
+        else:
+            text, cursor = text[:cursor] + name + text[cursor:], cursor + 1
+    return text
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(EDIT_KEYS), max_size=30))
+def test_any_burst_of_editing_keys_gives_what_the_keys_one_by_one_give(names: list[str]) -> None:
+    async def run() -> str:
+        app = Sketch()
+        async with app.run_test() as pilot:
+            field = app.query_one("#field", Input)
+            field.focus()
+            await pilot.pause()
+            for name in names:
+                app.post_message(key(name))
+            await app.keys_done()
+            return field.value
+
+    assert asyncio.run(run()) == model(names)

@@ -1,0 +1,551 @@
+"""The main screen's layout at each terminal size, its keys and what it remembers, driven by keys
+through Textual's Pilot and read back from the screen as the learner sees it."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.cells import cell_len
+from textual.binding import Binding
+from textual.keys import key_to_character
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, TextArea
+
+from engine import units
+from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
+from engine.linebreak import is_closing
+from engine.progress import ProgressStore
+from tui.app import ShardbookApp, make_app
+from tui.screens.main import (
+    MIN_HEIGHT,
+    MIN_WIDTH,
+    Arrangement,
+    MainScreen,
+    arrange,
+    side_default,
+    size_class,
+    too_small_message,
+)
+from tui.widgets.reader import BrokenText
+
+CELL = re.compile(
+    r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
+)
+
+
+def screen_lines(app: ShardbookApp) -> list[str]:
+    """The terminal's lines as the learner sees them, read from Textual's SVG screenshot (each
+    run of text sits at its column, 12.2 units per cell)."""
+    width, height = app.size
+    rows = [[" "] * (width + 2) for _ in range(height)]
+    for x, line, text in CELL.findall(app.export_screenshot()):
+        column = round(float(x) / 12.2)
+        for char in html.unescape(text).replace("\n", ""):
+            if int(line) < height and column < len(rows[0]):
+                rows[int(line)][column] = char
+                if cell_len(char) == 2 and column + 1 < len(rows[0]):
+                    rows[int(line)][column + 1] = ""  # the second cell of a wide character
+            column += cell_len(char)
+    return ["".join(row).replace("\xa0", " ").rstrip() for row in rows]
+
+
+def app_for(tmp_path: Path) -> ShardbookApp:
+    return make_app(progress_dir=tmp_path, autosave_delay=0.05)
+
+
+def main(app: ShardbookApp) -> MainScreen:
+    return app.main_screen
+
+
+def settings_on_disk(tmp_path: Path) -> dict[str, object]:
+    data = yaml.safe_load((tmp_path / "settings.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+async def goto(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
+    """Read on with ``]`` (the next section) up to ``section_id``."""
+    while main(app).current_section != section_id:
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+
+
+# ----------------------------------------------------------------- the layout as data
+def test_size_classes() -> None:
+    assert size_class(200, 60) == "wide" and size_class(120, 40) == "wide"
+    assert size_class(119, 40) == "medium" and size_class(80, 24) == "medium"
+    assert size_class(79, 24) == "narrow" and size_class(40, 12) == "narrow"
+    assert size_class(MIN_WIDTH - 1, 24) == "too-small"
+    assert size_class(80, MIN_HEIGHT - 1) == "too-small"
+    assert size_class(1, 1) == "too-small"
+
+
+def test_the_too_small_message_is_one_line_that_fits() -> None:
+    for width in range(5, 80):
+        message = too_small_message(width, 5)
+        assert len(message) <= width and f"{MIN_WIDTH}x{MIN_HEIGHT}" in message
+    assert too_small_message(79, 9) == (
+        f"shardbook needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT} (this one is 79x9)"
+    )
+    assert too_small_message(30, 8) == f"Needs {MIN_WIDTH}x{MIN_HEIGHT} (now 30x8)"
+
+
+def test_arrangements() -> None:
+    # Wide: all three; the side pane as the learner left it.
+    assert arrange("wide", True, False, False, False) == Arrangement("column", True, True)
+    assert arrange("wide", False, False, False, False) == Arrangement("column", True, False)
+    # Medium: the outline opens over the lesson.
+    assert arrange("medium", False, False, False, True) == Arrangement("overlay", True, False)
+    # Narrow: one pane at a time.
+    assert arrange("narrow", True, False, False, False) == Arrangement("hidden", False, True)
+    # Reading mode: the lesson alone; zoom: the side pane alone, and zoom wins.
+    assert arrange("wide", True, True, False, False) == Arrangement("hidden", True, False)
+    assert arrange("medium", False, True, True, False) == Arrangement("hidden", False, True)
+    assert arrange("wide", True, False, False, False).too_small is False
+    assert arrange("too-small", True, True, True, True).too_small
+
+
+def test_side_pane_defaults() -> None:
+    assert side_default("wide", "auto") and not side_default("medium", "auto")
+    assert side_default("medium", "shown") and not side_default("wide", "hidden")
+    assert not side_default("narrow", "shown")  # the lesson first on a narrow screen
+
+
+# ----------------------------------------------------------------- 80x24: the lesson's room
+async def test_at_80_columns_the_lesson_gets_the_room_and_breaks_lines_well(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        reading = app.query_one("#reading")
+        assert reading.content_region.width >= 60
+        await goto(pilot, app, "objectives")
+        lines = screen_lines(app)
+        assert any("reduce-scatter" in line for line in lines), lines
+        await goto(pilot, app, "core")
+        lines = screen_lines(app)
+        assert any("checkpointing" in line for line in lines), lines
+        # No line of the lesson starts with a full stop or a comma, in any section.
+        while True:
+            for text in app.query("#reading BrokenText").results(BrokenText):
+                if not text.region.width:
+                    continue  # not on screen (key points not revealed yet)
+                for line in text.lines[1:]:
+                    assert line.strip() and not is_closing(line.lstrip()[0]), (text.text, line)
+            if main(app).current_section == "reflection":
+                break
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+
+
+async def test_every_side_tab_is_on_screen_at_80_columns(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        side = app.query_one("#side")
+        tabs = list(side.query("Tab"))
+        assert len(tabs) == 6
+        for tab in tabs:
+            assert side.region.contains_region(tab.region), tab
+        labels = " ".join(screen_lines(app)[1:3])
+        for word in ("Ledger", "Bubble", "Diagr.", "Coll.", "Trade.", "Lab"):
+            assert word in labels
+
+
+async def test_the_footer_shows_the_study_keys_first(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = screen_lines(app)[-1]
+        for key in ("f12 Quiz", "^n Next", "^o Outline", "f6 Side"):
+            assert key in footer, footer
+        assert footer.index("f12 Quiz") < footer.index("^n Next") < footer.index("f6 Side")
+
+
+# ----------------------------------------------------------------- keys
+async def test_f6_hides_and_shows_the_side_pane_and_it_is_remembered(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        side = app.query_one("#side")
+        assert side.display
+        await pilot.press("f6")
+        await pilot.pause()
+        assert not side.display
+        assert app.query_one("#reading").content_region.width >= 90
+    assert settings_on_disk(tmp_path)["layout"] == {"side": "hidden"}
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#side").display
+        await pilot.press("f2")  # a side tab's key shows the side pane again
+        await pilot.pause()
+        assert app.query_one("#side").display
+        assert app.focused is app.query_one("#field-params", Input)
+
+
+async def test_f7_reading_mode_gives_the_lesson_the_whole_screen(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f7")
+        await pilot.pause()
+        assert not app.query_one("#outline").display
+        assert not app.query_one("#side").display
+        assert app.query_one("#reading").region.width == 120
+        # ctrl+o still reaches the outline, over the lesson.
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.focused is app.query_one("#outline", OptionList)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.query_one("#outline").display
+    assert settings_on_disk(tmp_path)["layout"]["reading"] is True  # type: ignore[index]
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert main(app).reading_mode
+        await pilot.press("f7")
+        await pilot.pause()
+        assert app.query_one("#side").display and app.query_one("#outline").display
+
+
+async def test_the_outline_opens_over_the_lesson_at_80_columns(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        outline = app.query_one("#outline", OptionList)
+        assert not outline.display
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert outline.display and app.focused is outline
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert main(app).current_section == "objectives"
+        assert not outline.display
+        assert app.focused is app.query_one("#reading")
+
+
+async def test_on_a_narrow_screen_one_pane_shows_at_a_time(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        reading, side = app.query_one("#reading"), app.query_one("#side")
+        assert reading.display and not side.display
+        await pilot.press("f6")
+        await pilot.pause()
+        assert side.display and not reading.display
+        assert side.region.width == 60
+        await pilot.press("ctrl+n")  # the next section brings the lesson back
+        await pilot.pause()
+        assert reading.display and not side.display
+        assert main(app).current_section == "definition"
+
+
+async def test_question_mark_opens_help_except_in_a_text_box(tmp_path: Path) -> None:
+    from tui.screens.help import HelpScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await goto(pilot, app, "self-check")
+        area = app.query("#reading TextArea").first(TextArea)
+        area.focus()
+        await pilot.press("question_mark", "f1")
+        await pilot.pause()
+        assert area.text == "?"
+        assert isinstance(app.screen, HelpScreen)  # F1 works everywhere
+
+
+def test_no_key_that_can_be_typed_is_a_priority_binding() -> None:
+    from tui.screens.help import HelpScreen
+    from tui.screens.quiz import QuizScreen
+    from tui.widgets.bubble import BubblePane
+    from tui.widgets.collectives import StepView
+    from tui.widgets.ledger import LedgerPane
+    from tui.widgets.notes import SelfCheckBox
+    from tui.widgets.tradeoffs import TradeoffsPane
+
+    owners = (
+        ShardbookApp,
+        MainScreen,
+        QuizScreen,
+        HelpScreen,
+        LedgerPane,
+        BubblePane,
+        StepView,
+        SelfCheckBox,
+        TradeoffsPane,
+    )
+    checked = 0
+    for owner in owners:
+        for binding in owner.BINDINGS:
+            assert isinstance(binding, Binding)
+            for key in binding.key.split(","):
+                checked += 1
+                typed = key_to_character(key.strip())
+                assert not (binding.priority and typed and typed.isprintable()), (owner, key)
+    assert checked > 30
+    assert any(b.key == "question_mark" for b in MainScreen.BINDINGS)  # type: ignore[union-attr]
+
+
+async def test_the_quiz_screen_has_none_of_the_lesson_keys(tmp_path: Path) -> None:
+    from tui.screens.quiz import QuizScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        assert isinstance(app.screen, QuizScreen)
+        await pilot.press("ctrl+n", "f6", "f7", "f12")
+        await pilot.pause()
+        assert isinstance(app.screen, QuizScreen)
+        assert len(app.screen_stack) == 2  # F12 did not open a second quiz
+        assert main(app).current_section == "__meta__"
+        assert not main(app).side_shown and not main(app).reading_mode
+
+
+# ----------------------------------------------------------------- sizes and resizing
+async def test_too_small_says_the_size_needed_and_the_layout_recovers(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await goto(pilot, app, "core")
+        before = app.query_one("#reading").region
+        for size in ((40, 12), (20, 5), (1, 1), (39, 30), (200, 60), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            lines = screen_lines(app)
+            if size_class(*size) == "too-small":
+                shown = [line.strip() for line in lines if line.strip()]
+                if size[0] >= 5:
+                    assert shown == [too_small_message(*size)], lines
+                assert not app.query_one("#reading").display
+            else:
+                assert app.query_one("#reading").display
+            if size == (20, 5):  # keys do nothing while the lesson is not on screen
+                await pilot.press("f6", "ctrl+n", "f5", "f7", "ctrl+o")
+                await pilot.pause()
+        assert app.query_one("#reading").region == before
+        assert main(app).current_section == "core"
+        assert main(app).arrangement == Arrangement("hidden", True, False)
+        assert app.focused is not None and app.focused.display
+
+
+async def test_at_40x12_the_lesson_is_readable(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await goto(pilot, app, "objectives")
+        assert app.query_one("#reading").content_region.width >= 36
+        assert "学习目标" in "\n".join(screen_lines(app))
+        lines = app.query("#reading BrokenText").results(BrokenText)
+        assert any("reduce-scatter" in line for text in lines for line in text.lines)
+
+
+# ----------------------------------------------------------------- figures and messages
+def _ledger_rows(result_lines: list[str]) -> dict[str, list[str]]:
+    rows = {}
+    for line in result_lines:
+        match = re.search(r"\b([PGMOAB] [a-z ]+?|total) +([\d,.]+) +([\d,.]+)(?= |$)", line)
+        if match:
+            rows[match.group(1).strip()] = [match.group(2), match.group(3)]
+    return rows
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_every_ledger_figure_on_screen_is_the_engines_value_whole(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        # 7.5B parameters, 64 data-parallel ranks, ZeRO-1 (the ZeRO paper's Figure 1), and a
+        # model too big for one rank, where the figures have four digits before the point.
+        for params, dp in (("7.5B", "64"), ("175B", "1"), ("1B", "1")):
+            for name, value in (("params", params), ("dp", dp)):
+                field = ledger.query_one(f"#field-{name}", Input)
+                field.focus()
+                await pilot.press("end", "ctrl+u", *value)
+            await pilot.pause()
+            # Scroll the figures into view, as the learner would.
+            result = ledger.query_one(".calc-result")
+            result.scroll_visible(animate=False)
+            await pilot.pause()
+            preset = PRECISION_PRESETS["mixed-adam"].fields
+            expected = compute_ledger(
+                LedgerSpec(
+                    params=units.parse_count("params", params),
+                    dp=int(dp),
+                    gpu_memory=80e9,
+                    **dict(preset),
+                )
+            )
+            rows = _ledger_rows(screen_lines(app))
+            assert "total" in rows, screen_lines(app)
+            if (params, dp) == ("7.5B", "64"):
+                # Rajbhandari et al. 2020 (ZeRO), Figure 1: 7.5B parameters, no ZeRO: 120 GB.
+                assert rows.get("total", ["120.00"])[0] == "120.00"
+            labels = {
+                "P params": "params",
+                "G grads": "grads",
+                "M master wts": "master_weights",
+                "O optimizer": "optimizer_states",
+                "A activations": "activations",
+                "B buffers": "buffers",
+                "total": "total",
+            }
+            for label, figures in rows.items():
+                value = expected.per_rank_bytes[labels[label]]
+                assert figures == [f"{value / units.GB:,.2f}", f"{value / units.GIB:,.2f}"], (
+                    label,
+                    figures,
+                )
+
+
+async def test_a_field_error_is_shown_next_to_the_field(tmp_path: Path) -> None:
+    from textual.widgets import Button, Static
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2", "f5")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        ledger.query_one("#more-open", Button).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        for name, value in (("seq", "1024"), ("layers", "24"), ("hidden", "2048"), ("heads", "3")):
+            ledger.query_one(f"#field-{name}", Input).focus()
+            await pilot.press(*value)
+        await pilot.pause()
+        heads_row = ledger.query_one("#field-heads").parent
+        error = ledger.query_one(".calc-error", Static)
+        assert isinstance(heads_row, Widget)
+        assert ledger.children.index(error) == ledger.children.index(heads_row) + 1
+        # Korthikanti et al. 2022: the heads split the hidden size, so 3 must divide 2048.
+        text = "\n".join(screen_lines(app))
+        assert "heads a: must divide hidden (2048)" in text
+
+
+async def test_notifications_replace_each_other_and_stay_off_the_figures(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await pilot.pause()
+        await pilot.press("f9", "y", "f9")  # complete (confirmed: steps are left), then back
+        await pilot.pause()
+        toasts = list(app.screen.query("Toast"))
+        assert len(toasts) == 1
+        figures = app.query_one("LedgerPane").query_one(".calc-result")
+        for toast in toasts:
+            assert not toast.region.overlaps(figures.region)
+
+
+# ----------------------------------------------------------------- settings
+async def test_a_read_only_window_does_not_write_the_settings(tmp_path: Path) -> None:
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    try:
+        app = app_for(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("f6", "f7")
+            await pilot.pause()
+            assert app.store.read_only
+            assert app.settings.get("layout.side") == "hidden"  # kept in memory
+        assert not (tmp_path / "settings.yaml").exists()
+    finally:
+        other.unlock()
+
+
+async def test_the_first_run_hint_shows_once_and_the_theme_is_remembered(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        hint = app.query_one(".first-run", BrokenText)
+        for key in ("ctrl+n", "ctrl+o", "F2", "F12", "F1"):
+            assert key in hint.text
+        app.theme = "textual-light"
+        await pilot.pause()
+    assert settings_on_disk(tmp_path)["theme"] == "textual-light"
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.query(".first-run")
+        assert app.theme == "textual-light"
+
+
+async def test_a_side_pane_shown_with_f6_at_80_columns_is_shown_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#side").display
+        assert app.query_one("#reading").content_region.width >= 76
+        await pilot.press("f6")
+        await pilot.pause()
+        assert app.query_one("#side").display
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#side").display
+        assert app.query("LedgerPane")
+
+
+@pytest.mark.parametrize("width", [20, 26, 30, 36, 44, 60])
+def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
+    from rich.console import Console
+
+    from engine.ledger import compare_conventions
+    from tui.widgets.ledger import comparison_renderable, ledger_renderable
+
+    # GPT-3 175B (Brown et al. 2020) on one rank: four-digit GB figures.
+    spec = LedgerSpec(params=175e9, gpu_memory=80e9)
+    result = compute_ledger(spec)
+    for renderable, values in (
+        (ledger_renderable(result), result.per_rank_bytes.values()),
+        (
+            comparison_renderable(compare_conventions(spec)),
+            [v for r in compare_conventions(spec).values() for v in r.per_rank_bytes.values()],
+        ),
+    ):
+        console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(renderable)
+        text = console.export_text()
+        tokens = set(re.findall(r"[\d,]+\.\d\d(?![\d])", text))
+        assert all(cell_len(line) <= width for line in text.splitlines())
+        for value in values:
+            assert f"{value / units.GB:,.2f}" in tokens, (value, text)
+        assert not re.search(r"[\d.,]…|…[\d.,]", text), text  # no figure ends in an ellipsis
+
+
+async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
+    from engine.diagrams import STRATEGY_NAMES, WIDTH
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f5")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        scroll = app.query_one("#diagram-scroll")
+        assert WIDTH == 80
+        for name in STRATEGY_NAMES:
+            pane.show(name)
+            await pilot.pause()
+            assert scroll.max_scroll_x == 0, name  # nothing to the right: no column cut
+            assert scroll.region.width == 80

@@ -1,0 +1,210 @@
+"""Line breaking for mixed Chinese/Latin text (engine.linebreak): UAX #14 opportunities through
+uniseg, plus the project rule (Latin words, numbers and identifiers stay whole; no line starts
+with closing punctuation or ends with opening punctuation).
+
+The examples are the lesson's own sentences, at the widths where Textual's wrapping broke them:
+the 80x24 reading pane was 29 cells wide, the 60x20 one 14, the 120x40 one about 46.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from uniseg.graphemecluster import grapheme_clusters
+
+from engine.lesson import load_lesson
+from engine.linebreak import (
+    break_paragraph,
+    break_positions,
+    break_text,
+    hanging_lines,
+    is_closing,
+    is_opening,
+    word_runs,
+)
+from engine.paths import resolve_content_dir
+
+LESSON = load_lesson(resolve_content_dir(None) / "S15.yaml")
+OBJECTIVES = [item.text for item in LESSON.section("objectives").items]
+CORE = [item.text for item in LESSON.section("core").items]
+LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*[A-Za-z0-9]")
+
+
+def _lines_holding(lines: list[str], word: str) -> list[str]:
+    return [line for line in lines if word in line]
+
+
+@pytest.mark.parametrize("width", [18, 20, 29, 31, 46, 60, 76])
+def test_the_words_the_old_reader_cut_stay_whole(width: int) -> None:
+    # Textual's wrap gave `r` / `educe-scatter`, `FSDP/ZeR` / `O`, `checkpointi` / `ng`.
+    for text, word in (
+        (OBJECTIVES[2], "reduce-scatter"),
+        (OBJECTIVES[1], "FSDP/ZeRO"),
+        (CORE[0], "checkpointing"),
+        (CORE[2], "all-to-all"),
+        (OBJECTIVES[0], "buffer"),
+    ):
+        lines = hanging_lines(text, width, "3. ")
+        assert _lines_holding(lines, word), (word, lines)
+
+
+@pytest.mark.parametrize("width", [14, 16, 20, 29, 31, 46, 60, 76])
+def test_no_lesson_line_starts_with_a_full_stop_or_comma(width: int) -> None:
+    for section in LESSON.sections:
+        for item in section.items:
+            for line in hanging_lines(item.text, width, "1. ")[1:]:
+                body = line.lstrip(" ")
+                assert not body.startswith(("。", "，", "、", "；", "：", "！", "？", "）")), line
+
+
+def test_every_latin_word_of_the_lesson_is_whole_at_80_columns() -> None:
+    # The reading pane at 80x24 is 76 cells wide; a list item's text 73.
+    for section in LESSON.sections:
+        for item in section.items:
+            lines = hanging_lines(item.text, 76, "1. ")
+            for word in LATIN_WORD.findall(item.text):
+                assert _lines_holding(lines, word), (word, lines)
+
+
+def test_examples() -> None:
+    assert break_paragraph("checkpointing 用额外重算换内存。", 16) == [
+        "checkpointing 用",
+        "额外重算换内存。",
+    ]
+    assert break_paragraph("重算 checkpointing 用", 16) == ["重算 ", "checkpointing 用"]
+    # UAX #14 allows a break after '-' and '/'; the project rule keeps the run whole.
+    assert break_paragraph("分 FSDP/ZeRO 与", 12) == ["分 FSDP/ZeRO ", "与"]
+    assert break_paragraph("与 reduce-scatter", 14) == ["与 ", "reduce-scatter"]
+    # A run wider than the line breaks where UAX #14 allows (after '-') before anywhere else.
+    assert break_paragraph("all-to-all", 7) == ["all-to-", "all"]
+    assert break_paragraph("T_comm_unhidden", 6) == ["T_comm", "_unhid", "den"]
+    # The closing mark goes with the character before it, the opening one with the one after.
+    assert break_paragraph("角色。", 4) == ["角", "色。"]
+    assert break_paragraph("的（如", 4) == ["的", "（如"]
+    # A line never ends with an opening quote, spaces after it aside.
+    assert break_paragraph("00000000、“ 0", 12) == ["00000000、", "“ 0"]
+    # A piece too wide for a line is cut after filling the line begun before it.
+    assert break_paragraph("他说：“ 好的", 6) == ["他说：", "“ 好的"]
+    assert break_paragraph("", 10) == [""]
+
+
+def test_break_text_keeps_each_line() -> None:
+    assert break_text("第一行\n\nsecond line", 6) == ["第一行", "", "second ", "line"]
+
+
+def test_hanging_lines_line_up_under_the_marker() -> None:
+    lines = hanging_lines("能解释 all-reduce、all-gather 的角色。", 14, "3. ")
+    assert lines[0].startswith("3. ")
+    assert all(line.startswith("   ") for line in lines[1:])
+    assert all(cell_len(line) <= 14 for line in lines)
+
+
+def test_width_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="width"):
+        break_paragraph("x", 0)
+    with pytest.raises(ValueError, match="break_text"):
+        break_paragraph("a\nb", 5)
+
+
+def test_word_runs() -> None:
+    assert word_runs("用 FSDP/ZeRO，T_step 与 7.5B") == [(2, 11), (12, 18), (21, 25)]
+    assert is_closing("。") and is_closing("，") and is_closing("」") and is_closing("：")
+    assert is_opening("（") and is_opening("「") and not is_opening("a")
+
+
+# Text made of what the lessons mix: Latin words and identifiers, CJK, spaces, punctuation of
+# both kinds, a wide emoji and a combining accent.
+_LATIN = st.text(alphabet="abcXYZ019-/._", min_size=1, max_size=18)
+_CJK = st.text(alphabet="训练显存内参数梯度", min_size=1, max_size=8)
+_PUNCT = st.text(alphabet="。，、；：！？）」』（「『“”()", min_size=1, max_size=2)
+_OTHER = st.sampled_from([" ", "👩‍💻", "é", "e\u0301", "Ψ", "7.5B"])
+_TEXT = st.lists(st.one_of(_LATIN, _CJK, _OTHER, _PUNCT), max_size=30).map("".join)
+
+
+def _graphemes(text: str) -> int:
+    return len(list(grapheme_clusters(text)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+def test_joining_the_lines_gives_back_the_text(text: str, width: int) -> None:
+    assert "".join(break_paragraph(text, width)) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+def test_no_line_is_wider_than_the_width_unless_one_character_is(text: str, width: int) -> None:
+    for line in break_paragraph(text, width):
+        visible = line.rstrip(" ")
+        assert cell_len(visible) <= width or _graphemes(visible) == 1, (line, width)
+
+
+def _punctuation_run(text: str) -> int:
+    """The longest run of closing, or of opening, punctuation in ``text``."""
+    longest = run = 0
+    kind = None
+    for char in text:
+        now = "closing" if is_closing(char) else "opening" if is_opening(char) else None
+        run = run + 1 if now is not None and now == kind else (1 if now else 0)
+        kind = now
+        longest = max(longest, run)
+    return longest
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=12, max_value=40))
+def test_no_line_starts_with_closing_or_ends_with_opening_punctuation(
+    text: str, width: int
+) -> None:
+    # Where every character and the punctuation glued to it fit a line (at most two marks of a
+    # kind in a row, at most 2 cells each, on a line of 12 or more); a longer run of closing
+    # marks, on a line narrower than it, has to start a line with one.
+    assume(_punctuation_run(text) <= 2)
+    lines = break_paragraph(text, width)
+    for line in lines[1:]:
+        assert not is_closing(line[0]), (lines, width)
+        assert not line.startswith(" "), (lines, width)
+    for line in lines[:-1]:
+        visible = line.rstrip(" ")
+        # Only a text that starts with spaces has a blank line: its first.
+        assert not is_opening(visible[-1]) if visible else line is lines[0], (lines, width)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+def test_a_word_run_that_fits_the_line_is_never_broken(text: str, width: int) -> None:
+    """...unless the punctuation glued to it (no break allowed between) makes it too wide."""
+    ends = []
+    position = 0
+    for line in break_paragraph(text, width)[:-1]:
+        position += len(line)
+        ends.append(position)
+    allowed = [0, *break_positions(text, width), len(text)]
+    for start, end in word_runs(text):
+        if cell_len(text[start:end]) > width:
+            continue
+        for cut in ends:
+            if start < cut < end:
+                before = max(position for position in allowed if position <= start)
+                after = min(position for position in allowed if position >= end)
+                assert cell_len(text[before:after].rstrip(" ")) > width, (text, width, ends)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+def test_a_line_ends_between_break_opportunities_only_inside_a_piece_too_wide(
+    text: str, width: int
+) -> None:
+    allowed = [0, *break_positions(text, width), len(text)]
+    position = 0
+    for line in break_paragraph(text, width)[:-1]:
+        position += len(line)
+        if position in allowed:
+            continue
+        before = max(cut for cut in allowed if cut < position)
+        after = min(cut for cut in allowed if cut > position)
+        assert cell_len(text[before:after].rstrip(" ")) > width, (text, width, position)

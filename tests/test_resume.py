@@ -1,0 +1,363 @@
+"""The app reopens where the lesson was left (engine/resume.py, settings ``resume.<lesson>``):
+section, scroll position, side tab and side pane, each pane's choices; bad or stale values fall
+back quietly; written after the last move, on quit and on a signal, only by the lock holder."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.pilot import Pilot
+from textual.widgets import Select
+
+from engine.progress import ProgressStore
+from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
+from engine.settings import Settings, SettingsStore
+from tests.test_app_flow import choose, goto_section
+from tests.test_layout import screen_lines
+from tests.test_lifecycle import shardbook, type_an_answer
+from tui import app as app_module
+from tui.app import ShardbookApp, make_app
+from tui.widgets.collectives import CollectivesPane
+from tui.widgets.diagrams import DiagramsPane
+from tui.widgets.tradeoffs import TradeoffsPane
+
+SIZE = (80, 24)
+
+
+def app_for(tmp_path: Path) -> ShardbookApp:
+    return make_app(progress_dir=tmp_path, autosave_delay=0.05)
+
+
+def resume_on_disk(tmp_path: Path) -> dict[str, Any]:
+    data = yaml.safe_load((tmp_path / "settings.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    resume = data.get("resume", {})
+    assert isinstance(resume, dict)
+    return resume
+
+
+def with_settings(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints: {first_run_seen: true}\n" + text, encoding="utf-8"
+    )
+    return tmp_path
+
+
+def reading_part(lines: list[str]) -> list[str]:
+    """The lines left of the side pane's border, below the header (which says when the
+    progress was last saved)."""
+    return [line.split("│")[0] for line in lines[1:]]
+
+
+# ----------------------------------------------------------------- the stored state
+def test_an_entry_round_trips_and_bad_values_are_left_out() -> None:
+    state = ResumeState(
+        section="core",
+        block=4,
+        line=2,
+        side_tab="diagrams",
+        side_shown=True,
+        side_size="medium",
+        panes={"diagrams": {"strategy": "fsdp"}, "collectives": {"step": 3}},
+    )
+    assert ResumeState.from_data(state.to_data()) == state
+    assert is_resume_setting({"S15": state.to_data()})
+    bad = {
+        **state.to_data(),
+        "block": -1,
+        "side_tab": "sideways",
+        "side_shown": "yes",
+        "panes": {"diagrams": {"strategy": "[bold]x"}, "collectives": {"step": 2.5}},
+    }
+    assert ResumeState.from_data(bad) == ResumeState(section="core", line=2, side_size="medium")
+    assert ResumeState.from_data(["core"]) == ResumeState()
+    with pytest.raises(ValueError, match="side_tab"):
+        ResumeState(side_tab="sideways").to_data()
+
+
+def test_the_settings_check_is_precise_and_keeps_what_a_newer_version_adds() -> None:
+    assert is_resume_setting({})
+    assert is_resume_setting({"S15": {"section": "core", "later": {"any": 1}}})
+    for bad in (
+        [],
+        {"../S15": {}},
+        {"S15": "core"},
+        {"S15": {"section": 3}},
+        {"S15": {"block": True}},
+        {"S15": {"line": 10**9}},
+        {"S15": {"panes": {"tradeoffs": {"link": ["100gbps"]}}}},
+        {"S15": {"panes": []}},
+    ):
+        assert not is_resume_setting(bad), bad
+    settings = Settings({"resume": {"S15": {"side_tab": 7}}})
+    assert settings.get("resume") == {}
+    assert any(problem.startswith("resume:") for problem in settings.problems)
+
+
+@given(
+    st.builds(
+        ResumeState,
+        section=st.from_regex(r"[A-Za-z0-9_.:-]{1,20}", fullmatch=True) | st.just(""),
+        block=st.integers(0, 100_000),
+        line=st.integers(0, 1_000_000),
+        side_tab=st.sampled_from(("", *SIDE_TABS)),
+        side_shown=st.none() | st.booleans(),
+        side_size=st.sampled_from(("", "wide", "medium")),
+        panes=st.fixed_dictionaries(
+            {},
+            optional={
+                "diagrams": st.fixed_dictionaries({"strategy": st.sampled_from(("dp", "zero3"))}),
+                "collectives": st.fixed_dictionaries({"step": st.integers(0, 100)}),
+            },
+        ),
+    )
+)
+def test_every_state_round_trips_through_the_settings_file(state: ResumeState) -> None:
+    settings = Settings()
+    settings.set("resume", {"S15": state.to_data()})
+    text = yaml.safe_dump(settings.to_data())
+    reloaded = Settings(yaml.safe_load(text))
+    assert reloaded.problems == []
+    assert ResumeState.from_data(reloaded.get("resume")["S15"]) == state
+
+
+# ----------------------------------------------------------------- restarting the app
+async def _leave_a_session(pilot: Pilot[int], app: ShardbookApp) -> list[str]:
+    """Read in section mechanism, scrolled down; pick choices in three panes; end on
+    Collectives. Returns the screen as it was just before quitting."""
+    await goto_section(pilot, app, "mechanism")
+    await pilot.press("f10")
+    await pilot.pause()
+    tradeoffs = app.query_one(TradeoffsPane)
+    await choose(pilot, tradeoffs.query_one("#tradeoffs-link", Select), "100gbps")
+    await choose(pilot, tradeoffs.query_one("#tradeoffs-model", Select), "llama2-7b")
+    await pilot.press("f4")
+    await pilot.pause()
+    await choose(pilot, app.query_one(DiagramsPane).query_one("#strategy", Select), "pp")
+    await pilot.press("f4")  # again: Collectives
+    await pilot.pause()
+    app.query_one(CollectivesPane).query_one("#flow").focus()
+    await pilot.press("right", "right", "right")
+    app.query_one("#reading").focus()
+    await pilot.press("pagedown", "down", "down")
+    await pilot.pause()
+    return screen_lines(app)
+
+
+async def test_restart_restores_section_scroll_side_tab_and_choices(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        before = await _leave_a_session(pilot, app)
+        scroll = app.query_one("#reading").scroll_y
+        assert scroll > 0
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(tmp_path)["S15"]
+    assert saved["section"] == "mechanism" and saved["side_tab"] == "collectives"
+    assert saved["panes"]["diagrams"] == {"strategy": "pp"}
+    assert saved["panes"]["collectives"] == {"step": 3}
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.main_screen.current_section == "mechanism"
+        assert app.query_one("#reading").scroll_y == scroll
+        assert app.query_one("#side").display
+        assert app.query_one(CollectivesPane).step == 3
+        # The lesson as it was (the side pane's own scroll position is not kept).
+        assert reading_part(screen_lines(app)) == reading_part(before)
+        await pilot.press("f10")
+        await pilot.pause()
+        choices = app.query_one(TradeoffsPane).choices()
+        assert (choices["link"], choices["model"]) == ("100gbps", "llama2-7b")
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.query_one(DiagramsPane).strategy == "pp"
+        # The other panes were not built to restore anything.
+        assert not app.query("LedgerPane") and not app.query("BubblePane")
+
+
+async def test_the_side_pane_comes_back_only_at_the_layout_it_was_left_at(tmp_path: Path) -> None:
+    with_settings(
+        tmp_path,
+        "resume: {S15: {section: core, side_tab: diagrams, side_shown: true, side_size: medium}}\n",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:  # wide: shown, as the default says
+        await pilot.pause()
+        assert app.query_one("#side").display and app.query(DiagramsPane)
+        assert not app.query("LedgerPane")  # only the tab shown is built
+    with_settings(tmp_path, "resume: {S15: {section: core, side_shown: false, side_size: wide}}\n")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#side").display
+    app = app_for(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:  # narrow: the lesson first, always
+        await pilot.pause()
+        assert app.query_one("#reading").display and not app.query_one("#side").display
+        assert app.main_screen.current_section == "core"
+
+
+async def test_stale_values_fall_back_quietly_to_the_defaults(tmp_path: Path) -> None:
+    with_settings(
+        tmp_path,
+        "resume:\n  S15:\n    section: removed-section\n    block: 40\n    side_tab: diagrams\n"
+        "    side_shown: true\n    side_size: medium\n"
+        "    panes:\n      diagrams: {strategy: zero4}\n"
+        "      tradeoffs: {link: carrier-pigeon, world: '16', model: gpt-9, batch: '64'}\n",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert app.main_screen.current_section == "__meta__"
+        assert app.query_one("#reading").scroll_y == 0
+        assert app.query_one(DiagramsPane).strategy == "dp"
+        await pilot.press("f10")
+        await pilot.pause()
+        choices = app.query_one(TradeoffsPane).choices()
+        assert (choices["link"], choices["model"]) == ("400gbps", "lesson-1b")
+        assert not app.screen.query("Toast")  # quietly
+
+
+async def test_moves_are_written_after_the_last_one_never_per_scroll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[dict[str, Any]] = []
+    save = SettingsStore.save
+
+    def counted(store: SettingsStore, settings: Settings) -> None:
+        writes.append(settings.get("resume"))
+        save(store, settings)
+
+    monkeypatch.setattr(SettingsStore, "save", counted)
+    monkeypatch.setattr(app_module, "PLACE_DELAY", 3600.0)  # never within the test
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "mechanism")
+        app.query_one("#reading").focus()
+        before = len(writes)
+        for _ in range(12):
+            await pilot.press("down")
+        await pilot.pause()
+        assert len(writes) == before  # twelve scroll steps, no write
+        assert app._place_timer is not None  # one write pending
+        await pilot.press("ctrl+q")
+    assert writes[-1]["S15"]["section"] == "mechanism"
+    assert writes[-1]["S15"]["line"] + writes[-1]["S15"]["block"] > 0
+
+
+async def test_a_move_is_written_once_the_delay_has_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    monkeypatch.setattr(app_module, "PLACE_DELAY", 0.05)
+    app = app_for(tmp_path)
+    written = asyncio.Event()
+    record = app.record_place
+
+    def recorded() -> None:
+        record()
+        if app.main_screen.current_section == "objectives":
+            written.set()
+
+    monkeypatch.setattr(app, "record_place", recorded)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+n", "ctrl+n")
+        await asyncio.wait_for(written.wait(), 10)
+        assert resume_on_disk(tmp_path)["S15"]["section"] == "objectives"
+
+
+async def test_a_read_only_window_keeps_its_place_in_memory(tmp_path: Path) -> None:
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    try:
+        app = app_for(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await goto_section(pilot, app, "core")
+            await pilot.press("ctrl+q")
+            assert app.settings.get("resume")["S15"]["section"] == "core"
+        assert not (tmp_path / "settings.yaml").exists()
+    finally:
+        other.unlock()
+
+
+def test_a_signal_writes_where_the_lesson_was_left(tmp_path: Path) -> None:
+    with shardbook(tmp_path) as terminal:
+        type_an_answer(terminal)  # through the palette to the self-check section
+        terminal.signal(signal.SIGTERM)
+        assert terminal.wait_exit() == 128 + signal.SIGTERM
+    assert resume_on_disk(tmp_path)["S15"]["section"] == "self-check"
+
+
+def test_a_restored_side_tab_is_built_after_the_first_frame(tmp_path: Path) -> None:
+    """The Diagrams tab restored beside the lesson: the first frame is drawn before the pane is
+    built (numpy, which its diagrams import, is not loaded yet), and the pane follows."""
+    with_settings(
+        tmp_path,
+        "resume: {S15: {section: core, side_tab: diagrams, side_shown: true, side_size: medium}}\n",
+    )
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "first = []\n"
+        "display = app._display\n"
+        "def drawn(screen, renderable):\n"
+        "    if not first:\n"
+        "        first.append(('numpy' in sys.modules, bool(app.query('DiagramsPane'))))\n"
+        "    return display(screen, renderable)\n"
+        "app._display = drawn\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    print(first[0], app.query_one('#side').display, bool(app.query('DiagramsPane')))\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "(False, False) True True"
+
+
+async def test_each_lesson_reopens_where_it_was_left(tmp_path: Path) -> None:
+    """Two lessons (S15 and a copy under another id): leaving one for the other keeps where
+    each was, and coming back restores it, side pane choices included."""
+    from engine.paths import resolve_content_dir
+
+    content = tmp_path / "content"
+    content.mkdir()
+    text = (resolve_content_dir(None) / "S15.yaml").read_text(encoding="utf-8")
+    copy = text.replace("\nid: S15\n", "\nid: S99\n", 1)
+    assert copy != text
+    (content / "S15.yaml").write_text(text, encoding="utf-8")
+    (content / "S99.yaml").write_text(copy, encoding="utf-8")
+    progress = tmp_path / "progress"
+    app = make_app(content_dir=content, progress_dir=progress, autosave_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await goto_section(pilot, app, "core")
+        await pilot.press("f4")
+        await pilot.pause()
+        await choose(pilot, app.query_one(DiagramsPane).query_one("#strategy", Select), "tp")
+        app.open_lesson("S99")
+        await pilot.pause()
+        assert app.main_screen.current_section == "__meta__"  # S99 was never left anywhere
+        assert app.query_one(DiagramsPane).strategy == "dp"
+        await goto_section(pilot, app, "exercises")
+        app.open_lesson("S15")
+        await pilot.pause()
+        assert app.main_screen.current_section == "core"
+        assert app.query_one(DiagramsPane).strategy == "tp"
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(progress)
+    assert (saved["S15"]["section"], saved["S99"]["section"]) == ("core", "exercises")

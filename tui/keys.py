@@ -1,0 +1,243 @@
+"""Every key lands where the learner meant: in order, and never dropped in silence.
+
+Keys in order. Textual 8.2.8 routes a key in two steps. The app takes it from the driver, runs
+priority bindings, and posts it to the widget focused at that moment. A text field inserts a
+printable character at once; any other key (backspace, end, tab, ctrl+r) bubbles through each
+ancestor's message queue back to the app, whose bindings then run it. Keys that arrive in one
+burst (over SSH, from an IME, a paste without bracketed paste) are all posted before the first
+bound key comes back: ``End BSpace BSpace 7 B`` types ``7B`` before the cursor moves and the
+backspaces run, and ``4096 Tab 32`` posts ``32`` to the first field before Tab moves the focus
+(Textualize/textual#6605; the fix proposed there, Textualize/textual#6631, runs a field's own
+bindings inline, which mends the first case only). :class:`KeyOrderApp` posts the next key only
+when the previous one is done: a :class:`KeyHandled` marker follows each key along its path, and
+once it is back at the app every handler and binding of that key has run, a focus change
+included, so the next key goes to the widget focused now. Drop the class when Textual keeps keys
+in order itself (tests/test_key_order.py sends the bursts above).
+
+No key in silence. A printable key that nothing took (no text box has the focus and no binding
+wants it) goes to the one text box of the focused item (a Reveal button's answer box), or is
+refused with a hint that replaces the previous one instead of stacking.
+
+Whole graphemes. Textual's key parser turns each code point a terminal sends into a key of its
+own, the zero-width joiners of 👨‍👩‍👧 and the tag characters of a subdivision flag included;
+Input._on_key and TextArea._on_key then insert only keys whose ``is_printable``
+(``str.isprintable``) holds, which is False for format characters (Unicode category Cf), so the
+joiners were dropped there. :func:`is_text` counts them as text; the fields in
+:mod:`tui.widgets.literal` insert them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+from collections import deque
+from typing import Any
+
+from textual import events
+from textual.app import App, ReturnType
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.notifications import Notification, Notify
+from textual.timer import Timer
+from textual.widget import Widget
+
+from tui import strings
+
+# How often a key whose marker may be lost (its widget was removed meanwhile) is checked.
+_WATCHDOG_SECONDS = 0.25
+# The refused characters the hint quotes at most (the latest ones).
+_HINT_CHARACTERS = 24
+_HINT_SECONDS = 4.0
+
+KeyInput = events.Key | events.Paste
+
+
+def is_text(character: str | None) -> bool:
+    """Whether a key's ``character`` is text to insert: printable, or a format character (Cf)
+    such as the zero-width joiner (U+200D) inside an emoji ZWJ sequence (Unicode TR #51)."""
+    return bool(character) and all(
+        char.isprintable() or unicodedata.category(char) == "Cf" for char in character or ""
+    )
+
+
+def is_format_character(character: str | None) -> bool:
+    """Whether ``character`` is text that ``str.isprintable`` (hence Textual) refuses: Cf."""
+    return is_text(character) and not (character or "").isprintable()
+
+
+class KeyHandled(Message):
+    """Follows a key along its path; back at the app, the key has been handled.
+
+    It is posted to the widget the key went to, right behind the key, and bubbles as the key
+    does, so each message queue takes it after the key. Where the key was stopped (a text field
+    took it), or once the key itself reached the app, it goes straight back to the app.
+    """
+
+    def __init__(self, key: KeyInput, app: KeyOrderApp[Any]) -> None:
+        super().__init__()
+        self.key = key
+        self.keys_app = app
+        # The message pump whose queue holds the marker now (see KeyOrderApp._check_lost_key).
+        self.holder: MessagePump = app
+
+    def _bubble_to(self, widget: MessagePump) -> None:
+        # Textual's hook for bubbling to the parent. The key's stop flag has no public reader.
+        if self.holder is self.keys_app:  # already sent back (KeyOrderApp.on_key)
+            return
+        self.send_to(self.keys_app if self.key._stop_propagation else widget)
+
+    def send_to(self, target: MessagePump) -> None:
+        """Queue the marker at ``target``, or at the app when ``target`` is closing."""
+        if not target.post_message(self._for(target)):
+            target = self.keys_app
+            target.post_message(self._for(target))
+        self.holder = target
+
+    def _for(self, target: MessagePump) -> KeyHandled:
+        # A widget on the way has no handler for the marker: with the default prevented,
+        # Textual looks for none (it stops at the first class) and only bubbles it on, so
+        # the marker costs the key behind which it travels as little as possible.
+        self.prevent_default(target is not self.keys_app)
+        return self
+
+
+class KeyOrderApp(App[ReturnType]):
+    """An App that handles keys one at a time, in the order they came (see module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._keys_waiting: deque[KeyInput] = deque()
+        self._key_marker: KeyHandled | None = None
+        self._keys_idle = asyncio.Event()
+        self._keys_idle.set()
+        self._key_watchdog: Timer | None = None
+        self._key_hint: Notification | None = None
+        self._refused = ""
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self._keys_waiting.append(event)
+            self._keys_idle.clear()
+            await self._send_next_key()
+            return
+        await super().on_event(event)
+
+    async def _send_next_key(self) -> None:
+        """Route the oldest waiting key as Textual does, unless one is still being handled."""
+        if self._key_marker is not None:
+            return
+        if not self._keys_waiting:
+            self._keys_idle.set()
+            return
+        event = self._keys_waiting.popleft()
+        # Priority bindings, then the key is posted to the focused widget (or the screen).
+        await super().on_event(event)
+        marker = self._key_marker = KeyHandled(event, self)
+        # A key the app handled itself: its marker still goes through the app's queue, behind
+        # what the binding queued there (Widget.focus is applied by a call_later).
+        marker.send_to((self.focused or self.screen) if event.is_forwarded else self)
+        if self._key_watchdog is None:
+            self._key_watchdog = self.set_interval(_WATCHDOG_SECONDS, self._check_lost_key)
+        else:
+            self._key_watchdog.reset()  # resume() would tick at once after a long pause
+
+    async def on_key_handled(self, marker: KeyHandled) -> None:
+        marker.stop()
+        if marker is self._key_marker:
+            await self._key_finished()
+
+    async def _check_lost_key(self) -> None:
+        """A marker queued at a widget that closed before passing it on never comes back."""
+        marker = self._key_marker
+        if marker is None:
+            await self._key_finished()
+            return
+        holder = marker.holder
+        if holder is self or (holder.is_attached and holder.is_running):
+            return
+        await self._key_finished()
+
+    async def _key_finished(self) -> None:
+        self._key_marker = None
+        if self._key_watchdog is not None:
+            self._key_watchdog.pause()
+        await self._send_next_key()
+
+    async def keys_done(self) -> None:
+        """Wait until every key posted to the app before this call has been handled."""
+        taken = asyncio.Event()
+        self.call_later(taken.set)  # the app's queue is in order: the keys were taken before
+        await taken.wait()
+        await self._keys_idle.wait()
+
+    # ------------------------------------------------------------------ keys nothing took
+    async def on_key(self, event: events.Key) -> None:
+        # Only a key that went up to the app without a widget taking it comes here (keys from
+        # the driver go through on_event); App._on_key runs after this handler unless it is
+        # prevented here.
+        marker = self._key_marker
+        if marker is not None and marker.key is event:
+            # Every widget on the key's path has had it: the marker need not follow it up. It
+            # is queued once the binding ran, behind what the binding queued.
+            self.call_next(marker.send_to, self)
+        if not is_text(event.character):
+            return
+        # What App._on_key does first, here to learn whether a binding took the key (this app
+        # has no key_ methods, which App._on_key would try next).
+        event.prevent_default()
+        if await self._check_bindings(event.key):
+            return
+        field = self._nearest_text_field(event)
+        if field is None:
+            self._refuse(event.character or event.key)
+            return
+        # set_focus posts Focus to the field now (Widget.focus would wait for the app's queue),
+        # so the field is entered (cursor to the end) before it gets the key.
+        field.screen.set_focus(field)
+        field.post_message(event.copy())
+
+    def _nearest_text_field(self, event: events.Key) -> Widget | None:
+        """The one text field that would take ``event`` in the innermost container of the
+        focused widget that has any; None where there are none or several."""
+        start = self.focused or self.screen
+        for container in start.ancestors_with_self:
+            if not isinstance(container, Widget):
+                return None
+            fields = [
+                widget
+                for widget in container.query("*")
+                if widget.focusable
+                and widget.check_consume_key(event.key, event.character)
+                and _shown_within(widget, container)
+            ]
+            if fields:
+                return fields[0] if len(fields) == 1 else None
+            if container is self.screen:
+                return None
+        return None
+
+    def _refuse(self, character: str) -> None:
+        """Tell the learner the key was not typed, in one toast that grows while they type."""
+        hint = self._key_hint
+        if hint is not None and not hint.has_expired:
+            self._refused = (self._refused + character)[-_HINT_CHARACTERS:]
+            self._unnotify(hint)  # Textual's own remover; App offers only clear-all publicly
+        else:
+            self._refused = character
+        self._key_hint = Notification(
+            strings.KEY_NOT_TYPED.format(text=self._refused),
+            severity="warning",
+            timeout=_HINT_SECONDS,
+            markup=False,
+        )
+        self.post_message(Notify(self._key_hint))
+
+
+def _shown_within(widget: Widget, container: Widget) -> bool:
+    """Whether ``widget`` and its ancestors up to ``container`` are displayed."""
+    for node in widget.ancestors_with_self:
+        if isinstance(node, Widget) and not node.display:
+            return False
+        if node is container:
+            return True
+    return True

@@ -1,0 +1,427 @@
+"""Guided study on the main screen: the study plan (``engine.plan``) turned into places to go.
+
+:class:`StudyGuide` belongs to the :class:`~tui.screens.main.MainScreen` and does what its keys
+ask: ``ctrl+n`` goes to the next unfinished place of the plan and puts the cursor where that
+place is worked (a section in the reader, an answer box, the Ledger's first field, the strategy
+and its note box in the Diagrams pane, a note box in Trade-offs); the plan view (F11) goes to the
+step chosen in it. It also draws the plan's states where the learner reads: the outline's marks,
+the exercises, objectives and reading links in the reader, and each side pane's line saying which
+exercises it serves.
+
+Nothing here decides what a step is or when it is done (``engine.plan`` does), and nothing here
+writes the progress: reading a section is posted as :class:`SectionRead` / :class:`SectionMoved`
+and the app records it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import OptionDoesNotExist
+
+from engine.exercises import get_note
+from engine.lesson import Item, Lesson, Section
+from engine.plan import (
+    Place,
+    Plan,
+    ReviewOutlook,
+    build_plan,
+    describe_step,
+    next_place,
+    study_places,
+)
+from engine.progress import LessonProgress
+from engine.reading import BULLET, section_blocks
+from engine.strategies import get_strategy
+from engine.timefmt import utc_now
+from tui import strings
+from tui.widgets.notes import NoteBox
+from tui.widgets.reader import BrokenLines, BrokenText, block_widget
+from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
+
+if TYPE_CHECKING:
+    from tui.screens.main import MainScreen
+
+# How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
+# lines, so not long.
+SAY_SECONDS = 4
+
+
+class SectionRead(Message):
+    """The learner scrolled to the end of section ``section_id`` (the app marks it read)."""
+
+    def __init__(self, section_id: str) -> None:
+        super().__init__()
+        self.section_id = section_id
+
+
+class SectionMoved(Message):
+    """The reader went from section ``left`` to section ``entered`` (forward: ``left`` is read,
+    :func:`engine.plan.record_move`)."""
+
+    def __init__(self, left: str, entered: str) -> None:
+        super().__init__()
+        self.left = left
+        self.entered = entered
+
+
+def _option_index(outline: OptionList, option_id: str) -> int | None:
+    """The outline's entry for ``option_id``; None before the lesson fills the outline."""
+    try:
+        return outline.get_option_index(option_id)
+    except OptionDoesNotExist:
+        return None
+
+
+def _states(plan: Plan) -> dict[str, str]:
+    return {step.id: step.state for step in plan.steps}
+
+
+def _marks(plan: Plan) -> tuple[dict[str, str], tuple[object, ...]]:
+    """What the marks show: each step's state and each objective's ratings."""
+    return _states(plan), tuple(objective.rating for objective in plan.objectives)
+
+
+class SectionEnd(Widget):
+    """The last line of a section in the reader, empty: once it is laid out (its first
+    resize), the reader's height is the section's and can tell whether its end is on screen."""
+
+    DEFAULT_CSS = "SectionEnd { height: 1; }"
+
+    def __init__(self, section_id: str) -> None:
+        super().__init__()
+        self.section_id = section_id
+
+    class LaidOut(Message):
+        """The section in the reader has been laid out."""
+
+    def render(self) -> str:
+        return ""
+
+    def on_resize(self) -> None:
+        self.post_message(self.LaidOut())
+
+
+class StudyGuide:
+    """The main screen's guided study (see module docstring)."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        # The place ctrl+n last went to: where the learner is when the focus does not say.
+        self.last_place: tuple[str, str] | None = None
+        # The plan whose states are drawn: marks are redrawn only when they change.
+        self._plan: Plan | None = None
+        # Whether ctrl+n has said how a section is read (once: then it would hide the text).
+        self._said_read = False
+
+    @property
+    def lesson(self) -> Lesson | None:
+        return self.screen.lesson
+
+    @property
+    def progress(self) -> LessonProgress:
+        return self.screen.progress
+
+    # ----------------------------------------------------------------- the plan
+    def plan(self, reviews: bool = False) -> Plan:
+        """The plan now. ``reviews``: with the real review outlook (imports the quiz engine);
+        otherwise the reviews step counts as done, which changes no lesson step's state."""
+        assert self.lesson is not None
+        outlook = None if reviews else ReviewOutlook(at=utc_now())
+        return build_plan(self.lesson, self.progress, reviews=outlook)
+
+    def refresh(self) -> str:
+        """Draw the plan's states where they show (outline, reader, side panes) if they
+        changed since last drawn; returns the header's figure (``""`` without a lesson)."""
+        if self.lesson is None:
+            self._plan = None
+            return ""
+        plan = self.plan()
+        drawn = self._plan
+        self._plan = plan
+        if drawn is None or _marks(drawn) != _marks(plan):
+            self._draw_states()
+        return plan.figure
+
+    def forget_states(self) -> None:
+        """A lesson was opened: every mark is drawn again at the next refresh."""
+        self._plan = None
+        self.last_place = None
+
+    @property
+    def drawn(self) -> Plan:
+        """The plan whose states are drawn (computed now if none is yet)."""
+        if self._plan is None:
+            self._plan = self.plan()
+        return self._plan
+
+    def state(self, step_id: str) -> str:
+        """A step's state as drawn (``todo`` for an id the plan does not have)."""
+        try:
+            return self.drawn.step(step_id).state
+        except KeyError:
+            return "todo"
+
+    def _draw_states(self) -> None:
+        screen = self.screen
+        outline = screen.query_one("#outline", OptionList)
+        for section in screen.sections:
+            if _option_index(outline, section.id) is not None:
+                outline.replace_option_prompt(section.id, self.outline_prompt(section))
+        for item in screen.query(ExerciseItem):
+            item.show_state(self.state(item.step_id))
+        for objective in screen.query(ObjectiveItem):
+            trained, all_done = self._trained(objective.item.id)
+            objective.show(trained, self.progress.objective_rating(objective.item.id), all_done)
+        for banner in screen.query(PaneExercises):
+            banner.show_states(self.lesson, _states(self.drawn))
+        for diagrams in screen.query("DiagramsPane"):
+            if diagrams.is_mounted:
+                diagrams.refresh_marks()  # type: ignore[attr-defined]
+
+    def outline_prompt(self, section: Section) -> BrokenLines:
+        """A section's outline entry: the state of its steps together (its glyph), then its
+        title."""
+        if self.lesson is None:
+            return BrokenLines(section.title)
+        state = self.drawn.section_state(section.id)
+        return BrokenLines(f"{strings.STATE_GLYPHS[state]} {section.title}")
+
+    def _trained(self, objective_id: str) -> tuple[str, bool]:
+        """What trains an objective, each with its state's glyph; and whether all are done."""
+        plan = self.drawn
+        objective = next((o for o in plan.objectives if o.id == objective_id), None)
+        if objective is None or not objective.trained_by:
+            return "", False
+        parts = []
+        for step_id in objective.trained_by:
+            step = plan.step(step_id)
+            parts.append(f"{step.kind} {step.number} {strings.STATE_GLYPHS[step.state]}")
+        total = len(objective.trained_by)
+        text = strings.OBJECTIVE_TRAINED.format(
+            trainers=", ".join(parts), done=objective.trained_done, total=total
+        )
+        return text, objective.trained_done == total
+
+    # ----------------------------------------------------------------- the reader
+    def section_widgets(self, section: Section) -> list[Widget] | None:
+        """The reader's widgets for a section whose items are worked or followed from the
+        reader (exercises, objectives, items with links); None for any other section."""
+        if self.lesson is None:
+            return None
+        kinds = ("exercises", "objectives")
+        if section.kind not in kinds and not any(item.links for item in section.items):
+            return None
+        widgets: list[Widget] = []
+        items = iter(enumerate(section.items, start=1))
+        for block in section_blocks(section):
+            if block.kind != "item":
+                widgets.append(block_widget(block))
+                continue
+            number, item = next(items)
+            widgets.extend(self._item_widgets(section, item, number, block.marker))
+        hint = {"exercises": strings.EXERCISE_HINT, "objectives": strings.OBJECTIVE_HINT}
+        widgets.append(BrokenText(hint.get(section.kind, strings.LINK_HINT), classes="hint"))
+        return widgets
+
+    def meta_widgets(self) -> list[Widget]:
+        """On the lesson's first page: how far the plan is and what comes next."""
+        plan = self.drawn
+        following = plan.next_step
+        step = describe_step(following).replace("\n", " ") if following else ""
+        text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
+        return [BrokenText(text if following else strings.META_DONE, classes="hint meta-next")]
+
+    def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
+        if section.kind == "exercises":
+            return [ExerciseItem(item, number, self.state(f"exercise:{item.id}"))]
+        if section.kind == "objectives":
+            trained, all_done = self._trained(item.id)
+            objective = ObjectiveItem(
+                item, number, trained, self.progress.objective_rating(item.id)
+            )
+            objective.show(trained, objective.rating, all_done)
+            return [objective]
+        widgets: list[Widget] = [BrokenText(item.text, marker=marker or BULLET)]
+        indent = " " * len(marker or BULLET)
+        widgets.extend(ReadingLink(link.label, link.url, indent) for link in item.links)
+        return widgets
+
+    def check_section_end(self) -> None:
+        """Post :class:`SectionRead` when the reader shows the end of the current section:
+        laid out (its :class:`SectionEnd` has a size) and scrolled to its end, or short
+        enough to need no scrolling."""
+        screen = self.screen
+        section_id = screen.current_section
+        if self.lesson is None or section_id in self.progress.read:
+            return
+        if not any(section.id == section_id for section in screen.sections):
+            return
+        reading = screen.query_one("#reading")
+        # The section's own end: the one before it may not be removed yet.
+        ends = [end for end in reading.query_children(SectionEnd) if end.section_id == section_id]
+        if not screen.arrangement.reading or not ends or not ends[-1].size.height:
+            return
+        if reading.scroll_y >= reading.max_scroll_y:
+            screen.post_message(SectionRead(section_id))
+
+    # ----------------------------------------------------------------- ctrl+n
+    def current_place(self) -> tuple[str, str] | None:
+        """Where the learner is: the answer or note box that has the focus, else the section
+        the reader shows when the focus is in it, else where ctrl+n last went (a calculator's
+        field says nothing: the learner may be trying it out, not working an exercise)."""
+        screen = self.screen
+        focused = screen.focused
+        if focused is not None and self.lesson is not None:
+            for node in focused.ancestors_with_self:
+                if isinstance(node, NoteBox):
+                    return self._box_place(node)
+                if node.id == "reading":
+                    section = screen.current_section
+                    if any(s.id == section for s in screen.sections):
+                        return (f"read:{section}", "")
+                    return self.last_place
+        return self.last_place
+
+    def _box_place(self, box: NoteBox) -> tuple[str, str] | None:
+        item_id = box.item.id
+        if box.kind == "answers":
+            return (f"self-check:{item_id}", "")
+        if box.kind == "reflections":
+            return (f"reflection:{item_id}", "")
+        for item in self.lesson.exercises if self.lesson else ():
+            if item_id in item.notes:
+                return (f"exercise:{item.id}", item_id)
+        return self.last_place
+
+    async def next_step(self) -> None:
+        """ctrl+n: the next unfinished place, with the cursor where it is done. On a section
+        not read to its end it pages down first."""
+        screen = self.screen
+        if self.lesson is None:
+            screen.notify(screen.lesson_error or strings.LESSON_ERROR_TITLE, severity="error")
+            return
+        if not screen.query_one("#outline", OptionList).option_count:
+            return  # a key before the lesson is on screen
+        self.refresh()
+        plan = self.drawn
+        current = self.current_place()
+        section_step = f"read:{screen.current_section}"
+        if current is not None and current[0] == section_step and not plan.step(section_step).done:
+            # A section not read to its end: ctrl+n reads on (the lesson back on screen first).
+            reading = screen.query_one("#reading")
+            self.last_place = current
+            if not screen.arrangement.reading:
+                await self.show_in_reader(screen.current_section)
+                screen.set_focus(reading)
+                return
+            if reading.scroll_y < reading.max_scroll_y:
+                reading.scroll_page_down(animate=False)
+                return
+        place = next_place(study_places(plan, self.progress), current)
+        if place is None:
+            await self._all_done()
+            return
+        await self.go(place, plan)
+
+    async def _all_done(self) -> None:
+        plan = self.plan(reviews=True)
+        reviews = plan.step("reviews")
+        if not reviews.done:
+            await self.go(Place(reviews), plan)
+            return
+        assert self.lesson is not None
+        if self.progress.status == "complete":
+            self.screen.notify(strings.ALL_DONE_COMPLETE.format(lesson=self.lesson.id))
+        else:
+            text = strings.ALL_DONE.format(lesson=self.lesson.id, counts=plan.counts.line())
+            self.screen.notify(text, timeout=SAY_SECONDS)
+
+    async def go_to_step(self, step_id: str) -> None:
+        """Go to step ``step_id`` (the plan view, Enter on an exercise): its first place not
+        done, or its first place."""
+        if self.lesson is None:
+            return
+        plan = self.plan(reviews=step_id == "reviews")
+        places = [place for place in study_places(plan, self.progress) if place.step.id == step_id]
+        if not places:
+            return
+        await self.go(next((p for p in places if not p.done), places[0]), plan)
+
+    async def go(self, place: Place, plan: Plan) -> None:
+        """Put the learner at ``place``: the pane opened, the field focused, and say so."""
+        screen = self.screen
+        step = place.step
+        self.last_place = place.key
+        target: Widget | None = None
+        if step.kind == "reviews":
+            await self.screen.app.run_action("quiz")
+        elif step.kind == "exercise":
+            pane = await screen.open_side_tab(step.worked_in)
+            content = next(iter(pane.children), None)
+            find = getattr(content, "study_target", None)
+            if find is not None:
+                target = await find(place.note_id)
+        else:
+            await self.show_in_reader(step.section_id)
+            target = screen.query_one("#reading")
+            if step.kind in ("self-check", "reflection"):
+                for box in screen.query("#reading NoteBox").results(NoteBox):
+                    if box.item.id == step.item_id:
+                        target = box.text_area
+        if target is not None:
+            # Scrolled to once laid out: a pane just built has no regions to scroll to yet.
+            screen.set_focus(target, scroll_visible=False)
+            shown = target.parent if isinstance(target, TextArea) else target
+            if isinstance(shown, Widget):
+                screen.call_after_refresh(shown.scroll_visible, animate=False)
+        self.say(place, plan)
+
+    async def show_in_reader(self, section_id: str) -> None:
+        """Show section ``section_id`` in the reader, on screen, and wait until it is built."""
+        screen = self.screen
+        screen.zoomed = False
+        if screen.size_class == "narrow":
+            screen.side_shown = False
+        screen.outline_open = False
+        if section_id != screen.current_section:
+            mounting = screen.show_section(section_id)
+            outline = screen.query_one("#outline", OptionList)
+            index = _option_index(outline, section_id)
+            if index is not None:
+                outline.highlighted = index
+            await mounting
+
+    def say(self, place: Place, plan: Plan) -> None:
+        """Tell the learner which step this is and what to do here (for a section to read, only
+        the first time: the message would cover the text)."""
+        step = place.step
+        if step.kind == "read":
+            if self._said_read:
+                return
+            self._said_read = True
+        lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
+        number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step.id), 0)
+        # Short: the pane or the box's label shows the lesson's own words.
+        what = f"{step.kind} {step.number}" if step.number else describe_step(step)
+        if place.note_id:
+            note = get_note(place.note_id)
+            if note.strategy:
+                what += f", {get_strategy(note.strategy).title.split(' - ')[0]}: {note.label}"
+            say = strings.STEP_SAY["note" if note.answered_by else "free-note"]
+        elif step.kind == "exercise":
+            say = strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]
+        else:
+            say = strings.STEP_SAY[step.kind]
+        if step.kind == "reflection":
+            what = describe_step(step)
+        if step.kind == "reviews":
+            text = say
+        else:
+            text = strings.STEP_HERE.format(
+                number=number, total=len(lesson_steps), step=what.replace("\n", " "), say=say
+            )
+        self.screen.notify(text, timeout=SAY_SECONDS)

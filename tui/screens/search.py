@@ -1,0 +1,257 @@
+"""Search (``/``, ctrl+f) and the notes view (ctrl+e), over the main screen.
+
+:class:`SearchScreen` searches the lesson text as the reader shows it and the learner's own
+answers, reflections and exercise notes (``engine.search``) as the query is typed, and lists the
+hits, each with its section (and the field, for the learner's text) and a snippet with the match
+marked. Enter takes the highlighted hit; the main screen then shows it (``MainScreen.jump_to``).
+:class:`NotesScreen` lists everything the learner wrote, in the lesson's order, read-only; Enter
+goes to where the entry is edited.
+
+Everything shown is literal: the query, the lesson's and the learner's text are never parsed as
+markup or a pattern (``Content``, ``Text``; control characters drawn as visible symbols).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.lesson import Lesson
+from engine.linebreak import hanging_lines, widest
+from engine.progress import LessonProgress
+from engine.search import Hit, Place, clip, learner_places, search, snippet
+from tui import strings
+from tui.widgets.literal import LiteralInput, visible_text
+from tui.widgets.reader import MATCH_STYLE
+
+MAX_LISTED = 200
+"""Hits listed at most (a query of one common character matches thousands)."""
+
+
+def place_heading(place: Place, titles: Mapping[str, str]) -> str:
+    """Where ``place`` is, in words: its section, and for the learner's text the field."""
+    section = titles.get(place.section_id, strings.SEARCH_NO_SECTION)
+    if place.source == "lesson":
+        return section
+    field = strings.SEARCH_FIELDS[place.source].format(number=place.number, label=place.label)
+    return f"{section} · {field}"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What the search screen returns: the query as typed (shown again next time) and the hit
+    chosen (None when the learner closed it)."""
+
+    query: str
+    hit: Hit | None
+
+
+class SearchScreen(ModalScreen[SearchResult]):
+    """Type to search; up/down choose a hit, Enter shows it, escape closes."""
+
+    DEFAULT_CSS = """
+    SearchScreen { align: center top; }
+    #search-body {
+        width: 100%; max-width: 110; height: 100%;
+        background: $surface; border: thick $primary; padding: 0 1;
+    }
+    #search-query { margin: 0 0 0 0; }
+    #search-count { color: $text-muted; }
+    #search-hits { height: 1fr; border: none; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", strings.SEARCH_CLOSE, id="search_close"),
+        Binding("down", "move(1)", strings.SEARCH_NEXT, show=False, id="search_next"),
+        Binding("up", "move(-1)", strings.SEARCH_PREVIOUS, show=False, id="search_previous"),
+        Binding("pagedown", "move(10)", strings.SEARCH_NEXT, show=False, id="search_page_down"),
+        Binding("pageup", "move(-10)", strings.SEARCH_PREVIOUS, show=False, id="search_page_up"),
+        Binding("ctrl+f", "focus_query", strings.SEARCH_QUERY, show=False, id="search_query"),
+    ]
+    HELP = strings.SEARCH_HELP
+
+    def __init__(
+        self, lesson: Lesson, progress: LessonProgress, query: str, titles: Mapping[str, str]
+    ) -> None:
+        super().__init__()
+        self.lesson = lesson
+        self.progress = progress
+        self.titles = titles
+        self._query = query
+        self.hits: list[Hit] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-body"):
+            yield Static(strings.SEARCH_TITLE, classes="section-title", markup=False)
+            yield LiteralInput(
+                self._query, placeholder=strings.SEARCH_PLACEHOLDER, id="search-query"
+            )
+            yield Static("", id="search-count", markup=False)
+            yield OptionList(id="search-hits")
+            yield Static(strings.SEARCH_KEYS, classes="hint", markup=False)
+
+    @property
+    def query_input(self) -> Input:
+        return self.query_one("#search-query", Input)
+
+    def on_mount(self) -> None:
+        self.run_search(self._query)
+
+    def action_focus_query(self) -> None:
+        self.set_focus(self.query_input)
+
+    def action_close(self) -> None:
+        self.dismiss(SearchResult(self.query_input.value, None))
+
+    def action_move(self, delta: int) -> None:
+        hits = self.query_one("#search-hits", OptionList)
+        if hits.option_count:
+            current = hits.highlighted if hits.highlighted is not None else -1
+            hits.highlighted = max(0, min(hits.option_count - 1, current + delta))
+
+    @on(Input.Changed, "#search-query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.run_search(event.value)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.run_search(self.query_input.value)  # snippets fit the new width
+
+    def _width(self) -> int:
+        width = self.query_one("#search-hits", OptionList).scrollable_content_region.width
+        return max(10, (width or self.app.size.width - 6) - 2)
+
+    def run_search(self, query: str) -> None:
+        """List the hits of ``query`` (all of them up to :data:`MAX_LISTED`)."""
+        self.hits = search(self.lesson, self.progress, query)
+        count = self.query_one("#search-count", Static)
+        if not query.strip():
+            count.update(Content(strings.SEARCH_EMPTY))
+        elif not self.hits:
+            count.update(Content(strings.SEARCH_NONE))
+        elif len(self.hits) > MAX_LISTED:
+            count.update(
+                Content(strings.SEARCH_MANY.format(count=len(self.hits), shown=MAX_LISTED))
+            )
+        else:
+            count.update(Content(strings.SEARCH_COUNT.format(count=len(self.hits))))
+        width = self._width()
+        options = self.query_one("#search-hits", OptionList)
+        options.clear_options()
+        options.add_options(
+            Option(self._prompt(hit, width), id=str(index))
+            for index, hit in enumerate(self.hits[:MAX_LISTED])
+        )
+        if self.hits:
+            options.highlighted = 0
+
+    def _prompt(self, hit: Hit, width: int) -> Content:
+        heading = Content(clip(visible_text(place_heading(hit.place, self.titles)), width))
+        # Control characters become one-cell symbols first, so the snippet fits as measured.
+        found = snippet(visible_text(hit.place.text), hit.start, hit.end, width)
+        line = Content.assemble(found.before, (found.match, MATCH_STYLE), found.after)
+        return Content("\n").join([heading.stylize("dim"), line])
+
+    def _choose(self, index: int | None) -> None:
+        if index is None or not 0 <= index < len(self.hits):
+            return
+        self.dismiss(SearchResult(self.query_input.value, self.hits[index]))
+
+    @on(Input.Submitted, "#search-query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._choose(self.query_one("#search-hits", OptionList).highlighted)
+
+    @on(OptionList.OptionSelected, "#search-hits")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._choose(event.option_index)
+
+
+class EntryPrompt:
+    """One entry of the notes view: where it is (bold), then the learner's text broken by the
+    reader's rule (``engine.linebreak``) and indented under it, literally."""
+
+    def __init__(self, heading: str, text: str) -> None:
+        self.heading = visible_text(heading)
+        self.text = visible_text(text)
+
+    def __str__(self) -> str:
+        return f"{self.heading}\n{self.text}"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width, 1)
+        heading = hanging_lines(self.heading, width, "", "  ")
+        body = hanging_lines(self.text, width, "  ")
+        yield Text("\n".join(heading), style="bold", no_wrap=True, overflow="crop")
+        yield Text("\n".join(body), no_wrap=True, overflow="crop")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        lines = [*self.heading.splitlines(), *self.text.splitlines()]
+        return Measurement(1, widest(lines or [""]) + 2)
+
+
+class NotesScreen(ModalScreen[Place | None]):
+    """Everything the learner wrote, read-only, in the lesson's order; Enter goes to where the
+    highlighted entry is edited, escape closes."""
+
+    DEFAULT_CSS = """
+    NotesScreen { align: center top; }
+    #notes-body {
+        width: 100%; max-width: 110; height: 100%;
+        background: $surface; border: thick $primary; padding: 0 1;
+    }
+    #notes-count { color: $text-muted; }
+    #notes-entries { height: 1fr; border: none; }
+    #notes-entries > .option-list--option { padding: 0 0 1 0; }
+    """
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", strings.SEARCH_CLOSE, id="notes_close"),
+        Binding("ctrl+e", "dismiss(None)", strings.SEARCH_CLOSE, show=False, id="notes_again"),
+    ]
+    HELP = strings.NOTES_HELP
+
+    def __init__(self, lesson: Lesson, progress: LessonProgress, titles: Mapping[str, str]) -> None:
+        super().__init__()
+        self.places = learner_places(lesson, progress)
+        self.titles = titles
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="notes-body"):
+            yield Static(strings.NOTES_TITLE, classes="section-title", markup=False)
+            count = strings.NOTES_COUNT.format(count=len(self.places))
+            yield Static(
+                count if self.places else strings.NOTES_EMPTY, id="notes-count", markup=False
+            )
+            yield OptionList(
+                *(
+                    Option(
+                        EntryPrompt(place_heading(place, self.titles), place.text), id=str(index)
+                    )
+                    for index, place in enumerate(self.places)
+                ),
+                id="notes-entries",
+            )
+            yield Static(strings.NOTES_KEYS, classes="hint", markup=False)
+
+    def on_mount(self) -> None:
+        entries = self.query_one("#notes-entries", OptionList)
+        if self.places:
+            entries.highlighted = 0
+        self.set_focus(entries)
+
+    @on(OptionList.OptionSelected, "#notes-entries")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.places[event.option_index])

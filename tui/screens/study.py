@@ -1,0 +1,205 @@
+"""Modal screens of guided study: the study plan (F11), the session summary, and a yes/no
+confirmation (F9 on an unfinished plan, looking at an answer before writing the note).
+
+Every text is shown literally (lesson text, the learner's counts): :class:`BrokenText` and
+``Content``, never markup.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from engine.plan import Plan, describe_step, review_line
+from engine.progress import RATING_LABELS
+from tui import strings
+from tui.widgets.reader import BrokenLines, BrokenText
+
+_MODAL_CSS = """
+    {name} {{ align: center middle; }}
+    {name} > Vertical {{
+        width: 96; max-width: 100%; height: auto; max-height: 100%;
+        background: $surface; border: thick $primary; padding: 0 1;
+    }}
+    {name} .hint {{ margin: 0; }}
+"""
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A question with a yes (enter, y) and a no (escape, n); dismissed with True or False."""
+
+    DEFAULT_CSS = (
+        _MODAL_CSS.format(name="ConfirmScreen")
+        + "ConfirmScreen VerticalScroll { height: auto; max-height: 20; }"
+    )
+    BINDINGS = [
+        Binding("enter,y", "dismiss(True)", "Yes", id="confirm_yes"),
+        Binding("escape,n", "dismiss(False)", "No", id="confirm_no"),
+    ]
+
+    def __init__(self, question: str, lines: tuple[str, ...] = (), ask: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.lines = lines
+        self.ask = ask
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield BrokenText(strings.CONFIRM_TITLE, classes="section-title")
+            with VerticalScroll(can_focus=False):
+                yield BrokenText(self.question, classes="confirm-question")
+                for line in self.lines:
+                    yield BrokenText(line, marker="- ", classes="confirm-line")
+                if self.ask:
+                    yield BrokenText(self.ask, classes="confirm-ask")
+            yield BrokenText(strings.CONFIRM_YES, classes="hint")
+
+
+class SummaryScreen(ModalScreen[None]):
+    """The session summary (:func:`engine.session.render_summary`); escape closes it."""
+
+    DEFAULT_CSS = (
+        _MODAL_CSS.format(name="SummaryScreen")
+        + "SummaryScreen VerticalScroll { height: auto; max-height: 30; }"
+    )
+    BINDINGS = [
+        Binding("escape,s,q", "dismiss(None)", "Close", id="summary_close"),
+    ]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield BrokenText(strings.SUMMARY_TITLE, classes="section-title")
+            with VerticalScroll():
+                yield BrokenText(self.text.rstrip("\n"), classes="summary-text")
+            yield BrokenText(strings.SUMMARY_HINT, classes="hint")
+
+
+def step_line(plan: Plan, index: int) -> str:
+    """A step as the plan view lists it: state glyph and word, then what it is and where."""
+    step = plan.steps[index]
+    glyph = strings.STATE_GLYPHS[step.state]
+    words = strings.STATE_WORDS[step.state]
+    where = ""
+    if step.kind == "exercise":
+        where = f" · {strings.PANE_WORDS.get(step.worked_in, step.worked_in)}"
+    return f"{glyph} {words:<7} {describe_step(step)}{where}".replace("\n", " ")
+
+
+def objective_lines(plan: Plan) -> list[str]:
+    """Each objective with both of the learner's ratings and what trains it."""
+    return [
+        strings.PLAN_OBJECTIVE.format(
+            number=number,
+            text=objective.text,
+            start=RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED),
+            end=RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED),
+            done=objective.trained_done,
+            total=len(objective.trained_by),
+        )
+        for number, objective in enumerate(plan.objectives, start=1)
+    ]
+
+
+class PlanScreen(ModalScreen[str | None]):
+    """The study plan: the counts, the next step, every step with its state, the objectives
+    with both ratings and the reviews. Enter on a step goes to it (the screen is dismissed with
+    its id); ``s`` shows the session summary; escape closes."""
+
+    DEFAULT_CSS = (
+        _MODAL_CSS.format(name="PlanScreen")
+        + """
+    PlanScreen > Vertical { height: 100%; }
+    PlanScreen OptionList { height: 1fr; border: none; padding: 0; }
+    PlanScreen .plan-head { margin: 0; }
+    """
+    )
+    BINDINGS = [
+        Binding("escape,f11", "dismiss(None)", "Close", id="plan_close"),
+        Binding("s", "summary", "Session summary", id="plan_summary"),
+        # Handled here, not through the list's own enter: the step is reached (its field
+        # focused) before the next key is looked at.
+        Binding("enter", "go", "Go there", priority=True, id="plan_go"),
+    ]
+    HELP = (
+        "The study plan: every step of the lesson in its order with its state (◌ to do, ◔ "
+        "started, ✓ done), the counts, your ratings of the objectives and the reviews. Arrows "
+        "move, enter goes to the step with the cursor where it is done; s shows what this "
+        "session did; escape closes. ctrl+n goes to the next unfinished step from anywhere."
+    )
+
+    def __init__(self, plan: Plan, session_line: str = "") -> None:
+        super().__init__()
+        self.plan = plan
+        self.session_line = session_line
+
+    def compose(self) -> ComposeResult:
+        plan = self.plan
+        following = plan.next_step
+        head = [
+            plan.counts.line(),
+            strings.PLAN_NEXT.format(step=describe_step(following))
+            if following
+            else strings.PLAN_NEXT_NONE,
+        ]
+        if self.session_line:
+            head.append(self.session_line)
+        indent = " " * cell_len("◌ to do   ")
+        options: list[Option | None] = [
+            Option(BrokenLines(step_line(plan, index), indent), id=step.id)
+            for index, step in enumerate(plan.steps)
+        ]
+        options.append(None)
+        options.append(Option(BrokenLines(strings.PLAN_OBJECTIVES), disabled=True))
+        options.extend(
+            Option(BrokenLines(line, "   "), id=f"objective:{plan.objectives[n].id}", disabled=True)
+            for n, line in enumerate(objective_lines(plan))
+        )
+        options.append(None)
+        options.append(Option(BrokenLines(review_line(plan.reviews)), disabled=True))
+        with Vertical():
+            title = strings.PLAN_TITLE.format(lesson=plan.lesson_id, figure=plan.figure)
+            yield BrokenText(title, classes="section-title plan-head")
+            yield BrokenText("\n".join(head), classes="plan-head")
+            yield OptionList(*options, id="plan-steps")
+            yield BrokenText(strings.PLAN_HINT, classes="hint")
+
+    def on_mount(self) -> None:
+        # The plan says where each step is: a toast of the last ctrl+n would cover its counts.
+        self.app.clear_notifications()
+        steps = self.query_one(OptionList)
+        following = self.plan.next_step
+        ids = [step.id for step in self.plan.steps]
+        steps.highlighted = ids.index(following.id) if following else 0
+        self.set_focus(steps)
+
+    async def action_go(self) -> None:
+        """Close the plan and go to the highlighted step (the screen is dismissed with its id
+        once there)."""
+        steps = self.query_one("#plan-steps", OptionList)
+        index = steps.highlighted
+        option = steps.get_option_at_index(index) if index is not None else None
+        if option is None or option.disabled or option.id is None:
+            return
+        await self.app.pop_screen()
+        go_to_step = getattr(self.app.screen, "go_to_step", None)
+        if go_to_step is not None:
+            await go_to_step(option.id)
+
+    @on(OptionList.OptionSelected, "#plan-steps")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        # A click on a step (enter is the binding above).
+        event.stop()
+        self.dismiss(event.option.id)
+
+    async def action_summary(self) -> None:
+        await self.app.run_action("session_summary")

@@ -1,0 +1,154 @@
+"""Lesson text drawn in lines the app broke itself (``engine.linebreak``), again on every resize.
+
+Textual and Rich wrap only at spaces, so mixed Chinese/Latin text came out as ``checkpointi`` /
+``ng`` and ``r`` / ``educe-scatter``, and a ``。`` could start a line. A :class:`BrokenText` breaks
+its text at its own width with the project's rule (UAX #14 plus: words and identifiers whole, no
+line starting with closing punctuation) and draws exactly those lines; a list item's continuation
+lines are indented under its text. The text is shown literally (``Content(text)``, never markup),
+and it can be selected and copied like any Textual text. A search match in it can be marked
+(:meth:`BrokenText.highlight`), wherever the lines break.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+from textual.content import Content
+from textual.geometry import Size
+from textual.widget import Widget
+
+from engine.linebreak import break_text, hanging_lines, hanging_spans, widest
+from engine.reading import Block
+
+MATCH_STYLE = "bold reverse"
+"""How a search match is marked in the lesson text."""
+
+
+class BrokenText(Widget):
+    """A text broken into lines at the widget's width (see module docstring).
+
+    ``marker`` is drawn before the first line (``"1. "``, ``"• "``) and the lines after it are
+    indented by its width.
+    """
+
+    DEFAULT_CSS = """
+    BrokenText {
+        width: 1fr;
+        height: auto;
+        text-wrap: nowrap;
+        text-overflow: clip;
+    }
+    """
+
+    def __init__(
+        self, text: str, *, marker: str = "", id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._text = text
+        self._marker = marker
+        self._lines: tuple[int, list[str]] = (-1, [])
+        self._highlight: tuple[int, int] | None = None
+
+    @property
+    def text(self) -> str:
+        """The text, as given (without the marker)."""
+        return self._text
+
+    @property
+    def marker(self) -> str:
+        return self._marker
+
+    def update(self, text: str) -> None:
+        """Show ``text`` instead (broken at the same width)."""
+        self._text = text
+        self._lines = (-1, [])
+        self.refresh(layout=True)
+
+    def lines_at(self, width: int) -> list[str]:
+        """The lines drawn at ``width`` cells (cached for the last width)."""
+        width = max(width, 1)
+        if self._lines[0] != width:
+            if self._marker:
+                lines = hanging_lines(self._text, width, self._marker)
+            else:
+                lines = [line.rstrip(" ") for line in break_text(self._text, width)]
+            self._lines = (width, lines)
+        return self._lines[1]
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines on screen now."""
+        return self.lines_at(self.size.width)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        # The text unbroken: the width it asks for where it may be as wide as it likes.
+        return cell_len(self._marker) + widest(self._text.splitlines())
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines_at(width)) if width else 0
+
+    @property
+    def highlighted(self) -> tuple[int, int] | None:
+        """The marked span of :attr:`text` (``start``, ``end``), or None."""
+        return self._highlight
+
+    def highlight(self, start: int, end: int) -> None:
+        """Mark ``text[start:end]`` (a search match) on the lines it falls on."""
+        self._highlight = (start, end)
+        self.refresh()
+
+    def clear_highlight(self) -> None:
+        if self._highlight is not None:
+            self._highlight = None
+            self.refresh()
+
+    def line_of(self, offset: int) -> int:
+        """The line (0-based, at the current width) that shows ``text[offset]``."""
+        spans = hanging_spans(self._text, max(self.size.width, 1), self._marker)
+        for index, (_prefix, start, end) in enumerate(spans):
+            if offset < end or (start == end and offset == start):
+                return index
+        return max(len(spans) - 1, 0)
+
+    def render(self) -> Content:
+        content = Content("\n".join(self.lines))
+        if self._highlight is None:
+            return content
+        low, high = self._highlight
+        position = 0
+        for prefix, start, end in hanging_spans(self._text, max(self.size.width, 1), self._marker):
+            if start < high and low < end:
+                begin = position + len(prefix) + max(low, start) - start
+                content = content.stylize(
+                    MATCH_STYLE, begin, begin + min(high, end) - max(low, start)
+                )
+            position += len(prefix) + end - start + 1
+        return content
+
+
+def block_widget(block: Block) -> BrokenText:
+    """The widget that shows one block of ``engine.reading`` (its kind is its CSS class)."""
+    return BrokenText(block.text, marker=block.marker, classes=f"block-{block.kind}")
+
+
+class BrokenLines:
+    """A Rich renderable of ``text`` broken at whatever width it is drawn in, its continuation
+    lines indented by ``indent`` so that they never look like entries of their own (an outline
+    title that wraps). Widgets that draw Rich renderables (an OptionList's options) break it
+    again when their width changes."""
+
+    def __init__(self, text: str, indent: str = "  ") -> None:
+        self.text = text
+        self.indent = indent
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = hanging_lines(self.text, options.max_width, "", self.indent)
+        yield Text("\n".join(lines), no_wrap=True, overflow="crop")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, widest(self.text.splitlines() or [""]))

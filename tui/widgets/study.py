@@ -1,0 +1,246 @@
+"""The study plan in the reader and the panes: exercises that open where they are worked,
+objectives the learner rates, reading links that open in the browser, and each pane's line
+saying which exercises it serves.
+
+Lesson text is shown literally (:class:`tui.widgets.reader.BrokenText`). The widgets never change
+the progress themselves: they post messages up (:class:`StepChosen`, :class:`ObjectiveRated`,
+:class:`AnswerLooked`) and the app records them, as the answer boxes do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+
+from engine.lesson import Item, Lesson
+from engine.plan import step_states
+from engine.progress import RATING_LABELS, RATING_PHASES, ObjectiveRating
+from tui import strings
+from tui.widgets.reader import BrokenText
+
+
+def state_text(state: str) -> tuple[str, str]:
+    """(glyph, words) of a step state."""
+    return strings.STATE_GLYPHS[state], strings.STATE_WORDS[state]
+
+
+class StepChosen(Message):
+    """The learner asked to work step ``step_id`` (Enter on an exercise, a step in the plan)."""
+
+    def __init__(self, step_id: str) -> None:
+        super().__init__()
+        self.step_id = step_id
+
+
+class ObjectiveRated(Message):
+    """The learner rated objective ``objective_id`` for ``phase`` (``level`` None: cleared)."""
+
+    def __init__(self, objective_id: str, phase: str, level: str | None) -> None:
+        super().__init__()
+        self.objective_id = objective_id
+        self.phase = phase
+        self.level = level
+
+
+class AnswerLooked(Message):
+    """The learner confirmed looking at the engine's answer to ``note_ids`` before writing."""
+
+    def __init__(self, note_ids: Sequence[str]) -> None:
+        super().__init__()
+        self.note_ids = tuple(note_ids)
+
+
+class StudyItem(Vertical, can_focus=True):
+    """A focusable entry of the reader: its lesson text under a marker, and a line below."""
+
+    DEFAULT_CSS = """
+    StudyItem { height: auto; }
+    StudyItem:focus { background: $boost; }
+    StudyItem .study-line { color: $text-muted; }
+    """
+
+    def __init__(self, text: str, marker: str, line: str) -> None:
+        super().__init__(classes="study-item")
+        self._text = text
+        self._marker = marker
+        self._line = line
+
+    def compose(self) -> ComposeResult:
+        yield BrokenText(self._text, marker=self._marker)
+        yield BrokenText(self._line, marker=" " * cell_len(self._marker), classes="study-line")
+
+    @property
+    def line(self) -> str:
+        """The line under the text (state, rating, keys)."""
+        return self._line
+
+    def set_line(self, line: str) -> None:
+        if line != self._line:
+            self._line = line
+            if self.is_mounted:
+                self.query_one(".study-line", BrokenText).update(line)
+
+
+class ExerciseItem(StudyItem):
+    """An exercise in the reader: its text, its state and where it is worked; Enter goes there."""
+
+    BINDINGS = [Binding("enter", "work", "Work it", id="exercise_work")]
+    HELP = (
+        "An exercise of the lesson, with how far you are in it and where it is worked. Enter "
+        "opens that place with the cursor where the work is done; ctrl+n goes to the next "
+        "unfinished step of the plan."
+    )
+
+    def __init__(self, item: Item, number: int, state: str) -> None:
+        self.item = item
+        self.step_id = f"exercise:{item.id}"
+        super().__init__(item.text, f"{number}. ", self.state_line(item, state))
+
+    @staticmethod
+    def state_line(item: Item, state: str) -> str:
+        glyph, words = state_text(state)
+        where = strings.PANE_WORDS.get(item.worked_in, item.worked_in)
+        return strings.EXERCISE_ITEM_STATE.format(glyph=glyph, state=words, where=where)
+
+    def show_state(self, state: str) -> None:
+        self.set_line(self.state_line(self.item, state))
+
+    async def action_work(self) -> None:
+        # Gone there before the next key is looked at; a screen without guided study hears
+        # of it as a message.
+        go_to_step = getattr(self.screen, "go_to_step", None)
+        if go_to_step is not None:
+            await go_to_step(self.step_id)
+        else:
+            self.post_message(StepChosen(self.step_id))
+
+
+def _level(level: str | None) -> str:
+    return RATING_LABELS.get(level or "", strings.NOT_RATED)
+
+
+class ObjectiveItem(StudyItem):
+    """A learning objective: what trains it, and the learner's ratings at the start and at the
+    end, set with keys while it has the focus."""
+
+    BINDINGS = [
+        Binding("1", "rate('not-yet')", strings.OBJECTIVE_KEYS["1"], id="rate_not_yet"),
+        Binding("2", "rate('partly')", strings.OBJECTIVE_KEYS["2"], id="rate_partly"),
+        Binding("3", "rate('can')", strings.OBJECTIVE_KEYS["3"], id="rate_can"),
+        Binding("0", "rate('')", strings.OBJECTIVE_KEYS["0"], id="rate_clear"),
+        Binding("s", "phase('start')", strings.OBJECTIVE_KEYS["s"], id="rate_start"),
+        Binding("e", "phase('end')", strings.OBJECTIVE_KEYS["e"], id="rate_end"),
+    ]
+    HELP = (
+        "A learning objective. Rate how well you can do it, once before you study (the start) "
+        "and once at the end: 1 not yet, 2 partly, 3 can; 0 clears. s and e choose which of the "
+        "two the keys rate (the start until you rated it and finished what trains it). The plan "
+        "view (F11) and your export show both ratings."
+    )
+
+    def __init__(self, item: Item, number: int, trained: str, rating: ObjectiveRating) -> None:
+        self.item = item
+        self.trained = trained
+        self.rating = rating
+        self.phase = "start"
+        super().__init__(item.text, f"{number}. ", "")
+        self._line = self._rating_line()
+
+    def show(self, trained: str, rating: ObjectiveRating, trained_all: bool) -> None:
+        """Show what trains it and the ratings; the keys rate the end once the start is rated
+        and everything that trains the objective is done."""
+        self.trained = trained
+        self.rating = rating
+        if not self.has_focus:
+            self.phase = "end" if rating.start and trained_all else "start"
+        self.set_line(self._rating_line())
+
+    def _rating_line(self, focused: bool | None = None) -> str:
+        start, end = _level(self.rating.start), _level(self.rating.end)
+        if self.has_focus if focused is None else focused:
+            marks = {phase: "▸" if phase == self.phase else "" for phase in RATING_PHASES}
+            rating = strings.OBJECTIVE_RATING_FOCUSED.format(
+                start_mark=marks["start"], end_mark=marks["end"], start=start, end=end
+            )
+        else:
+            rating = strings.OBJECTIVE_RATING.format(start=start, end=end)
+        return f"{self.trained}\n{rating}" if self.trained else rating
+
+    def on_focus(self, event: events.Focus) -> None:
+        self.set_line(self._rating_line(focused=True))
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.set_line(self._rating_line(focused=False))
+
+    def action_phase(self, phase: str) -> None:
+        self.phase = phase
+        self.set_line(self._rating_line())
+
+    def action_rate(self, level: str) -> None:
+        chosen = level or None
+        if self.phase == "start":
+            self.rating = ObjectiveRating(start=chosen, end=self.rating.end)
+        else:
+            self.rating = ObjectiveRating(start=self.rating.start, end=chosen)
+        self.set_line(self._rating_line())
+        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen))
+
+
+class ReadingLink(BrokenText, can_focus=True):
+    """A public page of a reading: Enter opens it in the browser (``App.open_url``)."""
+
+    DEFAULT_CSS = """
+    ReadingLink { color: $text-accent; }
+    ReadingLink:focus { background: $boost; text-style: underline; }
+    """
+    BINDINGS = [Binding("enter", "open", "Open", id="link_open")]
+    HELP = "A reading's page: Enter opens it in your web browser."
+
+    def __init__(self, label: str, url: str, marker: str) -> None:
+        super().__init__(strings.LINK_TEXT.format(label=label, url=url), marker=marker)
+        self.url = url
+
+    def action_open(self) -> None:
+        self.app.open_url(self.url)
+        self.notify(strings.LINK_OPENED.format(url=self.url))
+
+
+class PaneExercises(BrokenText):
+    """The line at the top of a side pane saying which exercises it serves and how far each is;
+    nothing where the lesson works none there."""
+
+    DEFAULT_CSS = """
+    PaneExercises { color: $text-accent; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, pane: str) -> None:
+        super().__init__("", classes="pane-exercises")
+        self.pane = pane
+        # Built with its pane (in the app's context): the text is there for the first layout,
+        # so nothing below it moves once the pane is shown (a field focused then stays in view).
+        lesson: Lesson | None = getattr(self.app, "lesson", None)
+        progress = getattr(self.app, "progress", None)
+        states = step_states(lesson, progress) if lesson is not None and progress else {}
+        self.show_states(lesson, states)
+
+    def show_states(self, lesson: Lesson | None, states: Mapping[str, str]) -> None:
+        """Show the lesson's exercises worked in this pane with their states (``states``: step
+        id -> state, :func:`engine.plan.step_states`)."""
+        lines = []
+        for number, item in enumerate(lesson.exercises if lesson else (), start=1):
+            if item.worked_in != self.pane:
+                continue
+            glyph, words = state_text(states.get(f"exercise:{item.id}", "todo"))
+            lines.append(
+                strings.PANE_EXERCISE.format(
+                    number=number, glyph=glyph, state=words, text=item.text
+                )
+            )
+        self.update("\n".join(lines))
+        self.display = bool(lines)
