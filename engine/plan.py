@@ -36,7 +36,7 @@ from typing import Any, Final, Literal, get_args
 
 from engine.exercises import LEDGER_FORM, ledger_form_worked
 from engine.lesson import Item, Lesson
-from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating
+from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, Status
 from engine.timefmt import local_text, relative, utc_iso, utc_now
 
 StepKind = Literal["read", "exercise", "self-check", "reflection", "reviews"]
@@ -305,7 +305,7 @@ class Plan:
         return f"{self.counts.steps_done}/{self.counts.steps_total}"
 
     @property
-    def implied_status(self) -> str:
+    def implied_status(self) -> Status:
         """The lesson status the progress implies (``not-started`` or ``in-progress``), for a
         lesson not marked complete: ``in-progress`` once any step other than the reviews is
         started or done, or any objective is rated."""

@@ -1,19 +1,26 @@
 """Helpers shared by the tests that drive the app through Textual's Pilot.
 
 Everything here reads the app through Textual's public API: what a widget shows
-(``Static.content``, ``ResultView``), the messages the app posts (``run_test``'s
-``message_hook``, :class:`Notified`), keys and pastes.
+(``Static.content``, ``ResultView``), the screen as the learner sees it (its SVG screenshot,
+:func:`screen_lines`), the messages the app posts (``run_test``'s ``message_hook``,
+:class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. One exception: a character's
+key event is made by Textual's own terminal parser (``textual._xterm_parser``), so it carries what
+a terminal would send.
 """
 
 from __future__ import annotations
 
+import html
 import io
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
 from textual import events
+from textual._xterm_parser import XTermParser
 from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
@@ -21,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
 
 from tui.app import ShardbookApp, make_app
+from tui.keys import KeyOrderApp
 from tui.widgets.calculator import ResultView
 from tui.widgets.reader import BrokenText
 
@@ -131,3 +139,50 @@ async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) ->
     while app.main_screen.current_section != section_id:
         await pilot.press("right_square_bracket")
         await pilot.pause()
+
+
+CELL = re.compile(
+    r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
+)
+
+
+def screen_lines(app: ShardbookApp) -> list[str]:
+    """The terminal's lines as the learner sees them, read from Textual's SVG screenshot (each
+    run of text sits at its column, 12.2 units per cell)."""
+    width, height = app.size
+    rows = [[" "] * (width + 2) for _ in range(height)]
+    for x, line, text in CELL.findall(app.export_screenshot()):
+        column = round(float(x) / 12.2)
+        for char in html.unescape(text).replace("\n", ""):
+            if int(line) < height and column < len(rows[0]):
+                rows[int(line)][column] = char
+                if cell_len(char) == 2 and column + 1 < len(rows[0]):
+                    rows[int(line)][column + 1] = ""  # the second cell of a wide character
+            column += cell_len(char)
+    return ["".join(row).replace("\xa0", " ").rstrip() for row in rows]
+
+
+# What a terminal sends for these keys: the character a Key event carries.
+CHARACTERS = {"tab": "\t", "shift+tab": None, "backspace": "\x7f", "space": " ", "enter": "\r"}
+
+
+def key(name: str) -> events.Key:
+    """The key event for ``name``; a character as the terminal driver names it ("?" is
+    ``question_mark``)."""
+    if len(name) == 1:
+        (event,) = XTermParser().feed(name)
+        return event
+    return events.Key(name, CHARACTERS.get(name))
+
+
+def keys(*names: str) -> list[str]:
+    """Key names; a multi-character word that is not a key name is split into characters."""
+    named = set(CHARACTERS) | {"end", "home", "left", "right", "ctrl+home", "ctrl+end", "ctrl+r"}
+    return [part for name in names for part in ([name] if name in named else list(name))]
+
+
+async def burst(app: KeyOrderApp[object], *names: str) -> None:
+    """Post every key at once, then wait until the app has handled them all."""
+    for name in keys(*names):
+        app.post_message(key(name))
+    await app.keys_done()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 
 from engine.export import notes_owner, split_front_matter
 from tests.notes_render import quotes
@@ -16,7 +16,6 @@ from tests.pilot_helpers import (
     app_for,
     goto_section,
     paste_into,
-    shown,
     wait_until,
     write,
 )
@@ -29,7 +28,7 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(
 ) -> None:
     exports = tmp_path / "exports"
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
         box = app.query(SelfCheckBox).first()
         await write(pilot, box.text_area, "two lines\n---")
@@ -46,7 +45,7 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(
         await pilot.press("f8", "a")
         await pilot.pause()
         # Each export's message replaces the one before (one information toast at a time).
-        deck_toasts = [shown(toast) for toast in app.screen.query("Toast").results(Static)]
+        deck_toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
         await pilot.press("f8", "down", "enter")
         await pilot.pause()
         await pilot.press("f8", "f8")
