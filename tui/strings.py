@@ -257,7 +257,7 @@ QUIZ_HELP = N_(
     "rating is saved at once."
 )
 
-# Trade-offs pane (issue 6).
+# Trade-offs pane.
 TAB_TRADEOFFS = N_("Trade-offs")
 TRADEOFFS_TITLE = N_("Trade-offs: step time, scaling")
 TRADEOFFS_LINK = N_("interconnect")
@@ -286,7 +286,7 @@ TRADEOFFS_KEY_3 = N_("MoE imbalance")
 TRADEOFFS_DROPPED = N_("{case}: {share:.0%} of tokens dropped (over the hot expert's capacity)")
 TRADEOFFS_NOTE_LABELS = {"ex4": N_("Exercise 4"), "ex5": N_("Exercise 5")}
 
-# Lab (the optional torch extra; issue 9).
+# Lab (the optional torch extra).
 TAB_LAB = N_("Lab")
 LAB_TITLE = N_("Lab: the formulas against PyTorch")
 LAB_NO_TORCH = N_(

@@ -26,6 +26,7 @@ from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
     FINETUNE_CHOICES,
+    INPUT_NAMES,
     OFFLOAD_CHOICES,
     OPTIONAL_COUNT_FIELDS,
     PRECISION_PRESETS,
@@ -290,6 +291,11 @@ class LedgerPane(CalculatorPane):
         Binding("ctrl+g", "example", N_("1B example"), id="ledger_example"),
         Binding("ctrl+t", "compare", N_("Compare"), id="ledger_compare"),
     ]
+
+    def label_of(self, name: str) -> str:
+        # The engine names its spec fields (zero_stage); the form keeps its stored keys (zero).
+        return super().label_of(INPUT_NAMES.get(name, name))
+
     FIELDS = (
         _field("params", N_("params N"), tooltip=N_("parameter count: 1e9, 1B, 7.5B, 350M")),
         _field(
