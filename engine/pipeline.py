@@ -92,6 +92,19 @@ _KIND_JOINED = ("F", "BW", "W")
 _RELATIVE_EPS = 1e-12
 
 
+def check_schedule(schedule: str) -> str:
+    """Return ``schedule`` if it is one of :data:`SCHEDULES`.
+
+    Raises:
+        InputError: unknown schedule (field ``schedule``), listing the known ones.
+    """
+    if schedule not in SCHEDULES:
+        raise InputError(
+            "schedule", f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}"
+        )
+    return schedule
+
+
 @dataclass(frozen=True)
 class PipelineSpec:
     """One pipeline-parallel configuration to simulate.
@@ -123,10 +136,7 @@ class PipelineSpec:
     p2p_time: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.schedule not in SCHEDULES:
-            raise InputError(
-                "schedule", f"unknown schedule {self.schedule!r}; use one of {', '.join(SCHEDULES)}"
-            )
+        check_schedule(self.schedule)
         for name in ("stages", "micro_batches", "virtual_stages"):
             object.__setattr__(self, name, _whole(name, getattr(self, name)))
         for name, allow_zero in (

@@ -21,6 +21,7 @@ from engine.pipeline import (
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
+    check_schedule,
     micro_batches_from_batch,
     render_timeline,
     simulate,
@@ -80,6 +81,11 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
     """
     if args.schedule is None:
         raise CliError("--schedule", f"is required: one of {', '.join(SCHEDULES)}")
+    try:
+        # A wrong choice is named before any flag that is missing: it is what was typed.
+        check_schedule(args.schedule)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
     if args.stages is None:
         raise CliError("--stages", "is required: the number of pipeline stages p")
     batch_given = [name for name in _BATCH_FLAGS if getattr(args, name) is not None]
