@@ -105,6 +105,12 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         assert pane.step == 0
         await paste_into(pilot, pane.query_one("#field-bytes", Input), "-1")
         assert "size S" in shown(pane.query_one(".calc-error", Static))
+        # A size and a bandwidth each valid alone, whose time overflows a float: the message
+        # names the field as labelled on screen, never the engine's name for it.
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "1e308")
+        await paste_into(pilot, pane.query_one("#field-bandwidth", Input), "1e-10")
+        error = shown(pane.query_one(".calc-error", Static))
+        assert error.startswith("size S: is too large or too small") and "size_bytes" not in error
 
 
 def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:
