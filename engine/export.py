@@ -68,7 +68,7 @@ from engine.progress import (
     dump_yaml,
 )
 from engine.strategies import get_strategy
-from engine.timefmt import utc_iso, utc_now
+from engine.timefmt import parse_utc, utc_iso, utc_now
 from engine.units import format_gb, format_gib
 
 FORMATS = ("md", "json", "html", "anki")
@@ -167,8 +167,8 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
     """The spaced-review summary: ``items``, ``new``, ``reviewed``, ``reviews`` (ratings given),
     ``due`` (now), ``recall`` (the share of reviews rated Good or Easy, 0-1, or None before any
     review), ``retrievability`` (mean FSRS retrievability of the reviewed items now, 0-1, or None)
-    and ``next_due`` (ISO 8601 UTC, or None); with ``error`` instead when the stored quiz data
-    cannot be read (the export still goes ahead)."""
+    and ``next_due`` (ISO 8601 UTC to the second, or None); with ``error`` instead when the
+    stored quiz data cannot be read (the export still goes ahead)."""
     from engine.quiz import lesson_stats  # fsrs loads only when notes are exported
 
     try:
@@ -183,8 +183,16 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
         "due": stats.due,
         "recall": stats.recall,
         "retrievability": stats.retrievability,
-        "next_due": stats.next_due,
+        "next_due": _stored_time(stats.next_due),
     }
+
+
+def _stored_time(text: str | None) -> str | None:
+    """A time of the review log (ISO 8601 UTC with microseconds, which replay the schedule
+    exactly) as every other time of the export is written: :func:`engine.timefmt.utc_iso`,
+    to the second."""
+    moment = parse_utc(text) if text else None
+    return utc_iso(moment) if moment is not None else text
 
 
 def _section(lesson: Lesson, kind: str) -> Section | None:
@@ -519,7 +527,7 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
         )
     lines.append(f"- due now: {summary['due']}")
     if summary["next_due"]:
-        lines.append(f"- next due: {summary['next_due']} (UTC)")
+        lines.append(f"- next due: {summary['next_due']}")
     return ["\n".join(lines)]
 
 
