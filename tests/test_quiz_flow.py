@@ -628,3 +628,26 @@ def test_plots_load_only_when_shown() -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(tmp_path: Path) -> None:
+    app = quiz_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(8):
+            if current(app).item.kind == "drill":
+                break
+            await answer_right(pilot, app)
+        drill = current(app)
+        unit = {"GB": " (GB)", "ms": " (ms)", "fraction": " (fraction or %)", "": ""}[drill.unit]
+        field = f"Your answer{unit}"
+        answer = screen_of(app).query_one("#quiz-answer", QuizAnswer)
+        # The box says its name where the message will use it.
+        assert str(answer.placeholder).startswith(f"{field}: ")
+        for typed, why in (("", "is empty"), ("abc", "'abc'"), ("-3", "must not be negative")):
+            answer.load_text(typed)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            message = list(app._notifications)[-1].message
+            assert message.startswith(f"{field}: ") and why in message, message
+        assert screen_of(app).phase == "answer"

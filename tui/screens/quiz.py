@@ -162,7 +162,7 @@ class QuizScreen(Screen[None]):
                 id="quiz-answer",
                 soft_wrap=True,
                 show_line_numbers=False,
-                placeholder=strings.QUIZ_PLACEHOLDER,
+                placeholder=strings.QUIZ_PLACEHOLDER.format(field=strings.QUIZ_ANSWER_FIELD),
             )
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
@@ -250,6 +250,13 @@ class QuizScreen(Screen[None]):
     def answer_kind(self) -> str:
         session = self.session
         return session.current.answer_kind if session and session.current else ""
+
+    @property
+    def answer_field(self) -> str:
+        """The answer box's name as on screen (its placeholder), with the drill's unit."""
+        session = self.session
+        unit = session.current.unit if session and session.current else ""
+        return strings.QUIZ_ANSWER_FIELDS.get(unit, strings.QUIZ_ANSWER_FIELD)
 
     @property
     def typing(self) -> bool:
@@ -347,6 +354,7 @@ class QuizScreen(Screen[None]):
         if question is not self._filled_for:
             # A new question: the box starts with the lesson's answer to it, if any.
             self._filled_for = question
+            answer.placeholder = strings.QUIZ_PLACEHOLDER.format(field=self.answer_field)
             answer.load_text(session.lesson_answer())
             answer.move_cursor(answer.document.end)
         if question.answer_kind in ("text", "number"):
@@ -473,7 +481,7 @@ class QuizScreen(Screen[None]):
         try:
             self.session.answer(answer)
         except InputError as error:
-            self.notify(error.message, severity="warning")
+            self.notify(f"{self.answer_field}: {error.message}", severity="warning")
             return
         self._show()
 
