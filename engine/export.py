@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import functools
 import html
 import io
 import itertools
@@ -46,6 +47,8 @@ import yaml
 from engine.errors import InputError, ProgressError
 from engine.exercises import (
     EXERCISE_ITEMS,
+    FREE_NOTES,
+    TRADEOFFS,
     ExerciseNote,
     answered_by_engine,
     answered_notes,
@@ -243,7 +246,8 @@ def export_data(
     exercise of the lesson, in order: number, id, text, and the learner's ``notes``),
     ``exercise1`` (column -> bytes; ``{}`` when not filled in or the form has an error),
     ``ledger_inputs`` (the inputs set: field, label, text), ``ledger_form`` (the form as typed),
-    ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer),
+    ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer or
+    ``""``, reference_source: where it comes from, :func:`engine_answer`),
     ``self_check`` (id, question, answer, revealed, key_points), ``reflections`` (id, label,
     text), ``objectives`` (id, text, trained_by: exercise and question ids, rating: start and
     end, each a level or None), ``readings`` (id, text, links: label and url, sources),
@@ -281,7 +285,8 @@ def export_data(
                 "strategy": note.strategy,
                 "label": note.label,
                 "text": text,
-                "reference": note.reference,
+                "reference": engine_answer(note)[0],
+                "reference_source": engine_answer(note)[1],
                 "looked_before_answering": _looked_flag(progress, note.id),
             }
             for note, text in answered_notes(progress.notes)
@@ -390,7 +395,42 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
 
 LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
 WRITTEN_FIRST = "_Written before looking at the engine's answer._"
+NO_ENGINE_ANSWER = (
+    "_No engine answer to compare with: the exercise asks for a factor the formulas alone "
+    "cannot decide._"
+)
 LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
+
+
+STRATEGIES_SOURCE = "engine/strategies.py"
+SLOW_LINK_SOURCE = (
+    "engine/scaling.py, tradeoffs_report: the Trade-offs pane's table at its default choices"
+)
+
+
+@functools.cache
+def _slow_link_answer() -> str:
+    from engine.scaling import (  # the step-time engine loads only when notes are exported
+        TRADEOFFS_LINK,
+        TRADEOFFS_WORLD,
+        slow_link_answer,
+        tradeoffs_report,
+    )
+
+    return slow_link_answer(tradeoffs_report(TRADEOFFS_LINK, TRADEOFFS_WORLD))
+
+
+def engine_answer(note: ExerciseNote) -> tuple[str, str]:
+    """The engine's answer to ``note`` and where it comes from: exercises 2 and 3 from
+    :mod:`engine.strategies` (what the diagrams are drawn from); exercise 4 from
+    :func:`engine.scaling.tradeoffs_report` at the Trade-offs pane's default choices (the same
+    call the pane makes), written by :func:`engine.scaling.slow_link_answer`. ``("", "")`` where
+    the engine has none (exercise 5 asks for a factor the formulas cannot decide)."""
+    if note.reference:
+        return note.reference, STRATEGIES_SOURCE
+    if note.answered_by == TRADEOFFS:
+        return _slow_link_answer(), SLOW_LINK_SOURCE
+    return "", ""
 
 
 def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> list[str]:
@@ -400,8 +440,11 @@ def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> l
         parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
     elif looked is not None:
         parts.append(WRITTEN_FIRST)
-    if note.reference:
-        parts.append(f"Engine's answer (engine/strategies.py): {_one_line(note.reference)}")
+    answer, source = engine_answer(note)
+    if answer:
+        parts.append(f"Engine's answer ({source}): {_one_line(answer)}")
+    elif note in FREE_NOTES:
+        parts.append(NO_ENGINE_ANSWER)
     return parts
 
 

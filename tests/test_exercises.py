@@ -55,6 +55,32 @@ def test_export_puts_each_note_beside_the_engines_answer() -> None:
     assert data["exercise_notes"][0]["reference"] == get_strategy("tp").split
 
 
+def test_export_gives_the_trade_offs_panes_answer_to_exercise_4_and_says_5_has_none() -> None:
+    from engine.scaling import TRADEOFFS_LINK, TRADEOFFS_WORLD, tradeoffs_report
+
+    progress = LessonProgress("S15", notes={"ex4": "TP suffers most", "ex5": "kernel fusion"})
+    # The pane's table at its default choices: the same engine call.
+    report = tradeoffs_report(TRADEOFFS_LINK, TRADEOFFS_WORLD)
+    data = export_data(LESSON, progress)
+    ex4, ex5 = data["exercise_notes"]
+    assert ex4["id"] == "ex4" and ex4["reference_source"].startswith("engine/scaling.py")
+    growth = [f"{row.strategy} x{row.growth:.3g}" for row in report.rows]
+    assert growth and all(entry in ex4["reference"] for entry in growth)
+    assert report.interconnect.label in ex4["reference"]
+    # Megatron-LM (Shoeybi et al. 2019, Sec. 3): tensor parallelism all-reduces inside every
+    # layer, so off the NVLink domain it slows most; data parallelism overlaps its gradient
+    # all-reduce with the backward pass (PyTorch DDP, Li et al. 2020).
+    order = [row.strategy for row in report.rows]
+    assert order.index("tp") < order.index("dp")
+    assert (ex5["reference"], ex5["reference_source"]) == ("", "")
+    _front, body = split_front_matter(export_markdown(LESSON, progress))
+    exercise4 = body[body.index("### 4.") : body.index("### 5.")]
+    assert "Engine's answer (engine/scaling.py, tradeoffs_report" in exercise4
+    assert "tp x" in exercise4
+    exercise5 = body[body.index("### 5.") : body.index("\n## ", body.index("### 5."))]
+    assert "No engine answer to compare with" in exercise5
+
+
 async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     text = "a[/ rank k holds W[:, k] 列切分 👩‍💻"
