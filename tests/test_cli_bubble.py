@@ -1,5 +1,5 @@
-"""``shardbook calc bubble`` through ``tui.cli.main``: issue 4's flags and JSON keys, the values of
-VECTORS.md (GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
+"""``shardbook calc bubble`` through ``tui.cli.main``: its flags and JSON keys, the papers' values
+(GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
 one-line errors naming the flag."""
 
 from __future__ import annotations
@@ -212,5 +212,5 @@ def test_an_unknown_schedule_is_named_before_a_missing_flag(
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 1
-    assert "--schedule: unknown schedule" in lines[0]
+    assert f"--schedule: {args.split()[1]!r} is not one of" in lines[0]
     assert "gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2" in lines[0]

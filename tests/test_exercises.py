@@ -15,7 +15,7 @@ from engine.lesson import load_lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tests.notes_render import quotes
-from tests.test_app_flow import app_for, choose, paste_into, shown, write
+from tests.pilot_helpers import app_for, choose, paste_into, shown, write
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 
@@ -56,14 +56,14 @@ def test_export_puts_each_note_beside_the_engines_answer() -> None:
 
 
 def test_export_gives_the_trade_offs_panes_answer_to_exercise_4_and_says_5_has_none() -> None:
-    from engine.scaling import TRADEOFFS_LINK, TRADEOFFS_WORLD, tradeoffs_report
+    from engine.tradeoffs import TRADEOFFS_LINK, TRADEOFFS_WORLD, tradeoffs_report
 
     progress = LessonProgress("S15", notes={"ex4": "TP suffers most", "ex5": "kernel fusion"})
     # The pane's table at its default choices: the same engine call.
     report = tradeoffs_report(TRADEOFFS_LINK, TRADEOFFS_WORLD)
     data = export_data(LESSON, progress)
     ex4, ex5 = data["exercise_notes"]
-    assert ex4["id"] == "ex4" and ex4["reference_source"].startswith("engine/scaling.py")
+    assert ex4["id"] == "ex4" and ex4["reference_source"].startswith("engine/tradeoffs.py")
     growth = [f"{row.strategy} x{row.growth:.3g}" for row in report.rows]
     assert growth and all(entry in ex4["reference"] for entry in growth)
     assert report.interconnect.label in ex4["reference"]
@@ -75,7 +75,7 @@ def test_export_gives_the_trade_offs_panes_answer_to_exercise_4_and_says_5_has_n
     assert (ex5["reference"], ex5["reference_source"]) == ("", "")
     _front, body = split_front_matter(export_markdown(LESSON, progress))
     exercise4 = body[body.index("### 4.") : body.index("### 5.")]
-    assert "Engine's answer (engine/scaling.py, tradeoffs_report" in exercise4
+    assert "Engine's answer (engine/tradeoffs.py, tradeoffs_report" in exercise4
     assert "tp x" in exercise4
     exercise5 = body[body.index("### 5.") : body.index("\n## ", body.index("### 5."))]
     assert "No engine answer to compare with" in exercise5
@@ -113,7 +113,7 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         assert app.query_one("#side").active == "collectives"
         pane = app.query_one("CollectivesPane")
         # MPICH ring all-reduce, alpha = 5 us, beta = 1/(100e9) s/B, n = 1e9 B, p = 8:
-        # 2(p-1)alpha + 2n(p-1)/p beta = 17.57 ms (VECTORS.md).
+        # 2(p-1)alpha + 2n(p-1)/p beta = 17.57 ms (MPICH algorithm notes, ring all-reduce).
         await paste_into(pilot, pane.query_one("#field-ranks", Input), "8")
         result = shown(pane.query_one(".calc-result", ResultView))
         assert "17.57 ms" in result and "busbw factor" in result and "1.75" in result
