@@ -165,6 +165,9 @@ QUIZ_ANSWER_FIELDS = {
 QUIZ_FROM_LESSON = (
     "Your answer from the lesson is below: edit it or press ctrl+r to reveal the key points."
 )
+QUIZ_FROM_DRAFT = (
+    "Your answer typed last time and not submitted is below: edit it or press ctrl+r to submit."
+)
 QUIZ_SUBMIT = "Submit"
 QUIZ_ACCEPT = "Accept"
 QUIZ_AGAIN = "Check again"
