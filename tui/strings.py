@@ -179,9 +179,20 @@ QUIZ_KINDS = {
 QUIZ_STATUS = N_(
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
-QUIZ_PLACEHOLDER = N_("Your answer: enter starts a new line, ctrl+r submits, escape leaves the box")
+QUIZ_PLACEHOLDER = N_("{field}: enter starts a new line, ctrl+r submits, escape leaves the box")
+# The answer box's name, by the unit a drill reads a bare number in (engine.quiz's Question.unit):
+# the placeholder starts with it and a refused answer is named by it, as a calculator's field is.
+QUIZ_ANSWER_FIELD = N_("Your answer")
+QUIZ_ANSWER_FIELDS = {
+    "GB": N_("Your answer (GB)"),
+    "ms": N_("Your answer (ms)"),
+    "fraction": N_("Your answer (fraction or %)"),
+}
 QUIZ_FROM_LESSON = N_(
     "Your answer from the lesson is below: edit it or press ctrl+r to reveal the key points."
+)
+QUIZ_FROM_DRAFT = N_(
+    "Your answer typed last time and not submitted is below: edit it or press ctrl+r to submit."
 )
 QUIZ_SUBMIT = N_("Submit")
 QUIZ_ACCEPT = N_("Accept")
@@ -454,7 +465,6 @@ PLAN_SESSION = N_(
 SUMMARY_TITLE = N_("This session")
 SUMMARY_HINT = N_("escape: close. The summary is printed again when you quit.")
 PALETTE_SUMMARY = N_("Session summary: what this session did, what comes next")
-
 
 # The command palette (ctrl+p).
 PALETTE_PLACEHOLDER = N_("Search for commands…")
