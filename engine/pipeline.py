@@ -157,6 +157,12 @@ class PipelineSpec:
         return self.schedule in SPLIT_BACKWARD
 
     @property
+    def num_ops(self) -> int:
+        """Ops the schedule runs over all stages: p·m·v times 2 (F, BW) or 3 (F, B, W)."""
+        kinds = 3 if self.split_backward else 2
+        return kinds * self.stages * self.micro_batches * self.virtual_stages
+
+    @property
     def ideal_time(self) -> float:
         """m(t_F + t_B + t_W): the time each stage computes, in op-time units."""
         return self.micro_batches * (
@@ -538,6 +544,22 @@ def _interleaved(p: int, m: int, v: int, r: int) -> _StageActions:
     return _StageActions(codes, batches, chunks)
 
 
+def check_simulated_size(spec: PipelineSpec) -> None:
+    """Refuse a spec larger than :func:`simulate` runs, before any work.
+
+    Raises:
+        InputError: on ``micro_batches`` when p·m·v exceeds
+            :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+    """
+    size = spec.stages * spec.micro_batches * spec.virtual_stages
+    if size > MAX_SIMULATED_CHUNK_MICROBATCHES:
+        raise InputError(
+            "micro_batches",
+            f"p*m*v = {size} is more than this simulator runs "
+            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
+        )
+
+
 def simulate(spec: PipelineSpec) -> PipelineResult:
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
 
@@ -548,13 +570,8 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
         InputError: on ``micro_batches`` when p·m·v exceeds
             :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
     """
+    check_simulated_size(spec)
     p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
-    if p * m * v > MAX_SIMULATED_CHUNK_MICROBATCHES:
-        raise InputError(
-            "micro_batches",
-            f"p*m*v = {p * m * v} is more than this simulator runs "
-            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
-        )
     actions = _actions(spec)
     durations = np.array(_durations(spec))
     op_durations = [durations[stage.codes].tolist() for stage in actions]

@@ -73,8 +73,15 @@ async def paste_into(pilot: Pilot[int], widget: Input, text: str) -> None:
     await pilot.pause()
 
 
+async def settle(pilot: Pilot[int]) -> None:
+    """Wait for the app's workers (a report, a simulation) and the frame that shows them."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
-    """Pick ``value`` in a Select with the keyboard: open it, move to the option, enter."""
+    """Pick ``value`` in a Select with the keyboard: open it, move to the option, enter; then
+    wait for the work the choice started."""
     select.focus()
     await pilot.press("enter")
     await pilot.pause()
@@ -85,6 +92,7 @@ async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
     await pilot.press(*([key] * abs(target - current)), "enter")
     await pilot.pause()
     assert select.value == value
+    await settle(pilot)
 
 
 async def test_visit_every_section(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tests.notes_render import quotes
+from tests.test_app_flow import settle
 from tui.app import make_app
 from tui.screens.study import ConfirmScreen
 from tui.widgets.calculator import ResultView
@@ -49,7 +50,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert app.progress.looked_before_answering("ex4")
         assert "400 Gb/s" in shown(result)
         assert "looked before answering" in pane.query(".note-label").first(BrokenText).text
@@ -57,7 +58,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("down", "down", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert link.value == "100gbps"
         table = shown(result)
         assert "100 Gb/s" in table
