@@ -571,7 +571,7 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
             :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
     """
     check_simulated_size(spec)
-    p, m, v = spec.stages, spec.micro_batches, spec.virtual_stages
+    m, v = spec.micro_batches, spec.virtual_stages
     actions = _actions(spec)
     durations = np.array(_durations(spec))
     op_durations = [durations[stage.codes].tolist() for stage in actions]

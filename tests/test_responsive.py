@@ -14,11 +14,18 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+import tui.screens.quiz as quiz_module
 import tui.widgets.bubble as bubble_module
 from engine.pipeline import PipelineResult, PipelineSpec
+from engine.progress import LessonProgress
+from engine.quiz import QuizSession
 from tests.test_app_flow import app_for, choose, result_text, type_into
+from tests.test_quiz_flow import NOW
+from tui.app import make_app
+from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
 
 SIZE = (80, 24)
+LESSON = Path(__file__).resolve().parent.parent / "content" / "S15.yaml"
 GATE_TIMEOUT_S = 20
 
 
@@ -81,3 +88,74 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
         assert "makespan" in text and "bubble/ideal" in text and "0.0099" in text
         assert "simulating" not in text
         assert field.value == "10000"
+
+
+def copies_of_s15(folder: Path, count: int) -> Path:
+    """A content folder: S15 and ``count`` copies of it under new ids."""
+    folder.mkdir()
+    text = LESSON.read_text(encoding="utf-8")
+    (folder / "S15.yaml").write_text(text, encoding="utf-8")
+    for number in range(count):
+        copy = text.replace("\nid: S15\n", f"\nid: G{number:03d}\n", 1)
+        (folder / f"G{number:03d}.yaml").write_text(copy, encoding="utf-8")
+    return folder
+
+
+async def test_the_quiz_asks_at_once_and_joins_the_other_lessons_when_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over three lessons the quiz asks the open lesson's first question before the other two
+    are parsed (in a worker); a key typed meanwhile is handled before they are; then one queue
+    holds all three lessons' items."""
+    gate = Gate()
+    real_load = quiz_module.load_lesson
+
+    def gated(path: Path | str) -> Any:
+        if "reading started" not in gate.events:
+            gate.events.append("reading started")
+            gate.wait()
+        return real_load(path)
+
+    monkeypatch.setattr(quiz_module, "load_lesson", gated)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    content = copies_of_s15(tmp_path / "content", 2)
+    app = make_app(
+        content_dir=content,
+        progress_dir=tmp_path / "progress",
+        autosave_delay=0.05,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        session = screen.session
+        assert session is not None and session.current is not None
+        assert session.current.item.lesson_id == "S15"
+        assert set(session.lessons) == {"S15"}
+        alone = session.remaining
+        assert "reading lessons" in str(screen.query_one("#quiz-status").render())
+        # A key while the other lessons wait to be read: typed into the answer now.
+        answer = screen.query_one("#quiz-answer", QuizAnswer)
+        assert screen.typing
+        before = answer.text
+        await pilot.press("x")
+        assert answer.text == before + "x"
+        gate.open("key handled")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert gate.events == ["reading started", "key handled"]
+        assert set(session.lessons) == {"S15", "G000", "G001"}
+        assert session.current.item.lesson_id == "S15"
+        # The same items as one session built over the three lessons at once.
+        whole = QuizSession(
+            [session.lessons[lesson_id] for lesson_id in ("S15", "G000", "G001")],
+            {lesson_id: LessonProgress(lesson_id) for lesson_id in ("S15", "G000", "G001")},
+            lambda progress: None,
+            clock=lambda: NOW,
+        )
+        assert whole.current is not None and session.remaining > alone
+        asked = {session.current.item, *session.queue}
+        assert asked == {whole.current.item, *whole.queue}
+        assert "reading lessons" not in str(screen.query_one("#quiz-status").render())
+        await pilot.press("ctrl+q")

@@ -150,6 +150,11 @@ COLLECTIVE_NOT_SIMULATED = (
 
 # Quiz (F12, `shardbook quiz`).
 QUIZ_TITLE = "Quiz"
+QUIZ_LOADING = "· reading lessons {read} of {total}…"
+QUIZ_LOADING_ALL = (
+    "Reading the other lessons: their questions are asked as soon as they are read. "
+    "Escape goes back to the lesson."
+)
 QUIZ_STATUS = (
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
