@@ -10,7 +10,7 @@ from textual.widgets import Input, OptionList
 
 from engine.export import notes_owner, split_front_matter
 from tests.notes_render import quotes
-from tests.test_app_flow import app_for, goto_section, paste_into, write
+from tests.test_app_flow import app_for, goto_section, paste_into, settle, write
 from tui.screens.export import ExportScreen
 from tui.widgets.notes import SelfCheckBox
 
@@ -33,15 +33,15 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -
         assert not isinstance(app.screen, ExportScreen) and not exports.exists()
         # A letter picks its format; arrows and enter pick the highlighted one.
         await pilot.press("f8", "h")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("f8", "a")
-        await pilot.pause()
+        await settle(pilot)
         # Each export's message replaces the one before (one information toast at a time).
         deck_message = [n.message for n in app._notifications]
         await pilot.press("f8", "down", "enter")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("f8", "f8")
-        await pilot.pause()
+        await settle(pilot)
     names = sorted(path.name for path in exports.iterdir())
     assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
     assert all(notes_owner(exports / name) == "S15" for name in names)

@@ -18,7 +18,7 @@ from textual.widgets import TextArea
 from engine.export import split_front_matter
 from engine.progress import LessonProgress, ProgressStore
 from tests.notes_render import quotes
-from tests.test_app_flow import goto_section
+from tests.test_app_flow import goto_section, settle
 from tui.app import ShardbookApp, make_app
 from tui.widgets.notes import SelfCheckBox
 
@@ -117,7 +117,7 @@ async def test_a_failing_folder_keeps_the_text_offers_retry_and_export_elsewhere
         assert app.progress.answers[box.item.id] == "words I must not lose"
         # F8 exports where it can: the progress folder fails, the working folder works.
         await pilot.press("f8", "enter")  # the highlighted format: Markdown
-        await pilot.pause()
+        await settle(pilot)
         exported = elsewhere / "S15-notes.md"
         assert "words I must not lose" in exported.read_text(encoding="utf-8")
         # ctrl+q refuses to drop the text while it is unsaved.
