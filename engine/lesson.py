@@ -33,6 +33,9 @@ from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from engine.errors import ContentError
 from engine.paths import cache_dir
@@ -302,13 +305,13 @@ def _event_line(event: yaml.Event) -> int:
     return int(mark.line) + 1 if mark is not None else 1
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
+class _Checks:
+    """Composing that refuses anchors, aliases, lone surrogates and deep nesting."""
 
     _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event = _peek_event(self)
+        event = _peek_event(self)  # type: ignore[arg-type]
         line = _event_line(event)
         if isinstance(event, yaml.AliasEvent):
             raise _Refused(line, f"aliases (*{event.anchor}) are not allowed; write the text out")
@@ -324,9 +327,14 @@ class _Loader(yaml.SafeLoader):
             raise _Refused(line, f"nested more than {MAX_DEPTH} levels deep")
         self._depth += 1
         try:
-            return super().compose_node(parent, index)
+            node: yaml.Node | None = Composer.compose_node(self, parent, index)  # type: ignore[arg-type]
+            return node
         finally:
             self._depth -= 1
+
+
+class _Loader(_Checks, yaml.SafeLoader):
+    """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
 
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -343,8 +351,35 @@ def _bad_character(text: str) -> str:
     return f"contains a lone surrogate (U+{ord(found.group()):04X}), which is not text"
 
 
+def _fast_loader() -> type | None:
+    """:class:`_Loader`'s nodes from libyaml's C scanner and parser under Python's composer
+    (tests/test_lesson_loader.py compares them): about 10x faster on S15, which the first frame
+    waits for. None where PyYAML was built without libyaml."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return None
+    from yaml._yaml import CParser
+
+    class _FastLoader(_Checks, CParser, Composer, SafeConstructor, Resolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+        # Python's composer over the C parser's events (CParser composes in C, unchecked).
+        get_single_node = Composer.get_single_node
+        compose_document = Composer.compose_document
+        compose_scalar_node = Composer.compose_scalar_node
+        compose_sequence_node = Composer.compose_sequence_node
+        compose_mapping_node = Composer.compose_mapping_node
+
+    _FastLoader.yaml_implicit_resolvers = {}
+    return _FastLoader
+
+
 # No implicit resolvers: a plain scalar falls through to the default tag, str.
 _Loader.yaml_implicit_resolvers = {}
+_FAST_LOADER: Final = _fast_loader()
 
 
 def _read_text(path: Path, shown: str) -> str:
@@ -411,6 +446,17 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
     Raises:
         ContentError: syntax errors, several documents, anchors or aliases.
     """
+    # Files libyaml refuses, and control characters (the pure-Python reader's check), are read
+    # again by _Loader: its lines and messages are the ones the learner sees.
+    if _FAST_LOADER is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+        fast = _FAST_LOADER(text)
+        try:
+            node: yaml.Node | None = fast.get_single_node()
+            return node
+        except (yaml.YAMLError, _Refused):
+            pass
+        finally:
+            fast.dispose()
     try:
         loader = _Loader(text)
     except yaml.YAMLError as error:
