@@ -41,6 +41,7 @@ from engine.lesson import (
     load_lesson,
 )
 from engine.lesson_reveals import note_lesson_reveal
+from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
 from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 
 DEFAULT_LESSON = "S15"
 EXPORT_GROUP = "export"
+# Seconds after start-up when the line-break analyses are written to the cache.
+ANALYSIS_SAVE_DELAY = 3.0
 PLACE_DELAY = 2.0
 """Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
 lesson was left is written to the settings."""
@@ -203,6 +206,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
+        # The line breaks computed for the first screens, for the next start's first frame.
+        self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
@@ -317,6 +322,7 @@ class ShardbookApp(KeyOrderApp[int]):
     def on_unmount(self) -> None:
         self._remove_signal_handlers()
         self.store.unlock()
+        save_analysis_cache()
 
     @property
     def sections(self) -> tuple[Section, ...]:
