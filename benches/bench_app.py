@@ -107,6 +107,12 @@ def child(kind: str, content: str, progress: str, started: float) -> None:
         loaded = [name for name in ("numpy", "fsrs", "torch") if name in sys.modules]
         print(json.dumps({"seconds": elapsed, "ok": expected in text, "loaded": loaded}))
         sys.stdout.flush()
+        if kind != "baseline":
+            # What the app writes a few seconds after start-up (the line-break analyses), for
+            # the next run: the warm-up runs leave it as a learner's earlier session would.
+            from engine.linebreak import save_analysis_cache
+
+            save_analysis_cache()
         # The frame is what is measured; the app's shutdown is not.
         os._exit(0)
 

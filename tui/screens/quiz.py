@@ -28,7 +28,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
@@ -43,6 +43,7 @@ from engine.settings import (
 from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
+from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
         yield Static("", id="quiz-ratings", markup=False)
-        yield Footer(compact=False)
+        yield KeysFooter(compact=False)
 
     def on_mount(self) -> None:
         try:
