@@ -14,6 +14,7 @@ keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into
 from __future__ import annotations
 
 import datetime as dt
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -115,6 +116,8 @@ class QuizCommands(Provider):
 
 
 LOADING_GROUP = "quiz-lessons"
+# Lessons read between two gc.freeze() calls in the worker (see _load_lessons).
+FREEZE_EVERY = 10
 # How often the line "reading lessons n of N" is redrawn while the other lessons load (seconds).
 LOADING_REDRAW_S = 0.1
 
@@ -225,7 +228,8 @@ class QuizScreen(Screen[None]):
         session = self._session(first, progress, self._save)
         if rest:
             self.reading = (0, len(rest))
-            self._load_lessons(rest, session.desired_retention)
+            # After the first question is drawn: the worker's parsing would slow that frame.
+            self.call_after_refresh(self._load_lessons, rest, session.desired_retention)
             self._loading_timer = self.set_interval(LOADING_REDRAW_S, self._show_status)
         return session
 
@@ -274,6 +278,11 @@ class QuizScreen(Screen[None]):
                 problems.append((strings.QUARANTINED.format(message=loaded.message), "warning"))
             lessons.append(lesson)
             progress[lesson.id] = loaded.progress
+            if count % FREEZE_EVERY == 0:
+                # The lessons read so far live as long as the quiz: out of the collector's
+                # reach, a full collection (which holds the interpreter lock, here for 0.1-0.3
+                # s once hundreds of lessons are in memory) does not stop the event loop.
+                gc.freeze()
         to_save: list[LessonProgress] = []
         session = self._session(lessons, progress, to_save.append, desired_retention)
         return _Loaded(session, to_save, problems)
