@@ -19,7 +19,7 @@ import tui.widgets.bubble as bubble_module
 from engine.pipeline import PipelineResult, PipelineSpec
 from engine.progress import LessonProgress
 from engine.quiz import QuizSession
-from tests.test_app_flow import app_for, choose, result_text, type_into
+from tests.pilot_helpers import app_for, choose, result_text, type_into
 from tests.test_quiz_flow import NOW
 from tui.app import make_app
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
@@ -54,7 +54,7 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
     real_simulate = bubble_module.simulate
 
     def gated(spec: PipelineSpec) -> PipelineResult:
-        if spec.micro_batches != 10_000:
+        if spec.num_microbatches != 10_000:
             return real_simulate(spec)
         gate.events.append("simulation started")
         gate.wait()

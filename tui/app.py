@@ -44,7 +44,13 @@ from engine.lesson_reveals import note_lesson_reveal
 from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
-from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.progress import (
+    STATUS_LABELS,
+    LessonProgress,
+    ProgressStore,
+    Status,
+    describe_os_error,
+)
 from engine.resume import FIELD_CHECKS, ResumeState
 from engine.session import StudySession, format_duration, render_summary, summarize
 from engine.settings import Settings, SettingsStore
@@ -387,7 +393,10 @@ class ShardbookApp(KeyOrderApp[int]):
             self._place_timer = None
         if self.lesson is None or not self.main_screen.is_mounted:
             return
-        entry = self.main_screen.place().to_data()
+        place = self.main_screen.place()
+        if place is None:
+            return
+        entry = place.to_data()
         resume = self.settings.get("resume")
         previous = resume.get(self.lesson.id)
         if isinstance(previous, dict):
@@ -551,7 +560,7 @@ class ShardbookApp(KeyOrderApp[int]):
             lambda yes: self._set_status("complete") if yes else None,
         )
 
-    def _set_status(self, status: str) -> None:
+    def _set_status(self, status: Status) -> None:
         self.progress.status = status
         if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
@@ -754,7 +763,7 @@ def make_app(
     autosave_delay: float = 0.5,
     quiz: QuizOptions | None = None,
 ) -> ShardbookApp:
-    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too.
+    """Build the app as the CLI does (paths resolved by :mod:`engine.paths`); tests use it too.
     ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed)."""
     return ShardbookApp(
         lesson_id=lesson_id,

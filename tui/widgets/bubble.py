@@ -26,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import units
+from engine.checks import one_of
 from engine.errors import InputError
 from engine.pipeline import (
     SCHEDULES,
@@ -62,9 +63,9 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     if schedule == "interleaved-1f1b":
         virtual = units.parse_int("virtual_stages", values["virtual_stages"])
     return PipelineSpec(
-        schedule=schedule,
+        schedule=one_of("schedule", schedule, SCHEDULES),
         stages=stages,
-        micro_batches=micro_batches,
+        num_microbatches=micro_batches,
         virtual_stages=virtual,
         t_forward=units.parse_number("t_forward", values["t_forward"]),
         t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
@@ -97,7 +98,7 @@ def _figures(result: PipelineResult) -> Table:
 
 def _heading(result: PipelineResult) -> Text:
     return Text(
-        f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}", style="bold"
+        f"{result.spec.schedule}: p={result.spec.stages}, m={result.num_microbatches}", style="bold"
     )
 
 
@@ -114,7 +115,7 @@ def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
     table.add_column(justify="right", no_wrap=True)
     table.add_row("closed form b/ideal", f"{closed.bubble_over_ideal:.4g}")
     table.add_row("closed form b/total", f"{closed.bubble_fraction:.4g}")
-    heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.micro_batches}", style="bold")
+    heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.num_microbatches}", style="bold")
     return Group(heading, table)
 
 
@@ -276,6 +277,11 @@ class BubblePane(CalculatorPane):
             options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
         ),
     )
+
+    def label_of(self, name: str) -> str:
+        # The pipeline spec says num_microbatches; the form keeps its stored key.
+        return super().label_of("micro_batches" if name == "num_microbatches" else name)
+
     MORE_TITLE = strings.BUBBLE_MORE
     MORE_BUTTON = strings.BUBBLE_MORE_BUTTON
     MORE_FIELDS: ClassVar = (
