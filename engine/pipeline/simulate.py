@@ -196,9 +196,10 @@ def _tidy(value: float, scale: float) -> float:
     return 0.0 if abs(value) <= _RELATIVE_EPS * scale else value
 
 
-# Share of a schedule's columns that may hold ops waiting for an op of the same column (handled
-# one op at a time) before the event-driven loop is used instead.
-_MAX_CHAINED_SHARE = 0.05
+# The column path handles a column whose ops wait for ops of the same column one op at a time
+# (about 1 us an op, the event-driven loop's cost), any other column in one step (about 5 us):
+# it is used while such columns hold at most this share of the schedule's ops.
+_MAX_CHAINED_SHARE = 0.25
 # Rounds of the column shifts' relaxation before a schedule is given to the event-driven loop.
 _MAX_SHIFT_ROUNDS = 64
 
@@ -261,7 +262,7 @@ def _run_columns(
         own_column = np.nonzero(has)[0] + shift[r]
         chained[own_column[src % n + shift[src // n] == own_column]] = True
     chained_list = chained.tolist()
-    if sum(chained_list) > _MAX_CHAINED_SHARE * ncols + 2:
+    if sum(chained_list) * p > _MAX_CHAINED_SHARE * int(lengths.sum()):
         return None
     # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
     rows = ncols + 1
