@@ -223,21 +223,28 @@ def _run_columns(
     hop = spec.p2p_time if p > 1 else 0.0
     lengths = np.array([stage.codes.size for stage in actions], dtype=np.int64)
     n = int(lengths.max())
-    # Where each op id sits, as stage·n + index. Op ids: (code·S + virtual stage)·m + batch.
-    position = np.empty(3 * n_virtual * m, dtype=np.int64)
-    op_ids = []
+
+    def op_ids(r: int, stage: StageActions) -> IntArray:
+        # (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages.
+        wide = np.int64  # the compact arrays would overflow
+        ids: IntArray = (
+            stage.codes.astype(wide) * n_virtual + stage.chunks.astype(wide) * p + r
+        ) * m
+        ids += stage.micro_batches
+        return ids
+
+    # Where each op id sits, as stage·n + index (int32: p·n is at most 3·2^20 cells).
+    position = np.empty(3 * n_virtual * m, dtype=np.int32)
     for r, stage in enumerate(actions):
-        ids = (stage.codes * n_virtual + (stage.chunks * p + r)) * m + stage.micro_batches
-        position[ids] = r * n + np.arange(ids.size)
-        op_ids.append(ids)
+        position[op_ids(r, stage)] = np.arange(r * n, r * n + stage.codes.size, dtype=np.int32)
     # Each op's input from another virtual stage (stage·n + index; -1: none), and for each pair
     # of stages the largest (input's index - op's index), which the shifts must make up for.
     sources = []
     gaps: dict[tuple[int, int], int] = {}
-    for r, (stage, ids) in enumerate(zip(actions, op_ids, strict=True)):
-        virtual = stage.chunks * p + r
-        source = np.full(ids.size, -1, dtype=np.int64)
-        own = np.arange(ids.size)
+    for r, stage in enumerate(actions):
+        ids = op_ids(r, stage)
+        virtual = stage.chunks.astype(np.int64) * p + r
+        source = np.full(ids.size, -1, dtype=np.int32)
         for code, step, keep, neighbour in (
             (F_CODE, -m, virtual > 0, (r - 1) % p),
             (B_CODE, m, virtual < n_virtual - 1, (r + 1) % p),
@@ -247,10 +254,10 @@ def _run_columns(
                 continue
             found = position[ids[mask] + step]
             source[mask] = found
-            gap = int((found % n - own[mask]).max())
+            gap = int((found % n - np.nonzero(mask)[0]).max())
             gaps[(neighbour, r)] = max(gaps.get((neighbour, r), gap), gap)
         sources.append(source)
-    del position, op_ids
+    del position
     shift = _shifts(p, gaps)
     if shift is None:
         return None
@@ -258,60 +265,66 @@ def _run_columns(
     chained = np.zeros(ncols + 1, dtype=bool)
     for r, source in enumerate(sources):
         has = source >= 0
-        src = source[has]
+        src = source[has].astype(np.int64)
         own_column = np.nonzero(has)[0] + shift[r]
         chained[own_column[src % n + shift[src // n] == own_column]] = True
     chained_list = chained.tolist()
     if sum(chained_list) * p > _MAX_CHAINED_SHARE * int(lengths.sum()):
         return None
     # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
+    # Each cell's op kind (3: no op, duration 0), its input's cell, and (below) its end.
     rows = ncols + 1
-    dep = np.full(rows * p, ncols * p, dtype=np.int64)
-    dur = np.zeros(rows * p)
+    dep = np.full(rows * p, ncols * p, dtype=np.int32)
+    kind = np.full(rows * p, 3, dtype=np.int8)
     for r, (stage, source) in enumerate(zip(actions, sources, strict=True)):
         cells = (np.arange(lengths[r]) + shift[r]) * p + r
         has = source >= 0
-        src = source[has]
+        src = source[has].astype(np.int64)
         src_stage = src // n
         dep[cells[has]] = (src - src_stage * n + shift[src_stage]) * p + src_stage
-        dur[cells] = durations[stage.codes]
+        kind[cells] = stage.codes
     del sources
+    op_times = np.append(durations, 0.0)
     end = np.zeros(rows * p)
     end[ncols * p :] = -np.inf
-    dep_grid, dur_grid, end_grid = (
+    dep_grid, kind_grid, end_grid = (
         dep.reshape(rows, p),
-        dur.reshape(rows, p),
+        kind.reshape(rows, p),
         end.reshape(rows, p),
     )
     # The loop runs once per column (20,000 for 1F1B at m = 10,000): bound methods and ufuncs
     # only, no wrapper functions.
-    take, maximum, add_arrays = end.take, np.maximum, np.add
-    buffer = np.empty(p)
+    take, times_of, maximum, add_arrays = end.take, op_times.take, np.maximum, np.add
+    buffer, column_times = np.empty(p), np.empty(p)
     previous = np.zeros(p)
-    for c, (column_deps, column_durations, column_ends) in enumerate(
-        zip(dep_grid, dur_grid, end_grid, strict=False)
+    for c, (column_deps, column_kinds, column_ends) in enumerate(
+        zip(dep_grid, kind_grid, end_grid, strict=False)
     ):
         if c == ncols:
             break
+        times_of(column_kinds, out=column_times)
         if chained_list[c]:
-            _chain_column(c, p, end, column_deps, column_durations, previous, hop)
+            _chain_column(c, p, end, column_deps, column_times, previous, hop)
         else:
             take(column_deps, out=buffer)
             if hop:
                 buffer += hop
             maximum(previous, buffer, out=buffer)
-            add_arrays(buffer, column_durations, out=column_ends)
+            add_arrays(buffer, column_times, out=column_ends)
         previous = column_ends
-    # The starts, as the loop chose them: the later of the stage's previous end and the
-    # input's end plus the hop (the durations' array is reused).
-    start = dur
-    take(dep, out=start)
-    if hop:
-        start += hop
-    maximum(start[p:], end[:-p], out=start[p:])
-    maximum(start[:p], 0.0, out=start[:p])
-    start_grid = start.reshape(rows, p)
-    return [np.ascontiguousarray(start_grid[shift[r] : shift[r] + lengths[r], r]) for r in range(p)]
+    # The starts, as the loop chose them: the later of the stage's previous end (0 before its
+    # first column) and the input's end plus the hop.
+    starts = []
+    for r in range(p):
+        cells = (np.arange(lengths[r]) + shift[r]) * p + r
+        began = end[dep[cells]]
+        if hop:
+            began += hop
+        before = np.zeros(cells.size)
+        inside = cells >= p
+        before[inside] = end[cells[inside] - p]
+        starts.append(np.maximum(before, began))
+    return starts
 
 
 def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
@@ -336,7 +349,7 @@ def _chain_column(
     c: int,
     p: int,
     end: FloatArray,
-    deps: IntArray,
+    deps: npt.NDArray[np.int32],
     durations: FloatArray,
     previous: FloatArray,
     hop: float,
@@ -385,8 +398,8 @@ def _run(
     ids: list[list[int]] = []
     needs: list[list[int]] = []
     for r, stage in enumerate(actions):
-        virtual = stage.chunks * p + r
-        op_ids = (stage.codes * n_virtual + virtual) * m + stage.micro_batches
+        virtual = stage.chunks.astype(np.int64) * p + r
+        op_ids = (stage.codes.astype(np.int64) * n_virtual + virtual) * m + stage.micro_batches
         need_ids = np.full(op_ids.size, -1, dtype=np.int64)
         forward = (stage.codes == F_CODE) & (virtual > 0)
         need_ids[forward] = op_ids[forward] - m
