@@ -118,6 +118,8 @@ class QuizCommands(Provider):
 LOADING_GROUP = "quiz-lessons"
 # Lessons read between two gc.freeze() calls in the worker (see _load_lessons).
 FREEZE_EVERY = 10
+# Seconds after the quiz opens when the other lessons start being read: its first frame first.
+READ_AFTER_S = 0.05
 # How often the line "reading lessons n of N" is redrawn while the other lessons load (seconds).
 LOADING_REDRAW_S = 0.1
 
@@ -229,7 +231,9 @@ class QuizScreen(Screen[None]):
         if rest:
             self.reading = (0, len(rest))
             # After the first question is drawn: the worker's parsing would slow that frame.
-            self.call_after_refresh(self._load_lessons, rest, session.desired_retention)
+            self.set_timer(
+                READ_AFTER_S, partial(self._load_lessons, rest, session.desired_retention)
+            )
             self._loading_timer = self.set_interval(LOADING_REDRAW_S, self._show_status)
         return session
 
