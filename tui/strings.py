@@ -150,6 +150,11 @@ COLLECTIVE_NOT_SIMULATED = (
 
 # Quiz (F12, `shardbook quiz`).
 QUIZ_TITLE = "Quiz"
+QUIZ_LOADING = "· reading lessons {read} of {total}…"
+QUIZ_LOADING_ALL = (
+    "Reading the other lessons: their questions are asked as soon as they are read. "
+    "Escape goes back to the lesson."
+)
 QUIZ_STATUS = (
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
@@ -242,6 +247,8 @@ QUIZ_HELP = (
 
 # Trade-offs pane.
 TAB_TRADEOFFS = "Trade-offs"
+TRADEOFFS_BUSY = "Computing the table and the plot for the new choice…"
+TRADEOFFS_FAILED = "The table and the plot could not be computed: {error}"
 TRADEOFFS_TITLE = "Trade-offs: step time, scaling"
 TRADEOFFS_LINK = "interconnect"
 TRADEOFFS_WORLD = "GPUs"
@@ -288,6 +295,11 @@ LAB_RUN_MEMORY = "Memory"
 LAB_RUNNING = "Running {what}… (torch starts in a few seconds)"
 LAB_DONE = "{what}: done."
 LAB_FAILED = "{what} failed: {error}"
+BUBBLE_SIMULATING = (
+    "simulating {ops:,} ops… the closed form is shown meanwhile; keep typing, a newer value "
+    "replaces this one"
+)
+BUBBLE_SIMULATION_FAILED = "the simulation failed: {error}"
 BUBBLE_TIME_UNIT = "t = op-time units: the t_F, t_B, t_W entered below (default 1 each)"
 
 # Search (/ and ctrl+f) and the notes view (ctrl+e).
