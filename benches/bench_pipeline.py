@@ -1,22 +1,33 @@
-"""Benchmark of engine.pipeline: simulate interleaved 1F1B at p=64, m=512, v=4.
+"""Benchmark of engine.pipeline: time and memory per op of :func:`engine.pipeline.simulate`.
 
 Usage: ``python benches/bench_pipeline.py [--quick]``
 
-Reports the wall time of :func:`engine.pipeline.simulate` (target: under 0.5 s at p=64, m=512,
-v=4, i.e. 262,144 ops) and of building the op-by-op timeline on first use, then how the time grows
-with p·m·v over a few sizes (time per op should stay flat: linear growth). Each size is compared
-with a baseline measured in the same run: a plain Python loop that does one float max, one add
-and one list store per op, over the same number of ops, so figures from different machines can be
-compared. ``--quick`` runs small sizes once and only checks that it runs. Exit status 1 when a full
-run misses the time target or grows worse than linearly (time per op at the largest size more
-than twice that at the smallest).
+1. 1F1B at p=100 over four sizes, m = 1,250 to 10,000 (250,000 to 2,000,000 ops): CPU time
+   (``time.process_time``, best of 3) and the peak of the memory the simulation allocates
+   (``tracemalloc``, which numpy reports its arrays to; a separate run, since tracing slows the
+   code), each per op. Growth is linear when both stay flat. Targets at 2 million ops: at most
+   0.3 s CPU and 100 MB (1e8 bytes) peak.
+2. The same 2-million-op simulation in a fresh process: its peak resident set (``ru_maxrss``)
+   against a fresh process that imports the engine and simulates nothing, so the interpreter,
+   numpy and the engine's own modules are the baseline.
+3. Interleaved 1F1B at p=64, m=512, v=4 (262,144 ops; target under 0.5 s) and the op-by-op
+   timeline built on first use (what the pane's drawing needs).
+
+Every time is also given as a ratio to a baseline measured in the same run: a plain Python loop
+that does one float max, one add and one list store per op, over the same number of ops, so
+figures from different machines can be compared. ``--quick`` runs small sizes once and only
+checks that it runs. A full run exits 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,20 +35,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.pipeline import PipelineSpec, simulate
 
-TARGET_S = 0.5
-FULL = (64, 512, 4)
-GROWTH = [(8, 64, 4), (16, 128, 4), (32, 256, 4), (64, 512, 4)]
-QUICK_GROWTH = [(4, 8, 2), (8, 16, 2)]
+STAGES = 100
+SIZES = (1_250, 2_500, 5_000, 10_000)
+QUICK_SIZES = (50, 100)
+TARGET_CPU_S = 0.3
+TARGET_PEAK_BYTES = 100e6
+INTERLEAVED = (64, 512, 4)
+INTERLEAVED_TARGET_S = 0.5
 
 
-def _best_of(func: Callable[[], object], repeats: int) -> float:
-    """Best wall time of ``repeats`` runs, in seconds (the least disturbed run)."""
+def _best_cpu(func: Callable[[], object], repeats: int) -> float:
+    """Least CPU time of ``repeats`` runs, in seconds (the least disturbed run)."""
     best = float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         func()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
+
+
+def _peak_bytes(func: Callable[[], object]) -> int:
+    """Peak bytes allocated (Python objects and numpy arrays) while ``func`` runs."""
+    tracemalloc.start()
+    try:
+        func()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def _baseline(ops: int) -> Callable[[], object]:
@@ -55,53 +79,99 @@ def _baseline(ops: int) -> Callable[[], object]:
     return loop
 
 
-def _ops(p: int, m: int, v: int) -> int:
-    return 2 * p * m * v  # interleaved 1F1B: one F and one BW per chunk and micro-batch
+def _child(micro_batches: int) -> None:
+    """Print this process's peak RSS after simulating 1F1B p=STAGES (m=0: nothing).
+
+    Read from ``VmHWM`` in /proc (Linux): ``ru_maxrss`` would carry over the parent's peak
+    across fork and exec."""
+    if micro_batches:
+        simulate(PipelineSpec("1f1b", STAGES, micro_batches))
+    status = Path("/proc/self/status").read_text(encoding="ascii")
+    peak_kib = next(
+        int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")
+    )
+    print(json.dumps({"peak_rss": peak_kib * 1024}))
+
+
+def _rss(micro_batches: int) -> int:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(micro_batches)],
+        capture_output=True,
+        check=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    ).stdout
+    return int(json.loads(out.strip().splitlines()[-1])["peak_rss"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="run small sizes once")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child is not None:
+        _child(args.child)
+        return 0
     repeats = 1 if args.quick else 3
-    sizes = QUICK_GROWTH if args.quick else GROWTH
-    full = sizes[-1] if args.quick else FULL
+    sizes = QUICK_SIZES if args.quick else SIZES
+    simulate(PipelineSpec("1f1b", 4, 8))  # imports and first-call set-up, not measured
 
-    spec = PipelineSpec("interleaved-1f1b", *full)
-    sim_s = _best_of(lambda: simulate(spec), repeats)
-    timeline_s = _best_of(lambda: simulate(spec).timeline, repeats) - sim_s
-    result = simulate(spec)
-    ops = _ops(*full)
-    print(f"interleaved-1f1b p={full[0]} m={full[1]} v={full[2]}: {ops:,} ops")
+    print(f"1. 1F1B p={STAGES}: CPU time (best of {repeats}) and tracemalloc peak, per op")
+    print(f"{'m':>7} {'ops':>10} {'CPU':>9} {'per op':>8} {'x loop':>7} {'peak':>9} {'per op':>9}")
+    rows = []
+    for m in sizes:
+        spec = PipelineSpec("1f1b", STAGES, m)
+        ops = spec.num_ops
+        cpu = _best_cpu(lambda spec=spec: simulate(spec), repeats)
+        loop = _best_cpu(_baseline(ops), repeats)
+        peak = _peak_bytes(lambda spec=spec: simulate(spec))
+        rows.append((ops, cpu, peak))
+        print(
+            f"{m:>7,} {ops:>10,} {cpu * 1e3:>6.0f} ms {cpu / ops * 1e9:>5.0f} ns "
+            f"{cpu / loop:>6.2f}x {peak / 1e6:>6.1f} MB {peak / ops:>7.1f} B"
+        )
+    (small_ops, small_cpu, small_peak), (ops, cpu, peak) = rows[0], rows[-1]
+    time_growth = (cpu / ops) / (small_cpu / small_ops)
+    memory_growth = (peak / ops) / (small_peak / small_ops)
     print(
-        f"  simulate {sim_s * 1e3:8.1f} ms  (target {TARGET_S * 1e3:.0f} ms); "
-        f"timeline on first use +{timeline_s * 1e3:.1f} ms"
+        f"   per op, largest / smallest size: time {time_growth:.2f}, memory "
+        f"{memory_growth:.2f} (1.0 = linear)"
     )
+
+    rss = _rss(sizes[-1]) if not args.quick else _rss(sizes[0])
+    base_rss = _rss(0)
     print(
-        f"  bubble/ideal {result.bubble_over_ideal:.6f} "
+        f"2. fresh process, 1F1B p={STAGES} m={sizes[-1]:,}: peak RSS {rss / 2**20:.1f} MiB "
+        f"= {base_rss / 2**20:.1f} MiB (python, numpy, engine; nothing simulated) "
+        f"+ {(rss - base_rss) / 2**20:.1f} MiB"
+    )
+
+    full = (4, 8, 2) if args.quick else INTERLEAVED
+    spec = PipelineSpec("interleaved-1f1b", *full)
+    sim = _best_cpu(lambda: simulate(spec), repeats)
+    with_timeline = _best_cpu(lambda: simulate(spec).timeline, repeats)
+    loop = _best_cpu(_baseline(spec.num_ops), repeats)
+    result = simulate(spec)
+    print(
+        f"3. interleaved-1f1b p={full[0]} m={full[1]} v={full[2]} ({spec.num_ops:,} ops): "
+        f"{sim * 1e3:.0f} ms CPU = {sim / loop:.2f}x loop (target "
+        f"{INTERLEAVED_TARGET_S * 1e3:.0f} ms); timeline on first use "
+        f"+{(with_timeline - sim) * 1e3:.0f} ms; bubble/ideal {result.bubble_over_ideal:.6f} "
         f"(closed form {result.closed_form.bubble_over_ideal:.6f})"
     )
-    print()
     print(
-        f"{'p':>4} {'m':>5} {'v':>2} {'ops':>9} {'simulate':>11} {'per op':>9} {'x baseline':>11}"
+        f"targets at {ops:,} ops: CPU <= {TARGET_CPU_S} s, peak <= {TARGET_PEAK_BYTES / 1e6:.0f} MB"
     )
-    per_op: list[float] = []
-    for p, m, v in sizes:
-        n = _ops(p, m, v)
-        size_spec = PipelineSpec("interleaved-1f1b", p, m, v)
-        seconds = _best_of(lambda size_spec=size_spec: simulate(size_spec), repeats)
-        baseline = _best_of(_baseline(n), repeats)
-        per_op.append(seconds / n)
-        print(
-            f"{p:>4} {m:>5} {v:>2} {n:>9,} {seconds * 1e3:>8.2f} ms "
-            f"{seconds / n * 1e9:>6.0f} ns {seconds / baseline:>10.1f}x"
-        )
-    growth = per_op[-1] / per_op[0]
-    print(f"time per op, largest / smallest size: {growth:.2f} (1.0 = linear)")
     if args.quick:
         return 0
-    ok = sim_s < TARGET_S and growth < 2.0
-    print("OK" if ok else "MISSED TARGET")
+    ok = (
+        cpu <= TARGET_CPU_S
+        and peak <= TARGET_PEAK_BYTES
+        and sim < INTERLEAVED_TARGET_S
+        and time_growth < 2.0
+        and memory_growth < 2.0
+    )
+    print("targets met" if ok else "TARGET MISSED")
     return 0 if ok else 1
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 BENCHES = Path(__file__).resolve().parent
 # A line each benchmark prints near its end, so an early, silent exit is caught too.
 EXPECTED = {
-    "bench_app.py": "5. autosave",
+    "bench_app.py": "8. Bubble",
     "bench_collectives.py": "slowest simulation",
     "bench_ledger.py": "1,000-configuration sweep",
-    "bench_pipeline.py": "time per op, largest / smallest size",
+    "bench_pipeline.py": "per op, largest / smallest size",
 }
 
 

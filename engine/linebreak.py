@@ -27,34 +27,51 @@ back the text exactly.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.util
 import itertools
+import json
+import os
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from rich.cells import cell_len
-from uniseg.graphemecluster import grapheme_cluster_boundaries
-from uniseg.linebreak import LineBreak, line_break, line_break_breakables
+
+from engine.paths import cache_dir
 
 JOINERS: Final = frozenset("-/._")
-# UAX #14 classes that may not start a line (§6.1, LB13 and LB21) and that may not end one (LB14).
-_CLOSING_CLASSES: Final = frozenset(
-    {LineBreak.CL, LineBreak.CP, LineBreak.EX, LineBreak.IS, LineBreak.NS}
-)
-_OPENING_CLASSES: Final = frozenset({LineBreak.OP})
+
+
+@lru_cache(maxsize=1)
+def _punctuation_classes() -> tuple[frozenset[Any], frozenset[Any]]:
+    """UAX #14 classes that may not start a line (§6.1, LB13 and LB21) and that may not end one
+    (LB14). uniseg is imported on first use: with the analysis cache warm, the first frame does
+    not need it."""
+    from uniseg.linebreak import LineBreak
+
+    closing = frozenset({LineBreak.CL, LineBreak.CP, LineBreak.EX, LineBreak.IS, LineBreak.NS})
+    return closing, frozenset({LineBreak.OP})
 
 
 def is_closing(char: str) -> bool:
     """Whether ``char`` is closing punctuation: a line may not start with it (``。``, ``，``,
     ``）``, ``」``, ``：``, ``！``, ``,``, ``)``, a closing quote ``”``)."""
-    return line_break(char) in _CLOSING_CLASSES or unicodedata.category(char) in ("Pe", "Pf")
+    from uniseg.linebreak import line_break
+
+    closing = _punctuation_classes()[0]
+    return line_break(char) in closing or unicodedata.category(char) in ("Pe", "Pf")
 
 
 def is_opening(char: str) -> bool:
     """Whether ``char`` is opening punctuation: a line may not end with it (``（``, ``「``,
     ``(``, an opening quote ``“``)."""
-    return line_break(char) in _OPENING_CLASSES or unicodedata.category(char) in ("Ps", "Pi")
+    from uniseg.linebreak import line_break
+
+    opening = _punctuation_classes()[1]
+    return line_break(char) in opening or unicodedata.category(char) in ("Ps", "Pi")
 
 
 def _ends_opening(text: str, end: int) -> bool:
@@ -89,10 +106,99 @@ def word_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
+
+# The analyses on disk (ANALYSIS_CACHE_FILE in engine.paths.cache_dir()), keyed by a hash of the
+# text: UAX #14 in pure Python takes about 0.1 ms a character, and the first frame breaks the
+# lesson's first section (tens of ms, and uniseg's import). Bump the version when what
+# _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
+ANALYSIS_CACHE_FILE: Final = "linebreak.json"
+ANALYSIS_CACHE_VERSION: Final = 1
+ANALYSIS_CACHE_ENTRIES: Final = 20_000
+_disk: dict[str, Any] | None = None
+_disk_changed = False
+
+
+def _library_stamp() -> list[int]:
+    spec = importlib.util.find_spec("uniseg")
+    if spec is None or spec.origin is None:
+        return []
+    info = os.stat(spec.origin)
+    return [info.st_mtime_ns, info.st_size]
+
+
+def _disk_cache() -> dict[str, Any]:
+    global _disk
+    if _disk is None:
+        _disk = {}
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads((cache_dir() / ANALYSIS_CACHE_FILE).read_text(encoding="utf-8"))
+            if (
+                isinstance(data, dict)
+                and data.get("version") == ANALYSIS_CACHE_VERSION
+                and data.get("library") == _library_stamp()
+                and isinstance(data.get("entries"), dict)
+            ):
+                _disk = data["entries"]
+    return _disk
+
+
+def _from_disk(entry: object) -> Analysis | None:
+    """A cached entry as :func:`_analysis` returns it; None when its shape is wrong."""
+    if not isinstance(entry, list) or len(entry) != 2:
+        return None
+    positions, runs = entry
+    try:
+        result = (
+            tuple(int(position) for position in positions),
+            tuple((int(start), int(end), int(width)) for start, end, width in runs),
+        )
+    except (TypeError, ValueError):
+        return None
+    return result
+
+
+def save_analysis_cache() -> None:
+    """Write the analyses computed since the cache was read (atomically; the newest
+    :data:`ANALYSIS_CACHE_ENTRIES` are kept). A cache that cannot be written costs the next
+    start its analyses, nothing else."""
+    global _disk_changed
+    if _disk is None or not _disk_changed:
+        return
+    _disk_changed = False
+    entries = dict(list(_disk.items())[-ANALYSIS_CACHE_ENTRIES:])
+    data = {"version": ANALYSIS_CACHE_VERSION, "library": _library_stamp(), "entries": entries}
+    path = cache_dir() / ANALYSIS_CACHE_FILE
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+
+
 @lru_cache(maxsize=4096)
-def _analysis(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+def _analysis(text: str) -> Analysis:
     """UAX #14 break positions of ``text`` (with the punctuation rule applied) and its word runs
-    with their widths. Cached: the reader breaks the same paragraphs again on every resize."""
+    with their widths. Cached in memory (the reader breaks the same paragraphs again on every
+    resize) and on disk (:func:`save_analysis_cache`)."""
+    global _disk_changed
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    disk = _disk_cache()
+    cached = _from_disk(disk.get(key))
+    if cached is not None:
+        return cached
+    result = _analyse(text)
+    disk[key] = [list(result[0]), [list(run) for run in result[1]]]
+    _disk_changed = True
+    return result
+
+
+def _analyse(text: str) -> Analysis:
+    from uniseg.linebreak import line_break_breakables
+
     breakables = list(line_break_breakables(text))
     positions: list[int] = []
     opening_before = False  # the last character before here that is not a space is opening
@@ -132,6 +238,8 @@ def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[i
     as after the ``-`` of ``all-reduce`` when ``all-reduce、`` is too wide); else between any
     grapheme clusters. Never before closing punctuation or a space, nor after opening
     punctuation, where another cut fits."""
+    from uniseg.graphemecluster import grapheme_cluster_boundaries
+
     clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
     lines: list[str] = []
     start = 0

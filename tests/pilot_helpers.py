@@ -122,15 +122,23 @@ async def write(pilot: Pilot[int], area: TextArea, text: str) -> None:
     assert area.text == head + text
 
 
+async def settle(pilot: Pilot[int]) -> None:
+    """Wait for the app's workers (a report, a simulation, an export) and the frame that shows
+    what they made."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
     """Pick ``value`` in a Select with the keyboard: open it, type to search (the option's label
-    contains its value), enter."""
+    contains its value), enter; then wait for the work the choice started."""
     select.focus()
     await pilot.press("enter")
     await pilot.pause()
     await pilot.press(*value, "enter")
     await pilot.pause()
     assert select.value == value
+    await settle(pilot)
 
 
 async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:

@@ -16,6 +16,7 @@ from tests.pilot_helpers import (
     app_for,
     goto_section,
     paste_into,
+    settle,
     wait_until,
     write,
 )
@@ -41,15 +42,15 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(
         assert not isinstance(app.screen, ExportScreen) and not exports.exists()
         # A letter picks its format; arrows and enter pick the highlighted one.
         await pilot.press("f8", "h")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("f8", "a")
-        await pilot.pause()
+        await settle(pilot)
         # Each export's message replaces the one before (one information toast at a time).
         deck_toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
         await pilot.press("f8", "down", "enter")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("f8", "f8")
-        await pilot.pause()
+        await settle(pilot)
     names = sorted(path.name for path in exports.iterdir())
     assert names == ["S15-notes.apkg", "S15-notes.html", "S15-notes.json", "S15-notes.md"]
     assert all(notes_owner(exports / name) == "S15" for name in names)
@@ -74,7 +75,7 @@ async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
         assert app.progress.forms["ledger"]["params"] == "1Q"
         assert app.progress.figures["exercise1"] == {}
         await pilot.press("f8", "m")
-        await pilot.pause()
+        await settle(pilot)
     markdown = (tmp_path / "exports" / "S15-notes.md").read_text(encoding="utf-8")
     _front, body = split_front_matter(markdown)
     assert "| parameters N | 1Q |" in body

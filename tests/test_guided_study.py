@@ -18,7 +18,7 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.plan import build_plan, study_places
 from engine.progress import ProgressStore
-from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, wait_until
+from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, settle, wait_until
 from tui.app import ShardbookApp
 from tui.screens.study import ConfirmScreen, PlanScreen, SummaryScreen
 from tui.widgets.diagrams import DiagramsPane
@@ -225,7 +225,7 @@ async def test_a_saved_note_opens_its_answer_at_once(tmp_path: Path) -> None:
         assert "Split: inside each layer" in diagram_text(app)
         assert "Collectives:" not in diagram_text(app)
         await pilot.press("f10")
-        await pilot.pause()
+        await settle(pilot)
         result = str(app.query_one("#tradeoffs-result", Static).render())
         assert "folded" not in result
 

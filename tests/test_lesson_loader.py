@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+import engine.lesson.yaml_nodes as yaml_nodes
 from engine.errors import ContentError
 from engine.lesson import (
     MAX_FILE_BYTES,
@@ -590,3 +592,36 @@ def test_list_items_render_literally(texts: list[str], numbered: bool) -> None:
     assert [_inline_text(t) for t in inlines] == [re.sub(r"\r\n|\r", "\n", t) for t in texts]
     list_type = "ordered_list_open" if numbered else "bullet_list_open"
     assert [t.type for t in tokens].count(list_type) == 1
+
+
+def _nodes(node: yaml.Node, path: str = "") -> Iterator[tuple[object, ...]]:
+    """Every node's place, kind, tag, line, column and text (plain style as None in both)."""
+    text = node.value if isinstance(node, yaml.ScalarNode) else None
+    mark = node.start_mark
+    yield path, type(node).__name__, node.tag, mark.line, mark.column, text
+    if isinstance(node, yaml.SequenceNode):
+        for index, child in enumerate(node.value):
+            yield from _nodes(child, f"{path}[{index}]")
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _nodes(key, f"{path}.key")
+            yield from _nodes(value, f"{path}.{key.value}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (Path(__file__).resolve().parent.parent / "content" / "S15.yaml").read_text("utf-8"),
+        "a: 1\nb: [x, 'y', \"z\\t\"]\nc: |\n  block\n  text\nd: >\n  folded\n  text\n",
+        "a: yes\nb: ~\nc: 0x1F\nd: 2026-01-01\ne: 中文，标点。\n",
+    ],
+)
+def test_the_fast_composer_gives_the_same_nodes(text: str) -> None:
+    fast_loader = yaml_nodes.FAST_LOADER
+    assert fast_loader is not None  # PyYAML with libyaml is what the project installs
+    slow, fast = yaml_nodes.TextOnlyLoader(text), fast_loader(text)
+    try:
+        assert list(_nodes(fast.get_single_node())) == list(_nodes(slow.get_single_node()))
+    finally:
+        slow.dispose()
+        fast.dispose()

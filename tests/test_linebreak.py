@@ -8,7 +8,9 @@ the 80x24 reading pane was 29 cells wide, the 60x20 one 14, the 120x40 one about
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from uniseg.graphemecluster import grapheme_clusters
 
+from engine import linebreak
 from engine.lesson import load_lesson
 from engine.linebreak import (
     break_paragraph,
@@ -208,3 +211,38 @@ def test_a_line_ends_between_break_opportunities_only_inside_a_piece_too_wide(
         before = max(cut for cut in allowed if cut < position)
         after = min(cut for cut in allowed if cut > position)
         assert cell_len(text[before:after].rstrip(" ")) > width, (text, width, position)
+
+
+def test_the_analysis_cache_serves_a_new_process_the_same_breaks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The analyses written by one run are read by the next (no uniseg call) and give the same
+    lines; an entry of the wrong shape, or a cache of another version, is analysed again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "数据并行把样本切到各个 rank，梯度用 all-reduce 求和（ZeRO 再切优化器状态）。"
+    monkeypatch.setattr(linebreak, "_disk", None)
+    linebreak._analysis.cache_clear()
+    expected = [break_paragraph(text, width) for width in (8, 13, 21)]
+    linebreak.save_analysis_cache()
+    saved = json.loads((tmp_path / "shardbook" / linebreak.ANALYSIS_CACHE_FILE).read_text("utf-8"))
+    assert len(saved["entries"]) == 1
+
+    def refused(text: str) -> linebreak.Analysis:
+        raise AssertionError("analysed again instead of read from the cache")
+
+    monkeypatch.setattr(linebreak, "_disk", None)
+    monkeypatch.setattr(linebreak, "_analyse", refused)
+    linebreak._analysis.cache_clear()
+    assert [break_paragraph(text, width) for width in (8, 13, 21)] == expected
+
+    (key,) = saved["entries"]
+    for data in (
+        {**saved, "entries": {key: [[1, "x"], []]}},
+        {**saved, "version": linebreak.ANALYSIS_CACHE_VERSION + 1},
+    ):
+        (tmp_path / "shardbook" / linebreak.ANALYSIS_CACHE_FILE).write_text(json.dumps(data))
+        monkeypatch.setattr(linebreak, "_disk", None)
+        linebreak._analysis.cache_clear()
+        with pytest.raises(AssertionError, match="analysed again"):
+            break_paragraph(text, 8)
+    linebreak._analysis.cache_clear()

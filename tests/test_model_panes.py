@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from textual.widgets import Button, Input, Select, Static
 
-from tests.pilot_helpers import SIZE, app_for, choose, result_text, shown, type_into
+from tests.pilot_helpers import SIZE, app_for, choose, result_text, settle, shown, type_into
 from tui.widgets.calculator import ResultView
 
 
@@ -86,7 +86,7 @@ async def test_tradeoffs_model_batch_and_sequence(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f10")
-        await pilot.pause()
+        await settle(pilot)
         pane = app.query_one("TradeoffsPane")
         result = pane.query_one("#tradeoffs-result", Static)
         before = shown(result)

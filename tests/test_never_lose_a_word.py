@@ -19,7 +19,16 @@ from textual.widgets import TextArea
 from engine.export import split_front_matter
 from engine.progress import LessonProgress, ProgressStore
 from tests.notes_render import quotes
-from tests.pilot_helpers import ROOT, SIZE, Notified, app_for, goto_section, paste, wait_until
+from tests.pilot_helpers import (
+    ROOT,
+    SIZE,
+    Notified,
+    app_for,
+    goto_section,
+    paste,
+    settle,
+    wait_until,
+)
 from tui.widgets.notes import SelfCheckBox
 
 HOSTILE = (
@@ -57,7 +66,7 @@ async def test_hostile_and_huge_text_is_drawn_literally_saved_and_exported(tmp_p
         assert "[bold]not bold[/]" in drawn
         await pilot.press("ctrl+s")
         await pilot.press("f8", "m")  # F8 asks which format; m: Markdown
-        await pilot.pause()
+        await settle(pilot)
     saved = ProgressStore(tmp_path).load("S15").progress.answers
     assert saved[first.item.id] == HOSTILE and saved[second.item.id] == BIG
     exported = (tmp_path / "exports" / "S15-notes.md").read_bytes().decode("utf-8")
@@ -105,7 +114,7 @@ async def test_a_failing_folder_keeps_the_text_offers_retry_and_export_elsewhere
         assert app.progress.answers[box.item.id] == "words I must not lose"
         # F8 exports where it can: the progress folder fails, the working folder works.
         await pilot.press("f8", "enter")  # the highlighted format: Markdown
-        await pilot.pause()
+        await settle(pilot)
         exported = elsewhere / "S15-notes.md"
         assert "words I must not lose" in exported.read_text(encoding="utf-8")
         # ctrl+q refuses to drop the text while it is unsaved.

@@ -11,8 +11,10 @@ Sources:
 
 from __future__ import annotations
 
+import importlib
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
@@ -32,6 +34,7 @@ from engine.pipeline import (
     simulate,
     validate_schedule,
 )
+from engine.pipeline.schedules import stage_actions
 
 
 def _sim(schedule: str, p: int, m: int, v: int = 1, **times: float) -> PipelineResult:
@@ -479,3 +482,54 @@ def test_render_rejects_too_narrow() -> None:
     with pytest.raises(InputError) as caught:
         render_timeline(_sim("1f1b", 4, 8), width=12)
     assert caught.value.field == "width"
+
+
+# --- the column simulator against the event-driven one ------------------------------------------
+
+_simulate_module = importlib.import_module("engine.pipeline.simulate")
+odd_times = st.sampled_from([0.1, 0.3, 0.7, 1.0, 1.3, 2.0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    schedule=st.sampled_from(SCHEDULES),
+    p=stages,
+    m=micro_batches,
+    v=st.integers(1, 3),
+    tf=odd_times,
+    tb=odd_times,
+    tw=st.sampled_from([0.0, 0.4, 1.0]),
+    p2p=st.sampled_from([0.0, 0.1, 0.25, 1.5]),
+)
+def test_columns_give_the_event_loops_start_times_to_the_bit(
+    schedule: str, p: int, m: int, v: int, tf: float, tb: float, tw: float, p2p: float
+) -> None:
+    """Every op starts at exactly the float the event-driven loop computes, for every schedule,
+    op time and p2p time (times such as 0.1 are not exact in binary: the same operations in
+    the same order are needed, not the same value up to rounding)."""
+    if schedule != "interleaved-1f1b":
+        v = 1
+    elif m % p:
+        m = p * (m // p + 1)
+    spec = PipelineSpec(schedule, p, m, v, tf, tb, tw, p2p)
+    actions = stage_actions(spec)
+    durations = np.array(_simulate_module.stage_op_times(spec))
+    expected = _simulate_module._run(spec, actions, [durations[a.codes].tolist() for a in actions])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_simulate_module, "_MAX_CHAINED_SHARE", 1.0)  # columns however chained
+        got = _simulate_module._run_columns(spec, actions, durations)
+    assert got is not None
+    assert [stage.tolist() for stage in got] == expected
+
+
+def test_1f1b_at_two_million_ops_runs_by_columns_and_reaches_the_formula() -> None:
+    """1F1B at p = 100, m = 10,000 (the largest the Bubble pane is driven with): the column
+    simulator takes it (the event loop would be five times slower) and the bubble is the
+    paper's (p-1)/m = 99/10,000 (Narayanan et al. 2021 §2.2.1) exactly."""
+    spec = PipelineSpec("1f1b", 100, 10_000)
+    actions = stage_actions(spec)
+    assert _simulate_module._run_columns(spec, actions, np.ones(3)) is not None
+    result = simulate(spec)
+    assert result.bubble_over_ideal == 99 / 10_000
+    # Each stage computes m(t_F + t_B + t_W) = 30,000 and idles (p-1)(t_F + t_B + t_W) = 297.
+    assert result.makespan == result.iteration_time == 30_000 + 297

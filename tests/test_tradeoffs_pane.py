@@ -16,7 +16,7 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tests.notes_render import quotes
-from tests.pilot_helpers import S15_FILE, SIZE, shown, wait_until
+from tests.pilot_helpers import S15_FILE, SIZE, settle, shown, wait_until
 from tui.app import make_app
 from tui.screens.study import ConfirmScreen
 from tui.widgets.calculator import ResultView
@@ -28,7 +28,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
     app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f10")
-        await pilot.pause()
+        await settle(pilot)
         assert app.query_one("#side", TabbedContent).active == "tradeoffs"
         pane = app.query_one(TradeoffsPane)
         link = pane.query_one("#tradeoffs-link", Select)
@@ -40,7 +40,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert app.progress.looked_before_answering("ex4")
         assert "400 Gb/s" in shown(result)
         assert "looked before answering" in pane.query(".note-label").first(BrokenText).text
@@ -48,7 +48,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("down", "down", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert link.value == "100gbps"
         table = shown(result)
         assert "100 Gb/s" in table
@@ -116,7 +116,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
     again = make_app(progress_dir=tmp_path, autosave_delay=0.05)
     async with again.run_test(size=SIZE) as pilot:
         await pilot.press("f10")
-        await pilot.pause()
+        await settle(pilot)
         areas = list(again.query_one(TradeoffsPane).query(TextArea))
         assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
         label = again.query_one(TradeoffsPane).query(".note-label").first(BrokenText).text

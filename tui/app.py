@@ -16,19 +16,21 @@ suspends or gets a signal.
 from __future__ import annotations
 
 import asyncio
+import copy
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
 from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.worker import Worker, WorkerState
 
 from engine.errors import ContentError, ProgressError, ShardbookError
 from engine.i18n import (
@@ -49,6 +51,7 @@ from engine.lesson import (
     load_lesson,
 )
 from engine.lesson_reveals import note_lesson_reveal
+from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
 from engine.progress import (
@@ -97,6 +100,9 @@ SYSTEM_COMMAND_TEXTS = (
 )
 """The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8),
 for the catalog."""
+EXPORT_GROUP = "export"
+# Seconds after start-up when the line-break analyses are written to the cache.
+ANALYSIS_SAVE_DELAY = 3.0
 PLACE_DELAY = 2.0
 """Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
 lesson was left is written to the settings."""
@@ -157,6 +163,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self._last_information: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
+        self._edited_since_export = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
         # Where the open lesson was left, as restored (side panes built later read it).
@@ -242,6 +249,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()
+        # The line breaks computed for the first screens, for the next start's first frame.
+        self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
@@ -372,6 +381,7 @@ class ShardbookApp(KeyOrderApp[int]):
     def on_unmount(self) -> None:
         self._remove_signal_handlers()
         self.store.unlock()
+        save_analysis_cache()
 
     @property
     def sections(self) -> tuple[Section, ...]:
@@ -461,6 +471,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.dirty = True
         self._quit_confirmed = False
         self._exported_since_edit = False
+        self._edited_since_export = True
         if not self._save_pending:
             self._save_pending = True
             self.set_timer(self.autosave_delay, self._autosave)
@@ -718,27 +729,49 @@ class ShardbookApp(KeyOrderApp[int]):
     def _export_chosen(self, fmt: str | None) -> None:
         if fmt is None or self.lesson is None:
             return
+        self.save_now()
+        # The export reads a copy: the learner may edit the progress while it is written.
+        self._edited_since_export = False
+        self._export(self.lesson, copy.deepcopy(self.progress), fmt, self.dirty)
+
+    @work(thread=True, exclusive=True, group=EXPORT_GROUP, exit_on_error=False)
+    def _export(
+        self, lesson: Lesson, progress: LessonProgress, fmt: str, dirty: bool
+    ) -> tuple[str, SeverityLevel, bool]:
+        """Render and write the export off the event loop (the first one imports the exporters
+        and the quiz statistics: about 0.2 s). Returns the message, its severity and whether
+        the export holds words that could not be saved (``dirty``: the save before it failed).
+        """
         from engine.export import FORMAT_DESCRIPTIONS, export_bytes, export_path, write_export
 
-        self.save_now()
-        data = export_bytes(self.lesson, self.progress, fmt)
+        data = export_bytes(lesson, progress, fmt)
         failures: list[str] = []
         # The progress folder's exports/ first; when that folder fails, somewhere that works.
         for folder in fallback_folders(self.store.folder):
-            path = export_path(folder, self.lesson.id, fmt)
+            path = export_path(folder, lesson.id, fmt)
             try:
-                write_export(path, data, create_folder=True, lesson_id=self.lesson.id)
+                write_export(path, data, create_folder=True, lesson_id=lesson.id)
             except OSError as error:
                 failures.append(f"{folder}: {describe_os_error(error)}")
                 continue
-            if fmt != "anki":  # a deck holds the quiz items, none of the learner's words
-                self._exported_since_edit = self.dirty
             message = strings.EXPORTED.format(what=FORMAT_DESCRIPTIONS[fmt], path=path)
-            self.notify(message, timeout=8, markup=False)
+            # A deck holds the quiz items, none of the learner's words.
+            return message, "information", fmt != "anki" and dirty
+        return strings.EXPORT_FAILED.format(error="; ".join(failures)), "error", False
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != EXPORT_GROUP:
             return
-        self.notify(
-            strings.EXPORT_FAILED.format(error="; ".join(failures)), severity="error", markup=False
-        )
+        if event.state == WorkerState.ERROR:
+            error = strings.EXPORT_FAILED.format(error=worker.error)
+            self.notify(error, severity="error", timeout=20, markup=False)
+        elif event.state == WorkerState.SUCCESS and worker.result is not None:
+            message, severity, unsaved_exported = worker.result
+            if unsaved_exported and not self._edited_since_export:
+                self._exported_since_edit = True
+            timeout = 8 if severity == "information" else 20
+            self.notify(message, severity=severity, timeout=timeout, markup=False)
 
     async def action_quit(self) -> None:
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a

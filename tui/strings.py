@@ -176,6 +176,11 @@ QUIZ_KINDS = {
     "misconception": N_("misconception"),
     "matching": N_("matching"),
 }
+QUIZ_LOADING = N_("· reading lessons {read} of {total}…")
+QUIZ_LOADING_ALL = N_(
+    "Reading the other lessons: their questions are asked as soon as they are read. "
+    "Escape goes back to the lesson."
+)
 QUIZ_STATUS = N_(
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
@@ -270,6 +275,8 @@ QUIZ_HELP = N_(
 
 # Trade-offs pane.
 TAB_TRADEOFFS = N_("Trade-offs")
+TRADEOFFS_BUSY = N_("Computing the table and the plot for the new choice…")
+TRADEOFFS_FAILED = N_("The table and the plot could not be computed: {error}")
 TRADEOFFS_TITLE = N_("Trade-offs: step time, scaling")
 TRADEOFFS_LINK = N_("interconnect")
 TRADEOFFS_WORLD = N_("GPUs")
@@ -316,6 +323,11 @@ LAB_RUN_MEMORY = N_("Memory")
 LAB_RUNNING = N_("Running {what}… (torch starts in a few seconds)")
 LAB_DONE = N_("{what}: done.")
 LAB_FAILED = N_("{what} failed: {error}")
+BUBBLE_SIMULATING = N_(
+    "simulating {ops:,} ops… the closed form is shown meanwhile; keep typing, a newer value "
+    "replaces this one"
+)
+BUBBLE_SIMULATION_FAILED = N_("the simulation failed: {error}")
 BUBBLE_TIME_UNIT = N_("t = op-time units: the t_F, t_B, t_W entered below (default 1 each)")
 
 # Search (/ and ctrl+f) and the notes view (ctrl+e).

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Final
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from engine.errors import ContentError
 from engine.lesson.model import ID_PATTERN
@@ -59,13 +62,13 @@ def event_line(event: yaml.Event) -> int:
     return int(mark.line) + 1 if mark is not None else 1
 
 
-class TextOnlyLoader(yaml.SafeLoader):
-    """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
+class _Checks:
+    """Composing that refuses anchors, aliases, lone surrogates and deep nesting."""
 
     _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event = peek_event(self)
+        event = peek_event(self)  # type: ignore[arg-type]
         line = event_line(event)
         if isinstance(event, yaml.AliasEvent):
             raise Refused(line, f"aliases (*{event.anchor}) are not allowed; write the text out")
@@ -81,9 +84,14 @@ class TextOnlyLoader(yaml.SafeLoader):
             raise Refused(line, f"nested more than {MAX_DEPTH} levels deep")
         self._depth += 1
         try:
-            return super().compose_node(parent, index)
+            node: yaml.Node | None = Composer.compose_node(self, parent, index)  # type: ignore[arg-type]
+            return node
         finally:
             self._depth -= 1
+
+
+class TextOnlyLoader(_Checks, yaml.SafeLoader):
+    """SafeLoader whose plain scalars all resolve to text, and which refuses anchors/aliases."""
 
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -100,8 +108,35 @@ def bad_character(text: str) -> str:
     return f"contains a lone surrogate (U+{ord(found.group()):04X}), which is not text"
 
 
+def _fast_loader() -> type | None:
+    """:class:`TextOnlyLoader`'s nodes from libyaml's C scanner and parser under Python's
+    composer and the same checks (tests/test_lesson_loader.py compares them): about 10x faster
+    on S15, which the first frame waits for. None where PyYAML was built without libyaml."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return None
+    from yaml._yaml import CParser
+
+    class FastTextOnlyLoader(_Checks, CParser, Composer, SafeConstructor, Resolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+        # Python's composer over the C parser's events (CParser composes in C, unchecked).
+        get_single_node = Composer.get_single_node
+        compose_document = Composer.compose_document
+        compose_scalar_node = Composer.compose_scalar_node
+        compose_sequence_node = Composer.compose_sequence_node
+        compose_mapping_node = Composer.compose_mapping_node
+
+    FastTextOnlyLoader.yaml_implicit_resolvers = {}
+    return FastTextOnlyLoader
+
+
 # No implicit resolvers: a plain scalar falls through to the default tag, str.
 TextOnlyLoader.yaml_implicit_resolvers = {}
+FAST_LOADER: Final = _fast_loader()
 
 
 def read_lesson_text(path: Path, shown: str) -> str:
@@ -168,6 +203,17 @@ def compose(shown: str, text: str) -> yaml.Node | None:
     Raises:
         ContentError: syntax errors, several documents, anchors or aliases.
     """
+    # Files libyaml refuses, and control characters (the pure-Python reader's check), are read
+    # again by TextOnlyLoader: its lines and messages are the ones the learner sees.
+    if FAST_LOADER is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+        fast = FAST_LOADER(text)
+        try:
+            node: yaml.Node | None = fast.get_single_node()
+            return node
+        except (yaml.YAMLError, Refused):
+            pass
+        finally:
+            fast.dispose()
     try:
         loader = TextOnlyLoader(text)
     except yaml.YAMLError as error:

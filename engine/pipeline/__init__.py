@@ -61,7 +61,12 @@ from engine.pipeline.closed_form import (
     closed_form_bubble,
 )
 from engine.pipeline.schedules import schedule_actions
-from engine.pipeline.simulate import PipelineResult, simulate, validate_schedule
+from engine.pipeline.simulate import (
+    PipelineResult,
+    check_simulated_size,
+    simulate,
+    validate_schedule,
+)
 from engine.pipeline.spec import (
     CONVENTIONS,
     MAX_SIMULATED_CHUNK_MICROBATCHES,
@@ -97,6 +102,7 @@ __all__ = [
     "TimelineDrawing",
     "bubble_fraction",
     "bubble_over_ideal",
+    "check_simulated_size",
     "closed_form_bubble",
     "draw_timeline",
     "micro_batches_from_batch",

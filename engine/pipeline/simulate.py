@@ -10,6 +10,7 @@ from itertools import repeat
 from operator import add
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.errors import InputError
 from engine.pipeline.closed_form import (
@@ -30,6 +31,8 @@ from engine.pipeline.spec import (
     PipelineSpec,
 )
 
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 # A float residue below this share of the iteration time is rounding, not a bubble.
 _RELATIVE_EPS = 1e-12
 
@@ -76,12 +79,13 @@ class PipelineResult:
 
 @dataclass(frozen=True)
 class _Trace:
-    """What :func:`simulate` keeps to build the timeline on demand."""
+    """What :func:`simulate` keeps to build the timeline on demand: per stage, its actions and
+    their start times (float64 arrays), and the duration of one F, B (or BW) and W op."""
 
     kinds: tuple[str, str, str]
     actions: list[StageActions]
-    starts: list[list[float]]
-    durations: list[list[float]]
+    starts: list[FloatArray]
+    durations: FloatArray
 
     def ops(self) -> tuple[tuple[PipelineOp, ...], ...]:
         new_op = tuple.__new__
@@ -94,20 +98,39 @@ class _Trace:
                         map(self.kinds.__getitem__, stage.codes.tolist()),
                         stage.micro_batches.tolist(),
                         stage.chunks.tolist(),
-                        stage_starts,
-                        map(add, stage_starts, stage_durations),
+                        stage_starts.tolist(),
+                        # start + duration: the same sum the simulation made for the end.
+                        map(add, stage_starts.tolist(), self.durations[stage.codes].tolist()),
                         strict=True,
                     ),
                 )
             )
-            for stage, stage_starts, stage_durations in zip(
-                self.actions, self.starts, self.durations, strict=True
-            )
+            for stage, stage_starts in zip(self.actions, self.starts, strict=True)
+        )
+
+
+def check_simulated_size(spec: PipelineSpec) -> None:
+    """Refuse a spec larger than :func:`simulate` runs, before any work.
+
+    Raises:
+        InputError: on ``num_microbatches`` when p·m·v exceeds
+            :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+    """
+    size = spec.stages * spec.num_microbatches * spec.virtual_stages
+    if size > MAX_SIMULATED_CHUNK_MICROBATCHES:
+        raise InputError(
+            "num_microbatches",
+            f"p*m*v = {size} is more than this simulator runs "
+            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
         )
 
 
 def simulate(spec: PipelineSpec) -> PipelineResult:
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
+
+    The timing is computed column by column over all stages at once (:func:`_run_columns`;
+    the event-driven :func:`_run` where too many ops wait for ops of their own column). Both
+    give the same start times to the last bit (tests/test_pipeline.py compares them).
 
     Returns:
         A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
@@ -116,24 +139,21 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
         InputError: on ``num_microbatches`` when p·m·v exceeds
             :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
     """
-    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
-    if p * m * v > MAX_SIMULATED_CHUNK_MICROBATCHES:
-        raise InputError(
-            "num_microbatches",
-            f"p*m*v = {p * m * v} is more than this simulator runs "
-            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
-        )
+    check_simulated_size(spec)
+    m, v = spec.num_microbatches, spec.virtual_stages
     actions = stage_actions(spec)
     durations = np.array(stage_op_times(spec))
-    op_durations = [durations[stage.codes].tolist() for stage in actions]
-    starts = _run(spec, actions, op_durations)
-    makespan = max(
-        stage_starts[-1] + stage_durations[-1]
-        for stage_starts, stage_durations in zip(starts, op_durations, strict=True)
-    )
+    starts = _run_columns(spec, actions, durations)
+    if starts is None:
+        op_durations = [durations[stage.codes].tolist() for stage in actions]
+        starts = [np.array(stage) for stage in _run(spec, actions, op_durations)]
+    last_ends = [
+        float(stage_starts[-1]) + float(durations[stage.codes[-1]])
+        for stage, stage_starts in zip(actions, starts, strict=True)
+    ]
+    makespan = max(last_ends)
     iteration = max(
-        stage_starts[-1] + stage_durations[-1] - stage_starts[0]
-        for stage_starts, stage_durations in zip(starts, op_durations, strict=True)
+        end - float(stage_starts[0]) for end, stage_starts in zip(last_ends, starts, strict=True)
     )
     ideal = spec.ideal_time
     bubbles = tuple(
@@ -157,7 +177,7 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
         peak_in_flight_microbatches=peaks,
         closed_form=closed_form_bubble(spec),
         _trace=_Trace(
-            SPLIT_KINDS if spec.split_backward else JOINED_KINDS, actions, starts, op_durations
+            SPLIT_KINDS if spec.split_backward else JOINED_KINDS, actions, starts, durations
         ),
     )
 
@@ -174,6 +194,190 @@ def stage_op_times(spec: PipelineSpec) -> tuple[float, float, float]:
 
 def _tidy(value: float, scale: float) -> float:
     return 0.0 if abs(value) <= _RELATIVE_EPS * scale else value
+
+
+# The column path handles a column whose ops wait for ops of the same column one op at a time
+# (about 1 us an op, the event-driven loop's cost), any other column in one step (about 5 us):
+# it is used while such columns hold at most this share of the schedule's ops.
+_MAX_CHAINED_SHARE = 0.25
+# Rounds of the column shifts' relaxation before a schedule is given to the event-driven loop.
+_MAX_SHIFT_ROUNDS = 64
+
+
+def _run_columns(
+    spec: PipelineSpec, actions: list[StageActions], durations: FloatArray
+) -> list[FloatArray] | None:
+    """Start time of every action, per stage, computed a column at a time; None when this
+    schedule is better run by :func:`_run`.
+
+    Stage r's i-th action sits in column i + shift[r] of a grid with one row per column and one
+    entry per stage; the shifts put every op's input from another stage in an earlier column,
+    or the same one. A column is then one step over all stages: each op ends at
+    max(end of the stage's previous op, end of its input + p2p time) + its duration, the same
+    float operations, in the same order, as the event-driven loop. Ops whose input is in their
+    own column (1F1B's warm-up forwards and cool-down backwards, a few columns) are done one by
+    one after their inputs. About p·(m·v·2 + 2p) cells of 8 bytes for each of three arrays.
+    """
+    p, m = spec.stages, spec.num_microbatches
+    n_virtual = p * spec.virtual_stages
+    hop = spec.p2p_time if p > 1 else 0.0
+    lengths = np.array([stage.codes.size for stage in actions], dtype=np.int64)
+    n = int(lengths.max())
+
+    def op_ids(r: int, stage: StageActions) -> IntArray:
+        # (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages.
+        wide = np.int64  # the compact arrays would overflow
+        ids: IntArray = (
+            stage.codes.astype(wide) * n_virtual + stage.chunks.astype(wide) * p + r
+        ) * m
+        ids += stage.micro_batches
+        return ids
+
+    # Where each op id sits, as stage·n + index (int32: p·n is at most 3·2^20 cells).
+    position = np.empty(3 * n_virtual * m, dtype=np.int32)
+    for r, stage in enumerate(actions):
+        position[op_ids(r, stage)] = np.arange(r * n, r * n + stage.codes.size, dtype=np.int32)
+    # Each op's input from another virtual stage (stage·n + index; -1: none), and for each pair
+    # of stages the largest (input's index - op's index), which the shifts must make up for.
+    sources = []
+    gaps: dict[tuple[int, int], int] = {}
+    for r, stage in enumerate(actions):
+        ids = op_ids(r, stage)
+        virtual = stage.chunks.astype(np.int64) * p + r
+        source = np.full(ids.size, -1, dtype=np.int32)
+        for code, step, keep, neighbour in (
+            (F_CODE, -m, virtual > 0, (r - 1) % p),
+            (B_CODE, m, virtual < n_virtual - 1, (r + 1) % p),
+        ):
+            mask = (stage.codes == code) & keep
+            if not mask.any():
+                continue
+            found = position[ids[mask] + step]
+            source[mask] = found
+            gap = int((found % n - np.nonzero(mask)[0]).max())
+            gaps[(neighbour, r)] = max(gaps.get((neighbour, r), gap), gap)
+        sources.append(source)
+    del position
+    shift = _shifts(p, gaps)
+    if shift is None:
+        return None
+    ncols = int((shift + lengths).max())
+    chained = np.zeros(ncols + 1, dtype=bool)
+    for r, source in enumerate(sources):
+        has = source >= 0
+        src = source[has].astype(np.int64)
+        own_column = np.nonzero(has)[0] + shift[r]
+        chained[own_column[src % n + shift[src // n] == own_column]] = True
+    chained_list = chained.tolist()
+    if sum(chained_list) * p > _MAX_CHAINED_SHARE * int(lengths.sum()):
+        return None
+    # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
+    # Each cell's op kind (3: no op, duration 0), its input's cell, and (below) its end.
+    rows = ncols + 1
+    dep = np.full(rows * p, ncols * p, dtype=np.int32)
+    kind = np.full(rows * p, 3, dtype=np.int8)
+    for r, (stage, source) in enumerate(zip(actions, sources, strict=True)):
+        cells = (np.arange(lengths[r]) + shift[r]) * p + r
+        has = source >= 0
+        src = source[has].astype(np.int64)
+        src_stage = src // n
+        dep[cells[has]] = (src - src_stage * n + shift[src_stage]) * p + src_stage
+        kind[cells] = stage.codes
+    del sources
+    op_times = np.append(durations, 0.0)
+    end = np.zeros(rows * p)
+    end[ncols * p :] = -np.inf
+    dep_grid, kind_grid, end_grid = (
+        dep.reshape(rows, p),
+        kind.reshape(rows, p),
+        end.reshape(rows, p),
+    )
+    # The loop runs once per column (20,000 for 1F1B at m = 10,000): bound methods and ufuncs
+    # only, no wrapper functions.
+    take, times_of, maximum, add_arrays = end.take, op_times.take, np.maximum, np.add
+    buffer, column_times = np.empty(p), np.empty(p)
+    previous = np.zeros(p)
+    for c, (column_deps, column_kinds, column_ends) in enumerate(
+        zip(dep_grid, kind_grid, end_grid, strict=False)
+    ):
+        if c == ncols:
+            break
+        times_of(column_kinds, out=column_times)
+        if chained_list[c]:
+            _chain_column(c, p, end, column_deps, column_times, previous, hop)
+        else:
+            take(column_deps, out=buffer)
+            if hop:
+                buffer += hop
+            maximum(previous, buffer, out=buffer)
+            add_arrays(buffer, column_times, out=column_ends)
+        previous = column_ends
+    # The starts, as the loop chose them: the later of the stage's previous end (0 before its
+    # first column) and the input's end plus the hop.
+    starts = []
+    for r in range(p):
+        cells = (np.arange(lengths[r]) + shift[r]) * p + r
+        began = end[dep[cells]]
+        if hop:
+            began += hop
+        before = np.zeros(cells.size)
+        inside = cells >= p
+        before[inside] = end[cells[inside] - p]
+        starts.append(np.maximum(before, began))
+    return starts
+
+
+def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
+    """The least non-negative column shifts with shift[to] >= shift[from] + gap for every pair
+    of stages (Bellman-Ford, a round over all pairs at a time); None when they do not settle
+    within :data:`_MAX_SHIFT_ROUNDS` rounds."""
+    shift = np.zeros(p, dtype=np.int64)
+    if not gaps:
+        return shift
+    pairs = np.array(list(gaps), dtype=np.int64)
+    wanted_gaps = np.array(list(gaps.values()), dtype=np.int64)
+    for _ in range(_MAX_SHIFT_ROUNDS):
+        new = shift.copy()
+        np.maximum.at(new, pairs[:, 1], shift[pairs[:, 0]] + wanted_gaps)
+        if np.array_equal(new, shift):
+            return shift
+        shift = new
+    return None
+
+
+def _chain_column(
+    c: int,
+    p: int,
+    end: FloatArray,
+    deps: npt.NDArray[np.int32],
+    durations: FloatArray,
+    previous: FloatArray,
+    hop: float,
+) -> None:
+    """Column ``c``, where some ops take their input from an op of the same column: each op
+    after its input (Kahn's order), one at a time.
+
+    Raises:
+        RuntimeError: ops of the column wait for each other (a schedule that deadlocks).
+    """
+    base = c * p
+    deps_list, durations_list, previous_list = deps.tolist(), durations.tolist(), previous.tolist()
+    waiting: dict[int, list[int]] = {}
+    ready = []
+    for r, source in enumerate(deps_list):
+        if base <= source < base + p:
+            waiting.setdefault(source - base, []).append(r)
+        else:
+            ready.append(r)
+    done = 0
+    while ready:
+        r = ready.pop()
+        began = max(previous_list[r], float(end[deps_list[r]]) + hop)
+        end[base + r] = began + durations_list[r]
+        done += 1
+        ready.extend(waiting.pop(r, ()))
+    if done != p:
+        raise RuntimeError(f"ops of column {c} wait for each other: the schedule deadlocks")
 
 
 def _run(
@@ -194,8 +398,8 @@ def _run(
     ids: list[list[int]] = []
     needs: list[list[int]] = []
     for r, stage in enumerate(actions):
-        virtual = stage.chunks * p + r
-        op_ids = (stage.codes * n_virtual + virtual) * m + stage.micro_batches
+        virtual = stage.chunks.astype(np.int64) * p + r
+        op_ids = (stage.codes.astype(np.int64) * n_virtual + virtual) * m + stage.micro_batches
         need_ids = np.full(op_ids.size, -1, dtype=np.int64)
         forward = (stage.codes == F_CODE) & (virtual > 0)
         need_ids[forward] = op_ids[forward] - m

@@ -113,6 +113,12 @@ class PipelineSpec:
         return self.schedule in SPLIT_BACKWARD
 
     @property
+    def num_ops(self) -> int:
+        """Ops the schedule runs over all stages: p·m·v times 2 (F, BW) or 3 (F, B, W)."""
+        kinds = 3 if self.split_backward else 2
+        return kinds * self.stages * self.num_microbatches * self.virtual_stages
+
+    @property
     def ideal_time(self) -> float:
         """m(t_F + t_B + t_W): the time each stage computes, in op-time units."""
         return self.num_microbatches * (

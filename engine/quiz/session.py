@@ -172,6 +172,28 @@ class QuizSession:
 
     def refill(self) -> Question | None:
         """Rebuild the queue from what is due (and new) now, and ask its first item."""
+        self._rebuild_queue()
+        return self.next()
+
+    def join(self, other: QuizSession) -> None:
+        """Add ``other``'s lessons (built apart, for example in a worker thread while this
+        session already asks) to this session: one queue over both, due items first, then new
+        ones. The current question, its grade and the undo history stay; lessons this session
+        already has are kept as they are. ``other`` must not be used afterwards."""
+        for lesson_id, lesson in other.lessons.items():
+            if lesson_id in self.lessons:
+                continue
+            self.lessons[lesson_id] = lesson
+            self.progress[lesson_id] = other.progress[lesson_id]
+            self.items[lesson_id] = other.items[lesson_id]
+            self.states[lesson_id] = other.states[lesson_id]
+        self._rebuild_queue()
+        if self.current is None:
+            self.next()
+        elif self.current.item in self.queue:
+            self.queue.remove(self.current.item)
+
+    def _rebuild_queue(self) -> None:
         entries = [
             (item, self.states[lesson_id])
             for lesson_id, items in self.items.items()
@@ -187,7 +209,6 @@ class QuizSession:
         self.answered_today = [
             item for item in review_queue(entries, now, self.due_only) if item in skip
         ]
-        return self.next()
 
     def _answered_in_lesson(self, item: QuizItem, today: dt.date) -> bool:
         if item.kind != "self-check":

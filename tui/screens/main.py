@@ -49,7 +49,7 @@ from tui import strings
 from tui.commands import bindings
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
-from tui.widgets.footer import Footer
+from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
@@ -201,7 +201,7 @@ class MainScreen(Screen[None]):
                 yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeysFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         width, height = self.app.size

@@ -14,23 +14,27 @@ keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into
 from __future__ import annotations
 
 import datetime as dt
+import gc
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 from textual.widgets import Static, TextArea
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import N_, gettext
-from engine.lesson import Lesson, discover_lessons, load_lesson
+from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
 from engine.progress import LessonProgress
 from engine.quiz import RATINGS, Clock, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
@@ -41,7 +45,7 @@ from engine.settings import (
 from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
-from tui.widgets.footer import Footer
+from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
@@ -112,6 +116,25 @@ class QuizCommands(Provider):
             screen.run_quiz_action(action)
 
 
+LOADING_GROUP = "quiz-lessons"
+# Lessons read between two gc.freeze() calls in the worker (see _load_lessons).
+FREEZE_EVERY = 10
+# Seconds after the quiz opens when the other lessons start being read: its first frame first.
+READ_AFTER_S = 0.05
+# How often the line "reading lessons n of N" is redrawn while the other lessons load (seconds).
+LOADING_REDRAW_S = 0.1
+
+
+@dataclass
+class _Loaded:
+    """What the worker built: the other lessons' session, the progress it asks to save, and
+    the problems to tell the learner (message, severity)."""
+
+    session: QuizSession
+    to_save: list[LessonProgress]
+    problems: list[tuple[str, str]]
+
+
 class QuizScreen(Screen[None]):
     """Ask, grade, rate, undo; escape goes back to the lesson."""
 
@@ -148,6 +171,9 @@ class QuizScreen(Screen[None]):
         self.session: QuizSession | None = None
         self.problem = ""
         self._filled_for: object = None
+        # (lessons read, lessons to read) while the other lessons load in a worker, else None.
+        self.reading: tuple[int, int] | None = None
+        self._loading_timer: Timer | None = None
 
     @property
     def shardbook(self) -> ShardbookApp:
@@ -170,7 +196,7 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
         yield Static("", id="quiz-ratings", markup=False)
-        yield Footer(compact=False)
+        yield KeysFooter(compact=False)
 
     def on_mount(self) -> None:
         try:
@@ -180,49 +206,116 @@ class QuizScreen(Screen[None]):
         self._show()
 
     # ----------------------------------------------------------------- building the session
-    def _lessons(self) -> list[Lesson]:
+    def _refs(self) -> list[LessonRef]:
+        """The lessons to quiz, listed through the lesson index (no lesson parsed)."""
         app = self.shardbook
-        refs, _errors = discover_lessons(app.content_dir)
+        refs, _errors = discover_lessons(app.content_dir, lesson_index_path(app.content_dir))
         wanted = [ref for ref in refs if self.options.lesson in (None, ref.id)]
         if self.options.lesson is not None and not wanted:
             raise ContentError(
                 str(app.content_dir), None, f"no lesson with id {self.options.lesson!r}"
             )
-        lessons: list[Lesson] = []
-        for ref in wanted:
-            if app.lesson is not None and app.lesson.id == ref.id:
-                lessons.append(app.lesson)
-                continue
-            try:
-                lessons.append(load_lesson(ref.path))
-            except ContentError as error:
-                self.notify(str(error), severity="error", timeout=15)
-        return lessons
+        return wanted
 
     def _start(self) -> QuizSession:
+        """The session over the lesson open in the app, asking at once; the other lessons are
+        read in a worker thread (:meth:`_load_lessons`) and joined to its queue when read."""
         app = self.shardbook
-        lessons = self._lessons()
-        progress: dict[str, LessonProgress] = {}
-        for lesson in lessons:
-            if lesson.id == app.progress.lesson_id:
-                # The lesson open in the app: share its progress, or the app's next save
-                # would write back a quiz state without the new ratings.
-                progress[lesson.id] = app.progress
-                continue
-            loaded = app.store.load(lesson.id)
-            if loaded.message:
-                self.notify(strings.QUARANTINED.format(message=loaded.message), severity="warning")
-            progress[lesson.id] = loaded.progress
+        refs = self._refs()
+        opened = app.lesson
+        first = [opened] if opened is not None and any(r.id == opened.id for r in refs) else []
+        rest = [ref for ref in refs if opened is None or ref.id != opened.id]
+        # The lesson open in the app shares its progress, or the app's next save would write
+        # back a quiz state without the new ratings.
+        progress = {lesson.id: app.progress for lesson in first}
+        session = self._session(first, progress, self._save)
+        if rest:
+            self.reading = (0, len(rest))
+            # After the first question is drawn: the worker's parsing would slow that frame.
+            self.set_timer(
+                READ_AFTER_S, partial(self._load_lessons, rest, session.desired_retention)
+            )
+            self._loading_timer = self.set_interval(LOADING_REDRAW_S, self._show_status)
+        return session
+
+    def _session(
+        self,
+        lessons: list[Lesson],
+        progress: dict[str, LessonProgress],
+        save: Callable[[LessonProgress], object],
+        desired_retention: float | None = None,
+    ) -> QuizSession:
         return QuizSession(
             lessons,
             progress,
-            self._save,
+            save,
             clock=self.options.clock,
             seed=self.options.seed,
             due_only=self.options.due_only,
-            desired_retention=self._stored_retention(),
+            desired_retention=(
+                self._stored_retention() if desired_retention is None else desired_retention
+            ),
             tz=self.options.tz,
         )
+
+    @work(thread=True, exclusive=True, group=LOADING_GROUP, exit_on_error=False)
+    def _load_lessons(self, refs: list[LessonRef], desired_retention: float) -> _Loaded | None:
+        """Read ``refs``' lessons and progress and build their session, off the event loop
+        (a lesson takes about 13 ms to parse: seconds for hundreds). Saves that building asks
+        for (a reconciled schedule) are returned, to be made on the event loop."""
+        worker = get_current_worker()
+        store = self.shardbook.store
+        lessons: list[Lesson] = []
+        progress: dict[str, LessonProgress] = {}
+        problems: list[tuple[str, str]] = []
+        for count, ref in enumerate(refs, start=1):
+            if worker.is_cancelled:
+                return None
+            try:
+                lesson = load_lesson(ref.path)
+                loaded = store.load(lesson.id)
+            except (ContentError, ProgressError) as error:
+                problems.append((str(error), "error"))
+                continue
+            finally:
+                self.reading = (count, len(refs))
+            if loaded.message:
+                problems.append((strings.QUARANTINED.format(message=loaded.message), "warning"))
+            lessons.append(lesson)
+            progress[lesson.id] = loaded.progress
+            if count % FREEZE_EVERY == 0:
+                # The lessons read so far live as long as the quiz: out of the collector's
+                # reach, a full collection (which holds the interpreter lock, here for 0.1-0.3
+                # s once hundreds of lessons are in memory) does not stop the event loop.
+                gc.freeze()
+        to_save: list[LessonProgress] = []
+        session = self._session(lessons, progress, to_save.append, desired_retention)
+        return _Loaded(session, to_save, problems)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != LOADING_GROUP or worker.is_cancelled:
+            return
+        if event.state in (WorkerState.ERROR, WorkerState.SUCCESS) and self._loading_timer:
+            self._loading_timer.stop()
+        if event.state == WorkerState.ERROR:
+            self.reading = None
+            self.notify(str(worker.error), severity="error", timeout=15, markup=False)
+            self._show()
+        elif event.state == WorkerState.SUCCESS and isinstance(worker.result, _Loaded):
+            self.reading = None
+            loaded = worker.result
+            for message, severity in loaded.problems:
+                self.notify(message, severity=severity, timeout=15, markup=False)  # type: ignore[arg-type]
+            for progress in loaded.to_save:
+                self._save(progress)
+            if self.session is not None:
+                asking = self.session.current
+                self.session.join(loaded.session)
+                if self.session.current is asking:
+                    self._show_status()  # the same question, more left
+                    return
+            self._show()
 
     def _stored_retention(self) -> float:
         """The desired retention from the app's settings (a value out of range was replaced
@@ -242,11 +335,12 @@ class QuizScreen(Screen[None]):
     # ----------------------------------------------------------------- phases
     @property
     def phase(self) -> str:
-        """``problem``, ``answer``, ``feedback`` or ``done``."""
+        """``problem``, ``loading`` (nothing to ask until the other lessons are read),
+        ``answer``, ``feedback`` or ``done``."""
         if self.session is None:
             return "problem"
         if self.session.current is None:
-            return "done"
+            return "loading" if self.reading is not None else "done"
         return "feedback" if self.session.grade is not None else "answer"
 
     @property
@@ -331,6 +425,12 @@ class QuizScreen(Screen[None]):
             body.focus()
             self.refresh_bindings()
             return
+        if phase == "loading":
+            self._show_status()
+            prompt.update(Text(strings.QUIZ_LOADING_ALL))
+            body.focus()
+            self.refresh_bindings()
+            return
         if phase == "done":
             status.update(strings.QUIZ_TITLE)
             rows = session.stats()
@@ -343,16 +443,7 @@ class QuizScreen(Screen[None]):
             return
         question = session.current
         assert question is not None
-        item = question.item
-        status.update(
-            strings.QUIZ_STATUS.format(
-                lesson=item.lesson_id,
-                kind=strings.QUIZ_KINDS.get(item.kind, item.kind),
-                left=session.remaining,
-                done=session.reviewed_this_session,
-                target=f"{session.desired_retention:.0%}",
-            )
-        )
+        self._show_status()
         prompt.update(Text(question.prompt))
         if question.options:
             lines = [
@@ -400,6 +491,27 @@ class QuizScreen(Screen[None]):
             else:
                 self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
         self.refresh_bindings()
+
+    def _show_status(self) -> None:
+        """The status line: the question's lesson and kind, items left and done, the target
+        retention; and while other lessons are read, how many."""
+        status = self.query_one("#quiz-status", Static)
+        session = self.session
+        loading = ""
+        if self.reading is not None:
+            loading = strings.QUIZ_LOADING.format(read=self.reading[0], total=self.reading[1])
+        if session is None or session.current is None:
+            status.update(f"{strings.QUIZ_TITLE} {loading}".strip())
+            return
+        item = session.current.item
+        line = strings.QUIZ_STATUS.format(
+            lesson=item.lesson_id,
+            kind=strings.QUIZ_KINDS.get(item.kind, item.kind),
+            left=session.remaining,
+            done=session.reviewed_this_session,
+            target=f"{session.desired_retention:.0%}",
+        )
+        status.update(f"{line} {loading}".strip())
 
     def _draw_plots(self, rows: list[LessonStats]) -> None:
         from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed

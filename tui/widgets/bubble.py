@@ -8,13 +8,14 @@ activation memory a schedule stashes), the timeline, and optionally a second sch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.geometry import Size
@@ -22,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import units
 from engine.checks import one_of
@@ -32,6 +34,8 @@ from engine.pipeline import (
     PipelineResult,
     PipelineSpec,
     TimelineDrawing,
+    check_simulated_size,
+    closed_form_bubble,
     draw_timeline,
     simulate,
 )
@@ -40,6 +44,11 @@ from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
+# Schedules with more ops than this (both compared ones together) are simulated in a worker
+# thread: the closed form is shown in the frame that answers the key and the simulation follows,
+# so no key waits on it (benches/bench_pipeline.py: a few ms per 10,000 ops).
+INSTANT_OPS = 20_000
+SIMULATION_GROUP = "bubble-simulation"
 
 
 def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
@@ -99,6 +108,18 @@ def bubble_renderable(result: PipelineResult) -> RenderableType:
     return Group(_heading(result), _figures(result), Text(strings.BUBBLE_TIME_UNIT, style="dim"))
 
 
+def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
+    """The closed form's bubble in both conventions, shown while ``spec`` is being simulated."""
+    closed = closed_form_bubble(spec)
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column(no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    table.add_row("closed form b/ideal", f"{closed.bubble_over_ideal:.4g}")
+    table.add_row("closed form b/total", f"{closed.bubble_fraction:.4g}")
+    heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.num_microbatches}", style="bold")
+    return Group(heading, table)
+
+
 def bubble_details(
     result: PipelineResult, drawing: TimelineDrawing | str, heading: bool
 ) -> RenderableType:
@@ -130,6 +151,36 @@ def bubble_details(
         lines = [f"timeline: {drawing.header}", drawing.rounding, drawing.legend]
         parts.append(Text("\n".join(line for line in lines if line), style="dim"))
     return Group(*parts)
+
+
+def simulated_outcome(
+    specs: list[PipelineSpec], width: int, cancelled: Callable[[], bool] = lambda: False
+) -> tuple[Outcome, tuple[list[str], int]]:
+    """Simulate ``specs`` and draw them ``width`` columns wide: what the pane shows, and the
+    timeline's rows with the width of their stage labels. Stops early (an empty outcome) once
+    ``cancelled()`` is true: the form changed meanwhile."""
+    results = []
+    for spec in specs:
+        if cancelled():
+            return Outcome(Text("")), ([], 0)
+        results.append(simulate(spec))
+    figures: list[RenderableType] = []
+    details: list[RenderableType] = []
+    timeline: list[str] = []
+    label_width = len(f"stage {specs[0].stages - 1} ")
+    for result in results:
+        drawing: TimelineDrawing | str
+        try:
+            drawing = draw_timeline(result, width)
+        except InputError as error:
+            drawing = error.message
+        else:
+            if len(results) > 1:
+                timeline.extend([*([""] if timeline else []), result.spec.schedule])
+            timeline.extend(drawing.rows)
+        figures.extend([Text(""), bubble_renderable(result)])
+        details.extend([Text(""), bubble_details(result, drawing, len(results) > 1)])
+    return Outcome(Group(*figures[1:]), details=Group(*details[1:])), (timeline, label_width)
 
 
 class TimelineView(ScrollView, can_focus=True):
@@ -261,28 +312,54 @@ class BubblePane(CalculatorPane):
         return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1 - scrollbar)
 
     def compute(self, values: dict[str, str]) -> Outcome:
-        width = self._timeline_width()
-        results = [simulate(spec_from_form(values, values["schedule"]))]
+        # A newer form: a simulation still running is for values no longer shown.
+        self.workers.cancel_group(self, SIMULATION_GROUP)
+        specs = [spec_from_form(values, values["schedule"])]
         if values["compare"] != NONE:
-            results.append(simulate(spec_from_form(values, values["compare"])))
-        figures: list[RenderableType] = []
-        details: list[RenderableType] = []
-        timeline: list[str] = []
-        label_width = len(f"stage {results[0].spec.stages - 1} ")
-        for result in results:
-            drawing: TimelineDrawing | str
-            try:
-                drawing = draw_timeline(result, width)
-            except InputError as error:
-                drawing = error.message
-            else:
-                if len(results) > 1:
-                    timeline.extend([*([""] if timeline else []), result.spec.schedule])
-                timeline.extend(drawing.rows)
-            figures.extend([Text(""), bubble_renderable(result)])
-            details.extend([Text(""), bubble_details(result, drawing, len(results) > 1)])
-        self._timeline = (timeline, label_width)
-        return Outcome(Group(*figures[1:]), details=Group(*details[1:]))
+            specs.append(spec_from_form(values, values["compare"]))
+        for spec in specs:
+            check_simulated_size(spec)
+        width = self._timeline_width()
+        if sum(spec.num_ops for spec in specs) <= INSTANT_OPS:
+            outcome, self._timeline = simulated_outcome(specs, width)
+            return outcome
+        self._timeline = ([], 0)
+        self._simulate(specs, width, dict(values))
+        ops = sum(spec.num_ops for spec in specs)
+        waiting = Text(strings.BUBBLE_SIMULATING.format(ops=ops), style="dim")
+        figures = [closed_form_renderable(spec) for spec in specs]
+        return Outcome(Group(*figures, waiting), details=waiting)
+
+    @work(thread=True, exclusive=True, group=SIMULATION_GROUP, exit_on_error=False)
+    def _simulate(
+        self, specs: list[PipelineSpec], width: int, values: dict[str, str]
+    ) -> tuple[dict[str, str], Outcome, tuple[list[str], int]] | None:
+        """Simulate ``specs`` off the event loop (see :data:`INSTANT_OPS`); the result is shown
+        by :meth:`on_worker_state_changed` when the form still holds ``values``."""
+        worker = get_current_worker()
+        if worker.is_cancelled:
+            return None
+        outcome, timeline = simulated_outcome(specs, width, lambda: worker.is_cancelled)
+        return values, outcome, timeline
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != SIMULATION_GROUP or worker.is_cancelled:
+            return
+        if event.state == WorkerState.ERROR:
+            # The spec was checked before the worker started; an error here is the simulator's.
+            error = self.query_one(".calc-error", Static)
+            error.update(Text(strings.BUBBLE_SIMULATION_FAILED.format(error=worker.error)))
+            error.display = True
+            return
+        if event.state != WorkerState.SUCCESS or worker.result is None:
+            return
+        values, outcome, timeline = worker.result
+        if values != self._last_values:
+            return
+        self._timeline = timeline
+        self.query_one(".calc-result", ResultView).show(outcome.renderable)
+        self._queue_details(outcome.details, typing=False)
 
     def _show_details(self) -> None:
         # The timeline's rows are details too: drawn in the frame after the figures.

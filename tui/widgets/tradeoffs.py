@@ -24,12 +24,14 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Label, Select, Static, TextArea
+from textual.worker import Worker, WorkerState
 
 from engine import units
 from engine.errors import InputError
@@ -68,6 +70,10 @@ EXERCISE_NOTES: tuple[tuple[str, str], ...] = (
 # The pickers whose values are remembered where the lesson was left (ids tradeoffs-<name>).
 PICKERS = ("link", "world", "model", "batch", "seq")
 PLOT_HEIGHT = 10
+# The report (tens of ms for the largest models) is computed in a worker thread; when it takes
+# longer than this, the pane says it is working on the new choice (seconds).
+BUSY_AFTER_S = 0.1
+REPORT_GROUP = "tradeoffs-report"
 MIN_PLOT_WIDTH = 26
 # Each strategy's colour in the scaling plot and its legend (the marker letters tell them apart
 # without colour too).
@@ -241,6 +247,9 @@ class TradeoffsPane(VerticalScroll):
         self.scenario: int | None = None
         # The learner chose to see the answer first in this pane (the app records it).
         self._shown_first = False
+        # The choices and width of the report being computed (None: none is wanted).
+        self._wanted: tuple[tuple[str, int, str, int, int], int] | None = None
+        self._busy_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
@@ -256,6 +265,9 @@ class TradeoffsPane(VerticalScroll):
                     compact=True,
                     classes="form-field",
                 )
+        busy = Static(strings.TRADEOFFS_BUSY, id="tradeoffs-busy", classes="hint")
+        busy.display = False  # shown only while a report takes longer than BUSY_AFTER_S
+        yield busy
         yield Static("", id="tradeoffs-result")
         yield Static(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
         with Horizontal(classes="form-row scenario-buttons"):
@@ -356,23 +368,61 @@ class TradeoffsPane(VerticalScroll):
         return next((box for box in self.query(NoteBox) if box.item.id == note_id), None)
 
     def refresh_report(self) -> None:
-        """Recompute the table and the plot from the two choices (when not folded)."""
+        """Recompute the table and the plot from the choices (when not folded), in a worker:
+        the last result stays on screen until the new one is drawn."""
+        self.workers.cancel_group(self, REPORT_GROUP)
         if self.folded:
+            self._wanted = None
+            self._set_busy(False)
             self.query_one("#tradeoffs-result", Static).update(Text(strings.FOLDED_TRADEOFFS))
             return
-        link = str(self.query_one("#tradeoffs-link", Select).value)
-        world = int(str(self.query_one("#tradeoffs-world", Select).value))
-        model = str(self.query_one("#tradeoffs-model", Select).value)
-        batch = int(str(self.query_one("#tradeoffs-batch", Select).value))
-        seq = int(str(self.query_one("#tradeoffs-seq", Select).value))
-        result = self.query_one("#tradeoffs-result", Static)
+        choices = (
+            str(self.query_one("#tradeoffs-link", Select).value),
+            int(str(self.query_one("#tradeoffs-world", Select).value)),
+            str(self.query_one("#tradeoffs-model", Select).value),
+            int(str(self.query_one("#tradeoffs-batch", Select).value)),
+            int(str(self.query_one("#tradeoffs-seq", Select).value)),
+        )
+        self._wanted = (choices, self._width())
+        self._compute_report(*self._wanted)
+        if self._busy_timer is None:
+            self._busy_timer = self.set_timer(BUSY_AFTER_S, lambda: self._set_busy(True))
+
+    @work(thread=True, exclusive=True, group=REPORT_GROUP, exit_on_error=False)
+    def _compute_report(
+        self, choices: tuple[str, int, str, int, int], width: int
+    ) -> tuple[tuple[tuple[str, int, str, int, int], int], RenderableType]:
+        """The report for ``choices`` drawn ``width`` cells wide (a worker thread)."""
+        link, world, model, batch, seq = choices
         try:
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            result.update(Text(f"{model}: {error}"))
+            return (choices, width), Text(f"{model}: {error}")
+        return (choices, width), report_renderable(report, width)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != REPORT_GROUP or worker.is_cancelled:
             return
-        result.update(report_renderable(report, self._width()))
+        result = self.query_one("#tradeoffs-result", Static)
+        if event.state == WorkerState.ERROR:
+            self._set_busy(False)
+            result.update(Text(strings.TRADEOFFS_FAILED.format(error=worker.error)))
+        elif event.state == WorkerState.SUCCESS and worker.result is not None:
+            wanted, renderable = worker.result
+            if wanted == self._wanted:
+                self._set_busy(False)
+                result.update(renderable)
+
+    def _set_busy(self, busy: bool) -> None:
+        """Show or hide the line that says a new report is being computed."""
+        if not busy and self._busy_timer is not None:
+            self._busy_timer.stop()
+        self._busy_timer = None
+        line = self.query_one("#tradeoffs-busy", Static)
+        if line.display != busy:
+            line.display = busy
 
     @on(
         Select.Changed,
