@@ -65,8 +65,11 @@ class KeysFooter(Footer):
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 widget.description = gettext(widget.description)
-                if isinstance(widget.tooltip, str):
-                    widget.tooltip = gettext(widget.tooltip)
+                # The tooltip's attribute, not its setter: the setter updates the screen's
+                # tooltip at once, which while composing is the screen being left, and moves
+                # its focus (Textual is pinned exactly: pyproject.toml).
+                if isinstance(widget._tooltip, str):
+                    widget._tooltip = gettext(widget._tooltip)
             elif isinstance(widget, FooterLabel):
                 widget.update(gettext(str(widget.content)))
             yield widget
