@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import yaml
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from engine.export import export_text
@@ -43,6 +44,14 @@ def last_message(app: ShardbookApp) -> str:
     return str(notification.message) if notification is not None else ""
 
 
+def assert_in_view(widget: Widget) -> None:
+    """``widget`` is wholly shown: inside the screen and inside every container around it (a
+    box scrolled below its pane's visible part takes typed text that cannot be seen)."""
+    for container in widget.ancestors:
+        if isinstance(container, Widget):
+            assert container.region.contains_region(widget.region), (widget, container)
+
+
 def diagram_text(app: ShardbookApp) -> str:
     return str(app.query_one(DiagramsPane).query_one("#diagram", Static).render())
 
@@ -51,7 +60,9 @@ def diagram_text(app: ShardbookApp) -> str:
 async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> None:
     """The "Done when" of guided study: from a fresh folder, ctrl+n then typed text, repeated,
     fills every exercise note, self-check answer and reflection field; no other navigation key.
-    Into the Ledger's first field (its text selected as it is focused) the learner types 7B, a
+    Each field ctrl+n puts the cursor in is in view at 80x24 (an answer unfolding above a
+    Diagrams or Trade-offs note box, when the box before it is left, does not push it off
+    screen). Into the Ledger's first field (its text selected as it is focused) the learner types 7B, a
     model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
@@ -63,6 +74,8 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> 
             if last_message(app).startswith("Every step of S15 is done"):
                 break
             focused = app.focused
+            if isinstance(focused, Input | TextArea):
+                assert_in_view(focused)
             if isinstance(focused, Input):
                 await pilot.press("7", "B")
                 typed.append("7B")

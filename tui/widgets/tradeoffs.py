@@ -52,7 +52,7 @@ from engine.scaling import (
 from engine.steptime import INTERCONNECTS
 from tui import strings
 from tui.widgets.calculator import ResultView
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, resumed_choices
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -381,6 +381,7 @@ class TradeoffsPane(VerticalScroll):
         # The judgement written and left: the table and the plot unfold (not while typed).
         if isinstance(event.widget, TextArea):
             self.refresh_report()
+            keep_focus_in_view(self)
 
     def action_look_first(self) -> None:
         """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
