@@ -40,7 +40,7 @@ def saved(progress_dir: Path) -> dict[str, object]:
 
 
 def last_message(app: ShardbookApp) -> str:
-    notification = app._last_information
+    notification = app.last_notification
     return str(notification.message) if notification is not None else ""
 
 
@@ -62,8 +62,8 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> 
     fills every exercise note, self-check answer and reflection field; no other navigation key.
     Each field ctrl+n puts the cursor in is in view at 80x24 (an answer unfolding above a
     Diagrams or Trade-offs note box, when the box before it is left, does not push it off
-    screen). Into the Ledger's first field (its text selected as it is focused) the learner types 7B, a
-    model of their own (exercise 1 asks for the learner's own four columns)."""
+    screen). Into the Ledger's first field (its text selected as it is focused) the learner
+    types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
     async with app.run_test(size=SIZE) as pilot:

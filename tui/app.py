@@ -52,6 +52,7 @@ from tui.guard import end_on_signal, fallback_folders, install_exit_signals, wri
 from tui.keys import KeyOrderApp
 from tui.screens.guide import SectionMoved, SectionRead
 from tui.screens.main import META_ID, MainScreen
+from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
@@ -112,8 +113,8 @@ class ShardbookApp(KeyOrderApp[int]):
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
         )
-        # The last information toast, replaced by the next one rather than stacked under it.
-        self._last_information: Notification | None = None
+        # The message shown last (the one on screen while it lasts).
+        self.last_notification: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
@@ -475,17 +476,14 @@ class ShardbookApp(KeyOrderApp[int]):
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
         alone would not do)."""
+        timeout = hint_timeout(severity, timeout)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_notify(self, event: Notify) -> None:
-        """An information toast replaces the one before it: two F9 presses show one toast, not
-        two stacked over the screen. Warnings and errors stay until they time out."""
-        if event.notification.severity != "information":
-            return
-        previous, self._last_information = self._last_information, event.notification
-        if previous is not None and previous in self._notifications:
-            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
-            self._unnotify(previous)
+        """A new message replaces the one on screen and is placed off the focused field
+        (:mod:`tui.toasts`)."""
+        self.last_notification = event.notification
+        show_alone(self, event.notification)
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
