@@ -1,4 +1,4 @@
-"""Benchmark of the app (issue 10: fast to open, instant to respond).
+"""Benchmark of the app: fast to open, instant to respond (README "Performance").
 
 Run: ``python benches/bench_app.py [--quick]``. Every figure is a ratio against a baseline
 measured in the same run on the same machine, beside its absolute value:

@@ -1,4 +1,4 @@
-"""Benchmark of engine.collectives (issue 5): the cost model at 1,024 ranks across every operation
+"""Benchmark of engine.collectives: the cost model at 1,024 ranks across every operation
 and algorithm, and the data-flow simulation at 64 ranks.
 
 Usage: ``python benches/bench_collectives.py [--quick]``

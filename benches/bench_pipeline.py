@@ -1,4 +1,4 @@
-"""Benchmark of engine.pipeline (issue 4): simulate interleaved 1F1B at p=64, m=512, v=4.
+"""Benchmark of engine.pipeline: simulate interleaved 1F1B at p=64, m=512, v=4.
 
 Usage: ``python benches/bench_pipeline.py [--quick]``
 

@@ -12,47 +12,35 @@ Table 2 assumes 16-bit activations and 1-byte dropout masks. Its per-layer bytes
 other activation sizes w (bytes per element) the 16-bit tensors scale by w/2 and the masks stay
 1 byte; with w = 2 every row equals Table 2 exactly.
 
-The same §4.1 terms, read for any :class:`~engine.model_size.ModelShape` (``GENERAL_SOURCE``):
-Q and the attention output have width q = heads·head_dim, K and V width kv = kv_heads·head_dim
-(GQA), so the split 16-bit tensors are ``w·s·b·(2q + 2kv)`` for attention; a GeLU MLP of size f
-keeps its GeLU input and output, ``2w·s·b·f``; a gated MLP (SwiGLU, GeGLU: ``down(act(gate(x)) ·
-up(x))``) keeps the gate output, the activation, the up output and their product, ``4w·s·b·f``;
-an MoE layer does that for each of its top-k routed experts and its shared experts (balanced
-routing: every rank holds as many tokens as a dense layer). Without dropout the 1-byte masks and
-the dropout output go (the softmax output alone feeds both backward paths: ``w·as²b``). With
-``flash`` attention no score tensor is stored (FlashAttention keeps Q, K, V, the output and the
-a·s·b fp32 log-sum-exp, under 0.1 % of a layer, left out). For the GPT shape (q = kv = h,
-f = 4h, GeLU, dropout) this is Table 2 exactly.
+The same §4.1 terms, read for any :class:`~engine.model_size.ModelShape`
+(:data:`engine.sources.ACTIVATIONS_GENERAL_SHAPE`): Q and the attention output have width q =
+heads·head_dim, K and V width kv = kv_heads·head_dim (GQA), so the split 16-bit tensors are
+``w·s·b·(2q + 2kv)`` for attention; a GeLU MLP of size f keeps its GeLU input and output,
+``2w·s·b·f``; a gated MLP (SwiGLU, GeGLU: ``down(act(gate(x)) · up(x))``) keeps the gate output, the
+activation, the up output and their product, ``4w·s·b·f``; an MoE layer does that for each of its
+top-k routed experts and its shared experts (balanced routing: every rank holds as many tokens as a
+dense layer). Without dropout the 1-byte masks and the dropout output go (the softmax output alone
+feeds both backward paths: ``w·as²b``). With ``flash`` attention no score tensor is stored
+(FlashAttention keeps Q, K, V, the output and the a·s·b fp32 log-sum-exp, under 0.1 % of a layer,
+left out). For the GPT shape (q = kv = h, f = 4h, GeLU, dropout) this is Table 2 exactly.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, get_args
+from typing import Literal, get_args
 
+from engine.checks import MAX_PIPELINE_STAGES, finite_number, one_of, whole_number
 from engine.errors import InputError
-from engine.model_size import ModelShape, finite_number, whole_number
+from engine.model_size import ModelShape
 
 Recompute = Literal["none", "selective", "full"]
-Schedule = Literal["1f1b", "gpipe"]
-RECOMPUTE_CHOICES: tuple[str, ...] = get_args(Recompute)
-SCHEDULE_CHOICES: tuple[str, ...] = get_args(Schedule)
-
-TABLE2_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) §4.1-4.2, Table 2"
-STAGE_SOURCE = (
-    "Korthikanti et al. 2022 §4.2.3 Eq. 5 (1F1B first stage: p micro-batches); interleaving "
-    "factor 1 + (p-1)/(p·v): NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py"
-)
-EXTRA_SOURCE = "Korthikanti et al. 2022 §4.3 (input-embedding dropout; output layer and loss)"
-GENERAL_SOURCE = (
-    "Korthikanti et al. 2022 §4.1 terms read for GQA widths, the MLP size f and a gated MLP "
-    "(Shazeer 2020, arXiv:2002.05202 Eq. 6); flash: Dao 2023 (FlashAttention-2, arXiv:2307.08691)"
-)
-INTERLEAVED_STAGE_SOURCE = (
-    "NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py: interleaved warm-up "
-    "2·(p-i-1) + (v-1)·p chunks on stage i"
-)
+ActivationSchedule = Literal["1f1b", "gpipe"]
+"""How the activations of in-flight micro-batches pile up: 1F1B (interleaved with ``v`` > 1) or
+GPipe."""
+RECOMPUTE_CHOICES: tuple[Recompute, ...] = get_args(Recompute)
+SCHEDULE_CHOICES: tuple[ActivationSchedule, ...] = get_args(ActivationSchedule)
 
 
 @dataclass(frozen=True)
@@ -63,21 +51,15 @@ class LayerActivations:
         bytes: the bytes (>= 0, finite).
         row: the Table 2 row used (e.g. ``"tensor + sequence parallel + selective recompute"``).
         formula: the row's expression and its value with the numbers filled in.
+        seq, micro_batch_size, hidden, heads, tp, activation_bytes, sequence_parallel, recompute,
+            shape: the validated inputs (s, b, h, a, t, w; :func:`layer_activation_bytes`).
     """
 
     bytes: float
     row: str
     formula: str
-
-
-class LayerFigures(NamedTuple):
-    """The validated inputs of one Table 2 row and its value, before any text is formatted
-    (:func:`layer_activation_figures`; :func:`describe_layer` turns it into a
-    :class:`LayerActivations`)."""
-
-    bytes: float
     seq: int
-    micro_batch: int
+    micro_batch_size: int
     hidden: int
     heads: int
     tp: int
@@ -103,7 +85,7 @@ def _is_table2_shape(shape: ModelShape | None) -> bool:
 def layer_activation_bytes(
     *,
     seq: int,
-    micro_batch: int,
+    micro_batch_size: int,
     hidden: int,
     heads: int,
     tp: int = 1,
@@ -119,6 +101,7 @@ def layer_activation_bytes(
     full recompute keeps only the layer input, 2·s·b·h.
 
     Args:
+        micro_batch_size: samples per micro-batch b (Megatron-LM's ``micro_batch_size``).
         activation_bytes: bytes per activation element w (2 for bf16/fp16, 4 for fp32).
         shape: the architecture (GQA, MLP size and kind, dropout, attention kernel, experts);
             ``None`` is Table 2's GPT layer. Its hidden size and heads must be ``hidden`` and
@@ -129,47 +112,13 @@ def layer_activation_bytes(
             the key/value heads); ``heads`` not dividing ``hidden`` (without a head size); an
             unknown ``recompute``.
     """
-    return describe_layer(
-        layer_activation_figures(
-            seq=seq,
-            micro_batch=micro_batch,
-            hidden=hidden,
-            heads=heads,
-            tp=tp,
-            sequence_parallel=sequence_parallel,
-            recompute=recompute,
-            activation_bytes=activation_bytes,
-            shape=shape,
-        )
-    )
-
-
-def layer_activation_figures(
-    *,
-    seq: int,
-    micro_batch: int,
-    hidden: int,
-    heads: int,
-    tp: int = 1,
-    sequence_parallel: bool = False,
-    recompute: str = "none",
-    activation_bytes: float = 2.0,
-    shape: ModelShape | None = None,
-) -> LayerFigures:
-    """:func:`layer_activation_bytes` without its formula text (same checks, same bytes), for
-    callers that format the text only when it is read.
-
-    Raises:
-        InputError: as :func:`layer_activation_bytes`.
-    """
     s = whole_number("seq", seq)
-    b = whole_number("micro_batch", micro_batch)
+    b = whole_number("micro_batch_size", micro_batch_size)
     h = whole_number("hidden", hidden)
     a = whole_number("heads", heads)
     t = whole_number("tp", tp)
     w = finite_number("activation_bytes", activation_bytes, maximum=8.0)
-    if recompute not in RECOMPUTE_CHOICES:
-        raise InputError("recompute", f"must be one of {', '.join(RECOMPUTE_CHOICES)}")
+    one_of("recompute", recompute, RECOMPUTE_CHOICES)
     if h % a and (shape is None or shape.head_dim is None):
         raise InputError("heads", f"must divide hidden ({h}); {a} heads do not")
     if a % t:
@@ -194,7 +143,14 @@ def layer_activation_figures(
         value = sb * (whole * h / (t if sequence_parallel else 1) + split / t)
         if recompute != "selective":
             value += float(a) * s * s * b * score / t
-    return LayerFigures(value, s, b, h, a, t, w, sequence_parallel, recompute, shape)
+    if recompute != "full" and not _is_table2_shape(shape):
+        assert shape is not None
+        row, formula = _general_row(value, s, b, h, a, t, w, sequence_parallel, recompute, shape)
+    else:
+        row, formula = _table2_row(value, s, b, h, a, t, w, sequence_parallel, recompute)
+    return LayerActivations(
+        value, row, formula, s, b, h, a, t, w, sequence_parallel, recompute, shape
+    )
 
 
 def _general_terms(shape: ModelShape, w: float) -> tuple[float, float, float]:
@@ -213,18 +169,21 @@ def _general_terms(shape: ModelShape, w: float) -> tuple[float, float, float]:
     return whole, split, score
 
 
-def describe_layer(figures: LayerFigures) -> LayerActivations:
-    """The :class:`LayerActivations` of ``figures``: its Table 2 row and formula text."""
-    value, s, b, h, a, t, w, sequence_parallel, recompute, shape = figures
-    if recompute != "full" and not _is_table2_shape(shape):
-        assert shape is not None
-        return _describe_general(figures, shape)
+def _table2_row(
+    value: float,
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    t: int,
+    w: float,
+    sequence_parallel: bool,
+    recompute: str,
+) -> tuple[str, str]:
+    """The Table 2 row of a layer and its formula text."""
     if recompute == "full":
-        return LayerActivations(
-            value,
-            "full recompute",
-            f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}",
-        )
+        formula = f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}"
+        return "full recompute", formula
     kept_whole = 4 * w + 2
     split = 12 * w
     score_bytes = 2 * w + 1
@@ -246,11 +205,22 @@ def describe_layer(figures: LayerFigures) -> LayerActivations:
     where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
     if w != 2.0:
         where += f"; {w:g}-byte activations, 1-byte dropout masks"
-    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+    return row, f"{formula}{where} = {_num(value)}"
 
 
-def _describe_general(figures: LayerFigures, shape: ModelShape) -> LayerActivations:
-    value, s, b, h, a, t, w, sequence_parallel, recompute, _shape = figures
+def _general_row(
+    value: float,
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    t: int,
+    w: float,
+    sequence_parallel: bool,
+    recompute: str,
+    shape: ModelShape,
+) -> tuple[str, str]:
+    """The row of a layer of any shape (the §4.1 terms read for it) and its formula text."""
     whole, _split, score = _general_terms(shape, w)
     sp = " + sequence parallel" if sequence_parallel else ""
     parallel = "no parallelism" if t == 1 and not sequence_parallel else "tensor parallel" + sp
@@ -268,7 +238,7 @@ def _describe_general(figures: LayerFigures, shape: ModelShape) -> LayerActivati
         f" with s={s}, b={b}, h={h}, a={a}, t={t}, w={w:g}, q={shape.q_width}, "
         f"kv={shape.kv_width}, f={f_value}" + ("" if shape.dropout else ", no dropout")
     )
-    return LayerActivations(value, row, f"{formula}{where} = {_num(value)}")
+    return row, f"{formula}{where} = {_num(value)}"
 
 
 @dataclass(frozen=True)
@@ -286,6 +256,10 @@ class StageActivations:
         total: layers_bytes + extra_bytes.
         formula: the whole computation with the numbers filled in.
         notes: what a reader should know (uneven stages, defaults taken).
+        pp, cp, virtual_stages, schedule, num_microbatches, vocab: the validated inputs (p, c, v;
+            m ``None`` when not given; V ``None`` when not given).
+        split: t with sequence parallelism, else 1 (the embedding's share of a rank).
+        dropout: whether the embedding's dropout mask is kept.
     """
 
     per_layer: LayerActivations
@@ -297,37 +271,20 @@ class StageActivations:
     total: float
     formula: str
     notes: tuple[str, ...]
-
-
-class StageFigures(NamedTuple):
-    """:class:`StageActivations` before any text is formatted (:func:`stage_activation_figures`;
-    :func:`describe_stage` formats it). ``pp``, ``cp``, ``virtual_stages`` are p, c, v;
-    ``vocab_given`` tells whether ``extra_bytes`` holds the embedding (and, with p = 1, the output
-    layer); ``split`` is t with sequence parallelism, else 1."""
-
-    per_layer: LayerFigures
-    layers_on_stage: int
-    in_flight: int
-    interleave_factor: float
-    layers_bytes: float
-    extra_bytes: float
-    total: float
-    notes: tuple[str, ...]
     pp: int
     cp: int
     virtual_stages: int
     schedule: str
-    vocab_given: bool
+    num_microbatches: int | None
+    vocab: int | None
     split: int
-    micro_batches: int | None = None
-    vocab: int | None = None
-    dropout: bool = True
+    dropout: bool
 
 
 def stage_activation_bytes(
     *,
     seq: int,
-    micro_batch: int,
+    micro_batch_size: int,
     hidden: int,
     heads: int,
     layers: int,
@@ -338,7 +295,7 @@ def stage_activation_bytes(
     sequence_parallel: bool = False,
     recompute: str = "none",
     schedule: str = "1f1b",
-    micro_batches: int | None = None,
+    num_microbatches: int | None = None,
     virtual_stages: int = 1,
     activation_bytes: float = 2.0,
     shape: ModelShape | None = None,
@@ -349,8 +306,10 @@ def stage_activation_bytes(
     (1F1B: min(m, p), Korthikanti Eq. 5; GPipe: all m; no pipeline: 1 with 1F1B-style gradient
     accumulation), times 1 + (p-1)/(p·v) for interleaving, divided by CP (each CP rank keeps its
     1/cp of the sequence). Embedding and output-layer activations (§4.3) are added when ``vocab``
-    is given. ``micro_batches`` left ``None`` means m = p. ``shape`` as in
-    :func:`layer_activation_bytes` (without dropout no embedding dropout mask is kept).
+    is given. ``micro_batch_size`` is the micro-batch size b, ``num_microbatches`` the number of
+    micro-batches m per step (Megatron-LM's ``num_microbatches``); ``None`` means m = p.
+    ``shape`` as in :func:`layer_activation_bytes` (without dropout no embedding dropout mask is
+    kept).
 
     Raises:
         InputError: bad sizes (see :func:`layer_activation_bytes`); ``pp`` above ``layers``;
@@ -358,56 +317,9 @@ def stage_activation_bytes(
             with fewer than p·v layers, or with m not a multiple of p (Narayanan et al. 2021
             §2.2.2).
     """
-    return describe_stage(
-        stage_activation_figures(
-            seq=seq,
-            micro_batch=micro_batch,
-            hidden=hidden,
-            heads=heads,
-            layers=layers,
-            vocab=vocab,
-            tp=tp,
-            pp=pp,
-            cp=cp,
-            sequence_parallel=sequence_parallel,
-            recompute=recompute,
-            schedule=schedule,
-            micro_batches=micro_batches,
-            virtual_stages=virtual_stages,
-            activation_bytes=activation_bytes,
-            shape=shape,
-        )
-    )
-
-
-def stage_activation_figures(
-    *,
-    seq: int,
-    micro_batch: int,
-    hidden: int,
-    heads: int,
-    layers: int,
-    vocab: int | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    cp: int = 1,
-    sequence_parallel: bool = False,
-    recompute: str = "none",
-    schedule: str = "1f1b",
-    micro_batches: int | None = None,
-    virtual_stages: int = 1,
-    activation_bytes: float = 2.0,
-    shape: ModelShape | None = None,
-) -> StageFigures:
-    """:func:`stage_activation_bytes` without its formula text (same checks, same bytes), for
-    callers that format the text only when it is read (the ledger sweeps thousands of specs).
-
-    Raises:
-        InputError: as :func:`stage_activation_bytes`.
-    """
-    per_layer = layer_activation_figures(
+    per_layer = layer_activation_bytes(
         seq=seq,
-        micro_batch=micro_batch,
+        micro_batch_size=micro_batch_size,
         hidden=hidden,
         heads=heads,
         tp=tp,
@@ -417,13 +329,12 @@ def stage_activation_figures(
         shape=shape,
     )
     n_layers = whole_number("layers", layers)
-    p = whole_number("pp", pp)
+    p = whole_number("pp", pp, maximum=MAX_PIPELINE_STAGES)
     c = whole_number("cp", cp)
     v = whole_number("virtual_stages", virtual_stages)
     t = whole_number("tp", tp)
-    m = None if micro_batches is None else whole_number("micro_batches", micro_batches)
-    if schedule not in SCHEDULE_CHOICES:
-        raise InputError("schedule", f"must be one of {', '.join(SCHEDULE_CHOICES)}")
+    m = None if num_microbatches is None else whole_number("num_microbatches", num_microbatches)
+    one_of("schedule", schedule, SCHEDULE_CHOICES)
     if p > n_layers:
         raise InputError("pp", f"{p} stages need at least {p} layers; the model has {n_layers}")
     notes: list[str] = []
@@ -436,7 +347,7 @@ def stage_activation_figures(
         if p * v > n_layers:
             raise InputError("virtual_stages", f"p·v = {p * v} chunks exceed {n_layers} layers")
         if m is not None and m % p:
-            raise InputError("micro_batches", f"interleaved 1F1B needs m a multiple of p = {p}")
+            raise InputError("num_microbatches", f"interleaved 1F1B needs m a multiple of p = {p}")
         factor = 1 + (p - 1) / (p * v)
     layers_on_stage = math.ceil(n_layers / p)
     if n_layers % p:
@@ -459,19 +370,32 @@ def stage_activation_figures(
     vocab_size: int | None = None
     if vocab is not None:
         vocab_size = whole_number("vocab", vocab)
-        sbh = float(seq) * micro_batch * hidden
+        sbh = float(per_layer.seq) * per_layer.micro_batch_size * per_layer.hidden
         embedding = sbh / split * in_flight * factor / c if dropout else 0.0
         extra = embedding
         if p == 1:
-            output = (
-                (2 * activation_bytes * sbh / split + 4 * float(seq) * micro_batch * vocab_size / t)
-                * in_flight
-                / c
-            )
-            extra += output
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch_size * vocab_size / t
+            extra += (2 * per_layer.activation_bytes * sbh / split + logits) * in_flight / c
     else:
         notes.append("vocab not given: embedding and output-layer activations left out")
-    return StageFigures(
+    formula = (
+        f"per layer {_num(per_layer.bytes)} × {layers_on_stage} layers on stage"
+        f" × {in_flight} micro-batches in flight ({schedule})"
+    )
+    if v > 1:
+        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} interleaving"
+    if c > 1:
+        formula += f" / cp {c}"
+    formula += f" = {_num(layers_bytes)}"
+    if vocab_size is not None:
+        if dropout:
+            formula += f"; embedding dropout mask s·b·h{'/t' if split > 1 else ''}·{in_flight}"
+        else:
+            formula += "; no embedding dropout mask (no dropout)"
+        if p == 1:
+            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+        formula += f" = {_num(extra)}"
+    return StageActivations(
         per_layer=per_layer,
         layers_on_stage=layers_on_stage,
         in_flight=in_flight,
@@ -479,15 +403,15 @@ def stage_activation_figures(
         layers_bytes=layers_bytes,
         extra_bytes=extra,
         total=layers_bytes + extra,
+        formula=formula,
         notes=tuple(notes),
         pp=p,
         cp=c,
         virtual_stages=v,
         schedule=schedule,
-        vocab_given=vocab is not None,
-        split=split,
-        micro_batches=m,
+        num_microbatches=m,
         vocab=vocab_size,
+        split=split,
         dropout=dropout,
     )
 
@@ -498,75 +422,36 @@ def stage_layer_counts(layers: int, pp: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(pp)]
 
 
-def per_stage_activation_bytes(figures: StageFigures, layer_counts: list[int]) -> list[float]:
+def per_stage_activation_bytes(stage: StageActivations, layer_counts: list[int]) -> list[float]:
     """Peak activation bytes of each pipeline stage, first stage first (its figure is
-    ``figures.total``).
+    ``stage.total``).
 
     Stage i of p holds min(m, p - i) micro-batches with 1F1B (Korthikanti et al. §4.2.3), all m
     with GPipe; interleaved, the equivalent of p + (p - 2i - 1)/v micro-batches of its layers
-    (``INTERLEAVED_STAGE_SOURCE``; p·(1 + (p-1)/(p·v)) on the first stage). The first stage
-    keeps the embedding's dropout mask, the last the output layer's input and fp32 logits for
-    the micro-batches it holds (§4.3).
+    (:data:`engine.sources.ACTIVATIONS_INTERLEAVED_STAGE`; p·(1 + (p-1)/(p·v)) on the first
+    stage). The first stage keeps the embedding's dropout mask, the last the output layer's input
+    and fp32 logits for the micro-batches it holds (§4.3).
     """
-    p, c, v = figures.pp, figures.cp, figures.virtual_stages
-    per_layer = figures.per_layer
-    m = figures.micro_batches
-    totals = [figures.total]
-    if p == 1:
-        return totals
+    p, c, v = stage.pp, stage.cp, stage.virtual_stages
+    per_layer = stage.per_layer
+    m = stage.num_microbatches
+    totals = [stage.total]
     for i in range(1, p):
-        if figures.schedule == "gpipe":
+        if stage.schedule == "gpipe":
             held = float(p if m is None else m)
         elif v > 1:
             held = p + (p - 2 * i - 1) / v
         else:
             held = float(p - i if m is None else min(m, p - i))
         total = per_layer.bytes * layer_counts[i] * held / c
-        if i == p - 1 and figures.vocab is not None:
-            last = float(p if m is None else m) if figures.schedule == "gpipe" else 1.0
-            w, t, split = per_layer.activation_bytes, per_layer.tp, figures.split
-            sbh = float(per_layer.seq) * per_layer.micro_batch * per_layer.hidden
-            logits = 4 * float(per_layer.seq) * per_layer.micro_batch * figures.vocab / t
+        if i == p - 1 and stage.vocab is not None:
+            last = float(p if m is None else m) if stage.schedule == "gpipe" else 1.0
+            w, t, split = per_layer.activation_bytes, per_layer.tp, stage.split
+            sbh = float(per_layer.seq) * per_layer.micro_batch_size * per_layer.hidden
+            logits = 4 * float(per_layer.seq) * per_layer.micro_batch_size * stage.vocab / t
             total += (2 * w * sbh / split + logits) * last / c
         totals.append(total)
     return totals
-
-
-def describe_stage(figures: StageFigures) -> StageActivations:
-    """The :class:`StageActivations` of ``figures``, its formula text filled in."""
-    per_layer = figures.per_layer
-    p, c, v = figures.pp, figures.cp, figures.virtual_stages
-    in_flight = figures.in_flight
-    formula = (
-        f"per layer {_num(per_layer.bytes)} × {figures.layers_on_stage} layers on stage"
-        f" × {in_flight} micro-batches in flight ({figures.schedule})"
-    )
-    if v > 1:
-        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{figures.interleave_factor:.4g} interleaving"
-    if c > 1:
-        formula += f" / cp {c}"
-    formula += f" = {_num(figures.layers_bytes)}"
-    if figures.vocab_given and not figures.dropout:
-        formula += "; no embedding dropout mask (no dropout)"
-        if p == 1:
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
-        formula += f" = {_num(figures.extra_bytes)}"
-    elif figures.vocab_given:
-        formula += f"; embedding dropout mask s·b·h{'/t' if figures.split > 1 else ''}·{in_flight}"
-        if p == 1:
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
-        formula += f" = {_num(figures.extra_bytes)}"
-    return StageActivations(
-        per_layer=describe_layer(per_layer),
-        layers_on_stage=figures.layers_on_stage,
-        in_flight=in_flight,
-        interleave_factor=figures.interleave_factor,
-        layers_bytes=figures.layers_bytes,
-        extra_bytes=figures.extra_bytes,
-        total=figures.total,
-        formula=formula,
-        notes=figures.notes,
-    )
 
 
 def _coef(value: float) -> str:

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from engine import collectives
 from engine.collectives import OPERATIONS, Chunk, Simulation
 from engine.errors import InputError
+from engine.sources import ascii_text
 from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strategy
 
 WIDTH = 80
@@ -169,7 +170,7 @@ def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str
         text = f"{mark} {use.phase}: {use.collective} of {use.payload}; {use.volume}"
         comm += _wrap(text, "  ", "      ")
     comm += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
-    comm += _wrap(f"Source: {strategy.volume_source}.", "  ", "    ")
+    comm += _wrap(f"Source: {ascii_text(strategy.volume_source)}.", "  ", "    ")
     wait = _wrap(strategy.wait, "One wait: ", "  ")
     questions = ["The three questions:"]
     for number, (_zh, english, answer) in enumerate(strategy.answers(), start=1):

@@ -15,7 +15,7 @@ class InputError(ShardbookError, ValueError):
     """A calculator input is invalid.
 
     Attributes:
-        field: the name of the input (a spec field such as ``micro_batches``, or a CLI flag such
+        field: the name of the input (a spec field such as ``num_microbatches``, or a CLI flag such
             as ``--micro-batches`` once the CLI has mapped it).
         message: what is wrong and what is accepted, without the field name.
     """

@@ -17,11 +17,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from engine.errors import InputError
-from engine.lesson import Lesson
 from engine.progress import LessonProgress
 from engine.strategies import Strategy, get_strategy
+
+if TYPE_CHECKING:
+    # The lesson's checker asks this module which note ids exist: a runtime import back would
+    # be a circle.
+    from engine.lesson import Lesson
 
 # The lesson's six strategies (DP, FSDP/ZeRO, TP, PP, EP, CP), in its order.
 DIAGRAMS = "diagrams"

@@ -1,6 +1,6 @@
-"""The shape of a transformer (:class:`ModelShape`) and its parameter count, shared by the ledger
-(:mod:`engine.ledger`), activations (:mod:`engine.activations`) and step time
-(:mod:`engine.steptime`), plus the input checks those modules share.
+"""The shape of a transformer (:class:`ModelShape`), the shape fields every calculator spec takes
+(:class:`ShapeFields`) and the parameter count, shared by the ledger (:mod:`engine.ledger`),
+activations (:mod:`engine.activations`) and step time (:mod:`engine.steptime`).
 
 Count per layer (q = heads·head_dim and kv = kv_heads·head_dim are the query and key/value
 widths, f the MLP size, m its matrices: 2 for ``gelu``, 3 for the gated ``swiglu``/``geglu``):
@@ -31,28 +31,24 @@ The norm kind names the layout of what is not given:
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
 
+from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import InputError
 
-# Larger counts than this are typing errors, and keeping every input below it keeps every product
-# the ledger forms (at most four counts multiplied) far from float overflow.
-MAX_COUNT = 10**12
-PARAM_COUNT_SOURCE = (
-    "Narayanan et al. 2021 (arXiv:2104.04473) §5.1 Eq. 2 (GPT layout); NVIDIA/Megatron-LM "
-    "megatron/training/theoretical_memory_usage.py (GQA, gated MLP, RMSNorm, MoE, untied)"
-)
+MlpKind = Literal["gelu", "swiglu", "geglu"]
+NormKind = Literal["layernorm", "rmsnorm"]
+AttentionKernel = Literal["eager", "flash"]
+PositionKind = Literal["learned", "rotary"]
+MLP_KINDS: tuple[MlpKind, ...] = get_args(MlpKind)
+NORM_KINDS: tuple[NormKind, ...] = get_args(NormKind)
+ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
+POSITION_KINDS: tuple[PositionKind, ...] = get_args(PositionKind)
 
-MLP_KINDS: tuple[str, ...] = ("gelu", "swiglu", "geglu")
-NORM_KINDS: tuple[str, ...] = ("layernorm", "rmsnorm")
-ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")
-POSITION_KINDS: tuple[str, ...] = ("learned", "rotary")
-
-# The shape fields of LedgerSpec and StepSpec (the ``calc ledger``/``calc step`` flags in snake
-# case); ``model`` names a preset that fills the ones left as None.
+# The shape fields of :class:`ShapeFields` (the ``calc ledger``/``calc step`` flags in snake case);
+# ``model`` names a preset that fills the ones left as None.
 SHAPE_FIELDS: tuple[str, ...] = (
     "layers",
     "hidden",
@@ -118,50 +114,36 @@ LAYOUTS: Mapping[str, Mapping[str, Any]] = {
 }
 
 
-def whole_number(field: str, value: object, *, minimum: int = 1) -> int:
-    """Check that ``value`` is a whole number in ``[minimum, MAX_COUNT]`` and return it.
+@dataclass(frozen=True)
+class ShapeFields:
+    """The model fields every calculator spec takes (:class:`engine.ledger.LedgerSpec`,
+    :class:`engine.steptime.StepSpec`): a preset ``model``, and the shape fields of
+    :data:`SHAPE_FIELDS` (the ``calc`` flags in snake case). A field left ``None`` takes the
+    preset's value, else the default of the norm kind's layout (module docstring); the meaning
+    of each is that of :class:`ModelShape`'s field of the same name."""
 
-    Raises:
-        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``MAX_COUNT``.
-    """
-    if type(value) is int and minimum <= value <= MAX_COUNT:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a whole number, got {value!r}")
-    if isinstance(value, float):
-        if not math.isfinite(value) or value != math.floor(value):
-            raise InputError(field, f"must be a whole number, got {value!r}")
-        value = int(value)
-    if value < minimum:
-        raise InputError(field, f"must be at least {minimum}, got {value}")
-    if value > MAX_COUNT:
-        raise InputError(field, f"must be at most {MAX_COUNT:.0e}, got {value}")
-    return value
-
-
-def finite_number(
-    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
-) -> float:
-    """Check that ``value`` is a finite, positive (or zero if allowed) number up to ``maximum``.
-
-    Raises:
-        InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
-    """
-    # Fast path for the common case; NaN and inf fail these comparisons and fall through.
-    if type(value) is float and (value > 0.0 or (allow_zero and value == 0.0)) and value <= maximum:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a number, got {value!r}")
-    number = float(value)
-    if math.isnan(number):
-        raise InputError(field, "is not a number (NaN)")
-    if math.isinf(number) or number > maximum:
-        raise InputError(field, f"must be at most {maximum:g}")
-    if number < 0:
-        raise InputError(field, "must not be negative")
-    if number == 0 and not allow_zero:
-        raise InputError(field, "must be greater than zero")
-    return number
+    model: str | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    ffn_hidden: int | None = None
+    vocab: int | None = None
+    vocab_multiple: int | None = None
+    mlp: MlpKind | None = None
+    norm: NormKind | None = None
+    bias: bool | None = None
+    tied_embeddings: bool | None = None
+    positions: PositionKind | None = None
+    position_count: int | None = None
+    final_norm: bool | None = None
+    dropout: bool | None = None
+    experts: int | None = None
+    top_k: int | None = None
+    shared_experts: int | None = None
+    expert_ffn_hidden: int | None = None
+    attention: AttentionKernel | None = None
 
 
 def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -185,13 +167,12 @@ def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
         changed[name] = whole_number(name, value, minimum=minimum)
     for name, allowed in _SHAPE_CHOICES:
         value = values.get(name)
-        if value is not None and value not in allowed:
-            raise InputError(name, f"{value!r} is not one of {', '.join(allowed)}")
+        if value is not None:
+            one_of(name, value, allowed)
     for name in _SHAPE_FLAGS:
         value = values.get(name)
-        # bool cannot be subclassed: a type test is isinstance's answer.
-        if value is not None and type(value) is not bool:
-            raise InputError(name, "must be true or false")
+        if value is not None:
+            flag(name, value)
 
     def get(name: str) -> Any:
         return changed.get(name, values.get(name))
@@ -248,12 +229,12 @@ class ModelShape:
     kv_heads: int | None = None
     head_dim: int | None = None
     ffn_hidden: int | None = None
-    mlp: str = "gelu"
-    norm: str = "layernorm"
+    mlp: MlpKind = "gelu"
+    norm: NormKind = "layernorm"
     bias: bool = True
     tied_embeddings: bool = True
     vocab_multiple: int = 1
-    positions: str = "learned"
+    positions: PositionKind = "learned"
     position_count: int | None = None
     final_norm: bool = False
     dropout: bool = True
@@ -261,7 +242,7 @@ class ModelShape:
     top_k: int = 1
     shared_experts: int = 0
     expert_ffn_hidden: int | None = None
-    attention: str = "eager"
+    attention: AttentionKernel = "eager"
 
     @property
     def head_size(self) -> int:

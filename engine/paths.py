@@ -1,4 +1,4 @@
-"""Where lessons and progress live.
+"""Where lessons and progress live (README "Where your progress is stored", "Command line").
 
 Content folder: ``--content-dir``, else ``$SHARDBOOK_CONTENT_DIR``, else the ``content/`` folder of
 the checkout this package runs from (so a lesson edited in a clone is the one shown), else the

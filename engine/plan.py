@@ -30,17 +30,19 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 from engine.exercises import LEDGER_FORM, ledger_form_worked
 from engine.lesson import Item, Lesson
-from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating
+from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, Status
 from engine.timefmt import local_text, relative, utc_iso, utc_now
 
-STEP_KINDS: Final = ("read", "exercise", "self-check", "reflection", "reviews")
-STATES: Final = ("todo", "started", "done")
+StepKind = Literal["read", "exercise", "self-check", "reflection", "reviews"]
+StepState = Literal["todo", "started", "done"]
+STEP_KINDS: Final[tuple[StepKind, ...]] = get_args(StepKind)
+STATES: Final[tuple[StepState, ...]] = get_args(StepState)
 READER: Final = "reader"
 """``worked_in`` of the steps done in the reading pane (reading, self-check, reflection)."""
 QUIZ: Final = "quiz"
@@ -120,9 +122,9 @@ class Step:
     """
 
     id: str
-    kind: str
+    kind: StepKind
     title: str
-    state: str
+    state: StepState
     worked_in: str
     section_id: str = ""
     item_id: str = ""
@@ -303,7 +305,7 @@ class Plan:
         return f"{self.counts.steps_done}/{self.counts.steps_total}"
 
     @property
-    def implied_status(self) -> str:
+    def implied_status(self) -> Status:
         """The lesson status the progress implies (``not-started`` or ``in-progress``), for a
         lesson not marked complete: ``in-progress`` once any step other than the reviews is
         started or done, or any objective is rated."""
@@ -330,7 +332,7 @@ def _written(text: str | None) -> bool:
     return bool(text and text.strip())
 
 
-def _exercise_state(item: Item, progress: LessonProgress) -> str:
+def _exercise_state(item: Item, progress: LessonProgress) -> StepState:
     parts = [_written(progress.notes.get(note_id)) for note_id in item.notes]
     begun = False
     if item.worked_in == "ledger":
@@ -357,6 +359,9 @@ def _lesson_steps(lesson: Lesson, progress: LessonProgress) -> list[Step]:
             )
         )
         for number, item in enumerate(section.items, start=1):
+            kind: StepKind
+            state: StepState
+            where: str
             if section.kind == "exercises":
                 kind, state, where = "exercise", _exercise_state(item, progress), item.worked_in
             elif section.kind == "self-check":
@@ -428,7 +433,9 @@ def build_plan(
     )
 
 
-def _objective(item: Item, progress: LessonProgress, states: dict[str, str]) -> ObjectiveStatus:
+def _objective(
+    item: Item, progress: LessonProgress, states: Mapping[str, StepState]
+) -> ObjectiveStatus:
     trained_by = tuple(
         f"exercise:{trainer}" if f"exercise:{trainer}" in states else f"self-check:{trainer}"
         for trainer in item.trained_by

@@ -4,8 +4,9 @@ collectives run and when, their volume, one wait, and where a rank recovers from
 The lesson asks three questions of every strategy (深入学习提示:
 每个 rank 持有什么、何时需要别人的数据、失败后从哪里恢复). The diagrams (:mod:`engine.diagrams`),
 the quiz and exercises 2 and 3 all read these records, so a diagram cannot disagree with the
-engine. Text shown inside the ASCII diagrams is kept pure ASCII (Psi for the parameter count,
-"Sec." for sections); the Chinese names sit in their own fields.
+engine. Text shown inside the ASCII diagrams is kept pure ASCII (Psi for the parameter count); the
+Chinese names sit in their own fields, and the sources (:mod:`engine.sources`) are written in ASCII
+by the diagrams (:func:`engine.sources.ascii_text`).
 
 Volumes per step, with their sources:
 
@@ -17,6 +18,9 @@ Volumes per step, with their sources:
 - Korthikanti et al. 2022 (arXiv:2205.05198) Sec. 4.2.2: sequence parallelism replaces each TP
   all-reduce by a reduce-scatter and an all-gather of the same total volume.
 - EP and CP volumes are derived here from the tensors moved (stated as such in their records).
+
+The module is long (about 650 lines) because most of it is the records of nine strategies, side by
+side so that one can be read against the next; the code is the few functions at the end.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from engine import sources
 from engine.errors import InputError
 
 PHASES: tuple[str, ...] = ("forward", "backward", "optimizer step")
@@ -39,18 +44,6 @@ THREE_QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("recovers", "失败后从哪里恢复", "Where does it recover from after a failure?"),
 )
 """(key, the lesson's wording, English wording) of the three questions asked of every strategy."""
-
-ZERO_SOURCE = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 7"
-MEGATRON_SOURCE = "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2"
-SP_SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) Sec. 4.2.2"
-EP_SOURCE = (
-    "Lepikhin et al. 2020 (GShard, arXiv:2006.16668) Sec. 2-3 for dispatch/combine all-to-all; "
-    "volume derived here, assuming uniform routing"
-)
-CP_SOURCE = (
-    "Megatron Core context-parallelism guide; Liu et al. 2023 (Ring Attention, "
-    "arXiv:2310.01889); volume derived here for K and V without grouped-query attention"
-)
 
 
 @dataclass(frozen=True)
@@ -140,7 +133,7 @@ _DP_GRAD_ALL_REDUCE = CollectiveUse(
     "backward",
     "gradients, bucket by bucket, overlapped with backward",
     "2*Psi elements per step (a reduce-scatter of Psi + an all-gather of Psi)",
-    ZERO_SOURCE,
+    sources.ZERO_COMMUNICATION,
 )
 
 _ZERO12_COLLECTIVES = (
@@ -149,14 +142,14 @@ _ZERO12_COLLECTIVES = (
         "backward",
         "gradients: each rank keeps the sum for its own shard",
         "Psi elements per step",
-        ZERO_SOURCE,
+        sources.ZERO_COMMUNICATION,
     ),
     CollectiveUse(
         "all-gather",
         "optimizer step",
         "updated parameters: each rank's shard to all",
         "Psi elements per step",
-        ZERO_SOURCE,
+        sources.ZERO_COMMUNICATION,
     ),
 )
 
@@ -179,7 +172,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=(_DP_GRAD_ALL_REDUCE,),
         point_to_point=False,
         volume="2*Psi elements per step",
-        volume_source=ZERO_SOURCE,
+        volume_source=sources.ZERO_COMMUNICATION,
         needs=(
             "Only in backward: gradients are all-reduced before the optimizer step; "
             "forward needs nothing from other ranks."
@@ -210,7 +203,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
         volume="2*Psi elements per step, the same as DP",
-        volume_source=ZERO_SOURCE,
+        volume_source=sources.ZERO_COMMUNICATION,
         needs=(
             "After backward: the summed gradients of its shard (reduce-scatter); after the "
             "optimizer step, every rank's updated parameter shard (all-gather)."
@@ -242,7 +235,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
         volume="2*Psi elements per step, the same as DP",
-        volume_source=ZERO_SOURCE,
+        volume_source=sources.ZERO_COMMUNICATION,
         needs=(
             "During backward: each gradient bucket is reduce-scattered to its shard's owner; "
             "after the optimizer step, every rank's updated parameters (all-gather)."
@@ -278,26 +271,26 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "forward",
                 "parameters of the next layer (freed after use)",
                 "Psi elements per step",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-gather",
                 "backward",
                 "parameters of the layer again (freed in forward)",
                 "Psi elements per step",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
                 "gradients: each rank keeps the sum for its own shard",
                 "Psi elements per step",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
         volume="3*Psi elements per step, 1.5 times DP",
-        volume_source=ZERO_SOURCE,
+        volume_source=sources.ZERO_COMMUNICATION,
         needs=(
             "Before every layer, in forward and again in backward: that layer's full "
             "parameters are gathered from all ranks, used, then freed; gradients are "
@@ -332,19 +325,19 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "forward",
                 "partial outputs of the row-parallel matmuls (2 per layer, b*s*h each)",
                 "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                MEGATRON_SOURCE,
+                sources.MEGATRON_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
                 "activation gradients of the column-parallel matmuls (2 per layer)",
                 "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                MEGATRON_SOURCE,
+                sources.MEGATRON_COMMUNICATION,
             ),
         ),
         point_to_point=False,
         volume="8*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-        volume_source=MEGATRON_SOURCE,
+        volume_source=sources.MEGATRON_COMMUNICATION,
         needs=(
             "Inside every layer, in forward and in backward: the partial results of the "
             "split matmul must be summed over all ranks before the next operation."
@@ -379,33 +372,35 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "forward",
                 "sequence-split activations before attention and MLP (2 per layer)",
                 "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                SP_SOURCE,
+                sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "forward",
                 "partial outputs after attention and MLP, back to sequence parts",
                 "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                SP_SOURCE,
+                sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-gather",
                 "backward",
                 "gradients entering the row-parallel matmuls (2 per layer)",
                 "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                SP_SOURCE,
+                sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
                 "gradients leaving the column-parallel matmuls (2 per layer)",
                 "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
-                SP_SOURCE,
+                sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
         ),
         point_to_point=False,
         volume=("8*b*s*h*(t-1)/t elements per layer per device per micro-batch, the same as TP"),
-        volume_source=f"{SP_SOURCE}; {MEGATRON_SOURCE}",
+        volume_source=(
+            f"{sources.SEQUENCE_PARALLEL_COMMUNICATION}; {sources.MEGATRON_COMMUNICATION}"
+        ),
         needs=(
             "At the entry and exit of every attention and MLP block, in forward and in "
             "backward: the sequence parts are gathered, and the partial sums scattered back."
@@ -439,19 +434,19 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "forward",
                 "activations to the next stage",
                 "b*s*h elements per micro-batch between consecutive stages",
-                MEGATRON_SOURCE,
+                sources.MEGATRON_COMMUNICATION,
             ),
             CollectiveUse(
                 "send-recv",
                 "backward",
                 "activation gradients to the previous stage",
                 "b*s*h elements per micro-batch between consecutive stages",
-                MEGATRON_SOURCE,
+                sources.MEGATRON_COMMUNICATION,
             ),
         ),
         point_to_point=True,
         volume="2*b*s*h elements per micro-batch per stage boundary (forward and backward)",
-        volume_source=MEGATRON_SOURCE,
+        volume_source=sources.MEGATRON_COMMUNICATION,
         needs=(
             "Per micro-batch: the previous stage's activations before its forward, and the "
             "next stage's activation gradients before its backward."
@@ -488,21 +483,21 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "tokens to their experts (dispatch), expert outputs back (combine)",
                 "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch "
                 "(k experts per token, e = EP size)",
-                EP_SOURCE,
+                sources.EXPERT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-to-all",
                 "backward",
                 "gradients of the combine and of the dispatch, in reverse",
                 "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch",
-                EP_SOURCE,
+                sources.EXPERT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
                 "gradients of the shared (non-expert) layers, as in DP",
                 "2*Psi_shared elements per step",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
@@ -510,7 +505,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "4*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch, plus "
             "2*Psi_shared per step"
         ),
-        volume_source=f"{EP_SOURCE}; {ZERO_SOURCE}",
+        volume_source=f"{sources.EXPERT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
         needs=(
             "In every MoE layer, in forward and backward: tokens go to the ranks of their "
             "experts and the outputs come back (two all-to-alls each way)."
@@ -544,21 +539,21 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "forward",
                 "keys and values of all chunks (run as a ring of send/recv, overlapped)",
                 "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
-                CP_SOURCE,
+                sources.CONTEXT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
                 "key and value gradients back to the chunk that owns them",
                 "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
-                CP_SOURCE,
+                sources.CONTEXT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
                 "parameter gradients across the CP ranks, as in DP",
                 "2*Psi elements per step",
-                ZERO_SOURCE,
+                sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
@@ -566,7 +561,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
             "4*b*s*h*(c-1)/c elements per attention layer per device per micro-batch, plus "
             "2*Psi per step"
         ),
-        volume_source=f"{CP_SOURCE}; {ZERO_SOURCE}",
+        volume_source=f"{sources.CONTEXT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
         needs=(
             "In every attention layer: its queries need the keys and values of the other "
             "chunks (forward), and key/value gradients go back to their owners (backward)."
@@ -607,11 +602,6 @@ SHARD_IMPLIES: Mapping[str, frozenset[str]] = MappingProxyType(
     {"sequence": frozenset({"sequence-norm"})}
 )
 """Dividing the sequence in every layer (CP) divides it in the LayerNorm/dropout regions too."""
-
-DECOMPOSITION_SOURCE = (
-    "Patarasuk and Yuan 2009 (JPDC 69(2)): all-reduce = reduce-scatter + all-gather; "
-    "NCCL documentation, Collective Operations"
-)
 
 DECOMPOSITIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"all-reduce": ("reduce-scatter", "all-gather")}

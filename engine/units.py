@@ -1,9 +1,9 @@
 """Parse and format the quantities shardbook works with.
 
-Inside the engine everything is in base units: counts, bytes, seconds, bytes/second, FLOP/s.
-Input text accepts what a learner types (DESIGN.md "Conventions"): ``7.5e9``, ``7.5B``, ``350M``,
-``80GB``, ``80GiB``, ``100GB/s``, ``5us``. Display always names the unit: GB is 1e9 bytes and GiB
-is 2**30 bytes, never a bare "G".
+Inside the engine everything is in base units: counts, bytes, seconds, bytes/second, FLOP/s. Input
+text accepts what a learner types (README "Conventions the figures follow"): ``7.5e9``, ``7.5B``,
+``350M``, ``80GB``, ``80GiB``, ``100GB/s``, ``5us``. Display always names the unit: GB is 1e9 bytes
+and GiB is 2**30 bytes, never a bare "G".
 
 Every parser takes the name of the field it reads so that its :class:`~engine.errors.InputError`
 names it. No parser returns NaN or an infinity.

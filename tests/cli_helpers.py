@@ -12,7 +12,7 @@ from tui.cli import main
 
 def calc_json(capsys: pytest.CaptureFixture[str], calculator: str, *args: str) -> dict[str, Any]:
     """Run ``shardbook calc CALCULATOR ARGS --json`` in process; assert exit 0 and that stdout is
-    one JSON object on one line (DESIGN.md), and return it."""
+    one JSON object on one line (README "Command line"), and return it."""
     status = main(["calc", calculator, *args, "--json"])
     out, err = capsys.readouterr()
     assert status == 0, err

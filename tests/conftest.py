@@ -1,10 +1,39 @@
-"""Shared test settings.
+"""Shared test settings and fixtures (helpers for Pilot tests: ``tests/pilot_helpers.py``; for the
+command line: ``tests/cli_helpers.py``).
 
 Hypothesis's per-example deadline is a timing assertion: on a loaded 2-core machine it fails
 tests whose code is correct. Speed is measured in benches/, so no test has a deadline.
+
+Bytecode is cached even where the environment says not to (``PYTHONDONTWRITEBYTECODE``): the
+tests start the app, the command line and the lab's ranks in fresh processes, dozens of times,
+and each would otherwise compile every module of engine/ and tui/ again.
 """
 
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
 from hypothesis import settings
+
+from engine.lesson import Lesson, load_lesson
+from tests.pilot_helpers import S15_FILE, Notified
+
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 settings.register_profile("shardbook", deadline=None)
 settings.load_profile("shardbook")
+
+
+@pytest.fixture(scope="session")
+def lesson() -> Lesson:
+    """Lesson S15 as the app loads it (frozen: tests may share it)."""
+    return load_lesson(S15_FILE)
+
+
+@pytest.fixture
+def notified() -> Notified:
+    """Records the app's notifications: ``app.run_test(message_hook=notified.hook)``."""
+    return Notified()

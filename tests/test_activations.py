@@ -1,6 +1,6 @@
 """engine.activations and engine.model_size: values from Korthikanti et al. 2022 (arXiv:2205.05198)
-Table 2 and §4.2.3, Megatron-LM's estimator, and Narayanan et al. 2021 Eq. 2, as recomputed in
-shared/reference/VECTORS.md."""
+Table 2 and §4.2.3, Megatron-LM's estimator (megatron/training/theoretical_memory_usage.py), and
+Narayanan et al. 2021 Eq. 2, each recomputed here from its formula."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from engine.model_presets import get_preset
 from engine.model_size import ModelShape, transformer_param_count
 
 # GPT-3 175B as in Korthikanti et al. §4 (a=96, s=2048, h=12288), b=1.
-GPT3 = {"seq": 2048, "micro_batch": 1, "hidden": 12288, "heads": 96}
+GPT3 = {"seq": 2048, "micro_batch_size": 1, "hidden": 12288, "heads": 96}
 
 
 def _table2(s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str) -> float:
@@ -56,13 +56,13 @@ def test_table2_rows(tp: int, sp: bool, recompute: str) -> None:
 
 def test_table2_no_parallelism_by_hand() -> None:
     # s·b·h·(34 + 5·a·s/h) with s=2, b=1, h=4, a=2: 8·(34 + 5·2·2/4) = 8·39 = 312 bytes.
-    got = layer_activation_bytes(seq=2, micro_batch=1, hidden=4, heads=2)
+    got = layer_activation_bytes(seq=2, micro_batch_size=1, hidden=4, heads=2)
     assert got.bytes == 312
     assert got.row == "no parallelism"
 
 
 def test_gpt3_attention_term_is_80_and_selective_saves_70_percent() -> None:
-    # Korthikanti et al. §5 / VECTORS.md: 5as/h = 80 for GPT-3; selective recompute removes
+    # Korthikanti et al. 2022 §5: 5as/h = 80 for GPT-3; selective recompute removes
     # 80/114 = 70.2 % of the no-recompute activations (the paper says 70 %).
     assert 5 * 96 * 2048 / 12288 == 80
     full = layer_activation_bytes(**GPT3).bytes
@@ -73,11 +73,12 @@ def test_gpt3_attention_term_is_80_and_selective_saves_70_percent() -> None:
 
 
 def test_toy_model_layers_alone() -> None:
-    # VECTORS.md toy (Megatron estimator, h=1024, a=16, L=24, s=1024, b=1, TP=PP=1, SP + selective):
+    # Megatron-LM's 345M GPT-2 (its estimator; h=1024, a=16, L=24, s=1024, b=1, TP=PP=1, SP +
+    # selective):
     # 34·s·h·L = 855,638,016 bytes for the layers alone.
     stage = stage_activation_bytes(
         seq=1024,
-        micro_batch=1,
+        micro_batch_size=1,
         hidden=1024,
         heads=16,
         layers=24,
@@ -93,7 +94,7 @@ def test_toy_model_with_vocab_adds_output_layer() -> None:
     # Korthikanti §4.3 with p = 1: embedding dropout mask s·b·h plus 4·s·b·h·(1 + V/h) (t = 1).
     s, h, v = 1024, 1024, 50304
     stage = stage_activation_bytes(
-        seq=s, micro_batch=1, hidden=h, heads=16, layers=24, vocab=v, recompute="selective"
+        seq=s, micro_batch_size=1, hidden=h, heads=16, layers=24, vocab=v, recompute="selective"
     )
     assert stage.extra_bytes == s * h + 4 * s * h * (1 + v / h)
 
@@ -101,28 +102,28 @@ def test_toy_model_with_vocab_adds_output_layer() -> None:
 def test_1f1b_first_stage_holds_whole_model_layers() -> None:
     # Korthikanti et al. Eq. 5: with 1F1B the first stage holds p micro-batches of L/p layers,
     # i.e. the activations of all L layers.
-    args = {"seq": 512, "micro_batch": 2, "hidden": 1024, "heads": 16, "layers": 24}
+    args = {"seq": 512, "micro_batch_size": 2, "hidden": 1024, "heads": 16, "layers": 24}
     no_pp = stage_activation_bytes(**args)
     for p in (2, 4, 8):
-        staged = stage_activation_bytes(**args, pp=p, micro_batches=4 * p)
+        staged = stage_activation_bytes(**args, pp=p, num_microbatches=4 * p)
         assert staged.in_flight == p
         assert staged.layers_bytes == pytest.approx(no_pp.layers_bytes, rel=1e-12)
 
 
 def test_interleaving_factor() -> None:
     # Megatron-LM theoretical_memory_usage.py: interleaved 1F1B multiplies by 1 + (p-1)/(p·v).
-    args = {"seq": 512, "micro_batch": 1, "hidden": 1024, "heads": 16, "layers": 32, "pp": 4}
-    plain = stage_activation_bytes(**args, micro_batches=8)
-    interleaved = stage_activation_bytes(**args, micro_batches=8, virtual_stages=2)
+    args = {"seq": 512, "micro_batch_size": 1, "hidden": 1024, "heads": 16, "layers": 32, "pp": 4}
+    plain = stage_activation_bytes(**args, num_microbatches=8)
+    interleaved = stage_activation_bytes(**args, num_microbatches=8, virtual_stages=2)
     assert interleaved.interleave_factor == 1 + 3 / 8
     assert interleaved.layers_bytes == pytest.approx(plain.layers_bytes * 1.375, rel=1e-12)
 
 
 def test_gpipe_holds_all_micro_batches() -> None:
-    # GPipe runs all m forwards before the backwards: m micro-batches in flight (VECTORS.md).
-    args = {"seq": 128, "micro_batch": 1, "hidden": 256, "heads": 4, "layers": 8, "pp": 4}
-    gpipe = stage_activation_bytes(**args, schedule="gpipe", micro_batches=16)
-    one_f_one_b = stage_activation_bytes(**args, micro_batches=16)
+    # GPipe runs all m forwards before the backwards: m micro-batches in flight (Huang et al. 2019).
+    args = {"seq": 128, "micro_batch_size": 1, "hidden": 256, "heads": 4, "layers": 8, "pp": 4}
+    gpipe = stage_activation_bytes(**args, schedule="gpipe", num_microbatches=16)
+    one_f_one_b = stage_activation_bytes(**args, num_microbatches=16)
     assert gpipe.in_flight == 16 and one_f_one_b.in_flight == 4
     assert gpipe.layers_bytes == pytest.approx(4 * one_f_one_b.layers_bytes)
 
@@ -130,7 +131,7 @@ def test_gpipe_holds_all_micro_batches() -> None:
 def test_uneven_stages_report_the_heaviest() -> None:
     # 10 layers on 4 stages: 3, 3, 2, 2 -> the first stage holds ceil(10/4) = 3 layers.
     stage = stage_activation_bytes(
-        seq=128, micro_batch=1, hidden=256, heads=4, layers=10, pp=4, micro_batches=4
+        seq=128, micro_batch_size=1, hidden=256, heads=4, layers=10, pp=4, num_microbatches=4
     )
     assert stage.layers_on_stage == 3
     assert stage.layers_bytes == pytest.approx(stage.per_layer.bytes * 3 * 4)
@@ -138,7 +139,7 @@ def test_uneven_stages_report_the_heaviest() -> None:
 
 
 def test_context_parallel_divides() -> None:
-    args = {"seq": 4096, "micro_batch": 1, "hidden": 1024, "heads": 16, "layers": 4}
+    args = {"seq": 4096, "micro_batch_size": 1, "hidden": 1024, "heads": 16, "layers": 4}
     assert stage_activation_bytes(**args, cp=4).total == pytest.approx(
         stage_activation_bytes(**args).total / 4
     )
@@ -147,7 +148,7 @@ def test_context_parallel_divides() -> None:
 def test_fp32_activations_keep_one_byte_masks() -> None:
     # §4.1 breakdown: 32·sbh + 4·as²b of 16-bit tensors, 2·sbh + as²b of 1-byte masks.
     s, b, h, a = 8, 1, 16, 2
-    got = layer_activation_bytes(seq=s, micro_batch=b, hidden=h, heads=a, activation_bytes=4)
+    got = layer_activation_bytes(seq=s, micro_batch_size=b, hidden=h, heads=a, activation_bytes=4)
     assert got.bytes == 2 * 32 * s * b * h + 2 * 4 * a * s * s * b + 2 * s * b * h + a * s * s * b
 
 
@@ -157,7 +158,7 @@ def test_fp32_activations_keep_one_byte_masks() -> None:
         ({"tp": 3}, "tp"),
         ({"heads": 7}, "heads"),
         ({"seq": 0}, "seq"),
-        ({"micro_batch": -1}, "micro_batch"),
+        ({"micro_batch_size": -1}, "micro_batch_size"),
         ({"hidden": 1.5}, "hidden"),
         ({"seq": math.nan}, "seq"),
         ({"seq": math.inf}, "seq"),
@@ -165,7 +166,13 @@ def test_fp32_activations_keep_one_byte_masks() -> None:
     ],
 )
 def test_layer_errors_name_the_field(kwargs: dict[str, object], field: str) -> None:
-    args: dict[str, object] = {"seq": 128, "micro_batch": 1, "hidden": 256, "heads": 4, **kwargs}
+    args: dict[str, object] = {
+        "seq": 128,
+        "micro_batch_size": 1,
+        "hidden": 256,
+        "heads": 4,
+        **kwargs,
+    }
     with pytest.raises(InputError) as info:
         layer_activation_bytes(**args)  # type: ignore[arg-type]
     assert info.value.field == field
@@ -178,14 +185,14 @@ def test_layer_errors_name_the_field(kwargs: dict[str, object], field: str) -> N
         ({"schedule": "zb"}, "schedule"),
         ({"virtual_stages": 2, "schedule": "gpipe", "pp": 2}, "virtual_stages"),
         ({"virtual_stages": 2}, "virtual_stages"),
-        ({"virtual_stages": 2, "pp": 4, "micro_batches": 6}, "micro_batches"),
+        ({"virtual_stages": 2, "pp": 4, "num_microbatches": 6}, "num_microbatches"),
         ({"virtual_stages": 4, "pp": 4}, "virtual_stages"),
     ],
 )
 def test_stage_errors_name_the_field(kwargs: dict[str, object], field: str) -> None:
     args: dict[str, object] = {
         "seq": 128,
-        "micro_batch": 1,
+        "micro_batch_size": 1,
         "hidden": 256,
         "heads": 4,
         "layers": 8,
@@ -212,14 +219,14 @@ def test_per_layer_finite_positive_and_never_above_unparallel(
     hidden = heads * head_dim
     got = layer_activation_bytes(
         seq=s,
-        micro_batch=b,
+        micro_batch_size=b,
         hidden=hidden,
         heads=heads,
         tp=tp,
         sequence_parallel=sp,
         recompute=recompute,
     ).bytes
-    plain = layer_activation_bytes(seq=s, micro_batch=b, hidden=hidden, heads=heads).bytes
+    plain = layer_activation_bytes(seq=s, micro_batch_size=b, hidden=hidden, heads=heads).bytes
     assert math.isfinite(got) and 0 < got <= plain * (1 + 1e-12)
 
 
@@ -234,7 +241,7 @@ def test_param_count_matches_narayanan_eq2_for_gpt3() -> None:
 
 
 def test_param_count_toy_345m() -> None:
-    # The VECTORS.md toy (h=1024, L=24, FFN 4096, V=50304, s=1024), Megatron's "345M" GPT-2:
+    # Megatron-LM's "345M" GPT-2 (h=1024, L=24, FFN 4096, V=50304, s=1024):
     # 24·(12·1024² + 13·1024) + (50304 + 1024)·1024 = 354,869,248.
     size = transformer_param_count(layers=24, hidden=1024, vocab=50304, seq=1024)
     assert size.total == 354_869_248
@@ -262,7 +269,7 @@ def test_ffn_size_enters_the_activations_as_megatron_counts_it() -> None:
         shape = ModelShape(layers=1, hidden=h, heads=a, ffn_hidden=ffn)
         got = layer_activation_bytes(
             seq=s,
-            micro_batch=b,
+            micro_batch_size=b,
             hidden=h,
             heads=a,
             tp=t,
@@ -282,7 +289,7 @@ def test_llama2_7b_flash_against_eager_at_8k() -> None:
     flash_layer = s * (8 * h + 2 * 4 * 4096 + 8 * f)
     eager_layer = flash_layer + 2 * a * s * s
     shape = get_preset("llama2-7b").shape
-    common = {"seq": s, "micro_batch": 1, "hidden": h, "heads": a}
+    common = {"seq": s, "micro_batch_size": 1, "hidden": h, "heads": a}
     flash = layer_activation_bytes(**common, shape=replace(shape, attention="flash"))
     eager = layer_activation_bytes(**common, shape=shape)
     assert flash.bytes == flash_layer and eager.bytes == eager_layer
@@ -295,9 +302,9 @@ def test_gqa_keeps_smaller_keys_and_values() -> None:
     # Llama 2 70B: 8 key/value heads of 64 (config.json): K and V are 1024 wide, not 8192.
     s, h = 4096, 8192
     shape = get_preset("llama2-70b").shape
-    gqa = layer_activation_bytes(seq=s, micro_batch=1, hidden=h, heads=64, shape=shape).bytes
+    gqa = layer_activation_bytes(seq=s, micro_batch_size=1, hidden=h, heads=64, shape=shape).bytes
     mha = layer_activation_bytes(
-        seq=s, micro_batch=1, hidden=h, heads=64, shape=replace(shape, kv_heads=64)
+        seq=s, micro_batch_size=1, hidden=h, heads=64, shape=replace(shape, kv_heads=64)
     ).bytes
     assert mha - gqa == 2 * 2 * s * (h - 1024)
 
@@ -314,5 +321,5 @@ def test_the_gpt_shape_is_table2() -> None:
 def test_tp_must_divide_kv_heads() -> None:
     shape = get_preset("llama2-70b").shape  # 8 key/value heads
     with pytest.raises(InputError) as info:
-        layer_activation_bytes(seq=8, micro_batch=1, hidden=8192, heads=64, tp=16, shape=shape)
+        layer_activation_bytes(seq=8, micro_batch_size=1, hidden=8192, heads=64, tp=16, shape=shape)
     assert info.value.field == "tp"

@@ -1,9 +1,9 @@
-"""Issue 2's whole path through the app, at 80x24, driven by keys through Textual's Pilot.
+"""The learner's whole path through the app, at 80x24, driven by keys through Textual's Pilot.
 
-Open the real S15 lesson, visit every section, work both calculators and check the figures on
-screen (values from the ZeRO paper, Figure 1, and GPipe/Megatron bubble formulas, see
-../shared/reference/VECTORS.md), type hostile text into the answers, quit, restart, find it all,
-and export Markdown whose front matter parses and whose text matches byte for byte.
+Open the real S15 lesson, visit every section, work both calculators and check the figures on screen
+(values from the ZeRO paper, Figure 1, and GPipe/Megatron bubble formulas), type hostile text into
+the answers, quit, restart, find it all, and export Markdown whose front matter parses and whose
+text matches byte for byte.
 """
 
 from __future__ import annotations
@@ -11,80 +11,35 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from rich.console import Console
-from textual import events
-from textual.pilot import Pilot
-from textual.widget import Widget
-from textual.widgets import Button, Input, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, Static
 
 from engine.export import split_front_matter
 from tests.notes_render import quotes
-from tui.app import ShardbookApp, make_app
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    app_for,
+    choose,
+    goto_section,
+    paste_into,
+    reading_text,
+    result_text,
+    shown,
+    type_into,
+    wait_until,
+    write,
+)
+from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import SelfCheckBox
 from tui.widgets.reader import BrokenText
 
-SIZE = (80, 24)
 HOSTILE_ANSWERS = [
     "[/] and a[/ and [bold]x — 混合精度 Adam 需要 16 B/param 👩‍💻",
     "tab\there, esc \x1b[31mred\x1b[0m, [link=x]y[/link]",
     "训练显存不只等于参数大小。\n第二行 ✔️",
     "no",
 ]
-
-
-def shown(widget: Static | ResultView) -> str:
-    """The text a Static or a calculator's result shows, as plain text."""
-    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(widget.content)
-    return console.export_text()
-
-
-def reading_text(app: ShardbookApp) -> str:
-    """Everything the reading pane shows, as plain text (lesson text, messages, hints)."""
-    parts = [shown(static) for static in app.query("#reading Static")]
-    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
-    return "\n".join(parts)
-
-
-def result_text(pane: Widget) -> str:
-    """A calculator pane's result: the figures and, below them, the details (formulas,
-    sources, timelines), drawn one frame later."""
-    return shown(pane.query_one(".calc-result", ResultView)) + shown(
-        pane.query_one(".calc-details", ResultView)
-    )
-
-
-def app_for(progress_dir: Path) -> ShardbookApp:
-    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
-
-
-async def type_into(pilot: Pilot[int], widget: Input, text: str) -> None:
-    widget.focus()
-    await pilot.press("end", "ctrl+u", *text)
-    await pilot.pause()
-
-
-async def paste_into(pilot: Pilot[int], widget: Input, text: str) -> None:
-    """Replace the field's text in one go (typing would pass through valid prefixes)."""
-    widget.focus()
-    await pilot.press("end", "ctrl+u")
-    pilot.app.post_message(events.Paste(text))
-    await pilot.pause()
-
-
-async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
-    """Pick ``value`` in a Select with the keyboard: open it, move to the option, enter."""
-    select.focus()
-    await pilot.press("enter")
-    await pilot.pause()
-    options = [option_value for _label, option_value in select._options]
-    current = options.index(select.value)
-    target = options.index(value)
-    key = "down" if target > current else "up"
-    await pilot.press(*([key] * abs(target - current)), "enter")
-    await pilot.pause()
-    assert select.value == value
 
 
 async def test_visit_every_section(tmp_path: Path) -> None:
@@ -164,24 +119,6 @@ async def test_bubble_pane_shows_both_conventions(tmp_path: Path) -> None:
             assert "0.375" in shown(bubble.query_one(".calc-result", ResultView))
 
 
-async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
-    """Read on with ``]`` (from the reader: in a text box ``]`` is typed) up to a section."""
-    app.main_screen.set_focus(app.query_one("#reading"))
-    while app.main_screen.current_section != section_id:
-        await pilot.press("right_square_bracket")
-        await pilot.pause()
-
-
-async def write(pilot: Pilot[int], area: TextArea, text: str) -> None:
-    """Type the first few plain characters with keys, paste the rest (tabs, escapes, CJK)."""
-    area.focus()
-    head = "ok "
-    await pilot.press(*head)
-    pilot.app.post_message(events.Paste(text))
-    await pilot.pause()
-    assert area.text == head + text
-
-
 async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: Path) -> None:
     expected_answers: dict[str, str] = {}
     expected_reflections: dict[str, str] = {}
@@ -203,8 +140,7 @@ async def test_answers_survive_quit_restart_and_export_byte_for_byte(tmp_path: P
             text = HOSTILE_ANSWERS[index % len(HOSTILE_ANSWERS)] + f" #{index}"
             await write(pilot, box.text_area, text)
             expected_reflections[box.item.id] = "ok " + text
-        await pilot.pause(0.2)
-        assert app.progress.status == "in-progress"
+        await wait_until(pilot, lambda: app.progress.status == "in-progress")
         await pilot.press("ctrl+q")
     assert app.return_code == 0
     saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
@@ -239,7 +175,7 @@ async def test_ledger_compare_and_exercise1_figures_are_saved(tmp_path: Path) ->
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2", "ctrl+g")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "exercise1" in app.progress.figures)
         ledger = app.query_one("LedgerPane")
         # Exercise 1's four columns for 1B params, mixed-precision Adam (ZeRO paper §3.1).
         assert app.progress.figures["exercise1"] == {
@@ -306,7 +242,7 @@ async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_pat
         await pilot.pause()
         assert "cannot be opened" in reading_text(app) and "S99" in reading_text(app)
         await pilot.press("f2", "ctrl+g")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.query_one("LedgerPane").result is not None)
         await pilot.press("ctrl+q")
     # Only the folder's lock file (engine.progress.LOCK_NAME) and the settings (the first-run
     # hint was shown): no progress file.
@@ -340,14 +276,15 @@ async def test_palette_go_to_focuses_the_first_answer_box(tmp_path: Path) -> Non
         assert first.text_area.text == "typed"
 
 
-async def test_notifications_show_paths_and_errors_literally(tmp_path: Path) -> None:
+async def test_notifications_show_paths_and_errors_literally(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         # A file path or an error text with brackets must neither crash nor restyle the toast.
         await pilot.press("f2")
         app.notify("/tmp/a[/b/[bold]x.md", severity="warning")
         app.query_one("LedgerPane").notify("a[/ [link=x]y", severity="warning")
         await pilot.pause()
-        messages = [notification.message for notification in app._notifications]
-        assert "/tmp/a[/b/[bold]x.md" in messages and "a[/ [link=x]y" in messages
-        assert all(not notification.markup for notification in app._notifications)
+        assert "/tmp/a[/b/[bold]x.md" in notified.messages and "a[/ [link=x]y" in notified.messages
+        assert all(not notification.markup for notification in notified.notifications)

@@ -1,5 +1,5 @@
-"""``shardbook calc bubble`` through ``tui.cli.main``: issue 4's flags and JSON keys, the values of
-VECTORS.md (GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
+"""``shardbook calc bubble`` through ``tui.cli.main``: its flags and JSON keys, the papers' values
+(GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
 one-line errors naming the flag."""
 
 from __future__ import annotations

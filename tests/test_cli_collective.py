@@ -1,6 +1,6 @@
 """``shardbook calc collective`` and ``shardbook diagram`` through ``tui.cli.main``.
 
-Values from ../shared/reference/VECTORS.md: MPICH algorithm notes (alpha = 5 us,
+Values: MPICH algorithm notes (Thakur, Rabenseifner, Gropp 2005; alpha = 5 us,
 beta = 1/100e9 s/B, n = 1e9 B, p = 8: ring all-gather 8.785 ms, ring all-reduce 17.57 ms) and
 NCCL-tests doc/PERFORMANCE.md (n = 8: all-reduce factor 1.75, all-gather 0.875).
 """
@@ -89,7 +89,8 @@ def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "17.57 ms" in out
     assert "99.6 GB/s" in out  # busbw = 56.92 GB/s x 1.75
-    assert "GiB" in out and "2(n-1)/n" in out
+    # NCCL-tests' factor 2(n-1)/n, written with p ranks (n is bytes in the MPICH notation).
+    assert "GiB" in out and "2(p-1)/p" in out
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""``shardbook calc ledger`` (issue 3): the VECTORS.md memory values through ``--json``, the JSON
-keys, the table, and bad input as one stderr line naming the flag with exit status 2."""
+"""``shardbook calc ledger``: the papers' memory values (ZeRO paper Figure 1, Megatron-LM's and
+DeepSpeed's estimators, Korthikanti et al. 2022 Table 2) through ``--json``, the JSON keys, the
+table, and bad input as one stderr line naming the flag with exit status 2."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def test_json_keys_exactly(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_one_billion_params_only(capsys: pytest.CaptureFixture[str]) -> None:
-    # Issue 2 acceptance: 1e9 params, mixed-precision Adam: 16 GB beside 2 GB naive;
+    # Lesson S15 exercise 1: 1e9 params, mixed-precision Adam: 16 GB beside 2 GB naive;
     # with only --params, activations are 0 and reported as not computed.
     data = _json(capsys, "--params", "1B")
     assert data["per_rank_bytes"]["total"] == 16e9
@@ -147,7 +148,8 @@ def test_optimizers(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_toy_activations(capsys: pytest.CaptureFixture[str]) -> None:
-    # VECTORS.md toy (Korthikanti Table 2, SP + selective): 34·s·h·L = 855,638,016 bytes.
+    # Korthikanti et al. 2022 Table 2, SP + selective, b = 1: 34·s·h/t per layer; for h 1024,
+    # s 1024, L 24 (Megatron-LM's 345M GPT-2), 34·s·h·L = 855,638,016 bytes.
     data = _json(
         capsys,
         "--params",
@@ -242,3 +244,12 @@ def test_entry_point_subprocess() -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "--zero" in bad.stderr
+
+
+def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    arch = ["--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32"]
+    old = calc_json(capsys, "ledger", *arch, "--seq", "2048", "--micro-batch", "2", "--zero", "3")
+    new = calc_json(
+        capsys, "ledger", *arch, "--seq", "2048", "--micro-batch-size", "2", "--zero-stage", "3"
+    )
+    assert old == new and old["per_rank_bytes"]["activations"] > 0

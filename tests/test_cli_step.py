@@ -1,5 +1,5 @@
-"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: issue 6's flags and JSON
-keys, values from Narayanan et al. 2021 Eq. 4 (../shared/reference/VECTORS.md), one-line errors."""
+"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: their flags and JSON
+keys, values from Narayanan et al. 2021 Eq. 4, one-line errors."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ KEYS = {
     "t_compute_s",
     "t_comm_s",
     "t_comm_unhidden_s",
+    "t_comm_exposed_s",
     "t_input_s",
     "t_sync_wait_s",
     "t_step_s",
@@ -50,8 +51,10 @@ def test_step_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
     for entry in data["comm"]:
         assert set(entry) == {"name", "op", "bytes", "time_s", "hidden_share"}
         assert 0 <= entry["hidden_share"] <= 1
-    parts = ("t_compute_s", "t_comm_unhidden_s", "t_input_s", "t_sync_wait_s")
+    parts = ("t_compute_s", "t_comm_exposed_s", "t_input_s", "t_sync_wait_s")
     assert data["t_step_s"] == pytest.approx(sum(data[k] for k in parts))
+    # The older name of the exposed communication time stays for scripts.
+    assert data["t_comm_unhidden_s"] == data["t_comm_exposed_s"]
 
 
 def test_time_to_train_gpt3(capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,7 +159,7 @@ def test_scaling_json(capsys: pytest.CaptureFixture[str]) -> None:
     ("args", "flag"),
     [
         (["step", "--params", "abc"], "--params"),
-        (["step", "--params", "1e9", "--mfu", "2"], "--mfu"),
+        (["step", "--params", "1e9", "--mfu", "2"], "--compute-utilization"),
         (["step", *ARCH, "--tp", "3"], "--tp"),
         (["step", "--params", "1e9", "--interconnect", "warp"], "--interconnect"),
         (["step", "--params", "1e9", "--interconnect", "pcie", "--latency", "1us"], "--latency"),
@@ -173,3 +176,22 @@ def test_errors_exit_2_with_one_line_naming_the_flag(
     assert main(["calc", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and flag in err and "Traceback" not in err
+
+
+def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    # Scripts keep --mfu, --micro-batch and --zero; the clearer names set the same fields.
+    common = ["step", *ARCH, "--gpus", "8", "--global-batch", "64"]
+    old = _json(capsys, *common, "--mfu", "0.4", "--micro-batch", "2", "--zero", "3")
+    new = _json(
+        capsys,
+        *common,
+        "--compute-utilization",
+        "0.4",
+        "--micro-batch-size",
+        "2",
+        "--zero-stage",
+        "3",
+    )
+    assert old == new
+    default = _json(capsys, *common)
+    assert default["t_step_s"] != old["t_step_s"]

@@ -1,6 +1,6 @@
 """engine.collectives: data flow against numpy, costs against the sources.
 
-Sources (values recomputed in ../shared/reference/VECTORS.md):
+Sources (the values recomputed from their formulas):
 - NCCL-tests doc/PERFORMANCE.md: algbw = S/t, busbw = algbw x factor; all-reduce 2(n-1)/n,
   reduce-scatter/all-gather/all-to-all (n-1)/n, broadcast/reduce 1; S is the whole array for
   all-gather and reduce-scatter. n = 8: 1.75 and 0.875.
@@ -181,7 +181,7 @@ def test_cost_model_matches_simulation(op: str, algorithm: str, ranks: int) -> N
     assert cost.bytes_sent_per_rank == pytest.approx(max(sim.elements_sent()) * 8)
 
 
-# --- VECTORS.md values (NCCL-tests and MPICH algorithm notes) ---------------------------------
+# --- Values from NCCL-tests and the MPICH algorithm notes -------------------------------------
 
 
 def test_vectors_bus_bandwidth_factors_n8() -> None:

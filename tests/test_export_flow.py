@@ -10,17 +10,25 @@ from textual.widgets import Input, OptionList
 
 from engine.export import notes_owner, split_front_matter
 from tests.notes_render import quotes
-from tests.test_app_flow import app_for, goto_section, paste_into, write
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    app_for,
+    goto_section,
+    paste_into,
+    wait_until,
+    write,
+)
 from tui.screens.export import ExportScreen
 from tui.widgets.notes import SelfCheckBox
 
-SIZE = (80, 24)
 
-
-async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -> None:
+async def test_f8_asks_which_format_and_writes_each_to_exports(
+    tmp_path: Path, notified: Notified
+) -> None:
     exports = tmp_path / "exports"
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
         box = app.query(SelfCheckBox).first()
         await write(pilot, box.text_area, "two lines\n---")
@@ -37,7 +45,7 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -
         await pilot.press("f8", "a")
         await pilot.pause()
         # Each export's message replaces the one before (one information toast at a time).
-        deck_message = [n.message for n in app._notifications]
+        deck_toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
         await pilot.press("f8", "down", "enter")
         await pilot.pause()
         await pilot.press("f8", "f8")
@@ -48,8 +56,9 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(tmp_path: Path) -
     assert quotes((exports / "S15-notes.md").read_text(encoding="utf-8")) == ["ok two lines\n---"]
     assert "<blockquote>" in (exports / "S15-notes.html").read_text(encoding="utf-8")
     assert zipfile.is_zipfile(exports / "S15-notes.apkg")
-    assert len(deck_message) == 1
-    assert "Anki deck" in deck_message[0] and "S15-notes.apkg" in deck_message[0]
+    assert len(deck_toasts) == 1
+    assert "Anki deck" in deck_toasts[0] and "S15-notes.apkg" in deck_toasts[0]
+    assert any("Anki deck" in m and "S15-notes.apkg" in m for m in notified.messages)
 
 
 async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
@@ -58,7 +67,7 @@ async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2", "ctrl+g")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "exercise1" in app.progress.figures)
         assert app.progress.figures["exercise1"]["adam_states"] == 12e9
         ledger = app.query_one("LedgerPane")
         await paste_into(pilot, ledger.query_one("#field-params", Input), "1Q")

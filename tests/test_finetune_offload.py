@@ -97,7 +97,7 @@ def test_fp32_gradients_both_ways() -> None:
     assert _ledger(params=1e9, fp32_grads=True).model_states_bytes == 18e9
     assert _ledger(params=1e9, fp32_grad_accumulation=True).model_states_bytes == 20e9
     # ZeRO-2 shards both gradient buffers: 2 + (2 + 4 + 12)/8.
-    zero2 = _ledger(params=1e9, fp32_grad_accumulation=True, dp=8, zero=2)
+    zero2 = _ledger(params=1e9, fp32_grad_accumulation=True, dp=8, zero_stage=2)
     assert zero2.model_states_bytes == pytest.approx((2 + 18 / 8) * 1e9)
 
 
@@ -225,7 +225,7 @@ def test_deepspeed_zero2_estimator(
 ) -> None:
     result = _ledger(
         params=2851e6,
-        zero=2,
+        zero_stage=2,
         dp=8,
         gpus_per_node=8,
         convention="deepspeed",
@@ -244,7 +244,7 @@ def test_deepspeed_host_memory_is_per_node() -> None:
     result = _ledger(
         params=2851e6,
         largest_layer_params=32e6,
-        zero=3,
+        zero_stage=3,
         dp=16,
         gpus_per_node=8,
         convention="deepspeed",
@@ -258,7 +258,7 @@ def test_offload_in_the_zero_paper_convention_moves_terms_to_the_host() -> None:
     # ZeRO-Offload (Ren et al. 2021 §4): gradients, fp32 master weights and Adam on the host;
     # the device keeps the 16-bit parameters. ZeRO-2 at DP 4 (ZeRO paper §5.1): the host holds
     # (2 + 12)·Ψ/4 per rank, four ranks on the node.
-    result = _ledger(params=1e9, zero=2, dp=4, offload="optimizer")
+    result = _ledger(params=1e9, zero_stage=2, dp=4, offload="optimizer")
     assert result.model_states_bytes == 2e9
     assert result.offloaded_bytes == pytest.approx(4 * 14e9 / 4)
     assert result.per_rank_bytes["grads"] == 0
@@ -268,10 +268,10 @@ def test_offload_in_the_zero_paper_convention_moves_terms_to_the_host() -> None:
     ("kwargs", "field"),
     [
         ({"offload": "optimizer"}, "offload"),
-        ({"offload": "optimizer+params", "zero": 2, "dp": 2}, "offload"),
+        ({"offload": "optimizer+params", "zero_stage": 2, "dp": 2}, "offload"),
         ({"offload": "disk"}, "offload"),
-        ({"zero": 1, "dp": 8, "gpus_per_node": 3}, "gpus_per_node"),
-        ({"zero": 1, "dp": 8, "gpus_per_node": 4, "nodes": 3}, "nodes"),
+        ({"zero_stage": 1, "dp": 8, "gpus_per_node": 3}, "gpus_per_node"),
+        ({"zero_stage": 1, "dp": 8, "gpus_per_node": 4, "nodes": 3}, "nodes"),
         ({"finetune": "prefix"}, "finetune"),
         ({"zero_init": "yes"}, "zero_init"),
     ],
@@ -333,7 +333,7 @@ def test_tied_embedding_is_copied_to_the_last_stage() -> None:
 def test_1f1b_stages_hold_fewer_micro_batches_down_the_pipeline() -> None:
     # Korthikanti et al. 2022 §4.2.3: stage i of p holds p - i micro-batches with 1F1B; the layer
     # activations per stage fall as 4, 3, 2, 1 (same layers per stage, no vocab).
-    result = _ledger(params=1e9, layers=8, hidden=256, heads=4, seq=128, pp=4, micro_batches=8)
+    result = _ledger(params=1e9, layers=8, hidden=256, heads=4, seq=128, pp=4, num_microbatches=8)
     activations = [stage["activations"] for stage in result.per_stage_bytes]
     assert activations[0] / activations[3] == pytest.approx(4.0)
     assert activations[1] / activations[3] == pytest.approx(3.0)

@@ -1,4 +1,4 @@
-"""Every engine entry point, fed arbitrary input (issue 8): it returns a result or raises a
+"""Every engine entry point, fed arbitrary input: it returns a result or raises a
 named validation error (InputError, ContentError), never anything else; no NaN or inf result."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_pipeline_simulate(
         spec = pipeline.PipelineSpec(
             schedule=schedule,
             stages=stages,
-            micro_batches=micro_batches,
+            num_microbatches=micro_batches,
             virtual_stages=virtual_stages,
             t_forward=times[0],
             t_backward_input=times[1],

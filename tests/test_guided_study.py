@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import yaml
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 
@@ -18,19 +19,15 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.plan import build_plan, study_places
 from engine.progress import ProgressStore
-from tui.app import ShardbookApp, make_app
+from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, wait_until
+from tui.app import ShardbookApp
 from tui.screens.study import ConfirmScreen, PlanScreen, SummaryScreen
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox
 from tui.widgets.reader import BrokenText
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
-SIZE = (80, 24)
-LESSON = load_lesson(Path(__file__).resolve().parents[1] / "content" / "S15.yaml")
-
-
-def app_for(progress_dir: Path) -> ShardbookApp:
-    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
+LESSON = load_lesson(S15_FILE)
 
 
 def saved(progress_dir: Path) -> dict[str, object]:
@@ -39,9 +36,16 @@ def saved(progress_dir: Path) -> dict[str, object]:
     return data
 
 
-def last_message(app: ShardbookApp) -> str:
-    notification = app.last_notification
-    return str(notification.message) if notification is not None else ""
+def last_message(notified: Notified) -> str:
+    """The last information message the app posted (each replaces the one before on screen)."""
+    information = [n.message for n in notified.notifications if n.severity == "information"]
+    return information[-1] if information else ""
+
+
+async def saved_now(pilot: Pilot[int], app: ShardbookApp) -> None:
+    """Wait until what the last keys changed is saved (the autosave runs 0.05 s after them)."""
+    await pilot.pause()
+    await wait_until(pilot, lambda: not app.dirty)
 
 
 def assert_in_view(widget: Widget) -> None:
@@ -57,8 +61,10 @@ def diagram_text(app: ShardbookApp) -> str:
 
 
 # ----------------------------------------------------------------- the whole lesson
-async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> None:
-    """The "Done when" of guided study: from a fresh folder, ctrl+n then typed text, repeated,
+async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """What guided study promises: from a fresh folder, ctrl+n then typed text, repeated,
     fills every exercise note, self-check answer and reflection field; no other navigation key.
     Each field ctrl+n puts the cursor in is in view at 80x24 (an answer unfolding above a
     Diagrams or Trade-offs note box, when the box before it is left, does not push it off
@@ -66,12 +72,12 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> 
     types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.pause()
         for _ in range(200):
             await pilot.press("ctrl+n")
             await pilot.pause()
-            if last_message(app).startswith("Every step of S15 is done"):
+            if last_message(notified).startswith("Every step of S15 is done"):
                 break
             focused = app.focused
             if isinstance(focused, Input | TextArea):
@@ -86,7 +92,7 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(tmp_path: Path) -> 
             await pilot.pause()
         else:
             raise AssertionError("ctrl+n never said every step is done")
-        await pilot.pause(0.2)
+        await saved_now(pilot, app)
         progress = app.progress
         plan = build_plan(LESSON, progress)
         assert plan.complete and plan.figure == "25/25"
@@ -124,22 +130,22 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         assert str(outline.get_option("definition").prompt).startswith("◌ ")
         # ] reads on: a section the reader shows whole is read, one moved past is read.
         await pilot.press("right_square_bracket", "right_square_bracket")
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         assert "definition" in saved(tmp_path)["read"]  # type: ignore[operator]
         assert str(outline.get_option("definition").prompt).startswith("✓ ")
         # Exercise 1: the Ledger's 1B example is the default form, so only started.
         await pilot.press("f2", "ctrl+g")
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state == "started"
         ledger_banner = app.query_one("LedgerPane").query_one(PaneExercises)
         assert "Exercise 1 ◔ started" in ledger_banner.text
         await pilot.press("end", "backspace", "backspace", "7", "B")
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         assert saved(tmp_path)["forms"]["ledger"]["params"] == "7B"  # type: ignore[index]
         assert "Exercise 1 ✓ done" in ledger_banner.text
         # The exercises in the reader show the same states, and the outline the section's.
         app.main_screen.goto(5)  # 最小练习或观察步骤
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: len(app.query(ExerciseItem)) == 5)
         items = list(app.query(ExerciseItem))
         assert [item.line.split(" ")[1] for item in items] == ["done", "to", "to", "to", "to"]
         assert str(outline.get_option("exercises").prompt).startswith("◔ ")
@@ -150,7 +156,7 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         box = next(b for b in pane.query(NoteBox) if b.item.id == "ex2.dp.split")
         app.screen.set_focus(box.text_area)
         await pilot.press(*"the batch")
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         plan = build_plan(LESSON, ProgressStore(tmp_path).load("S15").progress)
         assert plan.step("exercise:exercise-diagrams").state == "started"
         assert items[1].line.startswith("◔ started")
@@ -192,7 +198,7 @@ async def test_the_diagram_is_folded_until_the_note_is_written_or_a_look_confirm
         await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "Collectives:" in diagram_text(app))
         assert "Collectives:" in diagram_text(app) and "One wait:" in diagram_text(app)
         assert "The three questions" in diagram_text(app) and not folded.display
         assert set(app.progress.looked) == {"ex3.dp.comm", "ex3.dp.wait"}
@@ -238,9 +244,11 @@ async def test_a_saved_note_opens_its_answer_at_once(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------- completion
-async def test_f9_on_a_fresh_folder_asks_and_lists_what_is_left(tmp_path: Path) -> None:
+async def test_f9_on_a_fresh_folder_asks_and_lists_what_is_left(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.press("f9")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -259,11 +267,11 @@ async def test_f9_on_a_fresh_folder_asks_and_lists_what_is_left(tmp_path: Path) 
         await pilot.pause()
         assert app.progress.status == "not-started"
         await pilot.press("right_square_bracket")  # a section read
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         await pilot.press("f9", "enter", "f9")
         await pilot.pause()
         assert app.progress.status == "in-progress"
-        assert "in progress again" in last_message(app)
+        assert "in progress again" in last_message(notified)
 
 
 # ----------------------------------------------------------------- the reader
@@ -301,7 +309,7 @@ async def test_objectives_are_rated_at_the_start_and_the_end(tmp_path: Path) -> 
         app.screen.set_focus(objectives[0])
         await pilot.press("2")  # the start: partly
         await pilot.press("e", "3")  # the end: can
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         assert "start partly" in objectives[0].line and "end can" in objectives[0].line
         assert saved(tmp_path)["ratings"] == {
             "objective-memory-sources": {"start": "partly", "end": "can"}
@@ -377,7 +385,7 @@ async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) ->
         app.main_screen.goto(8)
         await pilot.pause()
         await pilot.press(*"16 bytes per parameter")
-        await pilot.pause(0.3)
+        await saved_now(pilot, app)
         await pilot.press("f11", "s")
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
@@ -414,7 +422,7 @@ async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> No
         app = app_for(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("right_square_bracket", "right_square_bracket")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: "definition" in app.progress.read)
             assert app.store.read_only and "definition" in app.progress.read
             assert not app.dirty  # reading alone: nothing to ask about when quitting
             await pilot.press("ctrl+q")

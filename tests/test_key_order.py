@@ -25,42 +25,11 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 
 from engine.progress import ProgressStore
-from tests.test_app_flow import goto_section
-from tui.app import ShardbookApp, make_app
+from tests.pilot_helpers import SIZE, Notified, app_for, burst, goto_section, key
 from tui.keys import KeyOrderApp
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 from tui.widgets.notes import SelfCheckBox
-
-SIZE = (80, 24)
-# What a terminal sends for these keys: the character a Key event carries.
-CHARACTERS = {"tab": "\t", "shift+tab": None, "backspace": "\x7f", "space": " ", "enter": "\r"}
-
-
-def key(name: str) -> events.Key:
-    """The key event for ``name``; a character as the terminal driver names it ("?" is
-    ``question_mark``)."""
-    if len(name) == 1:
-        (event,) = XTermParser().feed(name)
-        return event
-    return events.Key(name, CHARACTERS.get(name))
-
-
-def keys(*names: str) -> list[str]:
-    """Key names; a multi-character word that is not a key name is split into characters."""
-    named = set(CHARACTERS) | {"end", "home", "left", "right", "ctrl+home", "ctrl+end", "ctrl+r"}
-    return [part for name in names for part in ([name] if name in named else list(name))]
-
-
-async def burst(app: KeyOrderApp[object], *names: str) -> None:
-    """Post every key at once, then wait until the app has handled them all."""
-    for name in keys(*names):
-        app.post_message(key(name))
-    await app.keys_done()
-
-
-def app_for(progress_dir: Path) -> ShardbookApp:
-    return make_app(progress_dir=progress_dir, autosave_delay=0.05)
 
 
 async def save_and_quit(pilot: Pilot[int]) -> None:
@@ -148,9 +117,11 @@ async def test_answer_reveal_tab_tab_type_is_saved_and_tab_order_never_changes(
     assert progress.revealed == [boxes[0].item.id]
 
 
-async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(tmp_path: Path) -> None:
+async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
         box = app.query(SelfCheckBox).first()
         box.text_area.focus()
@@ -159,14 +130,16 @@ async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(tmp_path
         await burst(app, " two", "enter")
         assert box.text_area.text == "one two\n"
         assert app.focused is box.text_area
-        assert not app._notifications, "a routed key needs no hint"
+        assert not notified.messages, "a routed key needs no hint"
         await save_and_quit(pilot)
     assert ProgressStore(tmp_path).load("S15").progress.answers[box.item.id] == "one two\n"
 
 
-async def test_a_key_nothing_takes_is_refused_with_one_hint(tmp_path: Path) -> None:
+async def test_a_key_nothing_takes_is_refused_with_one_hint(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await pilot.press("ctrl+o")
         outline = app.query_one("#outline", OptionList)
         assert app.focused is outline
@@ -174,17 +147,19 @@ async def test_a_key_nothing_takes_is_refused_with_one_hint(tmp_path: Path) -> N
         await burst(app, "typ")
         await pilot.press("e")
         await pilot.pause()
-        hints = [n.message for n in app._notifications]
-        assert len(hints) == 1 and 'Not typed: "type"' in hints[0]
+        # Each hint replaces the one before: the last names all four keys.
+        assert 'Not typed: "type"' in notified.messages[-1]
         assert outline.highlighted == highlighted and app.focused is outline
         # The hint is drawn (one toast), not only recorded.
         toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
         assert len(toasts) == 1 and 'Not typed: "type"' in toasts[0]
 
 
-async def test_printable_bindings_still_work_outside_text_boxes(tmp_path: Path) -> None:
+async def test_printable_bindings_still_work_outside_text_boxes(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.press("f10")
         await pilot.pause()
         pane = app.query_one("TradeoffsPane")
@@ -193,7 +168,7 @@ async def test_printable_bindings_still_work_outside_text_boxes(tmp_path: Path) 
         await burst(app, "2")
         await pilot.pause()
         assert getattr(pane, "scenario", None) == 1
-        assert not app._notifications
+        assert not notified.messages
 
 
 class Doomed(Static, can_focus=True):

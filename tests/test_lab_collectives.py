@@ -1,4 +1,4 @@
-"""The lab's collectives on real Gloo ranks (issue 9): every operation's output on every rank
+"""The lab's collectives on real Gloo ranks: every operation's output on every rank
 equals engine.collectives.simulate's at R = 2 and 4; only loopback sockets are used; every
 process ends, also when a rank raises or hangs. Skipped without torch (the ``lab`` extra).
 

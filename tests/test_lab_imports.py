@@ -1,5 +1,5 @@
 """torch is optional (the ``lab`` extra): importing any engine module, the lab's included, must not
-load it, and only modules under engine/lab/ may import it at all (issue 9; the same idea as
+load it, and only modules under engine/lab/ may import it at all (the same idea as
 test_import_hygiene.py for Textual). Runs with and without torch installed."""
 
 from __future__ import annotations

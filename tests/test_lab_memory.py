@@ -1,4 +1,4 @@
-"""The lab's memory measurement (issue 9): one AdamW step of a small GPT in torch beside the
+"""The lab's memory measurement: one AdamW step of a small GPT in torch beside the
 ledger. Parameter, gradient and optimizer-state bytes equal the ledger's exactly, in fp32 and in
 bf16; saved-activation bytes equal Korthikanti et al. 2022 (arXiv:2205.05198) §4.1 term by term
 where the formula counts a tensor, and the total agrees within a stated tolerance. Also the
@@ -26,7 +26,7 @@ needs_torch = pytest.mark.skipif(
 )
 # Meets the formula's assumptions: a dense GPT with 4h MLP, biases, dropout with 1-byte masks,
 # one micro-batch in flight (no pipeline), no recomputation, tensor parallel size 1.
-SPEC = {"layers": 2, "hidden": 64, "heads": 4, "seq": 64, "micro_batch": 2, "vocab": 128}
+SPEC = {"layers": 2, "hidden": 64, "heads": 4, "seq": 64, "micro_batch_size": 2, "vocab": 128}
 PARAM_TENSORS = 2 + 12 * SPEC["layers"]  # wte, wpe, and 12 per layer
 
 

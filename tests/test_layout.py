@@ -3,7 +3,6 @@ through Textual's Pilot and read back from the screen as the learner sees it."""
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from engine import units
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import ProgressStore
-from tui.app import ShardbookApp, make_app
+from tests.pilot_helpers import app_for, screen_lines
+from tui.app import ShardbookApp
 from tui.screens.main import (
     MIN_HEIGHT,
     MIN_WIDTH,
@@ -32,30 +32,6 @@ from tui.screens.main import (
     too_small_message,
 )
 from tui.widgets.reader import BrokenText
-
-CELL = re.compile(
-    r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
-)
-
-
-def screen_lines(app: ShardbookApp) -> list[str]:
-    """The terminal's lines as the learner sees them, read from Textual's SVG screenshot (each
-    run of text sits at its column, 12.2 units per cell)."""
-    width, height = app.size
-    rows = [[" "] * (width + 2) for _ in range(height)]
-    for x, line, text in CELL.findall(app.export_screenshot()):
-        column = round(float(x) / 12.2)
-        for char in html.unescape(text).replace("\n", ""):
-            if int(line) < height and column < len(rows[0]):
-                rows[int(line)][column] = char
-                if cell_len(char) == 2 and column + 1 < len(rows[0]):
-                    rows[int(line)][column + 1] = ""  # the second cell of a wide character
-            column += cell_len(char)
-    return ["".join(row).replace("\xa0", " ").rstrip() for row in rows]
-
-
-def app_for(tmp_path: Path) -> ShardbookApp:
-    return make_app(progress_dir=tmp_path, autosave_delay=0.05)
 
 
 def main(app: ShardbookApp) -> MainScreen:

@@ -1,9 +1,8 @@
-"""content/S15.yaml against its source lesson (issue 2, "The lesson as content").
+"""content/S15.yaml against its source lesson (``content/README.md``).
 
-The expected strings are parsed out of the source text (``content/source/S15.txt``, a byte-for-byte
-copy of ``../shared/seeds/000_01b1f8c18ffa2af6.txt``) by its headings, numbering and bullets, so
-they are written down once. The last test rebuilds the whole source from the YAML: nothing of the
-source may be dropped or reworded.
+The expected strings are parsed out of the source text (``content/source/S15.txt``, the lesson as
+its authors wrote it) by its headings, numbering and bullets, so they are written down once. The
+last test rebuilds the whole source from the YAML: nothing of the source may be dropped or reworded.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from engine.lesson import (
     Section,
     escape_markdown,
     key_points_markdown,
-    load_lesson,
     meta_lines,
     section_markdown,
 )
@@ -26,7 +24,6 @@ from engine.lesson import (
 ROOT = Path(__file__).resolve().parent.parent
 LESSON_FILE = ROOT / "content" / "S15.yaml"
 SOURCE_COPY = ROOT / "content" / "source" / "S15.txt"
-SHARED_SOURCE = ROOT.parent / "shared" / "seeds" / "000_01b1f8c18ffa2af6.txt"
 
 # The source's headings are short runs of CJK ideographs on a line of their own.
 HEADING_RE = re.compile(r"[\u4e00-\u9fff]{2,12}")
@@ -84,23 +81,12 @@ def _list_entries(body: list[str]) -> tuple[list[str], bool]:
 
 
 @pytest.fixture(scope="module")
-def lesson() -> Lesson:
-    return load_lesson(LESSON_FILE)
-
-
-@pytest.fixture(scope="module")
 def source_sections() -> dict[str, list[str]]:
     return dict(_parse_source()[2])
 
 
 def _texts(section: Section) -> list[str]:
     return [item.text for item in section.items]
-
-
-def test_source_copy_is_the_shared_source() -> None:
-    if not SHARED_SOURCE.exists():
-        pytest.skip("../shared is not beside this checkout")
-    assert SOURCE_COPY.read_bytes() == SHARED_SOURCE.read_bytes()
 
 
 def test_sections_are_the_source_headings_in_order(lesson: Lesson) -> None:
@@ -223,7 +209,7 @@ def test_self_check_key_points_are_marked_added_material(lesson: Lesson) -> None
         assert item.key_point_sources, item.id
         assert all(cjk.search(point) for point in item.key_points), item.id
     first = " ".join(lesson.self_check[0].key_points)
-    assert "16" in first and "18" in first  # both conventions named (VECTORS.md)
+    assert "16" in first and "18" in first  # both conventions named (ZeRO paper, Megatron-LM)
 
 
 def test_self_check_markdown_hides_the_key_points(lesson: Lesson) -> None:

@@ -1,6 +1,6 @@
 """The lesson index (``discover_lessons(folder, index)``): the same lessons as a fresh listing,
 files read again exactly when they changed, were added or removed; a bad or unwritable index is
-ignored (issue 10)."""
+ignored (README "Performance")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import engine.lesson
+import engine.lesson.index
 from engine.lesson import discover_lessons, lesson_index_path
 
 S15 = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
@@ -33,13 +33,13 @@ def write_lesson(folder: Path, lesson_id: str, title: str = "A lesson") -> Path:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The files whose head is actually parsed."""
     seen: list[Path] = []
-    real = engine.lesson._head
+    real = engine.lesson.index.read_head
 
-    def counting(path: Path) -> engine.lesson.LessonRef:
+    def counting(path: Path) -> engine.lesson.index.LessonRef:
         seen.append(path)
         return real(path)
 
-    monkeypatch.setattr(engine.lesson, "_head", counting)
+    monkeypatch.setattr(engine.lesson.index, "read_head", counting)
     return seen
 
 
@@ -120,7 +120,8 @@ def test_a_bad_index_is_ignored_and_rewritten(tmp_path: Path, text: str) -> None
     index = tmp_path / "index.json"
     index.write_text(text, encoding="utf-8")
     assert listing(content, index) == listing(content, None)
-    assert json.loads(index.read_text(encoding="utf-8"))["version"] == engine.lesson.INDEX_VERSION
+    stored = json.loads(index.read_text(encoding="utf-8"))
+    assert stored["version"] == engine.lesson.index.INDEX_VERSION
 
 
 def test_a_tampered_entry_is_read_again(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from textual.command import CommandList
 from textual.widgets import TextArea
 
 from engine.progress import LessonProgress, ProgressStore
+from tests.pilot_helpers import Notified, wait_until
 from tui import strings
 from tui.app import make_app
 
@@ -420,10 +421,10 @@ def test_closing_the_terminal_while_suspended_ends_the_app(tmp_path: Path) -> No
 
 # --------------------------------------------------------------------- in-process
 async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
-    tmp_path: Path,
+    tmp_path: Path, notified: Notified
 ) -> None:
     app = make_app(progress_dir=tmp_path, autosave_delay=60)
-    async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+    async with app.run_test(size=(COLUMNS, ROWS), message_hook=notified.hook) as pilot:
         app.main_screen.show_section("self-check")
         await pilot.pause()
         area = app.query("#reading TextArea").first(TextArea)
@@ -431,12 +432,13 @@ async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
         await pilot.press(*"undo me")
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert area.text == "" and not app._notifications
+        assert area.text == "" and not notified.messages
         await pilot.press("ctrl+p", *"suspend")
         palette = app.screen
-        while not palette.query(CommandList).first(CommandList).option_count:
-            await pilot.pause(0.01)
+        await wait_until(
+            pilot, lambda: palette.query(CommandList).first(CommandList).option_count > 0
+        )
         await pilot.press("enter")
         await pilot.pause()
         # Headless there is no shell to suspend to, and the app says so.
-        assert [n.message for n in app._notifications] == [strings.CANNOT_SUSPEND]
+        assert notified.messages == [strings.CANNOT_SUSPEND]

@@ -1,4 +1,4 @@
-"""Malformed lesson files (issue 8): each one gives ``FILE:LINE: message`` from
+"""Malformed lesson files: each one gives ``FILE:LINE: message`` from
 ``shardbook check-content`` and a readable message in the app, never a traceback; the app
 still opens the good lessons beside them."""
 
@@ -10,16 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.widgets import Static
 
 from engine.lesson import check_file, discover_lessons
+from tests.pilot_helpers import ROOT, SIZE, reading_text
 from tests.test_lesson_loader import VALID
-from tui.app import ShardbookApp, make_app
+from tui.app import make_app
 from tui.cli import main
-from tui.widgets.reader import BrokenText
 
-ROOT = Path(__file__).resolve().parent.parent
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
 )
@@ -119,19 +116,6 @@ def test_check_content_prints_one_line_per_problem(
     assert {LINE.match(line)["file"] for line in out[:-1]} == {str(p) for p in paths.values()}
 
 
-def shown(static: Static) -> str:
-    console = Console(width=200, record=True)
-    console.print(static.render())
-    return console.export_text()
-
-
-def reading_text(app: ShardbookApp) -> str:
-    """The reading pane's text: its messages and the lesson text it broke into lines."""
-    parts = [shown(static) for static in app.query("#reading Static")]
-    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
-    return "\n".join(parts)
-
-
 async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
     content = tmp_path / "content"
     write_all(content)
@@ -140,7 +124,7 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
     listed_bad = next(ref for ref in refs if ref.id == "T1")  # head fine, body broken
     unlisted = next(error for error in errors if "binary-garbage" in error.path)
     app = make_app(content_dir=content, progress_dir=tmp_path / "progress", autosave_delay=0.05)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.lesson is not None and app.lesson.id == "S15"
         assert app.lesson_file_errors

@@ -10,10 +10,8 @@ from pathlib import Path
 import yaml
 from textual.widgets import Button, Input, Select, Static
 
-from tests.test_app_flow import app_for, choose, result_text, shown, type_into
+from tests.pilot_helpers import SIZE, app_for, choose, result_text, shown, type_into
 from tui.widgets.calculator import ResultView
-
-SIZE = (80, 24)
 
 
 async def test_ledger_model_picker_fills_the_shape(tmp_path: Path) -> None:

@@ -1,14 +1,15 @@
-"""Issue 8 in the app: hostile learner text kept byte for byte and drawn literally; failing
-disks, a second window, ctrl+c, SIGTERM/SIGHUP and tiny or changing terminals lose nothing."""
+"""The learner's words in the app: hostile learner text kept byte for byte and drawn literally;
+failing disks, a second window, ctrl+c, SIGTERM/SIGHUP and tiny or changing terminals lose nothing.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,9 @@ from textual.widgets import TextArea
 from engine.export import split_front_matter
 from engine.progress import LessonProgress, ProgressStore
 from tests.notes_render import quotes
-from tests.test_app_flow import goto_section
-from tui.app import ShardbookApp, make_app
+from tests.pilot_helpers import ROOT, SIZE, Notified, app_for, goto_section, paste, wait_until
 from tui.widgets.notes import SelfCheckBox
 
-ROOT = Path(__file__).resolve().parent.parent
-SIZE = (80, 24)
 HOSTILE = (
     "[bold]not bold[/] a[/ [link=x]y[/link] \\[esc\\]\n"
     "esc \x1b[2J\x1b[31mred\x1b[0m bell \x07 del \x7f c1 \x9b\n"
@@ -35,16 +33,6 @@ HOSTILE = (
 # on every Unicode line break), so a pasted one becomes "\n" as in any editor;
 # tests/test_progress.py stores each of them byte for byte.
 BIG = "".join(f"line {n:06d} 参数 [/] \t{'x' * 80}\n" for n in range(11_000))
-
-
-def app_for(progress_dir: Path, delay: float = 0.05) -> ShardbookApp:
-    return make_app(progress_dir=progress_dir, autosave_delay=delay)
-
-
-async def paste(pilot: object, area: TextArea, text: str) -> None:
-    area.focus()
-    area.app.post_message(events.Paste(text))
-    await pilot.pause()  # type: ignore[attr-defined]
 
 
 async def test_hostile_and_huge_text_is_drawn_literally_saved_and_exported(tmp_path: Path) -> None:
@@ -105,14 +93,14 @@ async def test_a_failing_folder_keeps_the_text_offers_retry_and_export_elsewhere
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     app = app_for(progress_dir)
-    async with app.run_test(size=SIZE) as pilot:
+    notified = Notified()
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await goto_section(pilot, app, "self-check")
-        monkeypatch.setattr("engine.progress.os.replace", fail_in(progress_dir, code))
+        monkeypatch.setattr("engine.progress.files.os.replace", fail_in(progress_dir, code))
         box = app.query(SelfCheckBox).first()
         await paste(pilot, box.text_area, "words I must not lose")
-        await pilot.pause(0.2)
-        assert "NOT SAVED" in app.sub_title
-        messages = [n.message for n in app._notifications]
+        await wait_until(pilot, lambda: "NOT SAVED" in app.sub_title)
+        messages = notified.messages
         assert any(words in m and "ctrl+s" in m and "F8" in m for m in messages)
         assert app.progress.answers[box.item.id] == "words I must not lose"
         # F8 exports where it can: the progress folder fails, the working folder works.
@@ -159,10 +147,11 @@ async def test_second_window_is_read_only_then_merges(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         app = app_for(tmp_path)
-        async with app.run_test(size=SIZE) as pilot:
+        notified = Notified()
+        async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
             await pilot.pause()
             assert "READ-ONLY" in app.sub_title
-            assert any("read-only" in n.message for n in app._notifications)
+            assert any("read-only" in message for message in notified.messages)
             await goto_section(pilot, app, "self-check")
             box = app.query(SelfCheckBox).first()
             await paste(pilot, box.text_area, "from the second window")
@@ -209,7 +198,7 @@ async def test_exit_signals_save_before_exit(tmp_path: Path, signum: int) -> Non
         app.post_message(events.Paste("typed just before the window closed"))
         # At once: the paste may not have reached the app yet; the handler waits for it.
         os.kill(os.getpid(), signum)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 128 + signum
     saved = ProgressStore(tmp_path).load("S15").progress.reflections
     assert "typed just before the window closed" in saved.values()
@@ -221,8 +210,15 @@ def test_a_real_shardbook_process_saves_on_signal(tmp_path: Path, signum: int) -
     import select
 
     ProgressStore(tmp_path).save(LessonProgress("S15", answers={"sc-1": "kept"}))
+    # `updated` has whole seconds: an older stamp, so the save on signal must change it.
+    stored = tmp_path / "S15.yaml"
+    stored.write_text(
+        re.sub(
+            r"^updated: .*$", "updated: '2000-01-01T00:00:00+00:00'", stored.read_text(), flags=re.M
+        )
+    )
     before = ProgressStore(tmp_path).load("S15").progress.updated
-    time.sleep(1.1)  # `updated` has whole seconds: the save on signal must change it
+    assert before == "2000-01-01T00:00:00+00:00"
     main, child = pty.openpty()
     process = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "shardbook"), "--progress-dir", str(tmp_path)],
@@ -276,6 +272,6 @@ async def test_tiny_terminals_and_live_resizes_keep_the_text(tmp_path: Path) -> 
         area.move_cursor(area.document.end)
         await pilot.press(*"ught")
         await pilot.resize_terminal(20, 5)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: area.text == "half a thought")
         await pilot.press("ctrl+q")
     assert "half a thought" in ProgressStore(tmp_path).load("S15").progress.answers.values()

@@ -1,6 +1,6 @@
 """engine.pipeline: reference values from the papers, properties of the schedules, validation.
 
-Sources (see ../shared/reference/VECTORS.md):
+Sources:
 - GPipe, Huang et al. 2019: bubble/total (p-1)/(m+p-1); peak activations m micro-batches.
 - Narayanan et al. 2021 (SC'21) §2.2.1: 1F1B bubble/ideal (p-1)/m, at most p micro-batches in
   flight; §2.2.2: interleaved (p-1)/(m*v), m a multiple of p.
@@ -41,7 +41,7 @@ def _sim(schedule: str, p: int, m: int, v: int = 1, **times: float) -> PipelineR
     return result
 
 
-# --- VECTORS.md values ---------------------------------------------------------------------------
+# --- Values from the papers ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
@@ -292,11 +292,11 @@ def test_validator_catches_missing_duplicate_and_early_ops() -> None:
         ({"stages": 0}, "stages"),
         ({"stages": -2}, "stages"),
         ({"stages": 2.5}, "stages"),
-        ({"micro_batches": 0}, "micro_batches"),
-        ({"micro_batches": 3.5}, "micro_batches"),
-        ({"micro_batches": float("nan")}, "micro_batches"),
-        ({"micro_batches": float("inf")}, "micro_batches"),
-        ({"micro_batches": True}, "micro_batches"),
+        ({"num_microbatches": 0}, "num_microbatches"),
+        ({"num_microbatches": 3.5}, "num_microbatches"),
+        ({"num_microbatches": float("nan")}, "num_microbatches"),
+        ({"num_microbatches": float("inf")}, "num_microbatches"),
+        ({"num_microbatches": True}, "num_microbatches"),
         ({"virtual_stages": 0}, "virtual_stages"),
         ({"virtual_stages": 2}, "virtual_stages"),
         ({"t_forward": -1.0}, "t_forward"),
@@ -309,7 +309,7 @@ def test_validator_catches_missing_duplicate_and_early_ops() -> None:
     ],
 )
 def test_invalid_spec_names_the_field(kwargs: dict[str, object], field: str) -> None:
-    values: dict[str, object] = {"schedule": "1f1b", "stages": 4, "micro_batches": 8, **kwargs}
+    values: dict[str, object] = {"schedule": "1f1b", "stages": 4, "num_microbatches": 8, **kwargs}
     with pytest.raises(InputError) as caught:
         PipelineSpec(**values)  # type: ignore[arg-type]
     assert caught.value.field == field
@@ -320,19 +320,19 @@ def test_interleaved_needs_m_multiple_of_p() -> None:
         InputError, match="Interleaved 1F1B needs m to be a multiple of p"
     ) as caught:
         PipelineSpec("interleaved-1f1b", 4, 10, 2)
-    assert caught.value.field == "micro_batches"
+    assert caught.value.field == "num_microbatches"
 
 
 def test_whole_floats_are_accepted() -> None:
     spec = PipelineSpec("1f1b", 4.0, 8.0)  # type: ignore[arg-type]
-    assert (spec.stages, spec.micro_batches) == (4, 8)
+    assert (spec.stages, spec.num_microbatches) == (4, 8)
     assert isinstance(spec.stages, int)
 
 
 def test_simulation_size_limit_is_a_named_error() -> None:
     with pytest.raises(InputError) as caught:
         simulate(PipelineSpec("gpipe", 64, 100_000))
-    assert caught.value.field == "micro_batches"
+    assert caught.value.field == "num_microbatches"
 
 
 def test_micro_batches_from_batch() -> None:
@@ -466,7 +466,7 @@ def test_render_rounds_fine_op_times_and_says_so() -> None:
     assert "rounded to multiples of 0.1" in drawing.rounding
     with pytest.raises(InputError) as caught:
         draw_timeline(_sim("gpipe", 4, 800), 80)
-    assert caught.value.field == "micro_batches" and "not drawn" in caught.value.message
+    assert caught.value.field == "num_microbatches" and "not drawn" in caught.value.message
 
 
 def test_render_shows_micro_batch_digits_when_they_fit() -> None:

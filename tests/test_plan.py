@@ -44,11 +44,6 @@ SECTIONS = (
 )
 
 
-@pytest.fixture(scope="module")
-def lesson() -> Lesson:
-    return load_lesson(ROOT / "content" / "S15.yaml")
-
-
 def progress_from(tmp_path: Path, body: str) -> LessonProgress:
     """A progress file written by hand (schema 2), loaded as the app loads it."""
     text = f"schema_version: 2\nlesson: S15\nstatus: in-progress\n{body}"

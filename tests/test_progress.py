@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine.progress
+import engine.progress.files
 from engine.errors import ProgressError
 from engine.progress import LessonProgress, ProgressStore, dump_checked, dump_yaml
 
@@ -113,7 +113,7 @@ def test_unwritable_folder_is_a_named_error(
     def full_disk(*_args: object, **_kwargs: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("engine.progress.os.replace", full_disk)
+    monkeypatch.setattr("engine.progress.files.os.replace", full_disk)
     with pytest.raises(ProgressError, match="No space left"):
         ProgressStore(tmp_path).save(LessonProgress("S15", answers={"q": "kept"}))
     assert list(tmp_path.iterdir()) == []
@@ -260,8 +260,8 @@ def test_migrations_run_in_order_and_the_file_is_saved_in_the_new_layout(
         data["notes"] = data.pop("exercise_notes")
         return data
 
-    monkeypatch.setattr("engine.progress.SCHEMA_VERSION", 3)
-    monkeypatch.setattr("engine.progress.MIGRATIONS", {1: v1_to_v2, 2: v2_to_v3})
+    monkeypatch.setattr("engine.progress.document.SCHEMA_VERSION", 3)
+    monkeypatch.setattr("engine.progress.document.MIGRATIONS", {1: v1_to_v2, 2: v2_to_v3})
     (tmp_path / "S15.yaml").write_text(VERSION_FILES[1], encoding="utf-8")
     store = ProgressStore(tmp_path)
     progress = store.load("S15").progress
@@ -331,9 +331,9 @@ def test_write_errors_are_named_and_nothing_is_lost(
         raise OSError(code, os.strerror(code))
 
     target = {
-        "mkstemp": "engine.progress.tempfile.mkstemp",
-        "fsync": "engine.progress.os.fsync",
-        "replace": "engine.progress.os.replace",
+        "mkstemp": "engine.progress.files.tempfile.mkstemp",
+        "fsync": "engine.progress.files.os.fsync",
+        "replace": "engine.progress.files.os.replace",
     }[where]
     monkeypatch.setattr(target, fail)
     progress = LessonProgress("S15", answers={"q": "new words"})
@@ -542,7 +542,7 @@ def test_a_save_dumps_only_the_keys_that_changed(
         dumped.append(list(data))
         return real(data)
 
-    monkeypatch.setattr(engine.progress, "dump_yaml", counting)
+    monkeypatch.setattr(engine.progress.files, "dump_yaml", counting)
     progress.answers["a"] = "two"
     store.save(progress)
     # The answers were edited; "updated" changes when the clock's second did; nothing else.

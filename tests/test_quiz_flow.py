@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -18,27 +19,22 @@ from typing import Any
 
 import pytest
 import yaml
-from rich.console import Console
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from engine.lesson import Lesson
 from engine.progress import ProgressStore
-from engine.quiz import DRILL_TEMPLATES, Question
+from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
+from tests.pilot_helpers import SIZE, shown
 from tui.app import ShardbookApp, make_app
 from tui.cli import main
 from tui.screens.help import HelpScreen
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
 from tui.widgets.notes import SelfCheckBox
 
-SIZE = (80, 24)
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 SCALE = {"GB": 1e9, "ms": 1e-3, "fraction": 1.0, "": 1.0}
-
-
-def shown(widget: Static) -> str:
-    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(widget.content)
-    return console.export_text()
 
 
 def quiz_app(progress_dir: Path, **options: Any) -> ShardbookApp:
@@ -61,15 +57,19 @@ def current(app: ShardbookApp) -> Question:
 
 
 async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
-    """Answer the current question correctly with keys only, and rate it (enter or 3)."""
+    """Answer the current question correctly and rate it (enter or 3). A written answer is
+    pasted (a terminal's bracketed paste); typing key by key is checked where it matters (the
+    wrong answer, the two-line answer, the quiz keys)."""
     question = current(app)
     if question.answer_kind == "text":
-        await pilot.press(*"参数、梯度与优化器状态", "ctrl+r")
+        await paste_answer(pilot, "参数、梯度与优化器状态")
+        await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.press("3")
     elif question.answer_kind == "number":
         assert isinstance(question.expected, float)
-        await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
+        await paste_answer(pilot, repr(question.expected / SCALE[question.unit]))
+        await pilot.press("ctrl+r")
         await pilot.pause()
         assert "Right." in shown(app.screen.query_one("#quiz-feedback", Static))
         await pilot.press("enter")
@@ -83,6 +83,14 @@ async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
         await pilot.pause()
         await pilot.press("enter")
     await pilot.pause()
+
+
+async def paste_answer(pilot: Pilot[int], text: str) -> None:
+    """Paste ``text`` into the answer box, which has the focus."""
+    assert isinstance(pilot.app.focused, QuizAnswer)
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+    assert pilot.app.focused.text == text
 
 
 def stored_quiz(progress_dir: Path) -> dict[str, Any]:
@@ -318,19 +326,38 @@ async def test_a_two_line_answer_is_written_and_the_question_stays_with_the_solu
         assert feedback.region.height > 0 and feedback.region.y > region.bottom - 1
 
 
-async def test_the_question_stays_visible_after_every_drill_solution(tmp_path: Path) -> None:
+def review_before(progress_dir: Path, lesson: Lesson, kinds: tuple[str, ...]) -> None:
+    """Rate every item of ``kinds`` Easy at NOW through the engine, so a session opened at NOW
+    asks only the others (an Easy card is next due days later)."""
+    store = ProgressStore(progress_dir)
+    progress = store.load("S15").progress
+    state = QuizState(progress)
+    rng = random.Random(11)
+    for item in lesson_items(lesson):
+        if item.kind in kinds:
+            state.review(ask(item, lesson, rng), 4, NOW)
+    store.save(progress)
+
+
+async def test_the_question_stays_visible_after_every_drill_solution(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    # The self-checks and misconceptions reviewed already: the session asks the matching items
+    # and the drills, alternately, and every drill comes up (pairs 5 questions apart).
+    review_before(tmp_path, lesson, ("self-check", "misconception"))
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = screen_of(app)
         seen = 0
-        for _ in range(30):
+        for _ in range(16):
             if screen.phase != "answer":
                 break
             question = current(app)
             if question.answer_kind == "number":
                 assert isinstance(question.expected, float)
-                await pilot.press(*repr(question.expected / SCALE[question.unit]), "ctrl+r")
+                await paste_answer(pilot, repr(question.expected / SCALE[question.unit]))
+                await pilot.press("ctrl+r")
                 await pilot.pause()
                 question_box = screen.query_one("#quiz-question")
                 # The whole question fits its region and nothing scrolled it away.

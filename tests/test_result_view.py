@@ -8,18 +8,17 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.screen import Screen
+from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
-from tests.test_app_flow import app_for, choose, paste_into, result_text, shown
+from tests.pilot_helpers import SIZE, app_for, choose, paste_into, result_text, shown
 from tui.app import make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
-
-SIZE = (80, 24)
 
 
 class OneView(App[None]):
@@ -45,15 +44,19 @@ async def test_text_is_literal_and_typing_never_shrinks_the_view() -> None:
         assert view.size.height == 2
 
 
-async def test_typing_in_the_ledger_repaints_without_re_laying_out(tmp_path: Path) -> None:
+async def test_typing_in_the_ledger_repaints_without_re_laying_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # No autosave during the test: a save changes the header, which is laid out again.
     app = make_app(progress_dir=tmp_path, autosave_delay=3600)
-    layouts: list[int] = []
-    real = Screen._refresh_layout
+    layouts: list[Widget] = []
+    real = Widget.refresh
 
-    def counting(self: Screen[object], *args: object, **kwargs: object) -> None:
-        layouts.append(1)
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counting(self: Widget, *regions: Region, **kwargs: bool) -> Widget:
+        # A widget asks for a new layout with refresh(layout=True) (Textual's public API).
+        if kwargs.get("layout"):
+            layouts.append(self)
+        return real(self, *regions, **kwargs)
 
     # Every value on the way is valid (7B, 17B, 137B, 13B, then back), so no error line appears.
     edits = ("home", "1", "3", "delete", "home", "delete", "delete", "7", "end")
@@ -68,13 +71,11 @@ async def test_typing_in_the_ledger_repaints_without_re_laying_out(tmp_path: Pat
         assert params.value == "7B"
         # The first pass grew the result to its tallest; typing never shrinks it, so the same
         # edits again only repaint.
-        Screen._refresh_layout = counting  # type: ignore[method-assign]
-        try:
-            for key in edits[:4]:
-                await pilot.press(key)
-                await pilot.pause()
-        finally:
-            Screen._refresh_layout = real  # type: ignore[method-assign]
+        monkeypatch.setattr(Widget, "refresh", counting)
+        for key in edits[:4]:
+            await pilot.press(key)
+            await pilot.pause()
+        monkeypatch.undo()
         assert params.value == "13B"
         assert layouts == []
         text = result_text(ledger)

@@ -20,20 +20,13 @@ from textual.widgets import Select
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
 from engine.settings import Settings, SettingsStore
-from tests.test_app_flow import choose, goto_section
-from tests.test_layout import screen_lines
+from tests.pilot_helpers import SIZE, app_for, choose, goto_section, screen_lines
 from tests.test_lifecycle import shardbook, type_an_answer
 from tui import app as app_module
 from tui.app import ShardbookApp, make_app
 from tui.widgets.collectives import CollectivesPane
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.tradeoffs import TradeoffsPane
-
-SIZE = (80, 24)
-
-
-def app_for(tmp_path: Path) -> ShardbookApp:
-    return make_app(progress_dir=tmp_path, autosave_delay=0.05)
 
 
 def resume_on_disk(tmp_path: Path) -> dict[str, Any]:

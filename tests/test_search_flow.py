@@ -12,9 +12,7 @@ from textual.widgets import Input, OptionList, TextArea
 
 from engine.progress import LessonProgress, ProgressStore
 from engine.search import HEADER_ID, reader_texts
-from tests.test_app_flow import goto_section
-from tests.test_key_order import burst, key
-from tests.test_layout import screen_lines
+from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines
 from tui.app import ShardbookApp, make_app
 from tui.screens.main import META_ID
 from tui.screens.search import NotesScreen, SearchScreen
@@ -22,7 +20,6 @@ from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import MATCH_STYLE, BrokenText
 
-SIZE = (80, 24)
 ZERO_NOTE = "ZeRO-3 shards parameters too, so each layer is all-gathered before use"
 ANSWER = "FSDP 切模型状态；TP 切层内矩阵。[/] a[/ [bold]x 👨‍👩‍👧 通信 stays"
 

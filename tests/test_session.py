@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.lesson import Lesson, load_lesson
+from engine.lesson import Lesson
 from engine.plan import ReviewOutlook
 from engine.progress import LessonProgress, ProgressStore
 from engine.session import (
@@ -28,11 +28,6 @@ from tui.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 START = dt.datetime(2026, 12, 7, 10, 15, 0, 400_000, tzinfo=dt.UTC)
 BEIJING = dt.timezone(dt.timedelta(hours=8))
-
-
-@pytest.fixture(scope="module")
-def lesson() -> Lesson:
-    return load_lesson(ROOT / "content" / "S15.yaml")
 
 
 def studied(lesson: Lesson) -> tuple[StudySession, LessonProgress]:

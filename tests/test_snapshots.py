@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tui.app import make_app
+from tests.pilot_helpers import SIZE
+from tui.app import ShardbookApp, make_app
 
-SIZE = (80, 24)
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
 
 
@@ -38,9 +38,11 @@ def settled(*keys: str) -> Callable[[Pilot[int]], Awaitable[None]]:
         await pilot.pause()  # the app's first screen is up, as before ``press``
         await pilot.press(*keys)
         app = pilot.app
+        assert isinstance(app, ShardbookApp)
+        # A save clears ``dirty``; a save still pending keeps it set.
         for _ in range(100):
             await pilot.pause(0.05)
-            if not (app._save_pending or app.dirty):  # type: ignore[attr-defined]
+            if not app.dirty:
                 break
         await pilot.pause()
 

@@ -1,5 +1,5 @@
-"""Start-up imports only what the first screen needs (issue 10): numpy (the simulators), fsrs
-(the quiz) and torch (the lab) load when their pane or screen is first opened, not before."""
+"""Start-up imports only what the first screen needs (README "Performance"): numpy (the simulators),
+fsrs (the quiz) and torch (the lab) load when their pane or screen is first opened, not before."""
 
 from __future__ import annotations
 

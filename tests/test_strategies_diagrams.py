@@ -1,7 +1,7 @@
 """engine.strategies and engine.diagrams: the structured descriptions, and diagrams that agree
 with them.
 
-Issue 5 acceptance: every diagram is pure ASCII, fits 80 columns, labels its ranks rank 0 to
+Every diagram is pure ASCII, fits 80 columns, labels its ranks rank 0 to
 rank 3, names its collectives, and is checked against the strategy's structured description.
 Volumes come from ZeRO (Rajbhandari et al. 2020) Sec. 7 (DP 2 Psi, ZeRO-1/2 2 Psi, ZeRO-3 3 Psi)
 and Narayanan et al. 2021 Sec. 3.2 (PP b*s*h per micro-batch, TP 8*b*s*h*(t-1)/t per layer).
@@ -63,7 +63,7 @@ def _box_text(diagram: str, rank: int) -> list[str]:
 # --- strategies as data -----------------------------------------------------------------------
 
 
-def test_every_strategy_of_the_issue_is_described() -> None:
+def test_every_strategy_of_the_lesson_is_described() -> None:
     assert set(STRATEGIES) == {"dp", "zero1", "zero2", "zero3", "tp", "tp-sp", "pp", "ep", "cp"}
     assert get_strategy("fsdp") is STRATEGIES["zero3"]
     assert get_strategy("FSDP") is STRATEGIES["zero3"]
@@ -120,9 +120,9 @@ def test_volumes_per_step_match_the_papers(name: str, volume: str) -> None:
     assert strategy.volume.startswith(volume) or volume in strategy.volume
     source = strategy.volume_source
     if name in ("dp", "zero1", "zero2", "zero3"):
-        assert "ZeRO" in source and "Sec. 7" in source
+        assert "ZeRO" in source and "§7" in source
     else:
-        assert "Narayanan et al. 2021" in source and "Sec. 3.2" in source
+        assert "Narayanan et al. 2021" in source and "§3.2" in source
 
 
 def test_collectives_and_their_timing() -> None:
@@ -214,7 +214,7 @@ def test_fsdp_diagram_is_zero3_titled_fsdp() -> None:
     assert strategy_diagram("fsdp").startswith("FSDP/ZeRO-3")
 
 
-def test_diagrams_show_the_issue_2_holdings() -> None:
+def test_diagrams_show_what_each_rank_holds() -> None:
     assert "W1: col slice 2" in strategy_diagram("tp")
     assert "params: shard 3" in strategy_diagram("fsdp")
     assert "experts 6,7" in strategy_diagram("ep")

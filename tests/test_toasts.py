@@ -10,15 +10,10 @@ from pathlib import Path
 from textual.widgets import TextArea
 from textual.widgets._toast import Toast
 
+from tests.pilot_helpers import SIZE, Notified, app_for
 from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizOptions
 from tui.toasts import HINT_SECONDS
-
-SIZE = (80, 24)
-
-
-def app_for(progress_dir: Path, quiz: QuizOptions | None = None) -> ShardbookApp:
-    return make_app(progress_dir=progress_dir, autosave_delay=0.05, quiz=quiz)
 
 
 def toasts(app: ShardbookApp) -> list[Toast]:
@@ -42,17 +37,16 @@ async def test_a_new_message_replaces_the_one_on_screen_whatever_its_kind(
         assert len(app._notifications) == 1
 
 
-async def test_a_hint_is_short_and_an_error_keeps_its_time(tmp_path: Path) -> None:
+async def test_a_hint_is_short_and_an_error_keeps_its_time(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await pilot.pause()
         app.notify("a hint", timeout=20)
-        await pilot.pause()
-        assert app.last_notification is not None
-        assert app.last_notification.timeout == HINT_SECONDS
         app.notify("an error", severity="error", timeout=20)
         await pilot.pause()
-        assert app.last_notification.timeout == 20
+        assert [n.timeout for n in notified.notifications] == [HINT_SECONDS, 20]
 
 
 async def test_a_long_message_spans_the_screen_between_header_and_footer(
@@ -77,7 +71,8 @@ async def test_a_long_message_spans_the_screen_between_header_and_footer(
 async def test_a_message_moves_off_the_answer_box_being_typed_in(tmp_path: Path) -> None:
     """In the quiz the answer box is at the top: a refusal (an empty answer submitted) is shown
     above the footer instead, and the box stays in view."""
-    app = app_for(tmp_path, quiz=QuizOptions(open_at_start=True, seed=11))
+    quiz = QuizOptions(open_at_start=True, seed=11)
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, quiz=quiz)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
         answer = app.focused

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rich.console import Console
 from rich.text import Text
 from textual.widgets import Select, Static, TabbedContent, TextArea
 
@@ -17,20 +16,12 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tests.notes_render import quotes
+from tests.pilot_helpers import S15_FILE, SIZE, shown, wait_until
 from tui.app import make_app
 from tui.screens.study import ConfirmScreen
 from tui.widgets.calculator import ResultView
 from tui.widgets.reader import BrokenText
 from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
-
-SIZE = (80, 24)
-LESSON = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
-
-
-def shown(widget: Static | ResultView) -> str:
-    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(widget.content)
-    return console.export_text()
 
 
 async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
@@ -104,14 +95,14 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         await pilot.press("1")  # typed into the box, not a scenario key
         areas[1].focus()
         await pilot.press(*"data loading")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.progress.notes.get("ex5") == "data loading")
         assert app.progress.notes["ex4"] == "TP [b]3[/b]1"
         assert app.progress.notes["ex5"] == "data loading"
         await pilot.press("ctrl+q")
 
     saved = ProgressStore(tmp_path).load("S15").progress
     assert saved.notes["ex4"] == "TP [b]3[/b]1"
-    lesson = load_lesson(LESSON)
+    lesson = load_lesson(S15_FILE)
     markdown = export_text(lesson, saved, "md")
     assert quotes(markdown) == ["TP [b]3[/b]1", "data loading"]
     data = json.loads(export_text(lesson, saved, "json"))

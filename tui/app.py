@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on
 from textual.app import App
 from textual.driver import Driver
-from textual.notifications import Notification, Notify, SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -41,7 +41,13 @@ from engine.lesson import (
 from engine.lesson_reveals import note_lesson_reveal
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
-from engine.progress import STATUS_LABELS, LessonProgress, ProgressStore, describe_os_error
+from engine.progress import (
+    STATUS_LABELS,
+    LessonProgress,
+    ProgressStore,
+    Status,
+    describe_os_error,
+)
 from engine.resume import FIELD_CHECKS, ResumeState
 from engine.session import StudySession, format_duration, render_summary, summarize
 from engine.settings import Settings, SettingsStore
@@ -113,8 +119,6 @@ class ShardbookApp(KeyOrderApp[int]):
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
         )
-        # The message shown last (the one on screen while it lasts).
-        self.last_notification: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
@@ -378,7 +382,10 @@ class ShardbookApp(KeyOrderApp[int]):
             self._place_timer = None
         if self.lesson is None or not self.main_screen.is_mounted:
             return
-        entry = self.main_screen.place().to_data()
+        place = self.main_screen.place()
+        if place is None:
+            return
+        entry = place.to_data()
         resume = self.settings.get("resume")
         previous = resume.get(self.lesson.id)
         if isinstance(previous, dict):
@@ -482,7 +489,6 @@ class ShardbookApp(KeyOrderApp[int]):
     def on_notify(self, event: Notify) -> None:
         """A new message replaces the one on screen and is placed off the focused field
         (:mod:`tui.toasts`)."""
-        self.last_notification = event.notification
         show_alone(self, event.notification)
 
     # ----------------------------------------------------------------- actions
@@ -538,7 +544,7 @@ class ShardbookApp(KeyOrderApp[int]):
             lambda yes: self._set_status("complete") if yes else None,
         )
 
-    def _set_status(self, status: str) -> None:
+    def _set_status(self, status: Status) -> None:
         self.progress.status = status
         if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
@@ -719,7 +725,7 @@ def make_app(
     autosave_delay: float = 0.5,
     quiz: QuizOptions | None = None,
 ) -> ShardbookApp:
-    """Build the app as the CLI does (paths resolved as DESIGN.md says); tests use it too.
+    """Build the app as the CLI does (paths resolved by :mod:`engine.paths`); tests use it too.
     ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed)."""
     return ShardbookApp(
         lesson_id=lesson_id,

@@ -1,6 +1,6 @@
 """The ``shardbook`` command: opens the TUI, or runs a headless command.
 
-Command and flag names are fixed: scripts and tests rely on them (README "Command line").
+Names are a public interface (README "Command line"); scripts and tests rely on them.
 Headless commands never import Textual, so they start fast. A learner's mistake (a bad flag
 value, an unknown flag, a missing folder, a bad lesson file) is one line on stderr naming the
 command and the flag, exit status 2; a check that found problems (``check-content``) exits 1.

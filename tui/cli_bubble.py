@@ -40,6 +40,7 @@ FLAGS = option_flags(
     "t_backward_input",
     "t_backward_weight",
     "p2p_time",
+    num_microbatches="--micro-batches",
 )
 _BATCH_FLAGS = ("global_batch", "micro_batch_size", "dp")
 
@@ -107,7 +108,7 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
         return PipelineSpec(
             schedule=args.schedule,
             stages=units.parse_int("stages", args.stages),
-            micro_batches=micro_batches,
+            num_microbatches=micro_batches,
             virtual_stages=units.parse_int("virtual_stages", args.virtual_stages),
             t_forward=units.parse_number("t_forward", args.t_forward),
             t_backward_input=units.parse_number("t_backward_input", args.t_backward_input),
@@ -121,7 +122,7 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
 
 
 def result_to_json(result: PipelineResult, *, timeline: bool) -> dict[str, Any]:
-    """The JSON object: its keys, in op-time units; ``timeline`` only when asked."""
+    """The JSON object of ``calc bubble --json``, in op-time units; ``timeline`` only when asked."""
     closed = result.closed_form
     data: dict[str, Any] = {
         "bubble_time": list(result.bubble_time),
@@ -129,7 +130,7 @@ def result_to_json(result: PipelineResult, *, timeline: bool) -> dict[str, Any]:
         "bubble_fraction": result.bubble_fraction,
         "makespan": result.makespan,
         "ideal_time": result.ideal_time,
-        "micro_batches": result.micro_batches,
+        "micro_batches": result.num_microbatches,
         "peak_in_flight_microbatches": list(result.peak_in_flight_microbatches),
         "closed_form": {"formula": closed.formula, "value": closed.value, "source": closed.source},
     }
@@ -162,7 +163,7 @@ def report(result: PipelineResult) -> str:
         else f"formula assumes {closed.assumptions}; simulation differs where they fail"
     )
     lines = [
-        f"schedule {spec.schedule}: p={spec.stages} stages, m={spec.micro_batches} micro-batches"
+        f"schedule {spec.schedule}: p={spec.stages} stages, m={spec.num_microbatches} micro-batches"
         + (f", v={spec.virtual_stages} chunks per stage" if spec.virtual_stages > 1 else ""),
         f"times (op-time units): t_F={spec.t_forward:g} t_B={spec.t_backward_input:g} "
         f"t_W={spec.t_backward_weight:g} p2p={spec.p2p_time:g}; {backward}",

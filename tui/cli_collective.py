@@ -1,10 +1,10 @@
 """``shardbook calc collective``: alpha-beta cost and bus bandwidth of a collective, headless.
 
-Flags and JSON keys are fixed; scripts and tests rely on them. Sizes, rates and times
-are parsed by :mod:`engine.units` (``--bytes 1GB``, ``--bandwidth 100GB/s``, ``--latency 5us``) and
-checked by :func:`engine.collectives.collective_cost`; a bad value is one line on stderr naming the
-flag, exit 2. Choices are checked by the engine, not by argparse, so a wrong choice is one line
-too. No Textual import here: the headless command must start fast.
+Flags and JSON keys are a public interface (README "Command line"); scripts and tests rely on them.
+Sizes, rates and times are parsed by :mod:`engine.units` (``--bytes 1GB``, ``--bandwidth 100GB/s``,
+``--latency 5us``) and checked by :func:`engine.collectives.collective_cost`; a bad value is one
+line on stderr naming the flag, exit 2. Choices are checked by the engine, not by argparse, so a
+wrong choice is one line too. No Textual import here: the headless command must start fast.
 """
 
 from __future__ import annotations

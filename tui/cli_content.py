@@ -1,4 +1,4 @@
-"""``shardbook check-content [PATH ...]``: validate lesson files.
+"""``shardbook check-content [PATH ...]``: validate lesson files (``content/README.md``).
 
 Prints one ``FILE:LINE: message`` line per problem on stdout, then a one-line summary; exits 1
 when any problem was found, 0 when every lesson is valid, 2 (one line, nothing checked) when a

@@ -25,7 +25,7 @@ COLLECTIVE_FLAGS = option_flags(
     "ranks", "op", "size", "repeats", timing_bytes="--bytes", timeout_s="--timeout"
 )
 MEMORY_FLAGS = option_flags(
-    "layers", "hidden", "heads", "seq", "micro_batch", "vocab", "dtype", "device"
+    "layers", "hidden", "heads", "seq", "vocab", "dtype", "device", micro_batch_size="--micro-batch"
 )
 
 
@@ -191,7 +191,7 @@ def memory_report(result: Any) -> str:
     spec = result.spec
     lines = [
         f"GPT-style model: {spec.layers} layers, h={spec.hidden}, a={spec.heads}, "
-        f"s={spec.seq}, b={spec.micro_batch}, V={spec.vocab}, {spec.dtype} on {spec.device} "
+        f"s={spec.seq}, b={spec.micro_batch_size}, V={spec.vocab}, {spec.dtype} on {spec.device} "
         f"(torch {result.torch_version}); N = {result.param_count:,} parameters",
         f"ledger spec: {result.ledger_note}",
         "",
@@ -240,7 +240,7 @@ def run_lab_memory(args: argparse.Namespace) -> int:
     from engine.lab.memory import MemorySpec, check_spec, measure_memory
 
     sizes = {
-        field: _whole(flag, getattr(args, field))
+        field: _whole(flag, getattr(args, flag.removeprefix("--").replace("-", "_")))
         for field, flag in MEMORY_FLAGS.items()
         if field not in ("dtype", "device")
     }

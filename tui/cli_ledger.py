@@ -70,6 +70,9 @@ FLAGS = option_flags(
     master_weights="--no-master-weights",
     expert_param_share="--experts",
     zero_init="--no-zero-init",
+    micro_batch_size="--micro-batch",
+    zero_stage="--zero",
+    num_microbatches="--micro-batches",
     **SHAPE_FLAGS,
 )
 _TERM_LABELS = {
@@ -98,7 +101,13 @@ def register(calc_subparsers: Any) -> None:
     parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
     add_shape_flags(parser)
     parser.add_argument("--seq", help="sequence length s (needed for activations)")
-    parser.add_argument("--micro-batch", default="1", help="micro-batch size b (default 1)")
+    parser.add_argument(
+        "--micro-batch",
+        "--micro-batch-size",
+        dest="micro_batch",
+        default="1",
+        help="micro-batch size b (default 1)",
+    )
     parser.add_argument("--dtype", default="bf16", metavar="{" + ",".join(DTYPE_CHOICES) + "}")
     parser.add_argument(
         "--optimizer", default="adamw", metavar="{" + ",".join(OPTIMIZER_CHOICES) + "}"
@@ -119,7 +128,14 @@ def register(calc_subparsers: Any) -> None:
     )
     for name in ("dp", "tp", "pp", "cp", "ep"):
         parser.add_argument(f"--{name}", default="1", help=f"{name.upper()} size (default 1)")
-    parser.add_argument("--zero", default="0", metavar="{0,1,2,3}", help="ZeRO stage; 3 = FSDP")
+    parser.add_argument(
+        "--zero",
+        "--zero-stage",
+        dest="zero",
+        default="0",
+        metavar="{0,1,2,3}",
+        help="ZeRO stage; 3 = FSDP",
+    )
     parser.add_argument("--recompute", default="none", metavar="{none,selective,full}")
     parser.add_argument("--sequence-parallel", action="store_true", help="Megatron SP with TP")
     parser.add_argument("--schedule", default="1f1b", metavar="{1f1b,gpipe}")

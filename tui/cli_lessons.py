@@ -68,6 +68,7 @@ def run_lessons(args: argparse.Namespace) -> int:
     rows = []
     for ref in refs:
         # Listing never moves a file aside: only the app, which will save, does that.
+        status: str
         try:
             status = store.load(ref.id, quarantine=False).progress.status
         except ProgressError:

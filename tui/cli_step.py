@@ -1,9 +1,12 @@
 """``shardbook calc step`` and ``calc scaling``: step time and scaling, headless.
 
-Flags and JSON keys are fixed; scripts and tests rely on them. ``--mfu`` is the share
-of peak the kernels reach while computing; the ``mfu`` key of the output is the whole step's
-model FLOPs utilization after communication, bubble and waits. ``--model`` and the shape flags
-are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the basic ones
+Flags and JSON keys are a public interface (README "Command line"); scripts and tests rely on them,
+and a clearer name is added as an alias, never in place of the old one. ``--compute-utilization``
+(``--mfu``, its older name) is the share of peak the kernels reach while computing; the ``mfu`` key
+of the output is the whole step's model FLOPs utilization after communication, bubble and waits.
+``--micro-batch`` is also ``--micro-batch-size`` and ``--zero`` also ``--zero-stage``; the JSON
+gives ``t_comm_exposed_s`` and, under its older name, ``t_comm_unhidden_s``. ``--model`` and the
+shape flags are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the core list
 (``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
 ``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
 stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
@@ -23,8 +26,8 @@ from engine.errors import InputError
 from engine.pipeline import SCHEDULES
 from engine.scaling import MODES, SCALING_STRATEGIES, scaling_all, world_sizes
 from engine.steptime import (
+    DEFAULT_COMPUTE_UTILIZATION,
     DEFAULT_PEAK_FLOPS,
-    DEFAULT_UTILIZATION,
     INTERCONNECTS,
     RECOMPUTE_CHOICES,
     StepResult,
@@ -67,10 +70,12 @@ FLAGS = option_flags(
     "mode",
     "max_gpus",
     "virtual_stages",
-    utilization="--mfu",
+    micro_batch_size="--micro-batch",
+    zero_stage="--zero",
+    compute_utilization="--compute-utilization",
     **SHAPE_FLAGS,
 )
-_INTS = ("seq", "global_batch", "micro_batch", "virtual_stages")
+_INTS = ("seq", "global_batch", "micro_batch_size", "virtual_stages")
 _INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "gpus_per_node")
 _NUMBERS = ("capacity_factor", "hot_expert_share", "straggler")
 _CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")
@@ -83,18 +88,26 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hot-expert-share", help="hottest expert's share of tokens")
     parser.add_argument("--seq", help="sequence length s (default 2048)")
     parser.add_argument("--global-batch", help="samples per step (default micro-batch × DP)")
-    parser.add_argument("--micro-batch", help="micro-batch size b (default 1)")
+    parser.add_argument(
+        "--micro-batch", "--micro-batch-size", dest="micro_batch_size", help="micro-batch size b"
+    )
     for name in ("dp", "tp", "pp", "cp", "ep"):
         parser.add_argument(f"--{name}", help=f"{name.upper()} size")
-    parser.add_argument("--zero", help="ZeRO stage 0-3 (3 = FSDP)")
+    parser.add_argument("--zero", "--zero-stage", dest="zero_stage", help="ZeRO stage 0-3 (FSDP 3)")
     parser.add_argument("--gpus", help="GPUs; DP = GPUs / (TP·PP·CP) when --dp is not given")
     parser.add_argument(
         "--peak-flops", help=f"peak FLOP/s per GPU (default {DEFAULT_PEAK_FLOPS:g})"
     )
     parser.add_argument(
-        "--mfu", help=f"share of peak while computing (default {DEFAULT_UTILIZATION})"
+        "--compute-utilization",
+        "--mfu",
+        dest="compute_utilization",
+        help=f"share of peak while computing (default {DEFAULT_COMPUTE_UTILIZATION}); not the "
+        "step's mfu, which counts the bubble, communication and waits",
     )
-    parser.add_argument("--achieved-flops", help="achieved FLOP/s per GPU (instead of --mfu)")
+    parser.add_argument(
+        "--achieved-flops", help="achieved FLOP/s per GPU (instead of --compute-utilization)"
+    )
     parser.add_argument(
         "--recompute", default="none", metavar="{" + ",".join(RECOMPUTE_CHOICES) + "}"
     )
@@ -118,7 +131,7 @@ def register(calc_subparsers: Any) -> None:
         "step",
         help="step time: compute, exposed communication, input, waits; time to train",
         description=(
-            "T_step = T_compute + T_comm_unhidden + T_input + T_sync_wait for one configuration "
+            "T_step = T_compute + T_comm_exposed + T_input + T_sync_wait for one configuration "
             "on a device and an interconnect (seconds). FLOPs from Korthikanti et al. 2022 "
             "Eq. 7/8 with the architecture, else 6·N per token."
         ),
@@ -162,16 +175,20 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
             if text is not None:
                 values[name] = units.parse_int(name, text)
         values.update(shape_values(args, units.parse_int))
-        if args.zero is not None:
-            values["zero"] = units.parse_int("zero", args.zero, minimum=0, maximum=3)
+        if args.zero_stage is not None:
+            values["zero_stage"] = units.parse_int(
+                "zero_stage", args.zero_stage, minimum=0, maximum=3
+            )
         for name in _NUMBERS:
             text = getattr(args, name)
             if text is not None:
                 values[name] = units.parse_number(name, text, allow_zero=name == "straggler")
         if args.peak_flops is not None:
             values["peak_flops"] = units.parse_number("peak_flops", args.peak_flops)
-        if args.mfu is not None:
-            values["utilization"] = units.parse_number("utilization", args.mfu)
+        if args.compute_utilization is not None:
+            values["compute_utilization"] = units.parse_number(
+                "compute_utilization", args.compute_utilization
+            )
         if args.achieved_flops is not None:
             values["achieved_flops"] = units.parse_number("achieved_flops", args.achieved_flops)
         if args.input_rate is not None:
@@ -224,13 +241,13 @@ def _print_step(result: StepResult) -> None:
     spec = result.spec
     lines = [
         f"world {result.world_size} (DP {spec.dp} TP {spec.tp} PP {spec.pp} CP {spec.cp} "
-        f"EP {spec.ep}, ZeRO {spec.zero}); m = {result.micro_batches} micro-batches; "
+        f"EP {spec.ep}, ZeRO {spec.zero_stage}); m = {result.num_microbatches} micro-batches; "
         f"{spec.interconnect.label}, {spec.gpus_per_node} GPUs per node",
         f"FLOPs convention: {result.flops_convention}"
         + (f"; model {spec.model}" if spec.model else ""),
         f"T_compute        {units.format_seconds(result.t_compute_s)}",
         f"T_comm (all)     {units.format_seconds(result.t_comm_s)}",
-        f"T_comm_unhidden  {units.format_seconds(result.t_comm_unhidden_s)}",
+        f"T_comm_exposed   {units.format_seconds(result.t_comm_exposed_s)}",
         f"T_input          {units.format_seconds(result.t_input_s)}  (assumption)",
         f"T_sync_wait      {units.format_seconds(result.t_sync_wait_s)}  (assumption)",
         f"T_step           {units.format_seconds(result.t_step_s)}",

@@ -229,7 +229,7 @@ QUIZ_HELP = (
     "rating is saved at once."
 )
 
-# Trade-offs pane (issue 6).
+# Trade-offs pane.
 TAB_TRADEOFFS = "Trade-offs"
 TRADEOFFS_TITLE = "Trade-offs: step time, scaling"
 TRADEOFFS_LINK = "interconnect"
@@ -258,7 +258,7 @@ TRADEOFFS_KEY_3 = "MoE imbalance"
 TRADEOFFS_DROPPED = "{case}: {share:.0%} of tokens dropped (over the hot expert's capacity)"
 TRADEOFFS_NOTE_LABELS = {"ex4": "Exercise 4", "ex5": "Exercise 5"}
 
-# Lab (the optional torch extra; issue 9).
+# Lab (the optional torch extra).
 TAB_LAB = "Lab"
 LAB_TITLE = "Lab: the formulas against PyTorch"
 LAB_NO_TORCH = (

@@ -1,7 +1,7 @@
 """A real model's training memory, measured in torch, beside :func:`engine.ledger.compute_ledger`.
 
 :func:`measure_memory` builds a GPT-style model exactly as Narayanan et al. 2021 (arXiv:2104.04473)
-§5.1 Eq. 2 counts it (:data:`engine.model_size.PARAM_COUNT_SOURCE`): learned position embeddings,
+§5.1 Eq. 2 counts it (:data:`engine.sources.PARAM_COUNT`): learned position embeddings,
 pre-LayerNorm layers with biases, MLP hidden size 4h, GeLU, the output layer tied to the word
 embedding, and no final layer norm (Eq. 2 has none). It runs one AdamW training step and measures,
 in bytes:
@@ -35,16 +35,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import sources
+from engine.checks import one_of, whole_number
 from engine.errors import InputError
 from engine.lab import LabError, require_torch
 from engine.ledger import LedgerResult, LedgerSpec, compute_ledger
-from engine.model_size import whole_number
 
 DTYPES = ("fp32", "bf16")
 DEVICES = ("cpu", "cuda")
 DROPOUT = 0.1
 MAX_ELEMENTS = 2 * 10**8
-SOURCE = "Korthikanti et al. 2022 (arXiv:2205.05198) §4.1, §4.3"
+SOURCE = sources.ACTIVATIONS_MEASURED_REGIONS
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class MemorySpec:
     hidden: int = 64
     heads: int = 4
     seq: int = 64
-    micro_batch: int = 2
+    micro_batch_size: int = 2
     vocab: int = 128
     dtype: str = "fp32"
     device: str = "cpu"
@@ -140,7 +141,7 @@ class MemoryResult:
                 "hidden": spec.hidden,
                 "heads": spec.heads,
                 "seq": spec.seq,
-                "micro_batch": spec.micro_batch,
+                "micro_batch": spec.micro_batch_size,
                 "vocab": spec.vocab,
                 "dtype": spec.dtype,
                 "device": spec.device,
@@ -188,19 +189,17 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
             ``hidden``; ``dtype`` not fp32/bf16; ``device`` not cpu/cuda; a model or batch too
             large for a lab run (over 2e8 elements in one tensor).
     """
-    for name in ("layers", "hidden", "heads", "seq", "micro_batch", "vocab"):
+    for name in ("layers", "hidden", "heads", "seq", "micro_batch_size", "vocab"):
         whole_number(name, getattr(spec, name))
     if isinstance(spec.seed, bool) or not isinstance(spec.seed, int) or spec.seed < 0:
         raise InputError("seed", "must be a whole number, 0 or more")
     if spec.hidden % spec.heads:
         raise InputError("heads", f"must divide hidden ({spec.hidden}); {spec.heads} do not")
-    if spec.dtype not in DTYPES:
-        raise InputError("dtype", f"{spec.dtype!r} is not one of {', '.join(DTYPES)}")
-    if spec.device not in DEVICES:
-        raise InputError("device", f"{spec.device!r} is not one of {', '.join(DEVICES)}")
+    one_of("dtype", spec.dtype, DTYPES)
+    one_of("device", spec.device, DEVICES)
     largest = max(
-        spec.heads * spec.seq * spec.seq * spec.micro_batch,
-        spec.seq * spec.micro_batch * spec.vocab,
+        spec.heads * spec.seq * spec.seq * spec.micro_batch_size,
+        spec.seq * spec.micro_batch_size * spec.vocab,
         4 * spec.hidden * spec.hidden,
         spec.vocab * spec.hidden,
     )
@@ -217,7 +216,7 @@ def ledger_spec_for(spec: MemorySpec) -> tuple[LedgerSpec, str]:
         "heads": spec.heads,
         "vocab": spec.vocab,
         "seq": spec.seq,
-        "micro_batch": spec.micro_batch,
+        "micro_batch_size": spec.micro_batch_size,
         "optimizer": "adamw",
         "master_weights": False,
     }
@@ -262,8 +261,8 @@ _LAYER_NORM_NOTE = (
 
 
 def _formula_bytes(region: str, spec: MemorySpec, w: float) -> float:
-    sbh = float(spec.seq) * spec.micro_batch * spec.hidden
-    scores = float(spec.heads) * spec.seq * spec.seq * spec.micro_batch
+    sbh = float(spec.seq) * spec.micro_batch_size * spec.hidden
+    scores = float(spec.heads) * spec.seq * spec.seq * spec.micro_batch_size
     if region in _MASKS:
         per_sbh, per_score = _MASKS[region]
         return per_sbh * sbh + per_score * scores
@@ -421,7 +420,9 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
         torch.cuda.reset_peak_memory_stats()
     params = _build(torch, spec, dtype, spec.device)
     generator = torch.Generator().manual_seed(spec.seed + 1)
-    tokens = torch.randint(0, spec.vocab, (spec.micro_batch, spec.seq + 1), generator=generator)
+    tokens = torch.randint(
+        0, spec.vocab, (spec.micro_batch_size, spec.seq + 1), generator=generator
+    )
     tokens = tokens.to(spec.device)
     inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
     optimizer = torch.optim.AdamW(list(params.values()), lr=1e-3)
@@ -492,8 +493,8 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
 
 def _activation_terms(spec: MemorySpec, rec: _Recorder, w: float) -> tuple[ActivationTerm, ...]:
     """One line per region (per-layer regions summed over the layers), in forward order."""
-    sbh = float(spec.seq) * spec.micro_batch * spec.hidden
-    sbv = float(spec.seq) * spec.micro_batch * spec.vocab
+    sbh = float(spec.seq) * spec.micro_batch_size * spec.hidden
+    sbv = float(spec.seq) * spec.micro_batch_size * spec.vocab
     layers = spec.layers
     terms = [
         ActivationTerm(

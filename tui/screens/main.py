@@ -620,9 +620,13 @@ class MainScreen(Screen[None]):
                 return index, max(0, top - child.region.y)
         return 0, 0
 
-    def place(self) -> ResumeState:
-        """Where the lesson is now (what :meth:`restore_place` restores)."""
-        side = self.query_one(SideTabs)
+    def place(self) -> ResumeState | None:
+        """Where the lesson is now (what :meth:`restore_place` restores); None while the lesson's
+        panes are not there (being built, or taken down as the app exits): nothing to read."""
+        sides = self.query(SideTabs)
+        if not sides:
+            return None
+        side = sides.first(SideTabs)
         panes = {name: dict(choices) for name, choices in self._resume.panes.items()}
         for pane in side.query(LazyTabPane):
             for child in pane.children:

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine import units
+from engine.checks import one_of
 from engine.errors import InputError
 from engine.pipeline import (
     SCHEDULES,
@@ -53,9 +54,9 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     if schedule == "interleaved-1f1b":
         virtual = units.parse_int("virtual_stages", values["virtual_stages"])
     return PipelineSpec(
-        schedule=schedule,
+        schedule=one_of("schedule", schedule, SCHEDULES),
         stages=stages,
-        micro_batches=micro_batches,
+        num_microbatches=micro_batches,
         virtual_stages=virtual,
         t_forward=units.parse_number("t_forward", values["t_forward"]),
         t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
@@ -88,7 +89,7 @@ def _figures(result: PipelineResult) -> Table:
 
 def _heading(result: PipelineResult) -> Text:
     return Text(
-        f"{result.spec.schedule}: p={result.spec.stages}, m={result.micro_batches}", style="bold"
+        f"{result.spec.schedule}: p={result.spec.stages}, m={result.num_microbatches}", style="bold"
     )
 
 
@@ -225,6 +226,11 @@ class BubblePane(CalculatorPane):
             options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
         ),
     )
+
+    def label_of(self, name: str) -> str:
+        # The pipeline spec says num_microbatches; the form keeps its stored key.
+        return super().label_of("micro_batches" if name == "num_microbatches" else name)
+
     MORE_TITLE = strings.BUBBLE_MORE
     MORE_BUTTON = strings.BUBBLE_MORE_BUTTON
     MORE_FIELDS: ClassVar = (

@@ -4,7 +4,7 @@ A pane subclass declares its fields and one ``compute`` method that turns the fo
 an engine spec, calls one engine function and returns what to show: the figures, and details
 (formulas, sources, a timeline) drawn one frame later. Bad input raises the engine's
 ``InputError``; the pane then shows the message under the form and keeps the last good result
-on screen. The pane holds no formula. Each key is answered in one frame (issue 10): see
+on screen. The pane holds no formula. Each key is answered in one frame (README "Performance"): see
 :class:`FormInput` and :class:`ResultView`.
 """
 
@@ -48,7 +48,7 @@ class Outcome:
     renderable: RenderableType
     figures: dict[str, float] | None = None
     # Long text below the figures (each term's formula and source, a timeline): drawn one frame
-    # after them, so the frame that answers a key renders only the figures (issue 10).
+    # after them, so the frame that answers a key renders only the figures.
     details: RenderableType | None = None
 
 
@@ -57,7 +57,7 @@ class FormInput(LiteralInput):
 
     Input.Changed reaches the pane a few message hops later, after Textual may already have
     drawn the frame that shows the typed character; the result then waited for the next frame
-    (up to 1/60 s). Recomputing here puts the new result in the same frame (issue 10).
+    (up to 1/60 s). Recomputing here puts the new result in the same frame.
     """
 
     def _watch_value(self, value: str) -> None:
@@ -84,7 +84,7 @@ class ResultView(Widget):
     for a layout only when the number of lines changed. While the learner types the result
     never gets shorter (blank lines keep its height), so a key costs a repaint of this widget
     alone and the fields below it do not jump; when the form is filled or the view changes
-    (``typing=False``) the height fits exactly (issue 10).
+    (``typing=False``) the height fits exactly.
     """
 
     DEFAULT_CSS = "ResultView { height: auto; }"
@@ -251,8 +251,9 @@ class CalculatorPane(VerticalScroll):
         """Build the rows of the less-used fields, below the result.
 
         They are not built with the pane: the Ledger's 18 are about 60 widgets, a third of
-        the first screen's, and most learners never open them (issue 10). The pane builds them
-        itself when the learner's saved form has any of them changed from its default.
+        the first screen's, and most learners never open them (README "Performance"). The pane
+        builds them itself when the learner's saved form has any of them changed from its
+        default.
         """
         self._focus_more = self._focus_more or focus
         if self._more_requested:  # a restore and a key press may both ask: build once

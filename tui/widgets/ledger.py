@@ -25,6 +25,7 @@ from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
     FINETUNE_CHOICES,
+    INPUT_NAMES,
     OFFLOAD_CHOICES,
     OPTIONAL_COUNT_FIELDS,
     PRECISION_PRESETS,
@@ -289,6 +290,11 @@ class LedgerPane(CalculatorPane):
         Binding("ctrl+g", "example", "1B example", id="ledger_example"),
         Binding("ctrl+t", "compare", "Compare", id="ledger_compare"),
     ]
+
+    def label_of(self, name: str) -> str:
+        # The engine names its spec fields (zero_stage); the form keeps its stored keys (zero).
+        return super().label_of(INPUT_NAMES.get(name, name))
+
     FIELDS = (
         _field("params", "params N", tooltip="parameter count: 1e9, 1B, 7.5B, 350M"),
         _field(

@@ -2,8 +2,8 @@
 size (misconception: world size 翻倍，吞吐必定翻倍), the lesson's three counterexamples on keys
 1-3, and the learner's answers to exercises 4 and 5.
 
-The pane turns its two choices into one call of :func:`engine.scaling.tradeoffs_report` (or of
-:func:`engine.scaling.run_counterexample` for a scenario) and renders the result; it holds no
+The pane turns its two choices into one call of :func:`engine.tradeoffs.tradeoffs_report` (or of
+:func:`engine.tradeoffs.run_counterexample` for a scenario) and renders the result; it holds no
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
 ``ex5``); the app saves them in ``LessonProgress.notes``. The pickers' values are remembered where
 the lesson was left (``tui.widgets.side.resumed_choices``).
@@ -36,20 +36,19 @@ from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.lesson import Item, Lesson
 from engine.model_presets import model_presets
-from engine.scaling import (
+from engine.scaling import ScalingPlot, scaling_plot
+from engine.steptime import INTERCONNECTS
+from engine.tradeoffs import (
     COUNTEREXAMPLES,
     TRADEOFFS_BASE,
     TRADEOFFS_BATCHES,
     TRADEOFFS_SEQS,
     TRADEOFFS_WORLDS,
-    ScalingPlot,
     TradeoffsReport,
     run_counterexample,
-    scaling_plot,
     tradeoffs_base,
     tradeoffs_report,
 )
-from engine.steptime import INTERCONNECTS
 from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
@@ -103,7 +102,7 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
         table.add_row(
             row.strategy,
             _seconds(row.chosen.t_step_s),
-            _seconds(row.chosen.t_comm_unhidden_s),
+            _seconds(row.chosen.t_comm_exposed_s),
             f"x{row.growth:.3g}",
         )
     plot = scaling_plot(report.series, max(MIN_PLOT_WIDTH, width), PLOT_HEIGHT)
@@ -171,7 +170,7 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
             fits = f"{'yes' if result.fits else 'NO'} {units.format_gb(result.memory_bytes, 0)}"
         cells = (
             _seconds(step.t_step_s),
-            _seconds(step.t_comm_unhidden_s),
+            _seconds(step.t_comm_exposed_s),
             _seconds(step.t_sync_wait_s),
             f"{result.efficiency:.2f}",
             fits,

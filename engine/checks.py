@@ -1,0 +1,121 @@
+"""The engine's input checks, one style for every calculator.
+
+A calculator takes a spec (a frozen dataclass whose field names are the command line's flags in
+snake case) and checks each field with these functions before it computes: a whole number, a
+finite number, one of a set of names, a flag. Each returns the value normalized (``2.0`` typed for
+a count becomes ``2``) or raises :class:`~engine.errors.InputError` naming the field, so the
+command line maps it to its flag and the panes to their field. Text typed by a learner (``7.5B``,
+``80GB``, ``5us``) is parsed by :mod:`engine.units` first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final, TypeVar
+
+from engine.errors import InputError
+
+MAX_COUNT: Final = 10**12
+"""Larger counts than this are typing errors; keeping every input below it keeps every product
+the ledger forms (at most four counts multiplied) far from float overflow."""
+
+MAX_PIPELINE_STAGES: Final = 4096
+"""More pipeline stages than this are typing errors (the deepest published models have under 200
+layers, and a stage holds at least one); the per-stage figures are computed for every stage."""
+
+T = TypeVar("T")
+
+
+def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = MAX_COUNT) -> int:
+    """``value`` as an ``int`` in ``[minimum, maximum]`` (a float such as ``2.0`` is accepted).
+
+    Raises:
+        InputError: a boolean, a non-integer, NaN/inf, below ``minimum`` or above ``maximum``.
+    """
+    if type(value) is int and minimum <= value <= maximum:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"expected a whole number, got {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != math.floor(value):
+            raise InputError(field, f"must be a whole number, got {value!r}")
+        value = int(value)
+    if value < minimum:
+        raise InputError(field, f"must be at least {minimum}, got {value}")
+    if value > maximum:
+        limit = f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+        raise InputError(field, f"must be at most {limit}, got {value}")
+    return value
+
+
+def finite_number(
+    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
+) -> float:
+    """``value`` as a ``float``: finite, positive (or zero if allowed), at most ``maximum``.
+
+    Raises:
+        InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
+    """
+    # Fast path for the common case; NaN and inf fail these comparisons and fall through.
+    if (
+        type(value) is float
+        and (value > 0.0 or (allow_zero and value == 0.0))
+        and value <= maximum
+        and value < math.inf
+    ):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(field, f"expected a number, got {value!r}")
+    number = float(value)
+    if math.isnan(number):
+        raise InputError(field, "is not a number (NaN)")
+    if math.isinf(number) or number > maximum:
+        raise InputError(field, f"must be at most {maximum:g}")
+    if number < 0:
+        raise InputError(field, "must not be negative")
+    if number == 0 and not allow_zero:
+        raise InputError(field, "must be greater than zero")
+    return number
+
+
+ZERO_STAGES: Final = (0, 1, 2, 3)
+"""ZeRO stages (Rajbhandari et al. 2020 §5): 0 replicated, 1 optimizer states, 2 and gradients,
+3 and parameters (FSDP's full sharding)."""
+
+
+def zero_stage(field: str, value: object) -> int:
+    """``value`` as a ZeRO stage 0-3 (``2.0`` is stage 2; ``True``, ``2.5`` or ``"2"`` are not).
+
+    Raises:
+        InputError: anything else.
+    """
+    if type(value) is int and value in ZERO_STAGES:
+        return value
+    if type(value) is float and value in ZERO_STAGES:
+        return int(value)
+    raise InputError(field, f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {value!r}")
+
+
+def one_of(field: str, value: object, choices: Sequence[T]) -> T:
+    """The choice equal to ``value`` (typed as the choices are: a ``Literal`` of names).
+
+    Raises:
+        InputError: any other value, listing the choices.
+    """
+    for choice in choices:
+        if type(value) is type(choice) and value == choice:
+            return choice
+    raise InputError(field, f"{value!r} is not one of {', '.join(map(str, choices))}")
+
+
+def flag(field: str, value: object) -> bool:
+    """``value`` when it is ``True`` or ``False`` (not 1, 0 or ``"yes"``).
+
+    Raises:
+        InputError: anything else.
+    """
+    # bool cannot be subclassed: a type test is isinstance's answer.
+    if type(value) is not bool:
+        raise InputError(field, "must be true or false")
+    return value

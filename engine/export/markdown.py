@@ -1,0 +1,291 @@
+"""The notes as Markdown with YAML front matter: the learner's words as blockquotes that render
+exactly as typed in any CommonMark viewer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import yaml
+
+from engine.exercises import EXERCISE_ITEMS, ExerciseNote, get_note
+from engine.export.notes import (
+    EXERCISE1_COLUMNS,
+    LINE_BREAKS,
+    NOT_ANSWERED,
+    exercise1_figures,
+    exercise_item_notes,
+    ledger_inputs,
+    looked_flag,
+    note_title,
+    now_utc,
+    quiz_summary,
+)
+from engine.lesson import (
+    Item,
+    Lesson,
+    Section,
+    escape_markdown,
+    key_points_markdown,
+    links_markdown,
+)
+from engine.progress import (
+    RATING_LABELS,
+    STATUS_LABELS,
+    LessonProgress,
+    dump_yaml,
+)
+from engine.timefmt import utc_iso
+from engine.units import format_gb, format_gib
+
+
+def learner_markdown(text: str) -> str:
+    """The learner's ``text`` as a Markdown blockquote that renders to exactly ``text`` (its
+    line breaks kept, nothing turned into a heading, list, rule, code or HTML), or
+    :data:`NOT_ANSWERED` when it is blank."""
+    if not text.strip():
+        return NOT_ANSWERED
+    return "\n".join(f"> {line}" for line in escape_markdown(text).split("\n"))
+
+
+def _one_line(text: str) -> str:
+    """Lesson text for a heading or a table cell: one line, rendered literally."""
+    return escape_markdown(LINE_BREAKS.sub(" ", text))
+
+
+def _table(header: tuple[str, ...], align: str, rows: Sequence[tuple[str, ...]]) -> str:
+    lines = [f"| {' | '.join(header)} |", f"|{align}|"]
+    lines.extend(f"| {' | '.join(row)} |" for row in rows)
+    return "\n".join(lines)
+
+
+def _exercise1_markdown(progress: LessonProgress) -> list[str]:
+    form = progress.forms.get("ledger", {})
+    inputs = ledger_inputs(form)
+    figures = exercise1_figures(progress)
+    parts: list[str] = []
+    if inputs:
+        parts.append("Inputs (the Ledger pane, per rank):")
+        pairs = [(_one_line(label), _one_line(text)) for _name, label, text in inputs]
+        parts.append(_table(("input", "value"), "---|---", pairs))
+    if figures:
+        rows: list[tuple[str, ...]] = [
+            (label, f"{figures[key]:.0f}", format_gb(figures[key]), format_gib(figures[key]))
+            for key, label in EXERCISE1_COLUMNS
+            if key in figures
+        ]
+        total = sum(figures.values())
+        bold = (f"{total:.0f}", format_gb(total), format_gib(total))
+        rows.append(("**total (these columns)**", *(f"**{cell}**" for cell in bold)))
+        header = ("column", "bytes", "GB (1e9)", "GiB (2^30)")
+        parts.append(_table(header, "---|---:|---:|---:", rows))
+    elif inputs:
+        parts.append(
+            "No figures: these inputs have an invalid field, so the Ledger computed nothing for "
+            "them. Fix it in the Ledger (F2) and export again."
+        )
+    return parts
+
+
+LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
+WRITTEN_FIRST = "_Written before looking at the engine's answer._"
+LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
+
+
+def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> list[str]:
+    parts = [f"**{_one_line(note_title(note))}**", learner_markdown(text)]
+    looked = looked_flag(progress, note.id)
+    if looked:
+        parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
+    elif looked is not None:
+        parts.append(WRITTEN_FIRST)
+    if note.reference:
+        parts.append(f"Engine's answer (engine/strategies.py): {_one_line(note.reference)}")
+    return parts
+
+
+def _looked_unwritten(item: Item, progress: LessonProgress) -> list[str]:
+    """The notes of ``item`` whose answer the learner looked at first and has not written."""
+    blank = [
+        note_id
+        for note_id in item.notes
+        if note_id in progress.looked and not progress.notes.get(note_id, "").strip()
+    ]
+    if not blank:
+        return []
+    at = min(progress.looked[note_id] for note_id in blank)
+    titles = "; ".join(_one_line(note_title(get_note(note_id))) for note_id in blank)
+    return [LOOKED_UNWRITTEN.format(at=at, notes=titles)]
+
+
+def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    by_item, other = exercise_item_notes(lesson, progress)
+    parts: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        parts.append(f"### {number}. {_one_line(item.text)}")
+        body: list[str] = []
+        if item.id == EXERCISE_ITEMS[1]:
+            body.extend(_exercise1_markdown(progress))
+        for note, text in by_item.get(item.id, []):
+            body.extend(_note_markdown(note, text, progress))
+        body.extend(_looked_unwritten(item, progress))
+        parts.extend(body or [NOT_ANSWERED])
+    if other:
+        parts.append("### Other notes")
+        for note, text in other:
+            parts.extend(_note_markdown(note, text, progress))
+    return parts
+
+
+def _self_check_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    parts: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        parts.append(f"### {number}. {_one_line(item.text)}")
+        parts.append(learner_markdown(progress.answers.get(item.id, "")))
+        if item.id in progress.revealed and item.key_points:
+            parts.append("Key points (revealed):")
+            parts.append(key_points_markdown(item))
+    return parts
+
+
+def _reflection_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    parts: list[str] = []
+    for item in section.items:
+        parts.append(f"### {_one_line(item.text)}")
+        parts.append(learner_markdown(progress.reflections.get(item.id, "")))
+    return parts
+
+
+def _trainer_names(lesson: Lesson) -> dict[str, str]:
+    """Exercise and self-check ids -> ``exercise 2``, ``self-check 1``."""
+    names = {item.id: f"exercise {n}" for n, item in enumerate(lesson.exercises, start=1)}
+    names.update({item.id: f"self-check {n}" for n, item in enumerate(lesson.self_check, start=1)})
+    return names
+
+
+def _rating_words(level: str | None) -> str:
+    return RATING_LABELS.get(level or "", "not rated")
+
+
+def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    if not any(progress.ratings.get(item.id) for item in section.items):
+        return []
+    names = _trainer_names(lesson)
+    parts: list[str] = []
+    for number, item in enumerate(section.items, start=1):
+        rating = progress.objective_rating(item.id)
+        parts.append(f"### {number}. {_one_line(item.text)}")
+        line = (
+            f"Your rating: at the start {_rating_words(rating.start)}; "
+            f"at the end {_rating_words(rating.end)}."
+        )
+        if item.trained_by:
+            trained = ", ".join(names.get(trainer, trainer) for trainer in item.trained_by)
+            line += f" Trained by {trained}."
+        parts.append(_one_line(line))
+    return parts
+
+
+def _readings_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
+    return [
+        f"- {_one_line(item.text)}\n  " + links_markdown(item).replace("\n", "\n  ")
+        for item in section.items
+        if item.links
+    ]
+
+
+# Section id -> the notes of that section. The lesson's order decides where each appears.
+_SECTION_NOTES: dict[str, Callable[[Lesson, Section, LessonProgress], list[str]]] = {
+    "exercises": _exercises_markdown,
+    "self-check": _self_check_markdown,
+    "reflection": _reflection_markdown,
+}
+
+
+_KIND_NOTES = {
+    "self-check": _self_check_markdown,
+    "reflection": _reflection_markdown,
+    "objectives": _objectives_markdown,
+}
+
+
+QUIZ_HEADING = "Spaced review (quiz)"
+
+
+def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
+    if "error" in summary:
+        return [f"The quiz data could not be read: {_one_line(str(summary['error']))}"]
+    if not summary["reviews"]:
+        return [f"No reviews yet ({summary['items']} items, all new). F12 starts the quiz."]
+    lines = [
+        f"- reviews: {summary['reviews']} ({summary['reviewed']} of {summary['items']} items "
+        f"reviewed, {summary['new']} new)",
+    ]
+    if summary["recall"] is not None:
+        lines.append(f"- recall: {summary['recall']:.0%} of reviews rated Good or Easy")
+    if summary["retrievability"] is not None:
+        lines.append(
+            f"- retrievability now: {summary['retrievability']:.0%} (FSRS's estimate, mean over "
+            "the reviewed items)"
+        )
+    lines.append(f"- due now: {summary['due']}")
+    if summary["next_due"]:
+        lines.append(f"- next due: {summary['next_due']} (UTC)")
+    return ["\n".join(lines)]
+
+
+def _front_matter(lesson: Lesson, progress: LessonProgress, exported: str) -> dict[str, Any]:
+    return {
+        "title": f"{lesson.title} — notes",
+        "lesson": lesson.id,
+        "lesson_date": lesson.meta.date,
+        "status": progress.status,
+        "exported": exported,
+    }
+
+
+def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None = None) -> str:
+    """The notes as CommonMark (with tables), without front matter (see module docstring)."""
+    moment = now_utc(now)
+    parts = [
+        f"# {_one_line(f'{lesson.id} notes: {lesson.title}')}",
+        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {utc_iso(moment)}"),
+    ]
+    for section in lesson.sections:
+        render = _SECTION_NOTES.get(section.id) or _KIND_NOTES.get(section.kind)
+        if render is None and any(item.links for item in section.items):
+            render = _readings_markdown
+        body = render(lesson, section, progress) if render is not None else []
+        if not body:
+            continue
+        parts.append(f"## {_one_line(section.title)}")
+        parts.extend(body)
+    parts.append(f"## {QUIZ_HEADING}")
+    parts.extend(_quiz_markdown(quiz_summary(lesson, progress, moment)))
+    return "\n\n".join(parts) + "\n"
+
+
+def export_markdown(
+    lesson: Lesson, progress: LessonProgress, now: dt.datetime | None = None
+) -> str:
+    """The notes as Markdown with YAML front matter (see module docstring)."""
+    moment = now_utc(now)
+    front = dump_yaml(_front_matter(lesson, progress, utc_iso(moment)))
+    return f"---\n{front}---\n\n{notes_body(lesson, progress, moment)}"
+
+
+def split_front_matter(markdown: str) -> tuple[dict[str, Any], str]:
+    """Split exported Markdown into its front matter (parsed, safe loader) and body.
+
+    Raises:
+        ValueError: the text does not start with a front-matter block.
+    """
+    if not markdown.startswith("---\n"):
+        raise ValueError("no front matter")
+    end = markdown.index("\n---\n", 4)
+    data = yaml.safe_load(markdown[4 : end + 1])
+    if not isinstance(data, dict):
+        raise ValueError("front matter is not a mapping")
+    return data, markdown[end + 5 :]

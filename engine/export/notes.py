@@ -1,0 +1,286 @@
+"""What an export holds, in the lesson's order: the exercises with the learner's notes beside the
+engine's answers, the self-check answers, the reflections and the spaced review's figures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from engine.errors import InputError, ProgressError
+from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_by_engine, answered_notes
+from engine.ledger import PRECISION_PRESETS
+from engine.lesson import Item, Lesson, Section
+from engine.progress import (
+    LessonProgress,
+)
+from engine.strategies import get_strategy
+from engine.timefmt import utc_iso, utc_now
+
+FORMATS = ("md", "json", "html", "anki")
+
+
+# The file name extension of each format.
+EXTENSIONS = {"md": "md", "json": "json", "html": "html", "anki": "apkg"}
+
+
+FORMAT_DESCRIPTIONS = {
+    "md": "Markdown notes",
+    "json": "the notes as one JSON object",
+    "html": "the notes as one web page",
+    "anki": "the lesson's quiz items as an Anki deck (.apkg)",
+}
+
+
+NOT_ANSWERED = "_(not answered yet)_"
+
+
+# Exercise 1's four columns (the lesson: 参数、梯度、Adam 状态与 activation 四栏), in bytes.
+EXERCISE1_COLUMNS = (
+    ("parameters", "参数 parameters"),
+    ("gradients", "梯度 gradients"),
+    ("adam_states", "Adam 状态 Adam states (master weights + moments)"),
+    ("activations", "activations"),
+)
+
+
+# The Ledger form's inputs, by their names in the field's terms. The first nine are always part
+# of the result; the others count only when the learner changed them from their default text.
+LEDGER_INPUTS: tuple[tuple[str, str, str | None], ...] = (
+    ("params", "parameters N", None),
+    ("preset", "precision", None),
+    ("weight_bytes", "weight bytes per parameter", None),
+    ("grad_bytes", "gradient bytes per parameter", None),
+    ("optimizer_bytes", "optimizer bytes per parameter K (fp32 master weights + moments)", None),
+    ("dp", "data-parallel size P", None),
+    ("zero", "ZeRO stage", None),
+    ("convention", "bytes-per-parameter convention", None),
+    ("gpu_memory", "GPU memory", None),
+    ("seq", "sequence length s", ""),
+    ("layers", "layers L", ""),
+    ("hidden", "hidden size h", ""),
+    ("heads", "attention heads a", ""),
+    ("ffn_hidden", "FFN hidden size", ""),
+    ("vocab", "vocabulary size V", ""),
+    ("micro_batch", "micro-batch size b", "1"),
+    ("recompute", "activation recomputation", "none"),
+    ("sequence_parallel", "sequence parallel", "no"),
+    ("tp", "tensor-parallel size", "1"),
+    ("pp", "pipeline-parallel size", "1"),
+    ("cp", "context-parallel size", "1"),
+    ("ep", "expert-parallel size", "1"),
+    ("experts", "experts", "1"),
+    ("schedule", "pipeline schedule", "1f1b"),
+    ("micro_batches", "micro-batches m", ""),
+    ("virtual_stages", "virtual stages v", "1"),
+    ("largest_layer_params", "largest layer (parameters, DeepSpeed ZeRO-3)", ""),
+)
+
+
+LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+# Where an HTML export and an Anki deck name their lesson (see notes_owner).
+HTML_OWNER = re.compile(r'<meta name="shardbook-lesson" content="([^"]*)">')
+
+
+APKG_OWNER_PREFIX = b"shardbook-lesson:"
+
+
+def now_utc(now: dt.datetime | None) -> dt.datetime:
+    """``now`` in UTC (None: the current time)."""
+    return (now or utc_now()).astimezone(dt.UTC)
+
+
+def ledger_inputs(form: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The Ledger inputs the learner set, as (field, label, text): the main fields when not
+    empty, the less-used ones only when changed from their default, then any field this module
+    does not know (labelled by its name). Empty fields are left out."""
+    known = {name for name, _label, _unset in LEDGER_INPUTS}
+    rows: list[tuple[str, str, str]] = []
+    for name, label, unset in LEDGER_INPUTS:
+        text = form.get(name, "").strip()
+        if not text or (unset is not None and text == unset):
+            continue
+        if name == "preset":
+            preset = PRECISION_PRESETS.get(text)
+            text = preset.label if preset else "custom bytes per parameter"
+        rows.append((name, label, text))
+    for name, value in form.items():
+        if name not in known and value.strip():
+            rows.append((name, name.replace("_", " "), value.strip()))
+    return rows
+
+
+def exercise1_figures(progress: LessonProgress) -> dict[str, float]:
+    """Exercise 1's figures (bytes per column), or ``{}`` when they do not belong to the saved
+    form: the Ledger saves ``{}`` while its form has an invalid field."""
+    figures = progress.figures.get("exercise1", {})
+    return {key: float(figures[key]) for key, _label in EXERCISE1_COLUMNS if key in figures}
+
+
+def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> dict[str, Any]:
+    """The spaced-review summary: ``items``, ``new``, ``reviewed``, ``reviews`` (ratings given),
+    ``due`` (now), ``recall`` (the share of reviews rated Good or Easy, 0-1, or None before any
+    review), ``retrievability`` (mean FSRS retrievability of the reviewed items now, 0-1, or None)
+    and ``next_due`` (ISO 8601 UTC, or None); with ``error`` instead when the stored quiz data
+    cannot be read (the export still goes ahead)."""
+    from engine.quiz import lesson_stats  # fsrs loads only when notes are exported
+
+    try:
+        stats = lesson_stats(lesson, progress, now)
+    except ProgressError as error:
+        return {"error": str(error)}
+    return {
+        "items": stats.items,
+        "new": stats.new,
+        "reviewed": stats.reviewed,
+        "reviews": stats.reviews,
+        "due": stats.due,
+        "recall": stats.recall,
+        "retrievability": stats.retrievability,
+        "next_due": stats.next_due,
+    }
+
+
+def _section(lesson: Lesson, kind: str) -> Section | None:
+    return next((section for section in lesson.sections if section.kind == kind), None)
+
+
+def exercise_item_notes(
+    lesson: Lesson, progress: LessonProgress
+) -> tuple[dict[str, list[tuple[ExerciseNote, str]]], list[tuple[ExerciseNote, str]]]:
+    """The answered notes by the lesson item of their exercise, and those of no item."""
+    item_ids = {item.id for item in _exercises(lesson)}
+    by_item: dict[str, list[tuple[ExerciseNote, str]]] = {}
+    other: list[tuple[ExerciseNote, str]] = []
+    for note, text in answered_notes(progress.notes):
+        item_id = EXERCISE_ITEMS.get(note.exercise, "")
+        if item_id in item_ids:
+            by_item.setdefault(item_id, []).append((note, text))
+        else:
+            other.append((note, text))
+    return by_item, other
+
+
+def _exercises(lesson: Lesson) -> tuple[Item, ...]:
+    try:
+        return lesson.section("exercises").items
+    except KeyError:
+        return ()
+
+
+def note_title(note: ExerciseNote) -> str:
+    """An exercise note's heading: its strategy's title and the note's label."""
+    if not note.strategy:
+        return note.label
+    try:
+        return f"{get_strategy(note.strategy).title}: {note.label}"
+    except InputError:
+        return f"{note.strategy}: {note.label}"
+
+
+def export_data(
+    lesson: Lesson, progress: LessonProgress, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """The notes as one JSON-ready object, sizes in bytes.
+
+    Keys: ``lesson``, ``title``, ``status``, ``exported`` (ISO 8601, UTC), ``exercises`` (per
+    exercise of the lesson, in order: number, id, text, and the learner's ``notes``),
+    ``exercise1`` (column -> bytes; ``{}`` when not filled in or the form has an error),
+    ``ledger_inputs`` (the inputs set: field, label, text), ``ledger_form`` (the form as typed),
+    ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer),
+    ``self_check`` (id, question, answer, revealed, key_points), ``reflections`` (id, label,
+    text), ``objectives`` (id, text, trained_by: exercise and question ids, rating: start and
+    end, each a level or None), ``readings`` (id, text, links: label and url, sources),
+    ``looked_before_answering`` (note id -> when the learner chose to see the engine's answer
+    first, ISO 8601 UTC; written or not) and ``quiz`` (:func:`quiz_summary`). Each entry of
+    ``exercise_notes`` also says ``looked_before_answering`` (True, False, or None where the
+    engine has no answer to compare with).
+    """
+    moment = now_utc(now)
+    by_item, _other = exercise_item_notes(lesson, progress)
+    return {
+        "lesson": lesson.id,
+        "title": lesson.title,
+        "status": progress.status,
+        "exported": utc_iso(moment),
+        "exercises": [
+            {
+                "number": number,
+                "id": item.id,
+                "text": item.text,
+                "notes": [note.id for note, _text in by_item.get(item.id, [])],
+            }
+            for number, item in enumerate(_exercises(lesson), start=1)
+        ],
+        "exercise1": exercise1_figures(progress),
+        "ledger_inputs": [
+            {"field": name, "label": label, "text": text}
+            for name, label, text in ledger_inputs(progress.forms.get("ledger", {}))
+        ],
+        "ledger_form": dict(progress.forms.get("ledger", {})),
+        "exercise_notes": [
+            {
+                "id": note.id,
+                "exercise": note.exercise,
+                "strategy": note.strategy,
+                "label": note.label,
+                "text": text,
+                "reference": note.reference,
+                "looked_before_answering": looked_flag(progress, note.id),
+            }
+            for note, text in answered_notes(progress.notes)
+        ],
+        "self_check": [
+            {
+                "id": item.id,
+                "question": item.text,
+                "answer": progress.answers.get(item.id, ""),
+                "revealed": item.id in progress.revealed,
+                "key_points": list(item.key_points),
+            }
+            for item in lesson.self_check
+        ],
+        "reflections": [
+            {"id": item.id, "label": item.text, "text": progress.reflections.get(item.id, "")}
+            for item in lesson.reflection_fields
+        ],
+        "objectives": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "trained_by": list(item.trained_by),
+                "rating": {
+                    "start": progress.objective_rating(item.id).start,
+                    "end": progress.objective_rating(item.id).end,
+                },
+            }
+            for item in lesson.objectives
+        ],
+        "readings": [
+            {
+                "id": item.id,
+                "text": item.text,
+                "links": [{"label": link.label, "url": link.url} for link in item.links],
+                "sources": list(item.link_sources),
+            }
+            for item in readings(lesson)
+        ],
+        "looked_before_answering": dict(progress.looked),
+        "quiz": quiz_summary(lesson, progress, moment),
+    }
+
+
+def looked_flag(progress: LessonProgress, note_id: str) -> bool | None:
+    """Whether the learner chose to see the engine's answer to ``note_id`` before writing it;
+    None where the engine has no answer to compare with."""
+    if not answered_by_engine(note_id):
+        return None
+    return progress.looked_before_answering(note_id)
+
+
+def readings(lesson: Lesson) -> list[Item]:
+    """The items that carry links, in the lesson's order."""
+    return [item for section in lesson.sections for item in section.items if item.links]

@@ -1,0 +1,270 @@
+"""The progress folder: one file per lesson, a lock for the one window that writes, loading
+(with quarantine of unreadable files) and saving (with a merge when another window wrote).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+from filelock import FileLock, Timeout
+
+from engine.errors import ProgressError
+from engine.progress.document import (
+    LessonProgress,
+    NewerVersionError,
+    check_lesson_id,
+    migrate,
+    progress_from_data,
+)
+from engine.progress.files import atomic_write_text, describe_os_error, dump_checked, safe_load_yaml
+from engine.progress.merge import merge_progress
+from engine.timefmt import file_stamp, utc_iso, utc_now
+
+LOCK_NAME = ".shardbook.lock"
+
+
+_TEMP_RE = re.compile(r"^\..+\.yaml\.[A-Za-z0-9_]+\.tmp$")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What :meth:`ProgressStore.load` found.
+
+    Attributes:
+        progress: the learner's progress (fresh when there was no readable file).
+        quarantined: where an unreadable file was moved, or ``None``.
+        message: a sentence for the learner when something was moved aside, else ``""``.
+    """
+
+    progress: LessonProgress
+    quarantined: Path | None = None
+    message: str = ""
+
+
+def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
+    try:
+        data = safe_load_yaml(text)
+    except yaml.YAMLError as error:
+        raise ProgressError(str(path), f"not valid YAML ({error})") from None
+    except RecursionError:
+        raise ProgressError(str(path), "not valid YAML (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ProgressError(str(path), "not a progress file (expected a mapping)")
+    return progress_from_data(path, migrate(path, data), lesson_id)
+
+
+def _fingerprint(path: Path) -> tuple[int, int, int]:
+    """(inode, size, mtime_ns) of ``path``; (-1, -1, -1) when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return (-1, -1, -1)
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+class ProgressStore:
+    """Reads and writes progress files in one folder, one ``<lesson id>.yaml`` per lesson.
+
+    A store that called :meth:`lock` writes only while it holds the folder's lock; others (the
+    CLI, which only reads, and tests) write freely.
+    """
+
+    def __init__(self, folder: Path | str) -> None:
+        self.folder = Path(folder)
+        self._lock: FileLock | None = None
+        # Per lesson: the document as last loaded or saved (the base of a merge).
+        self._base: dict[str, dict[str, Any]] = {}
+        # (inode, size, mtime_ns) of the file as this store last wrote it: while the file still
+        # has them, it holds exactly ``_base`` and need not be parsed again to merge. Every
+        # write makes a new inode (temp file + rename), so another writer's file never matches.
+        self._written: dict[str, tuple[int, int, int]] = {}
+        # Per lesson: each top-level key's last checked YAML text (see dump_checked).
+        self._texts: dict[str, dict[str, tuple[str, str]]] = {}
+        # Per lesson: why it must not be saved (its file exists but could not be read).
+        self._blocked: dict[str, str] = {}
+        self.merged = False
+
+    # ------------------------------------------------------------------ lock
+    def lock(self) -> bool:
+        """Take the folder's lock without waiting. True when this store may write; False when
+        another instance holds it (this store is then read-only until :meth:`lock` succeeds;
+        :meth:`save` tries again each time).
+
+        Raises:
+            ProgressError: the folder cannot be created or the lock file cannot be opened.
+        """
+        if self._lock is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ProgressError(str(self.folder), describe_os_error(error)) from None
+            self._lock = FileLock(self.folder / LOCK_NAME, thread_local=False)
+        if self._lock.is_locked:
+            return True
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        except OSError as error:
+            raise ProgressError(str(self.folder), describe_os_error(error)) from None
+        self._remove_stale_temp_files()
+        return True
+
+    @property
+    def read_only(self) -> bool:
+        """True when this store asked for the lock and another instance holds it."""
+        return self._lock is not None and not self._lock.is_locked
+
+    def unlock(self) -> None:
+        """Release the folder's lock (the app calls this when it exits)."""
+        if self._lock is not None and self._lock.is_locked:
+            self._lock.release()
+
+    def _remove_stale_temp_files(self) -> None:
+        # Only the lock holder writes, so a temp file now is one a killed writer left behind.
+        for entry in self.folder.iterdir():
+            if _TEMP_RE.match(entry.name):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+
+    # ------------------------------------------------------------------ files
+    def path_for(self, lesson_id: str) -> Path:
+        """The progress file of ``lesson_id``. Raises ProgressError for an unsafe id."""
+        check_lesson_id(lesson_id)
+        return self.folder / f"{lesson_id}.yaml"
+
+    def load(self, lesson_id: str, *, quarantine: bool = True) -> LoadResult:
+        """Read a lesson's progress; a missing file gives fresh progress.
+
+        An unreadable file (bad YAML, bad UTF-8, wrong shape) is moved aside under a
+        timestamped name and reported in the result, never overwritten. Readers that will not
+        save (``quarantine=False``: listing, exporting; or a read-only store) get a
+        ProgressError instead, and the file stays where it is.
+
+        Raises:
+            ProgressError: the file exists but cannot be opened, was written by a newer
+                shardbook, is unreadable and may not be moved aside, or cannot be moved aside.
+                The lesson is then not saved over the file (:meth:`save` refuses).
+        """
+        path = self.path_for(lesson_id)
+        self._base.pop(lesson_id, None)
+        self._written.pop(lesson_id, None)
+        self._blocked.pop(lesson_id, None)
+        try:
+            result = self._load(path, lesson_id, quarantine and not self.read_only)
+        except ProgressError as error:
+            self._blocked[lesson_id] = error.message
+            raise
+        self._base[lesson_id] = result.progress.to_data()
+        return result
+
+    def _load(self, path: Path, lesson_id: str, quarantine: bool) -> LoadResult:
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return LoadResult(LessonProgress(lesson_id))
+        except OSError as error:
+            raise ProgressError(str(path), f"cannot be read ({describe_os_error(error)})") from None
+        try:
+            return LoadResult(_parse(path, raw.decode("utf-8-sig"), lesson_id))
+        except NewerVersionError:
+            raise
+        except (UnicodeDecodeError, ProgressError) as error:
+            reason = "not valid UTF-8" if isinstance(error, UnicodeDecodeError) else error.message
+            if not quarantine:
+                raise ProgressError(str(path), f"cannot be read: {reason}") from None
+            aside = self._quarantine(path)
+            message = (
+                f"{path.name} could not be read ({reason}); it was kept as {aside.name} "
+                "and a new file was started. Nothing was deleted."
+            )
+            return LoadResult(LessonProgress(lesson_id), quarantined=aside, message=message)
+
+    def _quarantine(self, path: Path) -> Path:
+        stamp = file_stamp(utc_now())
+        aside = path.with_name(f"{path.name}.unreadable-{stamp}")
+        try:
+            os.replace(path, aside)
+        except OSError as error:
+            raise ProgressError(
+                str(path),
+                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
+            ) from None
+        return aside
+
+    def save(self, progress: LessonProgress) -> Path:
+        """Write ``progress`` atomically and return the file's path.
+
+        When the file on disk changed since this store loaded it (another instance saved), the
+        two are merged first (:func:`merge_progress`) and ``progress`` is updated in place;
+        :attr:`merged` is then True until the next save.
+
+        Raises:
+            ProgressError: another instance holds the folder's lock; the file could not be
+                read when loaded; the folder is not writable (the message says why: disk
+                full, read-only, permission denied); or the text would not survive a YAML
+                round trip. ``progress`` is kept as it was, so the caller can retry.
+        """
+        path = self.path_for(progress.lesson_id)
+        self.merged = False
+        if progress.lesson_id in self._blocked:
+            raise ProgressError(str(path), f"not saved: {self._blocked[progress.lesson_id]}")
+        if self._lock is not None and not self.lock():
+            raise ProgressError(
+                str(self.folder),
+                "another shardbook window is using this progress folder, so this one is "
+                "read-only; close the other window, then save again",
+            )
+        previous = progress.updated
+        progress.updated = utc_iso(utc_now())
+        data = progress.to_data()
+        base = self._base.get(progress.lesson_id)
+        if base is not None:
+            data = self._merge_with_disk(path, base, data)
+        try:
+            text = dump_checked(data, self._texts.setdefault(progress.lesson_id, {}), path)
+        except ProgressError:
+            progress.updated = previous
+            raise
+        try:
+            atomic_write_text(path, text)
+        except OSError as error:
+            progress.updated = previous
+            raise ProgressError(
+                str(path), f"could not be saved: {describe_os_error(error)}"
+            ) from None
+        if self.merged:
+            merged = progress_from_data(path, data, progress.lesson_id)
+            for item in fields(LessonProgress):
+                setattr(progress, item.name, getattr(merged, item.name))
+        self._base[progress.lesson_id] = data
+        self._written[progress.lesson_id] = _fingerprint(path)
+        return path
+
+    def _merge_with_disk(
+        self, path: Path, base: dict[str, Any], mine: dict[str, Any]
+    ) -> dict[str, Any]:
+        written = self._written.get(mine["lesson"])
+        if written is not None and written == _fingerprint(path):
+            return mine
+        try:
+            disk = _parse(path, path.read_bytes().decode("utf-8-sig"), mine["lesson"]).to_data()
+        except FileNotFoundError:
+            return mine
+        except (OSError, UnicodeDecodeError, ProgressError):
+            # Another writer left something unreadable: keep it aside, then write ours.
+            if path.exists():
+                self._quarantine(path)
+            return mine
+        if disk == base:
+            return mine
+        self.merged = True
+        merged = merge_progress(base, mine, disk)
+        merged["updated"] = mine["updated"]
+        return merged

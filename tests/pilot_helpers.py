@@ -1,0 +1,188 @@
+"""Helpers shared by the tests that drive the app through Textual's Pilot.
+
+Everything here reads the app through Textual's public API: what a widget shows
+(``Static.content``, ``ResultView``), the screen as the learner sees it (its SVG screenshot,
+:func:`screen_lines`), the messages the app posts (``run_test``'s ``message_hook``,
+:class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. One exception: a character's
+key event is made by Textual's own terminal parser (``textual._xterm_parser``), so it carries what
+a terminal would send.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.cells import cell_len
+from rich.console import Console
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.message import Message
+from textual.notifications import Notification, Notify
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input, Select, Static, TextArea
+
+from tui.app import ShardbookApp, make_app
+from tui.keys import KeyOrderApp
+from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
+
+ROOT = Path(__file__).resolve().parent.parent
+S15_FILE = ROOT / "content" / "S15.yaml"
+SIZE = (80, 24)
+"""The terminal size every Pilot test runs at: the smallest the app is designed for."""
+
+
+def shown(widget: Static | ResultView, width: int = 120) -> str:
+    """The text a Static or a calculator's result shows, as plain text."""
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def reading_text(app: ShardbookApp) -> str:
+    """Everything the reading pane shows, as plain text: its messages and hints (Statics) and the
+    lesson text it broke into lines."""
+    parts = [shown(static, width=200) for static in app.query("#reading Static")]
+    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
+    return "\n".join(parts)
+
+
+def result_text(pane: Widget) -> str:
+    """A calculator pane's result: the figures and, below them, the details (formulas,
+    sources, timelines), drawn one frame later."""
+    return shown(pane.query_one(".calc-result", ResultView)) + shown(
+        pane.query_one(".calc-details", ResultView)
+    )
+
+
+def app_for(progress_dir: Path, delay: float = 0.05) -> ShardbookApp:
+    """The app on ``progress_dir``, saving ``delay`` seconds after the last key."""
+    return make_app(progress_dir=progress_dir, autosave_delay=delay)
+
+
+class Notified:
+    """Every notification the app posts: pass :meth:`hook` as ``run_test``'s ``message_hook``."""
+
+    def __init__(self) -> None:
+        self.notifications: list[Notification] = []
+
+    def hook(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.notifications.append(message.notification)
+
+    @property
+    def messages(self) -> list[str]:
+        return [notification.message for notification in self.notifications]
+
+
+async def wait_until(pilot: Pilot[int], done: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until ``done()`` is true (an autosave, a worker's result), at most
+    ``timeout`` seconds; fail with the condition's name otherwise."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"timed out waiting for {done}"
+        await pilot.pause(0.01)
+
+
+async def type_into(pilot: Pilot[int], widget: Input, text: str) -> None:
+    """Replace a field's text by typing it, key by key."""
+    widget.focus()
+    await pilot.press("end", "ctrl+u", *text)
+    await pilot.pause()
+
+
+async def paste_into(pilot: Pilot[int], widget: Input, text: str) -> None:
+    """Replace the field's text in one go (typing would pass through valid prefixes)."""
+    widget.focus()
+    await pilot.press("end", "ctrl+u")
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def paste(pilot: Pilot[int], area: TextArea, text: str) -> None:
+    """Paste ``text`` into a text box."""
+    area.focus()
+    area.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def write(pilot: Pilot[int], area: TextArea, text: str) -> None:
+    """Type the first few plain characters with keys, paste the rest (tabs, escapes, CJK)."""
+    area.focus()
+    head = "ok "
+    await pilot.press(*head)
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+    assert area.text == head + text
+
+
+async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
+    """Pick ``value`` in a Select with the keyboard: open it, type to search (the option's label
+    contains its value), enter."""
+    select.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press(*value, "enter")
+    await pilot.pause()
+    assert select.value == value
+
+
+async def goto_section(pilot: Pilot[int], app: ShardbookApp, section_id: str) -> None:
+    """Read on with ``]`` (from the reader: in a text box ``]`` is typed) up to a section."""
+    app.main_screen.set_focus(app.query_one("#reading"))
+    while app.main_screen.current_section != section_id:
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+
+
+CELL = re.compile(
+    r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
+)
+
+
+def screen_lines(app: ShardbookApp) -> list[str]:
+    """The terminal's lines as the learner sees them, read from Textual's SVG screenshot (each
+    run of text sits at its column, 12.2 units per cell)."""
+    width, height = app.size
+    rows = [[" "] * (width + 2) for _ in range(height)]
+    for x, line, text in CELL.findall(app.export_screenshot()):
+        column = round(float(x) / 12.2)
+        for char in html.unescape(text).replace("\n", ""):
+            if int(line) < height and column < len(rows[0]):
+                rows[int(line)][column] = char
+                if cell_len(char) == 2 and column + 1 < len(rows[0]):
+                    rows[int(line)][column + 1] = ""  # the second cell of a wide character
+            column += cell_len(char)
+    return ["".join(row).replace("\xa0", " ").rstrip() for row in rows]
+
+
+# What a terminal sends for these keys: the character a Key event carries.
+CHARACTERS = {"tab": "\t", "shift+tab": None, "backspace": "\x7f", "space": " ", "enter": "\r"}
+
+
+def key(name: str) -> events.Key:
+    """The key event for ``name``; a character as the terminal driver names it ("?" is
+    ``question_mark``)."""
+    if len(name) == 1:
+        (event,) = XTermParser().feed(name)
+        return event
+    return events.Key(name, CHARACTERS.get(name))
+
+
+def keys(*names: str) -> list[str]:
+    """Key names; a multi-character word that is not a key name is split into characters."""
+    named = set(CHARACTERS) | {"end", "home", "left", "right", "ctrl+home", "ctrl+end", "ctrl+r"}
+    return [part for name in names for part in ([name] if name in named else list(name))]
+
+
+async def burst(app: KeyOrderApp[object], *names: str) -> None:
+    """Post every key at once, then wait until the app has handled them all."""
+    for name in keys(*names):
+        app.post_message(key(name))
+    await app.keys_done()
