@@ -379,6 +379,31 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
 
 
+async def test_every_line_of_the_plan_view_is_reached_by_keys(tmp_path: Path) -> None:
+    """At 80x24 the objectives' ratings and the reviews line, below the steps, are scrolled to by
+    End, ctrl+End, PageDown and Down; enter there stays in the plan."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for key in ("end", "ctrl+end", "pagedown", "down"):
+            await pilot.press("f11")
+            await pilot.pause()
+            plan_screen = app.screen
+            assert isinstance(plan_screen, PlanScreen)
+            steps = plan_screen.query_one("#plan-steps", OptionList)
+            for _ in range(steps.option_count):  # down wraps round at the end: stop there
+                await pilot.press(key)
+                if steps.highlighted == steps.option_count - 1:
+                    break
+            await pilot.pause()
+            assert steps.highlighted == steps.option_count - 1, key
+            assert steps.scroll_y == steps.max_scroll_y > 0, key
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is plan_screen
+            await pilot.press("escape")
+            await pilot.pause()
+
+
 async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
