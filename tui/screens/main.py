@@ -37,7 +37,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Footer, Header, OptionList, Static, TabPane, Tabs
+from textual.widgets import Header, OptionList, Static, TabPane, Tabs
 from textual.widgets.option_list import Option
 
 from engine.lesson import Lesson, Section
@@ -48,6 +48,7 @@ from tui import strings
 from tui.commands import bindings
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
+from tui.widgets.footer import FittingFooter
 from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
@@ -199,7 +200,7 @@ class MainScreen(Screen[None]):
                 yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
-        yield Footer(compact=True, show_command_palette=False)
+        yield FittingFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         width, height = self.app.size

@@ -25,7 +25,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
@@ -39,6 +39,7 @@ from engine.settings import (
 from engine.timefmt import duration_text, format_interval, local_text, utc_now
 from engine.units import parse_number
 from tui import strings
+from tui.widgets.footer import FittingFooter
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
         yield Static("", id="quiz-ratings", markup=False)
-        yield Footer(compact=False)
+        yield FittingFooter(compact=False)
 
     def on_mount(self) -> None:
         try:
