@@ -589,14 +589,15 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.progress.mark_looked(event.note_ids, utc_now()):
             self.mark_dirty()
 
-    def session_summary_text(self) -> str:
-        """This session summed up for the terminal (:func:`engine.session.render_summary`;
-        imports the quiz engine for the reviews), ``""`` when no lesson is open."""
+    def session_summary_text(self, width: int | None = None) -> str:
+        """This session summed up for the terminal (:func:`engine.session.render_summary`,
+        broken to ``width`` cells when given; imports the quiz engine for the reviews), ``""``
+        when no lesson is open."""
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
         try:
-            return render_summary(summarize(self.lesson, self.progress, record))
+            return render_summary(summarize(self.lesson, self.progress, record), width=width)
         except ShardbookError as error:
             return f"{self.lesson.id}: {error}\n"
 
