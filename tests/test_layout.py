@@ -547,3 +547,30 @@ async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: l
             )
 
         await wait_until(pilot, fitted, timeout=5)
+
+
+async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Path) -> None:
+    """The preset fills the model's shape and the figures above the field grow: the pane
+    scrolls with them, so the ``model`` field stays on its row (it was pushed off screen)."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        model = ledger.query_one("#field-model", Select)
+        model.focus()
+        await pilot.pause()
+        row = model.region.y
+        await pilot.press("enter", "down", "down", "enter")
+        await wait_until(pilot, lambda: model.value != "custom")
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is model
+        assert model.region.y == row
+        assert ledger.region.contains_region(model.region)
