@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App
 from textual.driver import Driver
-from textual.notifications import Notification, Notify, SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
@@ -61,6 +61,7 @@ from tui.guard import end_on_signal, fallback_folders, install_exit_signals, wri
 from tui.keys import KeyOrderApp
 from tui.screens.guide import SectionMoved, SectionRead
 from tui.screens.main import META_ID, MainScreen
+from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
@@ -127,8 +128,6 @@ class ShardbookApp(KeyOrderApp[int]):
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
         )
-        # The last information toast, replaced by the next one rather than stacked under it.
-        self._last_information: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._edited_since_export = False
@@ -534,17 +533,13 @@ class ShardbookApp(KeyOrderApp[int]):
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
         alone would not do)."""
+        timeout = hint_timeout(severity, timeout)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_notify(self, event: Notify) -> None:
-        """An information toast replaces the one before it: two F9 presses show one toast, not
-        two stacked over the screen. Warnings and errors stay until they time out."""
-        if event.notification.severity != "information":
-            return
-        previous, self._last_information = self._last_information, event.notification
-        if previous is not None and previous in self._notifications:
-            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
-            self._unnotify(previous)
+        """A new message replaces the one on screen and is placed off the focused field
+        (:mod:`tui.toasts`)."""
+        show_alone(self, event.notification)
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
@@ -644,14 +639,15 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.progress.mark_looked(event.note_ids, utc_now()):
             self.mark_dirty()
 
-    def session_summary_text(self) -> str:
-        """This session summed up for the terminal (:func:`engine.session.render_summary`;
-        imports the quiz engine for the reviews), ``""`` when no lesson is open."""
+    def session_summary_text(self, width: int | None = None) -> str:
+        """This session summed up for the terminal (:func:`engine.session.render_summary`,
+        broken to ``width`` cells when given; imports the quiz engine for the reviews), ``""``
+        when no lesson is open."""
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
         try:
-            return render_summary(summarize(self.lesson, self.progress, record))
+            return render_summary(summarize(self.lesson, self.progress, record), width=width)
         except ShardbookError as error:
             return f"{self.lesson.id}: {error}\n"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -170,7 +171,9 @@ def run_tui(args: argparse.Namespace) -> int:
     app.run()
     code = app.return_code or 0
     if code == 0:
-        summary = app.session_summary_text()
+        # Broken to the terminal's width with indented continuations (a pipe gets whole lines).
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        summary = app.session_summary_text(width)
         if summary:
             sys.stdout.write(summary)
             sys.stdout.flush()

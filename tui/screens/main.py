@@ -287,7 +287,8 @@ class MainScreen(Screen[None]):
         ):
             return
         if shown.reading:
-            self.query_one("#reading").focus()
+            # At once (Widget.focus is deferred): a jump that focuses a field meanwhile wins.
+            self.set_focus(self.query_one("#reading"))
         elif shown.side:
             await self._focus_side_pane()
 

@@ -126,6 +126,8 @@ class PlanScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape,f11", "dismiss(None)", "Close", id="plan_close"),
         Binding("s", "summary", "Session summary", id="plan_summary"),
+        Binding("ctrl+home", "edge('first')", show=False, id="plan_top"),
+        Binding("ctrl+end", "edge('last')", show=False, id="plan_bottom"),
         # Handled here, not through the list's own enter: the step is reached (its field
         # focused) before the next key is looked at.
         Binding("enter", "go", "Go there", priority=True, id="plan_go"),
@@ -159,13 +161,16 @@ class PlanScreen(ModalScreen[str | None]):
             for index, step in enumerate(plan.steps)
         ]
         options.append(None)
-        options.append(Option(BrokenLines(strings.PLAN_OBJECTIVES), disabled=True))
+        # The lines below the steps can be highlighted (enter does nothing there): OptionList's
+        # keys move the cursor and scroll with it, and they skip disabled options, so End,
+        # PageDown and Down could not show the ratings and the reviews.
+        options.append(Option(BrokenLines(strings.PLAN_OBJECTIVES)))
         options.extend(
-            Option(BrokenLines(line, "   "), id=f"objective:{plan.objectives[n].id}", disabled=True)
+            Option(BrokenLines(line, "   "), id=f"objective:{plan.objectives[n].id}")
             for n, line in enumerate(objective_lines(plan))
         )
         options.append(None)
-        options.append(Option(BrokenLines(review_line(plan.reviews)), disabled=True))
+        options.append(Option(BrokenLines(review_line(plan.reviews))))
         with Vertical():
             title = strings.PLAN_TITLE.format(lesson=plan.lesson_id, figure=plan.figure)
             yield BrokenText(title, classes="section-title plan-head")
@@ -188,7 +193,7 @@ class PlanScreen(ModalScreen[str | None]):
         steps = self.query_one("#plan-steps", OptionList)
         index = steps.highlighted
         option = steps.get_option_at_index(index) if index is not None else None
-        if option is None or option.disabled or option.id is None:
+        if option is None or option.id not in {step.id for step in self.plan.steps}:
             return
         await self.app.pop_screen()
         go_to_step = getattr(self.app.screen, "go_to_step", None)
@@ -197,9 +202,14 @@ class PlanScreen(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected, "#plan-steps")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        # A click on a step (enter is the binding above).
+        # A click on a step (enter is the binding above); a click below the steps does nothing.
         event.stop()
-        self.dismiss(event.option.id)
+        if event.option.id in {step.id for step in self.plan.steps}:
+            self.dismiss(event.option.id)
+
+    async def action_edge(self, edge: str) -> None:
+        """ctrl+home / ctrl+end: the first / last line of the plan, as home / end."""
+        await self.query_one("#plan-steps", OptionList).run_action(edge)
 
     async def action_summary(self) -> None:
         await self.app.run_action("session_summary")

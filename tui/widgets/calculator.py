@@ -199,6 +199,9 @@ class CalculatorPane(VerticalScroll):
         self._more_requested = not self.MORE_FIELDS
         self._focus_more = False
         self._note_shown = False
+        # The focused field and its row on screen before a recompute changed the figures'
+        # height (see _hold_focused_row).
+        self._held: tuple[Widget, int] | None = None
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -374,10 +377,24 @@ class CalculatorPane(VerticalScroll):
             return
         view.display = True
         view.show(details, typing=typing)
+        if self._held is not None:
+            self.call_after_refresh(self._hold_focused_row)
         # Drawing a widget that is scrolled out of view makes Textual rebuild its map of every
         # widget's region at the next refresh (about 5 ms with the Ledger open). Rebuild it now,
         # after this frame, rather than in the next key's frame.
         self.call_after_refresh(lambda: view.region)
+
+    def _hold_focused_row(self) -> None:
+        """Scroll so the field the learner chose in stays on the row it was on: a choice (a
+        model preset) changes the figures' height above the less-used fields, which pushed the
+        field off screen."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        widget, row = held
+        if widget.is_attached and widget.region and widget.region.y != row:
+            self.scroll_to(y=self.scroll_y + widget.region.y - row, animate=False)
+            self.call_after_refresh(widget.scroll_visible, animate=False)
 
     def field_edited(self, typing: bool = True) -> None:
         """A field's value changed: recompute, unless the form is being filled or not yet
@@ -433,6 +450,9 @@ class CalculatorPane(VerticalScroll):
         a text field: the result keeps its height (see :class:`ResultView`).
         """
         typing = by_learner if typing is None else typing
+        focused = self.screen.focused if by_learner else None
+        if focused is not None and self in focused.ancestors and focused.region:
+            self._held = (focused, focused.region.y)
         values = self.values()
         self._last_values = values
         error_widget = self.query_one(".calc-error", Static)
@@ -445,6 +465,7 @@ class CalculatorPane(VerticalScroll):
             if self.figure_name:
                 figures = {}
             if by_learner:
+                self._held = None  # the last good figures stay: nothing moves
                 error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
             else:
                 error_widget.update(self.last_error)

@@ -40,7 +40,7 @@ from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tui import strings
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, resumed_choices
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -253,6 +253,7 @@ class DiagramsPane(VerticalScroll):
         # A note written and left: the part it answers unfolds (not while it is typed).
         if isinstance(event.widget, TextArea):
             self.refresh_folds()
+            keep_focus_in_view(self)
 
     # ----------------------------------------------------------------- look first
     def action_look_first(self) -> None:

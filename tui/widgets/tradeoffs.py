@@ -55,7 +55,7 @@ from engine.tradeoffs import (
 )
 from tui import strings
 from tui.widgets.calculator import ResultView
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, resumed_choices
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -413,6 +413,8 @@ class TradeoffsPane(VerticalScroll):
             if wanted == self._wanted:
                 self._set_busy(False)
                 result.update(renderable)
+                # The report above the note boxes changed height after the focus moved.
+                keep_focus_in_view(self)
 
     def _set_busy(self, busy: bool) -> None:
         """Show or hide the line that says a new report is being computed."""
@@ -437,6 +439,7 @@ class TradeoffsPane(VerticalScroll):
         # The judgement written and left: the table and the plot unfold (not while typed).
         if isinstance(event.widget, TextArea):
             self.refresh_report()
+            keep_focus_in_view(self)
 
     def action_look_first(self) -> None:
         """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
