@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from cli.main import main
 from engine.errors import ContentError
 from engine.lesson import (
     MAX_FILE_BYTES,
@@ -25,7 +26,6 @@ from engine.lesson import (
     load_lesson,
     section_markdown,
 )
-from tui.cli import main
 
 VALID = """\
 schema_version: 1

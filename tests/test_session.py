@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cli.main import main
 from engine.lesson import Lesson
 from engine.plan import ReviewOutlook
 from engine.progress import LessonProgress, ProgressStore
@@ -23,7 +24,6 @@ from engine.session import (
     session_log,
     summarize,
 )
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 START = dt.datetime(2026, 12, 7, 10, 15, 0, 400_000, tzinfo=dt.UTC)

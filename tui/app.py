@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on
 from textual.app import App
@@ -53,19 +53,16 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import AppCommandsProvider, bindings
+from tui.commands import CommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
+from tui.options import QuizOptions
 from tui.screens.guide import SectionMoved, SectionRead
 from tui.screens.main import META_ID, MainScreen
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
-
-if TYPE_CHECKING:
-    # Imported where first used: the quiz (fsrs) on F12.
-    from tui.screens.quiz import QuizOptions
 
 DEFAULT_LESSON = "S15"
 PLACE_DELAY = 2.0
@@ -81,7 +78,7 @@ class ShardbookApp(KeyOrderApp[int]):
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
     BINDINGS = bindings("app")
-    COMMANDS = App.COMMANDS | {AppCommandsProvider}
+    COMMANDS = App.COMMANDS | {CommandsProvider}
     # False until on_mount applied the settings (see watch_theme).
     _settings_applied = False
     # Why settings.yaml could not be written last time ("" when it could).
@@ -513,7 +510,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
-        from tui.screens.quiz import QuizOptions, QuizScreen
+        from tui.screens.quiz import QuizScreen
 
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
 
@@ -535,7 +532,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if plan.complete:
             self._set_status("complete")
             return
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         left = [describe_step(step).replace("\n", " ") for step in plan.unfinished]
         shown = tuple(left[:COMPLETE_LISTED])

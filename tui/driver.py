@@ -49,7 +49,7 @@ from typing import IO, TYPE_CHECKING
 
 from textual.drivers.linux_driver import LinuxDriver
 
-from tui.guard import settle
+from tui.settle import settle
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -143,7 +143,7 @@ class ShardbookDriver(LinuxDriver):
 
     def request_suspend(self) -> None:
         """Suspend (:meth:`suspend_process`) once the changes already typed have reached the
-        app (:func:`tui.guard.settle`), in a task of its own: on SIGTSTP, on ctrl+z."""
+        app (:func:`tui.settle.settle`), in a task of its own: on SIGTSTP, on ctrl+z."""
         if self._suspending is None or self._suspending.done():
             self._suspending = asyncio.get_running_loop().create_task(self._settle_and_suspend())
 

@@ -13,8 +13,6 @@ keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -30,15 +28,16 @@ from textual.widgets import Footer, Static
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession
+from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.settings import (
     DESIRED_RETENTION_DEFAULT,
     DESIRED_RETENTION_RANGE,
 )
-from engine.timefmt import duration_text, format_interval, local_text, utc_now
+from engine.timefmt import duration_text, format_interval, local_text
 from engine.units import parse_number
 from tui import strings
+from tui.options import QuizOptions
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
 if TYPE_CHECKING:
@@ -54,27 +53,6 @@ RETENTION_KEY = "review.desired_retention"
 _OUTSIDE_THE_BOX = frozenset(
     {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
 )
-
-
-@dataclass(frozen=True)
-class QuizOptions:
-    """How the quiz opens.
-
-    Attributes:
-        lesson: quiz only this lesson; None: every lesson in the content folder, one queue.
-        due_only: only reviewed items that are due now (no new items).
-        open_at_start: the app opens on the quiz screen (``shardbook quiz``).
-        clock: the time source, timezone-aware (tests inject a fixed one).
-        seed: seeds drill values and choice orders (None: random).
-        tz: the learner's time zone for "today" and the times shown (None: this machine's).
-    """
-
-    lesson: str | None = None
-    due_only: bool = False
-    open_at_start: bool = False
-    clock: Clock = utc_now
-    seed: int | None = None
-    tz: dt.tzinfo | None = None
 
 
 class QuizAnswer(LiteralTextArea):

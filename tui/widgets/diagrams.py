@@ -257,7 +257,7 @@ class DiagramsPane(VerticalScroll):
     # ----------------------------------------------------------------- look first
     def action_look_first(self) -> None:
         """ctrl+r: show the folded answers before writing the notes, once confirmed."""
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         notes = self._folded_notes()
         if not notes:

@@ -383,7 +383,7 @@ class TradeoffsPane(VerticalScroll):
 
     def action_look_first(self) -> None:
         """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         if not self.folded:
             self.notify(strings.NOTHING_FOLDED)

@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cli.main import flag_error, option_flags
+from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
 from engine.ledger import (
@@ -35,8 +37,6 @@ from engine.ledger import (
     numeric_fields_from_text,
     parse_lora_targets,
 )
-from tui.cli import flag_error, option_flags
-from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
