@@ -18,7 +18,7 @@ _FILE_DESTS = frozenset({"output", "paths"})
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add the ``completion`` command to the ``shardbook`` subcommands."""

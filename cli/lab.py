@@ -29,7 +29,7 @@ MEMORY_FLAGS = option_flags(
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add ``lab`` with its two sub-commands."""

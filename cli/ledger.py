@@ -182,7 +182,14 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
         InputError: a value that does not parse (its field is the spec field; :func:`run` names
             the flag).
     """
-    names = ("params", "largest_layer_params", "gpu_memory", "zero", "seq", "micro_batches")
+    names: tuple[str, ...] = (
+        "params",
+        "largest_layer_params",
+        "gpu_memory",
+        "zero",
+        "seq",
+        "micro_batches",
+    )
     names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
     values = numeric_fields_from_text({name: getattr(args, name) for name in names})
     values.update(shape_values(args, units.parse_int))

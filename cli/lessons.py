@@ -21,7 +21,7 @@ from engine.settings import SettingsStore
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     lessons = commands.add_parser("lessons", help="list lessons with their status")

@@ -21,7 +21,7 @@ from engine.progress import ProgressStore
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add the ``plan`` command to the ``shardbook`` subcommands."""

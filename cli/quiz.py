@@ -24,7 +24,7 @@ from engine.timefmt import local_iso, utc_iso, utc_now
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     quiz = commands.add_parser("quiz", help="open the quiz and spaced review")

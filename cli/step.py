@@ -75,7 +75,7 @@ FLAGS = option_flags(
     compute_utilization="--compute-utilization",
     **SHAPE_FLAGS,
 )
-_INTS = ("seq", "global_batch", "micro_batch_size", "virtual_stages")
+_INTS: tuple[str, ...] = ("seq", "global_batch", "micro_batch_size", "virtual_stages")
 _INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "gpus_per_node")
 _NUMBERS = ("capacity_factor", "hot_expert_share", "straggler")
 _CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")

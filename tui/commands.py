@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.fuzzy import Matcher
 
 
 @dataclass(frozen=True)
@@ -266,14 +267,14 @@ class CommandsProvider(Provider):
                 )
 
 
-def _highlight(matcher: object, query: str, title: str) -> Content:
+def _highlight(matcher: Matcher, query: str, title: str) -> Content:
     """Like ``Matcher.highlight`` but over ``Content(title)``: that one parses markup, and
     section titles are lesson text."""
     content = Content(title)
-    _score, offsets = matcher.fuzzy_search.match(query, title)  # type: ignore[attr-defined]
+    _score, offsets = matcher.fuzzy_search.match(query, title)
     for offset in offsets:
         if not title[offset].isspace():
-            content = content.stylize(matcher.match_style, offset, offset + 1)  # type: ignore[attr-defined]
+            content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
 
 

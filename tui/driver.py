@@ -45,7 +45,7 @@ import contextlib
 import os
 import signal
 import termios
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
@@ -94,13 +94,15 @@ class ShardbookDriver(LinuxDriver):
 
     def __init__(
         self,
-        app: App[object],
+        app: App[Any],
         *,
         debug: bool = False,
         mouse: bool = True,
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
+        if self._file is None:  # Python started without a standard error: nowhere to draw
+            raise RuntimeError("shardbook needs a terminal on standard error")
         self._output = TerminalOutput(self._file)
         self._file = self._output  # type: ignore[assignment]
         self._suspended = False

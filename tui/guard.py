@@ -21,7 +21,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.progress import LessonProgress, atomic_write_text, describe_os_error, dump_yaml
 from engine.timefmt import file_stamp, utc_now
@@ -85,7 +85,7 @@ def arm_backstop(
 
 
 def end_on_signal(
-    app: App[object], return_code: int, save_and_unlock: Callable[[], str]
+    app: App[Any], return_code: int, save_and_unlock: Callable[[], str]
 ) -> asyncio.Task[None]:
     """End ``app`` with ``return_code`` after an exit signal, saving first.
 

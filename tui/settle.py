@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 SETTLE_SECONDS = 0.5
 
 
-async def settle(app: App[object]) -> None:
+async def settle(app: App[Any]) -> None:
     """Let the changes already on their way to the app arrive, before a save on a signal.
 
     A key is drawn in its text box a moment before the box's change message has climbed up to

@@ -14,7 +14,7 @@ keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -126,7 +126,7 @@ class QuizScreen(Screen[None]):
 
     @property
     def shardbook(self) -> ShardbookApp:
-        return self.app  # type: ignore[return-value]
+        return cast("ShardbookApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="quiz-status", markup=False)
