@@ -26,6 +26,7 @@ from textual import on
 from textual.app import App
 from textual.driver import Driver
 from textual.notifications import Notification, Notify, SeverityLevel
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -79,6 +80,16 @@ class ShardbookApp(KeyOrderApp[int]):
     TITLE = strings.APP_TITLE
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {CommandsProvider}
+    # The state the header's status line shows. Reactive: a change recomputes ``status_line``
+    # (compute_status_line) and its watcher writes the header; nothing updates it by hand. The
+    # progress is mutated in place as the learner works: mark_dirty says so (mutate_reactive).
+    progress: var[LessonProgress] = var(LessonProgress(DEFAULT_LESSON), init=False)
+    dirty = var(False, init=False)
+    save_error = var("", init=False)
+    last_saved = var("", init=False)
+    plan_figure = var("", init=False)
+    read_only = var(False, init=False)
+    status_line = var("", init=False)
     # False until on_mount applied the settings (see watch_theme).
     _settings_applied = False
     # Why settings.yaml could not be written last time ("" when it could).
@@ -102,9 +113,6 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson: Lesson | None = None
         self.lesson_error: str = ""
         self.progress = LessonProgress(lesson_id or DEFAULT_LESSON)
-        self.dirty = False
-        self.last_saved: str = ""
-        self.save_error: str = ""
         self._quit_confirmed = False
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
@@ -127,7 +135,6 @@ class ShardbookApp(KeyOrderApp[int]):
         # Guided study: this sitting with the lesson (logged on each save) and the plan's
         # figure shown in the header.
         self.study_session: StudySession | None = None
-        self._plan_figure = ""
 
     # ----------------------------------------------------------------- screens, settings
     def get_default_screen(self) -> Screen[Any]:
@@ -247,13 +254,12 @@ class ShardbookApp(KeyOrderApp[int]):
         )
         self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         self.resumed = ResumeState()
-        self._plan_figure = ""
+        self.plan_figure = ""
         if self.lesson is not None:
             outlook = ReviewOutlook(at=utc_now())  # the figure does not count the reviews
-            self._plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
+            self.plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
             self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
             self.main_screen.restore_place(self.resumed)
-        self._update_status()
 
     def _leave_lesson(self) -> bool:
         """Save before showing another lesson. Unsaved text that was not exported either keeps
@@ -282,6 +288,7 @@ class ShardbookApp(KeyOrderApp[int]):
             message = strings.SAVE_FAILED.format(error=error)
             self.notify(message, severity="error", timeout=20, markup=False)
             return
+        self.read_only = self.store.read_only
         if not writable:
             self.notify(strings.READ_ONLY_NOTICE, severity="warning", timeout=30)
 
@@ -290,7 +297,9 @@ class ShardbookApp(KeyOrderApp[int]):
         driver_class = super().get_driver_class()
         if sys.platform == "win32":
             return driver_class
-        from tui.driver import LinuxDriver, ShardbookDriver
+        from textual.drivers.linux_driver import LinuxDriver
+
+        from tui.driver import ShardbookDriver
 
         return ShardbookDriver if driver_class is LinuxDriver else driver_class
 
@@ -408,7 +417,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if not self._save_pending:
             self._save_pending = True
             self.set_timer(self.autosave_delay, self._autosave)
-        self._update_status()
+        self.mutate_reactive(ShardbookApp.progress)
 
     def _autosave(self) -> None:
         self._save_pending = False
@@ -424,9 +433,8 @@ class ShardbookApp(KeyOrderApp[int]):
         saved = self._save_progress()
         if self.lesson is not None and self.main_screen.is_mounted:
             figure = self.main_screen.refresh_study()
-            if figure != self._plan_figure:
-                self._plan_figure = figure
-                self._update_status()
+            if figure != self.plan_figure:
+                self.plan_figure = figure
         return saved
 
     def _save_progress(self) -> bool:
@@ -449,25 +457,30 @@ class ShardbookApp(KeyOrderApp[int]):
                     markup=False,
                 )
             self.save_error = str(error)
-            self._update_status()
             return False
+        finally:
+            # A save asks for the folder's lock again: a window may have stopped being read-only.
+            self.read_only = self.store.read_only
         self.dirty = False
         self.save_error = ""
         self.last_saved = local_clock(utc_now())
-        self._update_status()
         return True
 
-    def _update_status(self) -> None:
+    def compute_status_line(self) -> str:
+        """The header's status line: lesson, plan figure, lesson status, read-only, saved."""
         parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
-        if self._plan_figure and self.lesson is not None:
-            parts.insert(1, strings.PLAN_FIGURE.format(figure=self._plan_figure))
-        if self.store.read_only:
+        if self.plan_figure and self.lesson is not None:
+            parts.insert(1, strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        if self.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
             parts.append(strings.NOT_SAVED)
         elif self.last_saved:
             parts.append(strings.SAVED_AT.format(time=self.last_saved))
-        self.sub_title = " · ".join(parts)
+        return " · ".join(parts)
+
+    def watch_status_line(self, line: str) -> None:
+        self.sub_title = line
 
     def notify(
         self,
@@ -497,12 +510,9 @@ class ShardbookApp(KeyOrderApp[int]):
     def action_show_help(self) -> None:
         from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
 
-        focused = self.focused
-        help_text = ""
-        node = focused
-        while node is not None and not help_text:
-            help_text = getattr(node, "HELP", "") or ""
-            node = node.parent  # type: ignore[assignment]
+        # The focused widget's help, else its nearest container's (a field inside a pane).
+        path = self.focused.ancestors_with_self if self.focused is not None else []
+        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:
@@ -575,8 +585,8 @@ class ShardbookApp(KeyOrderApp[int]):
         are saved with the next save that can write)."""
         self.progress.touch()
         if self.store.read_only:
-            self._plan_figure = self.main_screen.refresh_study()
-            self._update_status()
+            self.plan_figure = self.main_screen.refresh_study()
+            self.mutate_reactive(ShardbookApp.progress)
             return
         self.mark_dirty()
 
