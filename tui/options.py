@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine.quiz import Clock
 from engine.timefmt import utc_now
+
+if TYPE_CHECKING:
+    # Only named: the quiz engine (fsrs, numpy) loads when the quiz opens, not with the app.
+    from engine.quiz import Clock
 
 
 @dataclass(frozen=True)
