@@ -16,6 +16,7 @@ from typing import Any
 
 from cli.main import CliError, flag_error, option_flags
 from engine import units
+from engine.checks import one_of
 from engine.errors import InputError
 from engine.pipeline import (
     CONVENTIONS,
@@ -81,6 +82,11 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
     """
     if args.schedule is None:
         raise CliError("--schedule", f"is required: one of {', '.join(SCHEDULES)}")
+    try:
+        # A wrong choice is named before any flag that is missing: it is what was typed.
+        one_of("schedule", args.schedule, SCHEDULES)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
     if args.stages is None:
         raise CliError("--stages", "is required: the number of pipeline stages p")
     batch_given = [name for name in _BATCH_FLAGS if getattr(args, name) is not None]

@@ -23,6 +23,8 @@ from engine.collectives import (
     OPERATIONS,
     SIZE_CONVENTIONS,
     CollectiveCost,
+    check_algorithm,
+    check_op,
     collective_cost,
 )
 from engine.errors import InputError
@@ -92,6 +94,13 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
     Raises:
         CliError: a flag is missing or invalid (the message names the flag).
     """
+    try:
+        # A wrong choice is named before any flag that is missing: it is what was typed.
+        if args.op is not None:
+            # Two ranks (a power of two) check the name alone; --ranks is checked below.
+            check_algorithm(check_op(args.op), args.algorithm, 2)
+    except InputError as error:
+        raise flag_error(error, FLAGS) from None
     for flag, value in (("--op", args.op), ("--ranks", args.ranks), ("--bytes", args.bytes)):
         if value is None:
             raise CliError(flag, "is required")

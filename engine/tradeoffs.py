@@ -274,6 +274,14 @@ TRADEOFFS_STRATEGIES: tuple[str, ...] = ("dp", "zero3", "tp", "pp")
 TRADEOFFS_WORLDS: tuple[int, ...] = (8, 16, 64)
 
 
+TRADEOFFS_LINK = "400gbps"
+"""The Trade-offs pane's default interconnect: NVLink in the node, a 400 Gb/s network."""
+
+
+TRADEOFFS_WORLD = 16
+"""The Trade-offs pane's default world size: two nodes of 8 GPUs, so the network is crossed."""
+
+
 @dataclass(frozen=True)
 class TradeoffsReport:
     """What the Trade-offs pane shows for one interconnect and world size.
@@ -314,4 +322,28 @@ def tradeoffs_report(
         scaling_all(spec, "strong", world_sizes(64), TRADEOFFS_STRATEGIES),
         spec,
         describe_assumptions(spec),
+    )
+
+
+def slow_link_answer(report: TradeoffsReport) -> str:
+    """Exercise 4's answer in one line, from the report the Trade-offs pane shows: each
+    strategy's T_step growth over the NVLink-class links, largest first, with its exposed
+    communication and T_step on the chosen links, and the configuration it holds for.
+
+    Example: ``16 GPUs, NVLink in node, 400 Gb/s network (50 GB/s), lesson-1b at s 2048,
+    global batch 64; T_step growth over NVLink-class links, largest first (exposed
+    communication / T_step here): tp x2.68 (2.85 s / 3.33 s); ...``.
+    """
+    base = report.base
+    parts = [
+        f"{row.strategy} cannot run ({row.skipped})"
+        if row.chosen is None
+        else f"{row.strategy} x{row.growth:.3g} "
+        f"({row.chosen.t_comm_exposed_s:.3g} s / {row.chosen.t_step_s:.3g} s)"
+        for row in report.rows
+    ]
+    return (
+        f"{report.world} GPUs, {report.interconnect.label}, {base.model} at s {base.seq}, "
+        f"global batch {base.global_batch}; T_step growth over NVLink-class links, largest "
+        f"first (exposed communication / T_step here): {'; '.join(parts)}"
     )

@@ -195,3 +195,22 @@ def test_interleaved_error_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--schedule", "interleaved-1f1b", "--stages", "4", "--micro-batches", "10"]
     assert main(["calc", "bubble", *args, "--virtual-stages", "2"]) == 2
     assert "Interleaved 1F1B needs m to be a multiple of p" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "--schedule foo",
+        "--schedule foo --stages 4",
+        "--schedule 1F1B --stages 4 --micro-batches 8",
+    ],
+)
+def test_an_unknown_schedule_is_named_before_a_missing_flag(
+    capsys: pytest.CaptureFixture[str], args: str
+) -> None:
+    assert main(["calc", "bubble", *args.split()]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1
+    assert f"--schedule: {args.split()[1]!r} is not one of" in lines[0]
+    assert "gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2" in lines[0]

@@ -219,3 +219,20 @@ def test_tree_keeps_working_as_binomial(capsys: pytest.CaptureFixture[str]) -> N
     # 1 GB on 8 ranks at 100 GB/s, 5 us: binomial 6 × (5 us + 10 ms); double tree 30 us + 20 ms.
     assert tree["time_s"] == pytest.approx(6 * (5e-6 + 0.01))
     assert nccl["time_s"] == pytest.approx(6 * 5e-6 + 0.02)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--op", "foo"], "--op: unknown operation 'foo'"),
+        (["--op", "all-reduce", "--algorithm", "foo"], "--algorithm: 'foo' is not available"),
+    ],
+)
+def test_an_unknown_choice_is_named_before_a_missing_flag(
+    capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    assert main(["calc", "collective", *argv]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1
+    assert says in lines[0]

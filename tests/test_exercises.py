@@ -55,6 +55,32 @@ def test_export_puts_each_note_beside_the_engines_answer() -> None:
     assert data["exercise_notes"][0]["reference"] == get_strategy("tp").split
 
 
+def test_export_gives_the_trade_offs_panes_answer_to_exercise_4_and_says_5_has_none() -> None:
+    from engine.tradeoffs import TRADEOFFS_LINK, TRADEOFFS_WORLD, tradeoffs_report
+
+    progress = LessonProgress("S15", notes={"ex4": "TP suffers most", "ex5": "kernel fusion"})
+    # The pane's table at its default choices: the same engine call.
+    report = tradeoffs_report(TRADEOFFS_LINK, TRADEOFFS_WORLD)
+    data = export_data(LESSON, progress)
+    ex4, ex5 = data["exercise_notes"]
+    assert ex4["id"] == "ex4" and ex4["reference_source"].startswith("engine/tradeoffs.py")
+    growth = [f"{row.strategy} x{row.growth:.3g}" for row in report.rows]
+    assert growth and all(entry in ex4["reference"] for entry in growth)
+    assert report.interconnect.label in ex4["reference"]
+    # Megatron-LM (Shoeybi et al. 2019, Sec. 3): tensor parallelism all-reduces inside every
+    # layer, so off the NVLink domain it slows most; data parallelism overlaps its gradient
+    # all-reduce with the backward pass (PyTorch DDP, Li et al. 2020).
+    order = [row.strategy for row in report.rows]
+    assert order.index("tp") < order.index("dp")
+    assert (ex5["reference"], ex5["reference_source"]) == ("", "")
+    _front, body = split_front_matter(export_markdown(LESSON, progress))
+    exercise4 = body[body.index("### 4.") : body.index("### 5.")]
+    assert "Engine's answer (engine/tradeoffs.py, tradeoffs_report" in exercise4
+    assert "tp x" in exercise4
+    exercise5 = body[body.index("### 5.") : body.index("\n## ", body.index("### 5."))]
+    assert "No engine answer to compare with" in exercise5
+
+
 async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     text = "a[/ rank k holds W[:, k] 列切分 👩‍💻"
@@ -105,6 +131,12 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         assert pane.step == 0
         await paste_into(pilot, pane.query_one("#field-bytes", Input), "-1")
         assert "size S" in shown(pane.query_one(".calc-error", Static))
+        # A size and a bandwidth each valid alone, whose time overflows a float: the message
+        # names the field as labelled on screen, never the engine's name for it.
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "1e308")
+        await paste_into(pilot, pane.query_one("#field-bandwidth", Input), "1e-10")
+        error = shown(pane.query_one(".calc-error", Static))
+        assert error.startswith("size S: is too large or too small") and "size_bytes" not in error
 
 
 def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:

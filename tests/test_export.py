@@ -213,6 +213,20 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     assert [entry["revealed"] for entry in data["self_check"]] == [False, True, False, False]
 
 
+def test_the_next_due_time_is_written_like_every_other_time_of_the_export() -> None:
+    # The review log keeps microseconds (its times replay the schedule exactly); the notes
+    # write times as engine/timefmt.py does, to the second with the UTC offset.
+    progress = LessonProgress("S15")
+    reviewed = NOW + dt.timedelta(microseconds=29_661)
+    QuizState(progress).review(ask(lesson_items(LESSON)[0], LESSON, random.Random(0)), 1, reviewed)
+    later = NOW + dt.timedelta(minutes=5)
+    # py-fsrs 6: a new card rated Again is due after the first learning step, 1 minute.
+    assert export_data(LESSON, progress, later)["quiz"]["next_due"] == "2026-03-01T09:01:00+00:00"
+    markdown = export_markdown(LESSON, progress, later)
+    assert "- next due: 2026-03-01T09:01:00+00:00\n" in markdown
+    assert ".029661" not in markdown
+
+
 class _Page(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__()

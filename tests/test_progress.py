@@ -62,7 +62,7 @@ def test_save_leaves_no_temporary_files(tmp_path: Path) -> None:
         store.save(LessonProgress("S15", answers={"q": str(i)}))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["S15.yaml"]
     data = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert data["answers"] == {"q": "4"}
 
 
@@ -185,6 +185,54 @@ sessions:
   - sc-1
   - ex2.dp.split
 """,
+    3: """\
+schema_version: 3
+lesson: S15
+status: in-progress
+updated: '2026-12-07T11:40:02+00:00'
+answers:
+  sc-1: 参数、梯度和 Adam 状态
+revealed:
+- sc-1
+reflections:
+  r-1: "two\\nlines"
+forms:
+  ledger:
+    params: 1B
+figures:
+  exercise1:
+    parameters: 2000000000.0
+notes:
+  ex2.dp.split: my note
+quiz: {}
+read:
+- definition
+- objectives
+ratings:
+  objective-memory-sources:
+    start: partly
+    end: can
+  objective-collectives:
+    start: not-yet
+looked:
+  ex2.tp.split: '2026-12-07T10:20:00+00:00'
+sessions:
+- start: '2026-12-07T10:15:00+00:00'
+  end: '2026-12-07T11:40:02+00:00'
+  steps_finished:
+  - read:definition
+  - read:objectives
+  answers_written:
+  - sc-1
+  - ex2.dp.split
+drafts:
+  self-check:sc-1:
+    text: "typed, not submitted\\n第二行"
+    params: {}
+  drill:zero-memory:
+    text: '42'
+    params: {params: 3000000000.0, dp: 32, zero: 0}
+""",
 }
 
 
@@ -227,20 +275,32 @@ def test_a_file_of_every_version_loads(tmp_path: Path, version: int) -> None:
         assert progress.looked_before_answering("ex2.tp.split")
         assert not progress.looked_before_answering("ex2.dp.split")
         assert progress.sessions[0]["answers_written"] == ["sc-1", "ex2.dp.split"]
-    for key in ("read", "ratings", "looked", "sessions"):
+    for key in ("read", "ratings", "looked", "sessions", "drafts"):
         assert saved[key] == getattr(progress, key)
+    if version < 3:
+        # No earlier version kept a quiz answer that was not submitted.
+        assert progress.drafts == {}
+    else:
+        assert progress.drafts["self-check:sc-1"] == {
+            "text": "typed, not submitted\n第二行",
+            "params": {},
+        }
+        assert progress.drafts["drill:zero-memory"]["params"]["dp"] == 32
 
 
-def test_a_version_1_file_is_saved_as_version_2_keeping_every_word(tmp_path: Path) -> None:
+def test_a_version_1_file_is_saved_in_the_current_layout_keeping_every_word(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "S15.yaml").write_text(VERSION_FILES[1], encoding="utf-8")
     store = ProgressStore(tmp_path)
     store.save(store.load("S15").progress)
     saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
     old = yaml.safe_load(VERSION_FILES[1])
-    assert saved["schema_version"] == 2
+    assert saved["schema_version"] == 3
     for key in ("status", "answers", "revealed", "reflections", "forms", "figures", "notes"):
         assert saved[key] == old[key], key
     assert (saved["read"], saved["ratings"], saved["looked"], saved["sessions"]) == ([], {}, {}, [])
+    assert saved["drafts"] == {}
 
 
 def test_migrations_run_in_order_and_the_file_is_saved_in_the_new_layout(
@@ -380,6 +440,17 @@ def test_merge_keeps_each_side_s_change_and_deletions() -> None:
     assert merged["answers"] == {"a": "mine", "b": "disk", "d": "new"}
     assert merged["status"] == "complete"
     assert merged["revealed"] == ["d", "a"]
+
+
+def test_quiz_drafts_merge_per_item_and_a_submitted_one_stays_dropped() -> None:
+    from engine.progress import merge_progress
+
+    typed = {"text": "typed here", "params": {}}
+    other = {"text": "typed in the other window", "params": {"p": 4}}
+    base = {"drafts": {"self-check:a": typed}}
+    mine: dict[str, object] = {"drafts": {}}  # this window submitted item a
+    disk = {"drafts": {"self-check:a": typed, "drill:b": other}}
+    assert merge_progress(base, mine, disk)["drafts"] == {"drill:b": other}
 
 
 HOLDER = """
@@ -566,12 +637,15 @@ def test_a_save_dumps_only_the_keys_that_changed(
             "steps_finished: [], answers_written: []}]\n",
             "'sessions[0]'",
         ),
+        ("drafts: [typed]\n", "'drafts'"),
+        ("drafts: {self-check:q: typed}\n", "'drafts.self-check:q'"),
+        ("drafts: {self-check:q: {text: 42, params: {}}}\n", "'drafts.self-check:q'"),
     ],
 )
 def test_a_malformed_study_record_is_named_and_the_file_kept(
     tmp_path: Path, content: str, field: str
 ) -> None:
-    text = f"schema_version: 2\nlesson: S15\nanswers: {{q: kept}}\n{content}"
+    text = f"schema_version: 3\nlesson: S15\nanswers: {{q: kept}}\n{content}"
     (tmp_path / "S15.yaml").write_text(text, encoding="utf-8")
     result = ProgressStore(tmp_path).load("S15")
     assert field in result.message

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import random
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -656,3 +658,119 @@ def test_plots_load_only_when_shown() -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(tmp_path: Path) -> None:
+    app = quiz_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(8):
+            if current(app).item.kind == "drill":
+                break
+            await answer_right(pilot, app)
+        drill = current(app)
+        unit = {"GB": " (GB)", "ms": " (ms)", "fraction": " (fraction or %)", "": ""}[drill.unit]
+        field = f"Your answer{unit}"
+        answer = screen_of(app).query_one("#quiz-answer", QuizAnswer)
+        # The box says its name where the message will use it.
+        assert str(answer.placeholder).startswith(f"{field}: ")
+        for typed, why in (("", "is empty"), ("abc", "'abc'"), ("-3", "must not be negative")):
+            answer.load_text(typed)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            message = list(app._notifications)[-1].message
+            assert message.startswith(f"{field}: ") and why in message, message
+        assert screen_of(app).phase == "answer"
+
+
+# ---------------------------------------------------------------------------------- drafts
+
+
+def stored_drafts(progress_dir: Path) -> dict[str, Any]:
+    data = yaml.safe_load((progress_dir / "S15.yaml").read_text(encoding="utf-8"))
+    drafts: dict[str, Any] = data["drafts"]
+    return drafts
+
+
+def f12_app(progress_dir: Path) -> ShardbookApp:
+    """The app as the learner starts it (F12 opens the quiz); no autosave before a minute, so
+    only quitting or a signal can save what is typed."""
+    return make_app(
+        progress_dir=progress_dir,
+        autosave_delay=60,
+        quiz=QuizOptions(clock=lambda: NOW, seed=11),
+    )
+
+
+async def test_an_answer_typed_and_not_submitted_survives_ctrl_q_and_comes_back(
+    tmp_path: Path,
+) -> None:
+    typed = "quiz answer before ctrl+q"
+    app = f12_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        item = current(app).item
+        assert item.kind == "self-check" and app.focused is screen_of(app).query_one(QuizAnswer)
+        await pilot.press(*typed)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert stored_drafts(tmp_path) == {item.id: {"text": typed, "params": {}}}
+    app = f12_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        screen = screen_of(app)
+        assert current(app).item == item
+        assert screen.query_one(QuizAnswer).text == typed
+        assert "not submitted" in shown(screen.query_one("#quiz-from-lesson", Static))
+        # Submitting files the answer in the log and drops the draft.
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert stored_drafts(tmp_path) == {}
+        assert stored_quiz(tmp_path)["answers"][item.id]["answer"] == typed
+
+
+async def test_a_drill_typed_and_left_comes_back_first_with_the_same_values(
+    tmp_path: Path,
+) -> None:
+    app = quiz_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(8):
+            if current(app).item.kind == "drill":
+                break
+            await answer_right(pilot, app)
+        drill = current(app)
+        await pilot.press("1", "2", ".", "5")
+        await pilot.pause(0.2)  # the autosave, 0.05 s after the last key
+        assert stored_drafts(tmp_path)[drill.item.id] == {"text": "12.5", "params": drill.params}
+        # Typed back to the empty box it started as: no draft left.
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        await pilot.pause(0.2)
+        assert stored_drafts(tmp_path) == {}
+        await pilot.press("4", "2")
+        await pilot.press("escape", "escape")  # out of the box, out of the quiz
+        await pilot.pause()
+    app = quiz_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        again = current(app)
+        assert (again.item, again.prompt, again.params) == (drill.item, drill.prompt, drill.params)
+        assert screen_of(app).query_one(QuizAnswer).text == "42"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+async def test_an_answer_typed_in_the_quiz_is_saved_when_the_terminal_closes(
+    tmp_path: Path, signum: int
+) -> None:
+    app = f12_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        item = current(app).item
+        await pilot.press(*"typed as the window closed")
+        os.kill(os.getpid(), signum)
+        await pilot.pause(0.2)
+    assert app.return_code == 128 + signum
+    assert stored_drafts(tmp_path)[item.id]["text"] == "typed as the window closed"

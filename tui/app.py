@@ -113,6 +113,9 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson: Lesson | None = None
         self.lesson_error: str = ""
         self.progress = LessonProgress(lesson_id or DEFAULT_LESSON)
+        # Other lessons' progress with quiz drafts not yet saved (a quiz over several lessons),
+        # by lesson id: saved with the open lesson's progress, and rescued with it.
+        self.unsaved_quiz: dict[str, LessonProgress] = {}
         self._quit_confirmed = False
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
@@ -315,12 +318,28 @@ class ShardbookApp(KeyOrderApp[int]):
         learner (``""`` when saved)."""
         message = ""
         self.record_place()
-        if not self.save_now() and self.dirty:
-            path, why = write_rescue_copy(self.progress, self.store.folder)
-            rescued = strings.RESCUED.format(path=path) if path else ""
-            message = rescued or strings.NOT_RESCUED.format(error=why)
+        if not self.save_now() and self.unsaved:
+            message = self._write_rescue_copies()
         self.store.unlock()
         return message
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether any of the learner's text is not saved yet (this lesson's or a quiz draft's
+        of another lesson)."""
+        return self.dirty or bool(self.unsaved_quiz)
+
+    def _write_rescue_copies(self) -> str:
+        """A rescue copy of every progress not saved (:func:`tui.guard.write_rescue_copy`).
+        Returns what to tell the learner."""
+        pending = [self.progress] if self.dirty else []
+        pending += self.unsaved_quiz.values()
+        messages = []
+        for progress in pending:
+            path, why = write_rescue_copy(progress, self.store.folder)
+            rescued = strings.RESCUED.format(path=path) if path else ""
+            messages.append(rescued or strings.NOT_RESCUED.format(error=why))
+        return " ".join(messages)
 
     def on_unmount(self) -> None:
         self._remove_signal_handlers()
@@ -419,9 +438,16 @@ class ShardbookApp(KeyOrderApp[int]):
             self.set_timer(self.autosave_delay, self._autosave)
         self.mutate_reactive(ShardbookApp.progress)
 
+    def quiz_draft_changed(self, progress: LessonProgress) -> None:
+        """The quiz kept or dropped an answer typed and not submitted (``progress.drafts``):
+        saved as other typing is, within ``autosave_delay`` seconds and before quitting."""
+        if progress is not self.progress:
+            self.unsaved_quiz[progress.lesson_id] = progress
+        self.mark_dirty()
+
     def _autosave(self) -> None:
         self._save_pending = False
-        if self.dirty:
+        if self.unsaved:
             self.save_now()
 
     def save_now(self) -> bool:
@@ -431,11 +457,24 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.study_session is not None:
             self.study_session.record(self.progress, utc_now())
         saved = self._save_progress()
+        saved = self._save_quiz_drafts() and saved
         if self.lesson is not None and self.main_screen.is_mounted:
             figure = self.main_screen.refresh_study()
             if figure != self.plan_figure:
                 self.plan_figure = figure
         return saved
+
+    def _save_quiz_drafts(self) -> bool:
+        """Save the other lessons' progress holding quiz drafts; False when one failed (it
+        stays pending, and the learner is told)."""
+        for lesson_id, progress in list(self.unsaved_quiz.items()):
+            try:
+                self.store.save(progress)
+            except ShardbookError as error:
+                self.notify(strings.SAVE_FAILED.format(error=error), severity="error", timeout=20)
+                return False
+            del self.unsaved_quiz[lesson_id]
+        return True
 
     def _save_progress(self) -> bool:
         if self.lesson is None:
@@ -677,13 +716,11 @@ class ShardbookApp(KeyOrderApp[int]):
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
         rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
         self.record_place()
-        if self.save_now() or not self.dirty:
+        if self.save_now() or not self.unsaved:
             self.exit(0)
             return
         if self._quit_confirmed:
-            path, why = write_rescue_copy(self.progress, self.store.folder)
-            rescued = strings.RESCUED.format(path=path) if path else ""
-            self.exit(0, message=rescued or strings.NOT_RESCUED.format(error=why))
+            self.exit(0, message=self._write_rescue_copies())
             return
         self._quit_confirmed = True
         self.notify("Press ctrl+q again to quit WITHOUT saving.", severity="error", timeout=20)

@@ -153,9 +153,20 @@ QUIZ_TITLE = "Quiz"
 QUIZ_STATUS = (
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
-QUIZ_PLACEHOLDER = "Your answer: enter starts a new line, ctrl+r submits, escape leaves the box"
+QUIZ_PLACEHOLDER = "{field}: enter starts a new line, ctrl+r submits, escape leaves the box"
+# The answer box's name, by the unit a drill reads a bare number in (engine.quiz's Question.unit):
+# the placeholder starts with it and a refused answer is named by it, as a calculator's field is.
+QUIZ_ANSWER_FIELD = "Your answer"
+QUIZ_ANSWER_FIELDS = {
+    "GB": "Your answer (GB)",
+    "ms": "Your answer (ms)",
+    "fraction": "Your answer (fraction or %)",
+}
 QUIZ_FROM_LESSON = (
     "Your answer from the lesson is below: edit it or press ctrl+r to reveal the key points."
+)
+QUIZ_FROM_DRAFT = (
+    "Your answer typed last time and not submitted is below: edit it or press ctrl+r to submit."
 )
 QUIZ_SUBMIT = "Submit"
 QUIZ_ACCEPT = "Accept"

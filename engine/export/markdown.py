@@ -10,11 +10,12 @@ from typing import Any
 
 import yaml
 
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote, get_note
+from engine.exercises import EXERCISE_ITEMS, FREE_NOTES, ExerciseNote, get_note
 from engine.export.notes import (
     EXERCISE1_COLUMNS,
     LINE_BREAKS,
     NOT_ANSWERED,
+    engine_answer,
     exercise1_figures,
     exercise_item_notes,
     ledger_inputs,
@@ -91,6 +92,10 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
 
 LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
 WRITTEN_FIRST = "_Written before looking at the engine's answer._"
+NO_ENGINE_ANSWER = (
+    "_No engine answer to compare with: the exercise asks for a factor the formulas alone "
+    "cannot decide._"
+)
 LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
 
 
@@ -101,8 +106,11 @@ def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> l
         parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
     elif looked is not None:
         parts.append(WRITTEN_FIRST)
-    if note.reference:
-        parts.append(f"Engine's answer (engine/strategies.py): {_one_line(note.reference)}")
+    answer, source = engine_answer(note)
+    if answer:
+        parts.append(f"Engine's answer ({source}): {_one_line(answer)}")
+    elif note in FREE_NOTES:
+        parts.append(NO_ENGINE_ANSWER)
     return parts
 
 
@@ -232,7 +240,7 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
         )
     lines.append(f"- due now: {summary['due']}")
     if summary["next_due"]:
-        lines.append(f"- next due: {summary['next_due']} (UTC)")
+        lines.append(f"- next due: {summary['next_due']}")
     return ["\n".join(lines)]
 
 

@@ -5,18 +5,25 @@ engine's answers, the self-check answers, the reflections and the spaced review'
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from typing import Any
 
 from engine.errors import InputError, ProgressError
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_by_engine, answered_notes
+from engine.exercises import (
+    EXERCISE_ITEMS,
+    TRADEOFFS,
+    ExerciseNote,
+    answered_by_engine,
+    answered_notes,
+)
 from engine.ledger import PRECISION_PRESETS
 from engine.lesson import Item, Lesson, Section
 from engine.progress import (
     LessonProgress,
 )
 from engine.strategies import get_strategy
-from engine.timefmt import utc_iso, utc_now
+from engine.timefmt import parse_utc, utc_iso, utc_now
 
 FORMATS = ("md", "json", "html", "anki")
 
@@ -124,8 +131,8 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
     """The spaced-review summary: ``items``, ``new``, ``reviewed``, ``reviews`` (ratings given),
     ``due`` (now), ``recall`` (the share of reviews rated Good or Easy, 0-1, or None before any
     review), ``retrievability`` (mean FSRS retrievability of the reviewed items now, 0-1, or None)
-    and ``next_due`` (ISO 8601 UTC, or None); with ``error`` instead when the stored quiz data
-    cannot be read (the export still goes ahead)."""
+    and ``next_due`` (ISO 8601 UTC to the second, or None); with ``error`` instead when the
+    stored quiz data cannot be read (the export still goes ahead)."""
     from engine.quiz import lesson_stats  # fsrs loads only when notes are exported
 
     try:
@@ -140,8 +147,48 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
         "due": stats.due,
         "recall": stats.recall,
         "retrievability": stats.retrievability,
-        "next_due": stats.next_due,
+        "next_due": _stored_time(stats.next_due),
     }
+
+
+def _stored_time(text: str | None) -> str | None:
+    """A time of the review log (ISO 8601 UTC with microseconds, which replay the schedule
+    exactly) as every other time of the export is written: :func:`engine.timefmt.utc_iso`,
+    to the second."""
+    moment = parse_utc(text) if text else None
+    return utc_iso(moment) if moment is not None else text
+
+
+STRATEGIES_SOURCE = "engine/strategies.py"
+SLOW_LINK_SOURCE = (
+    "engine/tradeoffs.py, tradeoffs_report: the Trade-offs pane's table at its default choices"
+)
+
+
+@functools.cache
+def _slow_link_answer() -> str:
+    from engine.tradeoffs import (  # the step-time engine loads only when notes are exported
+        TRADEOFFS_LINK,
+        TRADEOFFS_WORLD,
+        slow_link_answer,
+        tradeoffs_report,
+    )
+
+    return slow_link_answer(tradeoffs_report(TRADEOFFS_LINK, TRADEOFFS_WORLD))
+
+
+def engine_answer(note: ExerciseNote) -> tuple[str, str]:
+    """The engine's answer to ``note`` and where it comes from: exercises 2 and 3 from
+    :mod:`engine.strategies` (what the diagrams are drawn from); exercise 4 from
+    :func:`engine.tradeoffs.tradeoffs_report` at the Trade-offs pane's default choices (the
+    same call the pane makes), written by :func:`engine.tradeoffs.slow_link_answer`.
+    ``("", "")`` where the engine has none (exercise 5 asks for a factor the formulas cannot
+    decide)."""
+    if note.reference:
+        return note.reference, STRATEGIES_SOURCE
+    if note.answered_by == TRADEOFFS:
+        return _slow_link_answer(), SLOW_LINK_SOURCE
+    return "", ""
 
 
 def _section(lesson: Lesson, kind: str) -> Section | None:
@@ -190,7 +237,8 @@ def export_data(
     exercise of the lesson, in order: number, id, text, and the learner's ``notes``),
     ``exercise1`` (column -> bytes; ``{}`` when not filled in or the form has an error),
     ``ledger_inputs`` (the inputs set: field, label, text), ``ledger_form`` (the form as typed),
-    ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer),
+    ``exercise_notes`` (id, exercise, strategy, label, text, reference: the engine's answer or
+    ``""``, reference_source: where it comes from, :func:`engine_answer`),
     ``self_check`` (id, question, answer, revealed, key_points), ``reflections`` (id, label,
     text), ``objectives`` (id, text, trained_by: exercise and question ids, rating: start and
     end, each a level or None), ``readings`` (id, text, links: label and url, sources),
@@ -228,7 +276,8 @@ def export_data(
                 "strategy": note.strategy,
                 "label": note.label,
                 "text": text,
-                "reference": note.reference,
+                "reference": engine_answer(note)[0],
+                "reference_source": engine_answer(note)[1],
                 "looked_before_answering": looked_flag(progress, note.id),
             }
             for note, text in answered_notes(progress.notes)

@@ -25,11 +25,12 @@ Versions: ``schema_version`` names the layout below. :data:`MIGRATIONS` turns a 
 version ``n`` into version ``n + 1``; a file of any earlier version is migrated when loaded
 and saved in the current layout (tests/test_progress.py holds a file of every version and loads
 each). Version 2 added ``read``, ``ratings``, ``looked`` and ``sessions``; a version-1 file gets
-them empty.
+them empty. Version 3 added ``drafts``; a version-2 file gets none. (A version-2 shardbook
+refuses a version-3 file rather than save over it without the drafts.)
 
-File layout (``schema_version: 2``)::
+File layout (``schema_version: 3``)::
 
-    schema_version: 2
+    schema_version: 3
     lesson: S15
     status: not-started | in-progress | complete
     updated: 2026-11-29T10:15:00+00:00
@@ -45,6 +46,8 @@ File layout (``schema_version: 2``)::
     looked: {note id: UTC time}        # the engine's answer was shown before the note was written
     sessions:                          # the session log, oldest first (engine.session)
       - {start: UTC time, end: UTC time, steps_finished: [plan step ids], answers_written: [ids]}
+    drafts:                            # quiz answers typed and not submitted (engine.quiz)
+      {quiz item id: {text: the answer as typed, params: what asked it (drill values)}}
 
 Times are ISO 8601 in UTC with an explicit offset (``2026-12-07T10:15:00+00:00``).
 

@@ -4,6 +4,7 @@ migrations, the shape each key must have when read).
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
@@ -14,7 +15,7 @@ from typing import Any, Literal, get_args
 from engine.errors import InputError, ProgressError
 from engine.timefmt import parse_utc, utc_iso
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -24,8 +25,14 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "read": [], "ratings": {}, "looked": {}, "sessions": []}
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps every version-2 key and adds the quiz answers typed but not submitted,
+    none: a version-2 app kept no such text."""
+    return {**data, "drafts": {}}
+
+
 # version n -> a function turning a version-n document into a version-(n + 1) document.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 Status = Literal["not-started", "in-progress", "complete"]
@@ -82,6 +89,7 @@ class LessonProgress:
     ratings: dict[str, dict[str, str]] = field(default_factory=dict)
     looked: dict[str, str] = field(default_factory=dict)
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    drafts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def touch(self) -> None:
         """Mark the lesson as studied: "not-started" becomes "in-progress"; "complete" stays."""
@@ -148,6 +156,20 @@ class LessonProgress:
         """True when the learner saw the engine's answer for ``note_id`` before writing it."""
         return note_id in self.looked
 
+    def set_draft(self, item_id: str, text: str, params: dict[str, Any]) -> None:
+        """Keep ``text``, typed in the quiz's answer box for item ``item_id`` and not submitted,
+        with the ``params`` that asked it (drill values; ``{}`` for a self-check), so the same
+        question comes back with it."""
+        self.drafts = {**self.drafts, item_id: {"text": text, "params": copy.deepcopy(params)}}
+
+    def clear_draft(self, item_id: str) -> bool:
+        """Drop the draft of item ``item_id`` (submitted, or typed back to what the box started
+        with). Returns True when there was one."""
+        if item_id not in self.drafts:
+            return False
+        self.drafts = {key: value for key, value in self.drafts.items() if key != item_id}
+        return True
+
     def to_data(self) -> dict[str, Any]:
         """The YAML document for this progress (plain dicts, lists, str and float)."""
         return {
@@ -166,6 +188,7 @@ class LessonProgress:
             "ratings": {key: dict(value) for key, value in self.ratings.items()},
             "looked": dict(self.looked),
             "sessions": [_copy_session(entry) for entry in self.sessions],
+            "drafts": copy.deepcopy(self.drafts),
         }
 
 
@@ -262,6 +285,7 @@ def progress_from_data(path: Path, data: dict[str, Any], lesson_id: str) -> Less
         ratings=_ratings(path, data),
         looked=_looked(path, data),
         sessions=_sessions(path, data),
+        drafts=_drafts(path, data),
     )
 
 
@@ -328,3 +352,21 @@ def _sessions(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
                 "steps_finished and answers_written (lists of ids)",
             )
     return [_copy_session(entry) for entry in value]
+
+
+def _drafts(path: Path, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    value = data.get("drafts") or {}
+    if not isinstance(value, dict):
+        raise ProgressError(str(path), "'drafts' must map quiz item ids to drafts")
+    for item_id, draft in value.items():
+        if (
+            not isinstance(item_id, str)
+            or not isinstance(draft, dict)
+            or set(draft) != {"text", "params"}
+            or not isinstance(draft["text"], str)
+            or not isinstance(draft["params"], dict)
+        ):
+            raise ProgressError(
+                str(path), f"'drafts.{item_id}' must hold text (the answer typed) and params"
+            )
+    return copy.deepcopy(value)

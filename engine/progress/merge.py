@@ -26,13 +26,13 @@ def merge_progress(
     """Three-way merge of progress documents (:meth:`LessonProgress.to_data` layout).
 
     ``base`` is what this instance loaded, ``mine`` what it holds now, ``disk`` what another
-    instance saved meanwhile. Text maps (answers, reflections, notes), forms, figures, quiz and
-    looked-first marks merge per id; ratings per objective and phase; revealed and read ids are
-    united; the session logs are joined (:func:`_merge_sessions`); status keeps this instance's
-    change, if any.
+    instance saved meanwhile. Text maps (answers, reflections, notes), forms, figures, quiz,
+    looked-first marks and quiz drafts merge per id; ratings per objective and phase; revealed
+    and read ids are united; the session logs are joined (:func:`_merge_sessions`); status keeps
+    this instance's change, if any.
     """
     merged = dict(disk)
-    for key in ("answers", "reflections", "notes", "forms", "figures", "quiz", "looked"):
+    for key in ("answers", "reflections", "notes", "forms", "figures", "quiz", "looked", "drafts"):
         merged[key] = _merge_maps(base.get(key) or {}, mine.get(key) or {}, disk.get(key) or {})
     for key in ("revealed", "read"):
         united = list(disk.get(key) or [])

@@ -6,7 +6,9 @@ misconception, matching, drill). Items of one pair (:func:`~engine.quiz.items.pa
 when fewer than :data:`~engine.quiz.items.PAIR_GAP` other questions come between them in one
 session; a session never asks them that close (the later one waits, if need be for the next
 session). A self-check answered in the lesson today (:mod:`engine.lesson_reveals`) is not asked
-again today; "today" is the learner's local date.
+again today; "today" is the learner's local date. An item with a draft (an answer typed and not
+submitted, ``LessonProgress.drafts``: :meth:`QuizSession.keep_draft`) is asked first, with the
+values it was asked with, and :meth:`QuizSession.draft` gives the text back for its box.
 
 The session calls ``save`` after every answer and every rating. Clock, time zone and random seed
 are injectable so runs are reproducible.
@@ -178,7 +180,10 @@ class QuizSession:
         now = self.now()
         today = local_date(now, self.tz)
         skip = {item for item, _state in entries if self._answered_in_lesson(item, today)}
-        self.queue = review_queue(entries, now, self.due_only, skip)
+        queue = review_queue(entries, now, self.due_only, skip)
+        # An answer typed and not submitted last time: its question comes back first, with it.
+        drafted = [item for item in queue if item.id in self.progress[item.lesson_id].drafts]
+        self.queue = [*drafted, *(item for item in queue if item not in drafted)]
         self.answered_today = [
             item for item in review_queue(entries, now, self.due_only) if item in skip
         ]
@@ -211,8 +216,47 @@ class QuizSession:
             return None
         item = self.queue.pop(index)
         self.asked.append(item)
-        self.current = ask(item, self.lessons[item.lesson_id], self.rng)
+        self.current = self._ask_again(item)
         return self.current
+
+    def _ask_again(self, item: QuizItem) -> Question:
+        """Ask ``item``, with the values of its draft's asking when it has a draft (values no
+        longer valid for the item: fresh ones)."""
+        lesson = self.lessons[item.lesson_id]
+        draft = self.progress[item.lesson_id].drafts.get(item.id)
+        if draft is not None and draft["params"]:
+            try:
+                return ask(item, lesson, self.rng, draft["params"])
+            except InputError:
+                pass
+        return ask(item, lesson, self.rng)
+
+    def draft(self) -> str | None:
+        """The answer typed for the current question and not submitted (kept in
+        ``LessonProgress.drafts``), or None when there is none."""
+        question = self.current
+        if question is None:
+            return None
+        draft = self.progress[question.item.lesson_id].drafts.get(question.item.id)
+        return None if draft is None else str(draft["text"])
+
+    def keep_draft(self, text: str) -> LessonProgress | None:
+        """Keep ``text``, the answer box as it stands, as the current question's draft; text
+        equal to what the box starts with (:meth:`lesson_answer`) drops the draft instead.
+        Nothing is saved here: returns the progress that changed (for the caller to save, as
+        it saves other typing), or None when nothing changed or no question is open for an
+        answer."""
+        question = self.current
+        if question is None or self.grade is not None:
+            return None
+        progress = self.progress[question.item.lesson_id]
+        item_id = question.item.id
+        if text == self.lesson_answer():
+            return progress if progress.clear_draft(item_id) else None
+        if self.draft() == text:
+            return None
+        progress.set_draft(item_id, text, question.params)
+        return progress
 
     @property
     def remaining(self) -> int:
@@ -238,7 +282,8 @@ class QuizSession:
         return {rating: card.due - now for rating, card in cards.items()}
 
     def answer(self, answer: str | bool | int) -> Grade:
-        """Grade an answer to the current question and save it at once (before any rating).
+        """Grade an answer to the current question and save it at once (before any rating);
+        the question's draft, if any, is dropped: the answer is in the log now.
 
         Raises:
             InputError: no current question (field ``answer``) or an answer the question cannot
@@ -250,6 +295,7 @@ class QuizSession:
         grade = self.current.grade(answer)
         self.grade = grade
         lesson_id = self.current.item.lesson_id
+        self.progress[lesson_id].clear_draft(self.current.item.id)
         self.states[lesson_id].record_answer(self.current, grade, self.now())
         self.save(self.progress[lesson_id])
         return grade

@@ -17,13 +17,14 @@ from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Static, TextArea
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, discover_lessons, load_lesson
@@ -140,7 +141,7 @@ class QuizScreen(Screen[None]):
                 id="quiz-answer",
                 soft_wrap=True,
                 show_line_numbers=False,
-                placeholder=strings.QUIZ_PLACEHOLDER,
+                placeholder=strings.QUIZ_PLACEHOLDER.format(field=strings.QUIZ_ANSWER_FIELD),
             )
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
@@ -230,6 +231,13 @@ class QuizScreen(Screen[None]):
         return session.current.answer_kind if session and session.current else ""
 
     @property
+    def answer_field(self) -> str:
+        """The answer box's name as on screen (its placeholder), with the drill's unit."""
+        session = self.session
+        unit = session.current.unit if session and session.current else ""
+        return strings.QUIZ_ANSWER_FIELDS.get(unit, strings.QUIZ_ANSWER_FIELD)
+
+    @property
     def typing(self) -> bool:
         """Whether the focus is in the answer box."""
         return self.focused is self.query_one("#quiz-answer", QuizAnswer)
@@ -259,6 +267,16 @@ class QuizScreen(Screen[None]):
         if action in ("undo", "retention", "stats"):
             return self.session is not None
         return True
+
+    @on(TextArea.Changed, "#quiz-answer")
+    def _answer_typed(self, event: TextArea.Changed) -> None:
+        """Keep what is typed as the question's draft (saved as other typing is), so an answer
+        not submitted is never lost: quitting, a signal or leaving the quiz keeps it."""
+        if self.session is None or self.phase != "answer":
+            return
+        changed = self.session.keep_draft(event.text_area.text)
+        if changed is not None:
+            self.shardbook.quiz_draft_changed(changed)
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -322,16 +340,24 @@ class QuizScreen(Screen[None]):
         if question.answer_kind == "true-false" and phase == "answer":
             options.update(Text(strings.QUIZ_JUDGE_HINT))
             options.display = True
+        draft = session.draft()
         if question is not self._filled_for:
-            # A new question: the box starts with the lesson's answer to it, if any.
+            # A new question: the box starts with the answer typed and not submitted last
+            # time, else with the lesson's answer to it, if any.
             self._filled_for = question
-            answer.load_text(session.lesson_answer())
+            answer.placeholder = strings.QUIZ_PLACEHOLDER.format(field=self.answer_field)
+            answer.load_text(session.lesson_answer() if draft is None else draft)
             answer.move_cursor(answer.document.end)
         if question.answer_kind in ("text", "number"):
             answer.display = True
             answer.read_only = phase != "answer"
             answer.can_focus = phase == "answer"
-            from_lesson.display = phase == "answer" and bool(session.lesson_answer())
+            from_lesson.update(
+                strings.QUIZ_FROM_LESSON if draft is None else strings.QUIZ_FROM_DRAFT
+            )
+            from_lesson.display = phase == "answer" and (
+                draft is not None or bool(session.lesson_answer())
+            )
         if phase == "answer":
             if question.answer_kind in ("text", "number"):
                 answer.focus()
@@ -451,7 +477,7 @@ class QuizScreen(Screen[None]):
         try:
             self.session.answer(answer)
         except InputError as error:
-            self.notify(error.message, severity="warning")
+            self.notify(f"{self.answer_field}: {error.message}", severity="warning")
             return
         self._show()
 

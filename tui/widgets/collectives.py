@@ -32,11 +32,18 @@ from engine.collectives import (
     is_simulated,
 )
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
+from engine.errors import InputError
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.side import ChoicesChanged, resumed_choices
 
 DEFAULT = "default"
+# collective_cost's argument -> the form field that gives it.
+_PANE_FIELDS = {
+    "size_bytes": "bytes",
+    "bandwidth_bytes_per_s": "bandwidth",
+    "latency_s": "latency",
+}
 _ALL_ALGORITHMS = tuple(
     dict.fromkeys(
         a for table in (ALGORITHMS, COST_ONLY_ALGORITHMS) for names in table.values() for a in names
@@ -144,14 +151,18 @@ class CollectivesPane(CalculatorPane):
         op = values["op"]
         algorithm = None if values["algorithm"] == DEFAULT else values["algorithm"]
         ranks = units.parse_int("ranks", values["ranks"], minimum=1)
-        cost = collective_cost(
-            op,
-            ranks,
-            units.parse_bytes("bytes", values["bytes"]),
-            units.parse_rate("bandwidth", values["bandwidth"]),
-            units.parse_time("latency", values["latency"]),
-            algorithm,
-        )
+        try:
+            cost = collective_cost(
+                op,
+                ranks,
+                units.parse_bytes("bytes", values["bytes"]),
+                units.parse_rate("bandwidth", values["bandwidth"]),
+                units.parse_time("latency", values["latency"]),
+                algorithm,
+            )
+        except InputError as error:
+            # The engine names its arguments (size_bytes); the message names the form's field.
+            raise InputError(_PANE_FIELDS.get(error.field, error.field), error.message) from None
         key = (op, algorithm, ranks)
         if key != self._flow_key:
             # Only a new op, algorithm or rank count changes the picture; redrawing it on every
