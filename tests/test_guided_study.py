@@ -21,7 +21,8 @@ from engine.plan import build_plan, study_places
 from engine.progress import ProgressStore
 from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, settle, wait_until
 from tui.app import ShardbookApp
-from tui.screens.study import ConfirmScreen, PlanScreen, SummaryScreen
+from tui.screens.study import PlanScreen, SummaryScreen
+from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox
 from tui.widgets.reader import BrokenText

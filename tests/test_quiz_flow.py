@@ -25,14 +25,15 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
 from tests.pilot_helpers import SIZE, shown
 from tui.app import ShardbookApp, make_app
-from tui.cli import main
+from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
-from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
+from tui.screens.quiz import QuizAnswer, QuizScreen
 from tui.widgets.notes import SelfCheckBox
 
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from rich.cells import cell_len
 
+from cli.main import main
 from engine.lesson import Lesson
 from engine.plan import ReviewOutlook
 from engine.progress import LessonProgress, ProgressStore
@@ -24,7 +25,6 @@ from engine.session import (
     session_log,
     summarize,
 )
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 START = dt.datetime(2026, 12, 7, 10, 15, 0, 400_000, tzinfo=dt.UTC)

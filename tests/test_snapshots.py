@@ -133,7 +133,7 @@ def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
     rating key with its interval (fixed clock and seed)."""
     import datetime as dt
 
-    from tui.screens.quiz import QuizOptions
+    from tui.options import QuizOptions
 
     now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)

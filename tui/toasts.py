@@ -23,6 +23,8 @@ under it while the toast is shown (Textualize/textual#6357, open): full width ca
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from textual.app import App
 from textual.css.query import NoMatches
@@ -50,7 +52,7 @@ def toast_rows(message: str, width: int) -> int:
     return sum(max(1, -(-cell_len(line) // text_width)) for line in message.split("\n"))
 
 
-def show_alone(app: App[object], notification: Notification) -> None:
+def show_alone(app: App[Any], notification: Notification) -> None:
     """Withdraw every message but ``notification`` and place it (see module docstring)."""
     for other in list(app._notifications):
         if other is not notification:

@@ -45,7 +45,7 @@ from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
 from engine.resume import SIDE_SIZES, ResumeState
 from tui import strings
-from tui.commands import bindings
+from tui.commands import CommandsProvider, PaletteEntry, bindings
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.footer import KeysFooter
@@ -57,6 +57,7 @@ from tui.widgets.study import StepChosen
 
 if TYPE_CHECKING:
     from engine.search import Place
+    from tui.app import ShardbookApp
     from tui.screens.search import SearchResult
     from tui.widgets.diagrams import DiagramsPane
     from tui.widgets.tradeoffs import TradeoffsPane
@@ -128,8 +129,20 @@ def side_default(size: SizeClass, preference: SidePreference) -> bool:
     return preference == "shown"
 
 
+class LessonCommands(CommandsProvider):
+    """The palette over the lesson: its keys' commands, every section, every lesson and the
+    study entries with no key of their own."""
+
+    scope = "main"
+
+    def extra_entries(self) -> list[PaletteEntry]:
+        return cast("ShardbookApp", self.app).palette_entries()
+
+
 class MainScreen(Screen[None]):
     """The lesson: outline, reading pane, side pane (see module docstring)."""
+
+    COMMANDS = {LessonCommands}
 
     BINDINGS = [
         *bindings("main"),

@@ -13,12 +13,11 @@ keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -35,15 +34,16 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession
+from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.settings import (
     DESIRED_RETENTION_DEFAULT,
     DESIRED_RETENTION_RANGE,
 )
-from engine.timefmt import duration_text, format_interval, local_text, utc_now
+from engine.timefmt import duration_text, format_interval, local_text
 from engine.units import parse_number
 from tui import strings
+from tui.options import QuizOptions
 from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralInput, LiteralTextArea
 
@@ -60,27 +60,6 @@ RETENTION_KEY = "review.desired_retention"
 _OUTSIDE_THE_BOX = frozenset(
     {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
 )
-
-
-@dataclass(frozen=True)
-class QuizOptions:
-    """How the quiz opens.
-
-    Attributes:
-        lesson: quiz only this lesson; None: every lesson in the content folder, one queue.
-        due_only: only reviewed items that are due now (no new items).
-        open_at_start: the app opens on the quiz screen (``shardbook quiz``).
-        clock: the time source, timezone-aware (tests inject a fixed one).
-        seed: seeds drill values and choice orders (None: random).
-        tz: the learner's time zone for "today" and the times shown (None: this machine's).
-    """
-
-    lesson: str | None = None
-    due_only: bool = False
-    open_at_start: bool = False
-    clock: Clock = utc_now
-    seed: int | None = None
-    tz: dt.tzinfo | None = None
 
 
 class QuizAnswer(LiteralTextArea):
@@ -176,7 +155,7 @@ class QuizScreen(Screen[None]):
 
     @property
     def shardbook(self) -> ShardbookApp:
-        return self.app  # type: ignore[return-value]
+        return cast("ShardbookApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="quiz-status", markup=False)

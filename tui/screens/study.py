@@ -1,5 +1,5 @@
-"""Modal screens of guided study: the study plan (F11), the session summary, and a yes/no
-confirmation (F9 on an unfinished plan, looking at an answer before writing the note).
+"""Modal screens of guided study: the study plan (F11) and the session summary (the yes/no
+confirmation they share a frame with is :class:`tui.widgets.confirm.ConfirmScreen`).
 
 Every text is shown literally (lesson text, the learner's counts): :class:`BrokenText` and
 ``Content``, never markup.
@@ -19,53 +19,15 @@ from textual.widgets.option_list import Option
 from engine.plan import Plan, describe_step, review_line
 from engine.progress import RATING_LABELS
 from tui import strings
+from tui.widgets.confirm import MODAL_CSS
 from tui.widgets.reader import BrokenLines, BrokenText
-
-_MODAL_CSS = """
-    {name} {{ align: center middle; }}
-    {name} > Vertical {{
-        width: 96; max-width: 100%; height: auto; max-height: 100%;
-        background: $surface; border: thick $primary; padding: 0 1;
-    }}
-    {name} .hint {{ margin: 0; }}
-"""
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A question with a yes (enter, y) and a no (escape, n); dismissed with True or False."""
-
-    DEFAULT_CSS = (
-        _MODAL_CSS.format(name="ConfirmScreen")
-        + "ConfirmScreen VerticalScroll { height: auto; max-height: 20; }"
-    )
-    BINDINGS = [
-        Binding("enter,y", "dismiss(True)", "Yes", id="confirm_yes"),
-        Binding("escape,n", "dismiss(False)", "No", id="confirm_no"),
-    ]
-
-    def __init__(self, question: str, lines: tuple[str, ...] = (), ask: str = "") -> None:
-        super().__init__()
-        self.question = question
-        self.lines = lines
-        self.ask = ask
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield BrokenText(strings.CONFIRM_TITLE, classes="section-title")
-            with VerticalScroll(can_focus=False):
-                yield BrokenText(self.question, classes="confirm-question")
-                for line in self.lines:
-                    yield BrokenText(line, marker="- ", classes="confirm-line")
-                if self.ask:
-                    yield BrokenText(self.ask, classes="confirm-ask")
-            yield BrokenText(strings.CONFIRM_YES, classes="hint")
 
 
 class SummaryScreen(ModalScreen[None]):
     """The session summary (:func:`engine.session.render_summary`); escape closes it."""
 
     DEFAULT_CSS = (
-        _MODAL_CSS.format(name="SummaryScreen")
+        MODAL_CSS.format(name="SummaryScreen")
         + "SummaryScreen VerticalScroll { height: auto; max-height: 30; }"
     )
     BINDINGS = [
@@ -116,7 +78,7 @@ class PlanScreen(ModalScreen[str | None]):
     its id); ``s`` shows the session summary; escape closes."""
 
     DEFAULT_CSS = (
-        _MODAL_CSS.format(name="PlanScreen")
+        MODAL_CSS.format(name="PlanScreen")
         + """
     PlanScreen > Vertical { height: 100%; }
     PlanScreen OptionList { height: 1fr; border: none; padding: 0; }

@@ -10,8 +10,9 @@ on screen. The pane holds no formula. Each key is answered in one frame (README 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -53,12 +54,17 @@ class Outcome:
 
 
 class FormInput(LiteralInput):
-    """A form field that tells its pane of an edit while the key is being handled.
+    """A form field that tells its pane of an edit while the key is being handled, through the
+    ``edited`` callback the pane gives it (the field knows nothing of its pane).
 
     Input.Changed reaches the pane a few message hops later, after Textual may already have
     drawn the frame that shows the typed character; the result then waited for the next frame
     (up to 1/60 s). Recomputing here puts the new result in the same frame.
     """
+
+    def __init__(self, value: str, edited: Callable[[], None], **kwargs: Any) -> None:
+        self._edited = edited  # before Input's own set-up, which sets the value
+        super().__init__(value, **kwargs)
 
     def _watch_value(self, value: str) -> None:
         # Textual's Input sets ``virtual_size`` (a reactive that re-lays out the whole screen,
@@ -69,10 +75,8 @@ class FormInput(LiteralInput):
         super()._watch_value(value)
 
     def watch_value(self, value: str) -> None:
-        for node in self.ancestors:
-            if isinstance(node, CalculatorPane):
-                node.field_edited()
-                return
+        if self.parent is not None:  # in its pane's form, not while being built
+            self._edited()
 
 
 class ResultView(Widget):
@@ -242,7 +246,11 @@ class CalculatorPane(VerticalScroll):
                 )
             else:
                 widget = FormInput(
-                    value, id=f"field-{field.name}", compact=True, classes="form-field"
+                    value,
+                    self.field_edited,
+                    id=f"field-{field.name}",
+                    compact=True,
+                    classes="form-field",
                 )
                 if field.tooltip:
                     widget.tooltip = field.tooltip

@@ -190,12 +190,12 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
         table.add_column(strings.TRADEOFFS_COL_CASE)
         for header in headers:
             table.add_column(header, justify="right", no_wrap=True)
-        for label, cells in rows:
-            table.add_row(Text(label), *cells)
+        for label, row_cells in rows:
+            table.add_row(Text(label), *row_cells)
         figures.append(table)
     else:
-        for label, cells in rows:
-            pairs = [f"{header} {cell}" for header, cell in zip(headers, cells, strict=True)]
+        for label, row_cells in rows:
+            pairs = [f"{header} {cell}" for header, cell in zip(headers, row_cells, strict=True)]
             figures.append(Text(label, style="bold"))
             figures.append(Text("  " + "; ".join(pairs)))
     parts: list[RenderableType] = [
@@ -443,7 +443,7 @@ class TradeoffsPane(VerticalScroll):
 
     def action_look_first(self) -> None:
         """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         if not self.folded:
             self.notify(strings.NOTHING_FOLDED)
