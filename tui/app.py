@@ -62,7 +62,8 @@ from tui.guard import end_on_signal, fallback_folders, install_exit_signals, wri
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
 from tui.screens.guide import SectionMoved, SectionRead
-from tui.screens.main import META_ID, MainScreen
+from tui.screens.layout import META_ID
+from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
