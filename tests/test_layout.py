@@ -21,16 +21,16 @@ from engine.linebreak import is_closing
 from engine.progress import ProgressStore
 from tests.pilot_helpers import app_for, screen_lines, wait_until
 from tui.app import ShardbookApp
-from tui.screens.main import (
+from tui.screens.layout import (
     MIN_HEIGHT,
     MIN_WIDTH,
     Arrangement,
-    MainScreen,
     arrange,
     side_default,
     size_class,
     too_small_message,
 )
+from tui.screens.main import MainScreen
 from tui.widgets.reader import BrokenText
 
 

@@ -1,6 +1,7 @@
 """SVG snapshots of the app (pytest-textual-snapshot; Textual pinned exactly): the main screen at
 each layout (80x24, 120x40, 60x20, 40x12), reading mode, the hidden side pane, the too-small
-message, and the side panes.
+message, the side panes, the help screen, the command palette and the error states (a broken
+lesson file, a read-only second window, a save that failed).
 
 Regenerate after an intended change with ``pytest tests/test_snapshots.py --snapshot-update`` and
 look at the SVGs before committing them. Reading a section saves the progress, so the app's clock
@@ -19,6 +20,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.pilot_helpers import SIZE
+from tui import strings
 from tui.app import ShardbookApp, make_app
 
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
@@ -186,3 +188,86 @@ def test_resumed_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[
         encoding="utf-8",
     )
     assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
+
+
+def test_help_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F1 over the lesson: the keys of the screen below, grouped, with what each does."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["f1"])
+
+
+def test_command_palette(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+p with "zoom" typed: the matching commands, the best first."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+p", *"zoom"])
+
+
+def test_diagrams_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F4 at 120 columns: the Diagrams tab beside the lesson, not zoomed."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f4"])
+
+
+def test_collectives_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F4 twice: the collectives' data flow beside the lesson."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f4", "f4"])
+
+
+def test_tradeoffs_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f10"])
+
+
+def test_lab_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+l"])
+
+
+def test_broken_lesson(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lesson file that is not a mapping: the error page names the file and the line."""
+    content, progress = tmp_path / "content", tmp_path / "progress"
+    content.mkdir()
+    progress.mkdir()
+    (content / "S15.yaml").write_text("id: S15\ntitle: [unclosed\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the file's name on screen is the same in every run
+    app = make_app(lesson_id="S15", content_dir="content", progress_dir=seen(progress))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_read_only_window(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Another window holds the progress folder: this one says it is read-only."""
+    from engine.progress import ProgressStore
+
+    holder = ProgressStore(seen(tmp_path))
+    assert holder.lock()
+    try:
+        assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
+    finally:
+        holder.unlock()
+
+
+def test_not_saved(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress folder refuses the save: NOT SAVED in the header, and what to do."""
+    import errno
+    import os
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        # Two sections read and saved, then the folder refuses ctrl+s's save.
+        await settled("ctrl+n", "ctrl+n")(pilot)
+        monkeypatch.setattr("engine.progress.files.os.replace", refuse)
+        await pilot.press("ctrl+s")
+        assert strings.NOT_SAVED in pilot.app.sub_title
+        await pilot.pause()
+
+    seen(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the folder's name in the message is the same in every run
+    app = make_app(progress_dir=".")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -11,6 +11,11 @@ Where each lesson was left (``engine.resume``: section, scroll, side tab, pane c
 the settings under ``resume.<lesson id>``: restored when the lesson opens, written
 :data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
 suspends or gets a signal.
+
+Its length (about 800 lines) is the app's policy kept in one place: opening a lesson, the progress
+lock, saving (autosave, rescue copies, quit and signals), the status line and the messages the
+screens post up all share the progress object and the dirty/saved state; the lesson UI lives in
+``tui.screens`` (main, resume, jumps, guide, quiz, search, help, export).
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ from tui.guard import end_on_signal, fallback_folders, install_exit_signals, wri
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
 from tui.screens.guide import SectionMoved, SectionRead
-from tui.screens.main import META_ID, MainScreen
+from tui.screens.layout import META_ID
+from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
