@@ -49,12 +49,14 @@ async def saved_now(pilot: Pilot[int], app: ShardbookApp) -> None:
     await wait_until(pilot, lambda: not app.dirty)
 
 
-def assert_in_view(widget: Widget) -> None:
-    """``widget`` is wholly shown: inside the screen and inside every container around it (a
-    box scrolled below its pane's visible part takes typed text that cannot be seen)."""
-    for container in widget.ancestors:
-        if isinstance(container, Widget):
-            assert container.region.contains_region(widget.region), (widget, container)
+def in_view(widget: Widget) -> bool:
+    """Whether ``widget`` is wholly shown: inside the screen and inside every container around
+    it (a box scrolled below its pane's visible part takes typed text that cannot be seen)."""
+    return all(
+        container.region.contains_region(widget.region)
+        for container in widget.ancestors
+        if isinstance(container, Widget)
+    )
 
 
 def diagram_text(app: ShardbookApp) -> str:
@@ -82,7 +84,8 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
                 break
             focused = app.focused
             if isinstance(focused, Input | TextArea):
-                assert_in_view(focused)
+                # Scrolled to once its pane is laid out: a frame or two on a loaded machine.
+                await wait_until(pilot, lambda field=focused: in_view(field))
             if isinstance(focused, Input):
                 await pilot.press("7", "B")
                 typed.append("7B")

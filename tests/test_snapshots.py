@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
-from tests.pilot_helpers import SIZE
+from tests.pilot_helpers import SIZE, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
 
@@ -32,20 +33,19 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.app.local_clock", lambda moment: "10:15")
 
 
-def settled(*keys: str) -> Callable[[Pilot[int]], Awaitable[None]]:
-    """Press ``keys``, then wait until what they changed is saved: reading a section saves
-    the progress (0.5 s later), and the header shows the plan's figure and the time then."""
+def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]]:
+    """Press ``keys``, then wait until ``read`` sections are marked read (a section is read
+    once laid out, a frame or more after the key) and what changed is saved: the header shows
+    the plan's figure and the time of that save."""
 
     async def run_before(pilot: Pilot[int]) -> None:
         await pilot.pause()  # the app's first screen is up, as before ``press``
         await pilot.press(*keys)
         app = pilot.app
         assert isinstance(app, ShardbookApp)
+        await wait_until(pilot, lambda: len(app.progress.read) >= read)
         # A save clears ``dirty``; a save still pending keeps it set.
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if not app.dirty:
-                break
+        await wait_until(pilot, lambda: not app.dirty)
         await pilot.pause()
 
     return run_before
@@ -65,34 +65,37 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n"))
+    before = settled("ctrl+n", "ctrl+n", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
     assert snap_compare(
-        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n")
+        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=2)
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
+    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n", read=1))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2", read=1))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f7"))
+    before = settled("ctrl+n", "ctrl+n", "f7", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f6"))
+    before = settled("ctrl+n", "ctrl+n", "f6", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -114,15 +117,28 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", "f11"))
+    before = settled("ctrl+n", "ctrl+n", "f11", read=2)
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
 def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Exercise 2 from the plan: DP's diagram folded down to its title until the note is
     written, the cursor in the note box."""
     app = make_app(progress_dir=seen(tmp_path))
-    keys = ["f11", *["down"] * 6, "enter"]
-    assert snap_compare(app, terminal_size=(120, 40), press=keys)
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await pilot.pause()
+        await pilot.press("f11", *["down"] * 6, "enter")
+        # The Diagrams tab is built and its note boxes mounted after the key: the cursor in one.
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.focused, TextArea) and pilot.app.focused.has_class("note-text")
+            ),
+        )
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
 def test_bubble_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -261,7 +277,7 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 
     async def run_before(pilot: Pilot[int]) -> None:
         # Two sections read and saved, then the folder refuses ctrl+s's save.
-        await settled("ctrl+n", "ctrl+n")(pilot)
+        await settled("ctrl+n", "ctrl+n", read=2)(pilot)
         monkeypatch.setattr("engine.progress.files.os.replace", refuse)
         await pilot.press("ctrl+s")
         assert strings.NOT_SAVED in pilot.app.sub_title
