@@ -8,7 +8,9 @@ and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
   ``.``, ``_``) unless the run is wider than the line: ``reduce-scatter``, ``FSDP/ZeRO``,
   ``T_comm_unhidden`` and ``7.5B`` stay whole, although UAX #14 allows a break after ``-`` and
   ``/``. "Latin" here means any letter or digit that is not East Asian wide (Greek ``Ψ`` and
-  Cyrillic too), with its combining marks;
+  Cyrillic too), with its combining marks. A URL (``https://dlsyscourse.org/lectures/``, RFC 3986
+  characters after ``scheme://``, without the punctuation that ends a sentence after it) is one
+  run too, its ``:``, ``?``, ``=`` and ``&`` included;
 - no line starts with closing punctuation (``。，、；：！？）」』``, UAX #14 classes CL, CP, EX, IS,
   NS, and closing quotes) or ends with opening punctuation (class OP and opening quotes).
   UAX #14 already forbids most of these breaks; the rule also holds where a run wider than the
@@ -33,6 +35,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -43,6 +46,14 @@ from rich.cells import cell_len
 from engine.paths import cache_dir
 
 JOINERS: Final = frozenset("-/._")
+
+
+# A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
+# left out: they close a sentence around a link more often than they belong to it), not ending
+# with the punctuation that ends a sentence.
+_URL: Final = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9\-._~:/?#@!$&*+;=%]*[A-Za-z0-9\-_~/#=&%+]"
+)
 
 
 @lru_cache(maxsize=1)
@@ -90,12 +101,14 @@ def _is_word_char(char: str) -> bool:
 
 
 def word_runs(text: str) -> list[tuple[int, int]]:
-    """The runs of Latin letters, digits and joiners in ``text`` as ``(start, end)`` indices
-    (end exclusive), in order. A run may start or end with a joiner (``rank.``)."""
+    """The runs of Latin letters, digits and joiners in ``text``, and its URLs, as
+    ``(start, end)`` indices (end exclusive), in order. A run may start or end with a joiner
+    (``rank.``)."""
+    in_url = {index for url in _URL.finditer(text) for index in range(*url.span())}
     runs: list[tuple[int, int]] = []
     start = -1
     for index, char in enumerate(text):
-        if _is_word_char(char):
+        if index in in_url or _is_word_char(char):
             if start < 0:
                 start = index
         elif start >= 0:
@@ -113,7 +126,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 1
+ANALYSIS_CACHE_VERSION: Final = 2
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -211,6 +224,15 @@ def _analyse(text: str) -> Analysis:
     return tuple(positions), runs
 
 
+def _url_heads(text: str) -> set[int]:
+    """Positions inside each URL's ``scheme://`` and right after it: never a line's end."""
+    heads: set[int] = set()
+    for url in _URL.finditer(text):
+        start = url.start()
+        heads.update(range(start + 1, text.index("://", start) + 4))
+    return heads
+
+
 def _inside_fitting_runs(text: str, width: int) -> set[int]:
     inside: set[int] = set()
     for start, end, run_width in _analysis(text)[1]:
@@ -223,7 +245,7 @@ def break_positions(text: str, width: int) -> list[int]:
     """Indices where a line may end in ``text`` on a line ``width`` cells wide: UAX #14's
     opportunities, less those inside a word run that fits the line and those that would start a
     line with closing punctuation or end one with opening punctuation (see module docstring)."""
-    inside = _inside_fitting_runs(text, width)
+    inside = _inside_fitting_runs(text, width) | _url_heads(text)
     return [position for position in _analysis(text)[0] if position not in inside]
 
 
@@ -241,6 +263,7 @@ def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[i
     from uniseg.graphemecluster import grapheme_cluster_boundaries
 
     clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
+    heads = _url_heads(piece)
     lines: list[str] = []
     start = 0
     while _visible_width(piece[start:]) > width:
@@ -253,7 +276,12 @@ def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[i
             cut
             for cut in fitting
             if cut == len(piece)
-            or (piece[cut] != " " and not is_closing(piece[cut]) and not _ends_opening(piece, cut))
+            or (
+                piece[cut] != " "
+                and cut not in heads
+                and not is_closing(piece[cut])
+                and not _ends_opening(piece, cut)
+            )
         ]
         outside = [cut for cut in allowed if cut not in in_runs]
         choices = (outside, [cut for cut in allowed if cut in opportunities], allowed, fitting)

@@ -35,7 +35,7 @@ from typing import Any, Final
 SIDE_TABS: Final = ("ledger", "bubble", "diagrams", "collectives", "tradeoffs", "lab")
 """The side pane's tabs, by id."""
 SIDE_SIZES: Final = ("wide", "medium")
-"""The layouts (``tui.screens.main.size_class``) where the side pane is shown or hidden by
+"""The layouts (``tui.screens.layout.size_class``) where the side pane is shown or hidden by
 choice (narrower, the lesson comes first)."""
 MAX_BLOCK: Final = 100_000
 MAX_LINE: Final = 1_000_000

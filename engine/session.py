@@ -26,6 +26,7 @@ from typing import Any, Final
 from engine.errors import InputError
 from engine.exercises import get_note
 from engine.lesson import Lesson
+from engine.linebreak import hanging_lines
 from engine.plan import (
     PlanCounts,
     ReviewOutlook,
@@ -256,23 +257,40 @@ def format_duration(seconds: float) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
-def render_summary(summary: SessionSummary, tz: dt.tzinfo | None = None) -> str:
-    """The summary as plain text for the terminal (times in ``tz``, default local)."""
+def render_summary(
+    summary: SessionSummary, tz: dt.tzinfo | None = None, width: int | None = None
+) -> str:
+    """The summary as plain text for the terminal (times in ``tz``, default local).
+
+    ``width``: the terminal's width in cells; each line is then broken to it by the reader's
+    rule, its continuation lines indented under it (two cells more than the line they continue),
+    where the terminal's own wrap would start them at the first column. None: one line each.
+    """
     record = summary.record
     lines = [
-        f"Session on {summary.lesson_id} {summary.lesson_title}",
-        f"{local_span(record.start, record.end, tz)} ({format_duration(record.duration_s)})",
-        f"steps finished: {len(summary.finished)}",
-        *(f"  {text}" for text in summary.finished),
-        f"answers written: {len(summary.written)}",
-        *(f"  {text}" for text in summary.written),
-        f"plan: {summary.figure} steps done; {summary.counts.line()}",
-        f"next: {describe_step(summary.next_step)}"
-        if summary.next_step
-        else "next: every step is done",
-        review_line(summary.reviews, tz),
+        ("", f"Session on {summary.lesson_id} {summary.lesson_title}"),
+        ("", f"{local_span(record.start, record.end, tz)} ({format_duration(record.duration_s)})"),
+        ("", f"steps finished: {len(summary.finished)}"),
+        *(("  ", text) for text in summary.finished),
+        ("", f"answers written: {len(summary.written)}"),
+        *(("  ", text) for text in summary.written),
+        ("", f"plan: {summary.figure} steps done; {summary.counts.line()}"),
+        (
+            "",
+            f"next: {describe_step(summary.next_step)}"
+            if summary.next_step
+            else "next: every step is done",
+        ),
+        ("", review_line(summary.reviews, tz)),
     ]
-    return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
+    out: list[str] = []
+    for indent, text in lines:
+        text = text.replace("\n", " ")
+        if width is None:
+            out.append(indent + text)
+        else:
+            out.extend(hanging_lines(text, width, indent, indent + "  "))
+    return "\n".join(out) + "\n"
 
 
 def session_log_rows(lesson_id: str, progress: LessonProgress) -> list[dict[str, Any]]:

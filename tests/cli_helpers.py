@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tui.cli import main
+from cli.main import main
 
 
 def calc_json(capsys: pytest.CaptureFixture[str], calculator: str, *args: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``shardbook calc bubble`` through ``tui.cli.main``: its flags and JSON keys, the papers' values
+"""``shardbook calc bubble`` through ``cli.main.main``: its flags and JSON keys, the papers' values
 (GPipe, Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2023 Table 2), and
 one-line errors naming the flag."""
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 KEYS = {
     "bubble_time",

@@ -1,4 +1,4 @@
-"""``shardbook calc collective`` and ``shardbook diagram`` through ``tui.cli.main``.
+"""``shardbook calc collective`` and ``shardbook diagram`` through ``cli.main.main``.
 
 Values: MPICH algorithm notes (Thakur, Rabenseifner, Gropp 2005; alpha = 5 us,
 beta = 1/100e9 s/B, n = 1e9 B, p = 8: ring all-gather 8.785 ms, ring all-reduce 17.57 ms) and
@@ -11,9 +11,9 @@ import json
 
 import pytest
 
+from cli.main import main
 from engine.diagrams import STRATEGY_NAMES, strategy_diagram
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 KEYS = {
     "time_s",

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine import units
 from engine.errors import InputError
 from engine.paths import CHECKOUT_ROOT
 from engine.progress import LessonProgress, ProgressStore
-from tui.cli import main
 
 SHARDBOOK = shutil.which("shardbook") or str(Path(sys.executable).parent / "shardbook")
 VERSION = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][

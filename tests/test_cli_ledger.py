@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 JSON_KEYS = {
     "per_rank_bytes",

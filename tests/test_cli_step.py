@@ -1,4 +1,4 @@
-"""``shardbook calc step`` and ``calc scaling`` through ``tui.cli.main``: their flags and JSON
+"""``shardbook calc step`` and ``calc scaling`` through ``cli.main.main``: their flags and JSON
 keys, values from Narayanan et al. 2021 Eq. 4, one-line errors."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 KEYS = {
     "t_compute_s",

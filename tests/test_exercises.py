@@ -15,7 +15,7 @@ from engine.lesson import load_lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tests.notes_render import quotes
-from tests.pilot_helpers import app_for, choose, paste_into, shown, write
+from tests.pilot_helpers import app_for, choose, paste_into, shown, wait_until, write
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox
 
@@ -97,8 +97,11 @@ async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        # Reopened where it was left (tests/test_resume.py): the Diagrams tab, on TP.
+        # Reopened where it was left (tests/test_resume.py): the Diagrams tab, on TP (the tab is
+        # built after the first frame).
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane Select")))
         pane = app.query_one("DiagramsPane")
+        await wait_until(pilot, lambda: pane.query_one("#strategy", Select).value != Select.NULL)
         assert pane.strategy == "tp"
         assert pane.query(NoteBox).first().text_area.text == "ok " + text
         await choose(pilot, pane.query_one("#strategy", Select), "dp")

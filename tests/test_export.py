@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from engine.export import (
     ANKI_FIELDS,
     anki_deck_id,
@@ -32,7 +33,6 @@ from engine.lesson import load_lesson
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import QuizState, ask, lesson_items
 from tests.notes_render import as_typed, block_kinds, lesson_outline, outline, quotes, tokens
-from tui.cli import main
 from tui.widgets.ledger import EXAMPLE_1B
 
 ROOT = Path(__file__).resolve().parent.parent

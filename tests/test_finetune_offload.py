@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from engine.errors import InputError
 from engine.ledger import LedgerSpec, compute_ledger
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 GIB = 2**30
 LLAMA2_7B = 6_738_415_616  # Hugging Face Hub safetensors metadata, meta-llama/Llama-2-7b-hf

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from engine.export import export_text
@@ -20,7 +21,8 @@ from engine.plan import build_plan, study_places
 from engine.progress import ProgressStore
 from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, settle, wait_until
 from tui.app import ShardbookApp
-from tui.screens.study import ConfirmScreen, PlanScreen, SummaryScreen
+from tui.screens.study import PlanScreen, SummaryScreen
+from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox
 from tui.widgets.reader import BrokenText
@@ -47,6 +49,16 @@ async def saved_now(pilot: Pilot[int], app: ShardbookApp) -> None:
     await wait_until(pilot, lambda: not app.dirty)
 
 
+def in_view(widget: Widget) -> bool:
+    """Whether ``widget`` is wholly shown: inside the screen and inside every container around
+    it (a box scrolled below its pane's visible part takes typed text that cannot be seen)."""
+    return all(
+        container.region.contains_region(widget.region)
+        for container in widget.ancestors
+        if isinstance(container, Widget)
+    )
+
+
 def diagram_text(app: ShardbookApp) -> str:
     return str(app.query_one(DiagramsPane).query_one("#diagram", Static).render())
 
@@ -57,8 +69,10 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
 ) -> None:
     """What guided study promises: from a fresh folder, ctrl+n then typed text, repeated,
     fills every exercise note, self-check answer and reflection field; no other navigation key.
-    Into the Ledger's first field (its text selected as it is focused) the learner types 7B, a
-    model of their own (exercise 1 asks for the learner's own four columns)."""
+    Each field ctrl+n puts the cursor in is in view at 80x24 (an answer unfolding above a
+    Diagrams or Trade-offs note box, when the box before it is left, does not push it off
+    screen). Into the Ledger's first field (its text selected as it is focused) the learner
+    types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
@@ -69,6 +83,9 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
             if last_message(notified).startswith("Every step of S15 is done"):
                 break
             focused = app.focused
+            if isinstance(focused, Input | TextArea):
+                # Scrolled to once its pane is laid out: a frame or two on a loaded machine.
+                await wait_until(pilot, lambda field=focused: in_view(field))
             if isinstance(focused, Input):
                 await pilot.press("7", "B")
                 typed.append("7B")
@@ -364,6 +381,31 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         await pilot.pause()
         box = app.focused.parent if app.focused else None
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
+
+
+async def test_every_line_of_the_plan_view_is_reached_by_keys(tmp_path: Path) -> None:
+    """At 80x24 the objectives' ratings and the reviews line, below the steps, are scrolled to by
+    End, ctrl+End, PageDown and Down; enter there stays in the plan."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for key in ("end", "ctrl+end", "pagedown", "down"):
+            await pilot.press("f11")
+            await pilot.pause()
+            plan_screen = app.screen
+            assert isinstance(plan_screen, PlanScreen)
+            steps = plan_screen.query_one("#plan-steps", OptionList)
+            for _ in range(steps.option_count):  # down wraps round at the end: stop there
+                await pilot.press(key)
+                if steps.highlighted == steps.option_count - 1:
+                    break
+            await pilot.pause()
+            assert steps.highlighted == steps.option_count - 1, key
+            assert steps.scroll_y == steps.max_scroll_y > 0, key
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is plan_screen
+            await pilot.press("escape")
+            await pilot.pause()
 
 
 async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ KEEP_IN_ZH = {
         "KV",
     ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
-    *("min", "mo", "palette"),
+    *("min", "mo", "palette", "shell", "fg"),
     "lab",  # the optional extra as pip names it (.[lab])
     "English",  # the palette's switch names each language in its own words
 }
@@ -131,7 +131,7 @@ def fields(text: str) -> list[str]:
 def marked_messages() -> set[str]:
     """Every text the code marks for translation (``N_``, ``gettext``), as Babel extracts it."""
     found: set[str] = set()
-    for folder in ("engine", "tui"):
+    for folder in ("engine", "tui", "cli"):
         for _file, _line, message, _comments, _context in extract_from_dir(ROOT / folder):
             found.update(message if isinstance(message, tuple) else (message,))
     return {message for message in found if message}

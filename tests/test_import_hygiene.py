@@ -41,8 +41,8 @@ def test_engine_imports_without_textual() -> None:
 def test_headless_cli_does_not_import_textual() -> None:
     code = (
         "import sys\n"
-        "from tui import cli\n"
-        "cli.build_parser()\n"
+        "from cli.main import build_parser\n"
+        "build_parser()\n"
         "sys.exit(1 if 'textual' in sys.modules else 0)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -32,8 +32,8 @@ def test_no_engine_module_loads_torch_on_import() -> None:
         "import importlib, sys\n"
         f"for name in {_all_engine_modules()!r}:\n"
         "    importlib.import_module(name)\n"
-        "import tui.cli\n"
-        "tui.cli.build_parser()\n"
+        "import cli.main\n"
+        "cli.main.build_parser()\n"
         "loaded = sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.'))\n"
         "print(len(loaded))\n"
     )

@@ -15,11 +15,11 @@ from textual.widgets import Static
 
 import engine.lab
 import tui.widgets.lab
+from cli.main import main
 from engine.errors import InputError
 from engine.lab.memory import MemoryResult, MemorySpec, ledger_spec_for, measure_memory
 from engine.model_size import transformer_param_count
 from tui.app import make_app
-from tui.cli import main
 
 needs_torch = pytest.mark.skipif(
     not engine.lab.torch_available(), reason="torch not installed: pip install -e '.[lab]'"

@@ -19,18 +19,18 @@ from engine import units
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import ProgressStore
-from tests.pilot_helpers import app_for, screen_lines
+from tests.pilot_helpers import app_for, screen_lines, wait_until
 from tui.app import ShardbookApp
-from tui.screens.main import (
+from tui.screens.layout import (
     MIN_HEIGHT,
     MIN_WIDTH,
     Arrangement,
-    MainScreen,
     arrange,
     side_default,
     size_class,
     too_small_message,
 )
+from tui.screens.main import MainScreen
 from tui.widgets.reader import BrokenText
 
 
@@ -525,3 +525,52 @@ async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
             await pilot.pause()
             assert scroll.max_scroll_x == 0, name  # nothing to the right: no column cut
             assert scroll.region.width == 80
+
+
+# ----------------------------------------------------------------- the footer
+@pytest.mark.parametrize("keys", [[], ["f2"], ["f12"]])
+async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: list[str]) -> None:
+    """At 80 columns Textual's footer ran past the edge (``… f6 Si``, ``^q Q``): the keys shown
+    end within the screen, and help and quit are among them."""
+    from textual.widgets._footer import FooterKey
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*keys)
+
+        def fitted() -> bool:
+            shown = [key for key in app.screen.query(FooterKey) if key.display]
+            return (
+                all(0 < key.region.right <= 80 for key in shown)
+                and {"ctrl+q", "f1"} <= {key.key for key in shown}
+                and len(shown) >= 4
+            )
+
+        await wait_until(pilot, fitted, timeout=5)
+
+
+async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Path) -> None:
+    """The preset fills the model's shape and the figures above the field grow: the pane
+    scrolls with them, so the ``model`` field stays on its row (it was pushed off screen)."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one("LedgerPane")
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        model = ledger.query_one("#field-model", Select)
+        model.focus()
+        await pilot.pause()
+        row = model.region.y
+        await pilot.press("enter", "down", "down", "enter")
+        await wait_until(pilot, lambda: model.value != "custom")
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is model
+        assert model.region.y == row
+        assert ledger.region.contains_region(model.region)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import engine.lesson.yaml_nodes as yaml_nodes
+from cli.main import main
 from engine.errors import ContentError
 from engine.lesson import (
     MAX_FILE_BYTES,
@@ -27,7 +28,6 @@ from engine.lesson import (
     load_lesson,
     section_markdown,
 )
-from tui.cli import main
 
 VALID = """\
 schema_version: 1

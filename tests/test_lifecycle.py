@@ -46,7 +46,7 @@ GONE_WITHIN = 3.0  # seconds, from the signal or the closed terminal to a reaped
 LESSON_DRAWN = "学后填写区"  # the outline's last section: the first screen is fully drawn
 TYPED = "typed then ended"
 
-RUN_APP = "import sys; from tui.cli import main; sys.exit(main())"
+RUN_APP = "import sys; from cli.main import main; sys.exit(main())"
 PRELUDE_NO_AUTOSAVE = "import tui.app; tui.app.ShardbookApp._autosave = lambda self: None; "
 PRELUDE_STOCK_DRIVER = (
     "from textual.drivers.linux_driver import LinuxDriver\n"

@@ -119,12 +119,38 @@ def test_word_runs() -> None:
     assert is_opening("（") and is_opening("「") and not is_opening("a")
 
 
+# The reading pane beside the side pane at 80x24 cut a link `https:` / `//dlsyscourse.org/...`.
+LINK = "▸ lectures (slides and videos): https://dlsyscourse.org/lectures/"
+URL = "https://dlsyscourse.org/lectures/"
+
+
+@pytest.mark.parametrize("width", [9, 12, 20, 24, 29, 31, 33, 46, 76])
+def test_a_url_is_whole_where_it_fits_and_never_cut_in_its_scheme(width: int) -> None:
+    lines = break_paragraph(LINK, width)
+    assert "".join(lines) == LINK
+    if width >= cell_len(URL):
+        assert [line for line in lines if URL in line], lines
+    assert not any(line.rstrip(" ").endswith(("https:", "https://", "https:/")) for line in lines)
+    assert word_runs(f"见 {URL}。") == [(2, 2 + len(URL))]  # the full stop is not the URL's
+
+
 # Text made of what the lessons mix: Latin words and identifiers, CJK, spaces, punctuation of
 # both kinds, a wide emoji and a combining accent.
 _LATIN = st.text(alphabet="abcXYZ019-/._", min_size=1, max_size=18)
 _CJK = st.text(alphabet="训练显存内参数梯度", min_size=1, max_size=8)
 _PUNCT = st.text(alphabet="。，、；：！？）」』（「『“”()", min_size=1, max_size=2)
-_OTHER = st.sampled_from([" ", "👩‍💻", "é", "e\u0301", "Ψ", "7.5B"])
+_OTHER = st.sampled_from(
+    [
+        " ",
+        "👩‍💻",
+        "é",
+        "e\u0301",
+        "Ψ",
+        "7.5B",
+        "https://dlsyscourse.org/lectures/",
+        "http://a.b/c?d=1&e",
+    ]
+)
 _TEXT = st.lists(st.one_of(_LATIN, _CJK, _OTHER, _PUNCT), max_size=30).map("".join)
 
 

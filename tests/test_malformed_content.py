@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.lesson import check_file, discover_lessons
 from tests.pilot_helpers import ROOT, SIZE, reading_text
 from tests.test_lesson_loader import VALID
 from tui.app import make_app
-from tui.cli import main
 
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)

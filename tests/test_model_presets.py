@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cli.main import main
 from engine.errors import InputError
 from engine.ledger import LedgerSpec, compute_ledger
 from engine.model_presets import get_preset, model_presets, parse_presets, resolve_shape
 from engine.model_size import ModelShape, shape_param_count
 from tests.cli_helpers import calc_json
-from tui.cli import main
 
 # Published counts. Exact ones: the Hugging Face Hub's safetensors metadata of each repository
 # (the model page's "Model size"; PEFT's print_trainable_parameters prints the same "all params"

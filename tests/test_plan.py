@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from engine.exercises import LEDGER_FORM_DEFAULTS
 from engine.lesson import Lesson, load_lesson
 from engine.plan import (
@@ -23,7 +24,6 @@ from engine.plan import (
     review_outlook,
 )
 from engine.progress import LessonProgress, ProgressStore
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = dt.datetime(2026, 12, 7, 12, 0, tzinfo=dt.UTC)

@@ -25,14 +25,15 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
 from tests.pilot_helpers import SIZE, shown
 from tui.app import ShardbookApp, make_app
-from tui.cli import main
+from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
-from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
+from tui.screens.quiz import QuizAnswer, QuizScreen
 from tui.widgets.notes import SelfCheckBox
 
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
@@ -558,7 +559,8 @@ async def test_a_read_only_window_does_not_write_the_setting(tmp_path: Path) -> 
 
 
 async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
-    from tui.screens.quiz import QuizCommands, RetentionScreen
+    from tui.screens.quiz import QuizCommands
+    from tui.screens.quiz_dialogs import RetentionScreen
 
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:
@@ -609,7 +611,7 @@ async def test_after_three_again_ratings_stats_shows_a_recall_that_says_so(
             await pilot.press("escape")
         await pilot.press("s")
         await pilot.pause()
-        from tui.screens.quiz import ReviewStatsScreen
+        from tui.screens.quiz_dialogs import ReviewStatsScreen
         from tui.widgets.review_plots import ReviewPlots
 
         assert isinstance(app.screen, ReviewStatsScreen)

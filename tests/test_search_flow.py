@@ -14,7 +14,7 @@ from engine.progress import LessonProgress, ProgressStore
 from engine.search import HEADER_ID, reader_texts
 from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines
 from tui.app import ShardbookApp, make_app
-from tui.screens.main import META_ID
+from tui.screens.layout import META_ID
 from tui.screens.search import NotesScreen, SearchScreen
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox, SelfCheckBox

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from rich.cells import cell_len
 
+from cli.main import main
 from engine.lesson import Lesson
 from engine.plan import ReviewOutlook
 from engine.progress import LessonProgress, ProgressStore
@@ -23,7 +25,6 @@ from engine.session import (
     session_log,
     summarize,
 )
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 START = dt.datetime(2026, 12, 7, 10, 15, 0, 400_000, tzinfo=dt.UTC)
@@ -168,6 +169,14 @@ def test_the_summary_says_what_was_done_and_what_comes_next(lesson: Lesson) -> N
     assert lines[-1] == (
         "reviews: 3 due now; next due 2026-12-08 10:30 +0800, in 15 hours (2 within a day)"
     )
+    # Broken to a 40-column terminal: each line fits, and a wrapped item's continuation is
+    # indented under it (the terminal's own wrap started it at the first column).
+    narrow = render_summary(summary, BEIJING, width=40).splitlines()
+    assert all(cell_len(line) <= 40 for line in narrow)
+    item = narrow.index("  exercise 5: 记录一个无法从公式单独判")
+    assert narrow[item + 1].startswith("    ") and not narrow[item + 1].startswith("     ")
+    plan_line = next(n for n, line in enumerate(narrow) if line.startswith("plan: 7/25"))
+    assert narrow[plan_line + 1].startswith("  ")
     data = summary.as_dict()
     assert data["session"]["start"] == "2026-12-07T10:15:00+00:00"
     assert data["session"]["duration_s"] == 85 * 60 + 2

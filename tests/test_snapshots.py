@@ -1,6 +1,7 @@
 """SVG snapshots of the app (pytest-textual-snapshot; Textual pinned exactly): the main screen at
 each layout (80x24, 120x40, 60x20, 40x12), reading mode, the hidden side pane, the too-small
-message, and the side panes.
+message, the side panes, the help screen, the command palette and the error states (a broken
+lesson file, a read-only second window, a save that failed).
 
 Regenerate after an intended change with ``pytest tests/test_snapshots.py --snapshot-update`` and
 look at the SVGs before committing them. Reading a section saves the progress, so the app's clock
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
-from tests.pilot_helpers import SIZE
+from tests.pilot_helpers import SIZE, wait_until
+from tui import strings
 from tui.app import ShardbookApp, make_app
 
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
@@ -30,20 +33,19 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.app.local_clock", lambda moment: "10:15")
 
 
-def settled(*keys: str) -> Callable[[Pilot[int]], Awaitable[None]]:
-    """Press ``keys``, then wait until what they changed is saved: reading a section saves
-    the progress (0.5 s later), and the header shows the plan's figure and the time then."""
+def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]]:
+    """Press ``keys``, then wait until ``read`` sections are marked read (a section is read
+    once laid out, a frame or more after the key) and what changed is saved: the header shows
+    the plan's figure and the time of that save."""
 
     async def run_before(pilot: Pilot[int]) -> None:
         await pilot.pause()  # the app's first screen is up, as before ``press``
         await pilot.press(*keys)
         app = pilot.app
         assert isinstance(app, ShardbookApp)
+        await wait_until(pilot, lambda: len(app.progress.read) >= read)
         # A save clears ``dirty``; a save still pending keeps it set.
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if not app.dirty:
-                break
+        await wait_until(pilot, lambda: not app.dirty)
         await pilot.pause()
 
     return run_before
@@ -63,34 +65,37 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n"))
+    before = settled("ctrl+n", "ctrl+n", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
     assert snap_compare(
-        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n")
+        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=2)
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
+    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n", read=1))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2", read=1))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f7"))
+    before = settled("ctrl+n", "ctrl+n", "f7", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=(120, 40), run_before=settled("ctrl+n", "ctrl+n", "f6"))
+    before = settled("ctrl+n", "ctrl+n", "f6", read=2)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_too_small(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -112,15 +117,28 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
     app = make_app(progress_dir=seen(tmp_path))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", "f11"))
+    before = settled("ctrl+n", "ctrl+n", "f11", read=2)
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
 def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Exercise 2 from the plan: DP's diagram folded down to its title until the note is
     written, the cursor in the note box."""
     app = make_app(progress_dir=seen(tmp_path))
-    keys = ["f11", *["down"] * 6, "enter"]
-    assert snap_compare(app, terminal_size=(120, 40), press=keys)
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await pilot.pause()
+        await pilot.press("f11", *["down"] * 6, "enter")
+        # The Diagrams tab is built and its note boxes mounted after the key: the cursor in one.
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.focused, TextArea) and pilot.app.focused.has_class("note-text")
+            ),
+        )
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
 def test_bubble_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -133,7 +151,7 @@ def test_quiz_feedback(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
     rating key with its interval (fixed clock and seed)."""
     import datetime as dt
 
-    from tui.screens.quiz import QuizOptions
+    from tui.options import QuizOptions
 
     now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)
@@ -188,10 +206,93 @@ def test_resumed_session(snap_compare, tmp_path: Path) -> None:  # type: ignore[
     assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
 
 
+def test_help_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F1 over the lesson: the keys of the screen below, grouped, with what each does."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["f1"])
+
+
+def test_command_palette(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+p with "zoom" typed: the matching commands, the best first."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, press=["ctrl+p", *"zoom"])
+
+
+def test_diagrams_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F4 at 120 columns: the Diagrams tab beside the lesson, not zoomed."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f4"])
+
+
+def test_collectives_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F4 twice: the collectives' data flow beside the lesson."""
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f4", "f4"])
+
+
+def test_tradeoffs_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["f10"])
+
+
+def test_lab_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+l"])
+
+
+def test_broken_lesson(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lesson file that is not a mapping: the error page names the file and the line."""
+    content, progress = tmp_path / "content", tmp_path / "progress"
+    content.mkdir()
+    progress.mkdir()
+    (content / "S15.yaml").write_text("id: S15\ntitle: [unclosed\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the file's name on screen is the same in every run
+    app = make_app(lesson_id="S15", content_dir="content", progress_dir=seen(progress))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_read_only_window(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Another window holds the progress folder: this one says it is read-only."""
+    from engine.progress import ProgressStore
+
+    holder = ProgressStore(seen(tmp_path))
+    assert holder.lock()
+    try:
+        assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
+    finally:
+        holder.unlock()
+
+
+def test_not_saved(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress folder refuses the save: NOT SAVED in the header, and what to do."""
+    import errno
+    import os
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        # Two sections read and saved, then the folder refuses ctrl+s's save.
+        await settled("ctrl+n", "ctrl+n", read=2)(pilot)
+        monkeypatch.setattr("engine.progress.files.os.replace", refuse)
+        await pilot.press("ctrl+s")
+        assert strings.NOT_SAVED in pilot.app.sub_title
+        await pilot.pause()
+
+    seen(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the folder's name in the message is the same in every run
+    app = make_app(progress_dir=".")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 # The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
 def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), language="zh")
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=2))
 
 
 def test_help_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -204,7 +305,7 @@ def test_quiz_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyp
     title translated, the question and key points as the lesson writes them."""
     import datetime as dt
 
-    from tui.screens.quiz import QuizOptions
+    from tui.options import QuizOptions
 
     now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
     options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)

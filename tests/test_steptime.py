@@ -18,6 +18,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from engine.collectives import collective_cost
 from engine.errors import InputError
 from engine.scaling import (
@@ -49,7 +50,6 @@ from engine.tradeoffs import (
     run_counterexample,
     tradeoffs_report,
 )
-from tui.cli import main
 
 CONTENT = Path(__file__).resolve().parents[1] / "content" / "S15.yaml"
 SMALL = StepSpec(layers=24, hidden=2048, heads=16, vocab=50304, seq=2048, global_batch=64)

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from cli.main import main
 from engine.errors import ContentError
 from engine.lesson import PANES, check_file, links_markdown, load_lesson, section_markdown
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 S15 = ROOT / "content" / "S15.yaml"

@@ -14,6 +14,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cli.main import main
 from engine.errors import InputError
 from engine.paths import CHECKOUT_ROOT
 from engine.progress import LessonProgress, ProgressStore
@@ -27,7 +28,6 @@ from engine.timefmt import (
     relative,
     utc_iso,
 )
-from tui.cli import main
 
 # China Standard Time is UTC+8 all year; New York moves between -05:00 and -04:00.
 BEIJING = ZoneInfo("Asia/Shanghai")

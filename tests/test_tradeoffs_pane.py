@@ -18,8 +18,8 @@ from engine.progress import ProgressStore
 from tests.notes_render import quotes
 from tests.pilot_helpers import S15_FILE, SIZE, settle, shown, wait_until
 from tui.app import make_app
-from tui.screens.study import ConfirmScreen
 from tui.widgets.calculator import ResultView
+from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.reader import BrokenText
 from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
 

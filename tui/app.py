@@ -11,6 +11,11 @@ Where each lesson was left (``engine.resume``: section, scroll, side tab, pane c
 the settings under ``resume.<lesson id>``: restored when the lesson opens, written
 :data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
 suspends or gets a signal.
+
+Its length (about 800 lines) is the app's policy kept in one place: opening a lesson, the progress
+lock, saving (autosave, rescue copies, quit and signals), the status line and the messages the
+screens post up all share the progress object and the dirty/saved state; the lesson UI lives in
+``tui.screens`` (main, resume, jumps, guide, quiz, search, help, export).
 """
 
 from __future__ import annotations
@@ -21,13 +26,14 @@ import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
-from textual.notifications import Notification, Notify, SeverityLevel
+from textual.notifications import Notify, SeverityLevel
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
@@ -66,19 +72,18 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import AppCommandsProvider, bindings
+from tui.commands import CommandsProvider, bindings
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
+from tui.options import QuizOptions
 from tui.screens.guide import SectionMoved, SectionRead
-from tui.screens.main import META_ID, MainScreen
+from tui.screens.layout import META_ID
+from tui.screens.main import MainScreen
+from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
-
-if TYPE_CHECKING:
-    # Imported where first used: the quiz (fsrs) on F12.
-    from tui.screens.quiz import QuizOptions
 
 DEFAULT_LESSON = "S15"
 SYSTEM_COMMAND_TEXTS = (
@@ -116,7 +121,19 @@ class ShardbookApp(KeyOrderApp[int]):
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
     BINDINGS = bindings("app")
-    COMMANDS = App.COMMANDS | {AppCommandsProvider}
+    COMMANDS = App.COMMANDS | {CommandsProvider}
+    # The state the header's status line shows. Reactive: a change recomputes ``status_line``
+    # (compute_status_line) and its watcher writes the header; nothing updates it by hand. The
+    # progress is mutated in place as the learner works: mark_dirty says so (mutate_reactive).
+    progress: var[LessonProgress] = var(LessonProgress(DEFAULT_LESSON), init=False)
+    dirty = var(False, init=False)
+    save_error = var("", init=False)
+    last_saved = var("", init=False)
+    plan_figure = var("", init=False)
+    read_only = var(False, init=False)
+    # The interface language: its texts are read when the line is computed.
+    language = var("", init=False)
+    status_line = var("", init=False)
     # False until on_mount applied the settings (see watch_theme).
     _settings_applied = False
     # Why settings.yaml could not be written last time ("" when it could).
@@ -141,12 +158,9 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson: Lesson | None = None
         self.lesson_error: str = ""
         self.progress = LessonProgress(lesson_id or DEFAULT_LESSON)
-        self.dirty = False
         # Other lessons' progress with quiz drafts not yet saved (a quiz over several lessons),
         # by lesson id: saved with the open lesson's progress, and rescued with it.
         self.unsaved_quiz: dict[str, LessonProgress] = {}
-        self.last_saved: str = ""
-        self.save_error: str = ""
         self._quit_confirmed = False
         self._save_pending = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
@@ -159,8 +173,6 @@ class ShardbookApp(KeyOrderApp[int]):
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
         )
-        # The last information toast, replaced by the next one rather than stacked under it.
-        self._last_information: Notification | None = None
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
         self._edited_since_export = False
@@ -172,7 +184,6 @@ class ShardbookApp(KeyOrderApp[int]):
         # Guided study: this sitting with the lesson (logged on each save) and the plan's
         # figure shown in the header.
         self.study_session: StudySession | None = None
-        self._plan_figure = ""
 
     # ----------------------------------------------------------------- screens, settings
     def get_default_screen(self) -> Screen[Any]:
@@ -296,13 +307,12 @@ class ShardbookApp(KeyOrderApp[int]):
         )
         self.main_screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         self.resumed = ResumeState()
-        self._plan_figure = ""
+        self.plan_figure = ""
         if self.lesson is not None:
             outlook = ReviewOutlook(at=utc_now())  # the figure does not count the reviews
-            self._plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
+            self.plan_figure = build_plan(self.lesson, self.progress, reviews=outlook).figure
             self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
             self.main_screen.restore_place(self.resumed)
-        self._update_status()
 
     def _leave_lesson(self) -> bool:
         """Save before showing another lesson. Unsaved text that was not exported either keeps
@@ -331,6 +341,7 @@ class ShardbookApp(KeyOrderApp[int]):
             message = strings.SAVE_FAILED.format(error=error)
             self.notify(message, severity="error", timeout=20, markup=False)
             return
+        self.read_only = self.store.read_only
         if not writable:
             self.notify(strings.READ_ONLY_NOTICE, severity="warning", timeout=30)
 
@@ -339,7 +350,9 @@ class ShardbookApp(KeyOrderApp[int]):
         driver_class = super().get_driver_class()
         if sys.platform == "win32":
             return driver_class
-        from tui.driver import LinuxDriver, ShardbookDriver
+        from textual.drivers.linux_driver import LinuxDriver
+
+        from tui.driver import ShardbookDriver
 
         return ShardbookDriver if driver_class is LinuxDriver else driver_class
 
@@ -475,7 +488,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if not self._save_pending:
             self._save_pending = True
             self.set_timer(self.autosave_delay, self._autosave)
-        self._update_status()
+        self.mutate_reactive(ShardbookApp.progress)
 
     def quiz_draft_changed(self, progress: LessonProgress) -> None:
         """The quiz kept or dropped an answer typed and not submitted (``progress.drafts``):
@@ -499,9 +512,8 @@ class ShardbookApp(KeyOrderApp[int]):
         saved = self._save_quiz_drafts() and saved
         if self.lesson is not None and self.main_screen.is_mounted:
             figure = self.main_screen.refresh_study()
-            if figure != self._plan_figure:
-                self._plan_figure = figure
-                self._update_status()
+            if figure != self.plan_figure:
+                self.plan_figure = figure
         return saved
 
     def _save_quiz_drafts(self) -> bool:
@@ -536,25 +548,30 @@ class ShardbookApp(KeyOrderApp[int]):
                     markup=False,
                 )
             self.save_error = str(error)
-            self._update_status()
             return False
+        finally:
+            # A save asks for the folder's lock again: a window may have stopped being read-only.
+            self.read_only = self.store.read_only
         self.dirty = False
         self.save_error = ""
         self.last_saved = local_clock(utc_now())
-        self._update_status()
         return True
 
-    def _update_status(self) -> None:
+    def compute_status_line(self) -> str:
+        """The header's status line: lesson, plan figure, lesson status, read-only, saved."""
         parts = [self.progress.lesson_id, gettext(STATUS_LABELS[self.progress.status])]
-        if self._plan_figure and self.lesson is not None:
-            parts.insert(1, strings.PLAN_FIGURE.format(figure=self._plan_figure))
-        if self.store.read_only:
+        if self.plan_figure and self.lesson is not None:
+            parts.insert(1, strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        if self.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
             parts.append(strings.NOT_SAVED)
         elif self.last_saved:
             parts.append(strings.SAVED_AT.format(time=self.last_saved))
-        self.sub_title = " · ".join(parts)
+        return " · ".join(parts)
+
+    def watch_status_line(self, line: str) -> None:
+        self.sub_title = line
 
     def notify(
         self,
@@ -568,28 +585,21 @@ class ShardbookApp(KeyOrderApp[int]):
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
         alone would not do)."""
+        timeout = hint_timeout(severity, timeout)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_notify(self, event: Notify) -> None:
-        """An information toast replaces the one before it: two F9 presses show one toast, not
-        two stacked over the screen. Warnings and errors stay until they time out."""
-        if event.notification.severity != "information":
-            return
-        previous, self._last_information = self._last_information, event.notification
-        if previous is not None and previous in self._notifications:
-            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
-            self._unnotify(previous)
+        """A new message replaces the one on screen and is placed off the focused field
+        (:mod:`tui.toasts`)."""
+        show_alone(self, event.notification)
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
         from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
 
-        focused = self.focused
-        help_text = ""
-        node = focused
-        while node is not None and not help_text:
-            help_text = getattr(node, "HELP", "") or ""
-            node = node.parent  # type: ignore[assignment]
+        # The focused widget's help, else its nearest container's (a field inside a pane).
+        path = self.focused.ancestors_with_self if self.focused is not None else []
+        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:
@@ -598,7 +608,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
-        from tui.screens.quiz import QuizOptions, QuizScreen
+        from tui.screens.quiz import QuizScreen
 
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
 
@@ -620,7 +630,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if plan.complete:
             self._set_status("complete")
             return
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         left = [describe_step(step).replace("\n", " ") for step in plan.unfinished]
         shown = tuple(left[:COMPLETE_LISTED])
@@ -663,8 +673,8 @@ class ShardbookApp(KeyOrderApp[int]):
         are saved with the next save that can write)."""
         self.progress.touch()
         if self.store.read_only:
-            self._plan_figure = self.main_screen.refresh_study()
-            self._update_status()
+            self.plan_figure = self.main_screen.refresh_study()
+            self.mutate_reactive(ShardbookApp.progress)
             return
         self.mark_dirty()
 
@@ -679,14 +689,15 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.progress.mark_looked(event.note_ids, utc_now()):
             self.mark_dirty()
 
-    def session_summary_text(self) -> str:
-        """This session summed up for the terminal (:func:`engine.session.render_summary`;
-        imports the quiz engine for the reviews), ``""`` when no lesson is open."""
+    def session_summary_text(self, width: int | None = None) -> str:
+        """This session summed up for the terminal (:func:`engine.session.render_summary`,
+        broken to ``width`` cells when given; imports the quiz engine for the reviews), ``""``
+        when no lesson is open."""
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
         try:
-            return render_summary(summarize(self.lesson, self.progress, record))
+            return render_summary(summarize(self.lesson, self.progress, record), width=width)
         except ShardbookError as error:
             return f"{self.lesson.id}: {error}\n"
 
@@ -822,17 +833,17 @@ class ShardbookApp(KeyOrderApp[int]):
         is in the progress the new screen shows."""
         self.record_place()
         set_language(language)
+        self.language = language
         self.settings.set("language", language)
         self.save_settings()
         old = self.main_screen
-        place = old.place() if old.is_mounted else self.resumed
+        place = (old.place() if old.is_mounted else None) or self.resumed
         screen = MainScreen(side=old.side_preference, reading=old.reading_mode, first_run=False)
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         if self.lesson is not None:
             screen.restore_place(place)
         self.main_screen = screen
-        self._update_status()
         self._replace_main_screen(old, screen)
 
     def _replace_main_screen(self, old: MainScreen, screen: MainScreen) -> None:
@@ -856,7 +867,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def action_command_palette(self) -> None:
         """The command palette, with its prompt in the interface language."""
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
                 CommandPalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
             )

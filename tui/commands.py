@@ -12,17 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.fuzzy import Matcher
 
 from engine.i18n import N_, gettext
-
-if TYPE_CHECKING:
-    from tui.app import ShardbookApp
 
 
 @dataclass(frozen=True)
@@ -247,36 +245,35 @@ def bindings(scope: Literal["app", "main"]) -> list[BindingType]:
     return [command.binding() for command in APP_COMMANDS if command.scope == scope]
 
 
-class AppCommandsProvider(Provider):
-    """Command-palette entries for every :data:`APP_COMMANDS` action and every section. The main
-    screen's commands are offered when the palette was opened over it."""
+PaletteEntry = tuple[str, str, Callable[[], object]]
+"""One palette entry: (title, help, what choosing it runs)."""
 
-    @property
-    def _app(self) -> ShardbookApp:
-        return self.app  # type: ignore[return-value]
 
-    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        from tui.screens.main import MainScreen
+class CommandsProvider(Provider):
+    """Command-palette entries for the :data:`APP_COMMANDS` of one scope. The App lists this one
+    (``"app"``: every screen's keys) in its ``COMMANDS``; the main screen lists a subclass for
+    ``"main"`` in its own, so the lesson's commands are offered only over it (Textual gathers
+    the App's providers and those of the screen the palette opened over)."""
 
-        on_main = isinstance(self.screen, MainScreen)
-        entries: list[tuple[str, str, Callable[[], object]]] = [
+    scope: ClassVar[Literal["app", "main"]] = "app"
+
+    def extra_entries(self) -> list[PaletteEntry]:
+        """Entries beyond the commands (the main screen's sections and study steps)."""
+        return []
+
+    def _entries(self) -> list[PaletteEntry]:
+        target = self.screen if self.scope == "main" else self.app
+        entries: list[PaletteEntry] = [
             (
                 f"{labelled(gettext(command.label), gettext(command.help))} "
                 f"({key_display(command.key)})",
                 gettext(command.help),
-                partial(
-                    self._app.run_action,
-                    command.action,
-                    self.screen if command.scope == "main" else self._app,
-                ),
+                partial(self.app.run_action, command.action, target),
             )
             for command in APP_COMMANDS
-            if command.id not in ("help_question", "search_slash")
-            and (on_main or command.scope == "app")
+            if command.id not in ("help_question", "search_slash") and command.scope == self.scope
         ]
-        if on_main:
-            entries.extend(self._app.palette_entries())
-        return entries
+        return entries + self.extra_entries()
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._entries():
@@ -292,14 +289,14 @@ class AppCommandsProvider(Provider):
                 )
 
 
-def _highlight(matcher: object, query: str, title: str) -> Content:
+def _highlight(matcher: Matcher, query: str, title: str) -> Content:
     """Like ``Matcher.highlight`` but over ``Content(title)``: that one parses markup, and
     section titles are lesson text."""
     content = Content(title)
-    _score, offsets = matcher.fuzzy_search.match(query, title)  # type: ignore[attr-defined]
+    _score, offsets = matcher.fuzzy_search.match(query, title)
     for offset in offsets:
         if not title[offset].isspace():
-            content = content.stylize(matcher.match_style, offset, offset + 1)  # type: ignore[attr-defined]
+            content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
 
 

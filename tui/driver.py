@@ -45,11 +45,11 @@ import contextlib
 import os
 import signal
 import termios
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
-from tui.guard import settle
+from tui.settle import settle
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -94,13 +94,15 @@ class ShardbookDriver(LinuxDriver):
 
     def __init__(
         self,
-        app: App[object],
+        app: App[Any],
         *,
         debug: bool = False,
         mouse: bool = True,
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
+        if self._file is None:  # Python started without a standard error: nowhere to draw
+            raise RuntimeError("shardbook needs a terminal on standard error")
         self._output = TerminalOutput(self._file)
         self._file = self._output  # type: ignore[assignment]
         self._suspended = False
@@ -143,7 +145,7 @@ class ShardbookDriver(LinuxDriver):
 
     def request_suspend(self) -> None:
         """Suspend (:meth:`suspend_process`) once the changes already typed have reached the
-        app (:func:`tui.guard.settle`), in a task of its own: on SIGTSTP, on ctrl+z."""
+        app (:func:`tui.settle.settle`), in a task of its own: on SIGTSTP, on ctrl+z."""
         if self._suspending is None or self._suspending.done():
             self._suspending = asyncio.get_running_loop().create_task(self._settle_and_suspend())
 

@@ -21,10 +21,11 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.progress import LessonProgress, atomic_write_text, describe_os_error, dump_yaml
 from engine.timefmt import file_stamp, utc_now
+from tui.settle import settle
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # Within 2 s of the save, with time to spare for the process to be reaped.
 BACKSTOP_SECONDS = 1.5
-# Changes in flight reach the app within milliseconds; a wedged widget must not delay the save.
-SETTLE_SECONDS = 0.5
 
 
 def install_exit_signals(callback: Callable[[int], None]) -> Callable[[], None]:
@@ -85,34 +84,14 @@ def arm_backstop(
     return timer
 
 
-async def settle(app: App[object]) -> None:
-    """Let the changes already on their way to the app arrive, before a save on a signal.
-
-    A key is drawn in its text box a moment before the box's change message has climbed up to
-    the app, which records it, one message queue per ancestor. Each round waits until every
-    queue on the focused widget's path has handled what it held, which moves such a message up
-    at least one level: as many rounds as levels, :data:`SETTLE_SECONDS` at most in all.
-    """
-    focused = app.focused if app.screen_stack else None
-    path = [*focused.ancestors_with_self] if focused is not None else [app]
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(SETTLE_SECONDS):
-            for _level in path:
-                handled = []
-                for node in path:
-                    done = asyncio.Event()
-                    if node.call_later(done.set):
-                        handled.append(done.wait())
-                await asyncio.gather(*handled)
-
-
 def end_on_signal(
-    app: App[object], return_code: int, save_and_unlock: Callable[[], str]
+    app: App[Any], return_code: int, save_and_unlock: Callable[[], str]
 ) -> asyncio.Task[None]:
     """End ``app`` with ``return_code`` after an exit signal, saving first.
 
     At once: no resume after this and, if the terminal hung up, no output to it. Then, in a
-    task of its own (the app's queue must stay free for the changes to arrive): :func:`settle`,
+    task of its own (the app's queue must stay free for the changes to arrive):
+    :func:`tui.settle.settle`,
     ``save_and_unlock()`` (it returns a last message, or ``""``), the backstop, ``app.exit``.
     On a real terminal (:class:`tui.driver.ShardbookDriver`) the process is gone within
     :data:`BACKSTOP_SECONDS` of the save whatever the framework does; headless runs (tests)

@@ -15,7 +15,7 @@ and the app records it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.message import Message
 from textual.widget import Widget
@@ -44,6 +44,7 @@ from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, Readin
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
+    from tui.widgets.diagrams import DiagramsPane
 
 # How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
 # lines, so not long.
@@ -180,7 +181,7 @@ class StudyGuide:
             banner.show_states(self.lesson, _states(self.drawn))
         for diagrams in screen.query("DiagramsPane"):
             if diagrams.is_mounted:
-                diagrams.refresh_marks()  # type: ignore[attr-defined]
+                cast("DiagramsPane", diagrams).refresh_marks()
 
     def outline_prompt(self, section: Section) -> BrokenLines:
         """A section's outline entry: the state of its steps together (its glyph), then its

@@ -11,6 +11,7 @@ from textual.widgets import Markdown, Static
 from engine.i18n import N_, gettext
 from tui import strings
 from tui.commands import key_rows, labelled
+from tui.widgets.reader import BrokenText
 
 
 def pane_key_rows() -> list[tuple[str, str]]:
@@ -50,9 +51,9 @@ class HelpScreen(ModalScreen[None]):
         table = f"{header}\n|---|---|\n{rows}\n{palette}\n"
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")
-            yield Static(strings.HELP_INTRO, markup=False)
+            yield BrokenText(strings.HELP_INTRO)
             yield Markdown(table)
             if self.focused_help:
                 yield Static(strings.HELP_FOCUSED, classes="section-title")
-                yield Static(self.focused_help, markup=False)
+                yield BrokenText(self.focused_help)
             yield Static(strings.HELP_CLOSE, markup=False, classes="hint")

@@ -4,13 +4,9 @@ laid out for the terminal's size.
 The layout is state, held in reactive attributes and applied by their watchers, never kept in
 step by hand: ``size_class`` (from the terminal's size), ``side_shown`` (F6), ``reading_mode``
 (F7), ``zoomed`` (F5) and ``outline_open`` (ctrl+o where the outline is not a column). From them
-:func:`arrange` decides what is on screen, and the screen sets one CSS class per decision:
-
-- wide (120 columns and more): outline | lesson | side pane;
-- medium (80-119): the lesson alone, at least 76 columns wide at 80; the outline opens over it
-  (ctrl+o), the side pane beside it when asked for (F2-F4, F10, ctrl+l, F6);
-- narrow (under 80): one pane at a time, the lesson or the side pane (F6 switches);
-- too small (under :data:`MIN_WIDTH` x :data:`MIN_HEIGHT`): one line saying the size needed.
+:func:`~tui.screens.layout.arrange` decides what is on screen (the rules for wide, medium,
+narrow and too small are in ``tui.screens.layout``), and the screen sets one CSS class per
+decision.
 
 Data flows down and messages up: the App hands the opened lesson and the learner's progress to
 :meth:`MainScreen.show_lesson`; the widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
@@ -19,38 +15,49 @@ posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen'
 the quiz and help screens pushed over it simply do not have them.
 
 Where the lesson was left (``engine.resume``) is read back with :meth:`MainScreen.place` and
-restored with :meth:`MainScreen.restore_place`; :class:`MainScreen.PlaceChanged` tells the App
-when it moved. Search (``/``, ctrl+f) and the notes view (ctrl+e) are screens of their own
-(``tui.screens.search``); :meth:`MainScreen.jump_to` shows what they chose.
+restored with :meth:`MainScreen.restore_place` (by ``tui.screens.resume.PlaceKeeper``);
+:class:`MainScreen.PlaceChanged` tells the App when it moved. Search (``/``, ctrl+f) and the
+notes view (ctrl+e) are screens of their own (``tui.screens.search``); :meth:`MainScreen.jump_to`
+shows what they chose (``tui.screens.jumps``). Guided study is ``tui.screens.guide``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Header, OptionList, Static, TabPane, Tabs
+from textual.widgets import Header, OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
-from engine.resume import SIDE_SIZES, ResumeState
+from engine.resume import ResumeState
 from tui import strings
-from tui.commands import bindings
+from tui.commands import CommandsProvider, PaletteEntry, bindings
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
+from tui.screens.jumps import SearchJumps
+from tui.screens.layout import (
+    META_ID,
+    Arrangement,
+    SidePreference,
+    SizeClass,
+    arrange,
+    side_default,
+    size_class,
+    too_small_message,
+)
+from tui.screens.resume import PlaceKeeper
 from tui.widgets.calculator import CalculatorPane
 from tui.widgets.footer import KeysFooter
-from tui.widgets.literal import LiteralTextArea
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, SideTabs
@@ -58,79 +65,25 @@ from tui.widgets.study import StepChosen
 
 if TYPE_CHECKING:
     from engine.search import Place
-    from tui.screens.search import SearchResult
+    from tui.app import ShardbookApp
     from tui.widgets.diagrams import DiagramsPane
     from tui.widgets.tradeoffs import TradeoffsPane
 
-META_ID = "__meta__"
-WIDE_WIDTH = 120
-MEDIUM_WIDTH = 80
-MIN_WIDTH = 40
-MIN_HEIGHT = 10
 
-SizeClass = Literal["wide", "medium", "narrow", "too-small"]
-SidePreference = Literal["auto", "shown", "hidden"]
+class LessonCommands(CommandsProvider):
+    """The palette over the lesson: its keys' commands, every section, every lesson and the
+    study entries with no key of their own."""
 
+    scope = "main"
 
-def size_class(width: int, height: int) -> SizeClass:
-    """The layout for a terminal of ``width`` x ``height`` cells (see module docstring)."""
-    if width < MIN_WIDTH or height < MIN_HEIGHT:
-        return "too-small"
-    if width < MEDIUM_WIDTH:
-        return "narrow"
-    return "medium" if width < WIDE_WIDTH else "wide"
-
-
-def too_small_message(width: int, height: int) -> str:
-    """One line saying the size needed: the longest wording that fits ``width`` columns."""
-    need, now = f"{MIN_WIDTH}x{MIN_HEIGHT}", f"{width}x{height}"
-    wordings = [wording.format(need=need, now=now) for wording in strings.TOO_SMALL]
-    return next((text for text in wordings if len(text) <= width), wordings[-1])
-
-
-@dataclass(frozen=True)
-class Arrangement:
-    """What is on screen: the outline (a column, over the lesson, or not at all), the lesson,
-    the side pane, or only the too-small message."""
-
-    outline: Literal["column", "overlay", "hidden"]
-    reading: bool
-    side: bool
-    too_small: bool = False
-
-
-def arrange(
-    size: SizeClass, side_shown: bool, reading_mode: bool, zoomed: bool, outline_open: bool
-) -> Arrangement:
-    """The panes on screen for a layout state. Zoom (the side pane alone) wins over reading mode
-    (the lesson alone); on a narrow screen the side pane replaces the lesson."""
-    if size == "too-small":
-        return Arrangement("hidden", False, False, too_small=True)
-    overlay: Literal["overlay", "hidden"] = "overlay" if outline_open else "hidden"
-    if zoomed:
-        return Arrangement(overlay, reading=False, side=True)
-    if reading_mode:
-        return Arrangement(overlay, reading=True, side=False)
-    if size == "wide":
-        return Arrangement("column", reading=True, side=side_shown)
-    if size == "narrow":
-        return Arrangement(overlay, reading=not side_shown, side=side_shown)
-    return Arrangement(overlay, reading=True, side=side_shown)
-
-
-def side_default(size: SizeClass, preference: SidePreference) -> bool:
-    """Whether the side pane shows when the screen takes layout ``size``: on a narrow screen the
-    lesson comes first; elsewhere the learner's F6 choice, and by default only where the lesson
-    keeps its room (wide)."""
-    if size == "narrow":
-        return False
-    if preference == "auto":
-        return size == "wide"
-    return preference == "shown"
+    def extra_entries(self) -> list[PaletteEntry]:
+        return cast("ShardbookApp", self.app).palette_entries()
 
 
 class MainScreen(Screen[None]):
     """The lesson: outline, reading pane, side pane (see module docstring)."""
+
+    COMMANDS = {LessonCommands}
 
     BINDINGS = [
         *bindings("main"),
@@ -168,12 +121,12 @@ class MainScreen(Screen[None]):
         self.current_section = META_ID
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
-        # Where the lesson was left (restore_place), and the reading pane's top still to be
-        # scrolled to: (section, block, line).
-        self._resume = ResumeState()
-        self._pending_scroll: tuple[str, int, int] | None = None
+        # Where the lesson was left (restore_place, place: tui/screens/resume.py).
+        self.resume = PlaceKeeper(self)
         # The last search, shown again when search opens.
         self.search_query = ""
+        # Search and the notes view (tui/screens/jumps.py).
+        self.jumps = SearchJumps(self)
         # Guided study: ctrl+n, the plan view, the plan's marks (tui/screens/guide.py).
         self.guide = StudyGuide(self)
 
@@ -213,10 +166,10 @@ class MainScreen(Screen[None]):
             self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
         self._resized(width, height)
         # Before the first arrangement, so only the side tab shown is built.
-        self._restore_layout(self._resume, initial=True)
+        self.resume.restore_layout(self.resume.state, initial=True)
         self._arrange()
         self._show_opened_lesson()
-        self._restore_section(self._resume)
+        self.resume.restore_section(self.resume.state)
         reading = self.query_one("#reading")
         self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 
@@ -288,7 +241,8 @@ class MainScreen(Screen[None]):
         ):
             return
         if shown.reading:
-            self.query_one("#reading").focus()
+            # At once (Widget.focus is deferred): a jump that focuses a field meanwhile wins.
+            self.set_focus(self.query_one("#reading"))
         elif shown.side:
             await self._focus_side_pane()
 
@@ -298,7 +252,7 @@ class MainScreen(Screen[None]):
         pane = side.get_pane(side.active)
         if isinstance(pane, LazyTabPane):
             await pane.ready()
-        self._focus_tab_pane(pane)
+        self.focus_tab_pane(pane)
 
     # ----------------------------------------------------------------- the lesson
     def show_lesson(self, lesson: Lesson | None, error: str, progress: LessonProgress) -> None:
@@ -459,7 +413,7 @@ class MainScreen(Screen[None]):
         side = self.query_one(SideTabs)
         if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
             tab = "collectives"
-        self._focus_tab_pane(await self.open_side_tab(tab))
+        self.focus_tab_pane(await self.open_side_tab(tab))
 
     async def open_side_tab(self, tab: str) -> TabPane:
         """Show side tab ``tab`` and return its pane once its content is built."""
@@ -472,7 +426,7 @@ class MainScreen(Screen[None]):
             await pane.ready()
         return pane
 
-    def _focus_tab_pane(self, pane: TabPane) -> None:
+    def focus_tab_pane(self, pane: TabPane) -> None:
         for child in pane.children:
             focus_first = getattr(child, "focus_first", None)
             if focus_first is not None:
@@ -545,107 +499,12 @@ class MainScreen(Screen[None]):
         choices. A section or a choice that no longer exists is left at its default, without a
         word. Before the screen is mounted, this happens when it is (and before its first frame
         builds any side tab)."""
-        self._resume = state
-        if not self.is_mounted:
-            return
-        self._restore_layout(state, initial=False)
-        self._restore_section(state)
-        side = self.query_one(SideTabs)
-        for pane in side.query(LazyTabPane):
-            for child in pane.children:
-                restore = getattr(child, "restore_choices", None)
-                if restore is not None:
-                    restore(state.panes.get(str(pane.id), {}))
-
-    def _restore_layout(self, state: ResumeState, initial: bool) -> None:
-        """The side tab, and the side pane shown or hidden when the layout is the one it was
-        left at (elsewhere the layout's rule and F6's choice decide). ``initial``: before the
-        first arrangement, which builds the tab shown."""
-        side = self.query_one(SideTabs)
-        if state.side_tab and side.query(f"#{state.side_tab}"):
-            side.active = state.side_tab
-            if initial:
-                side.build_after_first_frame()
-        if state.side_shown is None or state.side_size != self.size_class:
-            return
-        if initial:
-            self.set_reactive(MainScreen.side_shown, state.side_shown)
-        else:
-            self.side_shown = state.side_shown
-
-    def _restore_section(self, state: ResumeState) -> None:
-        ids = [META_ID, *(section.id for section in self.sections)]
-        if self.lesson is None or state.section not in ids:
-            return
-        self.query_one("#outline", OptionList).highlighted = ids.index(state.section)
-        if state.section != self.current_section:
-            self.show_section(state.section)
-        if state.block or state.line:
-            self._pending_scroll = (state.section, state.block, state.line)
-            # In the reading pane's queue: after the scroll home that show_section queued there.
-            self.query_one("#reading").call_after_refresh(self._restore_scroll, 5)
-
-    def _restore_scroll(self, tries: int) -> None:
-        """Scroll the reading pane to the block and line of ``_pending_scroll`` once the section
-        is laid out (``tries`` more frames at most)."""
-        if self._pending_scroll is None:
-            return
-        section, block, line = self._pending_scroll
-        reading = self.query_one("#reading", VerticalScroll)
-        children = [child for child in reading.children if child.display]
-        if section != self.current_section or block >= len(children):
-            self._pending_scroll = None
-            return
-        region = children[block].region
-        if not region.height and tries > 0:  # not laid out yet
-            reading.call_after_refresh(self._restore_scroll, tries - 1)
-            return
-        self._pending_scroll = None
-        if region.height:
-            top = region.y - reading.scrollable_content_region.y + reading.scroll_offset.y
-            reading.scroll_to(y=top + min(line, region.height - 1), animate=False, immediate=True)
-
-    def _reading_anchor(self) -> tuple[int, int]:
-        """The reading pane's top as (block, line): the first block reaching below it and how
-        many of that block's lines are above it (0, 0 when the pane is not laid out)."""
-        if self._pending_scroll is not None and self._pending_scroll[0] == self.current_section:
-            return self._pending_scroll[1:]
-        reading = self.query_one("#reading", VerticalScroll)
-        top = reading.scrollable_content_region.y
-        if not reading.region.height:
-            previous = self._resume
-            same = previous.section == self.current_section
-            return (previous.block, previous.line) if same else (0, 0)
-        children = [child for child in reading.children if child.display]
-        for index, child in enumerate(children):
-            if child.region.bottom > top:
-                return index, max(0, top - child.region.y)
-        return 0, 0
+        self.resume.restore(state)
 
     def place(self) -> ResumeState | None:
         """Where the lesson is now (what :meth:`restore_place` restores); None while the lesson's
         panes are not there (being built, or taken down as the app exits): nothing to read."""
-        sides = self.query(SideTabs)
-        if not sides:
-            return None
-        side = sides.first(SideTabs)
-        panes = {name: dict(choices) for name, choices in self._resume.panes.items()}
-        for pane in side.query(LazyTabPane):
-            for child in pane.children:
-                choices = getattr(child, "choices", None)
-                if choices is not None:
-                    panes[str(pane.id)] = choices()
-        block, line = self._reading_anchor()
-        usable = self.size_class in SIDE_SIZES
-        return ResumeState(
-            section=self.current_section,
-            block=block,
-            line=line,
-            side_tab=str(side.active or ""),
-            side_shown=self.side_shown if usable else self._resume.side_shown,
-            side_size=self.size_class if usable else self._resume.side_size,
-            panes=panes,
-        )
+        return self.resume.place()
 
     @on(OptionList.OptionHighlighted, "#outline")
     def _section_place_changed(self) -> None:
@@ -656,139 +515,19 @@ class MainScreen(Screen[None]):
         self.post_message(self.PlaceChanged())
 
     # ----------------------------------------------------------------- search and my notes
-    def _section_titles(self) -> dict[str, str]:
-        return {META_ID: strings.META_SECTION, **{s.id: s.title for s in self.sections}}
-
     async def action_search(self) -> None:
         """``/`` or ctrl+f: search the lesson and the learner's text (tui.screens.search)."""
-        from tui.screens.search import SearchScreen
-
-        if self.lesson is None:
-            self.app.notify(self.lesson_error, severity="error")
-            return
-        screen = SearchScreen(self.lesson, self.progress, self.search_query, self._section_titles())
-        await self.app.push_screen(screen, self._search_closed)
-        # At once, not on the screen's resume: a key typed right after ctrl+f is the query's.
-        screen.set_focus(screen.query_input)
-
-    async def _search_closed(self, result: SearchResult | None) -> None:
-        if result is None:
-            return
-        self.search_query = result.query
-        if result.hit is not None:
-            await self.jump_to(result.hit.place, (result.hit.start, result.hit.end))
+        await self.jumps.search()
 
     async def action_my_notes(self) -> None:
         """ctrl+e: every answer, reflection and exercise note, in the lesson's order."""
-        from tui.screens.search import NotesScreen
-
-        if self.lesson is None:
-            self.app.notify(self.lesson_error, severity="error")
-            return
-        screen = NotesScreen(self.lesson, self.progress, self._section_titles())
-        await self.app.push_screen(screen, self._notes_closed)
-
-    async def _notes_closed(self, place: Place | None) -> None:
-        if place is not None:
-            await self.jump_to(place, None)
+        await self.jumps.my_notes()
 
     async def jump_to(self, place: Place, span: tuple[int, int] | None) -> None:
         """Show ``place``: lesson text with ``span`` (offsets into ``place.text``) marked in
         the reader; the learner's text in its box, focused, with ``span`` selected (None: the
         cursor at the end); an exercise note in its side pane."""
-        if place.source == "notes":
-            await self._jump_to_note(place, span)
-            return
-        reading = await self._read_section(place.section_id)
-        for text in reading.query(BrokenText):
-            text.clear_highlight()
-        if place.source == "lesson":
-            if span is not None:
-                self._mark_in_reader(reading, place.text, span)
-            return
-        for box in reading.query(NoteBox):
-            if box.kind == place.source and box.item.id == place.item_id:
-                self._enter_box(box, span)
-                return
-
-    async def _read_section(self, section_id: str) -> VerticalScroll:
-        """Show section ``section_id`` in the reading pane (on screen) and wait until its
-        widgets are mounted."""
-        self.zoomed = False
-        self.outline_open = False
-        if self.size_class == "narrow":
-            self.side_shown = False
-        # Now, into the pane shown: the focus then stays where the jump puts it (the layout's
-        # own focus keeping moves it only out of a pane just hidden).
-        reading = self.query_one("#reading", VerticalScroll)
-        self.set_focus(reading, scroll_visible=False)
-        ids = [META_ID, *(section.id for section in self.sections)]
-        if section_id in ids:
-            self.query_one("#outline", OptionList).highlighted = ids.index(section_id)
-            if section_id != self.current_section:
-                self.show_section(section_id)
-        await AwaitMount(reading, list(reading.children))
-        return reading
-
-    def _mark_in_reader(self, reading: VerticalScroll, text: str, span: tuple[int, int]) -> None:
-        target = next((t for t in reading.query(BrokenText) if text in t.text), None)
-        if target is None:
-            return
-        offset = target.text.index(text)
-        start, end = offset + span[0], offset + span[1]
-        box = next((node for node in target.ancestors if isinstance(node, SelfCheckBox)), None)
-        if box is not None and not box.query_one(".key-points", Vertical).display:
-            box.show_key_points()  # a match in key points the learner had hidden again
-        target.highlight(start, end)
-        self.set_focus(reading)
-        # In the reading pane's queue: after the scroll home of a section just shown.
-        reading.call_after_refresh(self._scroll_to_match, reading, target, start)
-
-    def _scroll_to_match(self, reading: VerticalScroll, target: BrokenText, offset: int) -> None:
-        """Scroll the line holding ``target.text[offset]`` to a third of the pane's height."""
-        if not target.region.height:
-            return
-        content = reading.scrollable_content_region
-        top = target.region.y - content.y + reading.scroll_offset.y + target.line_of(offset)
-        reading.scroll_to(y=max(0, top - content.height // 3), animate=False, immediate=True)
-
-    def _enter_box(self, box: NoteBox, span: tuple[int, int] | None) -> None:
-        area = box.text_area
-        if not isinstance(area, LiteralTextArea):
-            return
-        start, end = span if span is not None else (len(area.text), len(area.text))
-        if end > len(area.text):  # the text changed since the search: its end
-            start = end = len(area.text)
-        area.enter_with_selection(start, end)
-        # Once laid out (a box just built has no place yet): the whole box in view.
-        box.call_after_refresh(box.scroll_visible, animate=False)
-
-    async def _jump_to_note(self, place: Place, span: tuple[int, int] | None) -> None:
-        """Open the side pane where the exercise note ``place`` is written, on it."""
-        if not place.pane:
-            self.app.notify(strings.NOTE_NOWHERE, severity="warning")
-            return
-        side = self.query_one(SideTabs)
-        self.zoomed = False
-        self.reading_mode = False
-        self.outline_open = False
-        self.side_shown = True
-        side.active = place.pane
-        self.set_focus(side.query_one(Tabs), scroll_visible=False)  # see _read_section
-        tab = side.get_pane(place.pane)
-        if isinstance(tab, LazyTabPane):
-            await tab.ready()
-        show_strategy = getattr(tab.children[0] if tab.children else None, "show_strategy", None)
-        if place.strategy and show_strategy is not None:
-            from engine.diagrams import STRATEGY_NAMES
-
-            if place.strategy in STRATEGY_NAMES:
-                await show_strategy(place.strategy)
-        for box in tab.query(NoteBox):
-            if box.item.id == place.item_id:
-                self._enter_box(box, span)
-                return
-        self._focus_tab_pane(tab)
+        await self.jumps.jump_to(place, span)
 
     # ----------------------------------------------------------------- guided study
     async def action_next_step(self) -> None:

@@ -9,16 +9,20 @@ Layout: the question stays at the top (its own region, never scrolled away by th
 answer box and the feedback scroll below it, and a bar above the footer shows each rating key with
 its next interval. In the answer box enter starts a new line and ctrl+r submits; the quiz's own
 keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into an answer.
+
+Its length (about 650 lines) is one screen's: the keys, the question and feedback views, the
+rating bar, the lessons loaded in a worker and the statistics text all read and change the same
+session and widgets, so splitting them would pass the screen's state around; its two dialogs are
+in ``tui.screens.quiz_dialogs``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -27,26 +31,23 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
-from engine.i18n import N_, gettext
+from engine.i18n import gettext
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
 from engine.progress import LessonProgress
-from engine.quiz import RATINGS, Clock, QuizSession
+from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
-from engine.settings import (
-    DESIRED_RETENTION_DEFAULT,
-    DESIRED_RETENTION_RANGE,
-)
-from engine.timefmt import duration_text, format_interval, local_text, utc_now
-from engine.units import parse_number
+from engine.timefmt import duration_text, format_interval, local_text
 from tui import strings
+from tui.options import QuizOptions
+from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
-from tui.widgets.literal import LiteralInput, LiteralTextArea
+from tui.widgets.literal import LiteralTextArea
 
 if TYPE_CHECKING:
     from tui.app import ShardbookApp
@@ -61,27 +62,6 @@ RETENTION_KEY = "review.desired_retention"
 _OUTSIDE_THE_BOX = frozenset(
     {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
 )
-
-
-@dataclass(frozen=True)
-class QuizOptions:
-    """How the quiz opens.
-
-    Attributes:
-        lesson: quiz only this lesson; None: every lesson in the content folder, one queue.
-        due_only: only reviewed items that are due now (no new items).
-        open_at_start: the app opens on the quiz screen (``shardbook quiz``).
-        clock: the time source, timezone-aware (tests inject a fixed one).
-        seed: seeds drill values and choice orders (None: random).
-        tz: the learner's time zone for "today" and the times shown (None: this machine's).
-    """
-
-    lesson: str | None = None
-    due_only: bool = False
-    open_at_start: bool = False
-    clock: Clock = utc_now
-    seed: int | None = None
-    tz: dt.tzinfo | None = None
 
 
 class QuizAnswer(LiteralTextArea):
@@ -177,7 +157,7 @@ class QuizScreen(Screen[None]):
 
     @property
     def shardbook(self) -> ShardbookApp:
-        return self.app  # type: ignore[return-value]
+        return cast("ShardbookApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="quiz-status", markup=False)
@@ -699,110 +679,3 @@ class QuizScreen(Screen[None]):
         if why:
             return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=why)
         return strings.QUIZ_RETENTION_SET.format(value=value, path=app.settings_store.path)
-
-
-def parse_retention(text: str) -> float:
-    """A desired retention typed by the learner: ``0.85`` or ``85%``.
-
-    Raises:
-        InputError: field ``desired retention``: not a number, or outside 0.70-0.97.
-    """
-    raw = text.strip()
-    scale = 100.0 if raw.endswith("%") else 1.0
-    value = parse_number("desired retention", raw.removesuffix("%")) / scale
-    low, high = DESIRED_RETENTION_RANGE
-    if not low <= value <= high:
-        raise InputError("desired retention", strings.QUIZ_RETENTION_BAD.format(low=low, high=high))
-    return round(value, 4)
-
-
-class RetentionScreen(ModalScreen[float | None]):
-    """Asks for the desired retention; dismissed with the new value, or None (escape)."""
-
-    DEFAULT_CSS = """
-    RetentionScreen {
-        align: center middle;
-    }
-    #retention-box {
-        width: 64;
-        height: auto;
-        padding: 1 2;
-        border: round $primary;
-        background: $surface;
-    }
-    #retention-error {
-        color: $error;
-    }
-    """
-
-    BINDINGS = [Binding("escape", "cancel", N_("Cancel"), id="retention_cancel")]
-
-    def __init__(self, current: float) -> None:
-        super().__init__()
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        low, high = DESIRED_RETENTION_RANGE
-        with Vertical(id="retention-box"):
-            yield Static(strings.QUIZ_RETENTION_TITLE, classes="section-title")
-            yield Static(
-                strings.QUIZ_RETENTION_HELP.format(
-                    low=low, high=high, default=DESIRED_RETENTION_DEFAULT
-                ),
-                markup=False,
-            )
-            yield LiteralInput(f"{self.current:.2f}", id="retention-input")
-            yield Static("", id="retention-error", markup=False)
-
-    def on_mount(self) -> None:
-        self.query_one("#retention-input", LiteralInput).focus()
-
-    def on_input_submitted(self, event: LiteralInput.Submitted) -> None:
-        event.stop()
-        try:
-            value = parse_retention(event.value)
-        except InputError:
-            low, high = DESIRED_RETENTION_RANGE
-            message = strings.QUIZ_RETENTION_BAD.format(low=low, high=high)
-            self.query_one("#retention-error", Static).update(message)
-            return
-        self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ReviewStatsScreen(ModalScreen[None]):
-    """The statistics of every lesson in the quiz, with the forecast and recall plots."""
-
-    DEFAULT_CSS = """
-    #stats-body {
-        padding: 0 1;
-        background: $surface;
-    }
-    """
-
-    BINDINGS = [
-        Binding("escape", "dismiss", N_("Close"), id="stats_close"),
-        Binding("s", "dismiss", N_("Close"), id="stats_close_s", show=False),
-    ]
-
-    def __init__(self, rows: list[LessonStats], text: str) -> None:
-        super().__init__()
-        self.rows = rows
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="stats-body"):
-            yield Static(strings.QUIZ_STATS_TITLE, classes="section-title")
-            yield Static(self.text, markup=False)
-            yield Vertical(id="stats-plots")
-            yield Static(strings.QUIZ_STATS_CLOSE, markup=False, classes="hint")
-
-    async def on_mount(self) -> None:
-        from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed
-
-        widget = ReviewPlots()
-        await self.query_one("#stats-plots", Vertical).mount(widget)
-        widget.show(self.rows)
-        self.query_one("#stats-body", VerticalScroll).focus()

@@ -1,5 +1,5 @@
-"""Modal screens of guided study: the study plan (F11), the session summary, and a yes/no
-confirmation (F9 on an unfinished plan, looking at an answer before writing the note).
+"""Modal screens of guided study: the study plan (F11) and the session summary (the yes/no
+confirmation they share a frame with is :class:`tui.widgets.confirm.ConfirmScreen`).
 
 Every text is shown literally (lesson text, the learner's counts): :class:`BrokenText` and
 ``Content``, never markup.
@@ -20,53 +20,15 @@ from engine.i18n import N_, gettext
 from engine.plan import Plan, describe_step, review_line
 from engine.progress import RATING_LABELS
 from tui import strings
+from tui.widgets.confirm import MODAL_CSS
 from tui.widgets.reader import BrokenLines, BrokenText
-
-_MODAL_CSS = """
-    {name} {{ align: center middle; }}
-    {name} > Vertical {{
-        width: 96; max-width: 100%; height: auto; max-height: 100%;
-        background: $surface; border: thick $primary; padding: 0 1;
-    }}
-    {name} .hint {{ margin: 0; }}
-"""
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A question with a yes (enter, y) and a no (escape, n); dismissed with True or False."""
-
-    DEFAULT_CSS = (
-        _MODAL_CSS.format(name="ConfirmScreen")
-        + "ConfirmScreen VerticalScroll { height: auto; max-height: 20; }"
-    )
-    BINDINGS = [
-        Binding("enter,y", "dismiss(True)", N_("Yes"), id="confirm_yes"),
-        Binding("escape,n", "dismiss(False)", N_("No"), id="confirm_no"),
-    ]
-
-    def __init__(self, question: str, lines: tuple[str, ...] = (), ask: str = "") -> None:
-        super().__init__()
-        self.question = question
-        self.lines = lines
-        self.ask = ask
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield BrokenText(strings.CONFIRM_TITLE, classes="section-title")
-            with VerticalScroll(can_focus=False):
-                yield BrokenText(self.question, classes="confirm-question")
-                for line in self.lines:
-                    yield BrokenText(line, marker="- ", classes="confirm-line")
-                if self.ask:
-                    yield BrokenText(self.ask, classes="confirm-ask")
-            yield BrokenText(strings.CONFIRM_YES, classes="hint")
 
 
 class SummaryScreen(ModalScreen[None]):
     """The session summary (:func:`engine.session.render_summary`); escape closes it."""
 
     DEFAULT_CSS = (
-        _MODAL_CSS.format(name="SummaryScreen")
+        MODAL_CSS.format(name="SummaryScreen")
         + "SummaryScreen VerticalScroll { height: auto; max-height: 30; }"
     )
     BINDINGS = [
@@ -117,7 +79,7 @@ class PlanScreen(ModalScreen[str | None]):
     its id); ``s`` shows the session summary; escape closes."""
 
     DEFAULT_CSS = (
-        _MODAL_CSS.format(name="PlanScreen")
+        MODAL_CSS.format(name="PlanScreen")
         + """
     PlanScreen > Vertical { height: 100%; }
     PlanScreen OptionList { height: 1fr; border: none; padding: 0; }
@@ -127,6 +89,8 @@ class PlanScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape,f11", "dismiss(None)", N_("Close"), id="plan_close"),
         Binding("s", "summary", N_("Session summary"), id="plan_summary"),
+        Binding("ctrl+home", "edge('first')", show=False, id="plan_top"),
+        Binding("ctrl+end", "edge('last')", show=False, id="plan_bottom"),
         # Handled here, not through the list's own enter: the step is reached (its field
         # focused) before the next key is looked at.
         Binding("enter", "go", N_("Go there"), priority=True, id="plan_go"),
@@ -160,13 +124,16 @@ class PlanScreen(ModalScreen[str | None]):
             for index, step in enumerate(plan.steps)
         ]
         options.append(None)
-        options.append(Option(BrokenLines(strings.PLAN_OBJECTIVES), disabled=True))
+        # The lines below the steps can be highlighted (enter does nothing there): OptionList's
+        # keys move the cursor and scroll with it, and they skip disabled options, so End,
+        # PageDown and Down could not show the ratings and the reviews.
+        options.append(Option(BrokenLines(strings.PLAN_OBJECTIVES)))
         options.extend(
-            Option(BrokenLines(line, "   "), id=f"objective:{plan.objectives[n].id}", disabled=True)
+            Option(BrokenLines(line, "   "), id=f"objective:{plan.objectives[n].id}")
             for n, line in enumerate(objective_lines(plan))
         )
         options.append(None)
-        options.append(Option(BrokenLines(review_line(plan.reviews)), disabled=True))
+        options.append(Option(BrokenLines(review_line(plan.reviews))))
         with Vertical():
             title = strings.PLAN_TITLE.format(lesson=plan.lesson_id, figure=plan.figure)
             yield BrokenText(title, classes="section-title plan-head")
@@ -189,7 +156,7 @@ class PlanScreen(ModalScreen[str | None]):
         steps = self.query_one("#plan-steps", OptionList)
         index = steps.highlighted
         option = steps.get_option_at_index(index) if index is not None else None
-        if option is None or option.disabled or option.id is None:
+        if option is None or option.id not in {step.id for step in self.plan.steps}:
             return
         await self.app.pop_screen()
         go_to_step = getattr(self.app.screen, "go_to_step", None)
@@ -198,9 +165,14 @@ class PlanScreen(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected, "#plan-steps")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        # A click on a step (enter is the binding above).
+        # A click on a step (enter is the binding above); a click below the steps does nothing.
         event.stop()
-        self.dismiss(event.option.id)
+        if event.option.id in {step.id for step in self.plan.steps}:
+            self.dismiss(event.option.id)
+
+    async def action_edge(self, edge: str) -> None:
+        """ctrl+home / ctrl+end: the first / last line of the plan, as home / end."""
+        await self.query_one("#plan-steps", OptionList).run_action(edge)
 
     async def action_summary(self) -> None:
         await self.app.run_action("session_summary")

@@ -10,8 +10,9 @@ on screen. The pane holds no formula. Each key is answered in one frame (README 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -54,12 +55,17 @@ class Outcome:
 
 
 class FormInput(LiteralInput):
-    """A form field that tells its pane of an edit while the key is being handled.
+    """A form field that tells its pane of an edit while the key is being handled, through the
+    ``edited`` callback the pane gives it (the field knows nothing of its pane).
 
     Input.Changed reaches the pane a few message hops later, after Textual may already have
     drawn the frame that shows the typed character; the result then waited for the next frame
     (up to 1/60 s). Recomputing here puts the new result in the same frame.
     """
+
+    def __init__(self, value: str, edited: Callable[[], None], **kwargs: Any) -> None:
+        self._edited = edited  # before Input's own set-up, which sets the value
+        super().__init__(value, **kwargs)
 
     def _watch_value(self, value: str) -> None:
         # Textual's Input sets ``virtual_size`` (a reactive that re-lays out the whole screen,
@@ -70,10 +76,8 @@ class FormInput(LiteralInput):
         super()._watch_value(value)
 
     def watch_value(self, value: str) -> None:
-        for node in self.ancestors:
-            if isinstance(node, CalculatorPane):
-                node.field_edited()
-                return
+        if self.parent is not None:  # in its pane's form, not while being built
+            self._edited()
 
 
 class ResultView(Widget):
@@ -200,6 +204,9 @@ class CalculatorPane(VerticalScroll):
         self._more_requested = not self.MORE_FIELDS
         self._focus_more = False
         self._note_shown = False
+        # The focused field and its row on screen before a recompute changed the figures'
+        # height (see _hold_focused_row).
+        self._held: tuple[Widget, int] | None = None
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -240,7 +247,11 @@ class CalculatorPane(VerticalScroll):
                 )
             else:
                 widget = FormInput(
-                    value, id=f"field-{field.name}", compact=True, classes="form-field"
+                    value,
+                    self.field_edited,
+                    id=f"field-{field.name}",
+                    compact=True,
+                    classes="form-field",
                 )
                 if field.tooltip:
                     widget.tooltip = gettext(field.tooltip)
@@ -375,10 +386,24 @@ class CalculatorPane(VerticalScroll):
             return
         view.display = True
         view.show(details, typing=typing)
+        if self._held is not None:
+            self.call_after_refresh(self._hold_focused_row)
         # Drawing a widget that is scrolled out of view makes Textual rebuild its map of every
         # widget's region at the next refresh (about 5 ms with the Ledger open). Rebuild it now,
         # after this frame, rather than in the next key's frame.
         self.call_after_refresh(lambda: view.region)
+
+    def _hold_focused_row(self) -> None:
+        """Scroll so the field the learner chose in stays on the row it was on: a choice (a
+        model preset) changes the figures' height above the less-used fields, which pushed the
+        field off screen."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        widget, row = held
+        if widget.is_attached and widget.region and widget.region.y != row:
+            self.scroll_to(y=self.scroll_y + widget.region.y - row, animate=False)
+            self.call_after_refresh(widget.scroll_visible, animate=False)
 
     def field_edited(self, typing: bool = True) -> None:
         """A field's value changed: recompute, unless the form is being filled or not yet
@@ -434,6 +459,9 @@ class CalculatorPane(VerticalScroll):
         a text field: the result keeps its height (see :class:`ResultView`).
         """
         typing = by_learner if typing is None else typing
+        focused = self.screen.focused if by_learner else None
+        if focused is not None and self in focused.ancestors and focused.region:
+            self._held = (focused, focused.region.y)
         values = self.values()
         self._last_values = values
         error_widget = self.query_one(".calc-error", Static)
@@ -446,6 +474,7 @@ class CalculatorPane(VerticalScroll):
             if self.figure_name:
                 figures = {}
             if by_learner:
+                self._held = None  # the last good figures stay: nothing moves
                 error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
             else:
                 error_widget.update(self.last_error)

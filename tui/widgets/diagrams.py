@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical, VerticalScroll
+from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Select, Static, TextArea
 
@@ -41,13 +42,17 @@ from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tui import strings
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, resumed_choices
 from tui.widgets.study import AnswerLooked, PaneExercises
 
 # The diagram parts shown only once every part is unfolded (the three questions answer them
 # all: what each rank holds, when it needs others' data).
 _WITH_ALL = ("questions",)
+
+# Select's ``value`` reactive, read from the class's namespace: through the generic class itself
+# mypy cannot tell its type parameter.
+_SELECT_VALUE: Reactive[object] = vars(Select)["value"]
 
 
 class DiagramsPane(VerticalScroll):
@@ -139,7 +144,7 @@ class DiagramsPane(VerticalScroll):
             select.set_options(options)
             select.value = current
             # The same value again runs no watcher: the shown label would keep its old mark.
-            select.mutate_reactive(Select.value)
+            select.mutate_reactive(_SELECT_VALUE)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
@@ -254,11 +259,12 @@ class DiagramsPane(VerticalScroll):
         # A note written and left: the part it answers unfolds (not while it is typed).
         if isinstance(event.widget, TextArea):
             self.refresh_folds()
+            keep_focus_in_view(self)
 
     # ----------------------------------------------------------------- look first
     def action_look_first(self) -> None:
         """ctrl+r: show the folded answers before writing the notes, once confirmed."""
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         notes = self._folded_notes()
         if not notes:

@@ -1,4 +1,4 @@
-"""The footer: Textual's Footer, recomposed at most once per refresh and only when its keys change.
+"""The footer: Textual's Footer, recomposed only when its keys change, showing the keys that fit.
 
 Textual's Footer builds all its key widgets again after every change of focus or bindings
 (``Screen.bindings_updated_signal``), one recompose per change. Opening a lesson changes focus
@@ -11,6 +11,11 @@ It is also the footer in the interface language: a ``Binding``'s description is 
 class is defined, before the language is chosen, so BINDINGS hold the English msgids
 (``strings.msgids``) and each key's description, tooltip and group label is translated as the
 footer builds them (:mod:`engine.i18n`).
+
+Textual's Footer also lays its keys out in a row and lets the last ones run past the screen's
+edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key once laid out and
+hides those that do not fit: help and quit first of all (they are always needed), then the others
+in their order (the focused pane's keys first). F1 lists every key.
 """
 
 from __future__ import annotations
@@ -22,17 +27,23 @@ from textual.widgets._footer import FooterKey, FooterLabel
 
 from engine.i18n import gettext
 
+# Kept first, where they fit: the actions of F1 (help) and ctrl+q (quit).
+KEPT_ACTIONS = frozenset({"show_help", "quit"})
+
 
 class KeysFooter(Footer):
     """A :class:`textual.widgets.Footer` that skips recomposes that would change nothing and
-    shows its labels in the interface language."""
+    shows the keys that fit whole, in the interface language (see module docstring)."""
 
     def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
         super().__init__(compact=compact, show_command_palette=show_command_palette)
         self._recompose_queued = False
         self._shown: tuple[object, ...] | None = None
+        # Each key's cells (its width and the margin after it), measured with every key shown.
+        self._cells: dict[FooterKey, int] = {}
 
-    def _keys(self) -> tuple[object, ...]:
+    # ----------------------------------------------------------------- fewer recomposes
+    def _bindings_shown(self) -> tuple[object, ...]:
         """What the footer would show now: each shown binding with its state, in order."""
         palette = self.app.COMMAND_PALETTE_BINDING
         shown = [
@@ -55,7 +66,7 @@ class KeysFooter(Footer):
         self._recompose_queued = False
         if not self.is_attached:
             return
-        keys = self._keys()
+        keys = self._bindings_shown()
         if keys == self._shown:
             return
         self._shown = keys
@@ -73,3 +84,43 @@ class KeysFooter(Footer):
             elif isinstance(widget, FooterLabel):
                 widget.update(gettext(str(widget.content)))
             yield widget
+
+    # ----------------------------------------------------------------- the keys that fit
+    async def recompose(self) -> None:
+        await super().recompose()
+        self._cells = {}
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _footer_keys(self) -> list[FooterKey]:
+        return [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
+
+    def _fit(self) -> None:
+        keys = self._footer_keys()
+        if not keys or not self.size.width:
+            return  # hidden (a screen too small): fitted on the resize that shows it
+        if any(key not in self._cells for key in keys):
+            if not all(key.display for key in keys):
+                for key in keys:
+                    key.display = True
+                self.call_after_refresh(self._fit)  # measured once laid out again
+                return
+            if not all(key.outer_size.width for key in keys):
+                self.call_after_refresh(self._fit)  # not laid out yet: measured once it is
+                return
+            self._cells = {key: key.outer_size.width + key.styles.margin.width for key in keys}
+        room = self.size.width
+        for palette in self.query(FooterKey).filter(".-command-palette"):
+            room -= palette.outer_size.width
+        kept = [key for key in keys if key.action in KEPT_ACTIONS]
+        shown: set[FooterKey] = set()
+        for key in kept + [key for key in keys if key not in kept]:
+            if self._cells[key] <= room:
+                shown.add(key)
+                room -= self._cells[key]
+            elif key not in kept:
+                break  # the keys after a cut one stay in order: none is shown out of it
+        for key in keys:
+            key.display = key in shown

@@ -2,7 +2,8 @@
 
 Each run happens in a Textual worker thread (torch and the rank processes never block the
 screen) and posts :class:`LabPane.Finished` back; the report is the command line's own text
-(:mod:`tui.cli_lab`), shown literally. Without torch the pane only says how to install the extra.
+(:mod:`engine.lab.report`), shown literally. Without torch the pane only says how to install the
+extra.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ EXPERIMENTS = ("collectives", "memory")
 
 def run_experiment(name: str) -> str:
     """Run one experiment with its defaults and return the report (raises ShardbookError)."""
-    from tui.cli_lab import collectives_report, memory_report
+    from engine.lab.report import collectives_report, memory_report
 
     if name == "collectives":
         from engine.lab.gloo import run_collectives

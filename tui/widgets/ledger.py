@@ -138,7 +138,13 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     preset_fields: dict[str, Any] = {}
     if preset_key in PRECISION_PRESETS:
         preset_fields = dict(PRECISION_PRESETS[preset_key].fields)
-    numeric = ("params", "largest_layer_params", "gpu_memory", "zero", "shared_experts")
+    numeric: tuple[str, ...] = (
+        "params",
+        "largest_layer_params",
+        "gpu_memory",
+        "zero",
+        "shared_experts",
+    )
     numeric += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
     model = values.get("model", CUSTOM)
     spec_fields: dict[str, Any] = {

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Static, TextArea
 
 from engine.i18n import N_
@@ -75,6 +76,23 @@ class NoteBox(Vertical):
     def _changed(self, event: TextArea.Changed) -> None:
         event.stop()
         self.post_message(self.Edited(self.kind, self.item.id, event.text_area.text))
+
+
+def keep_focus_in_view(pane: Widget) -> None:
+    """Once ``pane`` is laid out again, scroll the focused widget inside it back into view (the
+    whole note box, label included, when the focus is in one).
+
+    For a pane whose parts above the focused box change height when a box is left (an answer
+    unfolds): Tab or ctrl+n focuses the next box and scrolls to it first, and the box left
+    reports its blur only afterwards, so the unfolded part would push the box with the cursor
+    off screen.
+    """
+    focused = pane.screen.focused
+    if focused is None or pane not in focused.ancestors:
+        return
+    box = next((node for node in focused.ancestors if isinstance(node, NoteBox)), None)
+    target = box if box is not None else focused
+    pane.call_after_refresh(target.scroll_visible, animate=False)
 
 
 class SelfCheckBox(NoteBox):

@@ -21,9 +21,10 @@ from tui import strings
 _TICK_EVERY = 7
 
 
-def _ticks(days: Sequence[dt.date]) -> tuple[list[int], list[str]]:
-    positions = list(range(0, len(days), _TICK_EVERY))
-    return positions, [f"{days[n]:%m-%d}" for n in positions]
+def _ticks(days: Sequence[dt.date]) -> tuple[list[float], list[str]]:
+    """Tick positions (bar indexes, as plotext takes them: floats) and their dates."""
+    positions: list[float] = list(range(0, len(days), _TICK_EVERY))
+    return positions, [f"{days[int(n)]:%m-%d}" for n in positions]
 
 
 class ReviewPlots(Vertical):

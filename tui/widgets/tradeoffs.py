@@ -56,7 +56,7 @@ from engine.tradeoffs import (
 )
 from tui import strings
 from tui.widgets.calculator import ResultView
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, resumed_choices
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -191,12 +191,12 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
         table.add_column(strings.TRADEOFFS_COL_CASE)
         for header in headers:
             table.add_column(header, justify="right", no_wrap=True)
-        for label, cells in rows:
-            table.add_row(Text(label), *cells)
+        for label, row_cells in rows:
+            table.add_row(Text(label), *row_cells)
         figures.append(table)
     else:
-        for label, cells in rows:
-            pairs = [f"{header} {cell}" for header, cell in zip(headers, cells, strict=True)]
+        for label, row_cells in rows:
+            pairs = [f"{header} {cell}" for header, cell in zip(headers, row_cells, strict=True)]
             figures.append(Text(label, style="bold"))
             figures.append(Text("  " + "; ".join(pairs)))
     parts: list[RenderableType] = [
@@ -414,6 +414,8 @@ class TradeoffsPane(VerticalScroll):
             if wanted == self._wanted:
                 self._set_busy(False)
                 result.update(renderable)
+                # The report above the note boxes changed height after the focus moved.
+                keep_focus_in_view(self)
 
     def _set_busy(self, busy: bool) -> None:
         """Show or hide the line that says a new report is being computed."""
@@ -438,10 +440,11 @@ class TradeoffsPane(VerticalScroll):
         # The judgement written and left: the table and the plot unfold (not while typed).
         if isinstance(event.widget, TextArea):
             self.refresh_report()
+            keep_focus_in_view(self)
 
     def action_look_first(self) -> None:
         """ctrl+r: show the table and the plot before writing exercise 4, once confirmed."""
-        from tui.screens.study import ConfirmScreen
+        from tui.widgets.confirm import ConfirmScreen
 
         if not self.folded:
             self.notify(strings.NOTHING_FOLDED)

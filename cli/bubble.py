@@ -14,6 +14,7 @@ import json
 import shutil
 from typing import Any
 
+from cli.main import CliError, flag_error, option_flags
 from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
@@ -26,7 +27,6 @@ from engine.pipeline import (
     render_timeline,
     simulate,
 )
-from tui.cli import CliError, flag_error, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(

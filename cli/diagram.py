@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from cli.main import CliError, flag_error, option_flags
 from engine import units
 from engine.diagrams import (
     COLLECTIVE_NAMES,
@@ -27,7 +28,6 @@ from engine.diagrams import (
 )
 from engine.errors import InputError
 from engine.strategies import DIAGRAM_RANKS
-from tui.cli import CliError, flag_error, option_flags
 
 FLAGS = option_flags("step", "ranks", "algorithm", op="NAME", strategy="NAME")
 

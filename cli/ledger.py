@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cli.main import flag_error, option_flags
+from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
 from engine.ledger import (
@@ -35,8 +37,6 @@ from engine.ledger import (
     numeric_fields_from_text,
     parse_lora_targets,
 )
-from tui.cli import flag_error, option_flags
-from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -182,7 +182,14 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
         InputError: a value that does not parse (its field is the spec field; :func:`run` names
             the flag).
     """
-    names = ("params", "largest_layer_params", "gpu_memory", "zero", "seq", "micro_batches")
+    names: tuple[str, ...] = (
+        "params",
+        "largest_layer_params",
+        "gpu_memory",
+        "zero",
+        "seq",
+        "micro_batches",
+    )
     names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
     values = numeric_fields_from_text({name: getattr(args, name) for name in names})
     values.update(shape_values(args, units.parse_int))

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from cli.main import check_lesson_id, content_folder
 from engine.errors import ContentError, ProgressError
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_progress_dir
@@ -20,11 +21,10 @@ from engine.quiz import lesson_stats
 from engine.quiz_stats import stats_text
 from engine.session import render_session_log, session_log_rows
 from engine.timefmt import local_iso, utc_iso, utc_now
-from tui.cli import check_lesson_id, content_folder
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     quiz = commands.add_parser("quiz", help="open the quiz and spaced review")
@@ -49,7 +49,7 @@ def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
 
 def run_quiz(args: argparse.Namespace) -> int:
     from tui.app import make_app
-    from tui.screens.quiz import QuizOptions
+    from tui.options import QuizOptions
 
     content_dir, progress_dir = _dirs(args)
     refs, _errors = discover_lessons(content_dir)

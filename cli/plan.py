@@ -12,16 +12,16 @@ import json
 import sys
 from collections.abc import Callable
 
+from cli.main import content_folder
 from engine.errors import ContentError
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import DEFAULT_LESSON, resolve_progress_dir
 from engine.plan import build_plan, render_plan
 from engine.progress import ProgressStore
-from tui.cli import content_folder
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add the ``plan`` command to the ``shardbook`` subcommands."""

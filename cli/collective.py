@@ -13,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from cli.main import CliError, flag_error, option_flags
 from engine import units
 from engine.collectives import (
     ALGORITHM_ALIASES,
@@ -27,7 +28,6 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError
-from tui.cli import CliError, flag_error, option_flags
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(

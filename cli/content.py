@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cli.main import CliError, content_folder
 from engine.lesson import check_paths
-from tui.cli import CliError, content_folder
 
 
 def register(

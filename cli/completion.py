@@ -18,7 +18,7 @@ _FILE_DESTS = frozenset({"output", "paths"})
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add the ``completion`` command to the ``shardbook`` subcommands."""
@@ -38,7 +38,7 @@ def completion_script(shell: str) -> str:
     """The completion script of ``shell`` (one of :data:`SHELLS`) for the whole command line."""
     import shtab
 
-    from tui.cli import build_parser
+    from cli.main import build_parser
 
     parser = build_parser()
     _mark_paths(parser, shtab.DIRECTORY, shtab.FILE)

@@ -6,7 +6,7 @@ and a clearer name is added as an alias, never in place of the old one. ``--comp
 of the output is the whole step's model FLOPs utilization after communication, bubble and waits.
 ``--micro-batch`` is also ``--micro-batch-size`` and ``--zero`` also ``--zero-stage``; the JSON
 gives ``t_comm_exposed_s`` and, under its older name, ``t_comm_unhidden_s``. ``--model`` and the
-shape flags are those of ``calc ledger`` (:mod:`tui.cli_models`). The flags beyond the core list
+shape flags are those of ``calc ledger`` (:mod:`cli.models`). The flags beyond the core list
 (``--schedule``, ``--top-k``, ``--capacity-factor``, ``--hot-expert-share``, ``--input-rate``,
 ``--straggler``) set the labelled assumptions of :mod:`engine.steptime`. A bad value is one line on
 stderr naming the flag, exit 2. No Textual import here: the headless command must start fast.
@@ -21,6 +21,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from cli.main import CliError, flag_error, option_flags
+from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
 from engine.pipeline import SCHEDULES
@@ -36,8 +38,6 @@ from engine.steptime import (
     get_interconnect,
     step_time,
 )
-from tui.cli import CliError, flag_error, option_flags
-from tui.cli_models import SHAPE_FLAGS, add_shape_flags, shape_values
 
 # Spec field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -75,7 +75,7 @@ FLAGS = option_flags(
     compute_utilization="--compute-utilization",
     **SHAPE_FLAGS,
 )
-_INTS = ("seq", "global_batch", "micro_batch_size", "virtual_stages")
+_INTS: tuple[str, ...] = ("seq", "global_batch", "micro_batch_size", "virtual_stages")
 _INTS += ("dp", "tp", "pp", "cp", "ep", "gpus", "gpus_per_node")
 _NUMBERS = ("capacity_factor", "hot_expert_share", "straggler")
 _CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,20 +23,20 @@ from engine.i18n import LANGUAGES, choose_language, set_language
 # Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
 # ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
 CALC_MODULES: tuple[str, ...] = (
-    "tui.cli_ledger",
-    "tui.cli_collective",
-    "tui.cli_bubble",
-    "tui.cli_step",
+    "cli.ledger",
+    "cli.collective",
+    "cli.bubble",
+    "cli.step",
 )
 COMMAND_MODULES: tuple[str, ...] = (
-    "tui.cli_content",
-    "tui.cli_diagram",
-    "tui.cli_lessons",
-    "tui.cli_quiz",
-    "tui.cli_lab",
-    "tui.cli_plan",
-    "tui.cli_models",
-    "tui.cli_completion",
+    "cli.content",
+    "cli.diagram",
+    "cli.lessons",
+    "cli.quiz",
+    "cli.lab",
+    "cli.plan",
+    "cli.models",
+    "cli.completion",
 )
 # The attributes that name the sub-command chosen at each level (``calc ledger``, ``lab memory``).
 _COMMAND_DESTS = ("command", "calculator", "experiment")
@@ -49,8 +50,8 @@ _NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 class CliError(InputError):
     """A usage error naming a flag: one line on stderr, exit status 2.
 
-    An :class:`InputError`, so that ``main`` catches it even when ``python -m tui.cli`` has
-    loaded this module twice (as ``__main__`` and as ``tui.cli``)."""
+    An :class:`InputError`, so that ``main`` catches it even when ``python -m cli.main`` has
+    loaded this module twice (as ``__main__`` and as ``cli.main``)."""
 
 
 class ShardbookParser(argparse.ArgumentParser):
@@ -178,7 +179,9 @@ def run_tui(args: argparse.Namespace) -> int:
     app.run()
     code = app.return_code or 0
     if code == 0:
-        summary = app.session_summary_text()
+        # Broken to the terminal's width with indented continuations (a pipe gets whole lines).
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        summary = app.session_summary_text(width)
         if summary:
             sys.stdout.write(summary)
             sys.stdout.flush()

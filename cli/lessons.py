@@ -11,17 +11,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from cli.main import CliError, content_folder
 from engine.errors import ContentError, ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import cache_dir, resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
 from engine.settings import SettingsStore
-from tui.cli import CliError, content_folder
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     lessons = commands.add_parser("lessons", help="list lessons with their status")

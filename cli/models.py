@@ -142,7 +142,7 @@ def shape_values(args: argparse.Namespace, parse_int: Callable[..., int]) -> dic
 
 
 def register(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add ``models`` to the ``shardbook`` commands."""

@@ -1,0 +1,92 @@
+"""Messages (toasts) at 80x24, through Textual's Pilot: one at a time, a hint is short, the bar
+spans the screen between the header and the footer (a toast's side edge inside a double-width
+character left it blank after the toast went, tui/toasts.py says why), and it moves off the
+field the learner is typing in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import TextArea
+from textual.widgets._toast import Toast
+
+from tests.pilot_helpers import SIZE, Notified, app_for
+from tui.app import ShardbookApp, make_app
+from tui.screens.quiz import QuizOptions
+from tui.toasts import HINT_SECONDS
+
+
+def toasts(app: ShardbookApp) -> list[Toast]:
+    return list(app.screen.query(Toast))
+
+
+async def test_a_new_message_replaces_the_one_on_screen_whatever_its_kind(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("first, a hint")
+        await pilot.pause()
+        # Two in one go (a step's message, then a warning about the same key), none waiting.
+        app.notify("second, a hint")
+        app.notify("third, a warning", severity="warning")
+        await pilot.pause()
+        await pilot.pause()
+        assert [str(toast.render()) for toast in toasts(app)] == ["third, a warning"]
+        assert len(app._notifications) == 1
+
+
+async def test_a_hint_is_short_and_an_error_keeps_its_time(
+    tmp_path: Path, notified: Notified
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        app.notify("a hint", timeout=20)
+        app.notify("an error", severity="error", timeout=20)
+        await pilot.pause()
+        assert [n.timeout for n in notified.notifications] == [HINT_SECONDS, 20]
+
+
+async def test_a_long_message_spans_the_screen_between_header_and_footer(
+    tmp_path: Path,
+) -> None:
+    """The whole width: no side edge of the toast can fall inside a Chinese character. A
+    message of 20 lines' worth at the toast's old width stays off the footer."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("f2")  # the side pane beside the lesson: two panes under the toast
+        await pilot.pause()
+        app.notify("选一个假想 1B 参数模型，列出参数、梯度、Adam 状态与 activation 四栏。" * 12)
+        await pilot.pause()
+        await pilot.pause()
+        (toast,) = toasts(app)
+        width, height = SIZE
+        assert toast.region.x == 0 and toast.region.right == width
+        assert toast.region.y >= 1  # the header's row stays
+        assert toast.region.bottom <= height - 1  # the footer's row stays
+
+
+async def test_a_message_moves_off_the_answer_box_being_typed_in(tmp_path: Path) -> None:
+    """In the quiz the answer box is at the top: a refusal (an empty answer submitted) is shown
+    above the footer instead, and the box stays in view."""
+    quiz = QuizOptions(open_at_start=True, seed=11)
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, quiz=quiz)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        answer = app.focused
+        assert isinstance(answer, TextArea)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.pause()
+        (toast,) = toasts(app)
+        assert app.focused is answer
+        assert not toast.region.overlaps(answer.region)
+        # A message long enough to reach the box goes right above the footer.
+        app.notify("long " * 200, severity="warning")
+        await pilot.pause()
+        await pilot.pause()
+        (toast,) = toasts(app)
+        assert not toast.region.overlaps(answer.region)
+        assert toast.region.bottom == SIZE[1] - 1

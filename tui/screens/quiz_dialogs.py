@@ -1,0 +1,125 @@
+"""The quiz's two dialogs: the desired retention (typed, checked) and the review statistics
+with their plots. Opened from :class:`tui.screens.quiz.QuizScreen` (the palette, and ``s``)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from engine.errors import InputError
+from engine.i18n import N_
+from engine.quiz_stats import LessonStats
+from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
+from engine.units import parse_number
+from tui import strings
+from tui.widgets.literal import LiteralInput
+
+
+def parse_retention(text: str) -> float:
+    """A desired retention typed by the learner: ``0.85`` or ``85%``.
+
+    Raises:
+        InputError: field ``desired retention``: not a number, or outside 0.70-0.97.
+    """
+    raw = text.strip()
+    scale = 100.0 if raw.endswith("%") else 1.0
+    value = parse_number("desired retention", raw.removesuffix("%")) / scale
+    low, high = DESIRED_RETENTION_RANGE
+    if not low <= value <= high:
+        raise InputError("desired retention", strings.QUIZ_RETENTION_BAD.format(low=low, high=high))
+    return round(value, 4)
+
+
+class RetentionScreen(ModalScreen[float | None]):
+    """Asks for the desired retention; dismissed with the new value, or None (escape)."""
+
+    DEFAULT_CSS = """
+    RetentionScreen {
+        align: center middle;
+    }
+    #retention-box {
+        width: 64;
+        height: auto;
+        padding: 1 2;
+        border: round $primary;
+        background: $surface;
+    }
+    #retention-error {
+        color: $error;
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"), id="retention_cancel")]
+
+    def __init__(self, current: float) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        low, high = DESIRED_RETENTION_RANGE
+        with Vertical(id="retention-box"):
+            yield Static(strings.QUIZ_RETENTION_TITLE, classes="section-title")
+            yield Static(
+                strings.QUIZ_RETENTION_HELP.format(
+                    low=low, high=high, default=DESIRED_RETENTION_DEFAULT
+                ),
+                markup=False,
+            )
+            yield LiteralInput(f"{self.current:.2f}", id="retention-input")
+            yield Static("", id="retention-error", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#retention-input", LiteralInput).focus()
+
+    def on_input_submitted(self, event: LiteralInput.Submitted) -> None:
+        event.stop()
+        try:
+            value = parse_retention(event.value)
+        except InputError:
+            low, high = DESIRED_RETENTION_RANGE
+            message = strings.QUIZ_RETENTION_BAD.format(low=low, high=high)
+            self.query_one("#retention-error", Static).update(message)
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewStatsScreen(ModalScreen[None]):
+    """The statistics of every lesson in the quiz, with the forecast and recall plots."""
+
+    DEFAULT_CSS = """
+    #stats-body {
+        padding: 0 1;
+        background: $surface;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "dismiss", N_("Close"), id="stats_close"),
+        Binding("s", "dismiss", N_("Close"), id="stats_close_s", show=False),
+    ]
+
+    def __init__(self, rows: list[LessonStats], text: str) -> None:
+        super().__init__()
+        self.rows = rows
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="stats-body"):
+            yield Static(strings.QUIZ_STATS_TITLE, classes="section-title")
+            yield Static(self.text, markup=False)
+            yield Vertical(id="stats-plots")
+            yield Static(strings.QUIZ_STATS_CLOSE, markup=False, classes="hint")
+
+    async def on_mount(self) -> None:
+        from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed
+
+        widget = ReviewPlots()
+        await self.query_one("#stats-plots", Vertical).mount(widget)
+        widget.show(self.rows)
+        self.query_one("#stats-body", VerticalScroll).focus()

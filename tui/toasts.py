@@ -1,0 +1,89 @@
+"""How messages (Textual's toasts) are shown, in one place: the app calls :func:`show_alone`
+for every notification.
+
+- One at a time: a new message replaces the one on screen, whatever their kinds.
+- Information is a hint (what ctrl+n did, a save, a link opened): it stays
+  :data:`HINT_SECONDS` at most. Warnings and errors keep the time they were given.
+- A bar across the whole width, at the top under the header; at the bottom above the footer
+  when the focused widget is in the top rows and not in the bottom ones (a quiz answer, a
+  Ledger field scrolled up), so the field being typed in is never hidden. Its text wraps
+  within the screen and it never covers the header or the footer (``app.tcss``).
+
+Why the whole width: Textual 8.2.8 repaints only the cells a toast covered when it goes
+(``Compositor.render_partial_update``), and renders each widget's lines cropped to that area
+(``Widget.render_lines`` with the crop). Where a toast's side edge falls inside a double-width
+character (Chinese text beside it), the crop turns the covered half into a space, the terminal
+erases the whole character when that space is written over its first cell, and its other half
+is outside the repainted area: the character stayed blank until the next full repaint (a
+resize). A toast whose sides are the screen's sides has no such edge. The same division
+(``Compositor._render_chops`` cuts every line at every widget's edge, ``Strip.divide``) still
+blanks a double-width character *of the toast's own text* that lies across the edge of a pane
+under it while the toast is shown (Textualize/textual#6357, open): full width cannot help there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import App
+from textual.css.query import NoMatches
+from textual.geometry import Region
+from textual.notifications import Notification
+from textual.widgets._toast import ToastRack
+
+# The longest a hint (an information message) stays, in seconds.
+HINT_SECONDS = 4.0
+# The toast's frame: its left border and one column of padding on each side.
+_FRAME_COLUMNS = 3
+
+
+def hint_timeout(severity: str, timeout: float | None) -> float | None:
+    """The timeout a message gets: information at most :data:`HINT_SECONDS`; others as given
+    (None: Textual's default)."""
+    if severity != "information":
+        return timeout
+    return HINT_SECONDS if timeout is None else min(timeout, HINT_SECONDS)
+
+
+def toast_rows(message: str, width: int) -> int:
+    """How many rows ``message`` takes in a toast across a screen ``width`` cells wide."""
+    text_width = max(1, width - _FRAME_COLUMNS)
+    return sum(max(1, -(-cell_len(line) // text_width)) for line in message.split("\n"))
+
+
+def show_alone(app: App[Any], notification: Notification) -> None:
+    """Withdraw every message but ``notification`` and place it (see module docstring)."""
+    for other in list(app._notifications):
+        if other is not notification:
+            # No public call withdraws one toast; Textual is pinned exactly (pyproject.toml).
+            app._unnotify(other, refresh=False)
+    try:
+        rack = app.screen.get_child_by_type(ToastRack)
+    except NoMatches:
+        return
+    # ToastRack.show removes only the toasts already mounted: one shown a moment ago (two
+    # messages from one key) would stay beside the new one.
+    new_id = ToastRack._toast_id(notification)
+    for holder in list(rack.children):
+        if holder.id != new_id:
+            holder.remove()
+    rows = toast_rows(notification.message, app.screen.size.width)
+    place(app, rack, rows)
+    # Again once laid out: ctrl+n scrolls the field it focused into view after this.
+    app.call_after_refresh(place, app, rack, rows)
+
+
+def place(app: App[object], rack: ToastRack, rows: int) -> None:
+    """Dock the toasts at the bottom when the focused widget is in the top ``rows`` rows under
+    the header and not in the bottom ones above the footer; at the top otherwise."""
+    screen = app.screen
+    width, height = screen.size
+    focused = screen.focused
+    bottom = False
+    if focused is not None and focused.region:
+        shown = focused.region
+        top_rows = Region(0, 1, width, rows)
+        bottom_rows = Region(0, max(1, height - 1 - rows), width, rows)
+        bottom = shown.overlaps(top_rows) and not shown.overlaps(bottom_rows)
+    rack.set_class(bottom, "-bottom")
