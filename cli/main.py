@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from engine.errors import InputError, ShardbookError
+from engine.i18n import LANGUAGES, choose_language, set_language
 
 # Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
 # ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
@@ -137,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument("--lesson", default=None, help="lesson id to open (default: S15)")
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None,
+        help="interface language (default: the saved setting, else the locale)",
+    )
     _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -167,6 +174,7 @@ def run_tui(args: argparse.Namespace) -> int:
         lesson_id=args.lesson,
         content_dir=args.content_dir,
         progress_dir=args.progress_dir,
+        language=args.lang,
     )
     app.run()
     code = app.return_code or 0
@@ -214,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # would not name the sub-command.
         fail(prog, f"unrecognized arguments: {' '.join(unknown)} (see {prog} --help)")
     func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
+    # Headless commands: --lang, else the locale (the app reads the saved setting too).
+    set_language(choose_language(args.lang, None))
     try:
         return func(args)
     except ShardbookError as error:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
 from engine.exercises import LEDGER_FORM, ledger_form_worked
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.lesson import Item, Lesson
 from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, Status
 from engine.timefmt import local_text, relative, utc_iso, utc_now
@@ -48,7 +50,7 @@ READER: Final = "reader"
 QUIZ: Final = "quiz"
 """``worked_in`` of the reviews step: the quiz and spaced review."""
 REVIEWS_ID: Final = "reviews"
-REVIEWS_TITLE: Final = "spaced review"
+REVIEWS_TITLE: Final = N_("spaced review")
 DAY: Final = dt.timedelta(days=1)
 
 
@@ -153,12 +155,14 @@ def describe_step(step: Step) -> str:
     """A step in a few words for a list: ``read 核心知识``, ``exercise 2: 分别画…``,
     ``self-check 1: …``, ``reflection: 我的训练内存账本``, ``spaced review``."""
     if step.kind == "read":
-        return f"read {step.title}"
-    if step.kind in ("exercise", "self-check"):
-        return f"{step.kind} {step.number}: {step.title}"
+        return _("read {title}").format(title=step.title)
+    if step.kind == "exercise":
+        return _("exercise {number}: {title}").format(number=step.number, title=step.title)
+    if step.kind == "self-check":
+        return _("self-check {number}: {title}").format(number=step.number, title=step.title)
     if step.kind == "reflection":
-        return f"reflection: {step.title}"
-    return step.title
+        return _("reflection: {title}").format(title=step.title)
+    return _(step.title)
 
 
 @dataclass(frozen=True)
@@ -203,14 +207,27 @@ class PlanCounts:
     def line(self) -> str:
         """One line: ``sections 3/11 read, exercises 3/5, self-check 4/4 answered, 2 revealed,
         reflections 5/5, reviews due 3`` (``exercises 3/5 (1 started)`` when one is started)."""
-        started = f" ({self.exercises_started} started)" if self.exercises_started else ""
-        return (
-            f"sections {self.sections_read}/{self.sections_total} read, "
-            f"exercises {self.exercises_done}/{self.exercises_total}{started}, "
-            f"self-check {self.self_check_answered}/{self.self_check_total} answered, "
-            f"{self.self_check_revealed} revealed, "
-            f"reflections {self.reflections_written}/{self.reflections_total}, "
-            f"reviews due {self.reviews_due}"
+        started = (
+            _(" ({count} started)").format(count=self.exercises_started)
+            if self.exercises_started
+            else ""
+        )
+        return _(
+            "sections {read}/{sections} read, exercises {done}/{exercises}{started}, "
+            "self-check {answered}/{questions} answered, {revealed} revealed, "
+            "reflections {written}/{reflections}, reviews due {due}"
+        ).format(
+            read=self.sections_read,
+            sections=self.sections_total,
+            done=self.exercises_done,
+            exercises=self.exercises_total,
+            started=started,
+            answered=self.self_check_answered,
+            questions=self.self_check_total,
+            revealed=self.self_check_revealed,
+            written=self.reflections_written,
+            reflections=self.reflections_total,
+            due=self.reviews_due,
         )
 
 

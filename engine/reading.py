@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from engine.i18n import gettext
 from engine.lesson import (
     DEFAULT_LABELS,
     Formula,
@@ -48,9 +49,9 @@ class Block:
 
 
 def _provenance(added: bool, sources: tuple[str, ...], labels: MarkdownLabels) -> list[Block]:
-    words = [labels.added] if added else []
+    words = [gettext(labels.added)] if added else []
     if sources:
-        words.append(f"{labels.sources}: {'; '.join(sources)}")
+        words.append(f"{gettext(labels.sources)}: {'; '.join(sources)}")
     return [Block("provenance", "; ".join(words))] if words else []
 
 
@@ -61,7 +62,8 @@ def formula_blocks(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) ->
     blocks.append(Block("label", f"{labels.tex}:"))
     blocks.append(Block("tex", formula.source))
     if formula.note.strip() or formula.sources:
-        note = f"{labels.note}: {formula.note}" if formula.note.strip() else labels.note
+        note_label = gettext(labels.note)
+        note = f"{note_label}: {formula.note}" if formula.note.strip() else note_label
         blocks.append(Block("note", note))
         blocks.extend(_provenance(formula.added or bool(formula.note), formula.sources, labels))
     return blocks

@@ -19,6 +19,7 @@ File layout (``schema_version: 1``)::
     layout: {side: auto | shown | hidden, reading: false}
     hints: {first_run_seen: true}
     theme: textual-dark
+    language: auto
     review: {desired_retention: 0.9}
     resume: {S15: {section: core, block: 4, line: 2, side_tab: diagrams, ...}}
     ...any other key declared in SETTINGS, dotted names nested as mappings...
@@ -36,6 +37,7 @@ from typing import Any
 import yaml
 
 from engine.errors import ProgressError
+from engine.i18n import LANGUAGES
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
 from engine.resume import is_resume_setting
 from engine.timefmt import file_stamp, utc_now
@@ -100,6 +102,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "layout.reading", False, _is_bool, "reading mode (F7): the lesson takes the screen"
     ),
     SettingSpec("theme", "textual-dark", _is_text, "Textual theme name (ctrl+p: Change theme)"),
+    SettingSpec(
+        "language",
+        "auto",
+        one_of("auto", *LANGUAGES),
+        "interface language: zh, en, or auto (the locale: LANGUAGE, LC_ALL, LC_MESSAGES, LANG); "
+        "--lang overrides it, the palette's language command saves it",
+    ),
     SettingSpec(
         "hints.first_run_seen", False, _is_bool, "the first-run hint (five keys) was shown"
     ),

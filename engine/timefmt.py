@@ -20,6 +20,7 @@ import datetime as dt
 from typing import Literal
 
 from engine.errors import InputError
+from engine.i18n import LOCALES, current_language, gettext
 
 Timespec = Literal["seconds", "auto"]
 
@@ -110,22 +111,32 @@ def relative(moment: dt.datetime, now: dt.datetime) -> str:
     """
     delta = _aware(moment) - _aware(now)
     if abs(delta) < dt.timedelta(seconds=1):
-        return "now"
+        return gettext("now")
     amount = duration_text(abs(delta))
-    return f"in {amount}" if delta > dt.timedelta(0) else f"{amount} ago"
+    if delta > dt.timedelta(0):
+        return gettext("in {amount}").format(amount=amount)
+    return gettext("{amount} ago").format(amount=amount)
 
 
 def duration_text(delta: dt.timedelta) -> str:
     """A length of time in words: ``8 days``, ``a minute``, ``2 months`` (humanize's
     ``naturaldelta``). humanize rounds minutes and hours to the nearest but counts whole days
     down, so a review due in 7 days 23 hours would read ``7 days`` seconds after its rating said
-    8: from a day on, the length is rounded to the nearest day first."""
+    8: from a day on, the length is rounded to the nearest day first. In the interface language
+    (humanize's own catalogs: ``8 天`` in Chinese)."""
     import humanize
 
     day = dt.timedelta(days=1)
     if abs(delta) >= day:
         delta = day * round(delta / day)
-    return str(humanize.naturaldelta(delta))
+    if current_language() == "en":
+        return str(humanize.naturaldelta(delta))
+    # humanize translates through its own catalog, switched for this one call.
+    humanize.i18n.activate(LOCALES[current_language()])
+    try:
+        return str(humanize.naturaldelta(delta))
+    finally:
+        humanize.i18n.deactivate()
 
 
 def format_interval(interval: dt.timedelta) -> str:

@@ -3,6 +3,7 @@ command line: ``tests/cli_helpers.py``).
 
 Hypothesis's per-example deadline is a timing assertion: on a loaded 2-core machine it fails
 tests whose code is correct. Speed is measured in benches/, so no test has a deadline.
+Every test starts with the interface in English (:func:`english_locale`).
 
 Bytecode is cached even where the environment says not to (``PYTHONDONTWRITEBYTECODE``): the
 tests start the app, the command line and the lab's ranks in fresh processes, dozens of times,
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
 
+from engine.i18n import set_language
 from engine.lesson import Lesson, load_lesson
 from tests.pilot_helpers import S15_FILE, Notified
 
@@ -37,3 +40,15 @@ def lesson() -> Lesson:
 def notified() -> Notified:
     """Records the app's notifications: ``app.run_test(message_hook=notified.hook)``."""
     return Notified()
+
+
+@pytest.fixture(autouse=True)
+def english_locale(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test starts in English with an English locale, whatever the machine's locale (a
+    test of another language sets its own); the language is English again after it."""
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    set_language("en")
+    yield
+    set_language("en")

@@ -287,3 +287,27 @@ def test_not_saved(  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)  # the folder's name in the message is the same in every run
     app = make_app(progress_dir=".")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
+def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path), language="zh")
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=2))
+
+
+def test_help_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(progress_dir=seen(tmp_path), language="zh")
+    assert snap_compare(app, terminal_size=SIZE, press=["f1"])
+
+
+def test_quiz_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The quiz feedback snapshot's state in Chinese: the ratings' names and the key points'
+    title translated, the question and key points as the lesson writes them."""
+    import datetime as dt
+
+    from tui.options import QuizOptions
+
+    now = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
+    options = QuizOptions(lesson="S15", open_at_start=True, clock=lambda: now, seed=11, tz=dt.UTC)
+    app = make_app(progress_dir=seen(tmp_path), quiz=options, language="zh")
+    assert snap_compare(app, terminal_size=SIZE, press=["x", "enter", "y", "ctrl+r"])

@@ -23,13 +23,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.command import CommandPalette
 from textual.driver import Driver
 from textual.notifications import Notify, SeverityLevel
 from textual.reactive import var
@@ -38,6 +39,15 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from engine.errors import ContentError, ProgressError, ShardbookError
+from engine.i18n import (
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    choose_language,
+    current_language,
+    gettext,
+    set_language,
+)
 from engine.lesson import (
     Lesson,
     LessonRef,
@@ -76,6 +86,25 @@ from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
 
 DEFAULT_LESSON = "S15"
+SYSTEM_COMMAND_TEXTS = (
+    N_("Theme"),
+    N_("Change the current theme"),
+    N_("Quit"),
+    N_("Quit the application as soon as possible"),
+    N_("Keys"),
+    N_("Hide the keys and widget help panel"),
+    N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"),
+    N_("Minimize the widget and restore to normal size"),
+    N_("Maximize"),
+    N_("Maximize the focused widget"),
+    N_("Screenshot"),
+    N_("Save an SVG 'screenshot' of the current screen"),
+    # The command palette's key in the footer (App.COMMAND_PALETTE_BINDING's description).
+    N_("palette"),
+)
+"""The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8),
+for the catalog."""
 EXPORT_GROUP = "export"
 # Seconds after start-up when the line-break analyses are written to the cache.
 ANALYSIS_SAVE_DELAY = 3.0
@@ -102,6 +131,8 @@ class ShardbookApp(KeyOrderApp[int]):
     last_saved = var("", init=False)
     plan_figure = var("", init=False)
     read_only = var(False, init=False)
+    # The interface language: its texts are read when the line is computed.
+    language = var("", init=False)
     status_line = var("", init=False)
     # False until on_mount applied the settings (see watch_theme).
     _settings_applied = False
@@ -115,6 +146,7 @@ class ShardbookApp(KeyOrderApp[int]):
         progress_dir: Path,
         autosave_delay: float = 0.5,
         quiz: QuizOptions | None = None,
+        language: str | None = None,
     ) -> None:
         super().__init__()
         # None: the quiz's defaults (built on F12, so fsrs is not imported at start-up).
@@ -134,6 +166,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self._requested_lesson = lesson_id or DEFAULT_LESSON
         self.settings_store = SettingsStore(progress_dir)
         self.settings = self._load_settings()
+        # The interface language: --lang, else the saved setting, else the locale.
+        set_language(choose_language(language, self.settings.get("language")))
         self.main_screen = MainScreen(
             side=self.settings.get("layout.side"),
             reading=self.settings.get("layout.reading"),
@@ -172,7 +206,9 @@ class ShardbookApp(KeyOrderApp[int]):
             self.theme = theme
         else:
             self.settings.problems.append(
-                f"theme: {theme!r} is not a theme here; using the default"
+                gettext("theme: {theme} is not a theme here; using the default").format(
+                    theme=repr(theme)
+                )
             )
         for problem in self.settings.problems:
             self.notify(f"{self.settings_store.path}: {problem}", severity="warning", timeout=10)
@@ -523,7 +559,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def compute_status_line(self) -> str:
         """The header's status line: lesson, plan figure, lesson status, read-only, saved."""
-        parts = [self.progress.lesson_id, STATUS_LABELS[self.progress.status]]
+        parts = [self.progress.lesson_id, gettext(STATUS_LABELS[self.progress.status])]
         if self.plan_figure and self.lesson is not None:
             parts.insert(1, strings.PLAN_FIGURE.format(figure=self.plan_figure))
         if self.read_only:
@@ -567,7 +603,8 @@ class ShardbookApp(KeyOrderApp[int]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:
-            self.push_screen(HelpScreen(help_text))
+            # A pane's HELP is its English msgid (a class attribute): shown translated.
+            self.push_screen(HelpScreen(gettext(help_text)))
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
@@ -612,7 +649,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if status == "complete":
             self.notify(strings.MARKED_COMPLETE)
         else:
-            self.notify(strings.MARKED_BACK.format(status=STATUS_LABELS[status]))
+            self.notify(strings.MARKED_BACK.format(status=gettext(STATUS_LABELS[status])))
         self.mark_dirty()
         if self.main_screen.current_section == META_ID:
             self.main_screen.refresh_section()
@@ -758,7 +795,7 @@ class ShardbookApp(KeyOrderApp[int]):
             self.exit(0, message=self._write_rescue_copies())
             return
         self._quit_confirmed = True
-        self.notify("Press ctrl+q again to quit WITHOUT saving.", severity="error", timeout=20)
+        self.notify(strings.QUIT_UNSAVED, severity="error", timeout=20)
 
     def action_suspend(self) -> None:
         """ctrl+z (in a text box it undoes instead) and the palette: save, then stop the process
@@ -775,18 +812,83 @@ class ShardbookApp(KeyOrderApp[int]):
         """ctrl+c outside a text selection (a selection is copied): save and quit, like ctrl+q."""
         await self.action_quit()
 
+    # ----------------------------------------------------------------- interface language
+    def language_palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The palette's switch to each other interface language (its name in its own words)."""
+        return [
+            (
+                strings.PALETTE_LANGUAGE.format(language=LANGUAGE_NAMES[language]),
+                strings.PALETTE_LANGUAGE_HELP,
+                partial(self.switch_language, language),
+            )
+            for language in LANGUAGES
+            if language != current_language()
+        ]
+
+    def switch_language(self, language: str) -> None:
+        """Show the interface in ``language`` from now on and save the choice (the ``language``
+        setting). The lesson screen is built again in the new language (its keys' labels are
+        read when it is built) and resumes where it was: the section, the scroll position, the
+        side pane and its choices (:meth:`MainScreen.place`); the learner's text, saved or not,
+        is in the progress the new screen shows."""
+        self.record_place()
+        set_language(language)
+        self.language = language
+        self.settings.set("language", language)
+        self.save_settings()
+        old = self.main_screen
+        place = (old.place() if old.is_mounted else None) or self.resumed
+        screen = MainScreen(side=old.side_preference, reading=old.reading_mode, first_run=False)
+        screen.search_query = old.search_query
+        screen.show_lesson(self.lesson, self.lesson_error, self.progress)
+        if self.lesson is not None:
+            screen.restore_place(place)
+        self.main_screen = screen
+        self._replace_main_screen(old, screen)
+
+    def _replace_main_screen(self, old: MainScreen, screen: MainScreen) -> None:
+        """Put ``screen`` where ``old`` is, once ``old`` is on top (the palette that asked for
+        the switch is still closing when it asks)."""
+        if self.screen is old:
+            # The default screen was put on the stack without the result callback that
+            # switch_screen removes from the screen it replaces; one is given to it first
+            # (Textual is pinned exactly: pyproject.toml).
+            if not old._result_callbacks:
+                old._push_result_callback(old, None)
+            self.switch_screen(screen)
+        else:
+            self.call_after_refresh(self._replace_main_screen, old, screen)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette commands (theme, quit, keys, screenshot...) in the interface
+        language (their English texts are msgids in :data:`SYSTEM_COMMAND_TEXTS`)."""
+        for command in super().get_system_commands(screen):
+            yield command._replace(title=gettext(command.title), help=gettext(command.help))
+
+    def action_command_palette(self) -> None:
+        """The command palette, with its prompt in the interface language."""
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(
+                CommandPalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
+            )
+
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Extra command-palette entries: every section and every lesson."""
         entries = self.study_palette_entries()
+        entries.extend(self.language_palette_entries())
         titles = [strings.META_SECTION, *(section.title for section in self.sections)]
         for index, title in enumerate(titles):
             entries.append(
-                (f"Go to: {title}", "Read this section", partial(self.main_screen.goto, index))
+                (
+                    strings.PALETTE_GO_TO.format(title=title),
+                    strings.PALETTE_GO_TO_HELP,
+                    partial(self.main_screen.goto, index),
+                )
             )
         for ref in self.lesson_refs:
             entries.append(
                 (
-                    f"Open lesson: {ref.id} {ref.title}",
+                    strings.PALETTE_OPEN_LESSON.format(lesson=f"{ref.id} {ref.title}"),
                     str(ref.path),
                     partial(self.open_lesson, ref.id),
                 )
@@ -794,7 +896,9 @@ class ShardbookApp(KeyOrderApp[int]):
         for error in self.lesson_file_errors:
             entries.append(
                 (
-                    f"Open lesson: {Path(error.path).name} {strings.BROKEN_LESSON}",
+                    strings.PALETTE_OPEN_LESSON.format(
+                        lesson=f"{Path(error.path).name} {strings.BROKEN_LESSON}"
+                    ),
                     error.message,
                     partial(self.show_broken_lesson, error),
                 )
@@ -808,13 +912,16 @@ def make_app(
     progress_dir: str | Path | None = None,
     autosave_delay: float = 0.5,
     quiz: QuizOptions | None = None,
+    language: str | None = None,
 ) -> ShardbookApp:
     """Build the app as the CLI does (paths resolved by :mod:`engine.paths`); tests use it too.
-    ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed)."""
+    ``quiz`` sets how the quiz opens (``shardbook quiz``; tests inject its clock and seed);
+    ``language`` is ``--lang`` (None: the saved setting, else the locale)."""
     return ShardbookApp(
         lesson_id=lesson_id,
         content_dir=resolve_content_dir(content_dir),
         progress_dir=resolve_progress_dir(progress_dir),
         autosave_delay=autosave_delay,
         quiz=quiz,
+        language=language,
     )

@@ -20,6 +20,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
+from engine.i18n import N_, gettext
+
 
 @dataclass(frozen=True)
 class AppCommand:
@@ -31,6 +33,7 @@ class AppCommand:
 
     id: str
     key: str
+    # The label and help are English msgids, translated where shown (engine.i18n).
     label: str
     action: str
     help: str
@@ -48,160 +51,178 @@ class AppCommand:
 
 APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand(
-        "quiz", "f12", "Quiz", "app.quiz", "Quiz and spaced review: every lesson's due items"
+        "quiz",
+        "f12",
+        N_("Quiz"),
+        "app.quiz",
+        N_("Quiz and spaced review: every lesson's due items"),
     ),
     AppCommand(
         "next_step",
         "ctrl+n",
-        "Next",
+        N_("Next"),
         "next_step",
-        "Next step of the study plan: goes where it is done and puts the cursor there",
+        N_("Next step of the study plan: goes where it is done and puts the cursor there"),
     ),
-    AppCommand("outline", "ctrl+o", "Outline", "focus_outline", "Go to the lesson outline"),
-    AppCommand("side", "f6", "Side", "toggle_side", "Show or hide the side pane (the calculators)"),
-    AppCommand("ledger", "f2", "Ledger", "side_tab('ledger')", "Open the memory-ledger calculator"),
+    AppCommand("outline", "ctrl+o", N_("Outline"), "focus_outline", N_("Go to the lesson outline")),
     AppCommand(
-        "reading", "f7", "Read", "toggle_reading", "Reading mode: the lesson takes the whole screen"
+        "side", "f6", N_("Side"), "toggle_side", N_("Show or hide the side pane (the calculators)")
     ),
     AppCommand(
-        "zoom", "f5", "Zoom", "toggle_zoom", "Widen the side pane to the whole screen, or back"
+        "ledger", "f2", N_("Ledger"), "side_tab('ledger')", N_("Open the memory-ledger calculator")
+    ),
+    AppCommand(
+        "reading",
+        "f7",
+        N_("Read"),
+        "toggle_reading",
+        N_("Reading mode: the lesson takes the whole screen"),
+    ),
+    AppCommand(
+        "zoom",
+        "f5",
+        N_("Zoom"),
+        "toggle_zoom",
+        N_("Widen the side pane to the whole screen, or back"),
     ),
     # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns for
     # the keys above and F1/ctrl+q.
     AppCommand(
         "bubble",
         "f3",
-        "Bubble",
+        N_("Bubble"),
         "side_tab('bubble')",
-        "Open the pipeline-bubble calculator",
+        N_("Open the pipeline-bubble calculator"),
         show=False,
     ),
     AppCommand(
         "diagrams",
         "f4",
-        "Diagrams",
+        N_("Diagrams"),
         "side_tab('diagrams')",
-        "Open the 4-rank diagrams; again: the collectives' data flow",
+        N_("Open the 4-rank diagrams; again: the collectives' data flow"),
         show=False,
     ),
     AppCommand(
         "tradeoffs",
         "f10",
-        "Trade-offs",
+        N_("Trade-offs"),
         "side_tab('tradeoffs')",
-        "Open step time and scaling: slow links, counterexamples, exercises 4-5",
+        N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
         show=False,
     ),
     AppCommand(
         "lab",
         "ctrl+l",
-        "Lab",
+        N_("Lab"),
         "side_tab('lab')",
-        "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)",
+        N_("Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)"),
         show=False,
     ),
     # Typed keys: in a text box they type (not priority); the palette has them too.
     AppCommand(
         "next_section",
         "right_square_bracket",
-        "Section",
+        N_("Section"),
         "next_section",
-        "Read the next section (when the focus is not in a text box)",
+        N_("Read the next section (when the focus is not in a text box)"),
         show=False,
         priority=False,
     ),
     AppCommand(
         "previous_section",
         "left_square_bracket",
-        "Back",
+        N_("Back"),
         "next_section(-1)",
-        "Read the previous section (when the focus is not in a text box)",
+        N_("Read the previous section (when the focus is not in a text box)"),
         show=False,
         priority=False,
     ),
     AppCommand(
         "study_plan",
         "f11",
-        "Plan",
+        N_("Plan"),
         "study_plan",
-        "The study plan: every step with its state, the counts, your ratings; enter goes there",
+        N_("The study plan: every step with its state, the counts, your ratings; enter goes there"),
         show=False,
     ),
     AppCommand(
         "search",
         "ctrl+f",
-        "Search",
+        N_("Search"),
         "search",
-        "Search the lesson and your answers and notes; enter goes to a hit (works everywhere)",
+        N_("Search the lesson and your answers and notes; enter goes to a hit (works everywhere)"),
         show=False,
     ),
     AppCommand(
         "search_slash",
         "slash",
-        "Search",
+        N_("Search"),
         "search",
-        "Search too, when the focus is not in a text box (there / is typed)",
+        N_("Search too, when the focus is not in a text box (there / is typed)"),
         show=False,
         priority=False,
     ),
     AppCommand(
         "my_notes",
         "ctrl+e",
-        "My notes",
+        N_("My notes"),
         "my_notes",
-        "All your answers, reflections and exercise notes together; enter edits one (works "
-        "everywhere: in a text box, End goes to the end of the line)",
+        N_(
+            "All your answers, reflections and exercise notes together; enter edits one (works "
+            "everywhere: in a text box, End goes to the end of the line)"
+        ),
         show=False,
     ),
     AppCommand(
         "export",
         "f8",
-        "Export",
+        N_("Export"),
         "app.export_notes",
-        "Export the filled-in notes: Markdown, JSON, HTML or an Anki deck",
+        N_("Export the filled-in notes: Markdown, JSON, HTML or an Anki deck"),
         show=False,
     ),
     AppCommand(
         "complete",
         "f9",
-        "Done",
+        N_("Done"),
         "app.toggle_complete",
-        "Mark the lesson complete (asks first while steps are left), or back",
+        N_("Mark the lesson complete (asks first while steps are left), or back"),
         show=False,
     ),
     AppCommand(
         "help_question",
         "question_mark",
-        "Help",
+        N_("Help"),
         "app.show_help",
-        "Help (when the focus is not in a text box, where ? is typed)",
+        N_("Help (when the focus is not in a text box, where ? is typed)"),
         show=False,
         priority=False,
     ),
     AppCommand(
         "help",
         "f1",
-        "Help",
+        N_("Help"),
         "show_help",
-        "Show the keys and help for the focused pane",
+        N_("Show the keys and help for the focused pane"),
         scope="app",
     ),
     AppCommand(
         "save",
         "ctrl+s",
-        "Save",
+        N_("Save"),
         "save",
-        "Save now (it also saves as you type)",
+        N_("Save now (it also saves as you type)"),
         show=False,
         scope="app",
     ),
-    AppCommand("quit", "ctrl+q", "Quit", "quit", "Save and quit", scope="app"),
+    AppCommand("quit", "ctrl+q", N_("Quit"), "quit", N_("Save and quit"), scope="app"),
     AppCommand(
         "suspend",
         "ctrl+z",
-        "Suspend",
+        N_("Suspend"),
         "suspend",
-        "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)",
+        N_("Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"),
         show=False,
         priority=False,
         scope="app",
@@ -209,9 +230,9 @@ APP_COMMANDS: tuple[AppCommand, ...] = (
     AppCommand(
         "interrupt",
         "ctrl+c",
-        "Quit",
+        N_("Quit"),
         "interrupt",
-        "Save and quit (in a text box with a selection, ctrl+c copies it)",
+        N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
         show=False,
         priority=False,
         scope="app",
@@ -244,8 +265,9 @@ class CommandsProvider(Provider):
         target = self.screen if self.scope == "main" else self.app
         entries: list[PaletteEntry] = [
             (
-                f"{command.label}: {command.help} ({key_display(command.key)})",
-                command.help,
+                f"{labelled(gettext(command.label), gettext(command.help))} "
+                f"({key_display(command.key)})",
+                gettext(command.help),
                 partial(self.app.run_action, command.action, target),
             )
             for command in APP_COMMANDS
@@ -294,8 +316,14 @@ def key_display(key: str) -> str:
 def key_rows() -> list[tuple[str, str]]:
     """(key, help) rows for the help screen."""
     return [
-        (key_display(command.key), f"{command.label}: {command.help}") for command in APP_COMMANDS
+        (key_display(command.key), labelled(gettext(command.label), gettext(command.help)))
+        for command in APP_COMMANDS
     ]
+
+
+def labelled(label: str, text: str) -> str:
+    """``label: text`` with the interface language's colon (full-width in Chinese)."""
+    return gettext("{label}: {text}").format(label=label, text=text)
 
 
 def literal(text: str) -> Text:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from engine.i18n import N_
 from engine.lesson.model import Formula, Item, Lesson, Section
 
 # The labels of the lesson header, as the source lessons write them.
@@ -30,9 +31,10 @@ class MarkdownLabels:
     """The few words the Markdown rendering adds around lesson text (the UI may translate)."""
 
     tex: str = "TeX"
-    note: str = "Note"
-    added: str = "added material"
-    sources: str = "sources"
+    # English msgids (engine.i18n): the reader shows them in the interface language.
+    note: str = N_("Note")
+    added: str = N_("added material")
+    sources: str = N_("sources")
 
 
 DEFAULT_LABELS: Final = MarkdownLabels()

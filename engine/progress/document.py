@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from engine.errors import InputError, ProgressError
+from engine.i18n import N_
 from engine.timefmt import parse_utc, utc_iso
 
 SCHEMA_VERSION = 3
@@ -41,10 +42,11 @@ Status = Literal["not-started", "in-progress", "complete"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 
+# English msgids (engine.i18n): translated where shown.
 STATUS_LABELS = {
-    "not-started": "material ready, not studied",
-    "in-progress": "in progress",
-    "complete": "complete",
+    "not-started": N_("material ready, not studied"),
+    "in-progress": N_("in progress"),
+    "complete": N_("complete"),
 }
 
 
@@ -55,7 +57,7 @@ RATING_LEVELS = ("not-yet", "partly", "can")
 """How well the learner can meet a learning objective, in their own judgement."""
 
 
-RATING_LABELS = {"not-yet": "not yet", "partly": "partly", "can": "can"}
+RATING_LABELS = {"not-yet": N_("not yet"), "partly": N_("partly"), "can": N_("can")}
 
 
 RATING_PHASES = ("start", "end")

@@ -29,6 +29,7 @@ from typing import Any, Final
 from fsrs import Card, Rating, Scheduler
 
 from engine.errors import InputError, ProgressError
+from engine.i18n import N_
 from engine.progress import LessonProgress
 from engine.quiz.clock import as_utc, iso_utc
 from engine.quiz.model import Grade, Question, QuizItem
@@ -36,8 +37,9 @@ from engine.quiz_stats import LessonStats, due_forecast, local_date, recall_hist
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
 
 STATE_VERSION: Final = 1
-RATINGS: Final = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-"""FSRS ratings by key: 1 Again, 2 Hard, 3 Good, 4 Easy (``fsrs.Rating`` values)."""
+RATINGS: Final = {1: N_("Again"), 2: N_("Hard"), 3: N_("Good"), 4: N_("Easy")}
+"""FSRS ratings by key: 1 Again, 2 Hard, 3 Good, 4 Easy (``fsrs.Rating`` values); English
+msgids (engine.i18n), translated where shown."""
 RECALLED: Final = frozenset({3, 4})
 """Ratings that count as recalled in :attr:`LessonStats.recall`: Good and Easy (Again is a lapse;
 Hard is counted as not recalled, so recall never flatters the learner)."""

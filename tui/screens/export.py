@@ -16,14 +16,15 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine.i18n import gettext
 from tui import strings
 
 # (format, key, label): the order of the list; the key chooses it directly.
 EXPORT_CHOICES: tuple[tuple[str, str, str], ...] = (
-    ("md", "m", strings.EXPORT_MD),
-    ("json", "j", strings.EXPORT_JSON),
-    ("html", "h", strings.EXPORT_HTML),
-    ("anki", "a", strings.EXPORT_ANKI),
+    ("md", "m", strings.msgids.EXPORT_MD),
+    ("json", "j", strings.msgids.EXPORT_JSON),
+    ("html", "h", strings.msgids.EXPORT_HTML),
+    ("anki", "a", strings.msgids.EXPORT_ANKI),
 )
 
 
@@ -39,9 +40,11 @@ class ExportScreen(ModalScreen[str | None]):
     #export-formats { height: auto; margin: 1 0; }
     """
     BINDINGS = [
-        Binding("escape", "dismiss(None)", strings.EXPORT_CANCEL, id="export_cancel"),
+        Binding("escape", "dismiss(None)", strings.msgids.EXPORT_CANCEL, id="export_cancel"),
         # F8 again takes the highlighted format (F8 F8 exports Markdown, as before).
-        Binding("f8", "choose_highlighted", strings.EXPORT_CHOOSE, show=False, id="export_f8"),
+        Binding(
+            "f8", "choose_highlighted", strings.msgids.EXPORT_CHOOSE, show=False, id="export_f8"
+        ),
         *(
             Binding(key, f"choose('{fmt}')", label, show=False, id=f"export_{fmt}")
             for fmt, key, label in EXPORT_CHOICES
@@ -56,7 +59,10 @@ class ExportScreen(ModalScreen[str | None]):
         with Vertical(id="export-body"):
             yield Static(strings.EXPORT_TITLE, classes="section-title")
             yield OptionList(
-                *(Option(Content(f"{key}  {label}"), id=fmt) for fmt, key, label in EXPORT_CHOICES),
+                *(
+                    Option(Content(f"{key}  {gettext(label)}"), id=fmt)
+                    for fmt, key, label in EXPORT_CHOICES
+                ),
                 id="export-formats",
             )
             yield Static(Content(strings.EXPORT_WHERE.format(folder=self.folder)), classes="hint")

@@ -200,10 +200,11 @@ class StudyGuide:
         parts = []
         for step_id in objective.trained_by:
             step = plan.step(step_id)
-            parts.append(f"{step.kind} {step.number} {strings.STATE_GLYPHS[step.state]}")
+            kind = strings.STEP_KINDS.get(step.kind, step.kind)
+            parts.append(f"{kind} {step.number} {strings.STATE_GLYPHS[step.state]}")
         total = len(objective.trained_by)
         text = strings.OBJECTIVE_TRAINED.format(
-            trainers=", ".join(parts), done=objective.trained_done, total=total
+            trainers=strings.LIST_SEPARATOR.join(parts), done=objective.trained_done, total=total
         )
         return text, objective.trained_done == total
 

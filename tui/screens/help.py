@@ -8,8 +8,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from engine.i18n import N_, gettext
 from tui import strings
-from tui.commands import key_rows
+from tui.commands import key_rows, labelled
+from tui.widgets.reader import BrokenText
 
 
 def pane_key_rows() -> list[tuple[str, str]]:
@@ -22,21 +24,21 @@ def pane_key_rows() -> list[tuple[str, str]]:
 
     rows = []
     for where, widget in (
-        ("answer or note box", LiteralTextArea),
-        ("self-check answer", SelfCheckBox),
-        ("Ledger", LedgerPane),
-        ("Collectives picture", StepView),
+        (N_("answer or note box"), LiteralTextArea),
+        (N_("self-check answer"), SelfCheckBox),
+        (N_("Ledger"), LedgerPane),
+        (N_("Collectives picture"), StepView),
     ):
         for binding in widget.BINDINGS:
             if isinstance(binding, Binding):
-                rows.append((binding.key, f"{where}: {binding.description}"))
+                rows.append((binding.key, labelled(gettext(where), gettext(binding.description))))
     return rows
 
 
 class HelpScreen(ModalScreen[None]):
     """A modal list of every key (from the command table) plus the focused pane's HELP."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close", id="close_help")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"), id="close_help")]
 
     def __init__(self, focused_help: str) -> None:
         super().__init__()
@@ -44,12 +46,14 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         rows = "\n".join(f"| `{key}` | {text} |" for key, text in (*key_rows(), *pane_key_rows()))
-        table = f"| key | action |\n|---|---|\n{rows}\n| `ctrl+p` | Command palette |\n"
+        header = "| {} | {} |".format(gettext("key"), gettext("action"))
+        palette = "| `ctrl+p` | {} |".format(gettext("Command palette"))
+        table = f"{header}\n|---|---|\n{rows}\n{palette}\n"
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")
-            yield Static(strings.HELP_INTRO, markup=False)
+            yield BrokenText(strings.HELP_INTRO)
             yield Markdown(table)
             if self.focused_help:
                 yield Static(strings.HELP_FOCUSED, classes="section-title")
-                yield Static(self.focused_help, markup=False)
+                yield BrokenText(self.focused_help)
             yield Static(strings.HELP_CLOSE, markup=False, classes="hint")

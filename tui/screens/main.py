@@ -36,6 +36,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Header, OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
+from engine.i18n import N_, gettext
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
@@ -86,7 +87,7 @@ class MainScreen(Screen[None]):
 
     BINDINGS = [
         *bindings("main"),
-        Binding("escape", "close_outline", "Close outline", show=False, id="close_outline"),
+        Binding("escape", "close_outline", N_("Close outline"), show=False, id="close_outline"),
     ]
 
     size_class: reactive[SizeClass] = reactive[SizeClass]("medium", init=False)
@@ -342,7 +343,7 @@ class MainScreen(Screen[None]):
             if self.first_run:
                 widgets.append(BrokenText(strings.FIRST_RUN_HINT, classes="hint first-run"))
             widgets.append(BrokenText(self.lesson.title, classes="section-title"))
-            status = strings.MY_STATUS.format(status=STATUS_LABELS[self.progress.status])
+            status = strings.MY_STATUS.format(status=gettext(STATUS_LABELS[self.progress.status]))
             widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))
             widgets.extend(self.guide.meta_widgets())
             return widgets

@@ -37,6 +37,7 @@ from textual.widgets import Static, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
+from engine.i18n import gettext
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
 from engine.progress import LessonProgress
 from engine.quiz import RATINGS, QuizSession
@@ -51,9 +52,9 @@ from tui.widgets.literal import LiteralTextArea
 if TYPE_CHECKING:
     from tui.app import ShardbookApp
 
-_RATE = Binding.Group(strings.QUIZ_RATE_GROUP, compact=False)
-_JUDGE = Binding.Group(strings.QUIZ_JUDGE_GROUP, compact=False)
-_CHOOSE = Binding.Group(strings.QUIZ_CHOOSE_GROUP, compact=False)
+_RATE = Binding.Group(strings.msgids.QUIZ_RATE_GROUP, compact=False)
+_JUDGE = Binding.Group(strings.msgids.QUIZ_JUDGE_GROUP, compact=False)
+_CHOOSE = Binding.Group(strings.msgids.QUIZ_CHOOSE_GROUP, compact=False)
 _LETTERS = "abcd"
 RETENTION_KEY = "review.desired_retention"
 # Actions that never act while the learner types in the answer box (their keys are letters and
@@ -117,31 +118,31 @@ class _Loaded:
 class QuizScreen(Screen[None]):
     """Ask, grade, rate, undo; escape goes back to the lesson."""
 
-    HELP = strings.QUIZ_HELP
+    HELP = strings.msgids.QUIZ_HELP
     COMMANDS = {QuizCommands}
     # _show() focuses the answer box or the body, whichever the question needs.
     AUTO_FOCUS = None
 
     BINDINGS = [
-        Binding("ctrl+r", "submit", strings.QUIZ_SUBMIT, id="quiz_submit"),
-        Binding("enter", "accept", strings.QUIZ_ACCEPT, id="quiz_accept"),
-        Binding("enter", "restart", strings.QUIZ_AGAIN, id="quiz_again"),
-        Binding("enter", "edit", strings.QUIZ_EDIT, id="quiz_edit"),
+        Binding("ctrl+r", "submit", strings.msgids.QUIZ_SUBMIT, id="quiz_submit"),
+        Binding("enter", "accept", strings.msgids.QUIZ_ACCEPT, id="quiz_accept"),
+        Binding("enter", "restart", strings.msgids.QUIZ_AGAIN, id="quiz_again"),
+        Binding("enter", "edit", strings.msgids.QUIZ_EDIT, id="quiz_edit"),
         *(
             Binding(str(key), f"rate({key})", label, id=f"quiz_rate_{key}", group=_RATE)
             for key, label in RATINGS.items()
         ),
-        Binding("t", "judge(True)", strings.QUIZ_TRUE, id="quiz_true", group=_JUDGE),
-        Binding("f", "judge(False)", strings.QUIZ_FALSE, id="quiz_false", group=_JUDGE),
+        Binding("t", "judge(True)", strings.msgids.QUIZ_TRUE, id="quiz_true", group=_JUDGE),
+        Binding("f", "judge(False)", strings.msgids.QUIZ_FALSE, id="quiz_false", group=_JUDGE),
         *(
             Binding(letter, f"choose({index})", letter, id=f"quiz_choose_{letter}", group=_CHOOSE)
             for index, letter in enumerate(_LETTERS)
         ),
-        Binding("u", "undo", strings.QUIZ_UNDO, id="quiz_undo"),
-        Binding("r", "retention", strings.QUIZ_RETENTION, id="quiz_retention"),
-        Binding("s", "stats", strings.QUIZ_STATS, id="quiz_stats"),
-        Binding("escape", "blur", strings.QUIZ_BLUR, id="quiz_blur"),
-        Binding("escape", "leave", strings.QUIZ_LEAVE, id="quiz_leave"),
+        Binding("u", "undo", strings.msgids.QUIZ_UNDO, id="quiz_undo"),
+        Binding("r", "retention", strings.msgids.QUIZ_RETENTION, id="quiz_retention"),
+        Binding("s", "stats", strings.msgids.QUIZ_STATS, id="quiz_stats"),
+        Binding("escape", "blur", strings.msgids.QUIZ_BLUR, id="quiz_blur"),
+        Binding("escape", "leave", strings.msgids.QUIZ_LEAVE, id="quiz_leave"),
     ]
 
     def __init__(self, options: QuizOptions) -> None:
@@ -485,7 +486,7 @@ class QuizScreen(Screen[None]):
         item = session.current.item
         line = strings.QUIZ_STATUS.format(
             lesson=item.lesson_id,
-            kind=item.kind,
+            kind=strings.QUIZ_KINDS.get(item.kind, item.kind),
             left=session.remaining,
             done=session.reviewed_this_session,
             target=f"{session.desired_retention:.0%}",
@@ -514,7 +515,7 @@ class QuizScreen(Screen[None]):
             if text:
                 text.append("  ·  ")
             label = strings.QUIZ_RATING_KEY.format(
-                key=rating, label=RATINGS[rating], interval=format_interval(interval)
+                key=rating, label=gettext(RATINGS[rating]), interval=format_interval(interval)
             )
             text.append(label, style="bold reverse" if rating == suggested else "")
         return text
@@ -539,7 +540,7 @@ class QuizScreen(Screen[None]):
                 strings.KEY_POINTS_SOURCES + "; ".join(question.sources) + "\n", style="dim"
             )
         if grade.suggested is not None:
-            label = RATINGS[grade.suggested]
+            label = gettext(RATINGS[grade.suggested])
             hint = strings.QUIZ_RATE_SUGGESTED.format(rating=f"{grade.suggested} {label}")
         else:
             hint = strings.QUIZ_RATE_HINT
@@ -617,7 +618,7 @@ class QuizScreen(Screen[None]):
         card = self.session.rate(rating)
         self.notify(
             strings.QUIZ_RATED.format(
-                rating=RATINGS[rating],
+                rating=gettext(RATINGS[rating]),
                 due=local_text(card.due, self.options.tz),
                 interval=duration_text(interval),
             ),

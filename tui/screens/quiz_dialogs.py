@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.quiz_stats import LessonStats
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
 from engine.units import parse_number
@@ -51,7 +52,7 @@ class RetentionScreen(ModalScreen[float | None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="retention_cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"), id="retention_cancel")]
 
     def __init__(self, current: float) -> None:
         super().__init__()
@@ -99,8 +100,8 @@ class ReviewStatsScreen(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "dismiss", "Close", id="stats_close"),
-        Binding("s", "dismiss", "Close", id="stats_close_s", show=False),
+        Binding("escape", "dismiss", N_("Close"), id="stats_close"),
+        Binding("s", "dismiss", N_("Close"), id="stats_close_s", show=False),
     ]
 
     def __init__(self, rows: list[LessonStats], text: str) -> None:

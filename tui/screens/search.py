@@ -72,14 +72,20 @@ class SearchScreen(ModalScreen[SearchResult]):
     #search-hits { height: 1fr; border: none; }
     """
     BINDINGS = [
-        Binding("escape", "close", strings.SEARCH_CLOSE, id="search_close"),
-        Binding("down", "move(1)", strings.SEARCH_NEXT, show=False, id="search_next"),
-        Binding("up", "move(-1)", strings.SEARCH_PREVIOUS, show=False, id="search_previous"),
-        Binding("pagedown", "move(10)", strings.SEARCH_NEXT, show=False, id="search_page_down"),
-        Binding("pageup", "move(-10)", strings.SEARCH_PREVIOUS, show=False, id="search_page_up"),
-        Binding("ctrl+f", "focus_query", strings.SEARCH_QUERY, show=False, id="search_query"),
+        Binding("escape", "close", strings.msgids.SEARCH_CLOSE, id="search_close"),
+        Binding("down", "move(1)", strings.msgids.SEARCH_NEXT, show=False, id="search_next"),
+        Binding("up", "move(-1)", strings.msgids.SEARCH_PREVIOUS, show=False, id="search_previous"),
+        Binding(
+            "pagedown", "move(10)", strings.msgids.SEARCH_NEXT, show=False, id="search_page_down"
+        ),
+        Binding(
+            "pageup", "move(-10)", strings.msgids.SEARCH_PREVIOUS, show=False, id="search_page_up"
+        ),
+        Binding(
+            "ctrl+f", "focus_query", strings.msgids.SEARCH_QUERY, show=False, id="search_query"
+        ),
     ]
-    HELP = strings.SEARCH_HELP
+    HELP = strings.msgids.SEARCH_HELP
 
     def __init__(
         self, lesson: Lesson, progress: LessonProgress, query: str, titles: Mapping[str, str]
@@ -217,10 +223,12 @@ class NotesScreen(ModalScreen[Place | None]):
     #notes-entries > .option-list--option { padding: 0 0 1 0; }
     """
     BINDINGS = [
-        Binding("escape", "dismiss(None)", strings.SEARCH_CLOSE, id="notes_close"),
-        Binding("ctrl+e", "dismiss(None)", strings.SEARCH_CLOSE, show=False, id="notes_again"),
+        Binding("escape", "dismiss(None)", strings.msgids.SEARCH_CLOSE, id="notes_close"),
+        Binding(
+            "ctrl+e", "dismiss(None)", strings.msgids.SEARCH_CLOSE, show=False, id="notes_again"
+        ),
     ]
-    HELP = strings.NOTES_HELP
+    HELP = strings.msgids.NOTES_HELP
 
     def __init__(self, lesson: Lesson, progress: LessonProgress, titles: Mapping[str, str]) -> None:
         super().__init__()

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from engine.i18n import N_, gettext
 from engine.plan import Plan, describe_step, review_line
 from engine.progress import RATING_LABELS
 from tui import strings
@@ -31,7 +32,7 @@ class SummaryScreen(ModalScreen[None]):
         + "SummaryScreen VerticalScroll { height: auto; max-height: 30; }"
     )
     BINDINGS = [
-        Binding("escape,s,q", "dismiss(None)", "Close", id="summary_close"),
+        Binding("escape,s,q", "dismiss(None)", N_("Close"), id="summary_close"),
     ]
 
     def __init__(self, text: str) -> None:
@@ -63,8 +64,8 @@ def objective_lines(plan: Plan) -> list[str]:
         strings.PLAN_OBJECTIVE.format(
             number=number,
             text=objective.text,
-            start=RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED),
-            end=RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED),
+            start=gettext(RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED)),
+            end=gettext(RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED)),
             done=objective.trained_done,
             total=len(objective.trained_by),
         )
@@ -86,15 +87,15 @@ class PlanScreen(ModalScreen[str | None]):
     """
     )
     BINDINGS = [
-        Binding("escape,f11", "dismiss(None)", "Close", id="plan_close"),
-        Binding("s", "summary", "Session summary", id="plan_summary"),
+        Binding("escape,f11", "dismiss(None)", N_("Close"), id="plan_close"),
+        Binding("s", "summary", N_("Session summary"), id="plan_summary"),
         Binding("ctrl+home", "edge('first')", show=False, id="plan_top"),
         Binding("ctrl+end", "edge('last')", show=False, id="plan_bottom"),
         # Handled here, not through the list's own enter: the step is reached (its field
         # focused) before the next key is looked at.
-        Binding("enter", "go", "Go there", priority=True, id="plan_go"),
+        Binding("enter", "go", N_("Go there"), priority=True, id="plan_go"),
     ]
-    HELP = (
+    HELP = N_(
         "The study plan: every step of the lesson in its order with its state (◌ to do, ◔ "
         "started, ✓ done), the counts, your ratings of the objectives and the reviews. Arrows "
         "move, enter goes to the step with the cursor where it is done; s shows what this "

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.pipeline import (
     SCHEDULES,
     PipelineResult,
@@ -198,8 +199,8 @@ class TimelineView(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar = [
-        Binding("pageup", "page_left", "Page left", show=False),
-        Binding("pagedown", "page_right", "Page right", show=False),
+        Binding("pageup", "page_left", N_("Page left"), show=False),
+        Binding("pagedown", "page_right", N_("Page right"), show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -255,7 +256,7 @@ class BubblePane(CalculatorPane):
     """Pipeline bubble: stages p, micro-batches m, a schedule; optionally a second to compare."""
 
     form_name = "bubble"
-    HELP = (
+    HELP = N_(
         "The pipeline bubble. p stages, m micro-batches; t_F, t_B (input gradient) and t_W "
         "(weight gradient) per op, under '▸ op times' below the result. bubble/ideal is "
         "(p-1)/m for GPipe and 1F1B (Megatron-LM, "
@@ -266,13 +267,13 @@ class BubblePane(CalculatorPane):
         "'compare with' to see both. F5 widens the pane."
     )
     FIELDS: ClassVar = (
-        Field("schedule", "schedule", "gpipe", options=tuple((s, s) for s in SCHEDULES)),
-        Field("stages", "stages p", "4"),
-        Field("micro_batches", "micro-batches m", "8"),
-        Field("virtual_stages", "virtual st. v", "2", tooltip="interleaved-1f1b only"),
+        Field("schedule", N_("schedule"), "gpipe", options=tuple((s, s) for s in SCHEDULES)),
+        Field("stages", N_("stages p"), "4"),
+        Field("micro_batches", N_("micro-batches m"), "8"),
+        Field("virtual_stages", N_("virtual st. v"), "2", tooltip=N_("interleaved-1f1b only")),
         Field(
             "compare",
-            "compare with",
+            N_("compare with"),
             NONE,
             options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
         ),
@@ -282,13 +283,13 @@ class BubblePane(CalculatorPane):
         # The pipeline spec says num_microbatches; the form keeps its stored key.
         return super().label_of("micro_batches" if name == "num_microbatches" else name)
 
-    MORE_TITLE = strings.BUBBLE_MORE
-    MORE_BUTTON = strings.BUBBLE_MORE_BUTTON
+    MORE_TITLE = strings.msgids.BUBBLE_MORE
+    MORE_BUTTON = strings.msgids.BUBBLE_MORE_BUTTON
     MORE_FIELDS: ClassVar = (
         Field("t_forward", "t_F", "1"),
         Field("t_backward_input", "t_B", "1"),
         Field("t_backward_weight", "t_W", "1"),
-        Field("p2p_time", "p2p time", "0"),
+        Field("p2p_time", N_("p2p time"), "0"),
     )
 
     def __init__(self) -> None:

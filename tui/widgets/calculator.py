@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError
+from engine.i18n import gettext
 from tui import strings
 from tui.widgets.literal import LiteralInput
 from tui.widgets.study import PaneExercises
@@ -226,7 +227,7 @@ class CalculatorPane(VerticalScroll):
         yield ResultView(strings.CALC_ENTER_VALUES, classes="calc-result")
         yield ResultView("", classes="calc-details")
         if self.MORE_FIELDS:
-            yield Button(Text(self.MORE_BUTTON), id="more-open", compact=True)
+            yield Button(Text(gettext(self.MORE_BUTTON)), id="more-open", compact=True)
         yield from self.compose_footer()
 
     def _field_rows(self, fields: tuple[Field, ...], values: dict[str, str]) -> list[Horizontal]:
@@ -237,7 +238,7 @@ class CalculatorPane(VerticalScroll):
             widget: Widget
             if field.options:
                 widget = Select(
-                    list(field.options),
+                    [(gettext(label), option) for label, option in field.options],
                     value=value,
                     allow_blank=False,
                     id=f"field-{field.name}",
@@ -253,8 +254,8 @@ class CalculatorPane(VerticalScroll):
                     classes="form-field",
                 )
                 if field.tooltip:
-                    widget.tooltip = field.tooltip
-            label = Label(field.label, markup=False, classes="form-label")
+                    widget.tooltip = gettext(field.tooltip)
+            label = Label(gettext(field.label), markup=False, classes="form-label")
             rows.append(Horizontal(label, widget, classes="form-row"))
         return rows
 
@@ -271,7 +272,7 @@ class CalculatorPane(VerticalScroll):
             return
         self._more_requested = True
         button = self.query_one("#more-open", Button)
-        title = Static(self.MORE_TITLE, classes="more-title", markup=False)
+        title = Static(gettext(self.MORE_TITLE), classes="more-title", markup=False)
         await self.mount_all(
             [title, *self._field_rows(self.MORE_FIELDS, self._more_values)], after=button
         )
@@ -367,7 +368,7 @@ class CalculatorPane(VerticalScroll):
     def label_of(self, name: str) -> str:
         for field in self.all_fields():
             if field.name == name:
-                return field.label
+                return gettext(field.label)
         return name
 
     def _queue_details(self, details: RenderableType | None, typing: bool) -> None:

@@ -33,6 +33,7 @@ from engine.collectives import (
 )
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
 from engine.errors import InputError
+from engine.i18n import N_
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.side import ChoicesChanged, resumed_choices
@@ -55,10 +56,10 @@ class StepView(Static, can_focus=True):
     """The data-flow picture; left/right move one step, home/end to the first/last."""
 
     BINDINGS: ClassVar = [
-        Binding("left", "step(-1)", "Prev step", id="collective_prev"),
-        Binding("right", "step(1)", "Next step", id="collective_next"),
-        Binding("home", "step(-1000000)", "First", show=False, id="collective_first"),
-        Binding("end", "step(1000000)", "Last", show=False, id="collective_last"),
+        Binding("left", "step(-1)", N_("Prev step"), id="collective_prev"),
+        Binding("right", "step(1)", N_("Next step"), id="collective_next"),
+        Binding("home", "step(-1000000)", N_("First"), show=False, id="collective_first"),
+        Binding("end", "step(1000000)", N_("Last"), show=False, id="collective_last"),
     ]
 
     class Stepped(Message):
@@ -98,7 +99,7 @@ class CollectivesPane(CalculatorPane):
 
     form_name = "collectives"
     STUDY_PANE = "collectives"
-    HELP = (
+    HELP = N_(
         "Pick a collective and an algorithm (default: the first the engine lists for it), the "
         "number of ranks, the size S (for all-gather and reduce-scatter S is the whole array, as "
         "NCCL-tests counts it), the link bandwidth and the latency per message. The cost is the "
@@ -107,17 +108,17 @@ class CollectivesPane(CalculatorPane):
         "and right to move one step; '+' marks a slot that was added into, '*' one copied in."
     )
     FIELDS: ClassVar = (
-        Field("op", "collective", "all-reduce", options=tuple((op, op) for op in OPERATIONS)),
+        Field("op", N_("collective"), "all-reduce", options=tuple((op, op) for op in OPERATIONS)),
         Field(
             "algorithm",
-            "algorithm",
+            N_("algorithm"),
             DEFAULT,
             options=((DEFAULT, DEFAULT), *((a, a) for a in _ALL_ALGORITHMS)),
         ),
-        Field("ranks", "ranks R", "4"),
-        Field("bytes", "size S", "1GB", tooltip="1e9, 1GB, 1GiB"),
-        Field("bandwidth", "bandwidth", "100GB/s", tooltip="100GB/s, 400Gb/s"),
-        Field("latency", "latency", "5us", tooltip="alpha per message: 5us"),
+        Field("ranks", N_("ranks R"), "4"),
+        Field("bytes", N_("size S"), "1GB", tooltip=N_("1e9, 1GB, 1GiB")),
+        Field("bandwidth", N_("bandwidth"), "100GB/s", tooltip=N_("100GB/s, 400Gb/s")),
+        Field("latency", N_("latency"), "5us", tooltip=N_("alpha per message: 5us")),
     )
 
     def __init__(self) -> None:

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
+from engine.i18n import N_
 from tui import strings
 from tui.widgets.reader import BrokenText
 
@@ -34,8 +35,8 @@ class ConfirmScreen(ModalScreen[bool]):
         + "ConfirmScreen VerticalScroll { height: auto; max-height: 20; }"
     )
     BINDINGS = [
-        Binding("enter,y", "dismiss(True)", "Yes", id="confirm_yes"),
-        Binding("escape,n", "dismiss(False)", "No", id="confirm_no"),
+        Binding("enter,y", "dismiss(True)", N_("Yes"), id="confirm_yes"),
+        Binding("escape,n", "dismiss(False)", N_("No"), id="confirm_no"),
     ]
 
     def __init__(self, question: str, lines: tuple[str, ...] = (), ask: str = "") -> None:

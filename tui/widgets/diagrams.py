@@ -37,6 +37,7 @@ from engine.exercises import (
     get_note,
     strategy_notes,
 )
+from engine.i18n import N_
 from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
@@ -57,7 +58,7 @@ _SELECT_VALUE: Reactive[object] = vars(Select)["value"]
 class DiagramsPane(VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
-    HELP = (
+    HELP = N_(
         "Choose a strategy with the selector (enter opens it, arrows move). The diagram shows "
         "4 ranks: what each holds, which dimension is split, the collective or point-to-point "
         "transfer, one wait it can cause, and the lesson's three questions answered. Diagrams "
@@ -69,7 +70,7 @@ class DiagramsPane(VerticalScroll):
         "✓ marks a strategy whose three notes are written, ◔ some, ◌ none yet. F4 again opens "
         "the Collectives tab."
     )
-    BINDINGS = [Binding("ctrl+r", "look_first", strings.LOOK_KEY, id="diagrams_look")]
+    BINDINGS = [Binding("ctrl+r", "look_first", strings.msgids.LOOK_KEY, id="diagrams_look")]
 
     def __init__(self) -> None:
         super().__init__()

@@ -7,6 +7,11 @@ out every key again (about 20 ms with the main screen's keys on a 2-core machine
 first frame's time after the first paint). Here changes that arrive together make one
 recompose, and none when the keys, labels and states shown are the same as before.
 
+It is also the footer in the interface language: a ``Binding``'s description is fixed when its
+class is defined, before the language is chosen, so BINDINGS hold the English msgids
+(``strings.msgids``) and each key's description, tooltip and group label is translated as the
+footer builds them (:mod:`engine.i18n`).
+
 Textual's Footer also lays its keys out in a row and lets the last ones run past the screen's
 edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key once laid out and
 hides those that do not fit: help and quit first of all (they are always needed), then the others
@@ -15,9 +20,12 @@ in their order (the focused pane's keys first). F1 lists every key.
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey, FooterLabel
+
+from engine.i18n import gettext
 
 # Kept first, where they fit: the actions of F1 (help) and ctrl+q (quit).
 KEPT_ACTIONS = frozenset({"show_help", "quit"})
@@ -25,7 +33,7 @@ KEPT_ACTIONS = frozenset({"show_help", "quit"})
 
 class KeysFooter(Footer):
     """A :class:`textual.widgets.Footer` that skips recomposes that would change nothing and
-    shows the keys that fit whole (see module docstring)."""
+    shows the keys that fit whole, in the interface language (see module docstring)."""
 
     def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
         super().__init__(compact=compact, show_command_palette=show_command_palette)
@@ -63,6 +71,19 @@ class KeysFooter(Footer):
             return
         self._shown = keys
         await self.recompose()
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.description = gettext(widget.description)
+                # The tooltip's attribute, not its setter: the setter updates the screen's
+                # tooltip at once, which while composing is the screen being left, and moves
+                # its focus (Textual is pinned exactly: pyproject.toml).
+                if isinstance(widget._tooltip, str):
+                    widget._tooltip = gettext(widget._tooltip)
+            elif isinstance(widget, FooterLabel):
+                widget.update(gettext(str(widget.content)))
+            yield widget
 
     # ----------------------------------------------------------------- the keys that fit
     async def recompose(self) -> None:

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from engine.errors import ShardbookError
+from engine.i18n import N_
 from engine.lab import INSTALL_COMMAND, torch_available
 from tui import strings
 
@@ -38,7 +39,7 @@ def run_experiment(name: str) -> str:
 class LabPane(Vertical):
     """Two buttons, a status line and the last report."""
 
-    HELP = (
+    HELP = N_(
         "Collectives starts 4 local processes with torch.distributed on Gloo (loopback only), "
         "runs every collective on small integers and shows each rank's output beside the "
         "simulator's, then the measured time beside the alpha-beta model. Memory trains a small "

@@ -21,6 +21,7 @@ from textual.widgets import Input, Select, Static
 
 from engine import units
 from engine.exercises import LEDGER_FORM_DEFAULTS
+from engine.i18n import N_
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
@@ -52,7 +53,7 @@ def _field(name: str, label: str, **options: Any) -> Field:
     return Field(name, label, LEDGER_FORM_DEFAULTS[name], **options)
 
 
-_YES_NO = (("no", "no"), ("yes", "yes"))
+_YES_NO = ((N_("no"), "no"), (N_("yes"), "yes"))
 _TERM_LABELS = {
     "params": ("params", "P"),
     "grads": ("grads", "G"),
@@ -279,7 +280,7 @@ class LedgerPane(CalculatorPane):
     form_name = "ledger"
     STUDY_PANE = "ledger"
     figure_name = "exercise1"
-    HELP = (
+    HELP = N_(
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
         "precision preset or type bytes per parameter for weights, gradients and optimizer "
         "states (K, fp32 master weights included, as the ZeRO paper counts), the data-parallel "
@@ -293,8 +294,8 @@ class LedgerPane(CalculatorPane):
         "saved with your progress and exported."
     )
     BINDINGS: ClassVar = [
-        Binding("ctrl+g", "example", "1B example", id="ledger_example"),
-        Binding("ctrl+t", "compare", "Compare", id="ledger_compare"),
+        Binding("ctrl+g", "example", N_("1B example"), id="ledger_example"),
+        Binding("ctrl+t", "compare", N_("Compare"), id="ledger_compare"),
     ]
 
     def label_of(self, name: str) -> str:
@@ -302,68 +303,72 @@ class LedgerPane(CalculatorPane):
         return super().label_of(INPUT_NAMES.get(name, name))
 
     FIELDS = (
-        _field("params", "params N", tooltip="parameter count: 1e9, 1B, 7.5B, 350M"),
+        _field("params", N_("params N"), tooltip=N_("parameter count: 1e9, 1B, 7.5B, 350M")),
         _field(
             "preset",
-            "precision",
+            N_("precision"),
             options=(
                 *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
                 ("custom bytes/param", CUSTOM),
             ),
         ),
-        _field("weight_bytes", "weights B/par"),
-        _field("grad_bytes", "grads B/par"),
-        _field("optimizer_bytes", "optim K B/par", tooltip="ZeRO paper K: master + moments"),
-        _field("dp", "DP size P"),
-        _field("zero", "ZeRO stage", options=tuple((f"{s}", f"{s}") for s in "0123")),
-        _field("convention", "convention", options=tuple((c, c) for c in CONVENTIONS)),
-        _field("gpu_memory", "GPU memory", tooltip="80GB, 141GB, 80GiB"),
+        _field("weight_bytes", N_("weights B/par")),
+        _field("grad_bytes", N_("grads B/par")),
+        _field(
+            "optimizer_bytes", N_("optim K B/par"), tooltip=N_("ZeRO paper K: master + moments")
+        ),
+        _field("dp", N_("DP size P")),
+        _field("zero", N_("ZeRO stage"), options=tuple((f"{s}", f"{s}") for s in "0123")),
+        _field("convention", N_("convention"), options=tuple((c, c) for c in CONVENTIONS)),
+        _field("gpu_memory", N_("GPU memory"), tooltip=N_("80GB, 141GB, 80GiB")),
     )
-    MORE_TITLE = strings.LEDGER_MORE
-    MORE_BUTTON = strings.LEDGER_MORE_BUTTON
+    MORE_TITLE = strings.msgids.LEDGER_MORE
+    MORE_BUTTON = strings.msgids.LEDGER_MORE_BUTTON
     MORE_FIELDS = (
-        _field("seq", "seq len s", tooltip="leave empty to skip activations"),
+        _field("seq", N_("seq len s"), tooltip=N_("leave empty to skip activations")),
         _field(
             "model",
-            "model",
+            N_("model"),
             options=(("custom shape", CUSTOM), *((name, name) for name in model_presets())),
         ),
-        _field("layers", "layers L"),
-        _field("hidden", "hidden h"),
-        _field("heads", "heads a"),
-        _field("kv_heads", "KV heads", tooltip="GQA/MQA; default = heads"),
-        _field("ffn_hidden", "FFN hidden", tooltip="default 4h"),
-        _field("vocab", "vocab V"),
+        _field("layers", N_("layers L")),
+        _field("hidden", N_("hidden h")),
+        _field("heads", N_("heads a")),
+        _field("kv_heads", N_("KV heads"), tooltip=N_("GQA/MQA; default = heads")),
+        _field("ffn_hidden", N_("FFN hidden"), tooltip=N_("default 4h")),
+        _field("vocab", N_("vocab V")),
         _field("mlp", "MLP", options=tuple((kind, kind) for kind in MLP_KINDS)),
-        _field("norm", "norm", options=tuple((kind, kind) for kind in NORM_KINDS)),
-        _field("bias", "linear bias", options=_YES_NO[::-1]),
-        _field("tied_embeddings", "tied embed.", options=_YES_NO[::-1]),
+        _field("norm", N_("norm"), options=tuple((kind, kind) for kind in NORM_KINDS)),
+        _field("bias", N_("linear bias"), options=_YES_NO[::-1]),
+        _field("tied_embeddings", N_("tied embed."), options=_YES_NO[::-1]),
         _field(
             "attention",
-            "attention",
+            N_("attention"),
             options=tuple((kind, kind) for kind in ATTENTION_KERNELS),
         ),
-        _field("micro_batch", "micro-batch b"),
+        _field("micro_batch", N_("micro-batch b")),
         _field(
             "recompute",
-            "recompute",
+            N_("recompute"),
             options=(("none", "none"), ("selective", "selective"), ("full", "full")),
         ),
-        _field("sequence_parallel", "seq parallel", options=_YES_NO),
-        _field("finetune", "fine-tune", options=tuple((m, m) for m in FINETUNE_CHOICES)),
-        _field("lora_rank", "LoRA rank r"),
-        _field("lora_targets", "LoRA targets", tooltip="comma list of q,k,v,o,gate,up,down"),
-        _field("offload", "offload", options=tuple((m, m) for m in OFFLOAD_CHOICES)),
-        _field("tp", "TP size"),
-        _field("pp", "PP size"),
-        _field("cp", "CP size"),
-        _field("ep", "EP size"),
-        _field("experts", "experts"),
-        _field("top_k", "top-k", tooltip="experts per token"),
-        _field("schedule", "PP schedule", options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
-        _field("micro_batches", "micro-batches", tooltip="m; default p for 1F1B"),
-        _field("virtual_stages", "virtual st. v"),
-        _field("largest_layer_params", "largest layer", tooltip="deepspeed ZeRO-3 term"),
+        _field("sequence_parallel", N_("seq parallel"), options=_YES_NO),
+        _field("finetune", N_("fine-tune"), options=tuple((m, m) for m in FINETUNE_CHOICES)),
+        _field("lora_rank", N_("LoRA rank r")),
+        _field(
+            "lora_targets", N_("LoRA targets"), tooltip=N_("comma list of q,k,v,o,gate,up,down")
+        ),
+        _field("offload", N_("offload"), options=tuple((m, m) for m in OFFLOAD_CHOICES)),
+        _field("tp", N_("TP size")),
+        _field("pp", N_("PP size")),
+        _field("cp", N_("CP size")),
+        _field("ep", N_("EP size")),
+        _field("experts", N_("experts")),
+        _field("top_k", N_("top-k"), tooltip=N_("experts per token")),
+        _field("schedule", N_("PP schedule"), options=(("1f1b", "1f1b"), ("gpipe", "gpipe"))),
+        _field("micro_batches", N_("micro-batches"), tooltip=N_("m; default p for 1F1B")),
+        _field("virtual_stages", N_("virtual st. v")),
+        _field("largest_layer_params", N_("largest layer"), tooltip=N_("deepspeed ZeRO-3 term")),
     )
 
     def __init__(self) -> None:

@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Document, Selection
 
+from engine.i18n import N_
 from tui.keys import is_format_character, is_text
 
 _PICTURES = {code: chr(0x2400 + code) for code in range(32) if code != 9}
@@ -55,10 +56,12 @@ class LiteralTextArea(TextArea):
     """A TextArea for the learner's words (see module docstring)."""
 
     BINDINGS = [
-        Binding("ctrl+home", "cursor_text_start", "Start of the text", show=False),
-        Binding("ctrl+end", "cursor_text_end", "End of the text", show=False),
-        Binding("ctrl+shift+home", "cursor_text_start(True)", "Select to the start", show=False),
-        Binding("ctrl+shift+end", "cursor_text_end(True)", "Select to the end", show=False),
+        Binding("ctrl+home", "cursor_text_start", N_("Start of the text"), show=False),
+        Binding("ctrl+end", "cursor_text_end", N_("End of the text"), show=False),
+        Binding(
+            "ctrl+shift+home", "cursor_text_start(True)", N_("Select to the start"), show=False
+        ),
+        Binding("ctrl+shift+end", "cursor_text_end(True)", N_("Select to the end"), show=False),
     ]
 
     _entry_selection: Selection | None = None

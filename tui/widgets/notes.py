@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static, TextArea
 
+from engine.i18n import N_
 from engine.lesson import Item
 from engine.reading import BULLET
 from tui import strings
@@ -26,7 +27,7 @@ from tui.widgets.reader import BrokenText
 class NoteBox(Vertical):
     """One labelled text area bound to a lesson item id."""
 
-    HELP = (
+    HELP = N_(
         "Type your answer or note here; it is saved within a second and again on quit. "
         "Tab moves to the next field; entering a box puts the cursor at the end of its text; "
         "ctrl+home / ctrl+end go to the start / end of the text."
@@ -97,13 +98,13 @@ def keep_focus_in_view(pane: Widget) -> None:
 class SelfCheckBox(NoteBox):
     """A self-check question: answer first, then reveal the reference key points."""
 
-    HELP = (
+    HELP = N_(
         "Answer the question in your own words first. Then press ctrl+r (or the button) to "
         "reveal the reference key points and compare; the button then hides or shows them. "
         "The key points are added material, grounded in the lesson and its sources, not the "
         "lesson's own text. A key typed on the button goes into the answer."
     )
-    BINDINGS = [Binding("ctrl+r", "reveal", "Reveal", id="reveal")]
+    BINDINGS = [Binding("ctrl+r", "reveal", N_("Reveal"), id="reveal")]
 
     class RevealRequested(Message):
         """The learner asked to see the key points of ``item_id``."""

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 
+from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
 from engine.plan import step_states
 from engine.progress import RATING_LABELS, RATING_PHASES, ObjectiveRating
@@ -90,8 +91,8 @@ class StudyItem(Vertical, can_focus=True):
 class ExerciseItem(StudyItem):
     """An exercise in the reader: its text, its state and where it is worked; Enter goes there."""
 
-    BINDINGS = [Binding("enter", "work", "Work it", id="exercise_work")]
-    HELP = (
+    BINDINGS = [Binding("enter", "work", N_("Work it"), id="exercise_work")]
+    HELP = N_(
         "An exercise of the lesson, with how far you are in it and where it is worked. Enter "
         "opens that place with the cursor where the work is done; ctrl+n goes to the next "
         "unfinished step of the plan."
@@ -122,7 +123,7 @@ class ExerciseItem(StudyItem):
 
 
 def _level(level: str | None) -> str:
-    return RATING_LABELS.get(level or "", strings.NOT_RATED)
+    return gettext(RATING_LABELS.get(level or "", strings.NOT_RATED))
 
 
 class ObjectiveItem(StudyItem):
@@ -130,14 +131,14 @@ class ObjectiveItem(StudyItem):
     end, set with keys while it has the focus."""
 
     BINDINGS = [
-        Binding("1", "rate('not-yet')", strings.OBJECTIVE_KEYS["1"], id="rate_not_yet"),
-        Binding("2", "rate('partly')", strings.OBJECTIVE_KEYS["2"], id="rate_partly"),
-        Binding("3", "rate('can')", strings.OBJECTIVE_KEYS["3"], id="rate_can"),
-        Binding("0", "rate('')", strings.OBJECTIVE_KEYS["0"], id="rate_clear"),
-        Binding("s", "phase('start')", strings.OBJECTIVE_KEYS["s"], id="rate_start"),
-        Binding("e", "phase('end')", strings.OBJECTIVE_KEYS["e"], id="rate_end"),
+        Binding("1", "rate('not-yet')", strings.msgids.OBJECTIVE_KEYS["1"], id="rate_not_yet"),
+        Binding("2", "rate('partly')", strings.msgids.OBJECTIVE_KEYS["2"], id="rate_partly"),
+        Binding("3", "rate('can')", strings.msgids.OBJECTIVE_KEYS["3"], id="rate_can"),
+        Binding("0", "rate('')", strings.msgids.OBJECTIVE_KEYS["0"], id="rate_clear"),
+        Binding("s", "phase('start')", strings.msgids.OBJECTIVE_KEYS["s"], id="rate_start"),
+        Binding("e", "phase('end')", strings.msgids.OBJECTIVE_KEYS["e"], id="rate_end"),
     ]
-    HELP = (
+    HELP = N_(
         "A learning objective. Rate how well you can do it, once before you study (the start) "
         "and once at the end: 1 not yet, 2 partly, 3 can; 0 clears. s and e choose which of the "
         "two the keys rate (the start until you rated it and finished what trains it). The plan "
@@ -199,8 +200,8 @@ class ReadingLink(BrokenText, can_focus=True):
     ReadingLink { color: $text-accent; }
     ReadingLink:focus { background: $boost; text-style: underline; }
     """
-    BINDINGS = [Binding("enter", "open", "Open", id="link_open")]
-    HELP = "A reading's page: Enter opens it in your web browser."
+    BINDINGS = [Binding("enter", "open", N_("Open"), id="link_open")]
+    HELP = N_("A reading's page: Enter opens it in your web browser.")
 
     def __init__(self, label: str, url: str, marker: str) -> None:
         super().__init__(strings.LINK_TEXT.format(label=label, url=url), marker=marker)

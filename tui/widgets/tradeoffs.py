@@ -36,6 +36,7 @@ from textual.worker import Worker, WorkerState
 from engine import units
 from engine.errors import InputError
 from engine.exercises import answer_folded
+from engine.i18n import N_
 from engine.lesson import Item, Lesson
 from engine.model_presets import model_presets
 from engine.scaling import ScalingPlot, scaling_plot
@@ -219,7 +220,7 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
 class TradeoffsPane(VerticalScroll):
     """Step time and scaling on a chosen interconnect; counterexamples; exercises 4 and 5."""
 
-    HELP = (
+    HELP = N_(
         "Trade-offs: choose the interconnect and the number of GPUs; the table shows each "
         "strategy's step time and how much it grew against NVLink-class links (exercise 4). "
         "The plot shows tokens/s against GPUs with '.' for perfect linear scaling: doubling the "
@@ -235,10 +236,10 @@ class TradeoffsPane(VerticalScroll):
         "before answering."
     )
     BINDINGS = [
-        Binding("1", "scenario(0)", strings.TRADEOFFS_KEY_1, id="scenario_1"),
-        Binding("2", "scenario(1)", strings.TRADEOFFS_KEY_2, id="scenario_2"),
-        Binding("3", "scenario(2)", strings.TRADEOFFS_KEY_3, id="scenario_3"),
-        Binding("ctrl+r", "look_first", strings.LOOK_KEY, id="tradeoffs_look"),
+        Binding("1", "scenario(0)", strings.msgids.TRADEOFFS_KEY_1, id="scenario_1"),
+        Binding("2", "scenario(1)", strings.msgids.TRADEOFFS_KEY_2, id="scenario_2"),
+        Binding("3", "scenario(2)", strings.msgids.TRADEOFFS_KEY_3, id="scenario_3"),
+        Binding("ctrl+r", "look_first", strings.msgids.LOOK_KEY, id="tradeoffs_look"),
     ]
 
     def __init__(self) -> None:

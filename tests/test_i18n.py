@@ -1,0 +1,360 @@
+"""The interface in Chinese and English: the catalogs, how the language is chosen, and what the
+screens show in each language.
+
+The catalogs are checked against the code (every text marked for translation has a Chinese and an
+English entry with the same placeholders; the committed ``.mo`` files are the ``.po`` files
+compiled). The screens are driven with Pilot and read back as plain text: in Chinese no English
+word of the interface may be left outside the lesson's own text (the lesson quotes English terms
+such as activation and micro-batch; those are allowed, as are the keys' names and the field's
+abbreviations listed below); in English no Chinese outside the lesson's text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+
+from engine.i18n import (
+    LOCALE_DIR,
+    choose_language,
+    current_language,
+    gettext,
+    language_from_environment,
+    language_from_locale,
+    set_language,
+)
+from engine.settings import SettingsStore
+from tui import strings
+from tui.app import ShardbookApp, make_app
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.screens.quiz import QuizScreen
+from tui.widgets.notes import SelfCheckBox
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = ROOT / "content" / "S15.yaml"
+# The source the lesson was transcribed from: its header labels (内容类型, 总路线：Day 105 / 360)
+# are shown as the source writes them, from engine/lesson.py.
+SOURCE = ROOT / "content" / "source" / "S15.txt"
+NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
+
+# English words a Chinese screen may show: key names, the program, file formats, units and the
+# field's abbreviations and names, written as their sources write them.
+KEEP_IN_ZH = {
+    *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end"),
+    *(
+        "shardbook",
+        "Markdown",
+        "JSON",
+        "HTML",
+        "SVG",
+        "Anki",
+        "FSRS",
+        "TeX",
+        "ZeRO",
+        "GB",
+        "GiB",
+        "KV",
+    ),
+    *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
+    *("min", "mo", "palette", "shell", "fg"),
+    "lab",  # the optional extra as pip names it (.[lab])
+    "English",  # the palette's switch names each language in its own words
+}
+
+
+def lesson_latin_words() -> set[str]:
+    """Every Latin word of the lesson (its text quotes the field's English terms)."""
+    return set(LATIN_WORD.findall(lesson_text()))
+
+
+def lesson_text() -> str:
+    """The lesson's own text: every string value of its YAML file and its source text."""
+
+    def strings_of(node: object) -> Iterator[str]:
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from strings_of(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from strings_of(value)
+
+    lesson = yaml.safe_load(LESSON.read_text(encoding="utf-8"))
+    return "\n".join([*strings_of(lesson), SOURCE.read_text(encoding="utf-8")])
+
+
+def screen_text(app: ShardbookApp) -> str:
+    """What the terminal shows now, as plain text (the compositor's lines; Textual is pinned)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def english_left(text: str) -> set[str]:
+    allowed = KEEP_IN_ZH | lesson_latin_words()
+    words = set(LATIN_WORD.findall(text))
+    return {
+        word for word in words if word not in allowed and not re.fullmatch(r"[A-Za-z]\d*", word)
+    }
+
+
+def chinese_left(text: str) -> set[str]:
+    lesson = lesson_text()
+    return {run for run in CJK.findall(text) if run not in lesson}
+
+
+# ----------------------------------------------------------------- the catalogs
+def catalog(locale: str):  # type: ignore[no-untyped-def]
+    path = LOCALE_DIR / locale / "LC_MESSAGES" / "shardbook.po"
+    with path.open("rb") as file:
+        return read_po(file, locale=locale)
+
+
+def fields(text: str) -> list[str]:
+    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+
+
+def marked_messages() -> set[str]:
+    """Every text the code marks for translation (``N_``, ``gettext``), as Babel extracts it."""
+    found: set[str] = set()
+    for folder in ("engine", "tui", "cli"):
+        for _file, _line, message, _comments, _context in extract_from_dir(ROOT / folder):
+            found.update(message if isinstance(message, tuple) else (message,))
+    return {message for message in found if message}
+
+
+@pytest.mark.parametrize("locale", ["zh_CN", "en"])
+def test_every_marked_text_has_a_translation_with_the_same_placeholders(locale: str) -> None:
+    entries = {message.id: message.string for message in catalog(locale) if message.id}
+    missing = sorted(marked_messages() - entries.keys())
+    assert not missing, f"not in {locale}: run pybabel extract and update (README): {missing[:5]}"
+    empty = sorted(msgid for msgid, text in entries.items() if not text)
+    assert not empty, f"{locale}: no translation for {empty[:5]}"
+    different = [msgid for msgid, text in entries.items() if fields(msgid) != fields(str(text))]
+    assert not different, f"{locale}: placeholders differ in {different[:5]}"
+
+
+def test_english_catalog_is_the_source_text() -> None:
+    assert all(message.string == message.id for message in catalog("en") if message.id)
+
+
+def test_chinese_catalog_translates() -> None:
+    """A Chinese entry is Chinese: only a few (keys, units, formulas) may equal the English."""
+    entries = [message for message in catalog("zh_CN") if message.id]
+    same = [message.id for message in entries if message.string == message.id]
+    assert len(same) < len(entries) // 10, same
+    assert gettext("Quiz") == "Quiz"
+    set_language("zh")
+    assert gettext("Quiz") == "测验"
+    assert gettext("saved {time}").format(time="10:15") == "已保存 10:15"
+
+
+@pytest.mark.parametrize("locale", ["zh_CN", "en"])
+def test_compiled_catalogs_are_the_po_files(locale: str) -> None:
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog(locale))
+    shipped = (LOCALE_DIR / locale / "LC_MESSAGES" / "shardbook.mo").read_bytes()
+    assert shipped == compiled.getvalue(), "run pybabel compile -d engine/locale -D shardbook"
+
+
+def test_every_interface_string_constant_is_in_the_catalog() -> None:
+    """A constant of tui/strings.py added without N_ would be shown in English in Chinese."""
+    entries = {message.id for message in catalog("zh_CN") if message.id}
+
+    def texts(value: object) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                yield from texts(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from texts(item)
+
+    kept = {strings.APP_TITLE, "{need}", "", *strings.STATE_GLYPHS.values()}
+    untranslated = sorted(
+        text
+        for value in vars(strings.msgids).values()
+        for text in texts(value)
+        if text not in entries and text not in kept
+    )
+    assert not untranslated, untranslated
+
+
+def test_strings_are_translated_when_read() -> None:
+    assert strings.TAB_LEDGER == "Ledger"
+    set_language("zh")
+    assert strings.TAB_LEDGER == "账本"
+    assert strings.TOO_SMALL[-2] == "需要 {need}"
+    assert strings.STEP_SAY["read"].startswith("读一读")
+    assert strings.msgids.TAB_LEDGER == "Ledger"
+
+
+# ----------------------------------------------------------------- choosing the language
+@pytest.mark.parametrize(
+    ("value", "language"),
+    [
+        ("zh_CN.UTF-8", "zh"),
+        ("zh_TW", "zh"),
+        ("zh", "zh"),
+        ("en_US.UTF-8", "en"),
+        ("C", "en"),
+        ("POSIX", "en"),
+        ("C.UTF-8", "en"),
+        ("fr_FR.UTF-8", None),
+        ("fr_FR:zh_CN:en", "zh"),
+        ("", None),
+    ],
+)
+def test_language_from_a_locale_name(value: str, language: str | None) -> None:
+    assert language_from_locale(value) == language
+
+
+def test_locale_variables_in_gettext_order() -> None:
+    """GNU gettext's order (Python's gettext.find): LANGUAGE, LC_ALL, LC_MESSAGES, LANG."""
+    assert language_from_environment({"LANG": "zh_CN.UTF-8"}) == "zh"
+    assert language_from_environment({"LANG": "zh_CN.UTF-8", "LC_MESSAGES": "en_US"}) == "en"
+    assert language_from_environment({"LC_MESSAGES": "en_US", "LC_ALL": "zh_CN"}) == "zh"
+    assert language_from_environment({"LC_ALL": "en_US", "LANGUAGE": "zh_CN"}) == "zh"
+    assert language_from_environment({}) is None
+
+
+def test_flag_then_setting_then_locale() -> None:
+    chinese = {"LANG": "zh_CN.UTF-8"}
+    assert choose_language("en", "zh", chinese) == "en"
+    assert choose_language(None, "en", chinese) == "en"
+    assert choose_language(None, "auto", chinese) == "zh"
+    assert choose_language(None, "auto", {}) == "en"
+
+
+def test_unknown_language_is_refused() -> None:
+    with pytest.raises(ValueError, match="language"):
+        set_language("fr")
+
+
+# ----------------------------------------------------------------- the screens
+async def settle(pilot: Pilot[int]) -> None:
+    for _ in range(3):
+        await pilot.pause()
+
+
+async def test_lang_zh_screens_show_no_english_interface_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tui.app.utc_now", lambda: NOW)
+    # The side panes' results (the ledger's terms and formulas) are not translated yet: the
+    # side pane is hidden, as at 80 columns.
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nlayout: {side: hidden}\n", encoding="utf-8"
+    )
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert current_language() == "zh"
+        assert "课程" in screen_text(app)
+        assert english_left(screen_text(app)) == set()
+        await pilot.press("ctrl+n")  # the first step: the cursor in the reading pane
+        await settle(pilot)
+        assert english_left(screen_text(app)) == set()
+        for index, section in enumerate(app.sections, start=1):  # each section's first page
+            app.main_screen.goto(index)
+            await settle(pilot)
+            assert english_left(screen_text(app)) == set(), section.title
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert english_left(screen_text(app)) == set()
+        await pilot.press("escape", "ctrl+p")
+        await settle(pilot)
+        assert isinstance(app.screen, CommandPalette)
+        assert english_left(screen_text(app)) == set()
+        await pilot.press("escape", "f12")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizScreen)
+        assert english_left(screen_text(app)) == set()
+
+
+async def test_lang_en_screens_show_no_chinese_outside_the_lesson(tmp_path: Path) -> None:
+    app = make_app(progress_dir=tmp_path, language="en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert chinese_left(screen_text(app)) == set()
+        for key in ("f1", "escape", "ctrl+p", "escape", "f12"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert chinese_left(screen_text(app)) == set(), key
+
+
+async def test_chinese_locale_opens_in_chinese_and_palette_switches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LANG=zh_CN.UTF-8`` and no setting: Chinese. The palette's language command switches to
+    English and back, and the choice is saved in settings.yaml."""
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    app = make_app(progress_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert current_language() == "zh"
+        assert "f12 测验" in screen_text(app)
+        await pilot.press("ctrl+p", *"English", "enter")
+        await settle(pilot)
+        assert current_language() == "en"
+        assert isinstance(app.screen, MainScreen)
+        assert "f12 Quiz" in screen_text(app)
+        assert SettingsStore(tmp_path).load().get("language") == "en"
+        await pilot.press("ctrl+p", *"中文", "enter")
+        await settle(pilot)
+        assert current_language() == "zh"
+        assert "f12 测验" in screen_text(app)
+        assert SettingsStore(tmp_path).load().get("language") == "zh"
+
+
+async def test_switching_keeps_the_place_and_unsaved_text(tmp_path: Path) -> None:
+    """Typed text not yet saved, a section and the side pane: the same after the switch, and
+    the text is saved afterwards."""
+    app = make_app(progress_dir=tmp_path, language="en", autosave_delay=30)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        index = 1 + next(i for i, s in enumerate(app.sections) if s.kind == "self-check")
+        screen.goto(index)
+        await settle(pilot)
+        box = screen.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.press(*"ZeRO-2 分片梯度")
+        await settle(pilot)
+        assert app.dirty
+        await pilot.press("f4")  # the Diagrams tab
+        await settle(pilot)
+        before = screen.place()
+        await pilot.press("ctrl+p", *"中文", "enter")
+        await settle(pilot)
+        assert app.main_screen is not screen
+        assert app.screen is app.main_screen
+        for _ in range(20):
+            if app.main_screen.place() == before:
+                break
+            await pilot.pause(0.05)
+        assert app.main_screen.place() == before
+        new_box = app.main_screen.query(SelfCheckBox).first()
+        assert new_box.text_area.text == "ZeRO-2 分片梯度"
+        assert app.dirty
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not app.dirty
+    saved = (tmp_path / "S15.yaml").read_text(encoding="utf-8")
+    assert "ZeRO-2 分片梯度" in saved
