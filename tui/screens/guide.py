@@ -141,6 +141,9 @@ class StudyGuide:
             self._plan = None
             return ""
         plan = self.plan()
+        if not self.screen.query("#outline"):
+            # A save before the screen is composed: the marks are drawn on the next refresh.
+            return plan.figure
         drawn = self._plan
         self._plan = plan
         if drawn is None or _marks(drawn) != _marks(plan):
@@ -403,6 +406,8 @@ class StudyGuide:
         step = place.step
         if step.kind == "read":
             if self._said_read:
+                # The message of an earlier step would name a step the learner has left.
+                self.screen.app.clear_notifications()
                 return
             self._said_read = True
         lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
