@@ -9,10 +9,10 @@ the first (:class:`LessonChecker`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Final, Literal, cast
+from typing import Final, Literal, TypeVar, cast
 from urllib.parse import urlsplit
 
 import yaml
@@ -32,6 +32,9 @@ from engine.lesson.model import (
     Section,
 )
 from engine.lesson.yaml_nodes import NodeReader, node_line
+
+# What one list element is built into (an item, a formula).
+Built = TypeVar("Built")
 
 _DATE_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -265,21 +268,23 @@ class LessonChecker(NodeReader):
         else:
             ids[value] = node_line(node)
 
-    def items(
-        self, node: yaml.Node, where: str, kind: str | None, ids: dict[str, int]
-    ) -> tuple[Item, ...] | None:
+    def each(
+        self, node: yaml.Node, where: str, build: Callable[[yaml.Node, str], Built | None]
+    ) -> tuple[Built, ...] | None:
+        """``build(child, where)`` for every element of the list at ``node``: each one is
+        checked (every error reported); None when it is not a list or any element failed."""
         children = self.sequence(node, where)
         if children is None:
             return None
-        built: list[Item] = []
-        ok = True
-        for index, child in enumerate(children):
-            item = self.item(child, f"{where}[{index}]", kind, ids)
-            if item is None:
-                ok = False
-            else:
-                built.append(item)
-        return tuple(built) if ok else None
+        built = [build(child, f"{where}[{index}]") for index, child in enumerate(children)]
+        if any(value is None for value in built):
+            return None
+        return tuple(value for value in built if value is not None)
+
+    def items(
+        self, node: yaml.Node, where: str, kind: str | None, ids: dict[str, int]
+    ) -> tuple[Item, ...] | None:
+        return self.each(node, where, lambda child, at: self.item(child, at, kind, ids))
 
     def item(
         self, node: yaml.Node, where: str, kind: str | None, ids: dict[str, int]
@@ -487,18 +492,7 @@ class LessonChecker(NodeReader):
     def formulas(
         self, node: yaml.Node, where: str, ids: dict[str, int], own: set[str] | None
     ) -> tuple[Formula, ...] | None:
-        children = self.sequence(node, where)
-        if children is None:
-            return None
-        built: list[Formula] = []
-        ok = True
-        for index, child in enumerate(children):
-            formula = self.formula(child, f"{where}[{index}]", ids, own)
-            if formula is None:
-                ok = False
-            else:
-                built.append(formula)
-        return tuple(built) if ok else None
+        return self.each(node, where, lambda child, at: self.formula(child, at, ids, own))
 
     def formula(
         self, node: yaml.Node, where: str, ids: dict[str, int], own: set[str] | None
