@@ -38,7 +38,7 @@ from engine.reading import BULLET, section_blocks
 from engine.strategies import get_strategy
 from engine.timefmt import utc_now
 from tui import strings
-from tui.widgets.notes import NoteBox
+from tui.widgets.notes import NoteBox, scroll_into_view
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
@@ -382,7 +382,7 @@ class StudyGuide:
             screen.set_focus(target, scroll_visible=False)
             shown = target.parent if isinstance(target, TextArea) else target
             if isinstance(shown, Widget):
-                screen.call_after_refresh(shown.scroll_visible, animate=False)
+                scroll_into_view(shown)
         self.say(place, plan)
 
     async def show_in_reader(self, section_id: str) -> None:

@@ -91,8 +91,22 @@ def keep_focus_in_view(pane: Widget) -> None:
     if focused is None or pane not in focused.ancestors:
         return
     box = next((node for node in focused.ancestors if isinstance(node, NoteBox)), None)
-    target = box if box is not None else focused
-    pane.call_after_refresh(target.scroll_visible, animate=False)
+    scroll_into_view(box if box is not None else focused)
+
+
+def scroll_into_view(target: Widget, frames: int = 5) -> None:
+    """Scroll ``target`` into view after each of the next ``frames`` refreshes: what is built
+    or unfolded above it (note boxes mounting, an answer unfolding) may change the layout a
+    frame after the first scroll, and scrolling to a widget already in view does nothing."""
+
+    def scroll() -> None:
+        if not target.is_attached:
+            return
+        target.scroll_visible(animate=False)
+        if frames > 1:
+            scroll_into_view(target, frames - 1)
+
+    target.call_after_refresh(scroll)
 
 
 class SelfCheckBox(NoteBox):
