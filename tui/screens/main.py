@@ -43,6 +43,7 @@ from engine.reading import meta_blocks, section_blocks
 from engine.resume import ResumeState
 from tui import strings
 from tui.commands import CommandsProvider, PaletteEntry, bindings
+from tui.compositor import SpanCompositor
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
@@ -112,6 +113,7 @@ class MainScreen(Screen[None]):
         first_run: bool = False,
     ) -> None:
         super().__init__()
+        self._compositor = SpanCompositor()
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.first_run = first_run
