@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -151,17 +151,7 @@ class ResultView(Widget):
         if typing and len(lines) < height:
             lines += [Strip.blank(width, self.rich_style)] * (height - len(lines))
         self._lines, self._lines_width = lines, width
-        if len(lines) != height:
-            self.refresh(layout=True)
-        elif self not in self.screen._compositor.visible_widgets:
-            # Scrolled out of view: Textual draws it from these lines when it comes into view.
-            # Refreshing it would make Textual rebuild its map of every widget (2-5 ms) at the
-            # next lookup of any widget's region, which is in the next key's frame.
-            self._styles_cache.clear()
-        else:
-            # The lines drawn, named: a refresh of the whole widget asks for its size, which
-            # can also rebuild that map.
-            self.refresh(Region(0, 0, width, height))
+        self.refresh(layout=len(lines) != height)
 
 
 class CalculatorPane(VerticalScroll):
