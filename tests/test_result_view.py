@@ -16,11 +16,20 @@ from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
-from tests.pilot_helpers import SIZE, app_for, choose, paste_into, result_text, shown
+from tests.pilot_helpers import (
+    SIZE,
+    app_for,
+    choose,
+    goto_section,
+    paste_into,
+    result_text,
+    shown,
+)
 from tui.app import make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
+from tui.widgets.notes import SelfCheckBox
 
 
 class OneView(App[None]):
@@ -248,9 +257,17 @@ async def test_a_key_sends_the_terminal_what_textual_would_send(tmp_path: Path) 
         await pilot.press("end", "backspace", "backspace", "7", "B", "home", "1", "delete")
         await pilot.pause()
         assert params.value == "1B"
-    # Frames with the typed field and the figures changed at once (two regions apart) were
-    # among those compared.
-    assert frames and max(frames) >= 2
+        # Frames with the typed field and the figures changed at once (two regions apart).
+        assert frames and max(frames) >= 2
+        # A key typed into an answer box: one changed region amid the lesson's lines.
+        frames.clear()
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.press(*"all-reduce")
+        await pilot.pause()
+        assert box.text_area.text == "all-reduce"
+        assert frames
 
 
 async def test_figures_changed_out_of_view_are_drawn_when_scrolled_to(tmp_path: Path) -> None:

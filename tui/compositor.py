@@ -4,10 +4,12 @@ Textual 8.2's compositor does two things that cost a calculator pane most of a 1
 typed key (README "Performance"); :class:`SpanCompositor`, the main screen's compositor, does
 neither, and sends the terminal the same bytes (tests/test_result_view.py compares them):
 
-- A partial update renders every widget inside the rectangle around all changed regions: a key
-  typed into a form field near the top of a calculator, whose figures are near the bottom, made
-  it render the 50 widgets of every form row in between (4-8 ms). Only the widgets under a
-  changed region can contribute to the update.
+- A partial update renders every widget whose container's clip overlaps the rectangle around
+  all changed regions: a key typed into a form field near the top of a calculator, whose
+  figures are near the bottom, made it render the 50 widgets of every form row in between
+  (4-8 ms), and a key typed into a note rendered every line of the lesson around it, the header
+  and the footer. Only the widgets whose visible part is under a changed region can contribute
+  to the update.
 - A repaint of a widget that is out of view (the formulas below the figures, the timeline's
   scroll bar) marks Textual's map of every widget's region stale, and the next lookup of any
   widget's region rebuilds it (2-5 ms with a calculator open). That lookup came in the next
@@ -54,7 +56,7 @@ class SpanCompositor(Compositor):
         self, crop: Region | None = None
     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
         regions = self._update_regions
-        if crop is None or not regions or len(regions) < 2:
+        if crop is None or not regions:
             return super()._get_renders(crop)
         return self._renders_under(regions)
 
