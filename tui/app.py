@@ -172,6 +172,8 @@ class ShardbookApp(KeyOrderApp[int]):
             side=self.settings.get("layout.side"),
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
+            session_line=self.session_line,
+            app_entries=self.palette_entries,
         )
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
@@ -608,9 +610,24 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
-        from tui.screens.quiz import QuizScreen
+        from tui.screens.quiz import RETENTION_KEY, QuizContext, QuizScreen
 
-        self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
+        def save_retention(value: float) -> str:
+            self.settings.set(RETENTION_KEY, value)
+            return self.save_settings()
+
+        context = QuizContext(
+            content_dir=self.content_dir,
+            lesson=self.lesson,
+            progress=self.progress,
+            store=self.store,
+            desired_retention=float(self.settings.get(RETENTION_KEY)),
+            save_open_lesson=self.save_now,
+            draft_changed=self.quiz_draft_changed,
+            save_retention=save_retention,
+            settings_path=self.settings_store.path,
+        )
+        self.push_screen(QuizScreen(self.quiz_options or QuizOptions(), context))
 
     def action_save(self) -> None:
         if self.save_now():
@@ -838,7 +855,13 @@ class ShardbookApp(KeyOrderApp[int]):
         self.save_settings()
         old = self.main_screen
         place = (old.place() if old.is_mounted else None) or self.resumed
-        screen = MainScreen(side=old.side_preference, reading=old.reading_mode, first_run=False)
+        screen = MainScreen(
+            side=old.side_preference,
+            reading=old.reading_mode,
+            first_run=False,
+            session_line=self.session_line,
+            app_entries=self.palette_entries,
+        )
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         if self.lesson is not None:
@@ -873,18 +896,10 @@ class ShardbookApp(KeyOrderApp[int]):
             )
 
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        """Extra command-palette entries: every section and every lesson."""
+        """The app's command-palette entries beyond the keys: the session summary, the other
+        interface languages and every lesson (the main screen adds its sections)."""
         entries = self.study_palette_entries()
         entries.extend(self.language_palette_entries())
-        titles = [strings.META_SECTION, *(section.title for section in self.sections)]
-        for index, title in enumerate(titles):
-            entries.append(
-                (
-                    strings.PALETTE_GO_TO.format(title=title),
-                    strings.PALETTE_GO_TO_HELP,
-                    partial(self.main_screen.goto, index),
-                )
-            )
         for ref in self.lesson_refs:
             entries.append(
                 (
