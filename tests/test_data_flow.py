@@ -97,7 +97,7 @@ def _node_classes() -> list[type[DOMNode]]:
 
 
 def test_the_check_finds_each_way_up() -> None:
-    source = '''
+    source = """
     class Pane(Widget):
         def on_mount(self):
             self.show(self.app.lesson, getattr(self.app, "progress", None))
@@ -107,7 +107,7 @@ def test_the_check_finds_each_way_up() -> None:
             self.parent.load_notes()
             self.app.notify("fine")
             self.app.push_screen(self.screen.focused)
-    '''
+    """
     assert reaches_up(source) == [
         "4: self.app.lesson",
         "4: self.app.progress",

@@ -30,6 +30,7 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.driver import Driver
 from textual.notifications import Notify, SeverityLevel
@@ -72,7 +73,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import CommandsProvider, bindings
+from tui.commands import CommandsProvider
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -120,7 +121,50 @@ class ShardbookApp(KeyOrderApp[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
-    BINDINGS = bindings("app")
+    # The keys that work on every screen (the lesson's are the main screen's): help, save, quit.
+    # Each has an id, its footer label and, as its tooltip, what it does (F1 and the palette
+    # read them here: tui.commands). ctrl+z and ctrl+c are not priority bindings: a text box
+    # uses them first (undo; copy a selection).
+    BINDINGS = [
+        Binding(
+            "f1",
+            "show_help",
+            N_("Help"),
+            priority=True,
+            tooltip=N_("Show the keys and help for the focused pane"),
+            id="help",
+        ),
+        Binding(
+            "ctrl+s",
+            "save",
+            N_("Save"),
+            show=False,
+            priority=True,
+            tooltip=N_("Save now (it also saves as you type)"),
+            id="save",
+        ),
+        Binding(
+            "ctrl+q", "quit", N_("Quit"), priority=True, tooltip=N_("Save and quit"), id="quit"
+        ),
+        Binding(
+            "ctrl+z",
+            "suspend",
+            N_("Suspend"),
+            show=False,
+            tooltip=N_(
+                "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"
+            ),
+            id="suspend",
+        ),
+        Binding(
+            "ctrl+c",
+            "interrupt",
+            N_("Quit"),
+            show=False,
+            tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
+            id="interrupt",
+        ),
+    ]
     COMMANDS = App.COMMANDS | {CommandsProvider}
     # The state the header's status line shows. Reactive: a change recomputes ``status_line``
     # (compute_status_line) and its watcher writes the header; nothing updates it by hand. The
@@ -597,16 +641,19 @@ class ShardbookApp(KeyOrderApp[int]):
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
-        from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
+        """F1: the keys of the screen shown and the focused pane's help (again: closed)."""
+        from tui.screens.help import HelpScreen, help_rows  # Markdown loads on first F1
 
-        # The focused widget's help, else its nearest container's (a field inside a pane).
-        path = self.focused.ancestors_with_self if self.focused is not None else []
-        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
-        else:
-            # A pane's HELP is its English msgid (a class attribute): shown translated.
-            self.push_screen(HelpScreen(gettext(help_text)))
+            return
+        # The focused widget's help, else its nearest container's (a field inside a pane).
+        focused = self.focused
+        path = focused.ancestors_with_self if focused is not None else []
+        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
+        keys, focused_keys = help_rows(self.screen, focused)
+        # A pane's HELP is its English msgid (a class attribute): shown translated.
+        self.push_screen(HelpScreen(gettext(help_text), keys, focused_keys))
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""

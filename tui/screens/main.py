@@ -31,6 +31,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -44,7 +45,7 @@ from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
 from engine.resume import ResumeState
 from tui import strings
-from tui.commands import CommandsProvider, PaletteEntry, bindings
+from tui.commands import CommandsProvider, PaletteEntry
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
@@ -71,7 +72,8 @@ class LessonCommands(CommandsProvider):
     """The palette over the lesson: its keys' commands, every section, every lesson and the
     study entries with no key of their own."""
 
-    scope = "main"
+    def commands_node(self) -> DOMNode:
+        return self.screen
 
     def extra_entries(self) -> list[PaletteEntry]:
         screen = self.screen
@@ -83,8 +85,196 @@ class MainScreen(Screen[None]):
 
     COMMANDS = {LessonCommands}
 
+    # The lesson's keys, in the footer's order: the study keys (quiz, next step, outline, side
+    # pane) first. Each has an id (a keymap can remap it), its footer label and, as its tooltip,
+    # what it does: F1 and the palette read them here (tui.commands). A key that can be typed
+    # (?, /, ]) is never a priority binding: inside a text box it types.
     BINDINGS = [
-        *bindings("main"),
+        Binding(
+            "f12",
+            "app.quiz",
+            N_("Quiz"),
+            priority=True,
+            tooltip=N_("Quiz and spaced review: every lesson's due items"),
+            id="quiz",
+        ),
+        Binding(
+            "ctrl+n",
+            "next_step",
+            N_("Next"),
+            priority=True,
+            tooltip=N_(
+                "Next step of the study plan: goes where it is done and puts the cursor there"
+            ),
+            id="next_step",
+        ),
+        Binding(
+            "ctrl+o",
+            "focus_outline",
+            N_("Outline"),
+            priority=True,
+            tooltip=N_("Go to the lesson outline"),
+            id="outline",
+        ),
+        Binding(
+            "f6",
+            "toggle_side",
+            N_("Side"),
+            priority=True,
+            tooltip=N_("Show or hide the side pane (the calculators)"),
+            id="side",
+        ),
+        Binding(
+            "f2",
+            "side_tab('ledger')",
+            N_("Ledger"),
+            priority=True,
+            tooltip=N_("Open the memory-ledger calculator"),
+            id="ledger",
+        ),
+        Binding(
+            "f7",
+            "toggle_reading",
+            N_("Read"),
+            priority=True,
+            tooltip=N_("Reading mode: the lesson takes the whole screen"),
+            id="reading",
+        ),
+        Binding(
+            "f5",
+            "toggle_zoom",
+            N_("Zoom"),
+            priority=True,
+            tooltip=N_("Widen the side pane to the whole screen, or back"),
+            id="zoom",
+        ),
+        # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns
+        # for the keys above and F1/ctrl+q.
+        Binding(
+            "f3",
+            "side_tab('bubble')",
+            N_("Bubble"),
+            show=False,
+            priority=True,
+            tooltip=N_("Open the pipeline-bubble calculator"),
+            id="bubble",
+        ),
+        Binding(
+            "f4",
+            "side_tab('diagrams')",
+            N_("Diagrams"),
+            show=False,
+            priority=True,
+            tooltip=N_("Open the 4-rank diagrams; again: the collectives' data flow"),
+            id="diagrams",
+        ),
+        Binding(
+            "f10",
+            "side_tab('tradeoffs')",
+            N_("Trade-offs"),
+            show=False,
+            priority=True,
+            tooltip=N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
+            id="tradeoffs",
+        ),
+        Binding(
+            "ctrl+l",
+            "side_tab('lab')",
+            N_("Lab"),
+            show=False,
+            priority=True,
+            tooltip=N_(
+                "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)"
+            ),
+            id="lab",
+        ),
+        # Typed keys: in a text box they type (not priority); the palette has them too.
+        Binding(
+            "right_square_bracket",
+            "next_section",
+            N_("Section"),
+            show=False,
+            tooltip=N_("Read the next section (when the focus is not in a text box)"),
+            id="next_section",
+        ),
+        Binding(
+            "left_square_bracket",
+            "next_section(-1)",
+            N_("Back"),
+            show=False,
+            tooltip=N_("Read the previous section (when the focus is not in a text box)"),
+            id="previous_section",
+        ),
+        Binding(
+            "f11",
+            "study_plan",
+            N_("Plan"),
+            show=False,
+            priority=True,
+            tooltip=N_(
+                "The study plan: every step with its state, the counts, your ratings; enter "
+                "goes there"
+            ),
+            id="study_plan",
+        ),
+        Binding(
+            "ctrl+f",
+            "search",
+            N_("Search"),
+            show=False,
+            priority=True,
+            tooltip=N_(
+                "Search the lesson and your answers and notes; enter goes to a hit (works "
+                "everywhere)"
+            ),
+            id="search",
+        ),
+        Binding(
+            "slash",
+            "search",
+            N_("Search"),
+            show=False,
+            tooltip=N_("Search too, when the focus is not in a text box (there / is typed)"),
+            id="search_slash",
+        ),
+        Binding(
+            "ctrl+e",
+            "my_notes",
+            N_("My notes"),
+            show=False,
+            priority=True,
+            tooltip=N_(
+                "All your answers, reflections and exercise notes together; enter edits one "
+                "(works everywhere: in a text box, End goes to the end of the line)"
+            ),
+            id="my_notes",
+        ),
+        Binding(
+            "f8",
+            "app.export_notes",
+            N_("Export"),
+            show=False,
+            priority=True,
+            tooltip=N_("Export the filled-in notes: Markdown, JSON, HTML or an Anki deck"),
+            id="export",
+        ),
+        Binding(
+            "f9",
+            "app.toggle_complete",
+            N_("Done"),
+            show=False,
+            priority=True,
+            tooltip=N_("Mark the lesson complete (asks first while steps are left), or back"),
+            id="complete",
+        ),
+        Binding(
+            "question_mark",
+            "app.show_help",
+            N_("Help"),
+            show=False,
+            tooltip=N_("Help (when the focus is not in a text box, where ? is typed)"),
+            id="help_question",
+        ),
         Binding("escape", "close_outline", N_("Close outline"), show=False, id="close_outline"),
     ]
 
