@@ -497,6 +497,12 @@ class ShardbookApp(KeyOrderApp[int]):
         else:
             self._place_timer.reset()
 
+    @property
+    def place_pending(self) -> bool:
+        """Whether where the lesson was left moved and waits to be written (:data:`PLACE_DELAY`
+        seconds after the last move, or when the lesson is left)."""
+        return self._place_timer is not None
+
     def record_place(self) -> None:
         """Keep where the open lesson is now in ``resume.<lesson id>`` and write the settings
         (when this window holds the lock; :meth:`save_settings`)."""
