@@ -12,7 +12,7 @@ the settings under ``resume.<lesson id>``: restored when the lesson opens, writt
 :data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
 suspends or gets a signal.
 
-Its length (about 800 lines) is the app's policy kept in one place: opening a lesson, the progress
+Its length (about 950 lines) is the app's policy kept in one place: opening a lesson, the progress
 lock, saving (autosave, rescue copies, quit and signals), the status line and the messages the
 screens post up all share the progress object and the dirty/saved state; the lesson UI lives in
 ``tui.screens`` (main, resume, jumps, guide, quiz, search, help, export).
@@ -30,7 +30,6 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.driver import Driver
 from textual.notifications import Notify, SeverityLevel
@@ -73,7 +72,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import CommandsProvider
+from tui.commands import APP_BINDINGS, CommandsProvider
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -121,50 +120,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
-    # The keys that work on every screen (the lesson's are the main screen's): help, save, quit.
-    # Each has an id, its footer label and, as its tooltip, what it does (F1 and the palette
-    # read them here: tui.commands). ctrl+z and ctrl+c are not priority bindings: a text box
-    # uses them first (undo; copy a selection).
-    BINDINGS = [
-        Binding(
-            "f1",
-            "show_help",
-            N_("Help"),
-            priority=True,
-            tooltip=N_("Show the keys and help for the focused pane"),
-            id="help",
-        ),
-        Binding(
-            "ctrl+s",
-            "save",
-            N_("Save"),
-            show=False,
-            priority=True,
-            tooltip=N_("Save now (it also saves as you type)"),
-            id="save",
-        ),
-        Binding(
-            "ctrl+q", "quit", N_("Quit"), priority=True, tooltip=N_("Save and quit"), id="quit"
-        ),
-        Binding(
-            "ctrl+z",
-            "suspend",
-            N_("Suspend"),
-            show=False,
-            tooltip=N_(
-                "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"
-            ),
-            id="suspend",
-        ),
-        Binding(
-            "ctrl+c",
-            "interrupt",
-            N_("Quit"),
-            show=False,
-            tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
-            id="interrupt",
-        ),
-    ]
+    BINDINGS = APP_BINDINGS
     COMMANDS = App.COMMANDS | {CommandsProvider}
     # The state the header's status line shows. Reactive: a change recomputes ``status_line``
     # (compute_status_line) and its watcher writes the header; nothing updates it by hand. The

@@ -1,13 +1,14 @@
 """The app's commands as Textual declares them, and the command palette and help rows read from
 them.
 
-Each command is a ``Binding`` in the ``BINDINGS`` of the class whose keys it is: the App (keys that
-work on every screen: help, save, quit), the main screen (the lesson's keys, which the quiz and
-help screens pushed over it do not have) or a pane. Its ``id`` lets a keymap remap it, its
-``description`` is the footer's label and its ``tooltip`` says what it does. The command palette
-(:class:`CommandsProvider`) and the help screen (:func:`key_rows`) list those bindings
-(:func:`declared_bindings`), so they can never disagree with the keys. Every text is an English
-msgid, translated where it is shown (``engine.i18n``).
+Each command is a ``Binding`` in the ``BINDINGS`` of the class whose keys it is: the App's
+(:data:`APP_BINDINGS`: keys that work on every screen, help, save, quit), the main screen's
+(:data:`LESSON_BINDINGS`: the lesson's keys, which the quiz and help screens pushed over it do not
+have), a pane's or a screen's own. Its ``id`` lets a keymap remap it, its ``description`` is the
+footer's label and its ``tooltip`` says what it does. The command palette
+(:class:`CommandsProvider`) and the help screen (:func:`key_rows`) list the bindings the classes
+declare (:func:`declared_bindings`), so they can never disagree with the keys. Every text is an
+English msgid, translated where it is shown (``engine.i18n``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,241 @@ from functools import partial
 
 from rich.text import Text
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.fuzzy import Matcher
 
-from engine.i18n import gettext
+from engine.i18n import N_, gettext
+
+# The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
+# are not priority bindings: a text box uses them first (undo; copy a selection).
+APP_BINDINGS: list[BindingType] = [
+    Binding(
+        "f1",
+        "show_help",
+        N_("Help"),
+        priority=True,
+        tooltip=N_("Show the keys and help for the focused pane"),
+        id="help",
+    ),
+    Binding(
+        "ctrl+s",
+        "save",
+        N_("Save"),
+        show=False,
+        priority=True,
+        tooltip=N_("Save now (it also saves as you type)"),
+        id="save",
+    ),
+    Binding("ctrl+q", "quit", N_("Quit"), priority=True, tooltip=N_("Save and quit"), id="quit"),
+    Binding(
+        "ctrl+z",
+        "suspend",
+        N_("Suspend"),
+        show=False,
+        tooltip=N_(
+            "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"
+        ),
+        id="suspend",
+    ),
+    Binding(
+        "ctrl+c",
+        "interrupt",
+        N_("Quit"),
+        show=False,
+        tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
+        id="interrupt",
+    ),
+]
+
+# The lesson's keys (the main screen's BINDINGS), in the footer's order: the study keys (quiz,
+# next step, outline, side pane) first. A key that can be typed (?, /, ]) is never a priority
+# binding: inside a text box it types.
+LESSON_BINDINGS: list[BindingType] = [
+    Binding(
+        "f12",
+        "app.quiz",
+        N_("Quiz"),
+        priority=True,
+        tooltip=N_("Quiz and spaced review: every lesson's due items"),
+        id="quiz",
+    ),
+    Binding(
+        "ctrl+n",
+        "next_step",
+        N_("Next"),
+        priority=True,
+        tooltip=N_("Next step of the study plan: goes where it is done and puts the cursor there"),
+        id="next_step",
+    ),
+    Binding(
+        "ctrl+o",
+        "focus_outline",
+        N_("Outline"),
+        priority=True,
+        tooltip=N_("Go to the lesson outline"),
+        id="outline",
+    ),
+    Binding(
+        "f6",
+        "toggle_side",
+        N_("Side"),
+        priority=True,
+        tooltip=N_("Show or hide the side pane (the calculators)"),
+        id="side",
+    ),
+    Binding(
+        "f2",
+        "side_tab('ledger')",
+        N_("Ledger"),
+        priority=True,
+        tooltip=N_("Open the memory-ledger calculator"),
+        id="ledger",
+    ),
+    Binding(
+        "f7",
+        "toggle_reading",
+        N_("Read"),
+        priority=True,
+        tooltip=N_("Reading mode: the lesson takes the whole screen"),
+        id="reading",
+    ),
+    Binding(
+        "f5",
+        "toggle_zoom",
+        N_("Zoom"),
+        priority=True,
+        tooltip=N_("Widen the side pane to the whole screen, or back"),
+        id="zoom",
+    ),
+    # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns
+    # for the keys above and F1/ctrl+q.
+    Binding(
+        "f3",
+        "side_tab('bubble')",
+        N_("Bubble"),
+        show=False,
+        priority=True,
+        tooltip=N_("Open the pipeline-bubble calculator"),
+        id="bubble",
+    ),
+    Binding(
+        "f4",
+        "side_tab('diagrams')",
+        N_("Diagrams"),
+        show=False,
+        priority=True,
+        tooltip=N_("Open the 4-rank diagrams; again: the collectives' data flow"),
+        id="diagrams",
+    ),
+    Binding(
+        "f10",
+        "side_tab('tradeoffs')",
+        N_("Trade-offs"),
+        show=False,
+        priority=True,
+        tooltip=N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
+        id="tradeoffs",
+    ),
+    Binding(
+        "ctrl+l",
+        "side_tab('lab')",
+        N_("Lab"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)"
+        ),
+        id="lab",
+    ),
+    # Typed keys: in a text box they type (not priority); the palette has them too.
+    Binding(
+        "right_square_bracket",
+        "next_section",
+        N_("Section"),
+        show=False,
+        tooltip=N_("Read the next section (when the focus is not in a text box)"),
+        id="next_section",
+    ),
+    Binding(
+        "left_square_bracket",
+        "next_section(-1)",
+        N_("Back"),
+        show=False,
+        tooltip=N_("Read the previous section (when the focus is not in a text box)"),
+        id="previous_section",
+    ),
+    Binding(
+        "f11",
+        "study_plan",
+        N_("Plan"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "The study plan: every step with its state, the counts, your ratings; enter goes there"
+        ),
+        id="study_plan",
+    ),
+    Binding(
+        "ctrl+f",
+        "search",
+        N_("Search"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "Search the lesson and your answers and notes; enter goes to a hit (works everywhere)"
+        ),
+        id="search",
+    ),
+    Binding(
+        "slash",
+        "search",
+        N_("Search"),
+        show=False,
+        tooltip=N_("Search too, when the focus is not in a text box (there / is typed)"),
+        id="search_slash",
+    ),
+    Binding(
+        "ctrl+e",
+        "my_notes",
+        N_("My notes"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "All your answers, reflections and exercise notes together; enter edits one "
+            "(works everywhere: in a text box, End goes to the end of the line)"
+        ),
+        id="my_notes",
+    ),
+    Binding(
+        "f8",
+        "app.export_notes",
+        N_("Export"),
+        show=False,
+        priority=True,
+        tooltip=N_("Export the filled-in notes: Markdown, JSON, HTML or an Anki deck"),
+        id="export",
+    ),
+    Binding(
+        "f9",
+        "app.toggle_complete",
+        N_("Done"),
+        show=False,
+        priority=True,
+        tooltip=N_("Mark the lesson complete (asks first while steps are left), or back"),
+        id="complete",
+    ),
+    Binding(
+        "question_mark",
+        "app.show_help",
+        N_("Help"),
+        show=False,
+        tooltip=N_("Help (when the focus is not in a text box, where ? is typed)"),
+        id="help_question",
+    ),
+]
 
 PaletteEntry = tuple[str, str, Callable[[], object]]
 """One palette entry: (title, help, what choosing it runs)."""
