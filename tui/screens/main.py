@@ -9,9 +9,9 @@ narrow and too small are in ``tui.screens.layout``), and the screen sets one CSS
 decision.
 
 Data flows down and messages up: the App hands the opened lesson and the learner's progress to
-:meth:`MainScreen.show_lesson`, which hands them to every side tab (``tui.widgets.side``), and
-gives the screen, as callables, what only the App knows (the session line, its palette entries);
-the widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
+:meth:`MainScreen.show_lesson`, which hands them to every side tab (``tui.widgets.side``); the
+App also gives the screen, as callables, what only it knows (the session line, its palette
+entries). The widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
 FormChanged``...) bubble up to the App, which saves them, and a layout choice to remember is
 posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's bindings, so
 the quiz and help screens pushed over it simply do not have them.
