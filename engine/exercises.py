@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.progress import LessonProgress
 from engine.strategies import Strategy, get_strategy
 
@@ -84,7 +85,7 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
             f"ex2.{key}.split",
             2,
             key,
-            "which dimension is split",
+            N_("which dimension is split"),
             strategy.split,
             "split",
             DIAGRAMS,
@@ -93,13 +94,13 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
             f"ex3.{key}.comm",
             3,
             key,
-            "main collective or point-to-point transfer",
+            N_("main collective or point-to-point transfer"),
             _comm(strategy),
             "comm",
             DIAGRAMS,
         ),
         ExerciseNote(
-            f"ex3.{key}.wait", 3, key, "one wait it can cause", strategy.wait, "wait", DIAGRAMS
+            f"ex3.{key}.wait", 3, key, N_("one wait it can cause"), strategy.wait, "wait", DIAGRAMS
         ),
     )
 
@@ -118,11 +119,11 @@ FREE_NOTES: tuple[ExerciseNote, ...] = (
         "ex4",
         4,
         "",
-        "slow interconnect: which strategies cost more, and why",
+        N_("slow interconnect: which strategies cost more, and why"),
         "",
         answered_by=TRADEOFFS,
     ),
-    ExerciseNote("ex5", 5, "", "a real factor the formulas alone cannot decide", ""),
+    ExerciseNote("ex5", 5, "", N_("a real factor the formulas alone cannot decide"), ""),
 )
 
 ALL_NOTES: tuple[ExerciseNote, ...] = (

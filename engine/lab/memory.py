@@ -38,6 +38,7 @@ from typing import Any
 from engine import sources
 from engine.checks import one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.lab import LabError, require_torch
 from engine.ledger import LedgerResult, LedgerSpec, compute_ledger
 
@@ -221,12 +222,12 @@ def ledger_spec_for(spec: MemorySpec) -> tuple[LedgerSpec, str]:
         "master_weights": False,
     }
     if spec.dtype == "fp32":
-        note = (
+        note = N_(
             "fp32 model, plain AdamW: params 4 B, grads 4 B, exp_avg + exp_avg_sq 4 + 4 B, no "
             "master weights (ledger dtype fp32, master weights off)"
         )
         return LedgerSpec(dtype="fp32", **common), note
-    note = (
+    note = N_(
         "bf16 model trained in bf16, no fp32 master weights: params 2 B, grads 2 B; torch's "
         "AdamW keeps exp_avg and exp_avg_sq in the parameter dtype, 2 + 2 B (ledger dtype bf16, "
         "master weights off, optimizer bytes K = 4). Mixed precision would keep fp32 master "
@@ -255,7 +256,7 @@ _LAYER_TERMS: tuple[tuple[str, str, float, float, str], ...] = (
     ("mlp_drop", "MLP dropout mask (1 B)", 0, 0, ""),
 )
 _MASKS = {"attn_drop": (0.0, 1.0), "proj_drop": (1.0, 0.0), "mlp_drop": (1.0, 0.0)}
-_LAYER_NORM_NOTE = (
+_LAYER_NORM_NOTE = N_(
     "native_layer_norm also saves its mean and 1/std, s·b values each; §4.1 leaves them out"
 )
 
