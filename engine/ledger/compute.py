@@ -143,16 +143,24 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
                 raise InputError("params", f"the {key} figure overflows; use smaller sizes")
     if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
         layers_here = chosen.layers
-        where = (
-            _("the first stage")
+        uneven = (
+            _(
+                "{layers} layers on {stages} stages are uneven: figures are for the first "
+                "stage, {layers_here} layers, the most loaded"
+            )
             if chosen.position == 0
-            else _("stage {stage}").format(stage=chosen.position + 1)
+            else _(
+                "{layers} layers on {stages} stages are uneven: figures are for stage {stage}, "
+                "{layers_here} layers, the most loaded"
+            )
         )
         notes.append(
-            _(
-                "{layers} layers on {stages} stages are uneven: figures are for {where}, "
-                "{layers_here} layers, the most loaded"
-            ).format(layers=spec.layers, stages=spec.pp, where=where, layers_here=layers_here)
+            uneven.format(
+                layers=spec.layers,
+                stages=spec.pp,
+                stage=chosen.position + 1,
+                layers_here=layers_here,
+            )
         )
     elif spec.pp > 1 and chosen.position:
         notes.append(

@@ -216,10 +216,10 @@ def param_groups(spec: LedgerSpec, stage: StageParams, layout: list[Part]) -> li
     dtype = spec.dtype
     adapters = ParamGroup("Ψ_LoRA", stage.lora_dense, stage.lora_expert, layout)
     if spec.finetune == "lora":
-        frozen = [Part("params", f"frozen {dtype} weights", w, 3)]
+        frozen = [Part("params", _("frozen {dtype} weights").format(dtype=dtype), w, 3)]
         return [ParamGroup("Ψ", stage.dense, stage.expert, frozen), adapters]
-    nf4 = [Part("params", "frozen NF4 weights + constants", NF4_BYTES_PER_PARAM, 3)]
-    rest = [Part("params", f"frozen {dtype} embeddings, norms, biases", w, 3)]
+    nf4 = [Part("params", _("frozen NF4 weights + constants"), NF4_BYTES_PER_PARAM, 3)]
+    rest = [Part("params", _("frozen {dtype} embeddings, norms, biases").format(dtype=dtype), w, 3)]
     return [
         ParamGroup("Ψ_NF4", stage.quant_dense, stage.quant_expert, nf4),
         ParamGroup(
