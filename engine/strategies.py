@@ -716,15 +716,15 @@ STRATEGIES: Mapping[str, Strategy] = MappingProxyType({s.name: s for s in _STRAT
 
 SHARDS: Mapping[str, str] = MappingProxyType(
     {
-        "batch": "the batch",
-        "optimizer-states": "optimizer states (flat shards)",
-        "gradients": "gradients (flat shards)",
-        "parameters": "parameters (flat shards)",
-        "matmuls": "each layer's matmuls (column/row slices)",
-        "layers": "the layers (whole layers per stage)",
-        "experts": "the experts (whole experts per rank)",
-        "sequence": "the sequence (every layer, attention too)",
-        "sequence-norm": "the sequence (LayerNorm/dropout regions)",
+        "batch": N_("the batch"),
+        "optimizer-states": N_("optimizer states (flat shards)"),
+        "gradients": N_("gradients (flat shards)"),
+        "parameters": N_("parameters (flat shards)"),
+        "matmuls": N_("each layer's matmuls (column/row slices)"),
+        "layers": N_("the layers (whole layers per stage)"),
+        "experts": N_("the experts (whole experts per rank)"),
+        "sequence": N_("the sequence (every layer, attention too)"),
+        "sequence-norm": N_("the sequence (LayerNorm/dropout regions)"),
     }
 )
 """What a strategy can divide among its ranks (:attr:`Strategy.shards`), with the words the quiz

@@ -95,6 +95,15 @@ def _scaled(field: str, value: float, scale: float) -> float:
     return result
 
 
+def unit_suffix(field: str, text: str) -> str:
+    """The unit written after the number of ``text`` (``"25%"`` -> ``"%"``, ``"3"`` -> ``""``).
+
+    Raises:
+        InputError: empty, not a number, NaN/inf.
+    """
+    return _split(field, text)[1]
+
+
 def parse_number(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
     """Parse a plain positive number (no unit).
 

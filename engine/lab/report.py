@@ -134,10 +134,11 @@ def memory_report(result: MemoryResult) -> str:
             lines.append("    " + _("saved: {tensors}").format(tensors=", ".join(act.saved)))
         if act.note:
             lines.append(f"    {_(act.note)}")
+    total = _("total")
     ledger_act = result.ledger.per_rank_bytes["activations"]
     share = (result.activations_measured - ledger_act) / ledger_act * 100
     lines.append(
-        f"  {pad_cells(_('total'), 32)} {_b(ledger_act):>11} {_b(result.activations_measured):>11} "
+        f"  {pad_cells(total, 32)} {_b(ledger_act):>11} {_b(result.activations_measured):>11} "
         f"{_b(result.activations_measured - ledger_act):>12}  ({share:+.2f}%)"
     )
     lines.append(

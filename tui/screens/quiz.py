@@ -530,7 +530,9 @@ class QuizScreen(Screen[None]):
         elif grade.correct is False:
             text.append(strings.QUIZ_WRONG, style="bold red")
         if grade.correct is not None:
-            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{grade.answer}")
+            # A true/false answer is kept as "true" or "false": shown in the interface language.
+            answer = gettext(grade.answer) if question.answer_kind == "true-false" else grade.answer
+            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{answer}")
             text.append(f"  {strings.QUIZ_EXPECTED}{question.expected_text()}\n")
         title = strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION
         text.append(title + "\n", style="bold")
