@@ -126,11 +126,19 @@ def make_matching(item: QuizItem, params: Params) -> Question:
     if not accepted:
         raise InputError("params", f"no option of {item.id} is right")
     expected = (exact or list(accepted))[0]
+    # The lesson's Chinese name beside the English title; a translated title already holds it.
+    title = _(right.title)
+    name = f"{title} ({right.name_zh})" if title == right.title else title
     prompt = _(
-        "{title} ({name_zh}): what does it split, and which collectives does it run? Choose a-d."
-    ).format(title=_(right.title), name_zh=right.name_zh)
+        "{strategy}: what does it split, and which collectives does it run? Choose a-d."
+    ).format(strategy=name)
     uses = "\n".join(
-        f"- {use.collective} ({_(use.phase)}): {_(use.payload)}; {_(use.volume)}"
+        _("- {collective} ({phase}): {payload}; {volume}").format(
+            collective=use.collective,
+            phase=_(use.phase),
+            payload=_(use.payload),
+            volume=_(use.volume),
+        )
         for use in right.collectives
     )
     solution = _("Splits: {split}\nCollectives:\n{uses}\nHolds: {holds}").format(

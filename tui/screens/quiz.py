@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -48,6 +49,7 @@ from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralTextArea
+from tui.widgets.reader import BrokenLines
 
 if TYPE_CHECKING:
     from tui.app import ShardbookApp
@@ -520,7 +522,10 @@ class QuizScreen(Screen[None]):
             text.append(label, style="bold reverse" if rating == suggested else "")
         return text
 
-    def _feedback(self) -> Text:
+    def _feedback(self) -> Group:
+        """Right or not, the answers, then the worked solution or the key points, broken into
+        lines by the lesson's rules (Chinese has no spaces for the terminal's own wrap), the
+        sources and the rating hint."""
         session = self.session
         assert session is not None and session.current is not None and session.grade is not None
         question, grade = session.current, session.grade
@@ -535,10 +540,10 @@ class QuizScreen(Screen[None]):
             text.append(f"  {strings.QUIZ_YOUR_ANSWER}{answer}")
             text.append(f"  {strings.QUIZ_EXPECTED}{question.expected_text()}\n")
         title = strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION
-        text.append(title + "\n", style="bold")
-        text.append(question.solution + "\n")
+        text.append(title, style="bold")
+        after = Text()
         if question.sources:
-            text.append(
+            after.append(
                 strings.KEY_POINTS_SOURCES + "; ".join(question.sources) + "\n", style="dim"
             )
         if grade.suggested is not None:
@@ -546,8 +551,8 @@ class QuizScreen(Screen[None]):
             hint = strings.QUIZ_RATE_SUGGESTED.format(rating=f"{grade.suggested} {label}")
         else:
             hint = strings.QUIZ_RATE_HINT
-        text.append(hint, style="italic")
-        return text
+        after.append(hint, style="italic")
+        return Group(text, BrokenLines(question.solution), after)
 
     def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session
