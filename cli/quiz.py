@@ -60,6 +60,7 @@ def run_quiz(args: argparse.Namespace) -> int:
         content_dir=content_dir,
         progress_dir=progress_dir,
         quiz=QuizOptions(lesson=args.lesson, due_only=args.due, open_at_start=True),
+        language=args.lang,
     )
     app.run()
     return app.return_code or 0
