@@ -128,8 +128,20 @@ def _stage_text(zero_stage: int) -> str:
     return _("no ZeRO (replicated)") if zero_stage == 0 else f"ZeRO-{zero_stage}"
 
 
+# The model-state terms by the keys the ledger gives them.
+_TERM_NAMES: Final = {
+    "params": N_("params"),
+    "grads": N_("grads"),
+    "master_weights": N_("master_weights"),
+    "optimizer_states": N_("optimizer_states"),
+}
+
+
 def _model_states_lines(result: LedgerResult) -> list[str]:
-    lines = [f"{term.name}: {term.formula}" for term in result.terms[:4]]
+    lines = [
+        _("{term}: {formula}").format(term=_(_TERM_NAMES[term.name]), formula=term.formula)
+        for term in result.terms[:4]
+    ]
     lines.append(
         _("model states per rank = {bytes}").format(bytes=format_bytes(result.model_states_bytes))
     )

@@ -426,7 +426,7 @@ class QuizScreen(Screen[None]):
         question = session.current
         assert question is not None
         self._show_status()
-        prompt.update(Text(question.prompt))
+        prompt.update(Group(*(BrokenLines(line, "") for line in question.prompt.splitlines())))
         if question.options:
             lines = [
                 f"{letter}) {text}"
@@ -552,7 +552,8 @@ class QuizScreen(Screen[None]):
         else:
             hint = strings.QUIZ_RATE_HINT
         after.append(hint, style="italic")
-        return Group(text, BrokenLines(question.solution), after)
+        solution = (BrokenLines(line) for line in question.solution.splitlines())
+        return Group(text, *solution, after)
 
     def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session
