@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import InputError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.progress import LessonProgress
 from engine.strategies import Strategy, get_strategy
 
@@ -65,11 +66,25 @@ class ExerciseNote:
 
 
 def _comm(strategy: Strategy) -> str:
-    kind = "point-to-point " if strategy.point_to_point else ""
+    kind = _("point-to-point ") if strategy.point_to_point else ""
     uses = "; ".join(
-        f"{use.collective} in {use.phase} ({use.payload})" for use in strategy.collectives
+        _("{collective} in {phase} ({payload})").format(
+            collective=use.collective, phase=_(use.phase), payload=_(use.payload)
+        )
+        for use in strategy.collectives
     )
     return f"{kind}{uses}"
+
+
+def note_reference(note: ExerciseNote) -> str:
+    """The engine's answer to ``note`` in the interface language (:attr:`ExerciseNote.reference`
+    is the English one); ``""`` where the engine has none."""
+    if not note.reference:
+        return ""
+    strategy = get_strategy(note.strategy)
+    if note.part == "comm":
+        return _comm(strategy)
+    return _(note.reference)
 
 
 def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from engine.errors import InputError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger import LedgerSpec, compute_ledger
 from engine.scaling import (
     REFERENCE_INTERCONNECT,
@@ -337,14 +338,20 @@ def slow_link_answer(report: TradeoffsReport) -> str:
     """
     base = report.base
     parts = [
-        f"{row.strategy} cannot run ({row.skipped})"
+        _("{strategy} cannot run ({reason})").format(strategy=row.strategy, reason=row.skipped)
         if row.chosen is None
         else f"{row.strategy} x{row.growth:.3g} "
         f"({row.chosen.t_comm_exposed_s:.3g} s / {row.chosen.t_step_s:.3g} s)"
         for row in report.rows
     ]
-    return (
-        f"{report.world} GPUs, {report.interconnect.label}, {base.model} at s {base.seq}, "
-        f"global batch {base.global_batch}; T_step growth over NVLink-class links, largest "
-        f"first (exposed communication / T_step here): {'; '.join(parts)}"
+    return _(
+        "{gpus} GPUs, {link}, {model} at s {seq}, global batch {batch}; T_step growth over "
+        "NVLink-class links, largest first (exposed communication / T_step here): {growth}"
+    ).format(
+        gpus=report.world,
+        link=_(report.interconnect.label),
+        model=base.model,
+        seq=base.seq,
+        batch=base.global_batch,
+        growth="; ".join(parts),
     )
