@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import re
 import string
 from collections.abc import AsyncIterator, Iterator
@@ -27,6 +28,7 @@ from textual.command import CommandPalette
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 
+from cli.main import choose_cli_language, main
 from engine import sources
 from engine.collectives import ALGORITHMS, OPERATIONS
 from engine.diagrams import (
@@ -334,6 +336,50 @@ def test_flag_then_setting_then_locale() -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="language"):
         set_language("fr")
+
+
+# ----------------------------------------------------------------- the command line
+def test_command_line_help_and_errors_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--lang zh``: argparse's own words (usage, the help flag, a missing argument) and the
+    command's help and errors in Chinese; flags, values and JSON keys unchanged."""
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "calc", "bubble", "--help"])
+    help_text = capsys.readouterr().out
+    assert help_text.startswith("用法：shardbook calc bubble")
+    assert "显示此帮助并退出" in help_text
+    assert "流水线 stage 数 p" in help_text
+    assert "show this help message" not in help_text
+    assert "pipeline stages p" not in help_text
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "diagram"])
+    assert "缺少必需的参数：NAME" in capsys.readouterr().err
+    assert main(["--lang", "zh", "calc", "bubble", "--stages", "4"]) == 2
+    assert "--schedule: 是必需的：gpipe" in capsys.readouterr().err
+    assert main(["--lang", "zh", "calc", "bubble", "--schedule", "gpipe", "--stages", "4",
+                 "--micro-batches", "8", "--json"]) == 0  # fmt: skip
+    assert set(json.loads(capsys.readouterr().out)) >= {"bubble_fraction", "micro_batches"}
+
+
+def test_command_line_reads_the_saved_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --lang: the ``language`` setting of the progress folder, as in the app; --lang over
+    it; the locale when the setting is ``auto``."""
+    (tmp_path / "settings.yaml").write_text("schema_version: 1\nlanguage: zh\n", encoding="utf-8")
+    folder = ["--progress-dir", str(tmp_path)]
+    assert choose_cli_language(folder) == "zh"
+    assert choose_cli_language(["--lang", "en", *folder]) == "en"
+    with pytest.raises(SystemExit):
+        main([*folder, "lessons", "--help"])
+    assert "显示此帮助并退出" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*folder, "--help"])
+    assert "列出课程及其状态" in capsys.readouterr().out
+    (tmp_path / "settings.yaml").write_text("schema_version: 1\nlanguage: auto\n", encoding="utf-8")
+    assert choose_cli_language(folder) == "en"
+    (tmp_path / "settings.yaml").write_text("[not a mapping", encoding="utf-8")
+    assert choose_cli_language(folder) == "en"
+    assert (tmp_path / "settings.yaml").exists()  # read only: nothing moved aside
 
 
 # ----------------------------------------------------------------- the screens
