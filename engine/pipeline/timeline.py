@@ -199,14 +199,11 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
         if per_unit == 1
         else _("{columns} columns per {unit} op-time units")
     ).format(columns=per_unit, unit=f"{unit:.6g}")
-    header = (
-        f"{spec.schedule} {shape}: {columns_text}, "
-        + _("makespan {makespan}").format(makespan=f"{drawn.makespan:.6g}")
-        + (
-            " " + _("(exact: {makespan})").format(makespan=f"{result.makespan:.6g}")
-            if rounded
-            else ""
-        )
+    makespan = f"{drawn.makespan:.6g}" + (
+        " " + _("(exact: {makespan})").format(makespan=f"{result.makespan:.6g}") if rounded else ""
+    )
+    header = _("{schedule} {shape}: {columns}, makespan {makespan}").format(
+        schedule=spec.schedule, shape=shape, columns=columns_text, makespan=makespan
     )
     rounding = ""
     if rounded:
@@ -218,11 +215,14 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
         ).format(unit=f"{unit:.6g}", times=drawn_times)
     names = {"F": _("F fwd"), "B": _("B input grad") if spec.split_backward else _("B bwd+W"),
              "W": _("W weight grad")}  # fmt: skip
-    sizes = ", ".join(
+    sizes = _(", ").join(
         _("{name} {width} col").format(name=names[kind], width=widths[kind]) for kind in kinds
     )
-    then = _("then micro-batch; ") if digits else ""
-    legend = f"{sizes}; {then}" + _("lower case: runs; . idle")
+    legend = (
+        _("{sizes}; then micro-batch; lower case: runs; . idle")
+        if digits
+        else _("{sizes}; lower case: runs; . idle")
+    ).format(sizes=sizes)
     return TimelineDrawing(
         header, rounding, tuple(rows), legend, unit, per_unit, widths, rounded, drawn
     )
