@@ -370,13 +370,13 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
     spec = resolve_step_spec(spec)
     size = model_size(spec)
     if size is not None:
-        heads = ", " + _("{heads} heads").format(heads=spec.heads) if spec.heads else ""
+        heads = _(", {heads} heads").format(heads=spec.heads) if spec.heads else ""
         experts = (
-            ", " + _("{experts} experts").format(experts=spec.experts)
+            _(", {experts} experts").format(experts=spec.experts)
             if spec.experts and spec.experts > 1
             else ""
         )
-        name = f"{spec.model}, " if spec.model else ""
+        name = _("{model}, ").format(model=spec.model) if spec.model else ""
         model = _(
             "model: {name}N = {params} params ({layers} layers, h {hidden}{heads}, V {vocab}"
             "{experts})"

@@ -217,7 +217,9 @@ class DiagramsPane(VerticalScroll):
             text += lines
         self.query_one("#diagram", Static).update(text)
         note = self.query_one("#diagram-folded", Static)
-        parts = "; ".join(strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded)
+        parts = gettext("; ").join(
+            strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded
+        )
         note.update(strings.FOLDED_DIAGRAM.format(parts=parts) if folded else "")
         note.display = bool(folded)
 
