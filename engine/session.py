@@ -277,7 +277,13 @@ def render_summary(
                 lesson=summary.lesson_id, title=summary.lesson_title
             ),
         ),
-        ("", f"{local_span(record.start, record.end, tz)} ({format_duration(record.duration_s)})"),
+        (
+            "",
+            _("{span} ({duration})").format(
+                span=local_span(record.start, record.end, tz),
+                duration=format_duration(record.duration_s),
+            ),
+        ),
         ("", _("steps finished: {count}").format(count=len(summary.finished))),
         *(("  ", text) for text in summary.finished),
         ("", _("answers written: {count}").format(count=len(summary.written))),

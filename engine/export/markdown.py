@@ -288,7 +288,7 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
 
 def _front_matter(lesson: Lesson, progress: LessonProgress, exported: str) -> dict[str, Any]:
     return {
-        "title": f"{lesson.title} — notes",
+        "title": _("{title} — notes").format(title=lesson.title),
         "lesson": lesson.id,
         "lesson_date": lesson.meta.date,
         "status": progress.status,
