@@ -78,7 +78,7 @@ LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
 # English words a Chinese screen may show: key names, the program, file formats, units and the
 # field's abbreviations and names, written as their sources write them.
 KEEP_IN_ZH = {
-    *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end"),
+    *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end", "End"),
     *(
         "shardbook",
         "Markdown",

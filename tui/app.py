@@ -604,7 +604,7 @@ class ShardbookApp(KeyOrderApp[int]):
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
         """F1: the keys of the screen shown and the focused pane's help (again: closed)."""
-        from tui.screens.help import HelpScreen, help_rows  # Markdown loads on first F1
+        from tui.screens.help import HelpScreen, help_rows
 
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()

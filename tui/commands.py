@@ -13,6 +13,7 @@ English msgid, translated where it is shown (``engine.i18n``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from functools import partial
 
@@ -348,7 +349,8 @@ def key_display(key: str) -> str:
 
 def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
     """(key, what it does) for each binding declared on ``nodes`` (in their order) that has a
-    label: ``label: tooltip`` where it has a tooltip."""
+    label: ``label: tooltip`` where it has a tooltip, the tooltip alone where it names the label
+    already (``Quiz and spaced review: ...`` for Quiz, ``学习计划：...`` for 计划)."""
     rows = []
     for node in nodes:
         for binding in declared_bindings(node):
@@ -356,9 +358,18 @@ def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
                 continue
             text = gettext(binding.description)
             if binding.tooltip:
-                text = labelled(text, gettext(binding.tooltip))
+                tooltip = gettext(binding.tooltip)
+                text = tooltip if names(tooltip, text) else labelled(text, tooltip)
             rows.append((key_display(binding.key), text))
     return rows
+
+
+def names(text: str, label: str) -> bool:
+    """Whether a word of ``text`` starts with ``label`` (case aside): ``Reading mode: ...``
+    names Read; ``Study plan: ...`` names Plan, ``explanation`` does not. Chinese has no spaces
+    between words, so there any occurrence counts (``学习计划`` names 计划)."""
+    pattern = r"(?<![A-Za-z])" + re.escape(label.casefold())
+    return re.search(pattern, text.casefold()) is not None
 
 
 def labelled(label: str, text: str) -> str:
