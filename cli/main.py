@@ -141,12 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction, help=_("print the version and exit"))
     parser.add_argument("--lesson", default=None, help=_("lesson id to open (default: S15)"))
-    parser.add_argument(
-        "--lang",
-        choices=LANGUAGES,
-        default=None,
-        help=_("interface language (default: the saved setting, else the locale)"),
-    )
+    _add_language(parser, top_level=True)
     _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -156,7 +151,31 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(name).register(calc_commands)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(commands, _add_paths)
+    for command in _subcommands(parser):
+        _add_language(command)
     return parser
+
+
+def _add_language(parser: argparse.ArgumentParser, top_level: bool = False) -> None:
+    # On every command too (`shardbook calc ledger ... --lang zh`): the language was chosen
+    # before the parser was built (choose_cli_language, the last --lang given); here it is only
+    # accepted. As with the folders, only the top-level parser sets a default.
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None if top_level else argparse.SUPPRESS,
+        help=_("interface language (default: the saved setting, else the locale)"),
+    )
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every command's parser under ``parser``, at any depth (``calc``, ``calc ledger``)."""
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict.fromkeys(action.choices.values()):
+                found += [command, *_subcommands(command)]
+    return found
 
 
 def run_tui(args: argparse.Namespace) -> int:

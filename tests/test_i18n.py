@@ -519,3 +519,28 @@ async def test_switching_keeps_the_place_and_unsaved_text(tmp_path: Path) -> Non
         assert not app.dirty
     saved = (tmp_path / "S15.yaml").read_text(encoding="utf-8")
     assert "ZeRO-2 分片梯度" in saved
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["calc", "ledger", "--params", "-1"],
+        ["calc", "bubble", "--schedule", "gpipe", "--stages", "0", "--micro-batches", "8"],
+        ["plan", "S15", "--content-dir", "/no/such/folder"],
+        ["calc", "collective", "--op", "all-reduce", "--ranks", "0", "--bytes", "1"],
+    ],
+)
+def test_lang_after_the_command_is_accepted(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--lang`` after the command works as before it (the app's global option on every
+    command): the error in Chinese with ``zh``, in English with ``en``, exit 2 either way; the
+    value given after the command wins over one given before it."""
+    assert main([*command, "--lang", "zh"]) == 2
+    chinese = capsys.readouterr().err
+    assert re.search(r"[\u4e00-\u9fff]", chinese) and "--lang" not in chinese, chinese
+    assert main(["--lang", "zh", *command, "--lang", "en"]) == 2
+    english = capsys.readouterr().err
+    assert not re.search(r"[\u4e00-\u9fff]", english) and "--lang" not in english, english
+    assert main([*command, "--lang", "en"]) == 2
+    assert capsys.readouterr().err == english
