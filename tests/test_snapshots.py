@@ -25,6 +25,9 @@ from tui import strings
 from tui.app import ShardbookApp, make_app
 
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+# The autosave delay of the apps whose snapshot waits for the save (:func:`settled`): the state
+# shown is the saved one whatever the delay, and a short one ends the wait sooner.
+SAVE_DELAY = 0.05
 
 
 @pytest.fixture(autouse=True)
@@ -64,36 +67,36 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(
         app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=2)
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n", read=1))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2", read=1))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f7", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f6", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
@@ -116,7 +119,7 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f11", read=2)
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -285,13 +288,13 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 
     seen(tmp_path)
     monkeypatch.chdir(tmp_path)  # the folder's name in the message is the same in every run
-    app = make_app(progress_dir=".")
+    app = make_app(progress_dir=".", autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 # The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
 def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path), language="zh")
+    app = make_app(progress_dir=seen(tmp_path), language="zh", autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=2))
 
 
