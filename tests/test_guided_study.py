@@ -466,18 +466,16 @@ async def test_a_step_message_goes_when_ctrl_n_moves_to_the_next_section_to_read
 ) -> None:
     """ctrl+n says a reading step once (the message would cover the text); moving on to the
     next section to read takes the first one's message away: it names a step left behind."""
-    from textual.widgets._toast import Toast
-
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pilot.press("ctrl+n")
         await wait_until(
             pilot,
-            lambda: any("Step 1/25" in str(toast.render()) for toast in app.screen.query(Toast)),
+            lambda: any("Step 1/25" in str(toast.render()) for toast in app.screen.query("Toast")),
         )
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.main_screen.current_section != "definition")
         await pilot.pause()
         await pilot.pause()
-        assert not app.screen.query(Toast)  # at once, not when the hint's time runs out
+        assert not app.screen.query("Toast")  # at once, not when the hint's time runs out
         assert "definition" in app.progress.read

@@ -36,6 +36,7 @@ from engine.i18n import (
     set_language,
 )
 from engine.settings import SettingsStore
+from tests.pilot_helpers import screen_lines
 from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens.help import HelpScreen
@@ -100,8 +101,8 @@ def lesson_text() -> str:
 
 
 def screen_text(app: ShardbookApp) -> str:
-    """What the terminal shows now, as plain text (the compositor's lines; Textual is pinned)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    """What the terminal shows now, as plain text (read from Textual's SVG screenshot)."""
+    return "\n".join(screen_lines(app))
 
 
 def english_left(text: str) -> set[str]:

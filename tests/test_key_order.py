@@ -17,7 +17,6 @@ from typing import ClassVar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual import events
-from textual._xterm_parser import XTermParser
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.pilot import Pilot
@@ -25,7 +24,15 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 
 from engine.progress import ProgressStore
-from tests.pilot_helpers import SIZE, Notified, app_for, burst, goto_section, key
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    app_for,
+    burst,
+    goto_section,
+    key,
+    terminal_keys,
+)
 from tui.keys import KeyOrderApp
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.literal import LiteralInput, LiteralTextArea
@@ -230,11 +237,6 @@ FLAG_CN = "🇨🇳"  # regional indicators C and N
 KEYCAP_1 = "1\ufe0f\u20e3"  # digit, VS16, combining enclosing keycap
 FLAG_ENGLAND = "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"  # tag sequence
 GRAPHEMES = f"{FAMILY} {FLAG_CN} {KEYCAP_1} {FLAG_ENGLAND}"
-
-
-def terminal_keys(text: str) -> list[events.Key]:
-    """The key events Textual's driver makes of ``text`` typed at a terminal: one per code point."""
-    return list(XTermParser().feed(text))
 
 
 async def test_grapheme_clusters_typed_at_the_keyboard_are_stored_whole(tmp_path: Path) -> None:

@@ -533,17 +533,18 @@ async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
 async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: list[str]) -> None:
     """At 80 columns Textual's footer ran past the edge (``… f6 Si``, ``^q Q``): the keys shown
     end within the screen, and help and quit are among them."""
-    from textual.widgets._footer import FooterKey
-
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*keys)
 
         def fitted() -> bool:
-            shown = [key for key in app.screen.query(FooterKey) if key.display]
+            # The footer's keys by their type's name (Textual does not export the class).
+            shown = [key for key in app.screen.query("FooterKey") if key.display]
+            footer = screen_lines(app)[-1]
             return (
                 all(0 < key.region.right <= 80 for key in shown)
-                and {"ctrl+q", "f1"} <= {key.key for key in shown}
+                and "^q Quit" in footer
+                and "f1 Help" in footer
                 and len(shown) >= 4
             )
 

@@ -47,7 +47,11 @@ LESSON_DRAWN = "学后填写区"  # the outline's last section: the first screen
 TYPED = "typed then ended"
 
 RUN_APP = "import sys; from cli.main import main; sys.exit(main())"
-PRELUDE_NO_AUTOSAVE = "import tui.app; tui.app.ShardbookApp._autosave = lambda self: None; "
+# The app the command line builds, saving an hour after the last key: only the ending saves.
+PRELUDE_NO_AUTOSAVE = (
+    "import functools, tui.app; "
+    "tui.app.make_app = functools.partial(tui.app.make_app, autosave_delay=3600.0); "
+)
 PRELUDE_STOCK_DRIVER = (
     "from textual.drivers.linux_driver import LinuxDriver\n"
     "import tui.app\n"

@@ -29,7 +29,7 @@ from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
-from tests.pilot_helpers import SIZE, shown
+from tests.pilot_helpers import SIZE, Notified, shown
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
@@ -661,9 +661,11 @@ def test_plots_load_only_when_shown() -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
-async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(tmp_path: Path) -> None:
+async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(
+    tmp_path: Path, notified: Notified
+) -> None:
     app = quiz_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.pause()
         for _ in range(8):
             if current(app).item.kind == "drill":
@@ -679,7 +681,7 @@ async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(tmp_pat
             answer.load_text(typed)
             await pilot.press("ctrl+r")
             await pilot.pause()
-            message = list(app._notifications)[-1].message
+            message = notified.messages[-1]
             assert message.startswith(f"{field}: ") and why in message, message
         assert screen_of(app).phase == "answer"
 

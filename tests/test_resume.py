@@ -240,7 +240,7 @@ async def test_moves_are_written_after_the_last_one_never_per_scroll(
             await pilot.press("down")
         await pilot.pause()
         assert len(writes) == before  # twelve scroll steps, no write
-        assert app._place_timer is not None  # one write pending
+        assert app.place_pending  # one write waits
         await pilot.press("ctrl+q")
     assert writes[-1]["S15"]["section"] == "mechanism"
     assert writes[-1]["S15"]["line"] + writes[-1]["S15"]["block"] > 0
@@ -297,24 +297,22 @@ def test_a_restored_side_tab_is_built_after_the_first_frame(tmp_path: Path) -> N
         tmp_path,
         "resume: {S15: {section: core, side_tab: diagrams, side_shown: true, side_size: medium}}\n",
     )
+    # Textual posts Ready to the app once its first frame is drawn (a fresh interpreter: numpy
+    # must not be loaded before).
     code = (
-        "import os, sys\n"
+        "import asyncio, sys\n"
+        "from textual import events\n"
         "from tui.app import make_app\n"
         f"app = make_app(progress_dir={str(tmp_path)!r})\n"
         "first = []\n"
-        "display = app._display\n"
-        "def drawn(screen, renderable):\n"
-        "    if not first:\n"
+        "def hook(message):\n"
+        "    if isinstance(message, events.Ready) and not first:\n"
         "        first.append(('numpy' in sys.modules, bool(app.query('DiagramsPane'))))\n"
-        "    return display(screen, renderable)\n"
-        "app._display = drawn\n"
-        "async def pilot(p):\n"
-        "    await p.pause()\n"
-        "    print(first[0], app.query_one('#side').display, bool(app.query('DiagramsPane')))\n"
-        "    sys.stdout.flush()\n"
-        "    os._exit(0)\n"
-        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
-        "sys.exit(3)\n"
+        "async def run():\n"
+        "    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        print(first[0], app.query_one('#side').display, bool(app.query('DiagramsPane')))\n"
+        "asyncio.run(run())\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120

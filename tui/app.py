@@ -12,7 +12,7 @@ the settings under ``resume.<lesson id>``: restored when the lesson opens, writt
 :data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
 suspends or gets a signal.
 
-Its length (about 800 lines) is the app's policy kept in one place: opening a lesson, the progress
+Its length (about 950 lines) is the app's policy kept in one place: opening a lesson, the progress
 lock, saving (autosave, rescue copies, quit and signals), the status line and the messages the
 screens post up all share the progress object and the dirty/saved state; the lesson UI lives in
 ``tui.screens`` (main, resume, jumps, guide, quiz, search, help, export).
@@ -72,7 +72,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import CommandsProvider, bindings
+from tui.commands import APP_BINDINGS, CommandsProvider
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -120,7 +120,7 @@ class ShardbookApp(KeyOrderApp[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = strings.APP_TITLE
-    BINDINGS = bindings("app")
+    BINDINGS = APP_BINDINGS
     COMMANDS = App.COMMANDS | {CommandsProvider}
     # The state the header's status line shows. Reactive: a change recomputes ``status_line``
     # (compute_status_line) and its watcher writes the header; nothing updates it by hand. The
@@ -172,6 +172,8 @@ class ShardbookApp(KeyOrderApp[int]):
             side=self.settings.get("layout.side"),
             reading=self.settings.get("layout.reading"),
             first_run=not self.settings.get("hints.first_run_seen"),
+            session_line=self.session_line,
+            app_entries=self.palette_entries,
         )
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
@@ -451,6 +453,12 @@ class ShardbookApp(KeyOrderApp[int]):
         else:
             self._place_timer.reset()
 
+    @property
+    def place_pending(self) -> bool:
+        """Whether where the lesson was left moved and waits to be written (:data:`PLACE_DELAY`
+        seconds after the last move, or when the lesson is left)."""
+        return self._place_timer is not None
+
     def record_place(self) -> None:
         """Keep where the open lesson is now in ``resume.<lesson id>`` and write the settings
         (when this window holds the lock; :meth:`save_settings`)."""
@@ -595,22 +603,40 @@ class ShardbookApp(KeyOrderApp[int]):
 
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
-        from tui.screens.help import HelpScreen  # its Markdown (markdown-it) loads on first F1
+        """F1: the keys of the screen shown and the focused pane's help (again: closed)."""
+        from tui.screens.help import HelpScreen, help_rows  # Markdown loads on first F1
 
-        # The focused widget's help, else its nearest container's (a field inside a pane).
-        path = self.focused.ancestors_with_self if self.focused is not None else []
-        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
-        else:
-            # A pane's HELP is its English msgid (a class attribute): shown translated.
-            self.push_screen(HelpScreen(gettext(help_text)))
+            return
+        # The focused widget's help, else its nearest container's (a field inside a pane).
+        focused = self.focused
+        path = focused.ancestors_with_self if focused is not None else []
+        help_text = next((text for node in path if (text := getattr(node, "HELP", ""))), "")
+        keys, focused_keys = help_rows(self.screen, focused)
+        # A pane's HELP is its English msgid (a class attribute): shown translated.
+        self.push_screen(HelpScreen(gettext(help_text), keys, focused_keys))
 
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
-        from tui.screens.quiz import QuizScreen
+        from tui.screens.quiz import RETENTION_KEY, QuizContext, QuizScreen
 
-        self.push_screen(QuizScreen(self.quiz_options or QuizOptions()))
+        def save_retention(value: float) -> str:
+            self.settings.set(RETENTION_KEY, value)
+            return self.save_settings()
+
+        context = QuizContext(
+            content_dir=self.content_dir,
+            lesson=self.lesson,
+            progress=self.progress,
+            store=self.store,
+            desired_retention=float(self.settings.get(RETENTION_KEY)),
+            save_open_lesson=self.save_now,
+            draft_changed=self.quiz_draft_changed,
+            save_retention=save_retention,
+            settings_path=self.settings_store.path,
+        )
+        self.push_screen(QuizScreen(self.quiz_options or QuizOptions(), context))
 
     def action_save(self) -> None:
         if self.save_now():
@@ -838,7 +864,13 @@ class ShardbookApp(KeyOrderApp[int]):
         self.save_settings()
         old = self.main_screen
         place = (old.place() if old.is_mounted else None) or self.resumed
-        screen = MainScreen(side=old.side_preference, reading=old.reading_mode, first_run=False)
+        screen = MainScreen(
+            side=old.side_preference,
+            reading=old.reading_mode,
+            first_run=False,
+            session_line=self.session_line,
+            app_entries=self.palette_entries,
+        )
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)
         if self.lesson is not None:
@@ -873,18 +905,10 @@ class ShardbookApp(KeyOrderApp[int]):
             )
 
     def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        """Extra command-palette entries: every section and every lesson."""
+        """The app's command-palette entries beyond the keys: the session summary, the other
+        interface languages and every lesson (the main screen adds its sections)."""
         entries = self.study_palette_entries()
         entries.extend(self.language_palette_entries())
-        titles = [strings.META_SECTION, *(section.title for section in self.sections)]
-        for index, title in enumerate(titles):
-            entries.append(
-                (
-                    strings.PALETTE_GO_TO.format(title=title),
-                    strings.PALETTE_GO_TO_HELP,
-                    partial(self.main_screen.goto, index),
-                )
-            )
         for ref in self.lesson_refs:
             entries.append(
                 (

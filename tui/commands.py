@@ -1,278 +1,312 @@
-"""The app's commands, each defined once: its key, footer label, palette entry and help row.
+"""The app's commands as Textual declares them, and the command palette and help rows read from
+them.
 
-``APP_COMMANDS`` drives the ``BINDINGS`` of the App (keys that work on every screen: help, save,
-quit) and of the main screen (the lesson UI's keys, which the quiz and help screens do not have),
-each with an ``id`` so a keymap can remap it, as well as the command palette provider and the
-help screen, so they can never disagree. The main screen's commands come first, in the order the
-footer shows them: the study keys (quiz, next section, outline, side pane) before the rest.
+Each command is a ``Binding`` in the ``BINDINGS`` of the class whose keys it is: the App's
+(:data:`APP_BINDINGS`: keys that work on every screen, help, save, quit), the main screen's
+(:data:`LESSON_BINDINGS`: the lesson's keys, which the quiz and help screens pushed over it do not
+have), a pane's or a screen's own. Its ``id`` lets a keymap remap it, its ``description`` is the
+footer's label and its ``tooltip`` says what it does. The command palette
+(:class:`CommandsProvider`) and the help screen (:func:`key_rows`) list the bindings the classes
+declare (:func:`declared_bindings`), so they can never disagree with the keys. Every text is an
+English msgid, translated where it is shown (``engine.i18n``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import ClassVar, Literal
 
 from rich.text import Text
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.fuzzy import Matcher
 
 from engine.i18n import N_, gettext
 
+# The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
+# are not priority bindings: a text box uses them first (undo; copy a selection).
+APP_BINDINGS: list[BindingType] = [
+    Binding(
+        "f1",
+        "show_help",
+        N_("Help"),
+        priority=True,
+        tooltip=N_("Show the keys and help for the focused pane"),
+        id="help",
+    ),
+    Binding(
+        "ctrl+s",
+        "save",
+        N_("Save"),
+        show=False,
+        priority=True,
+        tooltip=N_("Save now (it also saves as you type)"),
+        id="save",
+    ),
+    Binding("ctrl+q", "quit", N_("Quit"), priority=True, tooltip=N_("Save and quit"), id="quit"),
+    Binding(
+        "ctrl+z",
+        "suspend",
+        N_("Suspend"),
+        show=False,
+        tooltip=N_(
+            "Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"
+        ),
+        id="suspend",
+    ),
+    Binding(
+        "ctrl+c",
+        "interrupt",
+        N_("Quit"),
+        show=False,
+        tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
+        id="interrupt",
+    ),
+]
 
-@dataclass(frozen=True)
-class AppCommand:
-    """One action of the app.
-
-    ``scope`` says where the key is bound: ``"app"`` (every screen) or ``"main"`` (the lesson
-    screen; an action the App carries out is written ``app.<name>``).
-    """
-
-    id: str
-    key: str
-    # The label and help are English msgids, translated where shown (engine.i18n).
-    label: str
-    action: str
-    help: str
-    show: bool = True
-    # A key the focused widget may use first (ctrl+c copies a selection in a text box). A key
-    # that can be typed (?, /, ]) is never a priority binding: inside a text box it types.
-    priority: bool = True
-    scope: Literal["app", "main"] = "main"
-
-    def binding(self) -> Binding:
-        return Binding(
-            self.key, self.action, self.label, show=self.show, id=self.id, priority=self.priority
-        )
-
-
-APP_COMMANDS: tuple[AppCommand, ...] = (
-    AppCommand(
-        "quiz",
+# The lesson's keys (the main screen's BINDINGS), in the footer's order: the study keys (quiz,
+# next step, outline, side pane) first. A key that can be typed (?, /, ]) is never a priority
+# binding: inside a text box it types.
+LESSON_BINDINGS: list[BindingType] = [
+    Binding(
         "f12",
-        N_("Quiz"),
         "app.quiz",
-        N_("Quiz and spaced review: every lesson's due items"),
+        N_("Quiz"),
+        priority=True,
+        tooltip=N_("Quiz and spaced review: every lesson's due items"),
+        id="quiz",
     ),
-    AppCommand(
-        "next_step",
+    Binding(
         "ctrl+n",
-        N_("Next"),
         "next_step",
-        N_("Next step of the study plan: goes where it is done and puts the cursor there"),
+        N_("Next"),
+        priority=True,
+        tooltip=N_("Next step of the study plan: goes where it is done and puts the cursor there"),
+        id="next_step",
     ),
-    AppCommand("outline", "ctrl+o", N_("Outline"), "focus_outline", N_("Go to the lesson outline")),
-    AppCommand(
-        "side", "f6", N_("Side"), "toggle_side", N_("Show or hide the side pane (the calculators)")
+    Binding(
+        "ctrl+o",
+        "focus_outline",
+        N_("Outline"),
+        priority=True,
+        tooltip=N_("Go to the lesson outline"),
+        id="outline",
     ),
-    AppCommand(
-        "ledger", "f2", N_("Ledger"), "side_tab('ledger')", N_("Open the memory-ledger calculator")
+    Binding(
+        "f6",
+        "toggle_side",
+        N_("Side"),
+        priority=True,
+        tooltip=N_("Show or hide the side pane (the calculators)"),
+        id="side",
     ),
-    AppCommand(
-        "reading",
+    Binding(
+        "f2",
+        "side_tab('ledger')",
+        N_("Ledger"),
+        priority=True,
+        tooltip=N_("Open the memory-ledger calculator"),
+        id="ledger",
+    ),
+    Binding(
         "f7",
-        N_("Read"),
         "toggle_reading",
-        N_("Reading mode: the lesson takes the whole screen"),
+        N_("Read"),
+        priority=True,
+        tooltip=N_("Reading mode: the lesson takes the whole screen"),
+        id="reading",
     ),
-    AppCommand(
-        "zoom",
+    Binding(
         "f5",
-        N_("Zoom"),
         "toggle_zoom",
-        N_("Widen the side pane to the whole screen, or back"),
+        N_("Zoom"),
+        priority=True,
+        tooltip=N_("Widen the side pane to the whole screen, or back"),
+        id="zoom",
     ),
-    # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns for
-    # the keys above and F1/ctrl+q.
-    AppCommand(
-        "bubble",
+    # Shown in F1's list and on the side pane's tabs; the footer keeps room at 80 columns
+    # for the keys above and F1/ctrl+q.
+    Binding(
         "f3",
-        N_("Bubble"),
         "side_tab('bubble')",
-        N_("Open the pipeline-bubble calculator"),
+        N_("Bubble"),
         show=False,
+        priority=True,
+        tooltip=N_("Open the pipeline-bubble calculator"),
+        id="bubble",
     ),
-    AppCommand(
-        "diagrams",
+    Binding(
         "f4",
-        N_("Diagrams"),
         "side_tab('diagrams')",
-        N_("Open the 4-rank diagrams; again: the collectives' data flow"),
+        N_("Diagrams"),
         show=False,
+        priority=True,
+        tooltip=N_("Open the 4-rank diagrams; again: the collectives' data flow"),
+        id="diagrams",
     ),
-    AppCommand(
-        "tradeoffs",
+    Binding(
         "f10",
-        N_("Trade-offs"),
         "side_tab('tradeoffs')",
-        N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
+        N_("Trade-offs"),
         show=False,
+        priority=True,
+        tooltip=N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
+        id="tradeoffs",
     ),
-    AppCommand(
-        "lab",
+    Binding(
         "ctrl+l",
-        N_("Lab"),
         "side_tab('lab')",
-        N_("Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)"),
+        N_("Lab"),
         show=False,
+        priority=True,
+        tooltip=N_(
+            "Open the lab: collectives on real Gloo ranks, a real model's memory (lab extra)"
+        ),
+        id="lab",
     ),
     # Typed keys: in a text box they type (not priority); the palette has them too.
-    AppCommand(
-        "next_section",
+    Binding(
         "right_square_bracket",
-        N_("Section"),
         "next_section",
-        N_("Read the next section (when the focus is not in a text box)"),
+        N_("Section"),
         show=False,
-        priority=False,
+        tooltip=N_("Read the next section (when the focus is not in a text box)"),
+        id="next_section",
     ),
-    AppCommand(
-        "previous_section",
+    Binding(
         "left_square_bracket",
-        N_("Back"),
         "next_section(-1)",
-        N_("Read the previous section (when the focus is not in a text box)"),
+        N_("Back"),
         show=False,
-        priority=False,
+        tooltip=N_("Read the previous section (when the focus is not in a text box)"),
+        id="previous_section",
     ),
-    AppCommand(
-        "study_plan",
+    Binding(
         "f11",
-        N_("Plan"),
         "study_plan",
-        N_("The study plan: every step with its state, the counts, your ratings; enter goes there"),
+        N_("Plan"),
         show=False,
-    ),
-    AppCommand(
-        "search",
-        "ctrl+f",
-        N_("Search"),
-        "search",
-        N_("Search the lesson and your answers and notes; enter goes to a hit (works everywhere)"),
-        show=False,
-    ),
-    AppCommand(
-        "search_slash",
-        "slash",
-        N_("Search"),
-        "search",
-        N_("Search too, when the focus is not in a text box (there / is typed)"),
-        show=False,
-        priority=False,
-    ),
-    AppCommand(
-        "my_notes",
-        "ctrl+e",
-        N_("My notes"),
-        "my_notes",
-        N_(
-            "All your answers, reflections and exercise notes together; enter edits one (works "
-            "everywhere: in a text box, End goes to the end of the line)"
+        priority=True,
+        tooltip=N_(
+            "The study plan: every step with its state, the counts, your ratings; enter goes there"
         ),
-        show=False,
+        id="study_plan",
     ),
-    AppCommand(
-        "export",
+    Binding(
+        "ctrl+f",
+        "search",
+        N_("Search"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "Search the lesson and your answers and notes; enter goes to a hit (works everywhere)"
+        ),
+        id="search",
+    ),
+    Binding(
+        "slash",
+        "search",
+        N_("Search"),
+        show=False,
+        tooltip=N_("Search too, when the focus is not in a text box (there / is typed)"),
+        id="search_slash",
+    ),
+    Binding(
+        "ctrl+e",
+        "my_notes",
+        N_("My notes"),
+        show=False,
+        priority=True,
+        tooltip=N_(
+            "All your answers, reflections and exercise notes together; enter edits one "
+            "(works everywhere: in a text box, End goes to the end of the line)"
+        ),
+        id="my_notes",
+    ),
+    Binding(
         "f8",
-        N_("Export"),
         "app.export_notes",
-        N_("Export the filled-in notes: Markdown, JSON, HTML or an Anki deck"),
+        N_("Export"),
         show=False,
+        priority=True,
+        tooltip=N_("Export the filled-in notes: Markdown, JSON, HTML or an Anki deck"),
+        id="export",
     ),
-    AppCommand(
-        "complete",
+    Binding(
         "f9",
-        N_("Done"),
         "app.toggle_complete",
-        N_("Mark the lesson complete (asks first while steps are left), or back"),
+        N_("Done"),
         show=False,
+        priority=True,
+        tooltip=N_("Mark the lesson complete (asks first while steps are left), or back"),
+        id="complete",
     ),
-    AppCommand(
-        "help_question",
+    Binding(
         "question_mark",
-        N_("Help"),
         "app.show_help",
-        N_("Help (when the focus is not in a text box, where ? is typed)"),
-        show=False,
-        priority=False,
-    ),
-    AppCommand(
-        "help",
-        "f1",
         N_("Help"),
-        "show_help",
-        N_("Show the keys and help for the focused pane"),
-        scope="app",
-    ),
-    AppCommand(
-        "save",
-        "ctrl+s",
-        N_("Save"),
-        "save",
-        N_("Save now (it also saves as you type)"),
         show=False,
-        scope="app",
+        tooltip=N_("Help (when the focus is not in a text box, where ? is typed)"),
+        id="help_question",
     ),
-    AppCommand("quit", "ctrl+q", N_("Quit"), "quit", N_("Save and quit"), scope="app"),
-    AppCommand(
-        "suspend",
-        "ctrl+z",
-        N_("Suspend"),
-        "suspend",
-        N_("Save and suspend to the shell; fg brings it back (in a text box ctrl+z undoes)"),
-        show=False,
-        priority=False,
-        scope="app",
-    ),
-    AppCommand(
-        "interrupt",
-        "ctrl+c",
-        N_("Quit"),
-        "interrupt",
-        N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
-        show=False,
-        priority=False,
-        scope="app",
-    ),
-)
-
-
-def bindings(scope: Literal["app", "main"]) -> list[BindingType]:
-    """The ``BINDINGS`` of the App (``"app"``) or of the main screen (``"main"``)."""
-    return [command.binding() for command in APP_COMMANDS if command.scope == scope]
-
+]
 
 PaletteEntry = tuple[str, str, Callable[[], object]]
 """One palette entry: (title, help, what choosing it runs)."""
 
 
-class CommandsProvider(Provider):
-    """Command-palette entries for the :data:`APP_COMMANDS` of one scope. The App lists this one
-    (``"app"``: every screen's keys) in its ``COMMANDS``; the main screen lists a subclass for
-    ``"main"`` in its own, so the lesson's commands are offered only over it (Textual gathers
-    the App's providers and those of the screen the palette opened over)."""
+def declared_bindings(node: DOMNode | type[DOMNode]) -> list[Binding]:
+    """The bindings this project's classes declare for ``node`` (an instance or a class): the
+    ``BINDINGS`` of its class and of its bases, base classes first, each in its declared order.
+    Textual's own classes are left out (their keys, such as a text box's, are Textual's)."""
+    cls = node if isinstance(node, type) else type(node)
+    found: list[Binding] = []
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.partition(".")[0] == "tui" and "BINDINGS" in vars(klass):
+            found.extend(Binding.make_bindings(vars(klass)["BINDINGS"]))
+    return found
 
-    scope: ClassVar[Literal["app", "main"]] = "app"
+
+def _runs(node: DOMNode, action: str) -> str:
+    """``action`` of a binding declared on ``node``, with the node it runs on (``app.save``)."""
+    if action.partition(".")[0] in ("app", "screen"):
+        return action
+    return f"{'app' if isinstance(node, App) else 'screen'}.{action}"
+
+
+class CommandsProvider(Provider):
+    """Command-palette entries for the commands declared on one node: the App's (this provider,
+    in the App's ``COMMANDS``: every screen's), or the screen's (a subclass in the main screen's
+    ``COMMANDS``, whose :meth:`commands_node` is the screen: Textual gathers the App's providers
+    and those of the screen the palette opened over). A command whose action another key of the
+    palette already runs (``?`` and F1 for help, ``/`` and ctrl+f for search) is offered once."""
+
+    def commands_node(self) -> DOMNode:
+        """The node whose declared commands are offered."""
+        return self.app
 
     def extra_entries(self) -> list[PaletteEntry]:
         """Entries beyond the commands (the main screen's sections and study steps)."""
         return []
 
     def _entries(self) -> list[PaletteEntry]:
-        target = self.screen if self.scope == "main" else self.app
-        entries: list[PaletteEntry] = [
-            (
-                f"{labelled(gettext(command.label), gettext(command.help))} "
-                f"({key_display(command.key)})",
-                gettext(command.help),
-                partial(self.app.run_action, command.action, target),
-            )
-            for command in APP_COMMANDS
-            if command.id not in ("help_question", "search_slash") and command.scope == self.scope
-        ]
+        node = self.commands_node()
+        offered: set[str] = set()
+        if node is not self.app:
+            offered = {_runs(self.app, b.action) for b in declared_bindings(self.app) if b.tooltip}
+        entries: list[PaletteEntry] = []
+        for binding in declared_bindings(node):
+            runs = _runs(node, binding.action)
+            if not binding.tooltip or runs in offered:
+                continue
+            offered.add(runs)
+            help_text = gettext(binding.tooltip)
+            title = f"{labelled(gettext(binding.description), help_text)} "
+            title += f"({key_display(binding.key)})"
+            entries.append((title, help_text, partial(self.app.run_action, binding.action, node)))
         return entries + self.extra_entries()
 
     async def discover(self) -> Hits:
@@ -284,16 +318,14 @@ class CommandsProvider(Provider):
         for title, help_text, callback in self._entries():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(
-                    score, _highlight(matcher, query, title), callback, text=title, help=help_text
-                )
+                yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)
 
 
-def _highlight(matcher: Matcher, query: str, title: str) -> Content:
+def _highlight(matcher: Matcher, title: str) -> Content:
     """Like ``Matcher.highlight`` but over ``Content(title)``: that one parses markup, and
     section titles are lesson text."""
     content = Content(title)
-    _score, offsets = matcher.fuzzy_search.match(query, title)
+    _score, offsets = matcher.fuzzy_search.match(matcher.query, title)
     for offset in offsets:
         if not title[offset].isspace():
             content = content.stylize(matcher.match_style, offset, offset + 1)
@@ -313,12 +345,19 @@ def key_display(key: str) -> str:
     return _KEY_CHARACTERS.get(key, key)
 
 
-def key_rows() -> list[tuple[str, str]]:
-    """(key, help) rows for the help screen."""
-    return [
-        (key_display(command.key), labelled(gettext(command.label), gettext(command.help)))
-        for command in APP_COMMANDS
-    ]
+def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
+    """(key, what it does) for each binding declared on ``nodes`` (in their order) that has a
+    label: ``label: tooltip`` where it has a tooltip."""
+    rows = []
+    for node in nodes:
+        for binding in declared_bindings(node):
+            if not binding.description:
+                continue
+            text = gettext(binding.description)
+            if binding.tooltip:
+                text = labelled(text, gettext(binding.tooltip))
+            rows.append((key_display(binding.key), text))
+    return rows
 
 
 def labelled(label: str, text: str) -> str:

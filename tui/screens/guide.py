@@ -242,7 +242,8 @@ class StudyGuide:
 
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
         if section.kind == "exercises":
-            return [ExerciseItem(item, number, self.state(f"exercise:{item.id}"))]
+            state = self.state(f"exercise:{item.id}")
+            return [ExerciseItem(item, number, state, self.go_to_step)]
         if section.kind == "objectives":
             trained, all_done = self._trained(item.id)
             objective = ObjectiveItem(

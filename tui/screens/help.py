@@ -1,59 +1,116 @@
-"""F1: the keys, and help for the focused pane."""
+"""F1: the keys of the screen it opens over, and help for the focused pane.
+
+The rows are read from the bindings the app, the screen below and the panes declare
+(:func:`tui.commands.key_rows`), not from what is active at that moment: a text box with the focus
+takes the keys that can be typed (``?``, ``/``, ``]``), and Textual's ``active_bindings`` then
+leaves them out, but the help still lists them (each says where it works).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from engine.i18n import N_, gettext
 from tui import strings
-from tui.commands import key_rows, labelled
+from tui.commands import declared_bindings, key_display, key_rows, labelled
 from tui.widgets.reader import BrokenText
 
+KeyRow = tuple[str, str]
 
-def pane_key_rows() -> list[tuple[str, str]]:
-    """(key, help) rows for the keys a pane adds while it has focus, read from the panes'
-    own BINDINGS so the help cannot disagree with them."""
+
+def _pane_classes() -> tuple[tuple[str, type[DOMNode]], ...]:
     from tui.widgets.collectives import StepView
     from tui.widgets.ledger import LedgerPane
     from tui.widgets.literal import LiteralTextArea
     from tui.widgets.notes import SelfCheckBox
 
-    rows = []
-    for where, widget in (
+    return (
         (N_("answer or note box"), LiteralTextArea),
         (N_("self-check answer"), SelfCheckBox),
         (N_("Ledger"), LedgerPane),
         (N_("Collectives picture"), StepView),
-    ):
-        for binding in widget.BINDINGS:
-            if isinstance(binding, Binding):
-                rows.append((binding.key, labelled(gettext(where), gettext(binding.description))))
+    )
+
+
+def pane_key_rows() -> list[KeyRow]:
+    """(key, help) rows for the keys a pane adds while it has focus, read from the panes'
+    own BINDINGS so the help cannot disagree with them."""
+    return [
+        (key_display(binding.key), labelled(gettext(where), gettext(binding.description)))
+        for where, widget in _pane_classes()
+        for binding in declared_bindings(widget)
+    ]
+
+
+def focused_key_rows(focused: Widget | None, listed: Sequence[KeyRow]) -> list[KeyRow]:
+    """(key, help) rows for the keys the focused widget and the widgets around it declare
+    (its ``ancestors_with_self`` below the screen), less those already ``listed``."""
+    if focused is None:
+        return []
+    panes = tuple(widget for _where, widget in _pane_classes())
+    rows: list[KeyRow] = []
+    for node in focused.ancestors_with_self:
+        if not isinstance(node, Widget) or isinstance(node, panes):
+            continue
+        for row in key_rows([node]):
+            if row not in listed and row not in rows:
+                rows.append(row)
     return rows
 
 
+def help_rows(screen: Screen[Any], focused: Widget | None) -> tuple[list[KeyRow], list[KeyRow]]:
+    """What F1 lists over ``screen``: the keys of the screen and of the app, the panes' keys and
+    the command palette's; then the keys of the focused widget and its containers not listed
+    already."""
+    app = screen.app
+    keys = key_rows([screen, app])
+    keys += pane_key_rows()
+    keys.append((app.COMMAND_PALETTE_BINDING, gettext("Command palette")))
+    return keys, focused_key_rows(focused, keys)
+
+
+def _table(rows: Sequence[KeyRow]) -> str:
+    header = "| {} | {} |".format(gettext("key"), gettext("action"))
+    lines = "".join(f"| `{key}` | {text} |\n" for key, text in rows)
+    return f"{header}\n|---|---|\n{lines}"
+
+
 class HelpScreen(ModalScreen[None]):
-    """A modal list of every key (from the command table) plus the focused pane's HELP."""
+    """A modal list of the keys (see module docstring) plus the focused pane's HELP."""
 
     BINDINGS = [Binding("escape", "dismiss", N_("Close"), id="close_help")]
 
-    def __init__(self, focused_help: str) -> None:
+    def __init__(
+        self,
+        focused_help: str,
+        keys: Sequence[KeyRow] = (),
+        focused_keys: Sequence[KeyRow] = (),
+    ) -> None:
+        """``keys``: the rows of the keys table (:func:`help_rows`); ``focused_keys``: those of
+        the focused pane, listed under its help."""
         super().__init__()
         self.focused_help = focused_help
+        self.keys = list(keys)
+        self.focused_keys = list(focused_keys)
 
     def compose(self) -> ComposeResult:
-        rows = "\n".join(f"| `{key}` | {text} |" for key, text in (*key_rows(), *pane_key_rows()))
-        header = "| {} | {} |".format(gettext("key"), gettext("action"))
-        palette = "| `ctrl+p` | {} |".format(gettext("Command palette"))
-        table = f"{header}\n|---|---|\n{rows}\n{palette}\n"
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")
             yield BrokenText(strings.HELP_INTRO)
-            yield Markdown(table)
-            if self.focused_help:
+            yield Markdown(_table(self.keys))
+            if self.focused_help or self.focused_keys:
                 yield Static(strings.HELP_FOCUSED, classes="section-title")
+            if self.focused_help:
                 yield BrokenText(self.focused_help)
+            if self.focused_keys:
+                yield Markdown(_table(self.focused_keys))
             yield Static(strings.HELP_CLOSE, markup=False, classes="hint")

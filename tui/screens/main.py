@@ -9,7 +9,9 @@ narrow and too small are in ``tui.screens.layout``), and the screen sets one CSS
 decision.
 
 Data flows down and messages up: the App hands the opened lesson and the learner's progress to
-:meth:`MainScreen.show_lesson`; the widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
+:meth:`MainScreen.show_lesson`, which hands them to every side tab (``tui.widgets.side``); the
+App also gives the screen, as callables, what only it knows (the session line, its palette
+entries). The widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
 FormChanged``...) bubble up to the App, which saves them, and a layout choice to remember is
 posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's bindings, so
 the quiz and help screens pushed over it simply do not have them.
@@ -23,12 +25,15 @@ shows what they chose (``tui.screens.jumps``). Guided study is ``tui.screens.gui
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -42,7 +47,7 @@ from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
 from engine.resume import ResumeState
 from tui import strings
-from tui.commands import CommandsProvider, PaletteEntry, bindings
+from tui.commands import LESSON_BINDINGS, CommandsProvider, PaletteEntry
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
@@ -56,28 +61,25 @@ from tui.screens.layout import (
     too_small_message,
 )
 from tui.screens.resume import PlaceKeeper
-from tui.widgets.calculator import CalculatorPane
 from tui.widgets.footer import KeysFooter
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
-from tui.widgets.side import LazyTabPane, SideTabs
-from tui.widgets.study import StepChosen
+from tui.widgets.side import LazyTabPane, OpenedLesson, SideTabs
 
 if TYPE_CHECKING:
     from engine.search import Place
-    from tui.app import ShardbookApp
-    from tui.widgets.diagrams import DiagramsPane
-    from tui.widgets.tradeoffs import TradeoffsPane
 
 
 class LessonCommands(CommandsProvider):
     """The palette over the lesson: its keys' commands, every section, every lesson and the
     study entries with no key of their own."""
 
-    scope = "main"
+    def commands_node(self) -> DOMNode:
+        return self.screen
 
     def extra_entries(self) -> list[PaletteEntry]:
-        return cast("ShardbookApp", self.app).palette_entries()
+        screen = self.screen
+        return screen.palette_entries() if isinstance(screen, MainScreen) else []
 
 
 class MainScreen(Screen[None]):
@@ -86,7 +88,7 @@ class MainScreen(Screen[None]):
     COMMANDS = {LessonCommands}
 
     BINDINGS = [
-        *bindings("main"),
+        *LESSON_BINDINGS,
         Binding("escape", "close_outline", N_("Close outline"), show=False, id="close_outline"),
     ]
 
@@ -110,8 +112,17 @@ class MainScreen(Screen[None]):
         side: SidePreference = "auto",
         reading: bool = False,
         first_run: bool = False,
+        session_line: Callable[[], str] = str,
+        app_entries: Callable[[], list[PaletteEntry]] = list,
     ) -> None:
+        """``side``, ``reading``: the layout choices remembered; ``first_run``: the first
+        page shows the first-run hint. The app that shows the screen gives it what only the
+        app knows, as callables read when needed: ``session_line`` (this study session in one
+        line, for the plan view) and ``app_entries`` (the app's palette entries: lessons,
+        languages, the session summary)."""
         super().__init__()
+        self.session_line = session_line
+        self.app_entries = app_entries
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.first_run = first_run
@@ -167,6 +178,7 @@ class MainScreen(Screen[None]):
         self._resized(width, height)
         # Before the first arrangement, so only the side tab shown is built.
         self.resume.restore_layout(self.resume.state, initial=True)
+        self.resume.restore_choices(self.resume.state)
         self._arrange()
         self._show_opened_lesson()
         self.resume.restore_section(self.resume.state)
@@ -257,8 +269,8 @@ class MainScreen(Screen[None]):
     # ----------------------------------------------------------------- the lesson
     def show_lesson(self, lesson: Lesson | None, error: str, progress: LessonProgress) -> None:
         """Show ``lesson`` (None: ``error`` says why it cannot be opened) with the learner's
-        ``progress``, from its first page; the side panes already built show its saved forms
-        and notes (the others read them when first shown)."""
+        ``progress``, from its first page; every side pane is handed both (one built later
+        shows them when it is)."""
         self.lesson = lesson
         self.lesson_error = error
         self.progress = progress
@@ -270,17 +282,11 @@ class MainScreen(Screen[None]):
         self._fill_outline()
         self.current_section = ""
         self.show_section(META_ID)
-        # A pane still being built reads the progress itself when it mounts.
-        progress = self.progress
-        for calculator in self.query(CalculatorPane):
-            if calculator.is_mounted:
-                calculator.restore(progress.forms.get(calculator.form_name, {}))
-        for diagrams in self.query("DiagramsPane"):
-            if diagrams.is_mounted:
-                cast("DiagramsPane", diagrams).refresh_notes()
-        for tradeoffs in self.query("TradeoffsPane"):
-            if tradeoffs.is_mounted:
-                cast("TradeoffsPane", tradeoffs).load_notes(self.lesson, progress.notes)
+        # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
+        # shows it when it is.
+        opened = OpenedLesson(self.lesson, self.progress)
+        for pane in self.query(LazyTabPane):
+            pane.show_lesson(opened)
 
     @property
     def sections(self) -> tuple[Section, ...]:
@@ -542,21 +548,27 @@ class MainScreen(Screen[None]):
             self.notify(self.lesson_error, severity="error")
             return
         plan = self.guide.plan(reviews=True)
-        session_line = getattr(self.app, "session_line", lambda: "")()
-        self.app.push_screen(PlanScreen(plan, session_line), self._plan_chosen)
+        screen = PlanScreen(plan, self.session_line(), self.guide.go_to_step)
+        self.app.push_screen(screen, self._plan_chosen)
 
     async def _plan_chosen(self, step_id: str | None) -> None:
         if step_id:
             await self.guide.go_to_step(step_id)
 
-    async def go_to_step(self, step_id: str) -> None:
-        """Go to step ``step_id`` of the plan, with the cursor where it is done."""
-        await self.guide.go_to_step(step_id)
-
-    @on(StepChosen)
-    async def _step_chosen(self, event: StepChosen) -> None:
-        event.stop()
-        await self.guide.go_to_step(event.step_id)
+    def palette_entries(self) -> list[PaletteEntry]:
+        """The palette's entries beyond the keys: the app's (``app_entries``), then every
+        section of the lesson."""
+        entries = self.app_entries()
+        titles = [strings.META_SECTION, *(section.title for section in self.sections)]
+        for index, title in enumerate(titles):
+            entries.append(
+                (
+                    strings.PALETTE_GO_TO.format(title=title),
+                    strings.PALETTE_GO_TO_HELP,
+                    partial(self.goto, index),
+                )
+            )
+        return entries
 
     def refresh_study(self) -> str:
         """The progress changed (saved): redraw the plan's marks where they changed; returns

@@ -3,14 +3,16 @@
 The screen holds no grading or scheduling logic: an :class:`engine.quiz.QuizSession` asks, grades,
 schedules and undoes; the screen shows its questions and passes keys to it. Every answer and every
 rating is saved at once through the app's progress store (the lesson open in the app shares its
-progress object with the quiz, so neither overwrites the other's changes).
+progress object with the quiz, so neither overwrites the other's changes). What the quiz needs of
+the app comes down in a :class:`QuizContext`: data, and callbacks for the app to save what the
+quiz changed (called at once, so a save is done before the next key).
 
 Layout: the question stays at the top (its own region, never scrolled away by the solution), the
 answer box and the feedback scroll below it, and a bar above the footer shows each rating key with
 its next interval. In the answer box enter starts a new line and ctrl+r submits; the quiz's own
 keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into an answer.
 
-Its length (about 650 lines) is one screen's: the keys, the question and feedback views, the
+Its length (about 700 lines) is one screen's: the keys, the question and feedback views, the
 rating bar, the lessons loaded in a worker and the statistics text all read and change the same
 session and widgets, so splitting them would pass the screen's state around; its two dialogs are
 in ``tui.screens.quiz_dialogs``.
@@ -22,7 +24,7 @@ import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -39,7 +41,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
-from engine.progress import LessonProgress
+from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.timefmt import duration_text, format_interval, local_text
@@ -48,9 +50,6 @@ from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralTextArea
-
-if TYPE_CHECKING:
-    from tui.app import ShardbookApp
 
 _RATE = Binding.Group(strings.msgids.QUIZ_RATE_GROUP, compact=False)
 _JUDGE = Binding.Group(strings.msgids.QUIZ_JUDGE_GROUP, compact=False)
@@ -115,6 +114,34 @@ class _Loaded:
     problems: list[tuple[str, str]]
 
 
+@dataclass(frozen=True)
+class QuizContext:
+    """What the quiz takes from the app that opens it.
+
+    Attributes:
+        content_dir: the lessons' folder.
+        lesson: the lesson open in the app (None: none could be opened), quizzed first.
+        progress: the learner's progress in ``lesson``, shared with the app.
+        store: the progress store the other lessons are read from and saved to.
+        desired_retention: the desired retention saved in the settings (0-1).
+        save_open_lesson: saves ``progress`` now (False: it failed, and the learner was told).
+        draft_changed: an answer typed and not submitted was kept or dropped in this progress.
+        save_retention: sets the desired retention in the settings; returns why they could not
+            be written (``""``: written).
+        settings_path: where the settings are written (told to the learner).
+    """
+
+    content_dir: Path
+    lesson: Lesson | None
+    progress: LessonProgress
+    store: ProgressStore
+    desired_retention: float
+    save_open_lesson: Callable[[], bool]
+    draft_changed: Callable[[LessonProgress], None]
+    save_retention: Callable[[float], str]
+    settings_path: Path
+
+
 class QuizScreen(Screen[None]):
     """Ask, grade, rate, undo; escape goes back to the lesson."""
 
@@ -145,19 +172,16 @@ class QuizScreen(Screen[None]):
         Binding("escape", "leave", strings.msgids.QUIZ_LEAVE, id="quiz_leave"),
     ]
 
-    def __init__(self, options: QuizOptions) -> None:
+    def __init__(self, options: QuizOptions, context: QuizContext) -> None:
         super().__init__()
         self.options = options
+        self.context = context
         self.session: QuizSession | None = None
         self.problem = ""
         self._filled_for: object = None
         # (lessons read, lessons to read) while the other lessons load in a worker, else None.
         self.reading: tuple[int, int] | None = None
         self._loading_timer: Timer | None = None
-
-    @property
-    def shardbook(self) -> ShardbookApp:
-        return cast("ShardbookApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="quiz-status", markup=False)
@@ -188,26 +212,23 @@ class QuizScreen(Screen[None]):
     # ----------------------------------------------------------------- building the session
     def _refs(self) -> list[LessonRef]:
         """The lessons to quiz, listed through the lesson index (no lesson parsed)."""
-        app = self.shardbook
-        refs, _errors = discover_lessons(app.content_dir, lesson_index_path(app.content_dir))
+        content_dir = self.context.content_dir
+        refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
         wanted = [ref for ref in refs if self.options.lesson in (None, ref.id)]
         if self.options.lesson is not None and not wanted:
-            raise ContentError(
-                str(app.content_dir), None, f"no lesson with id {self.options.lesson!r}"
-            )
+            raise ContentError(str(content_dir), None, f"no lesson with id {self.options.lesson!r}")
         return wanted
 
     def _start(self) -> QuizSession:
         """The session over the lesson open in the app, asking at once; the other lessons are
         read in a worker thread (:meth:`_load_lessons`) and joined to its queue when read."""
-        app = self.shardbook
         refs = self._refs()
-        opened = app.lesson
+        opened = self.context.lesson
         first = [opened] if opened is not None and any(r.id == opened.id for r in refs) else []
         rest = [ref for ref in refs if opened is None or ref.id != opened.id]
         # The lesson open in the app shares its progress, or the app's next save would write
         # back a quiz state without the new ratings.
-        progress = {lesson.id: app.progress for lesson in first}
+        progress = {lesson.id: self.context.progress for lesson in first}
         session = self._session(first, progress, self._save)
         if rest:
             self.reading = (0, len(rest))
@@ -244,7 +265,7 @@ class QuizScreen(Screen[None]):
         (a lesson takes about 13 ms to parse: seconds for hundreds). Saves that building asks
         for (a reconciled schedule) are returned, to be made on the event loop."""
         worker = get_current_worker()
-        store = self.shardbook.store
+        store = self.context.store
         lessons: list[Lesson] = []
         progress: dict[str, LessonProgress] = {}
         problems: list[tuple[str, str]] = []
@@ -300,15 +321,14 @@ class QuizScreen(Screen[None]):
     def _stored_retention(self) -> float:
         """The desired retention from the app's settings (a value out of range was replaced
         by the default, and the learner told, when the settings were loaded)."""
-        return float(self.shardbook.settings.get(RETENTION_KEY))
+        return self.context.desired_retention
 
     def _save(self, progress: LessonProgress) -> None:
-        app = self.shardbook
-        if progress is app.progress:
-            app.save_now()  # it reports a failure itself and retries on quit
+        if progress is self.context.progress:
+            self.context.save_open_lesson()  # it reports a failure itself and retries on quit
             return
         try:
-            app.store.save(progress)
+            self.context.store.save(progress)
         except ProgressError as error:
             self.notify(strings.SAVE_FAILED.format(error=error), severity="error", timeout=20)
 
@@ -374,7 +394,7 @@ class QuizScreen(Screen[None]):
             return
         changed = self.session.keep_draft(event.text_area.text)
         if changed is not None:
-            self.shardbook.quiz_draft_changed(changed)
+            self.context.draft_changed(changed)
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -673,9 +693,7 @@ class QuizScreen(Screen[None]):
     def _store_retention(self, value: float) -> str:
         """Set the desired retention in the app's settings, which writes them only while this
         window holds the progress folder's lock. Returns what to tell the learner."""
-        app = self.shardbook
-        app.settings.set(RETENTION_KEY, value)
-        why = app.save_settings()
+        why = self.context.save_retention(value)
         if why:
             return strings.QUIZ_RETENTION_NOT_SAVED.format(value=value, why=why)
-        return strings.QUIZ_RETENTION_SET.format(value=value, path=app.settings_store.path)
+        return strings.QUIZ_RETENTION_SET.format(value=value, path=self.context.settings_path)

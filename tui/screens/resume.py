@@ -39,12 +39,13 @@ class PlaceKeeper:
             return
         self.restore_layout(state, initial=False)
         self.restore_section(state)
-        side = screen.query_one(SideTabs)
-        for pane in side.query(LazyTabPane):
-            for child in pane.children:
-                restore = getattr(child, "restore_choices", None)
-                if restore is not None:
-                    restore(state.panes.get(str(pane.id), {}))
+        self.restore_choices(state)
+
+    def restore_choices(self, state: ResumeState) -> None:
+        """Hand each side tab its pane's choices of ``state`` (a pane not built yet takes them
+        when it is)."""
+        for pane in self.screen.query_one(SideTabs).query(LazyTabPane):
+            pane.restore_choices(state.panes.get(str(pane.id), {}))
 
     def restore_layout(self, state: ResumeState, initial: bool) -> None:
         """The side tab, and the side pane shown or hidden when the layout is the one it was
@@ -124,10 +125,9 @@ class PlaceKeeper:
         side = sides.first(SideTabs)
         panes = {name: dict(choices) for name, choices in self.state.panes.items()}
         for pane in side.query(LazyTabPane):
-            for child in pane.children:
-                choices = getattr(child, "choices", None)
-                if choices is not None:
-                    panes[str(pane.id)] = choices()
+            choices = pane.choices()
+            if choices is not None:
+                panes[str(pane.id)] = choices
         block, line = self._reading_anchor()
         usable = screen.size_class in SIDE_SIZES
         return ResumeState(

@@ -7,6 +7,8 @@ Every text is shown literally (lesson text, the learner's counts): :class:`Broke
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
@@ -102,10 +104,19 @@ class PlanScreen(ModalScreen[str | None]):
         "session did; escape closes. ctrl+n goes to the next unfinished step from anywhere."
     )
 
-    def __init__(self, plan: Plan, session_line: str = "") -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        session_line: str = "",
+        go_to_step: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        """``go_to_step``: what enter on a step runs once the plan is closed, given by the
+        screen that opens the plan (its step is reached before the next key is looked at);
+        None: the screen is dismissed with the step's id instead."""
         super().__init__()
         self.plan = plan
         self.session_line = session_line
+        self._go_to_step = go_to_step
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -151,17 +162,17 @@ class PlanScreen(ModalScreen[str | None]):
         self.set_focus(steps)
 
     async def action_go(self) -> None:
-        """Close the plan and go to the highlighted step (the screen is dismissed with its id
-        once there)."""
+        """Close the plan and go to the highlighted step (see ``go_to_step``)."""
         steps = self.query_one("#plan-steps", OptionList)
         index = steps.highlighted
         option = steps.get_option_at_index(index) if index is not None else None
         if option is None or option.id not in {step.id for step in self.plan.steps}:
             return
+        if self._go_to_step is None:
+            self.dismiss(option.id)
+            return
         await self.app.pop_screen()
-        go_to_step = getattr(self.app.screen, "go_to_step", None)
-        if go_to_step is not None:
-            await go_to_step(option.id)
+        await self._go_to_step(option.id)
 
     @on(OptionList.OptionSelected, "#plan-steps")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -29,6 +29,7 @@ from engine.errors import InputError
 from engine.i18n import gettext
 from tui import strings
 from tui.widgets.literal import LiteralInput
+from tui.widgets.side import OpenedLesson
 from tui.widgets.study import PaneExercises
 
 
@@ -207,6 +208,8 @@ class CalculatorPane(VerticalScroll):
         # The focused field and its row on screen before a recompute changed the figures'
         # height (see _hold_focused_row).
         self._held: tuple[Widget, int] | None = None
+        # The lesson and progress the main screen handed down (tui.widgets.side).
+        self.opened = OpenedLesson()
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:
@@ -220,7 +223,7 @@ class CalculatorPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         if self.STUDY_PANE:
-            yield PaneExercises(self.STUDY_PANE)
+            yield PaneExercises(self.STUDY_PANE, self.opened.lesson, self.opened.progress)
         yield from self._field_rows(self.FIELDS, {})
         yield Static("", classes="calc-note", markup=False)
         yield Static("", classes="calc-error", markup=False)
@@ -294,10 +297,19 @@ class CalculatorPane(VerticalScroll):
         yield from ()
 
     def on_mount(self) -> None:
-        # Side panes are built on first view (tui.widgets.side), after the lesson opened: show
-        # the form as the learner saved it, or the defaults.
-        progress = getattr(self.app, "progress", None)
-        self.restore(progress.forms.get(self.form_name, {}) if progress is not None else {})
+        self._show_opened()
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Show the form as the learner saved it in ``opened``'s progress, or the defaults
+        (once mounted)."""
+        self.opened = opened
+        if self.is_mounted:
+            self._show_opened()
+
+    def _show_opened(self) -> None:
+        for banner in self.query(PaneExercises):
+            banner.show_lesson(self.opened.lesson, self.opened.progress)
+        self.restore(self.opened.progress.forms.get(self.form_name, {}))
 
     def _field_widgets(self) -> dict[str, Widget]:
         # Looked up once: values() runs on every key, and a query walks the pane's widgets.

@@ -4,7 +4,7 @@
 add up) and prices it with the alpha-beta model and NCCL-tests' bus-bandwidth factors;
 ``engine.diagrams`` draws one step. This pane holds no formula: it shows both, literally. Its
 form is saved with the lesson's progress; the step shown is remembered where the lesson was left
-(``tui.widgets.side.resumed_choices``).
+(``choices``, ``restore_choices``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from engine.errors import InputError
 from engine.i18n import N_
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
-from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.side import ChoicesChanged
 
 DEFAULT = "default"
 # collective_cost's argument -> the form field that gives it.
@@ -126,7 +126,8 @@ class CollectivesPane(CalculatorPane):
         self.step = 0
         self.step_count = 0
         self._flow_key: tuple[str, str | None, int] | None = None
-        self._choices_restored = False
+        # The step handed down before the flow was first drawn (see restore_choices).
+        self._wanted_step: int | None = None
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
@@ -138,9 +139,9 @@ class CollectivesPane(CalculatorPane):
         if algorithm in aliases:
             values = {**values, "algorithm": aliases[algorithm]}
         super().restore(values)
-        if not self._choices_restored:  # built: the step where the lesson was left
-            self._choices_restored = True
-            self.restore_choices(resumed_choices(self, "collectives"))
+        if self._wanted_step is not None:  # the step where the lesson was left
+            step, self._wanted_step = self._wanted_step, None
+            self._show_step(step)
 
     def compose_footer(self) -> ComposeResult:
         yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
@@ -206,9 +207,18 @@ class CollectivesPane(CalculatorPane):
         return {"step": self.step}
 
     def restore_choices(self, choices: Mapping[str, Any]) -> None:
-        """Show the step of ``choices`` (clamped to the flow's steps; none drawn: nothing)."""
+        """Show the step of ``choices`` (clamped to the flow's steps; none drawn: nothing);
+        before the pane is mounted, once its form is shown."""
         step = choices.get("step", 0)
-        if self._flow_key is None or self.last_error or not isinstance(step, int):
+        if not isinstance(step, int):
+            return
+        if not self.is_mounted:
+            self._wanted_step = step
+            return
+        self._show_step(step)
+
+    def _show_step(self, step: int) -> None:
+        if self._flow_key is None or self.last_error:
             return
         self.step = step
         self._draw_flow()

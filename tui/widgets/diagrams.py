@@ -3,7 +3,9 @@ learner's exercise 2 and 3 notes for it.
 
 The text comes from the engine's structured strategy descriptions, so the picture can never
 disagree with the calculators; this pane only shows it, literally (``markup=False``). The
-strategy shown is remembered where the lesson was left (``tui.widgets.side.resumed_choices``).
+strategy shown is remembered where the lesson was left (``choices``, ``restore_choices``), and the
+lesson and the learner's notes come down from the main screen (``show_lesson``, see
+``tui.widgets.side``).
 
 Predict, then reveal: where the lesson's exercises ask for a strategy's notes (S15: what DP,
 FSDP, TP and PP split, their collectives and one wait), the parts of the diagram that answer them
@@ -43,7 +45,7 @@ from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tui import strings
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
 # The diagram parts shown only once every part is unfolded (the three questions answer them
@@ -83,11 +85,15 @@ class DiagramsPane(VerticalScroll):
         self._notes_shown: AwaitComplete | None = None
         # The strategy whose diagram and notes are shown.
         self._shown = ""
+        # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
+        self.opened = OpenedLesson()
+        self._wanted = STRATEGY_NAMES[0]
 
     def compose(self) -> ComposeResult:
-        yield PaneExercises("diagrams")
-        first = _known_strategy(resumed_choices(self, "diagrams"))
-        yield Select(self._options(), value=first, allow_blank=False, id="strategy", compact=True)
+        yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
+        yield Select(
+            self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
+        )
         yield Static(strings.DIAGRAM_ZOOM_HINT, classes="hint")
         with ScrollableContainer(id="diagram-scroll"):
             yield Static("", markup=False, id="diagram", classes="diagram")
@@ -96,17 +102,27 @@ class DiagramsPane(VerticalScroll):
         yield Vertical(id="strategy-notes")
 
     def on_mount(self) -> None:
-        self.show(self.strategy)
+        self._show_opened()
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Show the lesson's and the learner's notes of ``opened`` (once mounted)."""
+        self.opened = opened
+        if self.is_mounted:
+            self._show_opened()
+
+    def _show_opened(self) -> None:
+        self.query_one(PaneExercises).show_lesson(self.opened.lesson, self.opened.progress)
+        self._shown = ""  # the notes are built again from the progress handed down
+        self.show_strategy(self._wanted)
         self.refresh_marks()
 
     @property
     def _lesson(self) -> Lesson | None:
-        return getattr(self.app, "lesson", None)
+        return self.opened.lesson
 
     @property
     def _progress(self) -> LessonProgress:
-        progress: LessonProgress | None = getattr(self.app, "progress", None)
-        return progress if progress is not None else LessonProgress("")
+        return self.opened.progress
 
     # ----------------------------------------------------------------- the strategy list
     def _options(self) -> list[tuple[str, str]]:
@@ -152,7 +168,8 @@ class DiagramsPane(VerticalScroll):
         # A Select posts Changed when it mounts too: the notes shown (and a box ctrl+n may
         # have focused meanwhile) are rebuilt only for another strategy.
         if str(event.value) != self._shown:
-            self.show(str(event.value))
+            self._wanted = str(event.value)
+            self.show(self._wanted)
             self.post_message(ChoicesChanged())
 
     def choices(self) -> dict[str, Any]:
@@ -160,13 +177,17 @@ class DiagramsPane(VerticalScroll):
         return {"strategy": self.strategy}
 
     def restore_choices(self, choices: Mapping[str, Any]) -> None:
-        """Show the strategy of ``choices`` (the first one when it names none that exists)."""
-        self.show_strategy(_known_strategy(choices))
+        """Show the strategy of ``choices`` (the first one when it names none that exists),
+        once mounted."""
+        self._wanted = _known_strategy(choices)
+        if self.is_mounted:
+            self.show_strategy(self._wanted)
 
     def show_strategy(self, name: str) -> AwaitComplete:
         """Select and show strategy ``name``; await the result to have its note boxes."""
+        self._wanted = name
         select = self.query_one("#strategy", Select)
-        if select.value == name and self._notes_shown is not None:
+        if select.value == name and self._shown == name and self._notes_shown is not None:
             return self._notes_shown
         with self.prevent(Select.Changed):
             select.value = name

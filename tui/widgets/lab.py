@@ -18,6 +18,7 @@ from engine.errors import ShardbookError
 from engine.i18n import N_
 from engine.lab import INSTALL_COMMAND, torch_available
 from tui import strings
+from tui.widgets.side import OpenedLesson
 
 # What the buttons run: the command line's defaults (4 ranks; the 2-layer fp32 model).
 EXPERIMENTS = ("collectives", "memory")
@@ -116,6 +117,9 @@ class LabPane(Vertical):
             self.query_one("#lab-report", Static).update(event.text)
         else:
             status.update(strings.LAB_FAILED.format(what=event.name, error=event.text))
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Nothing of the lesson or the progress shows here (the runs are the learner's own)."""
 
     def focus_first(self) -> None:
         buttons = list(self.query(Button))

@@ -5,23 +5,27 @@ mounts dozens of widgets. A :class:`LazyTabPane` names its pane's class by impor
 it the first time its tab is active while the side pane is on screen, however it is activated
 (F-key, click, palette, or ``active`` set in code). Where the side pane starts hidden (an
 80-column terminal gives the lesson the room), not even the Ledger is built before it is shown.
-The pane restores the learner's saved state itself when it mounts (see
-``CalculatorPane.on_mount``).
 
 Every tab stays visible: where the full names do not fit the pane's width, shortened ones (each
 marked with a dot) are shown instead.
 
-Panes whose choices are remembered where the lesson was left (``engine.resume``: Diagrams'
-strategy, Trade-offs' link and model picker, Collectives' step) read them when they are built
-(:func:`resumed_choices`), give them back with ``choices()``, take new ones with
-``restore_choices()`` and post :class:`ChoicesChanged` when the learner changes one.
+Data down, one path: the main screen hands the opened lesson and the learner's progress
+(:class:`OpenedLesson`) to every :class:`LazyTabPane` with ``show_lesson``, when the lesson
+opens and whenever another one does; the tab pane keeps it and hands it to its pane, at once
+when the pane is built, else when it builds it. Each pane (a :class:`SidePane`) has the same
+method and shows what it was given, whether it comes before the pane is mounted (it is shown
+when it is) or after (shown at once). Choices remembered where the lesson was left
+(``engine.resume``: Diagrams' strategy, Trade-offs' pickers, Collectives' step) come down the
+same way (``restore_choices``), and are read back with ``choices()``; a pane posts
+:class:`ChoicesChanged` when the learner changes one.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 from rich.cells import cell_len
 from textual import events
@@ -30,7 +34,8 @@ from textual.message import Message
 from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane
 
-from engine.resume import ResumeState
+from engine.lesson import Lesson
+from engine.progress import LessonProgress
 from tui import strings
 
 
@@ -39,31 +44,50 @@ class ChoicesChanged(Message):
     the lesson was left a moment later."""
 
 
-def resumed_choices(widget: Widget, pane: str) -> Mapping[str, Any]:
-    """The choices of side pane ``pane`` as the lesson was left (``{}``: the defaults)."""
-    resumed: ResumeState | None = getattr(widget.app, "resumed", None)
-    return resumed.panes.get(pane, {}) if resumed is not None else {}
+@dataclass(frozen=True)
+class OpenedLesson:
+    """What the side panes show: the lesson opened (None: it could not be opened) and the
+    learner's progress for it (the app edits it in place and saves it; the panes only read it
+    and post their edits up)."""
+
+    lesson: Lesson | None = None
+    progress: LessonProgress = field(default_factory=lambda: LessonProgress(""))
+
+
+class SidePane(Protocol):
+    """What a side pane's class offers its tab (see module docstring). ``choices`` and
+    ``restore_choices`` are optional: a pane with nothing to remember has neither."""
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Show ``opened``: at once when mounted, else when the pane is mounted."""
 
 
 class LazyTabPane(TabPane):
-    """A tab pane whose content, ``module:ClassName`` (built with no arguments), is imported and
-    mounted on first activation."""
+    """A tab pane whose content, ``module:ClassName`` (a :class:`SidePane` built with no
+    arguments), is imported and mounted on first activation; it hands the content the opened
+    lesson and the pane's remembered choices (see module docstring)."""
 
     def __init__(self, title: str, factory: str, *, id: str) -> None:
         super().__init__(title, id=id)
         self.factory = factory
         self._mounting: AwaitMount | None = None
+        self._content: Widget | None = None
+        self._opened = OpenedLesson()
+        self._choices: Mapping[str, Any] = {}
 
     @property
     def built(self) -> bool:
         return self._mounting is not None
 
     def build(self) -> None:
-        """Import and mount the content (once)."""
+        """Import and mount the content (once), with the lesson and choices handed down."""
         if self._mounting is not None:
             return
         module_name, _, class_name = self.factory.partition(":")
         widget: Widget = getattr(importlib.import_module(module_name), class_name)()
+        self._content = widget
+        cast(SidePane, widget).show_lesson(self._opened)
+        self._restore_content_choices()
         self._mounting = self.mount(widget)
 
     async def ready(self) -> None:
@@ -71,6 +95,33 @@ class LazyTabPane(TabPane):
         self.build()
         assert self._mounting is not None
         await self._mounting
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Hand ``opened`` to the pane: now when it is built, else when it is."""
+        self._opened = opened
+        if self._content is not None:
+            cast(SidePane, self._content).show_lesson(opened)
+
+    def restore_choices(self, choices: Mapping[str, Any]) -> None:
+        """Hand the pane its ``choices`` as the lesson was left: now when it is built, else
+        when it is (``{}``: the defaults)."""
+        self._choices = choices
+        if self._content is not None:
+            self._restore_content_choices()
+
+    def _restore_content_choices(self) -> None:
+        restore = getattr(self._content, "restore_choices", None)
+        if restore is not None:
+            restore(self._choices)
+
+    def choices(self) -> dict[str, Any] | None:
+        """The pane's choices now; None while it is not built (or not yet mounted) and for a
+        pane that remembers none."""
+        content = self._content
+        read = getattr(content, "choices", None)
+        if content is None or not content.is_mounted or read is None:
+            return None
+        return dict(read())
 
 
 class SideTabs(TabbedContent):

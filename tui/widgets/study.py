@@ -3,13 +3,14 @@ objectives the learner rates, reading links that open in the browser, and each p
 saying which exercises it serves.
 
 Lesson text is shown literally (:class:`tui.widgets.reader.BrokenText`). The widgets never change
-the progress themselves: they post messages up (:class:`StepChosen`, :class:`ObjectiveRated`,
-:class:`AnswerLooked`) and the app records them, as the answer boxes do.
+the progress themselves: they post messages up (:class:`ObjectiveRated`, :class:`AnswerLooked`)
+and the app records them, as the answer boxes do. An exercise goes where it is worked through the
+callback its owner gives it (the place is reached before the next key is looked at).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from rich.cells import cell_len
 from textual import events
@@ -21,7 +22,7 @@ from textual.message import Message
 from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
 from engine.plan import step_states
-from engine.progress import RATING_LABELS, RATING_PHASES, ObjectiveRating
+from engine.progress import RATING_LABELS, RATING_PHASES, LessonProgress, ObjectiveRating
 from tui import strings
 from tui.widgets.reader import BrokenText
 
@@ -29,14 +30,6 @@ from tui.widgets.reader import BrokenText
 def state_text(state: str) -> tuple[str, str]:
     """(glyph, words) of a step state."""
     return strings.STATE_GLYPHS[state], strings.STATE_WORDS[state]
-
-
-class StepChosen(Message):
-    """The learner asked to work step ``step_id`` (Enter on an exercise, a step in the plan)."""
-
-    def __init__(self, step_id: str) -> None:
-        super().__init__()
-        self.step_id = step_id
 
 
 class ObjectiveRated(Message):
@@ -98,9 +91,14 @@ class ExerciseItem(StudyItem):
         "unfinished step of the plan."
     )
 
-    def __init__(self, item: Item, number: int, state: str) -> None:
+    def __init__(
+        self, item: Item, number: int, state: str, work: Callable[[str], Awaitable[None]]
+    ) -> None:
+        """``work``: goes to a step of the plan by its id (the guided study of the screen that
+        shows the exercise)."""
         self.item = item
         self.step_id = f"exercise:{item.id}"
+        self._work = work
         super().__init__(item.text, f"{number}. ", self.state_line(item, state))
 
     @staticmethod
@@ -113,13 +111,8 @@ class ExerciseItem(StudyItem):
         self.set_line(self.state_line(self.item, state))
 
     async def action_work(self) -> None:
-        # Gone there before the next key is looked at; a screen without guided study hears
-        # of it as a message.
-        go_to_step = getattr(self.screen, "go_to_step", None)
-        if go_to_step is not None:
-            await go_to_step(self.step_id)
-        else:
-            self.post_message(StepChosen(self.step_id))
+        # Awaited, not posted up: gone there before the next key is looked at.
+        await self._work(self.step_id)
 
 
 def _level(level: str | None) -> str:
@@ -220,15 +213,17 @@ class PaneExercises(BrokenText):
     PaneExercises { color: $text-accent; margin: 0 0 1 0; }
     """
 
-    def __init__(self, pane: str) -> None:
+    def __init__(self, pane: str, lesson: Lesson | None, progress: LessonProgress) -> None:
         super().__init__("", classes="pane-exercises")
         self.pane = pane
-        # Built with its pane (in the app's context): the text is there for the first layout,
-        # so nothing below it moves once the pane is shown (a field focused then stays in view).
-        lesson: Lesson | None = getattr(self.app, "lesson", None)
-        progress = getattr(self.app, "progress", None)
-        states = step_states(lesson, progress) if lesson is not None and progress else {}
-        self.show_states(lesson, states)
+        # Built with its pane: the text is there for the first layout, so nothing below it
+        # moves once the pane is shown (a field focused then stays in view).
+        self.show_lesson(lesson, progress)
+
+    def show_lesson(self, lesson: Lesson | None, progress: LessonProgress) -> None:
+        """Show the exercises of ``lesson`` worked in this pane, in their states of
+        ``progress``."""
+        self.show_states(lesson, step_states(lesson, progress) if lesson is not None else {})
 
     def show_states(self, lesson: Lesson | None, states: Mapping[str, str]) -> None:
         """Show the lesson's exercises worked in this pane with their states (``states``: step

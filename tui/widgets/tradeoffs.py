@@ -6,7 +6,8 @@ The pane turns its two choices into one call of :func:`engine.tradeoffs.tradeoff
 :func:`engine.tradeoffs.run_counterexample` for a scenario) and renders the result; it holds no
 formula. The answers are :class:`~tui.widgets.notes.NoteBox` es of kind ``notes`` (ids ``ex4``,
 ``ex5``); the app saves them in ``LessonProgress.notes``. The pickers' values are remembered where
-the lesson was left (``tui.widgets.side.resumed_choices``).
+the lesson was left (``choices``, ``restore_choices``), and the lesson and the learner's notes come
+down from the main screen (``show_lesson``, see ``tui.widgets.side``).
 
 Predict, then reveal: the table and the plot answer exercise 4 (which strategies cost more on a
 slow interconnect), so while the lesson asks for note ``ex4`` and it is blank they are folded
@@ -37,7 +38,7 @@ from engine import units
 from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.i18n import N_
-from engine.lesson import Item, Lesson
+from engine.lesson import Item
 from engine.model_presets import model_presets
 from engine.scaling import ScalingPlot, scaling_plot
 from engine.steptime import INTERCONNECTS
@@ -57,7 +58,7 @@ from engine.tradeoffs import (
 from tui import strings
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.side import ChoicesChanged, resumed_choices
+from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
 # The note whose answer the table and the plot are (exercise 4: the slow-interconnect judgement).
@@ -250,11 +251,14 @@ class TradeoffsPane(VerticalScroll):
         # The choices and width of the report being computed (None: none is wanted).
         self._wanted: tuple[tuple[str, int, str, int, int], int] | None = None
         self._busy_timer: Timer | None = None
+        # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
+        self.opened = OpenedLesson()
+        self._wanted_choices: Mapping[str, Any] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(strings.TRADEOFFS_TITLE, classes="section-title")
-        yield PaneExercises("tradeoffs")
-        for label, select_id, options, value in self._pickers(resumed_choices(self, "tradeoffs")):
+        yield PaneExercises("tradeoffs", self.opened.lesson, self.opened.progress)
+        for label, select_id, options, value in self._pickers(self._wanted_choices):
             with Horizontal(classes="form-row"):
                 yield Label(label, classes="form-label")
                 yield Select(
@@ -326,20 +330,34 @@ class TradeoffsPane(VerticalScroll):
         return {name: str(self.query_one(f"#tradeoffs-{name}", Select).value) for name in PICKERS}
 
     def restore_choices(self, choices: Mapping[str, Any]) -> None:
-        """Set the pickers to ``choices`` (a value that is no option any more: the default)."""
+        """Set the pickers to ``choices`` (a value that is no option any more: the default),
+        once mounted."""
+        self._wanted_choices = choices
+        if self.is_mounted:
+            self._set_pickers()
+            self.refresh_report()
+
+    def _set_pickers(self) -> None:
         with self.prevent(Select.Changed):
-            for _label, select_id, _options, value in self._pickers(choices):
+            for _label, select_id, _options, value in self._pickers(self._wanted_choices):
                 self.query_one(f"#{select_id}", Select).value = value
-        self.refresh_report()
 
     def on_mount(self) -> None:
-        # Built on first view, after the lesson opened: show the learner's saved answers (the
-        # report follows them: it is folded while exercise 4 is not written).
-        progress = getattr(self.app, "progress", None)
-        if progress is not None:
-            self.load_notes(getattr(self.app, "lesson", None), progress.notes)
-        else:
-            self.refresh_report()
+        # The choices handed down since the pickers were composed, then the learner's saved
+        # answers (the report follows them: it is folded while exercise 4 is not written).
+        self._set_pickers()
+        self._show_opened()
+
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Show the learner's answers of ``opened``, labelled with its lesson's exercises
+        (once mounted)."""
+        self.opened = opened
+        if self.is_mounted:
+            self._show_opened()
+
+    def _show_opened(self) -> None:
+        self.query_one(PaneExercises).show_lesson(self.opened.lesson, self.opened.progress)
+        self._show_notes(self.opened.progress.notes)
 
     def on_resize(self, event: events.Resize) -> None:
         self.refresh_report()
@@ -356,9 +374,8 @@ class TradeoffsPane(VerticalScroll):
     @property
     def folded(self) -> bool:
         """Whether the table and the plot are folded now (see module docstring)."""
-        lesson: Lesson | None = getattr(self.app, "lesson", None)
-        progress = getattr(self.app, "progress", None)
-        if self._shown_first or lesson is None or progress is None:
+        lesson, progress = self.opened.lesson, self.opened.progress
+        if self._shown_first or lesson is None:
             return False
         box = self._note_box(ANSWERED_NOTE)
         text = box.text_area.text if box is not None and box.is_mounted else None
@@ -483,7 +500,7 @@ class TradeoffsPane(VerticalScroll):
         widget.show(scenario_renderable(index, width), typing=True)
         widget.scroll_visible(animate=False)
 
-    def load_notes(self, lesson: Lesson | None, notes: dict[str, str]) -> None:
+    def _show_notes(self, notes: dict[str, str]) -> None:
         """Show the learner's saved answers, labelled with the lesson's exercise text."""
         self._shown_first = False
         for box in self.query(NoteBox):
@@ -495,8 +512,7 @@ class TradeoffsPane(VerticalScroll):
         self.refresh_report()
 
     def _label_notes(self) -> None:
-        lesson: Lesson | None = getattr(self.app, "lesson", None)
-        progress = getattr(self.app, "progress", None)
+        lesson, progress = self.opened.lesson, self.opened.progress
         items: dict[str, str] = {}
         if lesson is not None:
             try:
@@ -509,7 +525,7 @@ class TradeoffsPane(VerticalScroll):
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
                 label = f"{label}: {items[item_id]}"
-            looked = progress is not None and progress.looked_before_answering(note_id)
+            looked = progress.looked_before_answering(note_id)
             if looked or (note_id == ANSWERED_NOTE and self._shown_first):
                 label += f" ({strings.LOOKED_MARK})"
             box.set_label(label)
