@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from tests.pilot_helpers import SIZE, wait_until
 from tui import strings
@@ -49,9 +49,18 @@ def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]
         await wait_until(pilot, lambda: len(app.progress.read) >= read)
         # A save clears ``dirty``; a save still pending keeps it set.
         await wait_until(pilot, lambda: not app.dirty)
+        steady_cursor(app)
         await pilot.pause()
 
     return run_before
+
+
+def steady_cursor(app: ShardbookApp) -> None:
+    """Stop the focused field's cursor blinking, shown: waiting for a save can take longer than
+    the blink's half second on a loaded machine, and the snapshot would catch it hidden."""
+    focused = app.focused
+    if isinstance(focused, Input | TextArea):
+        focused.cursor_blink = False
 
 
 def seen(folder: Path) -> Path:
@@ -139,6 +148,7 @@ def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
                 isinstance(pilot.app.focused, TextArea) and pilot.app.focused.has_class("note-text")
             ),
         )
+        steady_cursor(app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
