@@ -19,30 +19,20 @@ EXPECTED = {
 
 
 def main() -> int:
-    # All four at once: a quick run is mostly start-up and waits for frames, and its figures are
-    # not read, so sharing the cores changes nothing checked here.
-    running = {
-        name: subprocess.Popen(
-            [sys.executable, str(BENCHES / name), "--quick"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in EXPECTED
-    }
     failed = []
     for name, expected in EXPECTED.items():
-        process = running[name]
-        try:
-            stdout, stderr = process.communicate(timeout=600)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-        ok = process.returncode == 0 and expected in stdout and "Traceback" not in stderr
+        result = subprocess.run(
+            [sys.executable, str(BENCHES / name), "--quick"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        ok = result.returncode == 0 and expected in result.stdout
+        ok = ok and "Traceback" not in result.stderr
         print(f"{'ok' if ok else 'FAILED'}  {name} --quick", flush=True)
         if not ok:
             failed.append(name)
-            print(stdout[-2000:] + stderr[-2000:], file=sys.stderr)
+            print(result.stdout[-2000:] + result.stderr[-2000:], file=sys.stderr)
     return 1 if failed else 0
 
 
