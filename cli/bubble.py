@@ -18,6 +18,7 @@ from cli.main import CliError, flag_error, option_flags
 from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.pipeline import (
     CONVENTIONS,
     SCHEDULES,
@@ -50,27 +51,31 @@ def register(calc_subparsers: Any) -> None:
     """Add ``bubble`` to the ``shardbook calc`` sub-commands."""
     parser: argparse.ArgumentParser = calc_subparsers.add_parser(
         "bubble",
-        help="pipeline schedule: timeline, bubble (two conventions), micro-batches in flight",
+        help=_("pipeline schedule: timeline, bubble (two conventions), micro-batches in flight"),
         description=(
-            "Simulate a pipeline-parallel schedule and report its bubble as bubble/ideal "
-            "(Narayanan et al. 2021) and bubble/total (GPipe; Qi et al. 2023), the peak "
-            "micro-batches in flight per stage, and the paper's closed form. Times are in "
-            "op-time units (any unit, the same for every time flag)."
+            _(
+                "Simulate a pipeline-parallel schedule and report its bubble as bubble/ideal "
+                "(Narayanan et al. 2021) and bubble/total (GPipe; Qi et al. 2023), the peak "
+                "micro-batches in flight per stage, and the paper's closed form. Times are in "
+                "op-time units (any unit, the same for every time flag)."
+            )
         ),
     )
     parser.add_argument("--schedule", metavar="{" + ",".join(SCHEDULES) + "}")
-    parser.add_argument("--stages", help="pipeline stages p")
-    parser.add_argument("--micro-batches", help="micro-batches per iteration m")
-    parser.add_argument("--global-batch", help="global batch size G (instead of --micro-batches)")
-    parser.add_argument("--micro-batch-size", help="micro-batch size b (with --global-batch)")
-    parser.add_argument("--dp", help="data-parallel size (with --global-batch; default 1)")
-    parser.add_argument("--virtual-stages", default="1", help="chunks per stage v (interleaved)")
-    parser.add_argument("--t-forward", default="1", help="forward time t_F per micro-batch")
-    parser.add_argument("--t-backward-input", default="1", help="input-gradient time t_B")
-    parser.add_argument("--t-backward-weight", default="1", help="weight-gradient time t_W")
-    parser.add_argument("--p2p-time", default="0", help="stage-to-stage transfer time")
-    parser.add_argument("--timeline", action="store_true", help="print the timeline")
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--stages", help=_("pipeline stages p"))
+    parser.add_argument("--micro-batches", help=_("micro-batches per iteration m"))
+    parser.add_argument(
+        "--global-batch", help=_("global batch size G (instead of --micro-batches)")
+    )
+    parser.add_argument("--micro-batch-size", help=_("micro-batch size b (with --global-batch)"))
+    parser.add_argument("--dp", help=_("data-parallel size (with --global-batch; default 1)"))
+    parser.add_argument("--virtual-stages", default="1", help=_("chunks per stage v (interleaved)"))
+    parser.add_argument("--t-forward", default="1", help=_("forward time t_F per micro-batch"))
+    parser.add_argument("--t-backward-input", default="1", help=_("input-gradient time t_B"))
+    parser.add_argument("--t-backward-weight", default="1", help=_("weight-gradient time t_W"))
+    parser.add_argument("--p2p-time", default="0", help=_("stage-to-stage transfer time"))
+    parser.add_argument("--timeline", action="store_true", help=_("print the timeline"))
+    parser.add_argument("--json", action="store_true", help=_("one JSON object on stdout"))
     parser.set_defaults(func=run)
 
 
@@ -81,30 +86,32 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
         CliError: a missing flag, or a value the engine rejects (naming the flag).
     """
     if args.schedule is None:
-        raise CliError("--schedule", f"is required: one of {', '.join(SCHEDULES)}")
+        raise CliError(
+            "--schedule", _("is required: one of {choices}").format(choices=", ".join(SCHEDULES))
+        )
     try:
         # A wrong choice is named before any flag that is missing: it is what was typed.
         one_of("schedule", args.schedule, SCHEDULES)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
     if args.stages is None:
-        raise CliError("--stages", "is required: the number of pipeline stages p")
+        raise CliError("--stages", _("is required: the number of pipeline stages p"))
     batch_given = [name for name in _BATCH_FLAGS if getattr(args, name) is not None]
     try:
         if args.micro_batches is not None:
             if batch_given:
                 raise CliError(
                     FLAGS[batch_given[0]],
-                    "give either --micro-batches or --global-batch with --micro-batch-size",
+                    _("give either --micro-batches or --global-batch with --micro-batch-size"),
                 )
             micro_batches = units.parse_int("micro_batches", args.micro_batches)
         elif args.global_batch is None:
             raise CliError(
                 "--micro-batches",
-                "is required (or --global-batch with --micro-batch-size and --dp)",
+                _("is required (or --global-batch with --micro-batch-size and --dp)"),
             )
         elif args.micro_batch_size is None:
-            raise CliError("--micro-batch-size", "is required with --global-batch")
+            raise CliError("--micro-batch-size", _("is required with --global-batch"))
         else:
             micro_batches = micro_batches_from_batch(
                 units.parse_int("global_batch", args.global_batch),

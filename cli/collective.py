@@ -28,6 +28,7 @@ from engine.collectives import (
     collective_cost,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -54,27 +55,33 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
     """Add ``collective`` to the ``shardbook calc`` sub-commands."""
     parser: argparse.ArgumentParser = calc_subparsers.add_parser(
         "collective",
-        help="alpha-beta time, algorithm and bus bandwidth of a collective",
+        help=_("alpha-beta time, algorithm and bus bandwidth of a collective"),
         description=(
-            "Alpha-beta time of a collective (MPICH algorithm notes) with algorithm and bus "
-            "bandwidth (NCCL-tests). For all-gather and reduce-scatter --bytes is the whole "
-            "array (all ranks' shards), as NCCL-tests counts it."
+            _(
+                "Alpha-beta time of a collective (MPICH algorithm notes) with algorithm and bus "
+                "bandwidth (NCCL-tests). For all-gather and reduce-scatter --bytes is the whole "
+                "array (all ranks' shards), as NCCL-tests counts it."
+            )
         ),
     )
-    parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help="the collective")
-    parser.add_argument("--ranks", metavar="N", help="number of ranks (1 costs nothing)")
-    parser.add_argument("--bytes", metavar="S", help="size: 1e9, 1GB, 1GiB (0 costs nothing)")
+    parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help=_("the collective"))
+    parser.add_argument("--ranks", metavar="N", help=_("number of ranks (1 costs nothing)"))
+    parser.add_argument("--bytes", metavar="S", help=_("size: 1e9, 1GB, 1GiB (0 costs nothing)"))
     parser.add_argument(
         "--bandwidth",
         default=DEFAULT_BANDWIDTH,
         metavar="B",
-        help=f"link bandwidth: 100GB/s, 400Gb/s (default {DEFAULT_BANDWIDTH})",
+        help=_("link bandwidth: 100GB/s, 400Gb/s (default {default})").format(
+            default=DEFAULT_BANDWIDTH
+        ),
     )
     parser.add_argument(
         "--latency",
         default=DEFAULT_LATENCY,
         metavar="A",
-        help=f"latency per message alpha: 5us, 0 (default {DEFAULT_LATENCY})",
+        help=_("latency per message alpha: 5us, 0 (default {default})").format(
+            default=DEFAULT_LATENCY
+        ),
     )
     parser.add_argument(
         "--algorithm",
@@ -83,7 +90,7 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
         "binomial (broadcast, reduce), direct (send-recv); all-reduce also has binomial (MPICH's "
         f"reduce + broadcast) and double-binary-tree (NCCL's, pipelined); {_ALIASES}",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.set_defaults(func=run_collective)
     return parser
 
@@ -103,7 +110,7 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
         raise flag_error(error, FLAGS) from None
     for flag, value in (("--op", args.op), ("--ranks", args.ranks), ("--bytes", args.bytes)):
         if value is None:
-            raise CliError(flag, "is required")
+            raise CliError(flag, _("is required"))
     try:
         return collective_cost(
             args.op,

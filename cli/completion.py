@@ -11,6 +11,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from engine.i18n import gettext as _
+
 SHELLS = ("bash", "zsh", "fish")
 # Values that name a folder or a file, by argparse dest: their completion lists those.
 _FOLDER_DESTS = frozenset({"content_dir", "progress_dir"})
@@ -25,12 +27,14 @@ def register(
     del add_paths  # the script does not depend on any folder
     parser = commands.add_parser(
         "completion",
-        help="print a shell completion script (bash, zsh or fish)",
-        description="Print the completion script of SHELL on stdout. bash: "
-        'eval "$(shardbook completion bash)" in ~/.bashrc; zsh: the same in ~/.zshrc; fish: '
-        "shardbook completion fish > ~/.config/fish/completions/shardbook.fish.",
+        help=_("print a shell completion script (bash, zsh or fish)"),
+        description=_(
+            "Print the completion script of SHELL on stdout. bash: "
+            'eval "$(shardbook completion bash)" in ~/.bashrc; zsh: the same in ~/.zshrc; fish: '
+            "shardbook completion fish > ~/.config/fish/completions/shardbook.fish."
+        ),
     )
-    parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help=_("bash, zsh or fish"))
     parser.set_defaults(func=run_completion)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import CliError, content_folder
+from engine.i18n import gettext as _
 from engine.lesson import check_paths
 
 
@@ -24,11 +25,13 @@ def register(
     """Add the ``check-content`` command to the ``shardbook`` subcommands."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "check-content",
-        help="validate lesson files (FILE:LINE: message; exit 1 on any error)",
-        description="Validate lesson YAML files. A PATH may be a file or a folder of *.yaml "
-        "files; without one, every lesson in the content folder is checked.",
+        help=_("validate lesson files (FILE:LINE: message; exit 1 on any error)"),
+        description=_(
+            "Validate lesson YAML files. A PATH may be a file or a folder of *.yaml "
+            "files; without one, every lesson in the content folder is checked."
+        ),
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="lesson file or folder")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help=_("lesson file or folder"))
     add_paths(parser)
     parser.set_defaults(func=run_check_content)
     return parser
@@ -38,7 +41,7 @@ def run_check_content(args: argparse.Namespace) -> int:
     """Check the paths given (or the content folder); print findings; return the exit status."""
     for path in args.paths:
         if not Path(path).exists():
-            raise CliError("PATH", f"{path}: no such file or folder")
+            raise CliError("PATH", _("{path}: no such file or folder").format(path=path))
     paths = list(args.paths) or [content_folder(args)]
     files, errors = check_paths(paths)
     for error in errors:

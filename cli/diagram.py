@@ -27,6 +27,7 @@ from engine.diagrams import (
     strategy_diagram,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.strategies import DIAGRAM_RANKS
 
 FLAGS = option_flags("step", "ranks", "algorithm", op="NAME", strategy="NAME")
@@ -38,7 +39,7 @@ def register(
     """Add the ``diagram`` command to the ``shardbook`` subcommands."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "diagram",
-        help="print a 4-rank ASCII diagram of a strategy or a collective's data flow",
+        help=_("print a 4-rank ASCII diagram of a strategy or a collective's data flow"),
         description=(
             "Strategies: "
             + ", ".join(STRATEGY_NAMES)
@@ -47,14 +48,16 @@ def register(
             + " (--step K shows step K; without it, every step)."
         ),
     )
-    parser.add_argument("name", metavar="NAME", help="a strategy or a collective")
-    parser.add_argument("--step", metavar="K", help="collectives: the step to show (0 = inputs)")
+    parser.add_argument("name", metavar="NAME", help=_("a strategy or a collective"))
+    parser.add_argument("--step", metavar="K", help=_("collectives: the step to show (0 = inputs)"))
     parser.add_argument(
-        "--ranks", metavar="R", help=f"collectives: ranks, 2 to {MAX_DIAGRAM_RANKS} (default 4)"
+        "--ranks",
+        metavar="R",
+        help=_("collectives: ranks, 2 to {most} (default 4)").format(most=MAX_DIAGRAM_RANKS),
     )
-    parser.add_argument("--algorithm", metavar="A", help="collectives: e.g. halving-doubling")
+    parser.add_argument("--algorithm", metavar="A", help=_("collectives: e.g. halving-doubling"))
     parser.add_argument(
-        "--json", action="store_true", help='one JSON object: {"name", "lines"}, the text lines'
+        "--json", action="store_true", help=_('one JSON object: {"name", "lines"}, the text lines')
     )
     parser.set_defaults(func=run_diagram)
     return parser
@@ -71,13 +74,21 @@ def render(args: argparse.Namespace) -> str:
         if name in STRATEGY_NAMES:
             for flag, value in (("--step", args.step), ("--algorithm", args.algorithm)):
                 if value is not None:
-                    raise CliError(flag, f"applies to collectives only, not to {name}")
+                    raise CliError(
+                        flag, _("applies to collectives only, not to {name}").format(name=name)
+                    )
             if args.ranks is not None and args.ranks.strip() != str(DIAGRAM_RANKS):
-                raise CliError("--ranks", f"strategy diagrams are drawn for {DIAGRAM_RANKS} ranks")
+                raise CliError(
+                    "--ranks",
+                    _("strategy diagrams are drawn for {ranks} ranks").format(ranks=DIAGRAM_RANKS),
+                )
             return strategy_diagram(name)
         if name not in COLLECTIVE_NAMES:
             raise CliError(
-                "NAME", f"unknown diagram {args.name!r}; use one of {', '.join(DIAGRAM_NAMES)}"
+                "NAME",
+                _("unknown diagram {name}; use one of {choices}").format(
+                    name=repr(args.name), choices=", ".join(DIAGRAM_NAMES)
+                ),
             )
         ranks = 4
         if args.ranks is not None:

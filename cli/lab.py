@@ -17,6 +17,7 @@ from cli.main import CliError, flag_error, option_flags
 from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.lab import INSTALL_HINT, LabError, torch_available
 from engine.lab.report import collectives_report, memory_report
 
@@ -33,42 +34,49 @@ def register(
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """Add ``lab`` with its two sub-commands."""
-    lab = commands.add_parser("lab", help="check the formulas against PyTorch (needs .[lab])")
+    lab = commands.add_parser("lab", help=_("check the formulas against PyTorch (needs .[lab])"))
     lab_commands = lab.add_subparsers(dest="experiment", metavar="EXPERIMENT", required=True)
 
     collectives = lab_commands.add_parser(
         "collectives",
-        help="run each collective on R local Gloo processes beside the simulator",
+        help=_("run each collective on R local Gloo processes beside the simulator"),
         description=(
-            "Start R local processes with torch.distributed on Gloo (loopback only), run each "
-            "collective on small integers and compare every rank's output with the simulator's; "
-            "time each one at --bytes beside the alpha-beta model (alpha and beta measured by a "
-            "ping-pong in the same run)."
+            _(
+                "Start R local processes with torch.distributed on Gloo (loopback only), run each "
+                "collective on small integers and compare every rank's output with the "
+                "simulator's; "
+                "time each one at --bytes beside the alpha-beta model (alpha and beta measured "
+                "by a "
+                "ping-pong in the same run)."
+            )
         ),
     )
-    collectives.add_argument("--ranks", default="4", metavar="R", help="2 to 16 (default 4)")
+    collectives.add_argument("--ranks", default="4", metavar="R", help=_("2 to 16 (default 4)"))
     collectives.add_argument(
         "--op",
         action="append",
         metavar="{" + ",".join(OPERATIONS) + "}",
-        help="an operation (repeat for several; default: all)",
+        help=_("an operation (repeat for several; default: all)"),
     )
-    collectives.add_argument("--size", metavar="N", help="elements, a multiple of R (default R)")
+    collectives.add_argument("--size", metavar="N", help=_("elements, a multiple of R (default R)"))
     collectives.add_argument(
-        "--bytes", default="1MiB", metavar="S", help="timing payload (default 1MiB)"
+        "--bytes", default="1MiB", metavar="S", help=_("timing payload (default 1MiB)")
     )
-    collectives.add_argument("--repeats", default="20", metavar="K", help="timed calls (20)")
-    collectives.add_argument("--timeout", default="60s", metavar="T", help="per run (60s)")
-    collectives.add_argument("--json", action="store_true", help="print one JSON object")
+    collectives.add_argument("--repeats", default="20", metavar="K", help=_("timed calls (20)"))
+    collectives.add_argument("--timeout", default="60s", metavar="T", help=_("per run (60s)"))
+    collectives.add_argument("--json", action="store_true", help=_("print one JSON object"))
     collectives.set_defaults(func=run_lab_collectives)
 
     memory = lab_commands.add_parser(
         "memory",
-        help="one AdamW step of a small GPT: measured bytes beside the ledger",
+        help=_("one AdamW step of a small GPT: measured bytes beside the ledger"),
         description=(
-            "Build a small GPT-style model in torch, run one AdamW training step and measure "
-            "parameter, gradient, optimizer-state and saved-activation bytes, beside the ledger "
-            "for the same configuration, term by term."
+            _(
+                "Build a small GPT-style model in torch, run one AdamW training step and measure "
+                "parameter, gradient, optimizer-state and saved-activation bytes, beside the "
+                "ledger "
+                "for the same configuration, term by term."
+            )
         ),
     )
     for flag, default in (
@@ -79,10 +87,12 @@ def register(
         ("--micro-batch", 2),
         ("--vocab", 128),
     ):
-        memory.add_argument(flag, default=str(default), help=f"default {default}")
-    memory.add_argument("--dtype", default="fp32", help="fp32 (default) or bf16")
-    memory.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    memory.add_argument("--json", action="store_true", help="print one JSON object")
+        memory.add_argument(
+            flag, default=str(default), help=_("default {default}").format(default=default)
+        )
+    memory.add_argument("--dtype", default="fp32", help=_("fp32 (default) or bf16"))
+    memory.add_argument("--device", default="cpu", help=_("cpu (default) or cuda"))
+    memory.add_argument("--json", action="store_true", help=_("print one JSON object"))
     memory.set_defaults(func=run_lab_memory)
 
 

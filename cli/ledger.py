@@ -21,6 +21,7 @@ from cli.main import flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
@@ -89,24 +90,28 @@ def register(calc_subparsers: Any) -> None:
     """Add ``ledger`` to the ``shardbook calc`` sub-commands."""
     parser: argparse.ArgumentParser = calc_subparsers.add_parser(
         "ledger",
-        help="per-rank training memory: params, grads, optimizer, activations, buffers",
+        help=_("per-rank training memory: params, grads, optimizer, activations, buffers"),
         description=(
-            "Per-rank training memory in bytes, in a named convention (zero-paper, megatron, "
-            "deepspeed). Give --params, a --model preset, or the architecture (--layers --hidden "
-            "--vocab and the shape flags; flags override the preset); add --seq and --heads to "
-            "compute activations. --finetune lora|qlora freezes the model; --offload moves model "
-            "states to the host."
+            _(
+                "Per-rank training memory in bytes, in a named convention (zero-paper, megatron, "
+                "deepspeed). Give --params, a --model preset, or the architecture (--layers "
+                "--hidden "
+                "--vocab and the shape flags; flags override the preset); add --seq and --heads to "
+                "compute activations. --finetune lora|qlora freezes the model; --offload moves "
+                "model "
+                "states to the host."
+            )
         ),
     )
-    parser.add_argument("--params", help="parameter count N: 1e9, 7.5B, 350M")
+    parser.add_argument("--params", help=_("parameter count N: 1e9, 7.5B, 350M"))
     add_shape_flags(parser)
-    parser.add_argument("--seq", help="sequence length s (needed for activations)")
+    parser.add_argument("--seq", help=_("sequence length s (needed for activations)"))
     parser.add_argument(
         "--micro-batch",
         "--micro-batch-size",
         dest="micro_batch",
         default="1",
-        help="micro-batch size b (default 1)",
+        help=_("micro-batch size b (default 1)"),
     )
     parser.add_argument("--dtype", default="bf16", metavar="{" + ",".join(DTYPE_CHOICES) + "}")
     parser.add_argument(
@@ -116,62 +121,68 @@ def register(calc_subparsers: Any) -> None:
         "--no-master-weights",
         dest="master_weights",
         action="store_false",
-        help="no fp32 master copy of the weights",
+        help=_("no fp32 master copy of the weights"),
     )
     parser.add_argument(
-        "--fp32-grads", action="store_true", help="keep the gradients in fp32 (2 + 4 + 12 = 18)"
+        "--fp32-grads", action="store_true", help=_("keep the gradients in fp32 (2 + 4 + 12 = 18)")
     )
     parser.add_argument(
         "--fp32-grad-accumulation",
         action="store_true",
-        help="add an fp32 gradient accumulation buffer (2 + 2 + 4 + 12 = 20)",
+        help=_("add an fp32 gradient accumulation buffer (2 + 2 + 4 + 12 = 20)"),
     )
     for name in ("dp", "tp", "pp", "cp", "ep"):
-        parser.add_argument(f"--{name}", default="1", help=f"{name.upper()} size (default 1)")
+        parser.add_argument(
+            f"--{name}", default="1", help=_("{name} size (default 1)").format(name=name.upper())
+        )
     parser.add_argument(
         "--zero",
         "--zero-stage",
         dest="zero",
         default="0",
         metavar="{0,1,2,3}",
-        help="ZeRO stage; 3 = FSDP",
+        help=_("ZeRO stage; 3 = FSDP"),
     )
     parser.add_argument("--recompute", default="none", metavar="{none,selective,full}")
-    parser.add_argument("--sequence-parallel", action="store_true", help="Megatron SP with TP")
+    parser.add_argument("--sequence-parallel", action="store_true", help=_("Megatron SP with TP"))
     parser.add_argument("--schedule", default="1f1b", metavar="{1f1b,gpipe}")
-    parser.add_argument("--micro-batches", help="micro-batches per step m (default p)")
-    parser.add_argument("--virtual-stages", default="1", help="interleaved 1F1B chunks v")
+    parser.add_argument("--micro-batches", help=_("micro-batches per step m (default p)"))
+    parser.add_argument("--virtual-stages", default="1", help=_("interleaved 1F1B chunks v"))
     parser.add_argument(
         "--convention", default="zero-paper", metavar="{" + ",".join(CONVENTIONS) + "}"
     )
-    parser.add_argument("--largest-layer-params", help="DeepSpeed ZeRO-3 largest layer")
-    parser.add_argument("--gpu-memory", help="device memory: 80GB, 141GB, 80GiB")
+    parser.add_argument("--largest-layer-params", help=_("DeepSpeed ZeRO-3 largest layer"))
+    parser.add_argument("--gpu-memory", help=_("device memory: 80GB, 141GB, 80GiB"))
     parser.add_argument(
         "--finetune",
         default="full",
         metavar="{" + ",".join(FINETUNE_CHOICES) + "}",
-        help="full (default), lora (frozen model + adapters) or qlora (4-bit NF4 base)",
+        help=_("full (default), lora (frozen model + adapters) or qlora (4-bit NF4 base)"),
     )
-    parser.add_argument("--lora-rank", default="8", help="LoRA rank r (default 8)")
+    parser.add_argument("--lora-rank", default="8", help=_("LoRA rank r (default 8)"))
     parser.add_argument(
         "--lora-targets",
-        help=f"comma list of {','.join(LORA_TARGETS)} (default q,v, PEFT's for Llama)",
+        help=_("comma list of {targets} (default q,v, PEFT's for Llama)").format(
+            targets=",".join(LORA_TARGETS)
+        ),
     )
     parser.add_argument(
         "--offload",
         default="none",
         metavar="{" + ",".join(OFFLOAD_CHOICES) + "}",
-        help="model states on the host: optimizer (ZeRO-Offload), optimizer+params (ZeRO-3)",
+        help=_("model states on the host: optimizer (ZeRO-Offload), optimizer+params (ZeRO-3)"),
     )
-    parser.add_argument("--gpus-per-node", help="GPUs per node (default: every rank on one node)")
-    parser.add_argument("--nodes", help="nodes (default: world size / GPUs per node)")
+    parser.add_argument(
+        "--gpus-per-node", help=_("GPUs per node (default: every rank on one node)")
+    )
+    parser.add_argument("--nodes", help=_("nodes (default: world size / GPUs per node)"))
     parser.add_argument(
         "--no-zero-init",
         dest="zero_init",
         action="store_false",
-        help="DeepSpeed's estimator without zero.Init: each process loads the whole model",
+        help=_("DeepSpeed's estimator without zero.Init: each process loads the whole model"),
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object, sizes in bytes")
+    parser.add_argument("--json", action="store_true", help=_("one JSON object, sizes in bytes"))
     parser.set_defaults(func=run)
 
 

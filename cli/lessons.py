@@ -14,6 +14,7 @@ from pathlib import Path
 from cli.main import CliError, content_folder
 from engine.errors import ContentError, ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
+from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import cache_dir, resolve_content_dir, resolve_progress_dir
 from engine.progress import STATUS_LABELS, ProgressStore, describe_os_error
@@ -24,33 +25,38 @@ def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    lessons = commands.add_parser("lessons", help="list lessons with their status")
-    lessons.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    lessons = commands.add_parser("lessons", help=_("list lessons with their status"))
+    lessons.add_argument("--json", action="store_true", help=_("one JSON object on stdout"))
     add_paths(lessons)
     lessons.set_defaults(func=run_lessons)
 
     where = commands.add_parser(
         "where",
-        help="print the content and progress folders, the settings file and the cache folder",
+        help=_("print the content and progress folders, the settings file and the cache folder"),
     )
     where.add_argument(
         "--json",
         action="store_true",
-        help='one JSON object: {"content_dir", "progress_dir", "settings", "cache_dir"}',
+        help=_('one JSON object: {"content_dir", "progress_dir", "settings", "cache_dir"}'),
     )
     add_paths(where)
     where.set_defaults(func=run_where)
 
-    export = commands.add_parser("export", help="write a lesson's filled-in notes")
-    export.add_argument("lesson", metavar="LESSON", help="lesson id, e.g. S15")
+    export = commands.add_parser("export", help=_("write a lesson's filled-in notes"))
+    export.add_argument("lesson", metavar="LESSON", help=_("lesson id, e.g. S15"))
     export.add_argument(
         "--format",
         choices=FORMATS,
         default="md",
-        help="md (default), json, html (one web page) or anki (the quiz items as a deck; needs -o)",
+        help=_(
+            "md (default), json, html (one web page) or anki (the quiz items as a deck; needs -o)"
+        ),
     )
     export.add_argument(
-        "-o", "--output", metavar="FILE", help="file to write (default: stdout; for anki a .apkg)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help=_("file to write (default: stdout; for anki a .apkg)"),
     )
     add_paths(export)
     export.set_defaults(func=run_export)
@@ -109,10 +115,15 @@ def run_export(args: argparse.Namespace) -> int:
         # A zip file is no use on a terminal, and Anki imports only files named *.apkg.
         suffix = f".{EXTENSIONS['anki']}"
         if not args.output:
-            raise CliError("-o", f"--format anki writes a file: give -o FILE{suffix}")
+            raise CliError(
+                "-o", _("--format anki writes a file: give -o FILE{suffix}").format(suffix=suffix)
+            )
         if not args.output.endswith(suffix):
             raise CliError(
-                "-o", f"an Anki deck file must end in {suffix} (Anki imports only those)"
+                "-o",
+                _("an Anki deck file must end in {suffix} (Anki imports only those)").format(
+                    suffix=suffix
+                ),
             )
     content_dir, progress_dir = _dirs(args)
     refs, _errors = discover_lessons(content_dir)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from engine.errors import InputError, ShardbookError
-from engine.i18n import LANGUAGES, choose_language, set_language
+from engine.i18n import LANGUAGES, N_, choose_language, gettext, set_language
+from engine.i18n import gettext as _
 
 # Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
 # ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
@@ -122,10 +123,10 @@ def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None
     # (`shardbook --content-dir X export S15`): only the top-level parser sets a default.
     default = None if top_level else argparse.SUPPRESS
     parser.add_argument(
-        "--content-dir", default=default, metavar="DIR", help="folder of lesson YAML files"
+        "--content-dir", default=default, metavar="DIR", help=_("folder of lesson YAML files")
     )
     parser.add_argument(
-        "--progress-dir", default=default, metavar="DIR", help="folder for progress files"
+        "--progress-dir", default=default, metavar="DIR", help=_("folder for progress files")
     )
 
 
@@ -134,20 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = ShardbookParser(
         prog="shardbook",
-        description="A keyboard-driven terminal study companion. Without a command, opens the app.",
+        description=_(
+            "A keyboard-driven terminal study companion. Without a command, opens the app."
+        ),
     )
-    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
-    parser.add_argument("--lesson", default=None, help="lesson id to open (default: S15)")
+    parser.add_argument("--version", action=_VersionAction, help=_("print the version and exit"))
+    parser.add_argument("--lesson", default=None, help=_("lesson id to open (default: S15)"))
     parser.add_argument(
         "--lang",
         choices=LANGUAGES,
         default=None,
-        help="interface language (default: the saved setting, else the locale)",
+        help=_("interface language (default: the saved setting, else the locale)"),
     )
     _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    calc = commands.add_parser("calc", help="run a calculator headless")
+    calc = commands.add_parser("calc", help=_("run a calculator headless"))
     calc_commands = calc.add_subparsers(dest="calculator", metavar="CALCULATOR", required=True)
     for name in CALC_MODULES:
         importlib.import_module(name).register(calc_commands)
@@ -199,20 +202,74 @@ def content_folder(args: argparse.Namespace) -> Path:
 
     folder = resolve_content_dir(getattr(args, "content_dir", None))
     if not folder.is_dir():
-        raise CliError("--content-dir", f"{folder}: no such folder")
+        raise CliError("--content-dir", gettext("{folder}: no such folder").format(folder=folder))
     return folder
 
 
 def check_lesson_id(lesson_id: str, known: Sequence[str], content_dir: Path) -> None:
     """Raise a :class:`CliError` on ``--lesson`` unless ``lesson_id`` is one of ``known``."""
     if lesson_id not in known:
-        listed = ", ".join(known) or "none"
-        raise CliError("--lesson", f"no lesson {lesson_id!r} in {content_dir} (lessons: {listed})")
+        listed = ", ".join(known) or gettext("none")
+        raise CliError(
+            "--lesson",
+            gettext("no lesson {lesson} in {folder} (lessons: {listed})").format(
+                lesson=repr(lesson_id), folder=content_dir, listed=listed
+            ),
+        )
+
+
+# argparse's own texts (Python 3.11's Lib/argparse.py), put in the catalog so that usage lines,
+# help headings and usage errors read in the interface language: argparse passes each through
+# its module's ``_`` and ``ngettext``, which :func:`_translate_argparse` points at the catalog.
+ARGPARSE_TEXTS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+    N_("ignored explicit argument %r"),
+)
+
+
+def _translate_argparse() -> None:
+    """argparse's texts through the catalog of the interface language (see ARGPARSE_TEXTS)."""
+    argparse._ = gettext  # type: ignore[attr-defined]
+    argparse.ngettext = lambda singular, plural, count: gettext(  # type: ignore[attr-defined]
+        singular if count == 1 else plural
+    )
+
+
+def choose_cli_language(argv: Sequence[str]) -> str:
+    """The language of a command, chosen as the app chooses it: ``--lang``, else the
+    ``language`` setting in the progress folder (``--progress-dir`` or the default one), else
+    the locale. Read before the parser is built, so that ``--help`` is in that language."""
+    from engine.paths import resolve_progress_dir
+    from engine.settings import saved_language
+
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang", choices=LANGUAGES, default=None)
+    early.add_argument("--progress-dir", default=None)
+    known, _rest = early.parse_known_args(argv)
+    try:
+        setting = saved_language(resolve_progress_dir(known.progress_dir))
+    except ShardbookError:
+        setting = None
+    return choose_language(known.lang, setting)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``shardbook`` console script. Returns the exit status: 0 ok, 1 a check
     found problems, 2 bad input (a usage error exits 2 through :class:`SystemExit`)."""
+    set_language(choose_cli_language(sys.argv[1:] if argv is None else argv))
+    _translate_argparse()
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     command = [str(getattr(args, dest)) for dest in _COMMAND_DESTS if getattr(args, dest, None)]
@@ -220,10 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         # A sub-command leaves what it does not know to the top-level parser, whose error
         # would not name the sub-command.
-        fail(prog, f"unrecognized arguments: {' '.join(unknown)} (see {prog} --help)")
+        fail(
+            prog,
+            gettext("unrecognized arguments: {arguments} (see {prog} --help)").format(
+                arguments=" ".join(unknown), prog=prog
+            ),
+        )
     func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
-    # Headless commands: --lang, else the locale (the app reads the saved setting too).
-    set_language(choose_language(args.lang, None))
     try:
         return func(args)
     except ShardbookError as error:

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import units
+from engine.i18n import gettext as _
 from engine.model_presets import model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS, POSITION_KINDS
 
@@ -69,54 +70,54 @@ def add_shape_flags(parser: argparse.ArgumentParser) -> None:
     else the engine's default)."""
     # The names are not listed here: reading the presets would slow every command's start.
     parser.add_argument(
-        "--model", metavar="NAME", help="a model preset (`shardbook models` lists them)"
+        "--model", metavar="NAME", help=_("a model preset (`shardbook models` lists them)")
     )
-    parser.add_argument("--layers", help="transformer layers L")
-    parser.add_argument("--hidden", help="hidden size h")
-    parser.add_argument("--heads", help="attention heads a")
-    parser.add_argument("--kv-heads", help="key/value heads (GQA/MQA; default = heads)")
-    parser.add_argument("--head-dim", help="size of one head (default hidden / heads)")
-    parser.add_argument("--ffn-hidden", help="MLP hidden size f (default 4h)")
-    parser.add_argument("--vocab", help="vocabulary size V")
-    parser.add_argument("--vocab-multiple", help="pad V up to a multiple of this (default 1)")
-    parser.add_argument("--mlp", metavar="{" + ",".join(MLP_KINDS) + "}", help="MLP kind")
+    parser.add_argument("--layers", help=_("transformer layers L"))
+    parser.add_argument("--hidden", help=_("hidden size h"))
+    parser.add_argument("--heads", help=_("attention heads a"))
+    parser.add_argument("--kv-heads", help=_("key/value heads (GQA/MQA; default = heads)"))
+    parser.add_argument("--head-dim", help=_("size of one head (default hidden / heads)"))
+    parser.add_argument("--ffn-hidden", help=_("MLP hidden size f (default 4h)"))
+    parser.add_argument("--vocab", help=_("vocabulary size V"))
+    parser.add_argument("--vocab-multiple", help=_("pad V up to a multiple of this (default 1)"))
+    parser.add_argument("--mlp", metavar="{" + ",".join(MLP_KINDS) + "}", help=_("MLP kind"))
     parser.add_argument(
         "--norm",
         metavar="{" + ",".join(NORM_KINDS) + "}",
-        help="norm kind; rmsnorm also means rotary positions, a final norm and no dropout",
+        help=_("norm kind; rmsnorm also means rotary positions, a final norm and no dropout"),
     )
     parser.add_argument(
-        "--no-bias", dest="bias", action="store_const", const=False, help="no linear biases"
+        "--no-bias", dest="bias", action="store_const", const=False, help=_("no linear biases")
     )
     parser.add_argument(
         "--untied-embeddings",
         dest="tied_embeddings",
         action="store_const",
         const=False,
-        help="a separate output layer (V·h more parameters)",
+        help=_("a separate output layer (V·h more parameters)"),
     )
     parser.add_argument(
-        "--positions", metavar="{" + ",".join(POSITION_KINDS) + "}", help="position embeddings"
+        "--positions", metavar="{" + ",".join(POSITION_KINDS) + "}", help=_("position embeddings")
     )
     parser.add_argument(
         "--final-norm",
         action=argparse.BooleanOptionalAction,
-        help="a norm after the last layer (default: with rmsnorm)",
+        help=_("a norm after the last layer (default: with rmsnorm)"),
     )
     parser.add_argument(
         "--dropout",
         action=argparse.BooleanOptionalAction,
-        help="dropout masks kept for backward (default: with layernorm)",
+        help=_("dropout masks kept for backward (default: with layernorm)"),
     )
     parser.add_argument(
         "--attention",
         metavar="{" + ",".join(ATTENTION_KERNELS) + "}",
-        help="eager (scores stored, the default) or flash (none stored)",
+        help=_("eager (scores stored, the default) or flash (none stored)"),
     )
-    parser.add_argument("--experts", help="MoE routed experts per layer (default 1)")
-    parser.add_argument("--top-k", help="experts per token (default 1)")
-    parser.add_argument("--shared-experts", help="MoE shared experts per layer (default 0)")
-    parser.add_argument("--expert-ffn-hidden", help="one expert's MLP size (default ffn-hidden)")
+    parser.add_argument("--experts", help=_("MoE routed experts per layer (default 1)"))
+    parser.add_argument("--top-k", help=_("experts per token (default 1)"))
+    parser.add_argument("--shared-experts", help=_("MoE shared experts per layer (default 0)"))
+    parser.add_argument("--expert-ffn-hidden", help=_("one expert's MLP size (default ffn-hidden)"))
 
 
 def shape_values(args: argparse.Namespace, parse_int: Callable[..., int]) -> dict[str, Any]:
@@ -149,16 +150,18 @@ def register(
     del add_paths  # the presets are packaged with the engine: no folder to point at
     parser = commands.add_parser(
         "models",
-        help="model presets with their parameter counts and sources",
+        help=_("model presets with their parameter counts and sources"),
         description=(
-            "The model presets of --model (calc ledger, calc step): each shape, the parameter "
-            "count it gives and the count its source publishes."
+            _(
+                "The model presets of --model (calc ledger, calc step): each shape, the parameter "
+                "count it gives and the count its source publishes."
+            )
         ),
     )
     parser.add_argument(
         "--json",
         action="store_true",
-        help='one JSON object: {"models": [{"name", "params_total", "source", "shape"}, ...]}',
+        help=_('one JSON object: {"models": [{"name", "params_total", "source", "shape"}, ...]}'),
     )
     parser.set_defaults(func=run_models)
 

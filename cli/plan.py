@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from cli.main import content_folder
 from engine.errors import ContentError
+from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import DEFAULT_LESSON, resolve_progress_dir
 from engine.plan import build_plan, render_plan
@@ -27,15 +28,17 @@ def register(
     """Add the ``plan`` command to the ``shardbook`` subcommands."""
     plan = commands.add_parser(
         "plan",
-        help="print a lesson's study plan: each step, its state and where it is worked",
-        description="The study plan of a lesson, computed from the lesson and your progress: "
-        "reading each section, the exercises, the self-check questions, the reflection fields "
-        "and the reviews due, each todo, started or done.",
+        help=_("print a lesson's study plan: each step, its state and where it is worked"),
+        description=_(
+            "The study plan of a lesson, computed from the lesson and your progress: "
+            "reading each section, the exercises, the self-check questions, the reflection fields "
+            "and the reviews due, each todo, started or done."
+        ),
     )
     plan.add_argument(
-        "lesson", nargs="?", default=DEFAULT_LESSON, metavar="LESSON", help="lesson id (S15)"
+        "lesson", nargs="?", default=DEFAULT_LESSON, metavar="LESSON", help=_("lesson id (S15)")
     )
-    plan.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    plan.add_argument("--json", action="store_true", help=_("one JSON object on stdout"))
     add_paths(plan)
     plan.set_defaults(func=run_plan)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cli.main import check_lesson_id, content_folder
 from engine.errors import ContentError, ProgressError
+from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import resolve_progress_dir
 from engine.progress import ProgressStore
@@ -27,18 +28,18 @@ def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     add_paths: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    quiz = commands.add_parser("quiz", help="open the quiz and spaced review")
+    quiz = commands.add_parser("quiz", help=_("open the quiz and spaced review"))
     quiz.add_argument(
         "--lesson",
         default=argparse.SUPPRESS,
-        help="quiz only this lesson (default: every lesson, one queue)",
+        help=_("quiz only this lesson (default: every lesson, one queue)"),
     )
-    quiz.add_argument("--due", action="store_true", help="only items due for review now")
+    quiz.add_argument("--due", action="store_true", help=_("only items due for review now"))
     add_paths(quiz)
     quiz.set_defaults(func=run_quiz)
 
-    stats = commands.add_parser("stats", help="print review statistics per lesson")
-    stats.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    stats = commands.add_parser("stats", help=_("print review statistics per lesson"))
+    stats.add_argument("--json", action="store_true", help=_("one JSON object on stdout"))
     add_paths(stats)
     stats.set_defaults(func=run_stats)
 
@@ -60,6 +61,7 @@ def run_quiz(args: argparse.Namespace) -> int:
         content_dir=content_dir,
         progress_dir=progress_dir,
         quiz=QuizOptions(lesson=args.lesson, due_only=args.due, open_at_start=True),
+        language=args.lang,
     )
     app.run()
     return app.return_code or 0

@@ -25,6 +25,7 @@ from cli.main import CliError, flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.pipeline import SCHEDULES
 from engine.scaling import MODES, SCALING_STRATEGIES, scaling_all, world_sizes
 from engine.steptime import (
@@ -82,70 +83,80 @@ _CUSTOM = ("intra_bandwidth", "inter_bandwidth", "latency")
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--params", help="parameter count N: 1.3B (6·N per token)")
+    parser.add_argument("--params", help=_("parameter count N: 1.3B (6·N per token)"))
     add_shape_flags(parser)
-    parser.add_argument("--capacity-factor", help="MoE capacity factor (default 1.25)")
-    parser.add_argument("--hot-expert-share", help="hottest expert's share of tokens")
-    parser.add_argument("--seq", help="sequence length s (default 2048)")
-    parser.add_argument("--global-batch", help="samples per step (default micro-batch × DP)")
+    parser.add_argument("--capacity-factor", help=_("MoE capacity factor (default 1.25)"))
+    parser.add_argument("--hot-expert-share", help=_("hottest expert's share of tokens"))
+    parser.add_argument("--seq", help=_("sequence length s (default 2048)"))
+    parser.add_argument("--global-batch", help=_("samples per step (default micro-batch × DP)"))
     parser.add_argument(
-        "--micro-batch", "--micro-batch-size", dest="micro_batch_size", help="micro-batch size b"
+        "--micro-batch", "--micro-batch-size", dest="micro_batch_size", help=_("micro-batch size b")
     )
     for name in ("dp", "tp", "pp", "cp", "ep"):
-        parser.add_argument(f"--{name}", help=f"{name.upper()} size")
-    parser.add_argument("--zero", "--zero-stage", dest="zero_stage", help="ZeRO stage 0-3 (FSDP 3)")
-    parser.add_argument("--gpus", help="GPUs; DP = GPUs / (TP·PP·CP) when --dp is not given")
+        parser.add_argument(f"--{name}", help=_("{name} size").format(name=name.upper()))
     parser.add_argument(
-        "--peak-flops", help=f"peak FLOP/s per GPU (default {DEFAULT_PEAK_FLOPS:g})"
+        "--zero", "--zero-stage", dest="zero_stage", help=_("ZeRO stage 0-3 (FSDP 3)")
+    )
+    parser.add_argument("--gpus", help=_("GPUs; DP = GPUs / (TP·PP·CP) when --dp is not given"))
+    parser.add_argument(
+        "--peak-flops",
+        help=_("peak FLOP/s per GPU (default {default})").format(default=f"{DEFAULT_PEAK_FLOPS:g}"),
     )
     parser.add_argument(
         "--compute-utilization",
         "--mfu",
         dest="compute_utilization",
-        help=f"share of peak while computing (default {DEFAULT_COMPUTE_UTILIZATION}); not the "
-        "step's mfu, which counts the bubble, communication and waits",
+        help=_(
+            "share of peak while computing (default {default}); not the step's mfu, which "
+            "counts the bubble, communication and waits"
+        ).format(default=DEFAULT_COMPUTE_UTILIZATION),
     )
     parser.add_argument(
-        "--achieved-flops", help="achieved FLOP/s per GPU (instead of --compute-utilization)"
+        "--achieved-flops", help=_("achieved FLOP/s per GPU (instead of --compute-utilization)")
     )
     parser.add_argument(
         "--recompute", default="none", metavar="{" + ",".join(RECOMPUTE_CHOICES) + "}"
     )
     parser.add_argument("--schedule", default="1f1b", metavar="{" + ",".join(SCHEDULES) + "}")
     parser.add_argument(
-        "--virtual-stages", help="model chunks per stage v (interleaved-1f1b; default 1)"
+        "--virtual-stages", help=_("model chunks per stage v (interleaved-1f1b; default 1)")
     )
     parser.add_argument("--interconnect", metavar="{" + ",".join(INTERCONNECTS) + "}")
-    parser.add_argument("--intra-bandwidth", help="custom link in a node: 450GB/s")
-    parser.add_argument("--inter-bandwidth", help="custom link between nodes: 400Gb/s")
-    parser.add_argument("--latency", help="custom latency per message: 5us")
-    parser.add_argument("--gpus-per-node", help="GPUs per node (default 8)")
-    parser.add_argument("--input-rate", help="assumption: loader tokens/s per DP replica")
-    parser.add_argument("--straggler", help="assumption: straggler spread σ (default 0)")
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--intra-bandwidth", help=_("custom link in a node: 450GB/s"))
+    parser.add_argument("--inter-bandwidth", help=_("custom link between nodes: 400Gb/s"))
+    parser.add_argument("--latency", help=_("custom latency per message: 5us"))
+    parser.add_argument("--gpus-per-node", help=_("GPUs per node (default 8)"))
+    parser.add_argument("--input-rate", help=_("assumption: loader tokens/s per DP replica"))
+    parser.add_argument("--straggler", help=_("assumption: straggler spread σ (default 0)"))
+    parser.add_argument("--json", action="store_true", help=_("one JSON object on stdout"))
 
 
 def register(calc_subparsers: Any) -> None:
     """Add ``step`` and ``scaling`` to the ``shardbook calc`` sub-commands."""
     step: argparse.ArgumentParser = calc_subparsers.add_parser(
         "step",
-        help="step time: compute, exposed communication, input, waits; time to train",
+        help=_("step time: compute, exposed communication, input, waits; time to train"),
         description=(
-            "T_step = T_compute + T_comm_exposed + T_input + T_sync_wait for one configuration "
-            "on a device and an interconnect (seconds). FLOPs from Korthikanti et al. 2022 "
-            "Eq. 7/8 with the architecture, else 6·N per token."
+            _(
+                "T_step = T_compute + T_comm_exposed + T_input + T_sync_wait for one configuration "
+                "on a device and an interconnect (seconds). FLOPs from Korthikanti et al. 2022 "
+                "Eq. 7/8 with the architecture, else 6·N per token."
+            )
         ),
     )
     _add_common(step)
-    step.add_argument("--tokens", help="training tokens T: time to train (Narayanan Eq. 4)")
+    step.add_argument("--tokens", help=_("training tokens T: time to train (Narayanan Eq. 4)"))
     step.set_defaults(func=run_step)
     scaling: argparse.ArgumentParser = calc_subparsers.add_parser(
         "scaling",
-        help="throughput and efficiency against world size, per strategy",
+        help=_("throughput and efficiency against world size, per strategy"),
         description=(
-            "Throughput (tokens/s) and efficiency = throughput(n) / (n × throughput(1)) for "
-            "each strategy alone at n = 1, 2, 4, ... GPUs; strong scaling keeps the global batch, "
-            "weak scaling grows it with n."
+            _(
+                "Throughput (tokens/s) and efficiency = throughput(n) / (n × throughput(1)) for "
+                "each strategy alone at n = 1, 2, 4, ... GPUs; strong scaling keeps the global "
+                "batch, "
+                "weak scaling grows it with n."
+            )
         ),
     )
     _add_common(scaling)
@@ -153,10 +164,10 @@ def register(calc_subparsers: Any) -> None:
         "--strategy",
         action="append",
         metavar="{" + ",".join(SCALING_STRATEGIES) + "}",
-        help="a strategy (repeat for more; default all)",
+        help=_("a strategy (repeat for more; default all)"),
     )
     scaling.add_argument("--mode", default="strong", metavar="{strong,weak}")
-    scaling.add_argument("--max-gpus", default="64", help="largest world size (default 64)")
+    scaling.add_argument("--max-gpus", default="64", help=_("largest world size (default 64)"))
     scaling.set_defaults(func=run_scaling)
 
 
@@ -198,7 +209,7 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
         custom = {name: getattr(args, name) for name in _CUSTOM if getattr(args, name) is not None}
         if args.interconnect is not None and custom:
             raise CliError(
-                FLAGS[next(iter(custom))], "give either --interconnect or custom link figures"
+                FLAGS[next(iter(custom))], _("give either --interconnect or custom link figures")
             )
         link = get_interconnect(args.interconnect or "400gbps")
         if custom:

@@ -33,6 +33,7 @@ from typing import Literal, get_args
 
 from engine.checks import MAX_PIPELINE_STAGES, finite_number, one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.model_size import ModelShape
 
 Recompute = Literal["none", "selective", "full"]
@@ -351,16 +352,13 @@ def stage_activation_bytes(
         factor = 1 + (p - 1) / (p * v)
     layers_on_stage = math.ceil(n_layers / p)
     if n_layers % p:
-        notes.append(
-            f"{n_layers} layers on {p} stages are uneven: the first stage has {layers_on_stage}"
-            f" layers, the heaviest; figures are for it"
-        )
+        notes.append(uneven_stages_note(n_layers, p))
     if p == 1 and schedule == "1f1b":
         in_flight = 1
     elif schedule == "gpipe":
         in_flight = p if m is None else m
         if m is None:
-            notes.append(f"micro-batches not given: GPipe taken with m = p = {p}")
+            notes.append(_("micro-batches not given: GPipe taken with m = p = {p}").format(p=p))
     else:
         in_flight = p if m is None else min(m, p)
     layers_bytes = per_layer.bytes * layers_on_stage * in_flight * factor / c
@@ -377,23 +375,29 @@ def stage_activation_bytes(
             logits = 4 * float(per_layer.seq) * per_layer.micro_batch_size * vocab_size / t
             extra += (2 * per_layer.activation_bytes * sbh / split + logits) * in_flight / c
     else:
-        notes.append("vocab not given: embedding and output-layer activations left out")
-    formula = (
-        f"per layer {_num(per_layer.bytes)} × {layers_on_stage} layers on stage"
-        f" × {in_flight} micro-batches in flight ({schedule})"
+        notes.append(_("vocab not given: embedding and output-layer activations left out"))
+    formula = _(
+        "per layer {bytes} × {layers} layers on stage × {in_flight} micro-batches in flight "
+        "({schedule})"
+    ).format(
+        bytes=_num(per_layer.bytes), layers=layers_on_stage, in_flight=in_flight, schedule=schedule
     )
     if v > 1:
-        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} interleaving"
+        formula += f" × (1 + ({p}-1)/({p}·{v})) = ×{factor:.4g} " + _("interleaving")
     if c > 1:
         formula += f" / cp {c}"
     formula += f" = {_num(layers_bytes)}"
     if vocab_size is not None:
         if dropout:
-            formula += f"; embedding dropout mask s·b·h{'/t' if split > 1 else ''}·{in_flight}"
+            formula += (
+                "; "
+                + _("embedding dropout mask")
+                + (f" s·b·h{'/t' if split > 1 else ''}·{in_flight}")
+            )
         else:
-            formula += "; no embedding dropout mask (no dropout)"
+            formula += "; " + _("no embedding dropout mask (no dropout)")
         if p == 1:
-            formula += " + output layer and fp32 logits (2w·s·b·h + 4·s·b·V/t)"
+            formula += " + " + _("output layer and fp32 logits") + " (2w·s·b·h + 4·s·b·V/t)"
         formula += f" = {_num(extra)}"
     return StageActivations(
         per_layer=per_layer,
@@ -414,6 +418,14 @@ def stage_activation_bytes(
         split=split,
         dropout=dropout,
     )
+
+
+def uneven_stages_note(n_layers: int, p: int) -> str:
+    """The note that ``n_layers`` layers do not divide evenly over ``p`` pipeline stages."""
+    return _(
+        "{layers} layers on {stages} stages are uneven: the first stage has {first} layers, "
+        "the heaviest; figures are for it"
+    ).format(layers=n_layers, stages=p, first=math.ceil(n_layers / p))
 
 
 def stage_layer_counts(layers: int, pp: int) -> list[int]:

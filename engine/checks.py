@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Final, TypeVar
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 
 MAX_COUNT: Final = 10**12
 """Larger counts than this are typing errors; keeping every input below it keeps every product
@@ -36,16 +37,22 @@ def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = 
     if type(value) is int and minimum <= value <= maximum:
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a whole number, got {value!r}")
+        raise InputError(field, _("expected a whole number, got {value}").format(value=repr(value)))
     if isinstance(value, float):
         if not math.isfinite(value) or value != math.floor(value):
-            raise InputError(field, f"must be a whole number, got {value!r}")
+            raise InputError(
+                field, _("must be a whole number, got {value}").format(value=repr(value))
+            )
         value = int(value)
     if value < minimum:
-        raise InputError(field, f"must be at least {minimum}, got {value}")
+        raise InputError(
+            field, _("must be at least {minimum}, got {value}").format(minimum=minimum, value=value)
+        )
     if value > maximum:
         limit = f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
-        raise InputError(field, f"must be at most {limit}, got {value}")
+        raise InputError(
+            field, _("must be at most {maximum}, got {value}").format(maximum=limit, value=value)
+        )
     return value
 
 
@@ -66,16 +73,16 @@ def finite_number(
     ):
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, f"expected a number, got {value!r}")
+        raise InputError(field, _("expected a number, got {value}").format(value=repr(value)))
     number = float(value)
     if math.isnan(number):
-        raise InputError(field, "is not a number (NaN)")
+        raise InputError(field, _("is not a number (NaN)"))
     if math.isinf(number) or number > maximum:
-        raise InputError(field, f"must be at most {maximum:g}")
+        raise InputError(field, _("must be at most {maximum}").format(maximum=f"{maximum:g}"))
     if number < 0:
-        raise InputError(field, "must not be negative")
+        raise InputError(field, _("must not be negative"))
     if number == 0 and not allow_zero:
-        raise InputError(field, "must be greater than zero")
+        raise InputError(field, _("must be greater than zero"))
     return number
 
 
@@ -94,7 +101,10 @@ def zero_stage(field: str, value: object) -> int:
         return value
     if type(value) is float and value in ZERO_STAGES:
         return int(value)
-    raise InputError(field, f"must be 0, 1, 2 or 3 (3 = FSDP full shard), got {value!r}")
+    raise InputError(
+        field,
+        _("must be 0, 1, 2 or 3 (3 = FSDP full shard), got {value}").format(value=repr(value)),
+    )
 
 
 def one_of(field: str, value: object, choices: Sequence[T]) -> T:
@@ -106,7 +116,12 @@ def one_of(field: str, value: object, choices: Sequence[T]) -> T:
     for choice in choices:
         if type(value) is type(choice) and value == choice:
             return choice
-    raise InputError(field, f"{value!r} is not one of {', '.join(map(str, choices))}")
+    raise InputError(
+        field,
+        _("{value} is not one of {choices}").format(
+            value=repr(value), choices=", ".join(map(str, choices))
+        ),
+    )
 
 
 def flag(field: str, value: object) -> bool:
@@ -117,5 +132,5 @@ def flag(field: str, value: object) -> bool:
     """
     # bool cannot be subclassed: a type test is isinstance's answer.
     if type(value) is not bool:
-        raise InputError(field, "must be true or false")
+        raise InputError(field, _("must be true or false"))
     return value

@@ -16,6 +16,9 @@ from types import MappingProxyType
 from engine import collectives
 from engine.collectives import OPERATIONS, Chunk, Simulation
 from engine.errors import InputError
+from engine.i18n import N_, current_language
+from engine.i18n import gettext as _
+from engine.linebreak import cell_width, hanging_lines, pad_cells
 from engine.sources import ascii_text
 from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strategy
 
@@ -47,18 +50,21 @@ _CENTERS = tuple(k * (_BOX + _GAP) + _BOX // 2 for k in range(DIAGRAM_RANKS))
 # What each operation leaves on the ranks, said once the last step is shown.
 _DONE: Mapping[str, str] = MappingProxyType(
     {
-        "all-reduce": "every rank holds the element-wise sum of all ranks' inputs",
-        "all-gather": "every rank holds all ranks' shards, concatenated",
-        "reduce-scatter": "rank i holds slot i of the element-wise sum",
-        "all-to-all": "rank i holds, in slot j, the block rank j had for it (a transpose)",
-        "broadcast": "every rank holds the root's buffer",
-        "reduce": "the root (rank 0) holds the element-wise sum; other buffers are scratch",
-        "send-recv": "rank i holds the buffer rank i-1 sent",
+        "all-reduce": N_("every rank holds the element-wise sum of all ranks' inputs"),
+        "all-gather": N_("every rank holds all ranks' shards, concatenated"),
+        "reduce-scatter": N_("rank i holds slot i of the element-wise sum"),
+        "all-to-all": N_("rank i holds, in slot j, the block rank j had for it (a transpose)"),
+        "broadcast": N_("every rank holds the root's buffer"),
+        "reduce": N_("the root (rank 0) holds the element-wise sum; other buffers are scratch"),
+        "send-recv": N_("rank i holds the buffer rank i-1 sent"),
     }
 )
 
 
 def _wrap(text: str, first: str = "", rest: str = "  ") -> list[str]:
+    if not (text + first).isascii():
+        # Chinese text: broken by cells and by the lesson's rules (UAX #14), not by characters.
+        return hanging_lines(text, WIDTH, first, rest)
     return textwrap.wrap(
         text,
         width=WIDTH,
@@ -86,7 +92,9 @@ def _boxes(strategy: Strategy, forward: str, backward: str) -> list[str]:
     lines.append(_row([f"|{f'rank {k}':^{inner}}|" for k in range(DIAGRAM_RANKS)], gaps))
     rows = max(len(h) for h in strategy.rank_holdings)
     for r in range(rows):
-        cells = [f"|{(h[r] if r < len(h) else ''):<{inner}}|" for h in strategy.rank_holdings]
+        cells = [
+            f"|{pad_cells(h[r] if r < len(h) else '', inner)}|" for h in strategy.rank_holdings
+        ]
         arrow = forward if r == 0 else backward if r == 1 else ""
         lines.append(_row(cells, [f"{arrow:^{_GAP}}"] * (DIAGRAM_RANKS - 1)))
     lines.append(_row([border] * DIAGRAM_RANKS, gaps))
@@ -103,9 +111,10 @@ def _bus(label: str) -> list[str]:
     for k in range(_CENTERS[0]):
         bus[k] = " "
     text = f" {label} "
-    start = (_CENTERS[0] + _CENTERS[-1] + 1 - len(text)) // 2
-    bus[start : start + len(text)] = text
-    return ["".join(connectors).rstrip(), "".join(bus)]
+    width = cell_width(text)
+    start = (_CENTERS[0] + _CENTERS[-1] + 1 - width) // 2
+    line = "".join(bus[:start]) + text + "".join(bus[start + width :])
+    return ["".join(connectors).rstrip(), line]
 
 
 def strategy_diagram(name: str) -> str:
@@ -150,8 +159,9 @@ def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str
         InputError: unknown name (field ``strategy``).
     """
     strategy = get_strategy(name)
-    title = _wrap(f"{strategy.title} ({DIAGRAM_RANKS} ranks)")
-    split = [*_wrap(strategy.split, "Split: ", "       "), ""]
+    title = _wrap(_("{title} ({ranks} ranks)").format(title=_(strategy.title), ranks=DIAGRAM_RANKS))
+    split_label = _("Split: ")
+    split = [*_wrap(_(strategy.split), split_label, " " * cell_width(split_label)), ""]
     uses = strategy.collectives
     picture: list[str]
     if strategy.point_to_point:
@@ -162,19 +172,29 @@ def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str
         picture = _boxes(strategy, "", "")
         if transfers:
             for number, use in enumerate(uses, start=1):
-                picture += _bus(f"({number}) {use.collective}, {use.phase}")
+                picture += _bus(f"({number}) {use.collective}, {_(use.phase)}")
         marks = [f"({number})" for number in range(1, len(uses) + 1)]
     picture.append("")
-    comm = ["Collectives:"]
+    comm = [_("Collectives:")]
     for mark, use in zip(marks, uses, strict=True):
-        text = f"{mark} {use.phase}: {use.collective} of {use.payload}; {use.volume}"
+        text = _("{mark} {phase}: {collective} of {payload}; {volume}").format(
+            mark=mark,
+            phase=_(use.phase),
+            collective=use.collective,
+            payload=_(use.payload),
+            volume=_(use.volume),
+        )
         comm += _wrap(text, "  ", "      ")
-    comm += _wrap(f"Volume per step: {strategy.volume}.", "  ", "    ")
-    comm += _wrap(f"Source: {ascii_text(strategy.volume_source)}.", "  ", "    ")
-    wait = _wrap(strategy.wait, "One wait: ", "  ")
-    questions = ["The three questions:"]
-    for number, (_zh, english, answer) in enumerate(strategy.answers(), start=1):
-        questions += _wrap(f"Q{number} {english} {answer}", "  ", "     ")
+    comm += _wrap(_("Volume per step: {volume}.").format(volume=_(strategy.volume)), "  ", "    ")
+    comm += _wrap(
+        _("Source: {source}.").format(source=ascii_text(strategy.volume_source)), "  ", "    "
+    )
+    wait = _wrap(_(strategy.wait), _("One wait: "), "  ")
+    questions = [_("The three questions:")]
+    for number, (lesson_wording, english, answer) in enumerate(strategy.answers(), start=1):
+        # In Chinese the questions are the lesson's own words.
+        question = lesson_wording + "？" if current_language() == "zh" else english
+        questions += _wrap(f"Q{number} {question} {_(answer)}", "  ", "     ")
     parts = (title, split, picture, comm, wait, questions)
     return tuple(
         (part, "\n".join(lines) + "\n")
@@ -208,15 +228,19 @@ def _buffer_rows(
 
 
 def _transfer_text(sim: Simulation, transfer: collectives.Transfer) -> str:
-    how = "added" if transfer.reduce else "copied"
+    how = _("added") if transfer.reduce else _("copied")
     if sim.op == "all-to-all":
-        what = f"its block for rank {transfer.dst} into slot {transfer.slots[0]}"
+        what = _("its block for rank {rank} into slot {slot}").format(
+            rank=transfer.dst, slot=transfer.slots[0]
+        )
     elif len(transfer.chunks) == sim.ranks:
-        what = "its whole buffer"
+        what = _("its whole buffer")
     else:
-        word = "slot" if len(transfer.chunks) == 1 else "slots"
-        what = f"{word} {','.join(str(c) for c in transfer.chunks)}"
-    return f"  rank {transfer.src} --> rank {transfer.dst}: {what} ({how})"
+        word = _("slot {slots}") if len(transfer.chunks) == 1 else _("slots {slots}")
+        what = word.format(slots=",".join(str(c) for c in transfer.chunks))
+    return "  " + _("rank {src} --> rank {dst}: {what} ({how})").format(
+        src=transfer.src, dst=transfer.dst, what=what, how=how
+    )
 
 
 def collective_diagram(
@@ -244,28 +268,34 @@ def collective_diagram(
     every = [sim.inputs, sim.initial, *(s.buffers for s in sim.steps)]
     width = max(len(_cell(c)) for state in every for slots in state for c in slots)
 
-    lines = [f"{op} ({sim.algorithm}) on {ranks} ranks"]
+    lines = [
+        _("{op} ({algorithm}) on {ranks} ranks").format(op=op, algorithm=sim.algorithm, ranks=ranks)
+    ]
     marks: dict[tuple[int, int], str] = {}
     if step == 0:
-        lines.append(f"step 0 of {total}: the inputs, before any transfer")
+        lines.append(_("step 0 of {total}: the inputs, before any transfer").format(total=total))
     else:
         current = sim.steps[step - 1]
-        lines.append(f"step {step} of {total}: {current.phase}")
-        lines.append("Transfers in this step:")
+        lines.append(
+            _("step {step} of {total}: {phase}").format(
+                step=step, total=total, phase=_(current.phase)
+            )
+        )
+        lines.append(_("Transfers in this step:"))
         for transfer in current.transfers:
             lines.append(_transfer_text(sim, transfer))
             for slot in transfer.slots:
                 marks[(transfer.dst, slot)] = "+" if transfer.reduce else "*"
     if op == "all-to-all":
-        lines += _buffer_rows("Send buffers (slot j is for rank j):", sim.inputs, {}, width)
-        title = "Receive buffers (slot i is from rank i):"
+        lines += _buffer_rows(_("Send buffers (slot j is for rank j):"), sim.inputs, {}, width)
+        title = _("Receive buffers (slot i is from rank i):")
     else:
-        title = "Buffers:" if step == 0 else "Buffers after this step:"
+        title = _("Buffers:") if step == 0 else _("Buffers after this step:")
     lines += _buffer_rows(title, buffers, marks, width)
     if step == 0:
-        lines.append("'.' = empty slot.")
+        lines.append(_("'.' = empty slot."))
     else:
-        lines.append("'+' = added into the slot this step, '*' = copied in, '.' = empty.")
+        lines.append(_("'+' = added into the slot this step, '*' = copied in, '.' = empty."))
     if step == total:
-        lines.append(f"Done: {_DONE[op]}.")
+        lines.append(_("Done: {state}.").format(state=_(_DONE[op])))
     return "\n".join(lines) + "\n"

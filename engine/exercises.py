@@ -20,6 +20,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.progress import LessonProgress
 from engine.strategies import Strategy, get_strategy
 
@@ -64,11 +66,25 @@ class ExerciseNote:
 
 
 def _comm(strategy: Strategy) -> str:
-    kind = "point-to-point " if strategy.point_to_point else ""
+    kind = _("point-to-point ") if strategy.point_to_point else ""
     uses = "; ".join(
-        f"{use.collective} in {use.phase} ({use.payload})" for use in strategy.collectives
+        _("{collective} in {phase} ({payload})").format(
+            collective=use.collective, phase=_(use.phase), payload=_(use.payload)
+        )
+        for use in strategy.collectives
     )
     return f"{kind}{uses}"
+
+
+def note_reference(note: ExerciseNote) -> str:
+    """The engine's answer to ``note`` in the interface language (:attr:`ExerciseNote.reference`
+    is the English one); ``""`` where the engine has none."""
+    if not note.reference:
+        return ""
+    strategy = get_strategy(note.strategy)
+    if note.part == "comm":
+        return _comm(strategy)
+    return _(note.reference)
 
 
 def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
@@ -84,7 +100,7 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
             f"ex2.{key}.split",
             2,
             key,
-            "which dimension is split",
+            N_("which dimension is split"),
             strategy.split,
             "split",
             DIAGRAMS,
@@ -93,13 +109,13 @@ def strategy_notes(name: str) -> tuple[ExerciseNote, ...]:
             f"ex3.{key}.comm",
             3,
             key,
-            "main collective or point-to-point transfer",
+            N_("main collective or point-to-point transfer"),
             _comm(strategy),
             "comm",
             DIAGRAMS,
         ),
         ExerciseNote(
-            f"ex3.{key}.wait", 3, key, "one wait it can cause", strategy.wait, "wait", DIAGRAMS
+            f"ex3.{key}.wait", 3, key, N_("one wait it can cause"), strategy.wait, "wait", DIAGRAMS
         ),
     )
 
@@ -118,11 +134,11 @@ FREE_NOTES: tuple[ExerciseNote, ...] = (
         "ex4",
         4,
         "",
-        "slow interconnect: which strategies cost more, and why",
+        N_("slow interconnect: which strategies cost more, and why"),
         "",
         answered_by=TRADEOFFS,
     ),
-    ExerciseNote("ex5", 5, "", "a real factor the formulas alone cannot decide", ""),
+    ExerciseNote("ex5", 5, "", N_("a real factor the formulas alone cannot decide"), ""),
 )
 
 ALL_NOTES: tuple[ExerciseNote, ...] = (

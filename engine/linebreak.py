@@ -409,6 +409,18 @@ def hanging_lines(text: str, width: int, first: str = "", rest: str | None = Non
     ]
 
 
+def cell_width(text: str) -> int:
+    """The width of ``text`` in terminal cells (a Chinese character takes two)."""
+    return cell_len(text)
+
+
+def pad_cells(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` cells: on the right (left-aligned text) or, with
+    ``right``, on the left; a wider text is returned as it is."""
+    room = " " * max(0, width - cell_len(text))
+    return room + text if right else text + room
+
+
 def widest(lines: Iterable[str]) -> int:
     """The width in cells of the widest of ``lines``, trailing spaces not counted."""
     return max((_visible_width(line) for line in lines), default=0)

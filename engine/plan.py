@@ -38,6 +38,7 @@ from engine.exercises import LEDGER_FORM, ledger_form_worked
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.lesson import Item, Lesson
+from engine.linebreak import pad_cells
 from engine.progress import RATING_LABELS, LessonProgress, ObjectiveRating, Status
 from engine.timefmt import local_text, relative, utc_iso, utc_now
 
@@ -559,8 +560,22 @@ _KIND_COLUMN: Final = 13
 _WHERE_COLUMN: Final = 12
 
 
+# The plan's columns as ``shardbook plan`` prints them: the ids, translated for the learner.
+_COLUMN_WORDS: Final = {
+    **{"todo": N_("todo"), "started": N_("started"), "done": N_("done")},
+    **{"read": N_("read"), "exercise": N_("exercise"), "self-check": N_("self-check")},
+    **{"reflection": N_("reflection"), "reviews": N_("reviews"), "reader": N_("reader")},
+    **{"ledger": N_("ledger"), "diagrams": N_("diagrams"), "collectives": N_("collectives")},
+    **{"tradeoffs": N_("tradeoffs"), "quiz": N_("quiz")},
+}
+
+
+def _word(value: str) -> str:
+    return _(_COLUMN_WORDS[value]) if value in _COLUMN_WORDS else value
+
+
 def _step_label(step: Step) -> str:
-    return f"{step.kind} {step.number}" if step.number else step.kind
+    return f"{_word(step.kind)} {step.number}" if step.number else _word(step.kind)
 
 
 def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
@@ -568,25 +583,43 @@ def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
     step, one line per step (state, kind, where it is worked, then the lesson's words, last so
     that wide characters do not break the columns), the objectives with their ratings, and the
     reviews. Times are shown in ``tz`` (default: the local time zone)."""
-    lines = [f"{plan.lesson_id} {plan.title}: {plan.figure} steps done", plan.counts.line()]
+    lines = [
+        _("{lesson} {title}: {figure} steps done").format(
+            lesson=plan.lesson_id, title=plan.title, figure=plan.figure
+        ),
+        plan.counts.line(),
+    ]
     following = plan.next_step
-    lines.append(f"next: {describe_step(following)}" if following else "next: every step is done")
+    lines.append(
+        _("next: {step}").format(step=describe_step(following))
+        if following
+        else _("next: every step is done")
+    )
     lines.append("")
-    lines.append(f"{'state':<{_STATE_COLUMN}} {'step':<{_KIND_COLUMN}} where")
+    state, kind = pad_cells(_("state"), _STATE_COLUMN), pad_cells(_("step"), _KIND_COLUMN)
+    lines.append(f"{state} {kind} " + _("where"))
     for step in plan.steps:
         title = step.title.replace("\n", " ")
         lines.append(
-            f"{step.state:<{_STATE_COLUMN}} {_step_label(step):<{_KIND_COLUMN}} "
-            f"{step.worked_in:<{_WHERE_COLUMN}} {title}"
+            f"{pad_cells(_word(step.state), _STATE_COLUMN)} "
+            f"{pad_cells(_step_label(step), _KIND_COLUMN)} "
+            f"{pad_cells(_word(step.worked_in), _WHERE_COLUMN)} {title}"
         )
     if plan.objectives:
-        lines += ["", "objectives (your rating at the start -> at the end; trained by)"]
+        lines += ["", _("objectives (your rating at the start -> at the end; trained by)")]
         for number, objective in enumerate(plan.objectives, start=1):
-            start = RATING_LABELS.get(objective.rating.start or "", "not rated")
-            end = RATING_LABELS.get(objective.rating.end or "", "not rated")
-            trained = f"{objective.trained_done}/{len(objective.trained_by)} done"
+            start = _(RATING_LABELS.get(objective.rating.start or "", "not rated"))
+            end = _(RATING_LABELS.get(objective.rating.end or "", "not rated"))
+            trained = _("{done}/{total} done").format(
+                done=objective.trained_done, total=len(objective.trained_by)
+            )
             lines.append(f"{number}. {objective.text}")
-            lines.append(f"   {start} -> {end}; trained by {trained}")
+            lines.append(
+                "   "
+                + _("{start} -> {end}; trained by {trained}").format(
+                    start=start, end=end, trained=trained
+                )
+            )
     lines += ["", review_line(plan.reviews, tz)]
     return "\n".join(lines) + "\n"
 
@@ -594,11 +627,13 @@ def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
 def review_line(reviews: ReviewOutlook, tz: dt.tzinfo | None = None) -> str:
     """``reviews: 3 due now; next due 2026-12-08 10:15 +0800, in 16 hours (2 within a day)``
     (times in ``tz``, default local; "in ..." from the outlook's moment)."""
-    text = f"reviews: {reviews.due_now} due now"
+    text = _("reviews: {count} due now").format(count=reviews.due_now)
     if reviews.next_due is not None:
         shown = local_text(reviews.next_due, tz, zone=True)
         when = relative(reviews.next_due, reviews.at)
-        text += f"; next due {shown}, {when} ({reviews.due_next_day} within a day)"
+        text += _("; next due {time}, {when} ({count} within a day)").format(
+            time=shown, when=when, count=reviews.due_next_day
+        )
     else:
-        text += "; none scheduled later"
+        text += _("; none scheduled later")
     return text

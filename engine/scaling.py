@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from engine.checks import one_of
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.steptime import (
     StepSpec,
     model_size,
@@ -369,23 +370,43 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
     spec = resolve_step_spec(spec)
     size = model_size(spec)
     if size is not None:
-        heads = f", {spec.heads} heads" if spec.heads else ""
-        experts = f", {spec.experts} experts" if spec.experts and spec.experts > 1 else ""
-        name = f"{spec.model}, " if spec.model else ""
-        model = (
-            f"model: {name}N = {format_count(size.total)} params ({spec.layers} layers, "
-            f"h {spec.hidden}{heads}, V {spec.vocab}{experts})"
+        heads = _(", {heads} heads").format(heads=spec.heads) if spec.heads else ""
+        experts = (
+            _(", {experts} experts").format(experts=spec.experts)
+            if spec.experts and spec.experts > 1
+            else ""
+        )
+        name = _("{model}, ").format(model=spec.model) if spec.model else ""
+        model = _(
+            "model: {name}N = {params} params ({layers} layers, h {hidden}{heads}, V {vocab}"
+            "{experts})"
+        ).format(
+            name=name,
+            params=format_count(size.total),
+            layers=spec.layers,
+            hidden=spec.hidden,
+            heads=heads,
+            vocab=spec.vocab,
+            experts=experts,
         )
     else:
-        model = f"model: N = {format_count(spec.params or 0)} params"
+        model = _("model: N = {params} params").format(params=format_count(spec.params or 0))
     batch = spec.global_batch if spec.global_batch is not None else spec.micro_batch_size
     tokens = batch * spec.seq
     link = spec.interconnect
     return (
         model,
-        f"batch: {batch} x sequence {spec.seq} = {tokens:,} tokens per step, micro-batch "
-        f"{spec.micro_batch_size}",
-        f"device: {spec.peak_flops / 1e12:g} TFLOP/s peak at {spec.compute_utilization:.0%}, "
-        f"{spec.gpus_per_node} GPUs per node",
-        f"link: {link.label}, latency {link.latency * 1e6:g} us",
+        _(
+            "batch: {batch} x sequence {seq} = {tokens} tokens per step, micro-batch {micro_batch}"
+        ).format(
+            batch=batch, seq=spec.seq, tokens=f"{tokens:,}", micro_batch=spec.micro_batch_size
+        ),
+        _("device: {tflops} TFLOP/s peak at {utilization}, {gpus} GPUs per node").format(
+            tflops=f"{spec.peak_flops / 1e12:g}",
+            utilization=f"{spec.compute_utilization:.0%}",
+            gpus=spec.gpus_per_node,
+        ),
+        _("link: {link}, latency {latency} us").format(
+            link=_(link.label), latency=f"{link.latency * 1e6:g}"
+        ),
     )

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from engine.errors import InputError
 from engine.exercises import get_note
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.linebreak import hanging_lines
 from engine.plan import (
@@ -201,16 +202,18 @@ def describe_answer(lesson: Lesson, answer_id: str) -> str:
     ``exercise 2, dp: which dimension is split``; the id itself when it names nothing known."""
     for number, item in enumerate(lesson.self_check, start=1):
         if item.id == answer_id:
-            return f"self-check {number}: {item.text}"
+            return _("self-check {number}: {title}").format(number=number, title=item.text)
     for item in lesson.reflection_fields:
         if item.id == answer_id:
-            return f"reflection: {item.text}"
+            return _("reflection: {title}").format(title=item.text)
     try:
         note = get_note(answer_id)
     except InputError:
         return answer_id
     strategy = f", {note.strategy}" if note.strategy else ""
-    return f"exercise {note.exercise}{strategy}: {note.label}"
+    return _("exercise {number}{strategy}: {label}").format(
+        number=note.exercise, strategy=strategy, label=_(note.label)
+    )
 
 
 def summarize(
@@ -268,18 +271,34 @@ def render_summary(
     """
     record = summary.record
     lines = [
-        ("", f"Session on {summary.lesson_id} {summary.lesson_title}"),
-        ("", f"{local_span(record.start, record.end, tz)} ({format_duration(record.duration_s)})"),
-        ("", f"steps finished: {len(summary.finished)}"),
-        *(("  ", text) for text in summary.finished),
-        ("", f"answers written: {len(summary.written)}"),
-        *(("  ", text) for text in summary.written),
-        ("", f"plan: {summary.figure} steps done; {summary.counts.line()}"),
         (
             "",
-            f"next: {describe_step(summary.next_step)}"
+            _("Session on {lesson} {title}").format(
+                lesson=summary.lesson_id, title=summary.lesson_title
+            ),
+        ),
+        (
+            "",
+            _("{span} ({duration})").format(
+                span=local_span(record.start, record.end, tz),
+                duration=format_duration(record.duration_s),
+            ),
+        ),
+        ("", _("steps finished: {count}").format(count=len(summary.finished))),
+        *(("  ", text) for text in summary.finished),
+        ("", _("answers written: {count}").format(count=len(summary.written))),
+        *(("  ", text) for text in summary.written),
+        (
+            "",
+            _("plan: {figure} steps done; {counts}").format(
+                figure=summary.figure, counts=summary.counts.line()
+            ),
+        ),
+        (
+            "",
+            _("next: {step}").format(step=describe_step(summary.next_step))
             if summary.next_step
-            else "next: every step is done",
+            else _("next: every step is done"),
         ),
         ("", review_line(summary.reviews, tz)),
     ]

@@ -200,6 +200,20 @@ class Settings:
         return {"schema_version": SETTINGS_SCHEMA_VERSION, **copy.deepcopy(self._data)}
 
 
+def saved_language(folder: Path | str) -> str | None:
+    """The ``language`` setting saved in ``folder`` (``zh`` or ``en``), read without writing or
+    moving anything (a headless command only reads it); None when there is no file, the setting
+    is ``auto``, or the file or the value cannot be read (the app reports those when it opens)."""
+    try:
+        data = yaml.load(
+            (Path(folder) / SETTINGS_NAME).read_bytes().decode("utf-8-sig"), Loader=yaml.SafeLoader
+        )
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return None
+    language = data.get("language") if isinstance(data, dict) else None
+    return language if language in LANGUAGES else None
+
+
 class SettingsStore:
     """Reads and writes ``settings.yaml`` in one folder (the progress folder)."""
 

@@ -31,8 +31,9 @@ from types import MappingProxyType
 
 from engine import sources
 from engine.errors import InputError
+from engine.i18n import N_, gettext
 
-PHASES: tuple[str, ...] = ("forward", "backward", "optimizer step")
+PHASES: tuple[str, ...] = (N_("forward"), N_("backward"), N_("optimizer step"))
 """When a collective runs within one training step."""
 
 DIAGRAM_RANKS = 4
@@ -75,8 +76,9 @@ class Strategy:
         title: display name (ASCII), e.g. ``"DP - data parallel"``.
         name_zh: the lesson's Chinese term.
         split: which dimension is split (ASCII).
-        rank_holdings: for rank 0..3, short lines (at most :data:`HOLDING_WIDTH` characters)
-            saying what that rank holds.
+        holdings: what each rank holds, short lines (at most :data:`HOLDING_WIDTH` cells once
+            filled in) as templates (msgids) using ``{k}`` (the rank), ``{lo}``/``{hi}`` (its
+            layers), ``{e0}``/``{e1}`` (its experts); :attr:`rank_holdings` fills them in.
         holds: the answer to "what does each rank hold?" (ASCII).
         collectives: the collectives it runs, in the order they run within a step.
         point_to_point: ``True`` when its main transfer goes between neighbouring ranks
@@ -94,7 +96,7 @@ class Strategy:
     title: str
     name_zh: str
     split: str
-    rank_holdings: tuple[tuple[str, ...], ...]
+    holdings: tuple[str, ...]
     holds: str
     collectives: tuple[CollectiveUse, ...]
     point_to_point: bool
@@ -104,6 +106,17 @@ class Strategy:
     wait: str
     recovers: str
     shards: tuple[str, ...] = ()
+
+    @property
+    def rank_holdings(self) -> tuple[tuple[str, ...], ...]:
+        """For rank 0..3, the lines saying what that rank holds, in the interface language."""
+        return tuple(
+            tuple(
+                gettext(template).format(k=k, lo=6 * k, hi=6 * k + 5, e0=2 * k, e1=2 * k + 1)
+                for template in self.holdings
+            )
+            for k in range(DIAGRAM_RANKS)
+        )
 
     def answers(self) -> tuple[tuple[str, str, str], ...]:
         """The three questions with this strategy's answers: (lesson wording, English, answer)."""
@@ -119,20 +132,11 @@ HOLDING_WIDTH = 15
 """Widest line of :attr:`Strategy.rank_holdings` (the inside of a diagram box)."""
 
 
-def _per_rank(*templates: str) -> tuple[tuple[str, ...], ...]:
-    """Lines for ranks 0..3 from templates using ``{k}`` (rank), ``{lo}``/``{hi}`` (its layers),
-    ``{e0}``/``{e1}`` (its experts)."""
-    return tuple(
-        tuple(t.format(k=k, lo=6 * k, hi=6 * k + 5, e0=2 * k, e1=2 * k + 1) for t in templates)
-        for k in range(DIAGRAM_RANKS)
-    )
-
-
 _DP_GRAD_ALL_REDUCE = CollectiveUse(
     "all-reduce",
     "backward",
-    "gradients, bucket by bucket, overlapped with backward",
-    "2*Psi elements per step (a reduce-scatter of Psi + an all-gather of Psi)",
+    N_("gradients, bucket by bucket, overlapped with backward"),
+    N_("2*Psi elements per step (a reduce-scatter of Psi + an all-gather of Psi)"),
     sources.ZERO_COMMUNICATION,
 )
 
@@ -140,439 +144,568 @@ _ZERO12_COLLECTIVES = (
     CollectiveUse(
         "reduce-scatter",
         "backward",
-        "gradients: each rank keeps the sum for its own shard",
-        "Psi elements per step",
+        N_("gradients: each rank keeps the sum for its own shard"),
+        N_("Psi elements per step"),
         sources.ZERO_COMMUNICATION,
     ),
     CollectiveUse(
         "all-gather",
         "optimizer step",
-        "updated parameters: each rank's shard to all",
-        "Psi elements per step",
+        N_("updated parameters: each rank's shard to all"),
+        N_("Psi elements per step"),
         sources.ZERO_COMMUNICATION,
     ),
-)
-
-_TP_REGION = (
-    "inside each layer: weight matrices split by columns (W1, the first matmul of attention "
-    "and MLP)"
 )
 
 _STRATEGY_LIST: tuple[Strategy, ...] = (
     Strategy(
         name="dp",
-        title="DP - data parallel",
+        title=N_("DP - data parallel"),
         name_zh="数据并行",
-        split="the batch: each rank runs 1/4 of the samples; weights are not split",
-        rank_holdings=_per_rank("params: all", "grads: all", "optim: all", "batch: part {k}"),
+        split=N_("the batch: each rank runs 1/4 of the samples; weights are not split"),
+        holdings=(
+            N_("params: all"),
+            N_("grads: all"),
+            N_("optim: all"),
+            N_("batch: part {k}"),
+        ),
         holds=(
-            "A full replica of the model: parameters, gradients and optimizer states; "
-            "a different quarter of each batch."
+            N_(
+                "A full replica of the model: parameters, gradients and optimizer states; "
+                "a different quarter of each batch."
+            )
         ),
         collectives=(_DP_GRAD_ALL_REDUCE,),
         point_to_point=False,
-        volume="2*Psi elements per step",
+        volume=N_("2*Psi elements per step"),
         volume_source=sources.ZERO_COMMUNICATION,
         needs=(
-            "Only in backward: gradients are all-reduced before the optimizer step; "
-            "forward needs nothing from other ranks."
+            N_(
+                "Only in backward: gradients are all-reduced before the optimizer step; "
+                "forward needs nothing from other ranks."
+            )
         ),
         wait=(
-            "The gradient all-reduce cannot finish before the slowest rank (a straggler) "
-            "has produced its gradients, so every rank waits for it before the optimizer step."
+            N_(
+                "The gradient all-reduce cannot finish before the slowest rank (a straggler) "
+                "has produced its gradients, so every rank waits for it before the optimizer step."
+            )
         ),
         recovers=(
-            "All replicas are identical: a replacement copies parameters and optimizer states "
-            "from any surviving rank or from the last checkpoint, and the step is redone."
+            N_(
+                "All replicas are identical: a replacement copies parameters and optimizer states "
+                "from any surviving rank or from the last checkpoint, and the step is redone."
+            )
         ),
         shards=("batch",),
     ),
     Strategy(
         name="zero1",
-        title="ZeRO-1 - optimizer states sharded",
+        title=N_("ZeRO-1 - optimizer states sharded"),
         name_zh="ZeRO-1 优化器状态分片",
         split=(
-            "optimizer states (fp32 master weights, Adam moments) in 4 shards; "
-            "the batch as in DP; parameters and gradients replicated"
+            N_(
+                "optimizer states (fp32 master weights, Adam moments) in 4 shards; "
+                "the batch as in DP; parameters and gradients replicated"
+            )
         ),
-        rank_holdings=_per_rank("params: all", "grads: all", "optim: shard {k}", "batch: part {k}"),
+        holdings=(
+            N_("params: all"),
+            N_("grads: all"),
+            N_("optim: shard {k}"),
+            N_("batch: part {k}"),
+        ),
         holds=(
-            "Full parameters and gradients, one quarter (shard k) of the optimizer states, "
-            "and a quarter of each batch."
+            N_(
+                "Full parameters and gradients, one quarter (shard k) of the optimizer states, "
+                "and a quarter of each batch."
+            )
         ),
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
-        volume="2*Psi elements per step, the same as DP",
+        volume=N_("2*Psi elements per step, the same as DP"),
         volume_source=sources.ZERO_COMMUNICATION,
         needs=(
-            "After backward: the summed gradients of its shard (reduce-scatter); after the "
-            "optimizer step, every rank's updated parameter shard (all-gather)."
+            N_(
+                "After backward: the summed gradients of its shard (reduce-scatter); after the "
+                "optimizer step, every rank's updated parameter shard (all-gather)."
+            )
         ),
         wait=(
-            "The parameter all-gather after the optimizer step: the next forward cannot start "
-            "until every shard's update has arrived."
+            N_(
+                "The parameter all-gather after the optimizer step: the next forward cannot start "
+                "until every shard's update has arrived."
+            )
         ),
         recovers=(
-            "Its optimizer-state shard exists on no other rank: restart from the last checkpoint, "
-            "which holds every rank's shard (parameters could be copied from any rank)."
+            N_(
+                "Its optimizer-state shard exists on no other rank: restart from the last "
+                "checkpoint, which holds every rank's shard (parameters could be copied from any "
+                "rank)."
+            )
         ),
         shards=("batch", "optimizer-states"),
     ),
     Strategy(
         name="zero2",
-        title="ZeRO-2 - optimizer states and gradients sharded",
+        title=N_("ZeRO-2 - optimizer states and gradients sharded"),
         name_zh="ZeRO-2 优化器状态与梯度分片",
         split=(
-            "optimizer states and gradients in 4 shards; the batch as in DP; parameters replicated"
+            N_(
+                "optimizer states and gradients in 4 shards; the batch as in DP; parameters "
+                "replicated"
+            )
         ),
-        rank_holdings=_per_rank(
-            "params: all", "grads: shard {k}", "optim: shard {k}", "batch: part {k}"
+        holdings=(
+            N_("params: all"),
+            N_("grads: shard {k}"),
+            N_("optim: shard {k}"),
+            N_("batch: part {k}"),
         ),
         holds=(
-            "Full parameters, one quarter (shard k) of the gradients and of the optimizer "
-            "states, and a quarter of each batch."
+            N_(
+                "Full parameters, one quarter (shard k) of the gradients and of the optimizer "
+                "states, and a quarter of each batch."
+            )
         ),
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
-        volume="2*Psi elements per step, the same as DP",
+        volume=N_("2*Psi elements per step, the same as DP"),
         volume_source=sources.ZERO_COMMUNICATION,
         needs=(
-            "During backward: each gradient bucket is reduce-scattered to its shard's owner; "
-            "after the optimizer step, every rank's updated parameters (all-gather)."
+            N_(
+                "During backward: each gradient bucket is reduce-scattered to its shard's owner; "
+                "after the optimizer step, every rank's updated parameters (all-gather)."
+            )
         ),
         wait=(
-            "Backward cannot free a gradient bucket until its reduce-scatter has finished, "
-            "so a slow link or a straggler stalls backward on memory."
+            N_(
+                "Backward cannot free a gradient bucket until its reduce-scatter has finished, "
+                "so a slow link or a straggler stalls backward on memory."
+            )
         ),
         recovers=(
-            "Its gradient and optimizer-state shards exist on no other rank: restart from the "
-            "last checkpoint (gradients are recomputed by redoing the step)."
+            N_(
+                "Its gradient and optimizer-state shards exist on no other rank: restart from the "
+                "last checkpoint (gradients are recomputed by redoing the step)."
+            )
         ),
         shards=("batch", "optimizer-states", "gradients"),
     ),
     Strategy(
         name="zero3",
-        title="FSDP/ZeRO-3 - parameters, gradients, optimizer states sharded",
+        title=N_("FSDP/ZeRO-3 - parameters, gradients, optimizer states sharded"),
         name_zh="FSDP/ZeRO-3 参数、梯度与优化器状态全分片",
         split=(
-            "parameters, gradients and optimizer states in 4 shards (each flat parameter "
-            "split along its elements); the batch as in DP"
+            N_(
+                "parameters, gradients and optimizer states in 4 shards (each flat parameter "
+                "split along its elements); the batch as in DP"
+            )
         ),
-        rank_holdings=_per_rank(
-            "params: shard {k}", "grads: shard {k}", "optim: shard {k}", "batch: part {k}"
+        holdings=(
+            N_("params: shard {k}"),
+            N_("grads: shard {k}"),
+            N_("optim: shard {k}"),
+            N_("batch: part {k}"),
         ),
         holds=(
-            "Shard k of the parameters, gradients and optimizer states, a quarter of each "
-            "batch, and for a moment the full parameters of the layer being computed."
+            N_(
+                "Shard k of the parameters, gradients and optimizer states, a quarter of each "
+                "batch, and for a moment the full parameters of the layer being computed."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "all-gather",
                 "forward",
-                "parameters of the next layer (freed after use)",
-                "Psi elements per step",
+                N_("parameters of the next layer (freed after use)"),
+                N_("Psi elements per step"),
                 sources.ZERO_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-gather",
                 "backward",
-                "parameters of the layer again (freed in forward)",
-                "Psi elements per step",
+                N_("parameters of the layer again (freed in forward)"),
+                N_("Psi elements per step"),
                 sources.ZERO_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
-                "gradients: each rank keeps the sum for its own shard",
-                "Psi elements per step",
+                N_("gradients: each rank keeps the sum for its own shard"),
+                N_("Psi elements per step"),
                 sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
-        volume="3*Psi elements per step, 1.5 times DP",
+        volume=N_("3*Psi elements per step, 1.5 times DP"),
         volume_source=sources.ZERO_COMMUNICATION,
         needs=(
-            "Before every layer, in forward and again in backward: that layer's full "
-            "parameters are gathered from all ranks, used, then freed; gradients are "
-            "reduce-scattered in backward."
+            N_(
+                "Before every layer, in forward and again in backward: that layer's full "
+                "parameters are gathered from all ranks, used, then freed; gradients are "
+                "reduce-scattered in backward."
+            )
         ),
         wait=(
-            "A layer's forward waits for its parameter all-gather whenever prefetching has "
-            "not hidden it behind the previous layer's compute."
+            N_(
+                "A layer's forward waits for its parameter all-gather whenever prefetching has "
+                "not hidden it behind the previous layer's compute."
+            )
         ),
         recovers=(
-            "Every shard lives on one rank only: all ranks reload the last sharded checkpoint "
-            "(a rank's shard cannot be rebuilt from the others)."
+            N_(
+                "Every shard lives on one rank only: all ranks reload the last sharded checkpoint "
+                "(a rank's shard cannot be rebuilt from the others)."
+            )
         ),
         shards=("batch", "optimizer-states", "gradients", "parameters"),
     ),
     Strategy(
         name="tp",
-        title="TP - tensor parallel",
+        title=N_("TP - tensor parallel"),
         name_zh="张量并行",
-        split=_TP_REGION + " and by rows (W2, the second matmul); attention heads split",
-        rank_holdings=_per_rank(
-            "W1: col slice {k}", "W2: row slice {k}", "heads: part {k}", "batch: same"
+        split=N_(
+            "inside each layer: weight matrices split by columns (W1, the first matmul of "
+            "attention and MLP) and by rows (W2, the second matmul); attention heads split"
+        ),
+        holdings=(
+            N_("W1: col slice {k}"),
+            N_("W2: row slice {k}"),
+            N_("heads: part {k}"),
+            N_("batch: same"),
         ),
         holds=(
-            "A column slice of each layer's first weight matrix and a row slice of its second "
-            "(a quarter of the attention heads and MLP), their gradients and optimizer "
-            "states; every rank sees the same batch."
+            N_(
+                "A column slice of each layer's first weight matrix and a row slice of its second "
+                "(a quarter of the attention heads and MLP), their gradients and optimizer "
+                "states; every rank sees the same batch."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "all-reduce",
                 "forward",
-                "partial outputs of the row-parallel matmuls (2 per layer, b*s*h each)",
-                "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("partial outputs of the row-parallel matmuls (2 per layer, b*s*h each)"),
+                N_("4*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.MEGATRON_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
-                "activation gradients of the column-parallel matmuls (2 per layer)",
-                "4*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("activation gradients of the column-parallel matmuls (2 per layer)"),
+                N_("4*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.MEGATRON_COMMUNICATION,
             ),
         ),
         point_to_point=False,
-        volume="8*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+        volume=N_("8*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
         volume_source=sources.MEGATRON_COMMUNICATION,
         needs=(
-            "Inside every layer, in forward and in backward: the partial results of the "
-            "split matmul must be summed over all ranks before the next operation."
+            N_(
+                "Inside every layer, in forward and in backward: the partial results of the "
+                "split matmul must be summed over all ranks before the next operation."
+            )
         ),
         wait=(
-            "Each layer's all-reduce sits on the critical path: compute stops until the sum "
-            "arrives, so a slow link slows every layer (keep TP inside a node)."
+            N_(
+                "Each layer's all-reduce sits on the critical path: compute stops until the sum "
+                "arrives, so a slow link slows every layer (keep TP inside a node)."
+            )
         ),
         recovers=(
-            "Its slices of every layer exist on no other rank: all TP ranks reload the last "
-            "TP-sharded checkpoint together, and the step is lost."
+            N_(
+                "Its slices of every layer exist on no other rank: all TP ranks reload the last "
+                "TP-sharded checkpoint together, and the step is lost."
+            )
         ),
         shards=("matmuls",),
     ),
     Strategy(
         name="tp-sp",
-        title="TP+SP - tensor parallel with sequence parallelism",
+        title=N_("TP+SP - tensor parallel with sequence parallelism"),
         name_zh="张量并行 + 序列并行",
-        split=(
-            _TP_REGION + " and by rows (W2); plus the sequence in the LayerNorm and dropout regions"
+        split=N_(
+            "inside each layer: weight matrices split by columns (W1, the first matmul of "
+            "attention and MLP) and by rows (W2); plus the sequence in the LayerNorm and dropout "
+            "regions"
         ),
-        rank_holdings=_per_rank(
-            "W1: col slice {k}", "W2: row slice {k}", "LN: seq part {k}", "batch: same"
+        holdings=(
+            N_("W1: col slice {k}"),
+            N_("W2: row slice {k}"),
+            N_("LN: seq part {k}"),
+            N_("batch: same"),
         ),
         holds=(
-            "The TP slices of every layer, plus a quarter of the sequence's activations in "
-            "the LayerNorm and dropout regions (activation memory there divided by t)."
+            N_(
+                "The TP slices of every layer, plus a quarter of the sequence's activations in "
+                "the LayerNorm and dropout regions (activation memory there divided by t)."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "all-gather",
                 "forward",
-                "sequence-split activations before attention and MLP (2 per layer)",
-                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("sequence-split activations before attention and MLP (2 per layer)"),
+                N_("2*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "forward",
-                "partial outputs after attention and MLP, back to sequence parts",
-                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("partial outputs after attention and MLP, back to sequence parts"),
+                N_("2*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-gather",
                 "backward",
-                "gradients entering the row-parallel matmuls (2 per layer)",
-                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("gradients entering the row-parallel matmuls (2 per layer)"),
+                N_("2*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
-                "gradients leaving the column-parallel matmuls (2 per layer)",
-                "2*b*s*h*(t-1)/t elements per layer per device per micro-batch",
+                N_("gradients leaving the column-parallel matmuls (2 per layer)"),
+                N_("2*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
                 sources.SEQUENCE_PARALLEL_COMMUNICATION,
             ),
         ),
         point_to_point=False,
-        volume=("8*b*s*h*(t-1)/t elements per layer per device per micro-batch, the same as TP"),
+        volume=(
+            N_("8*b*s*h*(t-1)/t elements per layer per device per micro-batch, the same as TP")
+        ),
         volume_source=(
             f"{sources.SEQUENCE_PARALLEL_COMMUNICATION}; {sources.MEGATRON_COMMUNICATION}"
         ),
         needs=(
-            "At the entry and exit of every attention and MLP block, in forward and in "
-            "backward: the sequence parts are gathered, and the partial sums scattered back."
+            N_(
+                "At the entry and exit of every attention and MLP block, in forward and in "
+                "backward: the sequence parts are gathered, and the partial sums scattered back."
+            )
         ),
         wait=(
-            "The all-gather before each attention or MLP block: the block cannot start until "
-            "every rank's part of the sequence has arrived."
+            N_(
+                "The all-gather before each attention or MLP block: the block cannot start until "
+                "every rank's part of the sequence has arrived."
+            )
         ),
         recovers=(
-            "As TP: its weight slices exist on no other rank, so all TP ranks reload the last "
-            "TP-sharded checkpoint; the activations are recomputed."
+            N_(
+                "As TP: its weight slices exist on no other rank, so all TP ranks reload the last "
+                "TP-sharded checkpoint; the activations are recomputed."
+            )
         ),
         shards=("matmuls", "sequence-norm"),
     ),
     Strategy(
         name="pp",
-        title="PP - pipeline parallel",
+        title=N_("PP - pipeline parallel"),
         name_zh="流水线并行",
         split=(
-            "the layers: 24 layers in 4 stages of 6; each batch in micro-batches that flow "
-            "through the stages"
+            N_(
+                "the layers: 24 layers in 4 stages of 6; each batch in micro-batches that flow "
+                "through the stages"
+            )
         ),
-        rank_holdings=_per_rank("layers {lo}-{hi}", "their params", "their grads", "their optim"),
+        holdings=(
+            N_("layers {lo}-{hi}"),
+            N_("their params"),
+            N_("their grads"),
+            N_("their optim"),
+        ),
         holds=(
-            "Stage k: the parameters, gradients and optimizer states of layers 6k to 6k+5, "
-            "and the activations of the micro-batches in flight."
+            N_(
+                "Stage k: the parameters, gradients and optimizer states of layers 6k to 6k+5, "
+                "and the activations of the micro-batches in flight."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "send-recv",
                 "forward",
-                "activations to the next stage",
-                "b*s*h elements per micro-batch between consecutive stages",
+                N_("activations to the next stage"),
+                N_("b*s*h elements per micro-batch between consecutive stages"),
                 sources.MEGATRON_COMMUNICATION,
             ),
             CollectiveUse(
                 "send-recv",
                 "backward",
-                "activation gradients to the previous stage",
-                "b*s*h elements per micro-batch between consecutive stages",
+                N_("activation gradients to the previous stage"),
+                N_("b*s*h elements per micro-batch between consecutive stages"),
                 sources.MEGATRON_COMMUNICATION,
             ),
         ),
         point_to_point=True,
-        volume="2*b*s*h elements per micro-batch per stage boundary (forward and backward)",
+        volume=N_("2*b*s*h elements per micro-batch per stage boundary (forward and backward)"),
         volume_source=sources.MEGATRON_COMMUNICATION,
         needs=(
-            "Per micro-batch: the previous stage's activations before its forward, and the "
-            "next stage's activation gradients before its backward."
+            N_(
+                "Per micro-batch: the previous stage's activations before its forward, and the "
+                "next stage's activation gradients before its backward."
+            )
         ),
         wait=(
-            "The pipeline bubble: rank 3 idles until the first micro-batch has passed ranks "
-            "0-2, and rank 0 idles while the last backward drains (bubble/ideal = (p-1)/m)."
+            N_(
+                "The pipeline bubble: rank 3 idles until the first micro-batch has passed ranks "
+                "0-2, and rank 0 idles while the last backward drains (bubble/ideal = (p-1)/m)."
+            )
         ),
         recovers=(
-            "Its layers exist only on its stage: it reloads their parameters and optimizer "
-            "states from the last checkpoint, and the step's micro-batches are redone."
+            N_(
+                "Its layers exist only on its stage: it reloads their parameters and optimizer "
+                "states from the last checkpoint, and the step's micro-batches are redone."
+            )
         ),
         shards=("layers",),
     ),
     Strategy(
         name="ep",
-        title="EP - expert parallel",
+        title=N_("EP - expert parallel"),
         name_zh="专家并行",
         split=(
-            "the experts of each MoE layer: 8 experts, 2 per rank; tokens are routed to the "
-            "rank holding their expert"
+            N_(
+                "the experts of each MoE layer: 8 experts, 2 per rank; tokens are routed to the "
+                "rank holding their expert"
+            )
         ),
-        rank_holdings=_per_rank(
-            "experts {e0},{e1}", "attn: all", "router: all", "tokens: part {k}"
+        holdings=(
+            N_("experts {e0},{e1}"),
+            N_("attn: all"),
+            N_("router: all"),
+            N_("tokens: part {k}"),
         ),
         holds=(
-            "Two of the 8 experts of every MoE layer (parameters, gradients, optimizer "
-            "states), a replica of the shared layers, and a quarter of the tokens."
+            N_(
+                "Two of the 8 experts of every MoE layer (parameters, gradients, optimizer "
+                "states), a replica of the shared layers, and a quarter of the tokens."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "all-to-all",
                 "forward",
-                "tokens to their experts (dispatch), expert outputs back (combine)",
-                "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch "
-                "(k experts per token, e = EP size)",
+                N_("tokens to their experts (dispatch), expert outputs back (combine)"),
+                N_(
+                    "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch "
+                    "(k experts per token, e = EP size)"
+                ),
                 sources.EXPERT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-to-all",
                 "backward",
-                "gradients of the combine and of the dispatch, in reverse",
-                "2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch",
+                N_("gradients of the combine and of the dispatch, in reverse"),
+                N_("2*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch"),
                 sources.EXPERT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
-                "gradients of the shared (non-expert) layers, as in DP",
-                "2*Psi_shared elements per step",
+                N_("gradients of the shared (non-expert) layers, as in DP"),
+                N_("2*Psi_shared elements per step"),
                 sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
         volume=(
-            "4*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch, plus "
-            "2*Psi_shared per step"
+            N_(
+                "4*b*s*k*h*(e-1)/e elements per MoE layer per device per micro-batch, plus "
+                "2*Psi_shared per step"
+            )
         ),
         volume_source=f"{sources.EXPERT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
         needs=(
-            "In every MoE layer, in forward and backward: tokens go to the ranks of their "
-            "experts and the outputs come back (two all-to-alls each way)."
+            N_(
+                "In every MoE layer, in forward and backward: tokens go to the ranks of their "
+                "experts and the outputs come back (two all-to-alls each way)."
+            )
         ),
         wait=(
-            "The all-to-all waits for the busiest expert: when routing is uneven, one rank "
-            "gets more tokens and every rank waits for it (expert load imbalance)."
+            N_(
+                "The all-to-all waits for the busiest expert: when routing is uneven, one rank "
+                "gets more tokens and every rank waits for it (expert load imbalance)."
+            )
         ),
         recovers=(
-            "Its experts exist on no other rank (unless replicated): reload them and their "
-            "optimizer states from the last checkpoint; shared layers come from any rank."
+            N_(
+                "Its experts exist on no other rank (unless replicated): reload them and their "
+                "optimizer states from the last checkpoint; shared layers come from any rank."
+            )
         ),
         shards=("experts", "batch"),
     ),
     Strategy(
         name="cp",
-        title="CP - context parallel",
+        title=N_("CP - context parallel"),
         name_zh="上下文并行",
         split=(
-            "the sequence: s tokens in 4 chunks of s/4 in every layer (with a causal mask, "
-            "chunks are paired to balance the work)"
+            N_(
+                "the sequence: s tokens in 4 chunks of s/4 in every layer (with a causal mask, "
+                "chunks are paired to balance the work)"
+            )
         ),
-        rank_holdings=_per_rank("seq: chunk {k}", "params: all", "Q: own chunk", "K,V: gathered"),
+        holdings=(
+            N_("seq: chunk {k}"),
+            N_("params: all"),
+            N_("Q: own chunk"),
+            N_("K,V: gathered"),
+        ),
         holds=(
-            "A full replica of the parameters and the activations of its quarter of the "
-            "sequence; in attention, the keys and values of the other chunks as they arrive."
+            N_(
+                "A full replica of the parameters and the activations of its quarter of the "
+                "sequence; in attention, the keys and values of the other chunks as they arrive."
+            )
         ),
         collectives=(
             CollectiveUse(
                 "all-gather",
                 "forward",
-                "keys and values of all chunks (run as a ring of send/recv, overlapped)",
-                "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
+                N_("keys and values of all chunks (run as a ring of send/recv, overlapped)"),
+                N_("2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch"),
                 sources.CONTEXT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "reduce-scatter",
                 "backward",
-                "key and value gradients back to the chunk that owns them",
-                "2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch",
+                N_("key and value gradients back to the chunk that owns them"),
+                N_("2*b*s*h*(c-1)/c elements per attention layer per device per micro-batch"),
                 sources.CONTEXT_PARALLEL_COMMUNICATION,
             ),
             CollectiveUse(
                 "all-reduce",
                 "backward",
-                "parameter gradients across the CP ranks, as in DP",
-                "2*Psi elements per step",
+                N_("parameter gradients across the CP ranks, as in DP"),
+                N_("2*Psi elements per step"),
                 sources.ZERO_COMMUNICATION,
             ),
         ),
         point_to_point=False,
         volume=(
-            "4*b*s*h*(c-1)/c elements per attention layer per device per micro-batch, plus "
-            "2*Psi per step"
+            N_(
+                "4*b*s*h*(c-1)/c elements per attention layer per device per micro-batch, plus "
+                "2*Psi per step"
+            )
         ),
         volume_source=f"{sources.CONTEXT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
         needs=(
-            "In every attention layer: its queries need the keys and values of the other "
-            "chunks (forward), and key/value gradients go back to their owners (backward)."
+            N_(
+                "In every attention layer: its queries need the keys and values of the other "
+                "chunks (forward), and key/value gradients go back to their owners (backward)."
+            )
         ),
         wait=(
-            "Attention on a chunk waits for the next K,V block around the ring whenever "
-            "computing one block takes less time than receiving the next."
+            N_(
+                "Attention on a chunk waits for the next K,V block around the ring whenever "
+                "computing one block takes less time than receiving the next."
+            )
         ),
         recovers=(
-            "Parameters are replicated across CP ranks (copy from any rank or the checkpoint); "
-            "its sequence chunk is re-read from the data loader position of the step."
+            N_(
+                "Parameters are replicated across CP ranks (copy from any rank or the checkpoint); "
+                "its sequence chunk is re-read from the data loader position of the step."
+            )
         ),
         shards=("sequence",),
     ),
@@ -583,15 +716,15 @@ STRATEGIES: Mapping[str, Strategy] = MappingProxyType({s.name: s for s in _STRAT
 
 SHARDS: Mapping[str, str] = MappingProxyType(
     {
-        "batch": "the batch",
-        "optimizer-states": "optimizer states (flat shards)",
-        "gradients": "gradients (flat shards)",
-        "parameters": "parameters (flat shards)",
-        "matmuls": "each layer's matmuls (column/row slices)",
-        "layers": "the layers (whole layers per stage)",
-        "experts": "the experts (whole experts per rank)",
-        "sequence": "the sequence (every layer, attention too)",
-        "sequence-norm": "the sequence (LayerNorm/dropout regions)",
+        "batch": N_("the batch"),
+        "optimizer-states": N_("optimizer states (flat shards)"),
+        "gradients": N_("gradients (flat shards)"),
+        "parameters": N_("parameters (flat shards)"),
+        "matmuls": N_("each layer's matmuls (column/row slices)"),
+        "layers": N_("the layers (whole layers per stage)"),
+        "experts": N_("the experts (whole experts per rank)"),
+        "sequence": N_("the sequence (every layer, attention too)"),
+        "sequence-norm": N_("the sequence (LayerNorm/dropout regions)"),
     }
 )
 """What a strategy can divide among its ranks (:attr:`Strategy.shards`), with the words the quiz

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger import LedgerSpec, compute_ledger
 from engine.scaling import (
     REFERENCE_INTERCONNECT,
@@ -140,7 +142,7 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         title="模型放不下但网络很慢",
         quote="通信开销取决于数据量、拓扑、带宽、延迟以及能否与计算重叠。",
         quote_item="core-collectives",
-        explanation=(
+        explanation=N_(
             "A 13B model needs about 208 GB of model states: plain DP does not fit an 80 GB GPU. "
             "ZeRO-3 fits by sharding, but gathers 3Ψ per micro-batch over the 100 Gb/s link "
             "between the two nodes. Keeping the heavy traffic (TP) inside the node and sending "
@@ -157,7 +159,7 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         title="模型能放下但 batch 太小",
         quote="并行扩大后，局部计算减少但通信和 straggler 更显著。",
         quote_item="mechanism-step",
-        explanation=(
+        explanation=N_(
             "A 1.3B model fits on one GPU. With 64 GPUs and a global batch of 64, each GPU "
             "computes one sample, but the gradient all-reduce still moves 2Ψ: it no longer hides "
             "behind the short backward and efficiency falls. The same GPUs with a 16x larger "
@@ -173,16 +175,16 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         title="MoE 专家负载极不均",
         quote="all-to-all 常见于 token 路由到专家。",
         quote_item="core-collectives",
-        explanation=(
+        explanation=N_(
             "With 8 experts, balanced routing gives each 1/8 of the tokens. If one expert gets "
             "half of them, either it drops what exceeds its capacity (capacity factor 1.25) or, "
             "with room for them (capacity factor 4), every rank waits for the busiest one."
         ),
         cases=(
-            Case("balanced (1/8 each)", _MOE),
-            Case("hot expert 1/2, capacity 1.25", replace(_MOE, hot_expert_share=0.5)),
+            Case(N_("balanced (1/8 each)"), _MOE),
+            Case(N_("hot expert 1/2, capacity 1.25"), replace(_MOE, hot_expert_share=0.5)),
             Case(
-                "hot expert 1/2, capacity 4",
+                N_("hot expert 1/2, capacity 4"),
                 replace(_MOE, hot_expert_share=0.5, capacity_factor=4.0),
             ),
         ),
@@ -336,14 +338,20 @@ def slow_link_answer(report: TradeoffsReport) -> str:
     """
     base = report.base
     parts = [
-        f"{row.strategy} cannot run ({row.skipped})"
+        _("{strategy} cannot run ({reason})").format(strategy=row.strategy, reason=row.skipped)
         if row.chosen is None
         else f"{row.strategy} x{row.growth:.3g} "
         f"({row.chosen.t_comm_exposed_s:.3g} s / {row.chosen.t_step_s:.3g} s)"
         for row in report.rows
     ]
-    return (
-        f"{report.world} GPUs, {report.interconnect.label}, {base.model} at s {base.seq}, "
-        f"global batch {base.global_batch}; T_step growth over NVLink-class links, largest "
-        f"first (exposed communication / T_step here): {'; '.join(parts)}"
+    return _(
+        "{gpus} GPUs, {link}, {model} at s {seq}, global batch {batch}; T_step growth over "
+        "NVLink-class links, largest first (exposed communication / T_step here): {growth}"
+    ).format(
+        gpus=report.world,
+        link=_(report.interconnect.label),
+        model=base.model,
+        seq=base.seq,
+        batch=base.global_batch,
+        growth="; ".join(parts),
     )

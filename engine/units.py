@@ -15,6 +15,7 @@ import math
 import re
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 
 GB = 1e9
 GIB = float(2**30)
@@ -53,40 +54,54 @@ _THOUSANDS_RE = re.compile(
 def _split(field: str, text: str | float | int) -> tuple[float, str]:
     """Split ``'7.5 GB'`` into ``(7.5, 'GB')``; numbers pass through with an empty suffix."""
     if isinstance(text, bool):
-        raise InputError(field, "expected a number, got a boolean")
+        raise InputError(field, _("expected a number, got a boolean"))
     if isinstance(text, int | float):
         return _finite(field, float(text)), ""
     raw = str(text)
     if not raw.strip():
-        raise InputError(field, "is empty; enter a number")
+        raise InputError(field, _("is empty; enter a number"))
     if "," in raw and not _THOUSANDS_RE.match(raw):
         # "1,5" is 1.5 to half the world and 15 to Python: say so rather than guess.
         raise InputError(
-            field, f"{raw.strip()!r}: use '.' for decimals; ',' only between groups of 3 digits"
+            field,
+            _("{text}: use '.' for decimals; ',' only between groups of 3 digits").format(
+                text=repr(raw.strip())
+            ),
         )
     match = _NUMBER_RE.match(raw.replace("_", "").replace(",", ""))
     if match is None:
-        raise InputError(field, f"{raw.strip()!r} is not a number")
+        raise InputError(field, _("{text} is not a number").format(text=repr(raw.strip())))
     try:
         value = float(match.group(1))
     except (ValueError, OverflowError):
-        raise InputError(field, f"{raw.strip()!r} is not a number") from None
+        raise InputError(
+            field, _("{text} is not a number").format(text=repr(raw.strip()))
+        ) from None
     return _finite(field, value), (match.group(2) or "").strip()
 
 
 def _finite(field: str, value: float) -> float:
     if math.isnan(value):
-        raise InputError(field, "is not a number (NaN)")
+        raise InputError(field, _("is not a number (NaN)"))
     if math.isinf(value):
-        raise InputError(field, "is too large (overflows a float)")
+        raise InputError(field, _("is too large (overflows a float)"))
     return value
 
 
 def _scaled(field: str, value: float, scale: float) -> float:
     result = value * scale
     if math.isinf(result):
-        raise InputError(field, "is too large (overflows a float)")
+        raise InputError(field, _("is too large (overflows a float)"))
     return result
+
+
+def unit_suffix(field: str, text: str) -> str:
+    """The unit written after the number of ``text`` (``"25%"`` -> ``"%"``, ``"3"`` -> ``""``).
+
+    Raises:
+        InputError: empty, not a number, NaN/inf.
+    """
+    return _split(field, text)[1]
 
 
 def parse_number(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
@@ -97,15 +112,17 @@ def parse_number(field: str, text: str | float | int, *, allow_zero: bool = Fals
     """
     value, suffix = _split(field, text)
     if suffix:
-        raise InputError(field, f"unexpected unit {suffix!r}; enter a plain number")
+        raise InputError(
+            field, _("unexpected unit {unit}; enter a plain number").format(unit=repr(suffix))
+        )
     return _check_sign(field, value, allow_zero)
 
 
 def _check_sign(field: str, value: float, allow_zero: bool) -> float:
     if value < 0:
-        raise InputError(field, "must not be negative")
+        raise InputError(field, _("must not be negative"))
     if value == 0 and not allow_zero:
-        raise InputError(field, "must be greater than zero")
+        raise InputError(field, _("must be greater than zero"))
     return value
 
 
@@ -123,7 +140,9 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
     value, suffix = _split(field, text)
     key = suffix.upper()
     if key not in _COUNT_SUFFIX:
-        raise InputError(field, f"unknown suffix {suffix!r}; use K, M, B (1e9) or T")
+        raise InputError(
+            field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=repr(suffix))
+        )
     return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key]), allow_zero)
 
 
@@ -140,14 +159,24 @@ def parse_int(
     value, suffix = _split(field, text)
     key = suffix.upper()
     if key not in _COUNT_SUFFIX:
-        raise InputError(field, f"{str(text).strip()!r} is not a whole number")
+        raise InputError(
+            field, _("{text} is not a whole number").format(text=repr(str(text).strip()))
+        )
     value = _scaled(field, value, _COUNT_SUFFIX[key])
     if value != math.floor(value):
-        raise InputError(field, f"must be a whole number, got {value:g}")
+        raise InputError(field, _("must be a whole number, got {value}").format(value=f"{value:g}"))
     if value < minimum:
-        raise InputError(field, f"must be at least {minimum}, got {value:g}")
+        raise InputError(
+            field,
+            _("must be at least {minimum}, got {value}").format(
+                minimum=minimum, value=f"{value:g}"
+            ),
+        )
     if maximum is not None and value > maximum:
-        raise InputError(field, f"must be at most {maximum}, got {value:g}")
+        raise InputError(
+            field,
+            _("must be at most {maximum}, got {value}").format(maximum=maximum, value=f"{value:g}"),
+        )
     return int(value)
 
 
@@ -160,7 +189,12 @@ def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False
     value, suffix = _split(field, text)
     key = suffix.upper()
     if key not in _BYTE_SUFFIX:
-        raise InputError(field, f"unknown unit {suffix!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB")
+        raise InputError(
+            field,
+            _("unknown unit {unit}; use B, KB, MB, GB, TB, KiB, MiB, GiB").format(
+                unit=repr(suffix)
+            ),
+        )
     return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), allow_zero)
 
 
@@ -191,7 +225,10 @@ def parse_rate(field: str, text: str | float | int) -> float:
     if key in _RATE_BIT_SUFFIX:
         return _check_sign(field, _scaled(field, value, _RATE_BIT_SUFFIX[key] / 8.0), False)
     if key not in _BYTE_SUFFIX:
-        raise InputError(field, f"unknown unit {suffix!r}; use e.g. 100GB/s, 25GiB/s, 400Gb/s")
+        raise InputError(
+            field,
+            _("unknown unit {unit}; use e.g. 100GB/s, 25GiB/s, 400Gb/s").format(unit=repr(suffix)),
+        )
     return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), False)
 
 
@@ -204,7 +241,9 @@ def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) 
     value, suffix = _split(field, text)
     key = suffix.upper()
     if key not in _TIME_SUFFIX:
-        raise InputError(field, f"unknown unit {suffix!r}; use s, ms, us or ns")
+        raise InputError(
+            field, _("unknown unit {unit}; use s, ms, us or ns").format(unit=repr(suffix))
+        )
     return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key]), allow_zero)
 
 

@@ -23,17 +23,23 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import textual._wait as textual_wait
 from hypothesis import settings
 
+import engine.settings
 from engine.i18n import set_language
 from engine.lesson import Lesson, load_lesson
+from engine.paths import resolve_progress_dir
 from tests.pilot_helpers import S15_FILE, Notified
 
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# The progress folder a command uses when none is given (tests of the paths set their own).
+DEFAULT_PROGRESS = resolve_progress_dir().resolve()
 
 settings.register_profile("shardbook", deadline=None)
 settings.load_profile("shardbook")
@@ -60,11 +66,19 @@ def notified() -> Notified:
 
 @pytest.fixture(autouse=True)
 def english_locale(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test starts in English with an English locale, whatever the machine's locale (a
-    test of another language sets its own); the language is English again after it."""
+    """Every test starts in English with an English locale, whatever the machine's locale and
+    whatever language the learner saved in the default progress folder (the command line reads
+    it: a test of the saved setting gives its own folder); a test of another language sets its
+    own; the language is English again after it."""
     for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
+    real = engine.settings.saved_language
+    monkeypatch.setattr(
+        engine.settings,
+        "saved_language",
+        lambda folder: real(folder) if Path(folder).resolve() != DEFAULT_PROGRESS else None,
+    )
     set_language("en")
     yield
     set_language("en")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,19 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from textual.command import CommandPalette
+from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 
+from cli.main import choose_cli_language, main
+from engine import sources
+from engine.collectives import ALGORITHMS, OPERATIONS
+from engine.diagrams import (
+    COLLECTIVE_NAMES,
+    STRATEGY_NAMES,
+    collective_diagram,
+    collective_step_count,
+    strategy_diagram,
+)
 from engine.i18n import (
     LOCALE_DIR,
     choose_language,
@@ -35,6 +47,16 @@ from engine.i18n import (
     language_from_locale,
     set_language,
 )
+from engine.ledger import (
+    CONVENTIONS,
+    DTYPE_BYTES,
+    OPTIMIZER_STATE_BYTES,
+    LedgerSpec,
+    compute_ledger,
+)
+from engine.linebreak import cell_width
+from engine.model_presets import model_presets
+from engine.pipeline import SCHEDULES
 from engine.settings import SettingsStore
 from tests.pilot_helpers import screen_lines
 from tui import strings
@@ -75,7 +97,30 @@ KEEP_IN_ZH = {
     *("min", "mo", "palette", "shell", "fg"),
     "lab",  # the optional extra as pip names it (.[lab])
     "English",  # the palette's switch names each language in its own words
+    # The side panes' symbols and the names their sources use: NCCL-tests' algbw and busbw,
+    # the MPICH notes' alpha-beta model, the op times t_F, t_B, t_W of the Zero-Bubble paper,
+    # the lab's model and optimizer, time units.
+    *("algbw", "busbw", "alpha", "beta", "alpha-beta", "tF", "tB", "tW", "AdamW", "GPT"),
+    *("ms", "us"),
+    *("Megatron", "Playbook", "GPipe", "Zero-Bubble"),  # the Bubble's conventions, by source
+    # The diagrams' terms: the parameter count Psi (ASCII), attention's query, key and value,
+    # LayerNorm, sequence parallelism, MoE's router, a collective's root, PyTorch's DDP.
+    *("Psi", "query", "key", "value", "LN", "LayerNorm", "SP", "router", "root", "DDP"),
 }
+# What a pane draws with letters: the Ledger's bar (P, G, M, O, A, B, N) and the Bubble's
+# timeline (F, B, W, their lower-case runs).
+DRAWING = re.compile(r"[PGMOABN]+|[FBWfbw]+")
+
+
+def identifiers() -> set[str]:
+    """Values a field takes and the sources' own words, shown as they are in both languages:
+    the sources' titles (never translated), the schedules, conventions, algorithms and model
+    presets (names the command line takes too)."""
+    cited = [value for value in vars(sources).values() if isinstance(value, str) and value]
+    names = [*cited, *map(sources.ascii_text, cited), *OPERATIONS]
+    names += [*SCHEDULES, *CONVENTIONS, *model_presets(), *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
+    names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
+    return set(LATIN_WORD.findall(" ".join(names)))
 
 
 def lesson_latin_words() -> set[str]:
@@ -106,11 +151,22 @@ def screen_text(app: ShardbookApp) -> str:
 
 
 def english_left(text: str) -> set[str]:
-    allowed = KEEP_IN_ZH | lesson_latin_words()
-    words = set(LATIN_WORD.findall(text))
-    return {
-        word for word in words if word not in allowed and not re.fullmatch(r"[A-Za-z]\d*", word)
-    }
+    """The English words of ``text`` that are not the lesson's, not kept (:data:`KEEP_IN_ZH`,
+    :func:`identifiers`), not a single symbol and not a drawing; a word cut by the edge of its
+    column (``Playbo…``) counts as the word it begins."""
+    allowed = KEEP_IN_ZH | lesson_latin_words() | identifiers()
+    left = set()
+    # A name with an underscore is code or a symbol (largest_layer_params, Psi_shared, T_step).
+    text = re.sub(r"\w*_\w*", " ", text)
+    for match in LATIN_WORD.finditer(text):
+        word = match.group()
+        if word in allowed or re.fullmatch(r"[A-Za-z]\d*", word) or DRAWING.fullmatch(word):
+            continue
+        cut = text[match.end() : match.end() + 1] == "…"
+        if cut and any(kept.startswith(word) for kept in allowed):
+            continue
+        left.add(word)
+    return left
 
 
 def chinese_left(text: str) -> set[str]:
@@ -205,6 +261,42 @@ def test_strings_are_translated_when_read() -> None:
     assert strings.msgids.TAB_LEDGER == "Ledger"
 
 
+def test_diagrams_in_chinese_keep_their_columns() -> None:
+    """Every strategy diagram and every step of every collective's data flow, in Chinese: no
+    English left outside the field's terms, and each line of the rank boxes as wide in terminal
+    cells as in English (a Chinese character takes two cells), so the boxes still line up."""
+    english = {name: strategy_diagram(name) for name in STRATEGY_NAMES}
+    set_language("zh")
+    for name in STRATEGY_NAMES:
+        text = strategy_diagram(name)
+        assert english_left(text) == set(), name
+        boxes = [line for line in text.splitlines() if line.startswith(("|", "+"))]
+        english_boxes = [line for line in english[name].splitlines() if line.startswith(("|", "+"))]
+        assert [cell_width(line) for line in boxes] == [cell_width(line) for line in english_boxes]
+        assert all(line.count("|") == 8 for line in boxes if line.startswith("|")), name
+    for op in COLLECTIVE_NAMES:
+        for step in range(collective_step_count(op, 5) + 1):
+            assert english_left(collective_diagram(op, step, 5)) == set(), (op, step)
+
+
+def test_ledger_result_in_chinese() -> None:
+    """The Ledger's notes and the labels of its formulas in Chinese (the formulas' own symbols
+    and the sources stay as written): ZeRO-3 with DeepSpeed's estimator and offload, uneven
+    pipeline stages."""
+    set_language("zh")
+    deepspeed = compute_ledger(
+        LedgerSpec(params=7e9, dp=8, zero_stage=3, convention="deepspeed", offload="optimizer")
+    )
+    assert "收集的最大层已计入参数和梯度" in deepspeed.terms[-1].formula
+    uneven = compute_ledger(
+        LedgerSpec(params=7e9, layers=32, pp=3, dp=2, zero_stage=1, convention="megatron")
+    )
+    assert "32 层分到 3 个 stage 不均匀：数字对应第一个 stage，共 11 层，负载最重" in uneven.notes
+    for result in (deepspeed, uneven):
+        assert english_left("\n".join(result.notes)) == set()
+        assert all(term.formula for term in result.terms)
+
+
 # ----------------------------------------------------------------- choosing the language
 @pytest.mark.parametrize(
     ("value", "language"),
@@ -247,21 +339,82 @@ def test_unknown_language_is_refused() -> None:
         set_language("fr")
 
 
+# ----------------------------------------------------------------- the command line
+def test_command_line_help_and_errors_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--lang zh``: argparse's own words (usage, the help flag, a missing argument) and the
+    command's help and errors in Chinese; flags, values and JSON keys unchanged."""
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "calc", "bubble", "--help"])
+    help_text = capsys.readouterr().out
+    assert help_text.startswith("用法：shardbook calc bubble")
+    assert "显示此帮助并退出" in help_text
+    assert "流水线 stage 数 p" in help_text
+    assert "show this help message" not in help_text
+    assert "pipeline stages p" not in help_text
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "diagram"])
+    assert "缺少必需的参数：NAME" in capsys.readouterr().err
+    assert main(["--lang", "zh", "calc", "bubble", "--stages", "4"]) == 2
+    assert "--schedule: 是必需的：gpipe" in capsys.readouterr().err
+    assert main(["--lang", "zh", "calc", "bubble", "--schedule", "gpipe", "--stages", "4",
+                 "--micro-batches", "8", "--json"]) == 0  # fmt: skip
+    assert set(json.loads(capsys.readouterr().out)) >= {"bubble_fraction", "micro_batches"}
+
+
+def test_command_line_reads_the_saved_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --lang: the ``language`` setting of the progress folder, as in the app; --lang over
+    it; the locale when the setting is ``auto``."""
+    (tmp_path / "settings.yaml").write_text("schema_version: 1\nlanguage: zh\n", encoding="utf-8")
+    folder = ["--progress-dir", str(tmp_path)]
+    assert choose_cli_language(folder) == "zh"
+    assert choose_cli_language(["--lang", "en", *folder]) == "en"
+    with pytest.raises(SystemExit):
+        main([*folder, "lessons", "--help"])
+    assert "显示此帮助并退出" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*folder, "--help"])
+    assert "列出课程及其状态" in capsys.readouterr().out
+    (tmp_path / "settings.yaml").write_text("schema_version: 1\nlanguage: auto\n", encoding="utf-8")
+    assert choose_cli_language(folder) == "en"
+    (tmp_path / "settings.yaml").write_text("[not a mapping", encoding="utf-8")
+    assert choose_cli_language(folder) == "en"
+    assert (tmp_path / "settings.yaml").exists()  # read only: nothing moved aside
+
+
 # ----------------------------------------------------------------- the screens
 async def settle(pilot: Pilot[int]) -> None:
     for _ in range(3):
         await pilot.pause()
 
 
+SIDE_TABS = ("ledger", "bubble", "diagrams", "collectives", "tradeoffs", "lab")
+
+
+async def side_pane_pages(app: ShardbookApp, pilot: Pilot[int]) -> AsyncIterator[tuple[str, str]]:
+    """Each side tab shown in turn, scrolled a page at a time from its top to its end: the tab
+    and what the terminal shows on each page."""
+    for tab in SIDE_TABS:
+        tab_pane = await app.main_screen.open_side_tab(tab)
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        scroller = tab_pane.query(ScrollableContainer).first()
+        scroller.scroll_home(animate=False)
+        await settle(pilot)
+        while True:
+            yield tab, screen_text(app)
+            if scroller.scroll_y >= scroller.max_scroll_y:
+                break
+            scroller.scroll_page_down(animate=False)
+            await settle(pilot)
+
+
 async def test_lang_zh_screens_show_no_english_interface_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("tui.app.utc_now", lambda: NOW)
-    # The side panes' results (the ledger's terms and formulas) are not translated yet: the
-    # side pane is hidden, as at 80 columns.
-    (tmp_path / "settings.yaml").write_text(
-        "schema_version: 1\nlayout: {side: hidden}\n", encoding="utf-8"
-    )
     app = make_app(progress_dir=tmp_path, language="zh")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -275,6 +428,11 @@ async def test_lang_zh_screens_show_no_english_interface_text(
             app.main_screen.goto(index)
             await settle(pilot)
             assert english_left(screen_text(app)) == set(), section.title
+        pages = 0
+        async for tab, text in side_pane_pages(app, pilot):
+            assert english_left(text) == set(), tab
+            pages += 1
+        assert pages > len(SIDE_TABS)  # the panes scrolled: their results were read too
         await pilot.press("f1")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
@@ -294,6 +452,8 @@ async def test_lang_en_screens_show_no_chinese_outside_the_lesson(tmp_path: Path
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert chinese_left(screen_text(app)) == set()
+        async for tab, text in side_pane_pages(app, pilot):
+            assert chinese_left(text) == set(), tab
         for key in ("f1", "escape", "ctrl+p", "escape", "f12"):
             await pilot.press(key)
             await settle(pilot)

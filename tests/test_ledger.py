@@ -682,7 +682,14 @@ def test_every_spec_gives_finite_nonnegative_results_or_input_error(spec: Ledger
     _check_finite(result)
     total = result.per_rank_bytes["total"]
     assert total == pytest.approx(sum(result.per_rank_bytes[k] for k in TERM_KEYS))
-    for other in compare_conventions(spec).values():
+    try:
+        others = compare_conventions(spec)
+    except InputError as error:
+        # Another convention may refuse what this one accepts (DeepSpeed's largest layer must
+        # not exceed the parameter count; the others do not read it).
+        assert error.field
+        return
+    for other in others.values():
         _check_finite(other)
 
 

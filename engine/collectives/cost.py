@@ -16,6 +16,7 @@ from engine.collectives.model import (
     is_power_of_two,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.units import parse_bytes, parse_int, parse_rate, parse_time
 
 
@@ -122,7 +123,7 @@ def collective_cost(
     source = sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else sources.MPICH_COSTS
     if p == 1 or n == 0:
         # NCCL returns at once for one rank or a count of 0: nothing is sent.
-        reason = "one rank" if p == 1 else "zero bytes"
+        reason = _("one rank") if p == 1 else _("zero bytes")
         return CollectiveCost(
             op=op,
             algorithm=name,
@@ -136,7 +137,7 @@ def collective_cost(
             busbw_bytes_per_s=None,
             bus_bandwidth_factor=factor,
             steps=0,
-            formula=f"0 ({reason}: nothing to send)",
+            formula="0 (" + _("{reason}: nothing to send").format(reason=reason) + ")",
             source=f"{source}; {sources.BUS_BANDWIDTH}",
         )
     steps, wire, busiest, formula = closed_form(op, name, p, n)

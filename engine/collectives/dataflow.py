@@ -21,6 +21,7 @@ from engine.collectives.model import (
     check_op,
 )
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.units import parse_int
 
 _Move = tuple[int, int, tuple[int, ...], tuple[int, ...], bool]
@@ -134,8 +135,8 @@ def _schedule(op: str, algorithm: str, p: int) -> list[_Phase]:
         if r == p:
             return inner
         extra = range(r, p)
-        fold: _Phase = ("fold", [(i, i - r, everything, everything, True) for i in extra])
-        unfold: _Phase = ("unfold", [(i - r, i, everything, everything, False) for i in extra])
+        fold: _Phase = (N_("fold"), [(i, i - r, everything, everything, True) for i in extra])
+        unfold: _Phase = (N_("unfold"), [(i - r, i, everything, everything, False) for i in extra])
         return [fold, *inner, unfold]
     if op == "all-reduce":
         return _binomial_reduce(p, everything) + _binomial_broadcast(p, everything)
@@ -151,7 +152,7 @@ def _schedule(op: str, algorithm: str, p: int) -> list[_Phase]:
         # Pairwise exchange: at step k rank i sends its block for rank i+k and receives rank
         # (i-k)'s block for it.
         return [
-            ("exchange", [(i, (i + k) % p, ((i + k) % p,), (i,), False) for i in range(p)])
+            (N_("exchange"), [(i, (i + k) % p, ((i + k) % p,), (i,), False) for i in range(p)])
             for k in range(1, p)
         ]
     if op == "broadcast":

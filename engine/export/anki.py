@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path
 
 from engine.export.notes import APKG_OWNER_PREFIX, now_utc
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 
 
@@ -62,9 +63,11 @@ def anki_cards(lesson: Lesson) -> list[dict[str, str]]:
             )
             prompt = f"{prompt}\n{options}"
         elif question.answer_kind == "true-false":
-            prompt = f"{prompt}\n\nTrue or false?"
+            prompt = f"{prompt}\n\n" + _("True or false?")
         elif question.answer_kind == "number":
-            prompt = f"{prompt}\n\n(Fixed numbers; the app's quiz draws new ones each time.)"
+            prompt = f"{prompt}\n\n" + _(
+                "(Fixed numbers; the app's quiz draws new ones each time.)"
+            )
         expected = question.expected_text()
         answer = f"{expected}\n\n{question.solution}" if expected else question.solution
         cards.append(

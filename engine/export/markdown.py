@@ -24,6 +24,8 @@ from engine.export.notes import (
     now_utc,
     quiz_summary,
 )
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.lesson import (
     Item,
     Lesson,
@@ -32,6 +34,7 @@ from engine.lesson import (
     key_points_markdown,
     links_markdown,
 )
+from engine.lesson.markdown import DEFAULT_LABELS, MarkdownLabels
 from engine.progress import (
     RATING_LABELS,
     STATUS_LABELS,
@@ -47,7 +50,7 @@ def learner_markdown(text: str) -> str:
     line breaks kept, nothing turned into a heading, list, rule, code or HTML), or
     :data:`NOT_ANSWERED` when it is blank."""
     if not text.strip():
-        return NOT_ANSWERED
+        return _(NOT_ANSWERED)
     return "\n".join(f"> {line}" for line in escape_markdown(text).split("\n"))
 
 
@@ -62,15 +65,24 @@ def _table(header: tuple[str, ...], align: str, rows: Sequence[tuple[str, ...]])
     return "\n".join(lines)
 
 
+def _labels() -> MarkdownLabels:
+    """The words around the lesson's added material, in the interface language."""
+    return MarkdownLabels(
+        note=_(DEFAULT_LABELS.note),
+        added=_(DEFAULT_LABELS.added),
+        sources=_(DEFAULT_LABELS.sources),
+    )
+
+
 def _exercise1_markdown(progress: LessonProgress) -> list[str]:
     form = progress.forms.get("ledger", {})
     inputs = ledger_inputs(form)
     figures = exercise1_figures(progress)
     parts: list[str] = []
     if inputs:
-        parts.append("Inputs (the Ledger pane, per rank):")
+        parts.append(_("Inputs (the Ledger pane, per rank):"))
         pairs = [(_one_line(label), _one_line(text)) for _name, label, text in inputs]
-        parts.append(_table(("input", "value"), "---|---", pairs))
+        parts.append(_table((_("input"), _("value")), "---|---", pairs))
     if figures:
         rows: list[tuple[str, ...]] = [
             (label, f"{figures[key]:.0f}", format_gb(figures[key]), format_gib(figures[key]))
@@ -79,38 +91,46 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
         ]
         total = sum(figures.values())
         bold = (f"{total:.0f}", format_gb(total), format_gib(total))
-        rows.append(("**total (these columns)**", *(f"**{cell}**" for cell in bold)))
-        header = ("column", "bytes", "GB (1e9)", "GiB (2^30)")
+        total_label = _("total (these columns)")
+        rows.append((f"**{total_label}**", *(f"**{cell}**" for cell in bold)))
+        header = (_("column"), _("bytes"), "GB (1e9)", "GiB (2^30)")
         parts.append(_table(header, "---|---:|---:|---:", rows))
     elif inputs:
         parts.append(
-            "No figures: these inputs have an invalid field, so the Ledger computed nothing for "
-            "them. Fix it in the Ledger (F2) and export again."
+            _(
+                "No figures: these inputs have an invalid field, so the Ledger computed nothing "
+                "for them. Fix it in the Ledger (F2) and export again."
+            )
         )
     return parts
 
 
-LOOKED_FIRST = "_Looked at the engine's answer first ({at}), then wrote this note._"
-WRITTEN_FIRST = "_Written before looking at the engine's answer._"
-NO_ENGINE_ANSWER = (
+# Msgids, translated where they are written into the notes.
+LOOKED_FIRST = N_("_Looked at the engine's answer first ({at}), then wrote this note._")
+WRITTEN_FIRST = N_("_Written before looking at the engine's answer._")
+NO_ENGINE_ANSWER = N_(
     "_No engine answer to compare with: the exercise asks for a factor the formulas alone "
     "cannot decide._"
 )
-LOOKED_UNWRITTEN = "_Looked at the engine's answer first ({at}); no note written yet:_ {notes}"
+LOOKED_UNWRITTEN = N_("_Looked at the engine's answer first ({at}); no note written yet:_ {notes}")
 
 
 def _note_markdown(note: ExerciseNote, text: str, progress: LessonProgress) -> list[str]:
     parts = [f"**{_one_line(note_title(note))}**", learner_markdown(text)]
     looked = looked_flag(progress, note.id)
     if looked:
-        parts.append(LOOKED_FIRST.format(at=progress.looked[note.id]))
+        parts.append(_(LOOKED_FIRST).format(at=progress.looked[note.id]))
     elif looked is not None:
-        parts.append(WRITTEN_FIRST)
+        parts.append(_(WRITTEN_FIRST))
     answer, source = engine_answer(note)
     if answer:
-        parts.append(f"Engine's answer ({source}): {_one_line(answer)}")
+        parts.append(
+            _("Engine's answer ({source}): {answer}").format(
+                source=source, answer=_one_line(answer)
+            )
+        )
     elif note in FREE_NOTES:
-        parts.append(NO_ENGINE_ANSWER)
+        parts.append(_(NO_ENGINE_ANSWER))
     return parts
 
 
@@ -125,7 +145,7 @@ def _looked_unwritten(item: Item, progress: LessonProgress) -> list[str]:
         return []
     at = min(progress.looked[note_id] for note_id in blank)
     titles = "; ".join(_one_line(note_title(get_note(note_id))) for note_id in blank)
-    return [LOOKED_UNWRITTEN.format(at=at, notes=titles)]
+    return [_(LOOKED_UNWRITTEN).format(at=at, notes=titles)]
 
 
 def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
@@ -139,9 +159,9 @@ def _exercises_markdown(lesson: Lesson, section: Section, progress: LessonProgre
         for note, text in by_item.get(item.id, []):
             body.extend(_note_markdown(note, text, progress))
         body.extend(_looked_unwritten(item, progress))
-        parts.extend(body or [NOT_ANSWERED])
+        parts.extend(body or [_(NOT_ANSWERED)])
     if other:
-        parts.append("### Other notes")
+        parts.append("### " + _("Other notes"))
         for note, text in other:
             parts.extend(_note_markdown(note, text, progress))
     return parts
@@ -153,8 +173,8 @@ def _self_check_markdown(lesson: Lesson, section: Section, progress: LessonProgr
         parts.append(f"### {number}. {_one_line(item.text)}")
         parts.append(learner_markdown(progress.answers.get(item.id, "")))
         if item.id in progress.revealed and item.key_points:
-            parts.append("Key points (revealed):")
-            parts.append(key_points_markdown(item))
+            parts.append(_("Key points (revealed):"))
+            parts.append(key_points_markdown(item, _labels()))
     return parts
 
 
@@ -168,13 +188,16 @@ def _reflection_markdown(lesson: Lesson, section: Section, progress: LessonProgr
 
 def _trainer_names(lesson: Lesson) -> dict[str, str]:
     """Exercise and self-check ids -> ``exercise 2``, ``self-check 1``."""
-    names = {item.id: f"exercise {n}" for n, item in enumerate(lesson.exercises, start=1)}
-    names.update({item.id: f"self-check {n}" for n, item in enumerate(lesson.self_check, start=1)})
+    exercise, self_check = _("exercise {number}"), _("self-check {number}")
+    names = {item.id: exercise.format(number=n) for n, item in enumerate(lesson.exercises, 1)}
+    names.update(
+        {item.id: self_check.format(number=n) for n, item in enumerate(lesson.self_check, 1)}
+    )
     return names
 
 
 def _rating_words(level: str | None) -> str:
-    return RATING_LABELS.get(level or "", "not rated")
+    return _(RATING_LABELS.get(level or "", "not rated"))
 
 
 def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
@@ -185,20 +208,19 @@ def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgr
     for number, item in enumerate(section.items, start=1):
         rating = progress.objective_rating(item.id)
         parts.append(f"### {number}. {_one_line(item.text)}")
-        line = (
-            f"Your rating: at the start {_rating_words(rating.start)}; "
-            f"at the end {_rating_words(rating.end)}."
+        line = _("Your rating: at the start {start}; at the end {end}.").format(
+            start=_rating_words(rating.start), end=_rating_words(rating.end)
         )
         if item.trained_by:
             trained = ", ".join(names.get(trainer, trainer) for trainer in item.trained_by)
-            line += f" Trained by {trained}."
+            line += " " + _("Trained by {trainers}.").format(trainers=trained)
         parts.append(_one_line(line))
     return parts
 
 
 def _readings_markdown(lesson: Lesson, section: Section, progress: LessonProgress) -> list[str]:
     return [
-        f"- {_one_line(item.text)}\n  " + links_markdown(item).replace("\n", "\n  ")
+        f"- {_one_line(item.text)}\n  " + links_markdown(item, _labels()).replace("\n", "\n  ")
         for item in section.items
         if item.links
     ]
@@ -219,34 +241,54 @@ _KIND_NOTES = {
 }
 
 
-QUIZ_HEADING = "Spaced review (quiz)"
+QUIZ_HEADING = N_("Spaced review (quiz)")
 
 
 def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
     if "error" in summary:
-        return [f"The quiz data could not be read: {_one_line(str(summary['error']))}"]
+        return [
+            _("The quiz data could not be read: {error}").format(
+                error=_one_line(str(summary["error"]))
+            )
+        ]
     if not summary["reviews"]:
-        return [f"No reviews yet ({summary['items']} items, all new). F12 starts the quiz."]
+        return [
+            _("No reviews yet ({items} items, all new). F12 starts the quiz.").format(
+                items=summary["items"]
+            )
+        ]
     lines = [
-        f"- reviews: {summary['reviews']} ({summary['reviewed']} of {summary['items']} items "
-        f"reviewed, {summary['new']} new)",
+        "- "
+        + _("reviews: {reviews} ({reviewed} of {items} items reviewed, {new} new)").format(
+            reviews=summary["reviews"],
+            reviewed=summary["reviewed"],
+            items=summary["items"],
+            new=summary["new"],
+        ),
     ]
     if summary["recall"] is not None:
-        lines.append(f"- recall: {summary['recall']:.0%} of reviews rated Good or Easy")
-    if summary["retrievability"] is not None:
+        recall = f"{summary['recall']:.0%}"
         lines.append(
-            f"- retrievability now: {summary['retrievability']:.0%} (FSRS's estimate, mean over "
-            "the reviewed items)"
+            "- " + _("recall: {recall} of reviews rated Good or Easy").format(recall=recall)
         )
-    lines.append(f"- due now: {summary['due']}")
+    if summary["retrievability"] is not None:
+        retrievability = f"{summary['retrievability']:.0%}"
+        lines.append(
+            "- "
+            + _(
+                "retrievability now: {retrievability} (FSRS's estimate, mean over the reviewed "
+                "items)"
+            ).format(retrievability=retrievability)
+        )
+    lines.append("- " + _("due now: {count}").format(count=summary["due"]))
     if summary["next_due"]:
-        lines.append(f"- next due: {summary['next_due']}")
+        lines.append("- " + _("next due: {time}").format(time=summary["next_due"]))
     return ["\n".join(lines)]
 
 
 def _front_matter(lesson: Lesson, progress: LessonProgress, exported: str) -> dict[str, Any]:
     return {
-        "title": f"{lesson.title} — notes",
+        "title": _("{title} — notes").format(title=lesson.title),
         "lesson": lesson.id,
         "lesson_date": lesson.meta.date,
         "status": progress.status,
@@ -258,8 +300,12 @@ def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None
     """The notes as CommonMark (with tables), without front matter (see module docstring)."""
     moment = now_utc(now)
     parts = [
-        f"# {_one_line(f'{lesson.id} notes: {lesson.title}')}",
-        _one_line(f"Status: {STATUS_LABELS[progress.status]} · exported {utc_iso(moment)}"),
+        "# " + _one_line(_("{lesson} notes: {title}").format(lesson=lesson.id, title=lesson.title)),
+        _one_line(
+            _("Status: {status} · exported {time}").format(
+                status=_(STATUS_LABELS[progress.status]), time=utc_iso(moment)
+            )
+        ),
     ]
     for section in lesson.sections:
         render = _SECTION_NOTES.get(section.id) or _KIND_NOTES.get(section.kind)
@@ -270,7 +316,7 @@ def notes_body(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None
             continue
         parts.append(f"## {_one_line(section.title)}")
         parts.extend(body)
-    parts.append(f"## {QUIZ_HEADING}")
+    parts.append(f"## {_(QUIZ_HEADING)}")
     parts.extend(_quiz_markdown(quiz_summary(lesson, progress, moment)))
     return "\n\n".join(parts) + "\n"
 

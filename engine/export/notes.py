@@ -16,7 +16,10 @@ from engine.exercises import (
     ExerciseNote,
     answered_by_engine,
     answered_notes,
+    note_reference,
 )
+from engine.i18n import N_, current_language
+from engine.i18n import gettext as _
 from engine.ledger import PRECISION_PRESETS
 from engine.lesson import Item, Lesson, Section
 from engine.progress import (
@@ -33,14 +36,14 @@ EXTENSIONS = {"md": "md", "json": "json", "html": "html", "anki": "apkg"}
 
 
 FORMAT_DESCRIPTIONS = {
-    "md": "Markdown notes",
-    "json": "the notes as one JSON object",
-    "html": "the notes as one web page",
-    "anki": "the lesson's quiz items as an Anki deck (.apkg)",
+    "md": N_("Markdown notes"),
+    "json": N_("the notes as one JSON object"),
+    "html": N_("the notes as one web page"),
+    "anki": N_("the lesson's quiz items as an Anki deck (.apkg)"),
 }
 
 
-NOT_ANSWERED = "_(not answered yet)_"
+NOT_ANSWERED = N_("_(not answered yet)_")
 
 
 # Exercise 1's four columns (the lesson: 参数、梯度、Adam 状态与 activation 四栏), in bytes.
@@ -55,33 +58,37 @@ EXERCISE1_COLUMNS = (
 # The Ledger form's inputs, by their names in the field's terms. The first nine are always part
 # of the result; the others count only when the learner changed them from their default text.
 LEDGER_INPUTS: tuple[tuple[str, str, str | None], ...] = (
-    ("params", "parameters N", None),
-    ("preset", "precision", None),
-    ("weight_bytes", "weight bytes per parameter", None),
-    ("grad_bytes", "gradient bytes per parameter", None),
-    ("optimizer_bytes", "optimizer bytes per parameter K (fp32 master weights + moments)", None),
-    ("dp", "data-parallel size P", None),
-    ("zero", "ZeRO stage", None),
-    ("convention", "bytes-per-parameter convention", None),
-    ("gpu_memory", "GPU memory", None),
-    ("seq", "sequence length s", ""),
-    ("layers", "layers L", ""),
-    ("hidden", "hidden size h", ""),
-    ("heads", "attention heads a", ""),
-    ("ffn_hidden", "FFN hidden size", ""),
-    ("vocab", "vocabulary size V", ""),
-    ("micro_batch", "micro-batch size b", "1"),
-    ("recompute", "activation recomputation", "none"),
-    ("sequence_parallel", "sequence parallel", "no"),
-    ("tp", "tensor-parallel size", "1"),
-    ("pp", "pipeline-parallel size", "1"),
-    ("cp", "context-parallel size", "1"),
-    ("ep", "expert-parallel size", "1"),
-    ("experts", "experts", "1"),
-    ("schedule", "pipeline schedule", "1f1b"),
-    ("micro_batches", "micro-batches m", ""),
-    ("virtual_stages", "virtual stages v", "1"),
-    ("largest_layer_params", "largest layer (parameters, DeepSpeed ZeRO-3)", ""),
+    ("params", N_("parameters N"), None),
+    ("preset", N_("precision"), None),
+    ("weight_bytes", N_("weight bytes per parameter"), None),
+    ("grad_bytes", N_("gradient bytes per parameter"), None),
+    (
+        "optimizer_bytes",
+        N_("optimizer bytes per parameter K (fp32 master weights + moments)"),
+        None,
+    ),
+    ("dp", N_("data-parallel size P"), None),
+    ("zero", N_("ZeRO stage"), None),
+    ("convention", N_("bytes-per-parameter convention"), None),
+    ("gpu_memory", N_("GPU memory"), None),
+    ("seq", N_("sequence length s"), ""),
+    ("layers", N_("layers L"), ""),
+    ("hidden", N_("hidden size h"), ""),
+    ("heads", N_("attention heads a"), ""),
+    ("ffn_hidden", N_("FFN hidden size"), ""),
+    ("vocab", N_("vocabulary size V"), ""),
+    ("micro_batch", N_("micro-batch size b"), "1"),
+    ("recompute", N_("activation recomputation"), "none"),
+    ("sequence_parallel", N_("sequence parallel"), "no"),
+    ("tp", N_("tensor-parallel size"), "1"),
+    ("pp", N_("pipeline-parallel size"), "1"),
+    ("cp", N_("context-parallel size"), "1"),
+    ("ep", N_("expert-parallel size"), "1"),
+    ("experts", N_("experts"), "1"),
+    ("schedule", N_("pipeline schedule"), "1f1b"),
+    ("micro_batches", N_("micro-batches m"), ""),
+    ("virtual_stages", N_("virtual stages v"), "1"),
+    ("largest_layer_params", N_("largest layer (parameters, DeepSpeed ZeRO-3)"), ""),
 )
 
 
@@ -112,8 +119,8 @@ def ledger_inputs(form: dict[str, str]) -> list[tuple[str, str, str]]:
             continue
         if name == "preset":
             preset = PRECISION_PRESETS.get(text)
-            text = preset.label if preset else "custom bytes per parameter"
-        rows.append((name, label, text))
+            text = _(preset.label) if preset else _("custom bytes per parameter")
+        rows.append((name, _(label), text))
     for name, value in form.items():
         if name not in known and value.strip():
             rows.append((name, name.replace("_", " "), value.strip()))
@@ -165,8 +172,13 @@ SLOW_LINK_SOURCE = (
 )
 
 
-@functools.cache
 def _slow_link_answer() -> str:
+    return _slow_link_answer_in(current_language())
+
+
+@functools.cache
+def _slow_link_answer_in(language: str) -> str:
+    """Exercise 4's answer (computed once per interface language: the report is fixed)."""
     from engine.tradeoffs import (  # the step-time engine loads only when notes are exported
         TRADEOFFS_LINK,
         TRADEOFFS_WORLD,
@@ -185,7 +197,7 @@ def engine_answer(note: ExerciseNote) -> tuple[str, str]:
     ``("", "")`` where the engine has none (exercise 5 asks for a factor the formulas cannot
     decide)."""
     if note.reference:
-        return note.reference, STRATEGIES_SOURCE
+        return note_reference(note), STRATEGIES_SOURCE
     if note.answered_by == TRADEOFFS:
         return _slow_link_answer(), SLOW_LINK_SOURCE
     return "", ""
@@ -221,11 +233,12 @@ def _exercises(lesson: Lesson) -> tuple[Item, ...]:
 def note_title(note: ExerciseNote) -> str:
     """An exercise note's heading: its strategy's title and the note's label."""
     if not note.strategy:
-        return note.label
+        return _(note.label)
     try:
-        return f"{get_strategy(note.strategy).title}: {note.label}"
+        title = _(get_strategy(note.strategy).title)
     except InputError:
-        return f"{note.strategy}: {note.label}"
+        title = note.strategy
+    return _("{strategy}: {label}").format(strategy=title, label=_(note.label))
 
 
 def export_data(

@@ -38,6 +38,8 @@ from typing import Any
 from engine import sources
 from engine.checks import one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.lab import LabError, require_torch
 from engine.ledger import LedgerResult, LedgerSpec, compute_ledger
 
@@ -221,12 +223,12 @@ def ledger_spec_for(spec: MemorySpec) -> tuple[LedgerSpec, str]:
         "master_weights": False,
     }
     if spec.dtype == "fp32":
-        note = (
+        note = N_(
             "fp32 model, plain AdamW: params 4 B, grads 4 B, exp_avg + exp_avg_sq 4 + 4 B, no "
             "master weights (ledger dtype fp32, master weights off)"
         )
         return LedgerSpec(dtype="fp32", **common), note
-    note = (
+    note = N_(
         "bf16 model trained in bf16, no fp32 master weights: params 2 B, grads 2 B; torch's "
         "AdamW keeps exp_avg and exp_avg_sq in the parameter dtype, 2 + 2 B (ledger dtype bf16, "
         "master weights off, optimizer bytes K = 4). Mixed precision would keep fp32 master "
@@ -240,22 +242,22 @@ def ledger_spec_for(spec: MemorySpec) -> tuple[LedgerSpec, str]:
 
 # (region, formula coefficient of s·b·h, of a·s²·b, measured region counted per layer, note)
 _LAYER_TERMS: tuple[tuple[str, str, float, float, str], ...] = (
-    ("ln1", "layer norm 1 input", 1, 0, ""),
-    ("qkv", "QKV projection input", 1, 0, ""),
-    ("qk", "Q and K for QKᵀ", 2, 0, ""),
-    ("softmax", "softmax output", 0, 1, ""),
-    ("attn_drop", "attention dropout mask (1 B)", 0, 0, ""),
-    ("av", "dropout output and V", 1, 1, ""),
-    ("proj", "output projection input", 1, 0, ""),
-    ("proj_drop", "projection dropout mask (1 B)", 0, 0, ""),
-    ("ln2", "layer norm 2 input", 1, 0, ""),
-    ("fc1", "MLP first linear input", 1, 0, ""),
-    ("gelu", "GeLU input (4h)", 4, 0, ""),
-    ("fc2", "MLP second linear input (4h)", 4, 0, ""),
-    ("mlp_drop", "MLP dropout mask (1 B)", 0, 0, ""),
+    ("ln1", N_("layer norm 1 input"), 1, 0, ""),
+    ("qkv", N_("QKV projection input"), 1, 0, ""),
+    ("qk", N_("Q and K for QKᵀ"), 2, 0, ""),
+    ("softmax", N_("softmax output"), 0, 1, ""),
+    ("attn_drop", N_("attention dropout mask (1 B)"), 0, 0, ""),
+    ("av", N_("dropout output and V"), 1, 1, ""),
+    ("proj", N_("output projection input"), 1, 0, ""),
+    ("proj_drop", N_("projection dropout mask (1 B)"), 0, 0, ""),
+    ("ln2", N_("layer norm 2 input"), 1, 0, ""),
+    ("fc1", N_("MLP first linear input"), 1, 0, ""),
+    ("gelu", N_("GeLU input (4h)"), 4, 0, ""),
+    ("fc2", N_("MLP second linear input (4h)"), 4, 0, ""),
+    ("mlp_drop", N_("MLP dropout mask (1 B)"), 0, 0, ""),
 )
 _MASKS = {"attn_drop": (0.0, 1.0), "proj_drop": (1.0, 0.0), "mlp_drop": (1.0, 0.0)}
-_LAYER_NORM_NOTE = (
+_LAYER_NORM_NOTE = N_(
     "native_layer_norm also saves its mean and 1/std, s·b values each; §4.1 leaves them out"
 )
 
@@ -462,14 +464,16 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
             "optimizer_states",
             state_bytes,
             per_rank["master_weights"] + per_rank["optimizer_states"],
-            "exp_avg and exp_avg_sq (ledger: master weights + optimizer states)",
+            _("exp_avg and exp_avg_sq (ledger: master weights + optimizer states)"),
         ),
         ModelStateTerm(
             "optimizer_steps",
             step_bytes,
             0.0,
-            f"AdamW's 'step' counter: {step_tensors} scalar tensors, one per parameter tensor; "
-            "bookkeeping no ledger counts",
+            _(
+                "AdamW's 'step' counter: {count} scalar tensors, one per parameter tensor; "
+                "bookkeeping no ledger counts"
+            ).format(count=step_tensors),
         ),
     )
     activations = _activation_terms(spec, recorder, 4.0 if spec.dtype == "fp32" else 2.0)
@@ -498,14 +502,14 @@ def _activation_terms(spec: MemorySpec, rec: _Recorder, w: float) -> tuple[Activ
     layers = spec.layers
     terms = [
         ActivationTerm(
-            "embedding: token and position ids",
+            _("embedding: token and position ids"),
             0.0,
             rec.bytes.get("embedding", 0),
             tuple(rec.saved.get("embedding", ())),
-            "int64 indices for the embedding backward; §4.3 does not count them",
+            _("int64 indices for the embedding backward; §4.3 does not count them"),
         ),
         ActivationTerm(
-            "embedding dropout mask (1 B)",
+            _("embedding dropout mask (1 B)"),
             sbh,
             rec.bytes.get("embedding_drop", 0),
             tuple(rec.saved.get("embedding_drop", ())),
@@ -516,7 +520,7 @@ def _activation_terms(spec: MemorySpec, rec: _Recorder, w: float) -> tuple[Activ
         note = _LAYER_NORM_NOTE if key in ("ln1", "ln2") else ""
         terms.append(
             ActivationTerm(
-                f"layers × {layers}: {label}",
+                _("layers × {layers}: {region}").format(layers=layers, region=_(label)),
                 layers * _formula_bytes(key, spec, w),
                 measured,
                 tuple(rec.saved.get(f"0.{key}", ())),
@@ -525,32 +529,34 @@ def _activation_terms(spec: MemorySpec, rec: _Recorder, w: float) -> tuple[Activ
         )
     terms += [
         ActivationTerm(
-            "final layer norm input",
+            _("final layer norm input"),
             w * sbh,
             0,
             (),
-            "§4.3 counts a final layer norm; this model, like Eq. 2's parameter count, has none",
+            _("§4.3 counts a final layer norm; this model, like Eq. 2's parameter count, has none"),
         ),
         ActivationTerm(
-            "output layer input",
+            _("output layer input"),
             w * sbh,
             rec.bytes.get("output", 0),
             tuple(rec.saved.get("output", ())),
         ),
         ActivationTerm(
-            "loss: fp32 log-softmax of the logits",
+            _("loss: fp32 log-softmax of the logits"),
             4.0 * sbv,
             rec.bytes.get("loss", 0),
             tuple(rec.saved.get("loss", ())),
-            "cross_entropy also saves the int64 targets and a scalar weight; §4.3 counts the "
-            "fp32 logits only",
+            _(
+                "cross_entropy also saves the int64 targets and a scalar weight; §4.3 counts the "
+                "fp32 logits only"
+            ),
         ),
     ]
     other = rec.bytes.get("other", 0)
     if other:
         terms.append(
             ActivationTerm(
-                "outside every region", 0.0, other, tuple(rec.saved.get("other", ())), ""
+                _("outside every region"), 0.0, other, tuple(rec.saved.get("other", ())), ""
             )
         )
     return tuple(terms)

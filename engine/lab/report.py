@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import units
+from engine.i18n import gettext as _
+from engine.linebreak import pad_cells
 
 if TYPE_CHECKING:
     from engine.lab.gloo import GlooRun
@@ -19,22 +21,34 @@ def _numbers(values: tuple[int, ...] | None) -> str:
 
 def collectives_report(run: GlooRun) -> str:
     """A readable report of an :class:`engine.lab.gloo.GlooRun` (seconds and bytes labelled)."""
-    loopback = {True: "yes", False: "NO", None: "unknown (no /proc)"}[run.loopback_only]
+    loopback = {True: _("yes"), False: _("NO"), None: _("unknown (no /proc)")}[run.loopback_only]
     bandwidth = (
-        "not resolved at this S (latency hid it; the model keeps latency only)"
+        _("not resolved at this S (latency hid it; the model keeps latency only)")
         if run.bandwidth_bytes_per_s is None
         else units.format_rate(run.bandwidth_bytes_per_s)
     )
     lines = [
-        f"Gloo on {run.world} local ranks (torch {run.torch_version}); loopback only: {loopback}",
-        f"measured alpha {units.format_seconds(run.alpha_s)} per message, bandwidth {bandwidth}"
-        " (ping-pong, ranks 0-1)",
+        _("Gloo on {ranks} local ranks (torch {version}); loopback only: {loopback}").format(
+            ranks=run.world, version=run.torch_version, loopback=loopback
+        ),
+        _(
+            "measured alpha {alpha} per message, bandwidth {bandwidth} (ping-pong, ranks 0-1)"
+        ).format(alpha=units.format_seconds(run.alpha_s), bandwidth=bandwidth),
         "",
     ]
     for item in run.ops:
-        verdict = "equal" if item.matches else "DIFFERENT"
-        lines.append(f"{item.op}: Gloo output {verdict} to the simulator's")
-        lines.append("  rank  input            Gloo output      simulator")
+        verdict = (
+            _("{op}: Gloo output equal to the simulator's")
+            if item.matches
+            else _("{op}: Gloo output DIFFERENT to the simulator's")
+        )
+        lines.append(verdict.format(op=item.op))
+        lines.append(
+            "  rank  "
+            + pad_cells(_("input"), 17)
+            + pad_cells(_("Gloo output"), 17)
+            + _("simulator")
+        )
         for r in item.ranks:
             lines.append(
                 f"  {r.rank:>4}  {_numbers(r.input):<16} {_numbers(r.output):<16} "
@@ -42,8 +56,13 @@ def collectives_report(run: GlooRun) -> str:
             )
     lines += [
         "",
-        f"time per call at S = {run.timing_bytes:,} B ({run.repeats} calls, slowest rank)",
-        "  op               measured     model (alg.)               measured/model",
+        _("time per call at S = {bytes} B ({calls} calls, slowest rank)").format(
+            bytes=f"{run.timing_bytes:,}", calls=run.repeats
+        ),
+        "  op               "
+        + pad_cells(_("measured"), 13)
+        + pad_cells(_("model (alg.)"), 27)
+        + _("measured/model"),
     ]
     for item in run.ops:
         model = f"{units.format_seconds(item.model.time_s)} ({item.simulation.algorithm})"
@@ -52,9 +71,12 @@ def collectives_report(run: GlooRun) -> str:
             f"{item.ratio:.2f}"
         )
     lines.append(
-        "  model: alpha-beta (MPICH algorithm notes) with the measured alpha and beta; Gloo "
-        "chooses its own algorithms and R processes share the cores, so the ratio is a "
-        "measurement, not a check."
+        "  "
+        + _(
+            "model: alpha-beta (MPICH algorithm notes) with the measured alpha and beta; Gloo "
+            "chooses its own algorithms and R processes share the cores, so the ratio is a "
+            "measurement, not a check."
+        )
     )
     return "\n".join(lines)
 
@@ -67,12 +89,27 @@ def memory_report(result: MemoryResult) -> str:
     """A readable report of an :class:`engine.lab.memory.MemoryResult` (bytes, B)."""
     spec = result.spec
     lines = [
-        f"GPT-style model: {spec.layers} layers, h={spec.hidden}, a={spec.heads}, "
-        f"s={spec.seq}, b={spec.micro_batch_size}, V={spec.vocab}, {spec.dtype} on {spec.device} "
-        f"(torch {result.torch_version}); N = {result.param_count:,} parameters",
-        f"ledger spec: {result.ledger_note}",
+        _(
+            "GPT-style model: {layers} layers, h={hidden}, a={heads}, s={seq}, b={micro_batch}, "
+            "V={vocab}, {dtype} on {device} (torch {version}); N = {params} parameters"
+        ).format(
+            layers=spec.layers,
+            hidden=spec.hidden,
+            heads=spec.heads,
+            seq=spec.seq,
+            micro_batch=spec.micro_batch_size,
+            vocab=spec.vocab,
+            dtype=spec.dtype,
+            device=spec.device,
+            version=result.torch_version,
+            params=f"{result.param_count:,}",
+        ),
+        _("ledger spec: {note}").format(note=_(result.ledger_note)),
         "",
-        "model states (bytes)        measured          ledger    difference",
+        pad_cells(_("model states (bytes)"), 22)
+        + pad_cells(_("measured"), 14, right=True)
+        + pad_cells(_("ledger"), 16, right=True)
+        + pad_cells(_("difference"), 14, right=True),
     ]
     for term in result.model_states:
         lines.append(
@@ -80,10 +117,13 @@ def memory_report(result: MemoryResult) -> str:
             f"{_b(term.difference):>13}"
         )
         if term.note:
-            lines.append(f"    {term.note}")
+            lines.append(f"    {_(term.note)}")
     lines += [
         "",
-        "saved activations (bytes)        Korthikanti    measured   difference",
+        pad_cells(_("saved activations (bytes)"), 33)
+        + pad_cells("Korthikanti", 11, right=True)
+        + pad_cells(_("measured"), 12, right=True)
+        + pad_cells(_("difference"), 13, right=True),
     ]
     for act in result.activations:
         lines.append(
@@ -91,23 +131,31 @@ def memory_report(result: MemoryResult) -> str:
             f"{_b(act.difference):>12}"
         )
         if act.saved:
-            lines.append(f"    saved: {', '.join(act.saved)}")
+            lines.append("    " + _("saved: {tensors}").format(tensors=", ".join(act.saved)))
         if act.note:
-            lines.append(f"    {act.note}")
+            lines.append(f"    {_(act.note)}")
+    total = _("total")
     ledger_act = result.ledger.per_rank_bytes["activations"]
     share = (result.activations_measured - ledger_act) / ledger_act * 100
     lines.append(
-        f"  total{'':<27} {_b(ledger_act):>11} {_b(result.activations_measured):>11} "
+        f"  {pad_cells(total, 32)} {_b(ledger_act):>11} {_b(result.activations_measured):>11} "
         f"{_b(result.activations_measured - ledger_act):>12}  ({share:+.2f}%)"
     )
     lines.append(
-        "  formula: Korthikanti et al. 2022 §4.1 Table 2 per layer, §4.3 embedding and output; "
-        "each storage counted once, parameters left out"
+        "  "
+        + _(
+            "formula: Korthikanti et al. 2022 §4.1 Table 2 per layer, §4.3 embedding and "
+            "output; each storage counted once, parameters left out"
+        )
     )
     if result.cuda_max_allocated_bytes is not None:
         lines.append(
             f"torch.cuda.max_memory_allocated: {_b(result.cuda_max_allocated_bytes)} B "
             f"({units.format_bytes(result.cuda_max_allocated_bytes)})"
         )
-    lines.append(f"loss after the forward pass: {result.loss:.4f} (about ln V for a fresh model)")
+    lines.append(
+        _("loss after the forward pass: {loss} (about ln V for a fresh model)").format(
+            loss=f"{result.loss:.4f}"
+        )
+    )
     return "\n".join(lines)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger.model import LedgerSpec
 from engine.ledger.states import Sharding, StageParams, weight_bytes_per_param
 
@@ -39,14 +41,14 @@ def comm_buffers(spec: LedgerSpec, shard: Sharding, stage: StageParams, notes: l
     if shard.size is not None:
         size = shard.size
         unit = (size.layer_dense + size.experts * size.layer_mlp / spec.ep) / spec.tp
-        origin = "one layer"
+        origin = N_("one layer")
     elif stage.layers:
         unit = (stage.dense + stage.expert) / stage.layers
-        origin = "one layer"
+        origin = N_("one layer")
     elif spec.largest_layer_params is not None:
         unit = spec.largest_layer_params / spec.tp
-        origin = "largest layer"
+        origin = N_("largest layer")
     else:
-        notes.append("FSDP unit size unknown (give layers): gathered-parameter buffer left out")
+        notes.append(_("FSDP unit size unknown (give layers): gathered-parameter buffer left out"))
         return Buffer(0.0, "unknown")
     return Buffer(unit * ((1 + spec.prefetch) * w + g), "fsdp", origin, unit, w, g)

@@ -11,8 +11,10 @@ from engine.activations import (
     per_stage_activation_bytes,
     stage_activation_bytes,
     stage_layer_counts,
+    uneven_stages_note,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.ledger.buffers import comm_buffers
 from engine.ledger.host import host_per_node
 from engine.ledger.model import (
@@ -65,17 +67,23 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     convention = spec.convention
     notes: list[str] = []
     if spec.fp32_grads and convention != "zero-paper":
-        notes.append(f"fp32 gradients are part of the {convention} layout already")
+        notes.append(
+            _("fp32 gradients are part of the {convention} layout already").format(
+                convention=convention
+            )
+        )
     if spec.fp32_grad_accumulation and (convention != "zero-paper" or spec.fp32_grads):
-        notes.append("the fp32 gradient accumulation buffer is the fp32 gradients already")
+        notes.append(_("the fp32 gradient accumulation buffer is the fp32 gradients already"))
     if convention != "zero-paper" and (
         spec.weight_bytes is not None
         or spec.grad_bytes is not None
         or spec.optimizer_bytes is not None
     ):
         notes.append(
-            f"bytes-per-parameter overrides apply to zero-paper only; {convention} uses "
-            f"its own layout"
+            _(
+                "bytes-per-parameter overrides apply to zero-paper only; {convention} uses "
+                "its own layout"
+            ).format(convention=convention)
         )
     shard, stages = placement(spec, shape, size)
     layout = state_layout(spec)
@@ -85,7 +93,9 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
 
     activations = _activations(spec, shape)
     if activations is not None:
-        notes.extend(note for note in activations.notes if "uneven" not in note)
+        # The ledger writes its own note on uneven stages (the stage it reports on).
+        uneven = uneven_stages_note(spec.layers or 1, spec.pp)
+        notes.extend(note for note in activations.notes if note != uneven)
         assert spec.layers is not None
         activation_bytes = per_stage_activation_bytes(
             activations, stage_layer_counts(spec.layers, spec.pp)
@@ -133,13 +143,31 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
                 raise InputError("params", f"the {key} figure overflows; use smaller sizes")
     if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
         layers_here = chosen.layers
-        where = "the first stage" if chosen.position == 0 else f"stage {chosen.position + 1}"
+        uneven = (
+            _(
+                "{layers} layers on {stages} stages are uneven: figures are for the first "
+                "stage, {layers_here} layers, the most loaded"
+            )
+            if chosen.position == 0
+            else _(
+                "{layers} layers on {stages} stages are uneven: figures are for stage {stage}, "
+                "{layers_here} layers, the most loaded"
+            )
+        )
         notes.append(
-            f"{spec.layers} layers on {spec.pp} stages are uneven: figures are for {where}, "
-            f"{layers_here} layers, the most loaded"
+            uneven.format(
+                layers=spec.layers,
+                stages=spec.pp,
+                stage=chosen.position + 1,
+                layers_here=layers_here,
+            )
         )
     elif spec.pp > 1 and chosen.position:
-        notes.append(f"figures are for stage {chosen.position + 1} of {spec.pp}, the most loaded")
+        notes.append(
+            _("figures are for stage {stage} of {stages}, the most loaded").format(
+                stage=chosen.position + 1, stages=spec.pp
+            )
+        )
     if spec.finetune == "full":
         trainable = shard.params_total
     else:

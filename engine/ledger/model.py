@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 
 from engine import sources
 from engine.activations import ActivationSchedule, Recompute
+from engine.i18n import N_
 from engine.model_size import ShapeFields
 
 Dtype = Literal["bf16", "fp16", "fp32"]
@@ -57,13 +58,19 @@ CONVENTION_SOURCES: dict[str, str] = {
     "deepspeed": sources.DEEPSPEED_ESTIMATORS,
 }
 
-CONVENTION_NOTES: dict[str, str] = {
-    "zero-paper": "16 B/param (2 params + 2 grads + K=12 fp32 master and Adam); ZeRO-1/2/3 shard "
-    "K, then grads, then params over N_d.",
-    "megatron": "fp32 main gradients: 18 B/param for bf16 (20 fp16, 16 fp32); its distributed "
-    "optimizer shards master and Adam only: 6 + 12/d. Stages 2-3 extend it as FSDP would.",
-    "deepspeed": "adds an fp32 gradient copy: ZeRO-2 2 + 18/N; ZeRO-3 18/N plus 4 B for the "
-    "largest layer gathered whole (its 16-bit params and grads).",
+CONVENTION_NOTES: dict[str, str] = {  # msgids: gettext() where shown
+    "zero-paper": N_(
+        "16 B/param (2 params + 2 grads + K=12 fp32 master and Adam); ZeRO-1/2/3 shard "
+        "K, then grads, then params over N_d."
+    ),
+    "megatron": N_(
+        "fp32 main gradients: 18 B/param for bf16 (20 fp16, 16 fp32); its distributed "
+        "optimizer shards master and Adam only: 6 + 12/d. Stages 2-3 extend it as FSDP would."
+    ),
+    "deepspeed": N_(
+        "adds an fp32 gradient copy: ZeRO-2 2 + 18/N; ZeRO-3 18/N plus 4 B for the "
+        "largest layer gathered whole (its 16-bit params and grads)."
+    ),
 }
 
 
@@ -249,7 +256,7 @@ class PrecisionPreset:
 
 PRECISION_PRESETS: dict[str, PrecisionPreset] = {
     "mixed-adam": PrecisionPreset(
-        "mixed-precision Adam 2/2/12",
+        N_("mixed-precision Adam 2/2/12"),
         {"dtype": "bf16", "optimizer": "adamw", "master_weights": True, "fp32_grads": False},
         2.0,
         2.0,
@@ -257,7 +264,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         sources.ZERO_MODEL_STATES,
     ),
     "fp32-adam": PrecisionPreset(
-        "fp32 Adam 4/4/8",
+        N_("fp32 Adam 4/4/8"),
         {"dtype": "fp32", "optimizer": "adamw", "master_weights": False, "fp32_grads": False},
         4.0,
         4.0,
@@ -265,7 +272,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         sources.FP32_ADAM_STATES,
     ),
     "sgd-momentum": PrecisionPreset(
-        "SGD with momentum 2/2/8",
+        N_("SGD with momentum 2/2/8"),
         {"dtype": "bf16", "optimizer": "sgd-momentum", "master_weights": True, "fp32_grads": False},
         2.0,
         2.0,
@@ -273,7 +280,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         OPTIMIZER_SOURCES["sgd-momentum"],
     ),
     "adam-8bit": PrecisionPreset(
-        "8-bit Adam 2/2/6",
+        N_("8-bit Adam 2/2/6"),
         {"dtype": "bf16", "optimizer": "adam-8bit", "master_weights": True, "fp32_grads": False},
         2.0,
         2.0,

@@ -11,6 +11,8 @@ from engine.activations import (
 )
 from engine.checks import finite_number
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger.model import (
     DTYPE_BYTES,
     NF4_BYTES_PER_PARAM,
@@ -154,10 +156,10 @@ def placement(
             output = ""
             if last:
                 extra += size.output_layer + size.final_norm
-                output = "output layer" if size.output_layer else ""
+                output = N_("output layer") if size.output_layer else ""
                 if p > 1 and not size.output_layer:
                     extra += size.word_embedding
-                    output = "tied output-layer copy"
+                    output = N_("tied output-layer copy")
             if size.experts > 1:
                 dense = (layers * size.layer_dense + extra) / tp
                 expert = layers * size.experts * size.layer_mlp / (tp * ep)
@@ -214,10 +216,10 @@ def param_groups(spec: LedgerSpec, stage: StageParams, layout: list[Part]) -> li
     dtype = spec.dtype
     adapters = ParamGroup("Ψ_LoRA", stage.lora_dense, stage.lora_expert, layout)
     if spec.finetune == "lora":
-        frozen = [Part("params", f"frozen {dtype} weights", w, 3)]
+        frozen = [Part("params", _("frozen {dtype} weights").format(dtype=dtype), w, 3)]
         return [ParamGroup("Ψ", stage.dense, stage.expert, frozen), adapters]
-    nf4 = [Part("params", "frozen NF4 weights + constants", NF4_BYTES_PER_PARAM, 3)]
-    rest = [Part("params", f"frozen {dtype} embeddings, norms, biases", w, 3)]
+    nf4 = [Part("params", _("frozen NF4 weights + constants"), NF4_BYTES_PER_PARAM, 3)]
+    rest = [Part("params", _("frozen {dtype} embeddings, norms, biases").format(dtype=dtype), w, 3)]
     return [
         ParamGroup("Ψ_NF4", stage.quant_dense, stage.quant_expert, nf4),
         ParamGroup(
@@ -269,40 +271,44 @@ def state_layout(spec: LedgerSpec) -> list[Part]:
         states *= w / 4  # no fp32 master copy: the states are stored like the parameters
     dtype = spec.dtype
     label = "LoRA " if spec.finetune != "full" else ""
-    parts = [Part("params", f"{label}{dtype} params", w, 3)]
+    parts = [Part("params", label + _("{dtype} params").format(dtype=dtype), w, 3)]
     if spec.convention == "zero-paper":
         if spec.weight_bytes is not None:
-            parts = [Part("params", f"{label}params", spec.weight_bytes, 3)]
+            parts = [Part("params", label + _("params"), spec.weight_bytes, 3)]
         grad = 4.0 if spec.fp32_grads else w
         if spec.grad_bytes is not None:
-            parts.append(Part("grads", "grads", spec.grad_bytes, 2))
+            parts.append(Part("grads", _("grads"), spec.grad_bytes, 2))
         else:
-            parts.append(Part("grads", "fp32 grads" if grad == 4 else f"{dtype} grads", grad, 2))
+            grad_dtype = "fp32" if grad == 4 else dtype
+            parts.append(Part("grads", _("{dtype} grads").format(dtype=grad_dtype), grad, 2))
         if spec.fp32_grad_accumulation and grad < 4:
-            parts.append(Part("grads", "fp32 grad accumulation", 4.0, 2))
+            parts.append(Part("grads", _("fp32 grad accumulation"), 4.0, 2))
         if spec.optimizer_bytes is not None:
-            text = "optimizer K (master weights included)"
+            text = _("optimizer K (master weights included)")
             parts.append(Part("optimizer_states", text, spec.optimizer_bytes, 1))
             return parts
     elif spec.convention == "megatron":
         if dtype == "fp16":
-            parts.append(Part("grads", "fp16 grads", 2.0, 2))
-            parts.append(Part("grads", "fp32 main grads", 4.0, 1))
+            parts.append(Part("grads", _("{dtype} grads").format(dtype="fp16"), 2.0, 2))
+            parts.append(Part("grads", _("fp32 main grads"), 4.0, 1))
         else:
-            parts.append(Part("grads", "fp32 main grads", 4.0, 2))
+            parts.append(Part("grads", _("fp32 main grads"), 4.0, 2))
     elif low:
         # DeepSpeed ZeRO-3 reduces straight into the fp32 gradient shard: its estimator counts
         # no 16-bit gradient shard (18 B, not 20); the gathered largest layer is added apart.
         if spec.zero_stage < 3:
-            parts.append(Part("grads", f"{dtype} grads", w, 2))
-        parts.append(Part("grads", "fp32 grads", 4.0, 1))
+            parts.append(Part("grads", _("{dtype} grads").format(dtype=dtype), w, 2))
+        parts.append(Part("grads", _("{dtype} grads").format(dtype="fp32"), 4.0, 1))
     else:
-        parts.append(Part("grads", "fp32 grads", 4.0, 2))
+        parts.append(Part("grads", _("{dtype} grads").format(dtype="fp32"), 4.0, 2))
     if master:
-        parts.append(Part("master_weights", "fp32 master weights", master, 1))
+        parts.append(Part("master_weights", _("fp32 master weights"), master, 1))
     if states:
         state_dtype = "" if master or w == 4 or spec.optimizer == "adam-8bit" else f"{dtype} "
-        parts.append(Part("optimizer_states", f"{state_dtype}{spec.optimizer} states", states, 1))
+        optimizer = f"{state_dtype}{spec.optimizer}"
+        parts.append(
+            Part("optimizer_states", _("{optimizer} states").format(optimizer=optimizer), states, 1)
+        )
     return parts
 
 
@@ -319,14 +325,14 @@ def deepspeed_largest_layer(
         largest = finite_number("largest_layer_params", spec.largest_layer_params)
         if largest > shard.params_total:
             raise InputError("largest_layer_params", "cannot exceed the parameter count")
-        origin = "given"
+        origin = N_("given")
     elif shard.size is not None:
         largest = shard.size.largest_module
-        origin = "largest module of the architecture"
+        origin = N_("largest module of the architecture")
     else:
         largest = 0.0
-        origin = "unknown, counted as 0 (an underestimate)"
+        origin = N_("unknown, counted as 0 (an underestimate)")
         notes.append(
-            "DeepSpeed ZeRO-3: largest_layer_params not given, its 4·largest_layer term is 0"
+            _("DeepSpeed ZeRO-3: largest_layer_params not given, its 4·largest_layer term is 0")
         )
     return GatheredLayer(w, largest / spec.tp, origin, spec.finetune == "full")

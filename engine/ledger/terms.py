@@ -10,6 +10,8 @@ from engine.activations import (
     per_stage_activation_bytes,
     stage_layer_counts,
 )
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger.buffers import Buffer
 from engine.ledger.host import deepspeed_host_case
 from engine.ledger.model import (
@@ -53,27 +55,29 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
             sharded = spec.zero_stage >= part.stage
             divisor = f" / N_d {shard.n_d}" if sharded and shard.n_d > 1 else ""
             if sharded and group.expert and shard.n_de != shard.n_d:
-                divisor += f" (experts / {shard.n_de})"
-            where = " → host" if is_offloaded(spec.offload, part.key) else ""
+                divisor += " " + _("(experts / {n_de})").format(n_de=shard.n_de)
+            where = " → " + _("host") if is_offloaded(spec.offload, part.key) else ""
             formulas[part.key].append(
                 f"{part.label} {part.bytes_per_param:.4g} B × {group.symbol}{divisor}{where}"
             )
     largest_note = ""
     if draft.largest is not None:
         w, largest, origin, _grads = draft.largest
-        largest_note = f" + {w:g} B × largest layer {largest:,.0f} ({origin}; gathered whole)"
+        largest_note = " + " + _(
+            "{bytes:g} B × largest layer {params} ({origin}; gathered whole)"
+        ).format(bytes=w, params=f"{largest:,.0f}", origin=_(origin))
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = zero_stage_name(spec)
     psi_text = f"; Ψ = {shard_text(spec, shard, stage)} = {stage.dense + stage.expert:,.0f}"
     if spec.finetune == "qlora":
-        psi_text += (
-            f"; Ψ_NF4 = the linear layers' weights = {stage.quant_dense + stage.quant_expert:,.0f}"
+        psi_text += "; " + _("Ψ_NF4 = the linear layers' weights = {params}").format(
+            params=f"{stage.quant_dense + stage.quant_expert:,.0f}"
         )
     if spec.finetune != "full":
         psi_text += f"; Ψ_LoRA = {lora_text(spec, shard, stage)}"
     terms: list[LedgerTerm] = []
     for index, (key, value) in enumerate(zip(MODEL_STATE_KEYS, draft.term_bytes, strict=False)):
-        text = " + ".join(formulas[key]) or "none kept"
+        text = " + ".join(formulas[key]) or _("none kept")
         gathered = key == "params" or (
             key == "grads" and draft.largest is not None and draft.largest.grads
         )
@@ -85,7 +89,7 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
         text += f"; {stage_name} = {bytes_text(value)}"
         moved = draft.host_bytes[index]
         if moved:
-            text += f" on the device, {bytes_text(moved)} on the host"
+            text += " " + _("on the device, {bytes} on the host").format(bytes=bytes_text(moved))
         terms.append(LedgerTerm(key, value, text, term_source(spec, key, source)))
     terms.append(activation_term(spec, draft.activations, stage))
     terms.append(buffer_term(spec, draft.buffer))
@@ -100,38 +104,42 @@ def host_figure(draft: Figures, value: float, gpn: int, nodes: int) -> dict[str,
     if case is None:
         moved = sum(draft.host_bytes)
         if spec.offload == "none":
-            formula = "nothing offloaded: 0"
+            formula = _("nothing offloaded: 0")
         else:
-            formula = (
-                f"the offloaded model states of one rank {bytes_text(moved)} × {gpn} GPUs per node "
-                f"= {bytes_text(value)}"
-            )
+            formula = _(
+                "the offloaded model states of one rank {bytes} × {gpus} GPUs per node = {total}"
+            ).format(bytes=bytes_text(moved), gpus=gpn, total=bytes_text(value))
         source = sources.OFFLOAD
     else:
         psi = draft.stage.dense + draft.stage.expert
-        init = "zero_init" if spec.zero_init else "no zero_init"
+        init = "zero_init" if spec.zero_init else _("no zero_init")
+        figures = {"psi": f"{psi:,.0f}", "gpus": gpn, "factor": f"{factor:g}", "init": init}
         text = {
-            "zero2-optimizer": f"Ψ {psi:,.0f} × max(4 × {gpn * nodes} GPUs, 16) × {factor:g}",
-            "zero2-none": f"Ψ {psi:,.0f} × 4 × {gpn} GPUs per node × {factor:g}",
+            "zero2-optimizer": _("Ψ {psi} × max(4 × {gpus} GPUs, 16) × {factor}").format(
+                **{**figures, "gpus": gpn * nodes}
+            ),
+            "zero2-none": _("Ψ {psi} × 4 × {gpus} GPUs per node × {factor}").format(**figures),
             "zero3-none": (
-                f"largest layer × 4 × {gpn} GPUs per node × {factor:g} ({init})"
+                _("largest layer × 4 × {gpus} GPUs per node × {factor} ({init})").format(**figures)
                 if spec.zero_init
-                else f"Ψ {psi:,.0f} × 4 × {gpn} GPUs per node × {factor:g} ({init})"
+                else _("Ψ {psi} × 4 × {gpus} GPUs per node × {factor} ({init})").format(**figures)
             ),
         }.get(case)
         if text is None:
             states = 18 if case == "zero3-optimizer+params" else 16
             if spec.zero_init:
-                text = f"Ψ {psi:,.0f} × {states} / {nodes} nodes × {factor:g} (zero_init)"
-            else:
-                text = (
-                    f"Ψ {psi:,.0f} × max(4 × {gpn} GPUs per node, {states} / {nodes} nodes) × "
-                    f"{factor:g} (no zero_init: each process loads the model)"
+                text = _("Ψ {psi} × {states} / {nodes} nodes × {factor} (zero_init)").format(
+                    **figures, states=states, nodes=nodes
                 )
-        formula = (
-            f"DeepSpeed's estimate per node, offload {spec.offload}: {text} = {bytes_text(value)} "
-            f"(buffer factor {factor:g}: DeepSpeed's additional_buffer_factor)"
-        )
+            else:
+                text = _(
+                    "Ψ {psi} × max(4 × {gpus} GPUs per node, {states} / {nodes} nodes) × "
+                    "{factor} (no zero_init: each process loads the model)"
+                ).format(**figures, states=states, nodes=nodes)
+        formula = _(
+            "DeepSpeed's estimate per node, offload {offload}: {text} = {total} "
+            "(buffer factor {factor}: DeepSpeed's additional_buffer_factor)"
+        ).format(offload=spec.offload, text=text, total=bytes_text(value), factor=f"{factor:g}")
         source = sources.DEEPSPEED_ESTIMATORS
     return {
         "bytes": value,
@@ -150,14 +158,17 @@ def shard_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
     if size is not None:
         pieces = []
         if stage.embedding:
-            pieces.append("embedding")
-        pieces.append(f"{stage.layers} of {size.layers} layers{uneven_text(spec, stage)}")
+            pieces.append(_("embedding"))
+        pieces.append(
+            _("{layers} of {total} layers").format(layers=stage.layers, total=size.layers)
+            + uneven_text(spec, stage)
+        )
         if stage.output:
-            pieces.append(stage.output)
+            pieces.append(_(stage.output))
         if stage.position == spec.pp - 1 and size.final_norm:
-            pieces.append("final norm")
+            pieces.append(_("final norm"))
         text = f"({' + '.join(pieces)}) / TP {tp}" + (
-            f", experts / EP {ep}" if size.experts > 1 else ""
+            ", " + _("experts / EP {ep}").format(ep=ep) if size.experts > 1 else ""
         )
         if spec.params is not None:
             text = f"N {shard.params_total:,.0f} / {size.total:,.0f} × {text}"
@@ -165,19 +176,30 @@ def shard_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
     if stage.layers is None:
         where = f"1/PP {spec.pp}"
     else:
-        where = f"{stage.layers}/{spec.layers} layers{uneven_text(spec, stage)}"
+        where = _("{layers}/{total} layers").format(
+            layers=stage.layers, total=spec.layers
+        ) + uneven_text(spec, stage)
     text = f"N {shard.params_total:,.0f} × {where} / TP {tp}"
     if shard.share:
-        text += f", experts ({shard.share:.3g} of N) / EP {ep}"
+        text += ", " + _("experts ({share} of N) / EP {ep}").format(
+            share=f"{shard.share:.3g}", ep=ep
+        )
     return text
 
 
 def lora_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
     """How Ψ_LoRA, the adapter parameters on the rank, was reached."""
     targets = ",".join(spec.lora_targets)
-    return (
-        f"r {spec.lora_rank} × (d_in + d_out) on {targets}: {shard.lora_per_layer:,.0f} per layer "
-        f"× {stage.layers} layers / TP {spec.tp} = {stage.lora_dense + stage.lora_expert:,.0f}"
+    return _(
+        "r {rank} × (d_in + d_out) on {targets}: {per_layer} per layer × {layers} layers "
+        "/ TP {tp} = {params}"
+    ).format(
+        rank=spec.lora_rank,
+        targets=targets,
+        per_layer=f"{shard.lora_per_layer:,.0f}",
+        layers=stage.layers,
+        tp=spec.tp,
+        params=f"{stage.lora_dense + stage.lora_expert:,.0f}",
     )
 
 
@@ -186,20 +208,24 @@ def uneven_text(spec: LedgerSpec, stage: StageParams) -> str:
     they do."""
     if spec.layers is not None and spec.layers % spec.pp:
         if stage.position == 0:
-            return f" on the first of {spec.pp} uneven stages, the heaviest"
-        return f" on stage {stage.position + 1} of {spec.pp} uneven stages"
+            return " " + _("on the first of {stages} uneven stages, the heaviest").format(
+                stages=spec.pp
+            )
+        return " " + _("on stage {stage} of {stages} uneven stages").format(
+            stage=stage.position + 1, stages=spec.pp
+        )
     return ""
 
 
-_STAGE_NAMES = ("ZeRO-0 (replicated)", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
+_STAGE_NAMES = (N_("ZeRO-0 (replicated)"), "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP")
 
 
 def zero_stage_name(spec: LedgerSpec) -> str:
     """The ZeRO stage as the formulas name it (Megatron-LM calls stage 1 its distributed
     optimizer)."""
     if spec.convention == "megatron" and spec.zero_stage == 1:
-        return "distributed optimizer"
-    return _STAGE_NAMES[spec.zero_stage]
+        return _("distributed optimizer")
+    return _(_STAGE_NAMES[spec.zero_stage])
 
 
 def term_source(spec: LedgerSpec, key: str, source: str) -> str:
@@ -222,7 +248,9 @@ def term_source(spec: LedgerSpec, key: str, source: str) -> str:
     if key == "optimizer_states" and spec.optimizer not in ("adam", "adamw"):
         return f"{source}; {OPTIMIZER_SOURCES[spec.optimizer]}"
     if spec.convention == "megatron" and spec.zero_stage >= 2:
-        return f"{source}; stages 2-3 beyond its estimator, as {sources.FSDP_UNITS}"
+        return f"{source}; " + _("stages 2-3 beyond its estimator, as {source}").format(
+            source=sources.FSDP_UNITS
+        )
     return source
 
 
@@ -231,25 +259,29 @@ def activation_term(
 ) -> LedgerTerm:
     """The activations line: Table 2's row, the stage's multiples, the stage shown."""
     if described is None:
-        reason = "not computed: give seq (and layers, hidden, heads) to compute activations"
+        reason = _("not computed: give seq (and layers, hidden, heads) to compute activations")
         return LedgerTerm("activations", 0.0, reason, sources.ACTIVATIONS_TABLE2)
-    text = (
-        f"Table 2 row '{described.per_layer.row}': {described.per_layer.formula}; "
-        f"{described.formula}"
+    text = _("Table 2 row '{row}': {formula}").format(
+        row=described.per_layer.row, formula=described.per_layer.formula
     )
+    text += f"; {described.formula}"
     if described.notes:
         text += "; " + "; ".join(described.notes)
     if (spec.experts or 1) > 1:
-        text += "; MoE: balanced routing gives each rank as many tokens as a dense MLP, so no /EP"
+        text += "; " + _(
+            "MoE: balanced routing gives each rank as many tokens as a dense MLP, so no /EP"
+        )
     if spec.finetune != "full":
-        text += "; frozen layers still keep their inputs here (an upper bound for LoRA)"
+        text += "; " + _("frozen layers still keep their inputs here (an upper bound for LoRA)")
     value = described.total
     if stage.position:
         per_stage = per_stage_activation_bytes(
             described, stage_layer_counts(spec.layers or 1, spec.pp)
         )
         value = per_stage[stage.position]
-        text += f"; stage {stage.position + 1} of {spec.pp}, the most loaded: {bytes_text(value)}"
+        text += "; " + _("stage {stage} of {stages}, the most loaded: {bytes}").format(
+            stage=stage.position + 1, stages=spec.pp, bytes=bytes_text(value)
+        )
     source = f"{sources.ACTIVATIONS_TABLE2}; {sources.ACTIVATIONS_FIRST_STAGE}"
     if spec.vocab is not None:
         source += f"; {sources.ACTIVATIONS_EMBEDDING_OUTPUT}"
@@ -275,22 +307,30 @@ def buffer_term(spec: LedgerSpec, buffer: Buffer) -> LedgerTerm:
     """The communication-buffers line of :func:`~engine.ledger.buffers.comm_buffers`'s figure."""
     value = buffer.bytes
     if buffer.case == "single":
-        text = "one data-parallel rank: nothing to communicate"
+        text = _("one data-parallel rank: nothing to communicate")
         return LedgerTerm("buffers", value, text, sources.DDP_BUCKET)
     if buffer.case == "ddp":
         text = (
-            f"one DDP gradient bucket {bytes_text(value)}" if value else "DDP bucket not given: 0"
+            _("one DDP gradient bucket {bytes}").format(bytes=bytes_text(value))
+            if value
+            else _("DDP bucket not given: 0")
         )
         return LedgerTerm("buffers", value, text, sources.DDP_BUCKET)
     if buffer.case == "deepspeed":
-        text = "the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)"
+        text = _("the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)")
         return LedgerTerm("buffers", value, text, sources.DEEPSPEED_ESTIMATORS)
     if buffer.case == "unknown":
-        return LedgerTerm("buffers", value, "FSDP unit unknown: 0", sources.FSDP_UNITS)
-    text = (
-        f"FSDP: (1 + prefetch {spec.prefetch}) × {buffer.origin} {buffer.unit:,.0f} params × "
-        f"{buffer.weight:g} B gathered + its unsharded gradient × {buffer.grad:g} B = "
-        f"{bytes_text(value)}"
+        return LedgerTerm("buffers", value, _("FSDP unit unknown: 0"), sources.FSDP_UNITS)
+    text = _(
+        "FSDP: (1 + prefetch {prefetch}) × {origin} {params} params × {weight} B gathered "
+        "+ its unsharded gradient × {grad} B = {bytes}"
+    ).format(
+        prefetch=spec.prefetch,
+        origin=_(buffer.origin),
+        params=f"{buffer.unit:,.0f}",
+        weight=f"{buffer.weight:g}",
+        grad=f"{buffer.grad:g}",
+        bytes=bytes_text(value),
     )
     return LedgerTerm("buffers", value, text, sources.FSDP_UNITS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import sources
+from engine.i18n import gettext as _
 from engine.pipeline.spec import PipelineSpec
 
 
@@ -72,7 +73,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
         )
         source = f"{sources.ONE_F_ONE_B_BUBBLE}; {sources.GPIPE_BUBBLE}"
         return _closed(
-            formula, over_ideal, source, over_ideal * ideal, ideal, "no p2p time", no_p2p
+            formula, over_ideal, source, over_ideal * ideal, ideal, _("no p2p time"), no_p2p
         )
     if spec.schedule == "interleaved-1f1b":
         over_ideal = (p - 1) / (m * v)
@@ -83,30 +84,30 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
             sources.INTERLEAVED_BUBBLE,
             over_ideal * ideal,
             ideal,
-            "m a multiple of p, no p2p time",
+            _("m a multiple of p, no p2p time"),
             no_p2p,
         )
     if spec.schedule == "zb-h1":
         bubble = max(0.0, (p - 1) * (tf + tb - tw))
-        formula = f"bubble time per stage = max(0, (p-1)(T_F+T_B-T_W)) = {_num(bubble)}"
+        formula = _("bubble time per stage") + f" = max(0, (p-1)(T_F+T_B-T_W)) = {_num(bubble)}"
         return _closed(
             formula,
             bubble,
             sources.ZERO_BUBBLE_TABLE2,
             bubble,
             ideal,
-            "m >= p, T_W <= T_F, no p2p time",
+            _("m >= p, T_W <= T_F, no p2p time"),
             m >= p and tw <= tf and no_p2p,
         )
     bubble = max(0.0, (p - 1) * (tf + tb - 2 * tw))
-    formula = f"bubble time per stage = max(0, (p-1)(T_F+T_B-2T_W)) = {_num(bubble)}"
+    formula = _("bubble time per stage") + f" = max(0, (p-1)(T_F+T_B-2T_W)) = {_num(bubble)}"
     return _closed(
         formula,
         bubble,
         sources.ZERO_BUBBLE_TABLE2,
         bubble,
         ideal,
-        "m >= 2p-1, T_W <= T_F, no p2p time",
+        _("m >= 2p-1, T_W <= T_F, no p2p time"),
         m >= 2 * p - 1 and tw <= tf and no_p2p,
     )
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Final
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.pipeline.simulate import PipelineResult, simulate, stage_op_times
 from engine.pipeline.spec import PipelineSpec
 
@@ -128,13 +129,15 @@ def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
     ops_per_stage = (3 if spec.split_backward else 2) * spec.num_microbatches * spec.virtual_stages
     refused = InputError(
         "num_microbatches",
-        f"the timeline is not drawn: {ops_per_stage} ops per stage, with these op times, need "
-        f"more than {MAX_TIMELINE_COLUMNS} columns; lower m (or v), or use rounder op times",
+        _(
+            "the timeline is not drawn: {ops} ops per stage, with these op times, need more "
+            "than {columns} columns; lower m (or v), or use rounder op times"
+        ).format(ops=ops_per_stage, columns=MAX_TIMELINE_COLUMNS),
     )
     if ops_per_stage > MAX_TIMELINE_COLUMNS:
         raise refused
     scale = 10.0 ** math.floor(math.log10(shortest))
-    for _ in range(4):  # down to a thousandth of the shortest op
+    for _attempt in range(4):  # down to a thousandth of the shortest op
         for step in _NICE_STEPS:
             coarse = step * scale
             if coarse > shortest:
@@ -191,24 +194,35 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
     shape = f"p={p} m={spec.num_microbatches}" + (
         f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else ""
     )
-    columns_word = "column" if per_unit == 1 else "columns"
-    header = (
-        f"{spec.schedule} {shape}: {per_unit} {columns_word} per {unit:.6g} op-time units, "
-        f"makespan {drawn.makespan:.6g}" + (f" (exact: {result.makespan:.6g})" if rounded else "")
+    columns_text = (
+        _("1 column per {unit} op-time units")
+        if per_unit == 1
+        else _("{columns} columns per {unit} op-time units")
+    ).format(columns=per_unit, unit=f"{unit:.6g}")
+    makespan = f"{drawn.makespan:.6g}" + (
+        " " + _("(exact: {makespan})").format(makespan=f"{result.makespan:.6g}") if rounded else ""
+    )
+    header = _("{schedule} {shape}: {columns}, makespan {makespan}").format(
+        schedule=spec.schedule, shape=shape, columns=columns_text, makespan=makespan
     )
     rounding = ""
     if rounded:
         shown = [*kinds, *(["p2p"] if p > 1 else [])]
         drawn_times = ", ".join(f"{key} {times[key]:.6g}" for key in shown)
-        rounding = (
-            f"op times rounded to multiples of {unit:.6g} to draw ({drawn_times}); the figures "
-            "above use the exact times"
-        )
-    names = {"F": "F fwd", "B": "B input grad" if spec.split_backward else "B bwd+W",
-             "W": "W weight grad"}  # fmt: skip
-    sizes = ", ".join(f"{names[kind]} {widths[kind]} col" for kind in kinds)
-    then = "then micro-batch; " if digits else ""
-    legend = f"{sizes}; {then}lower case: runs; . idle"
+        rounding = _(
+            "op times rounded to multiples of {unit} to draw ({times}); the figures above use "
+            "the exact times"
+        ).format(unit=f"{unit:.6g}", times=drawn_times)
+    names = {"F": _("F fwd"), "B": _("B input grad") if spec.split_backward else _("B bwd+W"),
+             "W": _("W weight grad")}  # fmt: skip
+    sizes = _(", ").join(
+        _("{name} {width} col").format(name=names[kind], width=widths[kind]) for kind in kinds
+    )
+    legend = (
+        _("{sizes}; then micro-batch; lower case: runs; . idle")
+        if digits
+        else _("{sizes}; lower case: runs; . idle")
+    ).format(sizes=sizes)
     return TimelineDrawing(
         header, rounding, tuple(rows), legend, unit, per_unit, widths, rounded, drawn
     )

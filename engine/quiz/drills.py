@@ -24,6 +24,8 @@ from engine import sources
 from engine.checks import one_of
 from engine.collectives import BUS_BANDWIDTH_FACTORS, bus_bandwidth_factor, collective_cost
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.ledger import CONVENTION_NOTES, LedgerResult, LedgerSpec, compute_ledger
 from engine.model_presets import get_preset, model_presets
 from engine.pipeline import SCHEDULES, ClosedForm, PipelineSpec, closed_form_bubble
@@ -39,7 +41,13 @@ _RANK_COUNTS: Final = (2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256)
 _MESSAGE_SIZES: Final = (256e6, 1e9, 2e9, 4e9, 14e9)
 _BANDWIDTHS: Final = (25e9, 50e9, 100e9, 200e9, 400e9)
 _LATENCIES: Final = (0.0, 2e-6, 5e-6, 10e-6)
-_TOLERANCE_TEXT: Final = f"Answers within {DRILL_TOLERANCE:.0%} count as right."
+
+
+def _tolerance_text() -> str:
+    """The sentence closing every drill's prompt, in the interface language."""
+    return _("Answers within {tolerance} count as right.").format(
+        tolerance=f"{DRILL_TOLERANCE:.0%}"
+    )
 
 
 class Drill(ABC):
@@ -48,7 +56,7 @@ class Drill(ABC):
 
     Attributes:
         template: the template id (``drill:<template>`` is the item id).
-        title: a short English label.
+        title: a short label (an English msgid, translated where shown).
         formula: the formula the drill is worked from; drills from one formula give each other
             away and are asked apart (:func:`engine.quiz.items.pair_key`).
         unit: the unit a bare number is read in.
@@ -117,12 +125,26 @@ def get_drill(template: str) -> Drill:
 
 
 def _stage_text(zero_stage: int) -> str:
-    return "no ZeRO (replicated)" if zero_stage == 0 else f"ZeRO-{zero_stage}"
+    return _("no ZeRO (replicated)") if zero_stage == 0 else f"ZeRO-{zero_stage}"
+
+
+# The model-state terms by the keys the ledger gives them.
+_TERM_NAMES: Final = {
+    "params": N_("params"),
+    "grads": N_("grads"),
+    "master_weights": N_("master_weights"),
+    "optimizer_states": N_("optimizer_states"),
+}
 
 
 def _model_states_lines(result: LedgerResult) -> list[str]:
-    lines = [f"{term.name}: {term.formula}" for term in result.terms[:4]]
-    lines.append(f"model states per rank = {format_bytes(result.model_states_bytes)}")
+    lines = [
+        _("{term}: {formula}").format(term=_(_TERM_NAMES[term.name]), formula=term.formula)
+        for term in result.terms[:4]
+    ]
+    lines.append(
+        _("model states per rank = {bytes}").format(bytes=format_bytes(result.model_states_bytes))
+    )
     return lines
 
 
@@ -152,7 +174,7 @@ class ZeroMemoryDrill(_ModelStatesDrill):
     """Model states per rank of an N-parameter model on DP ranks under a ZeRO stage."""
 
     template = "zero-memory"
-    title = "Model states per rank under ZeRO"
+    title = N_("Model states per rank under ZeRO")
     formula = "zero-memory"
 
     def draw(self, rng: random.Random) -> Params:
@@ -167,14 +189,18 @@ class ZeroMemoryDrill(_ModelStatesDrill):
 
     def question(self, item: QuizItem, params: Params) -> Question:
         result = self.ledger(params)
-        prompt = (
-            f"A {format_count(float(params['params']))}-parameter model trains with "
-            "mixed-precision Adam (2 + 2 + 12 bytes per parameter, ZeRO paper) on "
-            f"DP = {params['dp']} ranks, {_stage_text(int(params['zero']))}. How much memory do "
-            "the model states (parameters, gradients, optimizer states) take on one rank? Answer "
-            f"in GB (10^9 bytes), e.g. 42.5 or 39.6GiB. {_TOLERANCE_TEXT}"
+        prompt = _(
+            "A {params}-parameter model trains with mixed-precision Adam (2 + 2 + 12 bytes per "
+            "parameter, ZeRO paper) on DP = {dp} ranks, {stage}. How much memory do the model "
+            "states (parameters, gradients, optimizer states) take on one rank? Answer in GB "
+            "(10^9 bytes), e.g. 42.5 or 39.6GiB. {tolerance}"
+        ).format(
+            params=format_count(float(params["params"])),
+            dp=params["dp"],
+            stage=_stage_text(int(params["zero"])),
+            tolerance=_tolerance_text(),
         )
-        lines = [*_model_states_lines(result), CONVENTION_NOTES["zero-paper"]]
+        lines = [*_model_states_lines(result), _(CONVENTION_NOTES["zero-paper"])]
         return self._number(item, params, prompt, "\n".join(lines), sources.ZERO_MODEL_STATES)
 
 
@@ -190,10 +216,9 @@ def _closed_form(params: Params) -> ClosedForm:
 
 
 def _bubble_solution(closed: ClosedForm, expected: float) -> str:
-    return (
-        f"{closed.formula}\nbubble/total = bubble/ideal / (1 + bubble/ideal); "
-        f"answer = {show_value(expected, 'fraction')}"
-    )
+    return f"{closed.formula}\nbubble/total = bubble/ideal / (1 + bubble/ideal); " + _(
+        "answer = {value}"
+    ).format(value=show_value(expected, "fraction"))
 
 
 @register
@@ -201,7 +226,7 @@ class BubbleOverIdealDrill(Drill):
     """The bubble of 1F1B or interleaved 1F1B over the ideal compute time."""
 
     template = "bubble-over-ideal"
-    title = "Pipeline bubble (bubble/ideal)"
+    title = N_("Pipeline bubble (bubble/ideal)")
     formula = "pipeline-bubble"
     unit: ClassVar[DrillUnit] = "fraction"
 
@@ -222,13 +247,14 @@ class BubbleOverIdealDrill(Drill):
     def question(self, item: QuizItem, params: Params) -> Question:
         closed = _closed_form(params)
         p, m, v = params["p"], params["m"], params["v"]
-        shape = f"p = {p} stages, m = {m} micro-batches" + (f", v = {v} chunks" if v > 1 else "")
-        prompt = (
-            f"Pipeline schedule {params['schedule']} with {shape}, no p2p time. What is the "
-            "bubble in the bubble/ideal convention (idle time over the ideal compute time "
-            "m(t_F + t_B + t_W))? Answer as a fraction (0.25 or 1/4) or a percentage (25%). "
-            f"{_TOLERANCE_TEXT}"
+        shape = _("p = {p} stages, m = {m} micro-batches").format(p=p, m=m) + (
+            _(", v = {v} chunks").format(v=v) if v > 1 else ""
         )
+        prompt = _(
+            "Pipeline schedule {schedule} with {shape}, no p2p time. What is the bubble in the "
+            "bubble/ideal convention (idle time over the ideal compute time m(t_F + t_B + t_W))? "
+            "Answer as a fraction (0.25 or 1/4) or a percentage (25%). {tolerance}"
+        ).format(schedule=params["schedule"], shape=shape, tolerance=_tolerance_text())
         solution = _bubble_solution(closed, closed.bubble_over_ideal)
         return self._number(item, params, prompt, solution, closed.source)
 
@@ -238,7 +264,7 @@ class BubbleFractionDrill(Drill):
     """GPipe's bubble as a share of the iteration time."""
 
     template = "bubble-fraction"
-    title = "GPipe bubble (bubble/total)"
+    title = N_("GPipe bubble (bubble/total)")
     formula = "pipeline-bubble"
     unit: ClassVar[DrillUnit] = "fraction"
 
@@ -251,11 +277,11 @@ class BubbleFractionDrill(Drill):
 
     def question(self, item: QuizItem, params: Params) -> Question:
         closed = _closed_form(params)
-        prompt = (
-            f"GPipe with p = {params['p']} stages and m = {params['m']} micro-batches, no p2p "
-            "time. What share of the iteration time is bubble (bubble/total convention)? Answer "
-            f"as a fraction (0.25 or 1/4) or a percentage (25%). {_TOLERANCE_TEXT}"
-        )
+        prompt = _(
+            "GPipe with p = {p} stages and m = {m} micro-batches, no p2p time. What share of the "
+            "iteration time is bubble (bubble/total convention)? Answer as a fraction (0.25 or "
+            "1/4) or a percentage (25%). {tolerance}"
+        ).format(p=params["p"], m=params["m"], tolerance=_tolerance_text())
         solution = _bubble_solution(closed, closed.bubble_fraction)
         return self._number(item, params, prompt, solution, closed.source)
 
@@ -265,7 +291,7 @@ class BusBandwidthFactorDrill(Drill):
     """The NCCL-tests factor from algorithm bandwidth to bus bandwidth."""
 
     template = "busbw-factor"
-    title = "Bus-bandwidth factor"
+    title = N_("Bus-bandwidth factor")
     formula = "ring-collective"
     unit: ClassVar[DrillUnit] = ""
 
@@ -277,15 +303,19 @@ class BusBandwidthFactorDrill(Drill):
 
     def question(self, item: QuizItem, params: Params) -> Question:
         op, ranks = str(params["op"]), int(params["ranks"])
-        prompt = (
+        prompt = _(
             "NCCL-tests reports bus bandwidth = algorithm bandwidth x a factor. What is the "
-            f"factor for {op} on p = {ranks} ranks? Answer as a number (1.75 or 7/4). "
-            f"{_TOLERANCE_TEXT}"
-        )
+            "factor for {op} on p = {ranks} ranks? Answer as a number (1.75 or 7/4). {tolerance}"
+        ).format(op=op, ranks=ranks, tolerance=_tolerance_text())
         solution = (
-            f"{op}: factor {BUS_BANDWIDTH_FACTORS[op]} with p = {ranks} = "
-            f"{self.expected(params):.6g}\n"
-            "The factor makes bus bandwidth comparable with the link speed whatever p is."
+            _("{op}: factor {factor} with p = {ranks} = {value}").format(
+                op=op,
+                factor=BUS_BANDWIDTH_FACTORS[op],
+                ranks=ranks,
+                value=f"{self.expected(params):.6g}",
+            )
+            + "\n"
+            + _("The factor makes bus bandwidth comparable with the link speed whatever p is.")
         )
         return self._number(item, params, prompt, solution, sources.BUS_BANDWIDTH)
 
@@ -295,7 +325,7 @@ class RingAllReduceTimeDrill(Drill):
     """The alpha-beta time of a ring all-reduce."""
 
     template = "allreduce-time"
-    title = "Ring all-reduce time"
+    title = N_("Ring all-reduce time")
     formula = "ring-collective"
     unit: ClassVar[DrillUnit] = "ms"
 
@@ -329,11 +359,16 @@ class RingAllReduceTimeDrill(Drill):
         p, size_bytes = cost.ranks, cost.size_bytes
         alpha, bandwidth = cost.latency_s, cost.bandwidth_bytes_per_s
         alpha_text = format_seconds(alpha) if alpha else "0"
-        prompt = (
-            f"Ring all-reduce of {format_bytes(size_bytes)} per rank on p = {p} ranks, link "
-            f"bandwidth {format_rate(bandwidth)} (beta = 1/bandwidth), latency alpha = "
-            f"{alpha_text} per message. How long does it take in the alpha-beta model? Answer "
-            f"in ms (e.g. 17.6 or 0.0176s). {_TOLERANCE_TEXT}"
+        prompt = _(
+            "Ring all-reduce of {size} per rank on p = {p} ranks, link bandwidth {bandwidth} "
+            "(beta = 1/bandwidth), latency alpha = {alpha} per message. How long does it take in "
+            "the alpha-beta model? Answer in ms (e.g. 17.6 or 0.0176s). {tolerance}"
+        ).format(
+            size=format_bytes(size_bytes),
+            p=p,
+            bandwidth=format_rate(bandwidth),
+            alpha=alpha_text,
+            tolerance=_tolerance_text(),
         )
         solution = (
             f"t = {cost.formula}\n"
@@ -348,7 +383,7 @@ class PresetMemoryDrill(_ModelStatesDrill):
     """Model states per rank of a published model (a preset) under a ZeRO stage."""
 
     template = "preset-memory"
-    title = "Model states of a published model"
+    title = N_("Model states of a published model")
     formula = "preset-memory"
 
     def draw(self, rng: random.Random) -> Params:
@@ -363,12 +398,17 @@ class PresetMemoryDrill(_ModelStatesDrill):
 
     def question(self, item: QuizItem, params: Params) -> Question:
         result = self.ledger(params)
-        prompt = (
-            f"{get_preset(str(params['model'])).title} ({result.params_total:,.0f} parameters; "
-            f"model {params['model']}) trains with mixed-precision Adam (2 + 2 + 12 bytes per "
-            f"parameter, ZeRO paper) on DP = {params['dp']} ranks, "
-            f"{_stage_text(int(params['zero']))}. How much memory do the model states take on "
-            f"one rank? Answer in GB (10^9 bytes). {_TOLERANCE_TEXT}"
+        prompt = _(
+            "{title} ({params} parameters; model {model}) trains with mixed-precision Adam "
+            "(2 + 2 + 12 bytes per parameter, ZeRO paper) on DP = {dp} ranks, {stage}. How much "
+            "memory do the model states take on one rank? Answer in GB (10^9 bytes). {tolerance}"
+        ).format(
+            title=get_preset(str(params["model"])).title,
+            params=f"{result.params_total:,.0f}",
+            model=params["model"],
+            dp=params["dp"],
+            stage=_stage_text(int(params["zero"])),
+            tolerance=_tolerance_text(),
         )
         solution = "\n".join(_model_states_lines(result))
         return self._number(

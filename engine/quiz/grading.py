@@ -12,7 +12,8 @@ import re
 from typing import Final
 
 from engine.errors import InputError
-from engine.units import GB, parse_bytes, parse_number, parse_time
+from engine.i18n import gettext as _
+from engine.units import GB, parse_bytes, parse_number, parse_time, unit_suffix
 
 _UNIT_SCALE: Final = {"GB": GB, "ms": 1e-3, "fraction": 1.0, "": 1.0}
 _FRACTION_RE: Final = re.compile(
@@ -44,26 +45,29 @@ def parse_answer(text: str, unit: str) -> float:
     """
     raw = text.strip()
     if not raw:
-        raise InputError("answer", "is empty; type a number")
+        raise InputError("answer", _("is empty; type a number"))
     fraction = _FRACTION_RE.match(raw)
     if fraction is not None:
         numerator, denominator, percent, suffix = fraction.groups()
         if float(denominator) == 0:
-            raise InputError("answer", f"{raw!r} divides by zero")
+            raise InputError("answer", _("{text} divides by zero").format(text=repr(raw)))
         value = float(numerator) / float(denominator)
         return parse_answer(f"{value!r}{percent}{suffix or ''}", unit)
     if unit in ("fraction", "") and raw.endswith("%"):
         return parse_number("answer", raw[:-1], allow_zero=True) / 100.0
     try:
         return parse_number("answer", raw, allow_zero=True) * _UNIT_SCALE[unit]
-    except InputError as error:
+    except InputError:
         if unit == "GB":
             return parse_bytes("answer", raw, allow_zero=True)
         if unit == "ms":
             return parse_time("answer", raw)
-        if "unexpected unit" in error.message:
+        if unit_suffix("answer", raw):
             raise InputError(
-                "answer", f"{raw!r}: answer with a number, a fraction (3/11) or a percentage (25%)"
+                "answer",
+                _("{text}: answer with a number, a fraction (3/11) or a percentage (25%)").format(
+                    text=repr(raw)
+                ),
             ) from None
         raise
 

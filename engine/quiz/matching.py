@@ -15,6 +15,7 @@ import random
 
 from engine import sources
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.quiz.model import Params, Question, QuizItem
 from engine.strategies import (
     SHARDS,
@@ -28,7 +29,7 @@ from engine.strategies import (
 def shards_summary(strategy: Strategy) -> str:
     """What ``strategy`` divides among its ranks, in the quiz's words (:data:`SHARDS`), joined
     with ' + '."""
-    return " + ".join(SHARDS[shard] for shard in strategy.shards)
+    return " + ".join(_(SHARDS[shard]) for shard in strategy.shards)
 
 
 def collectives_summary(strategy: Strategy) -> str:
@@ -105,7 +106,12 @@ def make_matching(item: QuizItem, params: Params) -> Question:
         pairs = [(STRATEGIES[str(s)], STRATEGIES[str(c)]) for s, c in params["options"]]
     except (KeyError, TypeError, ValueError):
         raise InputError("params", "matching options name unknown strategies") from None
-    options = tuple(f"splits {shards_summary(s)} | runs {collectives_summary(c)}" for s, c in pairs)
+    options = tuple(
+        _("splits {shards} | runs {collectives}").format(
+            shards=shards_summary(s), collectives=collectives_summary(c)
+        )
+        for s, c in pairs
+    )
     accepted = tuple(
         index
         for index, (s, c) in enumerate(pairs)
@@ -120,18 +126,27 @@ def make_matching(item: QuizItem, params: Params) -> Question:
     if not accepted:
         raise InputError("params", f"no option of {item.id} is right")
     expected = (exact or list(accepted))[0]
-    prompt = (
-        f"{right.title} ({right.name_zh}): what does it split, and which collectives does it "
-        "run? Choose a-d."
-    )
+    # The lesson's Chinese name beside the English title; a translated title already holds it.
+    title = _(right.title)
+    name = f"{title} ({right.name_zh})" if title == right.title else title
+    prompt = _(
+        "{strategy}: what does it split, and which collectives does it run? Choose a-d."
+    ).format(strategy=name)
     uses = "\n".join(
-        f"- {use.collective} ({use.phase}): {use.payload}; {use.volume}"
+        _("- {collective} ({phase}): {payload}; {volume}").format(
+            collective=use.collective,
+            phase=_(use.phase),
+            payload=_(use.payload),
+            volume=_(use.volume),
+        )
         for use in right.collectives
     )
-    solution = f"Splits: {right.split}\nCollectives:\n{uses}\nHolds: {right.holds}"
+    solution = _("Splits: {split}\nCollectives:\n{uses}\nHolds: {holds}").format(
+        split=_(right.split), uses=uses, holds=_(right.holds)
+    )
     if {"all-reduce", "reduce-scatter", "all-gather"} & set(right.collective_names()):
-        solution += (
-            "\nAn all-reduce is a reduce-scatter followed by an all-gather, so either form is "
+        solution += "\n" + _(
+            "An all-reduce is a reduce-scatter followed by an all-gather, so either form is "
             "right where one is; no option here differs from the answer only by that."
         )
     cited = tuple(dict.fromkeys(use.source for use in right.collectives))

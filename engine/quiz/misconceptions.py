@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine import sources
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.quiz.model import Question, QuizItem
 
@@ -134,9 +135,11 @@ def misconception_question(item: QuizItem, lesson: Lesson) -> Question:
         (entry.text for entry in lesson.section("misconceptions").items if entry.id == item.ref),
         "",
     )
-    solution = (
-        f"{'False' if claim else 'True'}. {data.explanation}\n"
-        f"Correct: {data.truth}\nThe lesson's misconception: {lesson_text}"
+    verdict = _("False.") if claim else _("True.")
+    solution = _(
+        "{verdict} {explanation}\nCorrect: {truth}\nThe lesson's misconception: {misconception}"
+    ).format(
+        verdict=verdict, explanation=data.explanation, truth=data.truth, misconception=lesson_text
     )
     return Question(
         item,

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.quiz.grading import parse_answer, show_value, within_tolerance
 
 ItemKind = Literal["self-check", "drill", "misconception", "matching"]
@@ -111,7 +113,7 @@ class Question:
         if self.answer_kind == "number" and isinstance(self.expected, float):
             return show_value(self.expected, self.unit)
         if self.answer_kind == "true-false":
-            return "true" if self.expected else "false"
+            return _("true") if self.expected else _("false")
         if self.answer_kind == "choice" and isinstance(self.expected, int):
             return f"{CHOICE_KEYS[self.expected]}) {self.options[self.expected]}"
         return ""
@@ -130,7 +132,7 @@ class Question:
         """
         if self.answer_kind == "text":
             if not str(answer).strip():
-                raise InputError("answer", "write your answer first, then reveal the key points")
+                raise InputError("answer", _("write your answer first, then reveal the key points"))
             return Grade(None, str(answer), None)
         if self.answer_kind == "number":
             value = parse_answer(str(answer), self.unit)
@@ -139,11 +141,12 @@ class Question:
             return Grade(ok, str(answer), 3 if ok else 1, value)
         if self.answer_kind == "true-false":
             ok = bool(answer) == self.expected
-            return Grade(ok, "true" if answer else "false", 3 if ok else 1)
+            # Kept in the review log as written here; shown translated.
+            return Grade(ok, N_("true") if answer else N_("false"), 3 if ok else 1)
         if isinstance(answer, bool) or not isinstance(answer, int):
-            raise InputError("answer", "choose an option a-d")
+            raise InputError("answer", _("choose an option a-d"))
         if not 0 <= answer < len(self.options):
             last = CHOICE_KEYS[len(self.options) - 1]
-            raise InputError("answer", f"choose an option a-{last}")
+            raise InputError("answer", _("choose an option a-{last}").format(last=last))
         ok = answer == self.expected or answer in self.accepted
         return Grade(ok, CHOICE_KEYS[answer], 3 if ok else 1)

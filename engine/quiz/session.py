@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from fsrs import Card
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.lesson_reveals import lesson_reveals
 from engine.progress import LessonProgress
@@ -312,7 +313,7 @@ class QuizSession:
             ProgressError: saving failed.
         """
         if self.current is None:
-            raise InputError("answer", "there is no question to answer")
+            raise InputError("answer", _("there is no question to answer"))
         grade = self.current.grade(answer)
         self.grade = grade
         lesson_id = self.current.item.lesson_id
@@ -329,7 +330,7 @@ class QuizSession:
             ProgressError: saving failed.
         """
         if self.current is None or self.grade is None:
-            raise InputError("rating", "answer the question before rating it")
+            raise InputError("rating", _("answer the question before rating it"))
         question = self.current
         lesson_id = question.item.lesson_id
         card = self.states[lesson_id].review(question, rating, self.now(), self.grade)

@@ -30,6 +30,7 @@ from fsrs import Card, Rating, Scheduler
 
 from engine.errors import InputError, ProgressError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.progress import LessonProgress
 from engine.quiz.clock import as_utc, iso_utc
 from engine.quiz.model import Grade, Question, QuizItem
@@ -181,7 +182,7 @@ class QuizState:
             InputError: field ``rating`` outside 1-4.
         """
         if rating not in RATINGS:
-            raise InputError("rating", "use 1 Again, 2 Hard, 3 Good or 4 Easy")
+            raise InputError("rating", _("use 1 Again, 2 Hard, 3 Good or 4 Easy"))
         now = as_utc(now)
         item_id = question.item.id
         self._sync()

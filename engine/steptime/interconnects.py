@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from engine.checks import finite_number
 from engine.errors import InputError
+from engine.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ _NVLINK = 450e9
 INTERCONNECTS: dict[str, Interconnect] = {
     "nvlink": Interconnect(
         "nvlink",
-        "NVLink-class everywhere (450 GB/s)",
+        N_("NVLink-class everywhere (450 GB/s)"),
         _NVLINK,
         _NVLINK,
         3e-6,
@@ -44,7 +45,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
     ),
     "400gbps": Interconnect(
         "400gbps",
-        "NVLink in node, 400 Gb/s network (50 GB/s)",
+        N_("NVLink in node, 400 Gb/s network (50 GB/s)"),
         _NVLINK,
         50e9,
         5e-6,
@@ -52,7 +53,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
     ),
     "pcie": Interconnect(
         "pcie",
-        "PCIe-class in node (32 GB/s), 100 Gb/s network",
+        N_("PCIe-class in node (32 GB/s), 100 Gb/s network"),
         32e9,
         12.5e9,
         10e-6,
@@ -60,7 +61,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
     ),
     "100gbps": Interconnect(
         "100gbps",
-        "NVLink in node, 100 Gb/s network (12.5 GB/s)",
+        N_("NVLink in node, 100 Gb/s network (12.5 GB/s)"),
         _NVLINK,
         12.5e9,
         10e-6,

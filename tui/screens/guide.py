@@ -23,6 +23,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import OptionDoesNotExist
 
 from engine.exercises import get_note
+from engine.i18n import gettext
 from engine.lesson import Item, Lesson, Section
 from engine.plan import (
     Place,
@@ -418,7 +419,8 @@ class StudyGuide:
         if place.note_id:
             note = get_note(place.note_id)
             if note.strategy:
-                what += f", {get_strategy(note.strategy).title.split(' - ')[0]}: {note.label}"
+                short = get_strategy(note.strategy).title.split(" - ")[0]
+                what += f", {short}: {gettext(note.label)}"
             say = strings.STEP_SAY["note" if note.answered_by else "free-note"]
         elif step.kind == "exercise":
             say = strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -50,6 +51,7 @@ from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
 from tui.widgets.literal import LiteralTextArea
+from tui.widgets.reader import BrokenLines
 
 _RATE = Binding.Group(strings.msgids.QUIZ_RATE_GROUP, compact=False)
 _JUDGE = Binding.Group(strings.msgids.QUIZ_JUDGE_GROUP, compact=False)
@@ -444,7 +446,7 @@ class QuizScreen(Screen[None]):
         question = session.current
         assert question is not None
         self._show_status()
-        prompt.update(Text(question.prompt))
+        prompt.update(Group(*(BrokenLines(line, "") for line in question.prompt.splitlines())))
         if question.options:
             lines = [
                 f"{letter}) {text}"
@@ -540,7 +542,10 @@ class QuizScreen(Screen[None]):
             text.append(label, style="bold reverse" if rating == suggested else "")
         return text
 
-    def _feedback(self) -> Text:
+    def _feedback(self) -> Group:
+        """Right or not, the answers, then the worked solution or the key points, broken into
+        lines by the lesson's rules (Chinese has no spaces for the terminal's own wrap), the
+        sources and the rating hint."""
         session = self.session
         assert session is not None and session.current is not None and session.grade is not None
         question, grade = session.current, session.grade
@@ -550,13 +555,15 @@ class QuizScreen(Screen[None]):
         elif grade.correct is False:
             text.append(strings.QUIZ_WRONG, style="bold red")
         if grade.correct is not None:
-            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{grade.answer}")
+            # A true/false answer is kept as "true" or "false": shown in the interface language.
+            answer = gettext(grade.answer) if question.answer_kind == "true-false" else grade.answer
+            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{answer}")
             text.append(f"  {strings.QUIZ_EXPECTED}{question.expected_text()}\n")
         title = strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION
-        text.append(title + "\n", style="bold")
-        text.append(question.solution + "\n")
+        text.append(title, style="bold")
+        after = Text()
         if question.sources:
-            text.append(
+            after.append(
                 strings.KEY_POINTS_SOURCES + "; ".join(question.sources) + "\n", style="dim"
             )
         if grade.suggested is not None:
@@ -564,8 +571,9 @@ class QuizScreen(Screen[None]):
             hint = strings.QUIZ_RATE_SUGGESTED.format(rating=f"{grade.suggested} {label}")
         else:
             hint = strings.QUIZ_RATE_HINT
-        text.append(hint, style="italic")
-        return text
+        after.append(hint, style="italic")
+        solution = (BrokenLines(line) for line in question.solution.splitlines())
+        return Group(text, *solution, after)
 
     def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.pipeline import (
     SCHEDULES,
     PipelineResult,
@@ -82,18 +82,20 @@ def _figures(result: PipelineResult) -> Table:
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
     closed = result.closed_form
-    table.add_row("bubble/ideal", f"{result.bubble_over_ideal:.4g}")
+    table.add_row(gettext("bubble/ideal"), f"{result.bubble_over_ideal:.4g}")
     table.add_row("  (Megatron, Playbook)", "")
-    table.add_row("bubble/total", f"{result.bubble_fraction:.4g}")
+    table.add_row(gettext("bubble/total"), f"{result.bubble_fraction:.4g}")
     table.add_row("  (GPipe, Zero-Bubble)", "")
-    table.add_row("bubble time/stage", f"{max(result.bubble_time):.4g} t")
-    table.add_row("makespan", f"{result.makespan:.4g} t")
-    table.add_row("ideal m(tF+tB+tW)", f"{result.ideal_time:.4g} t")
+    table.add_row(gettext("bubble time/stage"), f"{max(result.bubble_time):.4g} t")
+    table.add_row(gettext("makespan"), f"{result.makespan:.4g} t")
+    table.add_row(gettext("ideal m(tF+tB+tW)"), f"{result.ideal_time:.4g} t")
     peak = max(result.peak_in_flight_microbatches)
-    table.add_row("peak in flight", f"{peak:.4g} micro-batches")
+    table.add_row(
+        gettext("peak in flight"), gettext("{count} micro-batches").format(count=f"{peak:.4g}")
+    )
     # The paper's formula as the same ratio as the simulated bubble/ideal above, so the two can
     # be compared whatever quantity the paper states (a ratio, or a time for ZB-H1/ZB-H2).
-    table.add_row("closed form b/ideal", f"{closed.bubble_over_ideal:.4g}")
+    table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
     return table
 
 
@@ -114,8 +116,8 @@ def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
     table = Table(box=None, pad_edge=False, show_header=False)
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    table.add_row("closed form b/ideal", f"{closed.bubble_over_ideal:.4g}")
-    table.add_row("closed form b/total", f"{closed.bubble_fraction:.4g}")
+    table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
+    table.add_row(gettext("closed form b/total"), f"{closed.bubble_fraction:.4g}")
     heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.num_microbatches}", style="bold")
     return Group(heading, table)
 
@@ -130,25 +132,38 @@ def bubble_details(
     in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
         *([_heading(result)] if heading else []),
-        Text(f"closed form: {closed.formula}", style="dim"),
-        Text(f"source: {closed.source}", style="dim"),
-        Text(f"in flight per stage: {in_flight}", style="dim"),
+        Text(gettext("closed form: {formula}").format(formula=closed.formula), style="dim"),
+        Text(gettext("source: {source}").format(source=closed.source), style="dim"),
+        Text(gettext("in flight per stage: {counts}").format(counts=in_flight), style="dim"),
     ]
     if result.makespan > result.iteration_time:
         parts.append(
             Text(
-                f"makespan {result.makespan:g} > iteration {result.iteration_time:g}: stages start "
-                "shifted, so the drawing shows idle the steady-state bubble does not (Qi et al. "
-                "2023 §5 measure the bubble per iteration)",
+                gettext(
+                    "makespan {makespan} > iteration {iteration}: stages start shifted, so the "
+                    "drawing shows idle the steady-state bubble does not (Qi et al. 2023 §5 "
+                    "measure the bubble per iteration)"
+                ).format(makespan=f"{result.makespan:g}", iteration=f"{result.iteration_time:g}"),
                 style="dim",
             )
         )
     if not closed.applies:
-        parts.append(Text(f"closed form assumes: {closed.assumptions}", style="dim"))
+        parts.append(
+            Text(
+                gettext("closed form assumes: {assumptions}").format(
+                    assumptions=closed.assumptions
+                ),
+                style="dim",
+            )
+        )
     if isinstance(drawing, str):
         parts.append(Text(drawing, style="dim"))
     else:
-        lines = [f"timeline: {drawing.header}", drawing.rounding, drawing.legend]
+        lines = [
+            gettext("timeline: {header}").format(header=drawing.header),
+            drawing.rounding,
+            drawing.legend,
+        ]
         parts.append(Text("\n".join(line for line in lines if line), style="dim"))
     return Group(*parts)
 
@@ -275,7 +290,7 @@ class BubblePane(CalculatorPane):
             "compare",
             N_("compare with"),
             NONE,
-            options=((NONE, NONE), *((s, s) for s in SCHEDULES)),
+            options=((N_("none"), NONE), *((s, s) for s in SCHEDULES)),
         ),
     )
 

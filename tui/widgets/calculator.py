@@ -482,7 +482,9 @@ class CalculatorPane(VerticalScroll):
         try:
             outcome = self.compute(values)
         except InputError as error:
-            self.last_error = f"{self.label_of(error.field)}: {error.message}"
+            self.last_error = gettext("{field}: {message}").format(
+                field=self.label_of(error.field), message=error.message
+            )
             if self.figure_name:
                 figures = {}
             if by_learner:

@@ -33,7 +33,7 @@ from engine.collectives import (
 )
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
 from engine.errors import InputError
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.side import ChoicesChanged
@@ -80,17 +80,22 @@ def cost_renderable(cost: CollectiveCost, op: str, ranks: int) -> RenderableType
     table = Table(box=None, pad_edge=False, show_header=False, padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    table.add_row("time", units.format_seconds(cost.time_s))
-    table.add_row("sent per rank", units.format_bytes(cost.bytes_sent_per_rank))
+    table.add_row(gettext("time"), units.format_seconds(cost.time_s))
+    table.add_row(gettext("sent per rank"), units.format_bytes(cost.bytes_sent_per_rank))
     for label, rate in (("algbw S/t", cost.algbw_bytes_per_s), ("busbw", cost.busbw_bytes_per_s)):
         table.add_row(label, "-" if rate is None else units.format_rate(rate))
-    table.add_row("busbw factor", f"{cost.bus_bandwidth_factor:.4g}")
-    table.add_row("steps", str(cost.steps))
+    table.add_row(gettext("busbw factor"), f"{cost.bus_bandwidth_factor:.4g}")
+    table.add_row(gettext("steps"), str(cost.steps))
     return Group(
-        Text(f"{op}, {cost.algorithm}, {ranks} ranks", style="bold"),
+        Text(
+            gettext("{op}, {algorithm}, {ranks} ranks").format(
+                op=op, algorithm=cost.algorithm, ranks=ranks
+            ),
+            style="bold",
+        ),
         table,
-        Text(f"formula: {cost.formula}", style="dim"),
-        Text(f"source: {cost.source}", style="dim"),
+        Text(gettext("formula: {formula}").format(formula=cost.formula), style="dim"),
+        Text(gettext("source: {source}").format(source=cost.source), style="dim"),
     )
 
 
@@ -113,7 +118,7 @@ class CollectivesPane(CalculatorPane):
             "algorithm",
             N_("algorithm"),
             DEFAULT,
-            options=((DEFAULT, DEFAULT), *((a, a) for a in _ALL_ALGORITHMS)),
+            options=((N_("default"), DEFAULT), *((a, a) for a in _ALL_ALGORITHMS)),
         ),
         Field("ranks", N_("ranks R"), "4"),
         Field("bytes", N_("size S"), "1GB", tooltip=N_("1e9, 1GB, 1GiB")),

@@ -39,7 +39,7 @@ from engine.exercises import (
     get_note,
     strategy_notes,
 )
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
@@ -130,7 +130,7 @@ class DiagramsPane(VerticalScroll):
 
     def _option_label(self, name: str) -> str:
         """The strategy's title with the mark of its notes (see module docstring)."""
-        title = f"{get_strategy(name).title} ({name})"
+        title = f"{gettext(get_strategy(name).title)} ({name})"
         if not self.is_attached:
             return f"  {title}"
         notes = [note.id for note in strategy_notes(name)]
@@ -238,7 +238,9 @@ class DiagramsPane(VerticalScroll):
             text += lines
         self.query_one("#diagram", Static).update(text)
         note = self.query_one("#diagram-folded", Static)
-        parts = "; ".join(strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded)
+        parts = gettext("; ").join(
+            strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded
+        )
         note.update(strings.FOLDED_DIAGRAM.format(parts=parts) if folded else "")
         note.display = bool(folded)
 
@@ -246,7 +248,11 @@ class DiagramsPane(VerticalScroll):
         return [box for box in self.query(NoteBox) if box.is_mounted]
 
     def _note_label(self, note: ExerciseNote) -> str:
-        label = f"ex{note.exercise} {get_strategy(self.strategy).title}: {note.label}"
+        label = gettext("ex{number} {strategy}: {label}").format(
+            number=note.exercise,
+            strategy=gettext(get_strategy(self.strategy).title),
+            label=gettext(note.label),
+        )
         if note.id in self._shown_first or self._progress.looked_before_answering(note.id):
             label += f" ({strings.LOOKED_MARK})"
         return label
@@ -292,7 +298,8 @@ class DiagramsPane(VerticalScroll):
             self.notify(strings.NOTHING_FOLDED)
             return
         titles = "; ".join(
-            f"{get_strategy(self.strategy).title}: {get_note(note_id).label}" for note_id in notes
+            f"{gettext(get_strategy(self.strategy).title)}: {gettext(get_note(note_id).label)}"
+            for note_id in notes
         )
         question = strings.LOOK_FIRST_QUESTION.format(notes=titles)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -21,7 +22,7 @@ from textual.widgets import Input, Select, Static
 
 from engine import units
 from engine.exercises import LEDGER_FORM_DEFAULTS
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.ledger import (
     CONVENTION_NOTES,
     CONVENTIONS,
@@ -55,12 +56,12 @@ def _field(name: str, label: str, **options: Any) -> Field:
 
 _YES_NO = ((N_("no"), "no"), (N_("yes"), "yes"))
 _TERM_LABELS = {
-    "params": ("params", "P"),
-    "grads": ("grads", "G"),
-    "master_weights": ("master wts", "M"),
-    "optimizer_states": ("optimizer", "O"),
-    "activations": ("activations", "A"),
-    "buffers": ("buffers", "B"),
+    "params": (N_("params"), "P"),
+    "grads": (N_("grads"), "G"),
+    "master_weights": (N_("master wts"), "M"),
+    "optimizer_states": (N_("optimizer"), "O"),
+    "activations": (N_("activations"), "A"),
+    "buffers": (N_("buffers"), "B"),
 }
 _TERM_STYLES = {
     "params": "bold blue",
@@ -188,89 +189,119 @@ def _bar(result: LedgerResult) -> Text:
             cells = max(cells, 1)
         bar.append(letter * cells, style=_TERM_STYLES[key])
     naive_cells = max(1, round(BAR_WIDTH * min(result.naive_bytes / total, 1.0)))
+    rank, naive = gettext("rank"), gettext("naive")
+    width = max(cell_len(rank), cell_len(naive)) + 1
     return Text.assemble(
-        "rank  ",
+        set_cell_size(rank, width),
         bar,
-        "\nnaive ",
+        "\n",
+        set_cell_size(naive, width),
         Text("N" * naive_cells, style="bold white"),
-        "  (N = params x precision)",
+        "  ",
+        gettext("(N = params x precision)"),
     )
 
 
 def ledger_renderable(result: LedgerResult) -> RenderableType:
     """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed."""
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1), collapse_padding=True)
-    table.add_column("per rank", no_wrap=True, width=13)
+    table.add_column(gettext("per rank"), no_wrap=True, width=13)
     table.add_column("GB", justify="right", no_wrap=True, min_width=6)
     table.add_column("GiB", justify="right", no_wrap=True, min_width=6)
     for key, (label, letter) in _TERM_LABELS.items():
         value = result.per_rank_bytes[key]
         table.add_row(
-            Text(f"{letter} {label}", style=_TERM_STYLES[key]),
+            Text(f"{letter} {gettext(label)}", style=_TERM_STYLES[key]),
             f"{value / units.GB:,.2f}",
             f"{value / units.GIB:,.2f}",
         )
     total = result.per_rank_bytes["total"]
     table.add_row(
-        Text("total", style="bold"),
+        Text(gettext("total"), style="bold"),
         Text(f"{total / units.GB:,.2f}", style="bold"),
         Text(f"{total / units.GIB:,.2f}", style="bold"),
     )
     table.add_row(
-        "naive N x precision",
+        gettext("naive N x precision"),
         f"{result.naive_bytes / units.GB:,.2f}",
         f"{result.naive_bytes / units.GIB:,.2f}",
     )
     model = f" ({result.spec.model})" if result.spec.model else ""
     lines = [
-        f"N = {units.format_count(result.params_total)} params{model}; world size "
-        f"{result.world_size}",
-        f"convention: {result.convention}",
+        gettext("N = {params} params{model}; world size {world_size}").format(
+            params=units.format_count(result.params_total),
+            model=model,
+            world_size=result.world_size,
+        ),
+        gettext("convention: {convention}").format(convention=result.convention),
     ]
     if result.spec.finetune != "full":
         lines.append(
-            f"{result.spec.finetune}: {result.trainable_params:,.0f} trainable params "
-            f"(r {result.spec.lora_rank} on {','.join(result.spec.lora_targets)})"
+            gettext("{finetune}: {trainable} trainable params (r {rank} on {targets})").format(
+                finetune=result.spec.finetune,
+                trainable=f"{result.trainable_params:,.0f}",
+                rank=result.spec.lora_rank,
+                targets=",".join(result.spec.lora_targets),
+            )
         )
     if result.offloaded_bytes:
         lines.append(
-            f"host per node: {units.format_gb(result.offloaded_bytes)} "
-            f"({units.format_gib(result.offloaded_bytes)}), offload {result.spec.offload}"
+            gettext("host per node: {gb} ({gib}), offload {offload}").format(
+                gb=units.format_gb(result.offloaded_bytes),
+                gib=units.format_gib(result.offloaded_bytes),
+                offload=result.spec.offload,
+            )
         )
     if result.per_stage_bytes:
         lines.append(
-            f"pipeline stage {result.most_loaded_stage + 1} of {result.spec.pp}, the most loaded"
+            gettext("pipeline stage {stage} of {stages}, the most loaded").format(
+                stage=result.most_loaded_stage + 1, stages=result.spec.pp
+            )
         )
     if result.fits is not None and result.spec.gpu_memory is not None:
-        verdict = "fits" if result.fits else "DOES NOT FIT"
-        lines.append(f"{verdict} in {units.format_bytes(result.spec.gpu_memory)}")
+        verdict = (
+            gettext("fits in {memory}") if result.fits else gettext("DOES NOT FIT in {memory}")
+        )
+        lines.append(verdict.format(memory=units.format_bytes(result.spec.gpu_memory)))
     if not result.activations_computed:
-        lines.append("activations not computed: enter seq, layers, hidden, heads (▸ below)")
+        lines.append(
+            gettext("activations not computed: enter seq, layers, hidden, heads (▸ below)")
+        )
     lines.extend(result.notes)
     return Group(FitTable(table), _bar(result), Text("\n".join(lines), style="dim"))
 
 
 def sources_renderable(result: LedgerResult) -> RenderableType:
     """Each term's formula with the figures put in, and its source."""
-    sources = [Text("\nhow each term is computed", style="bold")]
+    sources = [Text("\n" + gettext("how each term is computed"), style="bold")]
     for term in result.terms:
-        sources.append(Text(f"{_TERM_LABELS[term.name][0]}: {term.formula}"))
-        sources.append(Text(f"  source: {term.source}", style="dim"))
+        sources.append(
+            Text(
+                gettext("{term}: {formula}").format(
+                    term=gettext(_TERM_LABELS[term.name][0]), formula=term.formula
+                )
+            )
+        )
+        sources.append(
+            Text("  " + gettext("source: {source}").format(source=term.source), style="dim")
+        )
     return Group(*sources)
 
 
 def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
     """The same configuration under every convention, side by side, with each one's note."""
-    table = Table(box=None, pad_edge=False, title="GB (1e9) per rank", title_justify="left")
-    table.add_column("term", no_wrap=True)
+    table = Table(
+        box=None, pad_edge=False, title=gettext("GB (1e9) per rank"), title_justify="left"
+    )
+    table.add_column(gettext("term"), no_wrap=True)
     for name in results:
         table.add_column(name, justify="right", no_wrap=True)
     for key in (*_TERM_LABELS, "total"):
-        label = _TERM_LABELS[key][0] if key in _TERM_LABELS else "total"
+        label = gettext(_TERM_LABELS[key][0] if key in _TERM_LABELS else "total")
         table.add_row(
             label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
         )
-    notes = [Text(f"{name}: {CONVENTION_NOTES[name]}", style="dim") for name in results]
+    notes = [Text(f"{name}: {gettext(CONVENTION_NOTES[name])}", style="dim") for name in results]
     return Group(FitTable(table), *notes)
 
 
@@ -309,7 +340,7 @@ class LedgerPane(CalculatorPane):
             N_("precision"),
             options=(
                 *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
-                ("custom bytes/param", CUSTOM),
+                (N_("custom bytes/param"), CUSTOM),
             ),
         ),
         _field("weight_bytes", N_("weights B/par")),
@@ -329,7 +360,7 @@ class LedgerPane(CalculatorPane):
         _field(
             "model",
             N_("model"),
-            options=(("custom shape", CUSTOM), *((name, name) for name in model_presets())),
+            options=((N_("custom shape"), CUSTOM), *((name, name) for name in model_presets())),
         ),
         _field("layers", N_("layers L")),
         _field("hidden", N_("hidden h")),
@@ -350,7 +381,7 @@ class LedgerPane(CalculatorPane):
         _field(
             "recompute",
             N_("recompute"),
-            options=(("none", "none"), ("selective", "selective"), ("full", "full")),
+            options=((N_("none"), "none"), ("selective", "selective"), ("full", "full")),
         ),
         _field("sequence_parallel", N_("seq parallel"), options=_YES_NO),
         _field("finetune", N_("fine-tune"), options=tuple((m, m) for m in FINETUNE_CHOICES)),

@@ -37,7 +37,7 @@ from textual.worker import Worker, WorkerState
 from engine import units
 from engine.errors import InputError
 from engine.exercises import answer_folded
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.lesson import Item
 from engine.model_presets import model_presets
 from engine.scaling import ScalingPlot, scaling_plot
@@ -121,7 +121,9 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
         for s in report.series
         if not s.points[-1].skipped
     )
-    title = strings.TRADEOFFS_TABLE_TITLE.format(world=report.world, link=report.interconnect.label)
+    title = strings.TRADEOFFS_TABLE_TITLE.format(
+        world=report.world, link=gettext(report.interconnect.label)
+    )
     return Group(
         Text(strings.TRADEOFFS_ASSUMPTIONS, style="bold"),
         Text("\n".join(report.assumptions), style="dim"),
@@ -177,7 +179,8 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
         if result.fits is None or result.memory_bytes is None:
             fits = "-"
         else:
-            fits = f"{'yes' if result.fits else 'NO'} {units.format_gb(result.memory_bytes, 0)}"
+            verdict = gettext("yes") if result.fits else gettext("NO")
+            fits = f"{verdict} {units.format_gb(result.memory_bytes, 0)}"
         cells = (
             _seconds(step.t_step_s),
             _seconds(step.t_comm_exposed_s),
@@ -185,7 +188,7 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
             f"{result.efficiency:.2f}",
             fits,
         )
-        rows.append((result.case.label, cells))
+        rows.append((gettext(result.case.label), cells))
     figures: list[RenderableType] = []
     if width >= MIN_SCENARIO_TABLE_WIDTH:
         table = Table(box=None, pad_edge=False, show_edge=False)
@@ -204,14 +207,16 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
         Text(f"{index + 1}. {example.title}", style="bold"),
         Text(f"「{example.quote}」", style="italic"),
         *figures,
-        Text(example.explanation),
+        Text(gettext(example.explanation)),
     ]
     dropped = [r for r in results if r.step.moe is not None and r.step.moe.dropped_share > 0]
     for r in dropped:
         assert r.step.moe is not None
         parts.append(
             Text(
-                strings.TRADEOFFS_DROPPED.format(case=r.case.label, share=r.step.moe.dropped_share),
+                strings.TRADEOFFS_DROPPED.format(
+                    case=gettext(r.case.label), share=r.step.moe.dropped_share
+                ),
                 style="dim",
             )
         )
@@ -291,7 +296,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "link",
                 strings.TRADEOFFS_LINK,
-                [(link.label, key) for key, link in INTERCONNECTS.items()],
+                [(gettext(link.label), key) for key, link in INTERCONNECTS.items()],
                 TRADEOFFS_LINK,
             ),
             (
