@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +38,11 @@ from tests.pilot_helpers import S15_FILE, Notified
 
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# Caches (lesson index, line-break analyses) in a folder of this test process and the processes
+# it starts, not the learner's: a test never reads a cache another run or the learner wrote.
+_CACHE = tempfile.TemporaryDirectory(prefix="shardbook-test-cache-")
+os.environ["SHARDBOOK_CACHE_DIR"] = _CACHE.name
 
 # The progress folder a command uses when none is given (tests of the paths set their own).
 DEFAULT_PROGRESS = resolve_progress_dir().resolve()
