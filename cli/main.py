@@ -55,6 +55,49 @@ class CliError(InputError):
     loaded this module twice (as ``__main__`` and as ``cli.main``)."""
 
 
+class CellHelpFormatter(argparse.HelpFormatter):
+    """argparse's help wrapped by terminal cells (a Chinese character takes two; argparse counts
+    characters and gave 87-103 cell lines at 80 columns) and broken by the lesson's rules
+    (:func:`engine.linebreak.break_text`: Chinese between characters, never before a ``，``);
+    a section heading ends with the interface language's colon (``选项：``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        from engine.linebreak import break_paragraph
+
+        paragraph = " ".join(text.split())
+        return [line.rstrip(" ") for line in break_paragraph(paragraph, max(width, 1))]
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = self._split_lines(text, width - len(indent))
+        return "\n".join(indent + line for line in lines)
+
+    def start_section(self, heading: str | None) -> None:
+        if heading:
+            # The language's own colon (English: none here, argparse adds ":"); where it is
+            # another colon, argparse's ":" after it is taken off in format_help.
+            heading = gettext("{label}: {text}").format(label=heading, text="").rstrip()
+            heading = heading.removesuffix(":")
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        return super().format_help().replace("\uff1a:\n", "\uff1a\n")
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None) -> str:
+        # argparse indents the usage's wrapped lines by the prefix's characters: "用法：" is
+        # three of them and six cells. Wrapped that much narrower, then indented by cells.
+        from engine.linebreak import cell_width
+
+        shown = gettext("usage: ") if prefix is None else prefix
+        extra = cell_width(shown) - len(shown)
+        width = self._width
+        self._width -= extra
+        try:
+            text = super()._format_usage(usage, actions, groups, prefix)
+        finally:
+            self._width = width
+        return re.sub(r"\n(?= )", "\n" + " " * extra, text) if extra else text
+
+
 class ShardbookParser(argparse.ArgumentParser):
     """argparse with shardbook's conventions: a usage error is one line naming the command
     (``shardbook: calc ledger: argument --params: ...``), exit 2; a value such as ``-7B`` reaches
@@ -62,6 +105,7 @@ class ShardbookParser(argparse.ArgumentParser):
     parent's class)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", CellHelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_VALUE
 

@@ -544,3 +544,31 @@ def test_lang_after_the_command_is_accepted(
     assert not re.search(r"[\u4e00-\u9fff]", english) and "--lang" not in english, english
     assert main([*command, "--lang", "en"]) == 2
     assert capsys.readouterr().err == english
+
+
+def test_chinese_command_help_fits_the_terminal_by_cells(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``COLUMNS=80``: argparse's help is wrapped by terminal cells (a Chinese character takes
+    two), so no line is wider than the terminal; the headings end with the full-width colon, as
+    ``用法：`` does."""
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in (["calc", "ledger"], ["calc", "bubble"], ["calc", "collective"], ["plan"], []):
+        with pytest.raises(SystemExit):
+            main(["--lang", "zh", *command, "--help"])
+        text = capsys.readouterr().out
+        assert text.startswith("用法：")
+        assert "选项：" in text and "选项:" not in text
+        # Not one, but for a choice list argparse cannot break (`--op {all-reduce,...}`), as
+        # wide in English.
+        with pytest.raises(SystemExit):
+            main(["--lang", "en", *command, "--help"])
+        english = {line.strip() for line in capsys.readouterr().out.splitlines()}
+        wide = [line for line in text.splitlines() if cell_len(line) > 80]
+        assert [line for line in wide if line.strip() not in english] == [], command
+        lines = text.partition("\n\n")[0].splitlines()
+        if len(lines) > 1:  # the wrapped lines start under the first option, by cells
+            first = lines[0].index(" [")
+            assert cell_len(lines[0][:first]) + 1 == len(lines[1]) - len(lines[1].lstrip())
