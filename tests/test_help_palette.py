@@ -191,3 +191,29 @@ def test_help_rows_name_a_command_once() -> None:
     assert rows["f12"] == "测验与间隔复习：所有课程的到期题目"
     assert rows["f11"].startswith("学习计划：")
     assert rows["f10"].startswith("权衡：")
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [("export", "导出"), ("ledger", "账本"), ("quiz", "测验"), ("language", "界面语言")],
+)
+async def test_palette_in_chinese_finds_a_command_by_its_english_name(
+    tmp_path: Path, query: str, title: str
+) -> None:
+    """A learner who knows the English word finds the command in the Chinese interface; the
+    hit shows the Chinese title."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        await pilot.press(*query)
+        commands = palette.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count > 0)
+        first = str(commands.get_option_at_index(0).prompt)
+        assert title in first, first
+        assert query not in first.casefold()
