@@ -139,8 +139,10 @@ def run_export(args: argparse.Namespace) -> int:
             write_export(Path(args.output), data, lesson_id=lesson.id)
         except OSError as error:
             reason = describe_os_error(error)
-            raise ProgressError(args.output, f"could not write ({reason})") from None
-        print(f"wrote {args.output}", file=sys.stderr)
+            raise ProgressError(
+                args.output, _("could not write ({reason})").format(reason=reason)
+            ) from None
+        print(_("wrote {path}").format(path=args.output), file=sys.stderr)
     else:
         sys.stdout.write(data.decode("utf-8"))
     return 0

@@ -290,11 +290,18 @@ def run_scaling(args: argparse.Namespace) -> int:
     strategies = tuple(args.strategy) if args.strategy else None
     try:
         if args.mode not in MODES:
-            raise InputError("mode", f"{args.mode!r} is not one of strong, weak")
+            raise InputError(
+                "mode", _("{mode!r} is not one of strong, weak").format(mode=args.mode)
+            )
         for name in strategies or ():
             if name not in SCALING_STRATEGIES:
                 known = ", ".join(SCALING_STRATEGIES)
-                raise InputError("strategy", f"unknown strategy {name!r}; use one of {known}")
+                raise InputError(
+                    "strategy",
+                    _("unknown strategy {name!r}; use one of {known}").format(
+                        name=name, known=known
+                    ),
+                )
         sizes = world_sizes(units.parse_int("max_gpus", args.max_gpus, maximum=2**20))
         series = scaling_all(spec, args.mode, sizes, strategies)
     except InputError as error:

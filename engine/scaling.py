@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from engine.checks import one_of
 from engine.errors import InputError
+from engine.i18n import gettext
 from engine.i18n import gettext as _
 from engine.steptime import (
     StepSpec,
@@ -103,7 +104,12 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
     """
     if strategy not in SCALING_STRATEGIES:
         known = ", ".join(SCALING_STRATEGIES)
-        raise InputError("strategy", f"unknown strategy {strategy!r}; use one of {known}")
+        raise InputError(
+            "strategy",
+            gettext("unknown strategy {strategy!r}; use one of {known}").format(
+                strategy=strategy, known=known
+            ),
+        )
     axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 0}
     # Interleaving needs pipeline stages: the other strategies run without it.
     virtual = base.virtual_stages if strategy == "pp" else 1
@@ -137,7 +143,7 @@ def world_sizes(max_gpus: int) -> tuple[int, ...]:
         InputError: ``max_gpus`` below 1 or above 2^20 (field ``max_gpus``).
     """
     if isinstance(max_gpus, bool) or not isinstance(max_gpus, int) or not 1 <= max_gpus <= 2**20:
-        raise InputError("max_gpus", "must be a whole number from 1 to 1048576")
+        raise InputError("max_gpus", gettext("must be a whole number from 1 to 1048576"))
     return tuple(2**k for k in range(int(math.log2(max_gpus)) + 1))
 
 

@@ -77,7 +77,7 @@ class SessionRecord:
         """
         start, end = parse_utc(str(entry.get("start"))), parse_utc(str(entry.get("end")))
         if start is None or end is None:
-            raise InputError("sessions", "start and end must be ISO 8601 times with an offset")
+            raise InputError("sessions", _("start and end must be ISO 8601 times with an offset"))
         return cls(
             start=start,
             end=end,

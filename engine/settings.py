@@ -38,6 +38,7 @@ import yaml
 
 from engine.errors import ProgressError
 from engine.i18n import LANGUAGES
+from engine.i18n import gettext as _
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
 from engine.resume import is_resume_setting
 from engine.timefmt import file_stamp, utc_now
@@ -274,7 +275,7 @@ class SettingsStore:
                 shardbook.
         """
         if self._newer:
-            raise ProgressError(str(self.path), "written by a newer shardbook; not saved over")
+            raise ProgressError(str(self.path), _("written by a newer shardbook; not saved over"))
         try:
             atomic_write_text(self.path, dump_yaml(settings.to_data()))
         except OSError as error:
@@ -289,6 +290,8 @@ class SettingsStore:
         except OSError as error:
             raise ProgressError(
                 str(self.path),
-                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
+                _("is unreadable and could not be moved aside ({reason})").format(
+                    reason=describe_os_error(error)
+                ),
             ) from None
         return aside

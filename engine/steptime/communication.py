@@ -18,6 +18,7 @@ from dataclasses import replace
 from engine import sources
 from engine.collectives import collective_cost
 from engine.errors import InputError
+from engine.i18n import gettext
 from engine.model_size import ModelSize
 from engine.pipeline import PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
@@ -205,7 +206,9 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     if spec.tp < 2:
         return []
     if spec.layers is None or spec.hidden is None:
-        raise InputError("layers", "TP communication needs the architecture (layers, hidden)")
+        raise InputError(
+            "layers", gettext("TP communication needs the architecture (layers, hidden)")
+        )
     s_local = spec.seq // spec.cp
     size = spec.micro_batch_size * s_local * spec.hidden * spec.comm_bytes
     per_layer = 6 if spec.recompute == "full" else 4
@@ -233,7 +236,9 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
     if spec.cp < 2:
         return []
     if spec.layers is None or spec.hidden is None:
-        raise InputError("layers", "CP communication needs the architecture (layers, hidden)")
+        raise InputError(
+            "layers", gettext("CP communication needs the architecture (layers, hidden)")
+        )
     layers = _layers_per_stage(spec)
     size = 2 * spec.micro_batch_size * spec.seq * spec.hidden * spec.comm_bytes / spec.tp
     span = spec.tp * spec.cp
@@ -290,7 +295,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
     assert spec.dp is not None
     hidden = spec.hidden if spec.hidden is not None else None
     if hidden is None:
-        raise InputError("hidden", "PP communication needs the hidden size")
+        raise InputError("hidden", gettext("PP communication needs the hidden size"))
     size = spec.micro_batch_size * (spec.seq // spec.cp) * hidden * spec.comm_bytes
     one, link = _cost(spec, "send-recv", 2, size, spec.dp * spec.tp * spec.cp * spec.pp)
     piped = simulate_pipeline(replace(pipe_spec, p2p_time=one))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from engine.checks import finite_number
 from engine.errors import InputError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 
 
 @dataclass(frozen=True)
@@ -105,5 +106,8 @@ def get_interconnect(name: str) -> Interconnect:
     """
     if name not in INTERCONNECTS:
         known = ", ".join(INTERCONNECTS)
-        raise InputError("interconnect", f"unknown interconnect {name!r}; use one of {known}")
+        raise InputError(
+            "interconnect",
+            _("unknown interconnect {name!r}; use one of {known}").format(name=name, known=known),
+        )
     return INTERCONNECTS[name]

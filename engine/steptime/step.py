@@ -9,6 +9,7 @@ from __future__ import annotations
 from engine import sources
 from engine.checks import finite_number
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.steptime.communication import step_communication
 from engine.steptime.compute import ComputeTime, compute_time
 from engine.steptime.flops import time_to_train
@@ -48,10 +49,15 @@ def step_time(spec: StepSpec) -> StepResult:
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
-            "params", f"give the parameter count, or the architecture ({missing} is missing)"
+            "params",
+            _("give the parameter count, or the architecture ({missing} is missing)").format(
+                missing=missing
+            ),
         )
     if spec.experts > 1 and size is None:
-        raise InputError("experts", "MoE step time needs the architecture (layers, hidden, vocab)")
+        raise InputError(
+            "experts", _("MoE step time needs the architecture (layers, hidden, vocab)")
+        )
     params = size.total if size is not None else finite_number("params", spec.params)
     if size is not None and spec.params is not None:
         notes.append("the architecture sets N; --params is not used")
