@@ -154,7 +154,11 @@ class Settings:
         for spec in SETTINGS:
             found, value = _lookup(self._data, spec.key)
             if found and not spec.check(value):
-                self.problems.append(f"{spec.key}: {value!r} is not accepted; using the default")
+                self.problems.append(
+                    _("{key}: {value!r} is not accepted; using the default").format(
+                        key=spec.key, value=value
+                    )
+                )
                 self._remove(spec.key)
 
     def get(self, key: str) -> Any:
@@ -254,15 +258,18 @@ class SettingsStore:
             aside = self._quarantine()
             settings = Settings()
             settings.problems.append(
-                f"{self.path.name} could not be read; it was kept as {aside.name} and the "
-                "defaults are used"
+                _(
+                    "{file} could not be read; it was kept as {aside} and the defaults are used"
+                ).format(file=self.path.name, aside=aside.name)
             )
             return settings
         version = data.pop("schema_version", SETTINGS_SCHEMA_VERSION)
         settings = Settings(data)
         if not isinstance(version, int) or version > SETTINGS_SCHEMA_VERSION:
             settings.problems.append(
-                f"{self.path.name} was written by a newer shardbook; it will not be saved over"
+                _("{file} was written by a newer shardbook; it will not be saved over").format(
+                    file=self.path.name
+                )
             )
             self._newer = True
         return settings

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.i18n import gettext as _
 
 Chunk = npt.NDArray[np.int64]
@@ -76,15 +77,17 @@ with p ranks: NCCL-tests writes n for the ranks, here n is always bytes (the MPI
 
 SIZE_CONVENTIONS: Mapping[str, str] = MappingProxyType(
     {
-        "all-reduce": "S = each rank's buffer",
-        "all-gather": "S = the whole gathered array (all ranks' shards)",
-        "reduce-scatter": "S = the whole array before scattering (all ranks' shards)",
-        "all-to-all": "S = each rank's whole send buffer",
-        "broadcast": "S = the root's buffer",
-        "reduce": "S = each rank's buffer",
-        "send-recv": "S = the message each rank sends",
+        "all-reduce": N_("S = each rank's buffer"),
+        "all-gather": N_("S = the whole gathered array (all ranks' shards)"),
+        "reduce-scatter": N_("S = the whole array before scattering (all ranks' shards)"),
+        "all-to-all": N_("S = each rank's whole send buffer"),
+        "broadcast": N_("S = the root's buffer"),
+        "reduce": N_("S = each rank's buffer"),
+        "send-recv": N_("S = the message each rank sends"),
     }
 )
+"""What S (``size_bytes``) measures for each operation: English msgids in the JSON, translated
+with ``gettext`` where a report shows them."""
 
 
 MAX_SIM_RANKS = 128

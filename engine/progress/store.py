@@ -180,16 +180,18 @@ class ProgressStore:
         except NewerVersionError:
             raise
         except (UnicodeDecodeError, ProgressError) as error:
-            reason = "not valid UTF-8" if isinstance(error, UnicodeDecodeError) else error.message
+            reason = (
+                _("not valid UTF-8") if isinstance(error, UnicodeDecodeError) else error.message
+            )
             if not quarantine:
                 raise ProgressError(
                     str(path), _("cannot be read: {reason}").format(reason=reason)
                 ) from None
             aside = self._quarantine(path)
-            message = (
-                f"{path.name} could not be read ({reason}); it was kept as {aside.name} "
-                "and a new file was started. Nothing was deleted."
-            )
+            message = _(
+                "{file} could not be read ({reason}); it was kept as {aside} and a new file "
+                "was started. Nothing was deleted."
+            ).format(file=path.name, reason=reason, aside=aside.name)
             return LoadResult(LessonProgress(lesson_id), quarantined=aside, message=message)
 
     def _quarantine(self, path: Path) -> Path:

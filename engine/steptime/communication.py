@@ -18,7 +18,7 @@ from dataclasses import replace
 from engine import sources
 from engine.collectives import collective_cost
 from engine.errors import InputError
-from engine.i18n import gettext
+from engine.i18n import N_, gettext
 from engine.model_size import ModelSize
 from engine.pipeline import PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
@@ -112,7 +112,7 @@ def _data_parallel(
         exposed = max(t_bucket, time_s - backward)
         return [
             _term(
-                "DP gradients",
+                N_("DP gradients"),
                 "all-reduce",
                 ranks,
                 link,
@@ -132,7 +132,7 @@ def _data_parallel(
         t_ag, _ = _cost(spec, "all-gather", ranks, s_bytes, span)
         return [
             _term(
-                "ZeRO gradients",
+                N_("ZeRO gradients"),
                 "reduce-scatter",
                 ranks,
                 link,
@@ -144,7 +144,7 @@ def _data_parallel(
                 f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
             ),
             _term(
-                "ZeRO parameters",
+                N_("ZeRO parameters"),
                 "all-gather",
                 ranks,
                 link,
@@ -168,7 +168,7 @@ def _data_parallel(
     unit_text = f"one layer of {layers}" if spec.layers else "whole model (give layers for units)"
     return [
         _term(
-            "FSDP forward gather",
+            N_("FSDP forward gather"),
             "all-gather",
             ranks,
             link,
@@ -181,7 +181,7 @@ def _data_parallel(
             f"{sources.ZERO_COMMUNICATION} (3Ψ per micro-batch); {sources.FSDP_PREFETCH}",
         ),
         _term(
-            "FSDP backward gather + gradients",
+            N_("FSDP backward gather + gradients"),
             "reduce-scatter",
             ranks,
             link,
@@ -217,7 +217,7 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     one, link = _cost(spec, "all-reduce", spec.tp, size, spec.tp)
     return [
         _term(
-            "TP activations",
+            N_("TP activations"),
             "all-reduce",
             spec.tp,
             link,
@@ -248,7 +248,7 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
     window = flops.attention_core / (world * x)
     return [
         _term(
-            "CP keys and values",
+            N_("CP keys and values"),
             "all-gather",
             spec.cp,
             link,
@@ -276,7 +276,7 @@ def _expert_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     calls = 4 * layers * m
     return [
         _term(
-            "EP tokens",
+            N_("EP tokens"),
             "all-to-all",
             spec.ep,
             link,
@@ -302,7 +302,7 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
     exposed = max(0.0, piped.iteration_time - t_compute)
     calls = 2 * m * spec.virtual_stages
     return _term(
-        "PP activations",
+        N_("PP activations"),
         "send-recv",
         2,
         link,

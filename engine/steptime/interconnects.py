@@ -94,7 +94,10 @@ def custom_interconnect(
     alpha = finite_number(
         "latency", base.latency if latency is None else latency, allow_zero=True, maximum=1.0
     )
-    label = f"custom: {intra / 1e9:.4g} GB/s in node, {inter / 1e9:.4g} GB/s between nodes"
+    # Built in the interface language (a preset's label is a msgid translated where shown).
+    label = _("custom: {intra} GB/s in node, {inter} GB/s between nodes").format(
+        intra=f"{intra / 1e9:.4g}", inter=f"{inter / 1e9:.4g}"
+    )
     return Interconnect("custom", label, intra, inter, alpha, "given")
 
 
