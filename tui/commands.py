@@ -304,8 +304,7 @@ class CommandsProvider(Provider):
                 continue
             offered.add(runs)
             help_text = gettext(binding.tooltip)
-            title = f"{labelled(gettext(binding.description), help_text)} "
-            title += f"({key_display(binding.key)})"
+            title = f"{gettext(binding.description)} ({key_display(binding.key)})"
             entries.append((title, help_text, partial(self.app.run_action, binding.action, node)))
         return entries + self.extra_entries()
 
@@ -316,7 +315,9 @@ class CommandsProvider(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, help_text, callback in self._entries():
-            score = matcher.match(title)
+            # The help line below the title is searched too ("widen" finds Zoom), a match in
+            # the title first.
+            score = max(matcher.match(title), matcher.match(help_text) / 2)
             if score > 0:
                 yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)
 
