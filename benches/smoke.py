@@ -11,7 +11,7 @@ from pathlib import Path
 BENCHES = Path(__file__).resolve().parent
 # A line each benchmark prints near its end, so an early, silent exit is caught too.
 EXPECTED = {
-    "bench_app.py": "8. Bubble",
+    "bench_app.py": "9. key typed into a note",
     "bench_collectives.py": "slowest simulation",
     "bench_ledger.py": "1,000-configuration sweep",
     "bench_pipeline.py": "per op, largest / smallest size",

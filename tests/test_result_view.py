@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -14,11 +16,20 @@ from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
 from engine.progress import LessonProgress, ProgressStore
-from tests.pilot_helpers import SIZE, app_for, choose, paste_into, result_text, shown
+from tests.pilot_helpers import (
+    SIZE,
+    app_for,
+    choose,
+    goto_section,
+    paste_into,
+    result_text,
+    shown,
+)
 from tui.app import make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
+from tui.widgets.notes import SelfCheckBox
 
 
 class OneView(App[None]):
@@ -213,3 +224,77 @@ def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved(
     with pytest.raises(InputError) as caught:
         spec_from_form({**values, "stages": "x", "virtual_stages": "y"}, "interleaved-1f1b")
     assert caught.value.field == "stages"
+
+
+async def test_a_key_sends_the_terminal_what_textual_would_send(tmp_path: Path) -> None:
+    # The main screen's compositor renders only the widgets under a changed region; every
+    # partial update it sends must be the very bytes Textual's own compositor would send.
+    from textual._compositor import ChopsUpdate, Compositor
+
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    console = Console(width=SIZE[0], force_terminal=True, color_system="truecolor")
+    frames: list[int] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        compositor = app.screen._compositor
+        ours = compositor.render_partial_update
+
+        def both() -> ChopsUpdate | None:
+            changed = set(compositor._dirty_regions)
+            textual = Compositor.render_partial_update(compositor)
+            compositor._dirty_regions.update(changed)
+            update = ours()
+            assert (update is None) == (textual is None)
+            if update is not None and textual is not None:
+                assert update.render_segments(console) == textual.render_segments(console)
+                frames.append(len(changed))
+            return update
+
+        compositor.render_partial_update = both  # type: ignore[method-assign]
+        params = app.query_one("#field-params", Input)
+        params.focus()
+        await pilot.press("end", "backspace", "backspace", "7", "B", "home", "1", "delete")
+        await pilot.pause()
+        assert params.value == "1B"
+        # Frames with the typed field and the figures changed at once (two regions apart).
+        assert frames and max(frames) >= 2
+        # A key typed into an answer box: one changed region amid the lesson's lines.
+        frames.clear()
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.press(*"all-reduce")
+        await pilot.pause()
+        assert box.text_area.text == "all-reduce"
+        assert frames
+
+
+async def test_figures_changed_out_of_view_are_drawn_when_scrolled_to(tmp_path: Path) -> None:
+    # At 80x24 the Ledger's formulas are below the fold: typing updates them without a
+    # repaint, and scrolling down must show the new ones, not the lines drawn before.
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one(LedgerPane)
+        details = ledger.query_one(".calc-details", ResultView)
+        # Drawn once (1B), then scrolled out of view again.
+        ledger.scroll_end(animate=False)
+        await pilot.pause()
+        ledger.scroll_home(animate=False)
+        await pilot.pause()
+        assert details not in app.screen._compositor.visible_widgets
+        params = ledger.query_one("#field-params", Input)
+        params.focus()
+        await pilot.press("end", "backspace", "backspace", "7", "B")
+        await pilot.pause()
+        ledger.scroll_end(animate=False)
+        await pilot.pause()
+        assert details in app.screen._compositor.visible_widgets
+        # What the terminal shows: 7B parameters with 8 B of AdamW states each (the ZeRO
+        # paper's K = 12 less the 4 B master copy) are 56e9 bytes.
+        console = Console(width=SIZE[0], file=io.StringIO(), record=True)
+        console.print(app.screen._compositor.render_update(full=True))
+        screen = console.export_text()
+        assert "7,000,000,000" in screen and "56,000,000,000 B" in screen

@@ -48,6 +48,7 @@ from engine.reading import meta_blocks, section_blocks
 from engine.resume import ResumeState
 from tui import strings
 from tui.commands import LESSON_BINDINGS, CommandsProvider, PaletteEntry
+from tui.compositor import SpanCompositor
 from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
@@ -121,6 +122,7 @@ class MainScreen(Screen[None]):
         line, for the plan view) and ``app_entries`` (the app's palette entries: lessons,
         languages, the session summary)."""
         super().__init__()
+        self._compositor = SpanCompositor()
         self.session_line = session_line
         self.app_entries = app_entries
         self.side_preference: SidePreference = side

@@ -13,7 +13,6 @@ from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -41,6 +40,7 @@ from engine.pipeline import (
 )
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
+from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
 
 NONE = "none"
@@ -78,10 +78,8 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     )
 
 
-def _figures(result: PipelineResult) -> Table:
-    table = Table(box=None, pad_edge=False, show_header=False)
-    table.add_column(no_wrap=True)
-    table.add_column(justify="right", no_wrap=True)
+def _figures(result: PipelineResult) -> FigureTable:
+    table = FigureTable(Column(), Column(justify="right"), show_header=False)
     closed = result.closed_form
     table.add_row(gettext("bubble/ideal"), f"{result.bubble_over_ideal:.4g}")
     table.add_row("  (Megatron, Playbook)", "")
@@ -114,9 +112,7 @@ def bubble_renderable(result: PipelineResult) -> RenderableType:
 def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
     """The closed form's bubble in both conventions, shown while ``spec`` is being simulated."""
     closed = closed_form_bubble(spec)
-    table = Table(box=None, pad_edge=False, show_header=False)
-    table.add_column(no_wrap=True)
-    table.add_column(justify="right", no_wrap=True)
+    table = FigureTable(Column(), Column(justify="right"), show_header=False)
     table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
     table.add_row(gettext("closed form b/total"), f"{closed.bubble_fraction:.4g}")
     heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.num_microbatches}", style="bold")

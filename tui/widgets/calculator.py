@@ -208,6 +208,7 @@ class CalculatorPane(VerticalScroll):
         # The focused field and its row on screen before a recompute changed the figures'
         # height (see _hold_focused_row).
         self._held: tuple[Widget, int] | None = None
+        self._main_field_ids = {f"field-{field.name}" for field in self.FIELDS}
         # The lesson and progress the main screen handed down (tui.widgets.side).
         self.opened = OpenedLesson()
 
@@ -400,10 +401,6 @@ class CalculatorPane(VerticalScroll):
         view.show(details, typing=typing)
         if self._held is not None:
             self.call_after_refresh(self._hold_focused_row)
-        # Drawing a widget that is scrolled out of view makes Textual rebuild its map of every
-        # widget's region at the next refresh (about 5 ms with the Ledger open). Rebuild it now,
-        # after this frame, rather than in the next key's frame.
-        self.call_after_refresh(lambda: view.region)
 
     def _hold_focused_row(self) -> None:
         """Scroll so the field the learner chose in stays on the row it was on: a choice (a
@@ -472,7 +469,11 @@ class CalculatorPane(VerticalScroll):
         """
         typing = by_learner if typing is None else typing
         focused = self.screen.focused if by_learner else None
-        if focused is not None and self in focused.ancestors and focused.region:
+        # A main field is above the figures: they cannot move it, so its row is not looked up
+        # while the learner types there (asking for a region can make Textual rebuild its map
+        # of every widget, 2-5 ms of the key's frame).
+        above = typing and focused is not None and focused.id in self._main_field_ids
+        if focused is not None and not above and self in focused.ancestors and focused.region:
             self._held = (focused, focused.region.y)
         values = self.values()
         self._last_values = values

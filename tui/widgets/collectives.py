@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,6 +35,7 @@ from engine.errors import InputError
 from engine.i18n import N_, gettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.fit import Column, FigureTable
 from tui.widgets.side import ChoicesChanged
 
 DEFAULT = "default"
@@ -77,9 +77,7 @@ class StepView(Static, can_focus=True):
 
 def cost_renderable(cost: CollectiveCost, op: str, ranks: int) -> RenderableType:
     """The alpha-beta time, bytes sent and both bandwidths, with formula and source."""
-    table = Table(box=None, pad_edge=False, show_header=False, padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column(justify="right", no_wrap=True)
+    table = FigureTable(Column(), Column(justify="right"), show_header=False)
     table.add_row(gettext("time"), units.format_seconds(cost.time_s))
     table.add_row(gettext("sent per rank"), units.format_bytes(cost.bytes_sent_per_rank))
     for label, rate in (("algbw S/t", cost.algbw_bytes_per_s), ("busbw", cost.busbw_bytes_per_s)):

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -44,7 +43,7 @@ from engine.model_presets import get_preset, model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
-from tui.widgets.fit import FitTable
+from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
 
 CUSTOM = "custom"
@@ -205,10 +204,12 @@ def _bar(result: LedgerResult) -> Text:
 
 def ledger_renderable(result: LedgerResult) -> RenderableType:
     """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed."""
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1), collapse_padding=True)
-    table.add_column(gettext("per rank"), no_wrap=True, width=13)
-    table.add_column("GB", justify="right", no_wrap=True, min_width=6)
-    table.add_column("GiB", justify="right", no_wrap=True, min_width=6)
+    table = FigureTable(
+        Column(gettext("per rank"), width=13),
+        Column("GB", justify="right", min_width=6),
+        Column("GiB", justify="right", min_width=6),
+        gap=1,
+    )
     for key, (label, letter) in _TERM_LABELS.items():
         value = result.per_rank_bytes[key]
         table.add_row(
@@ -271,7 +272,7 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
     lines.extend(result.notes)
     # Broken by the lesson's rules at the pane's width, each note on lines of its own.
     notes = (BrokenLines(line, indent="", style="dim") for line in lines)
-    return Group(FitTable(table), _bar(result), *notes)
+    return Group(table, _bar(result), *notes)
 
 
 def sources_renderable(result: LedgerResult) -> RenderableType:
@@ -293,19 +294,18 @@ def sources_renderable(result: LedgerResult) -> RenderableType:
 
 def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
     """The same configuration under every convention, side by side, with each one's note."""
-    table = Table(
-        box=None, pad_edge=False, title=gettext("GB (1e9) per rank"), title_justify="left"
+    table = FigureTable(
+        Column(gettext("term")),
+        *(Column(name, justify="right") for name in results),
+        title=gettext("GB (1e9) per rank"),
     )
-    table.add_column(gettext("term"), no_wrap=True)
-    for name in results:
-        table.add_column(name, justify="right", no_wrap=True)
     for key in (*_TERM_LABELS, "total"):
         label = gettext(_TERM_LABELS[key][0] if key in _TERM_LABELS else "total")
         table.add_row(
             label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
         )
     notes = [Text(f"{name}: {gettext(CONVENTION_NOTES[name])}", style="dim") for name in results]
-    return Group(FitTable(table), *notes)
+    return Group(table, *notes)
 
 
 class LedgerPane(CalculatorPane):
