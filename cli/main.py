@@ -55,6 +55,49 @@ class CliError(InputError):
     loaded this module twice (as ``__main__`` and as ``cli.main``)."""
 
 
+class CellHelpFormatter(argparse.HelpFormatter):
+    """argparse's help wrapped by terminal cells (a Chinese character takes two; argparse counts
+    characters and gave 87-103 cell lines at 80 columns) and broken by the lesson's rules
+    (:func:`engine.linebreak.break_text`: Chinese between characters, never before a ``，``);
+    a section heading ends with the interface language's colon (``选项：``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        from engine.linebreak import break_paragraph
+
+        paragraph = " ".join(text.split())
+        return [line.rstrip(" ") for line in break_paragraph(paragraph, max(width, 1))]
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = self._split_lines(text, width - len(indent))
+        return "\n".join(indent + line for line in lines)
+
+    def start_section(self, heading: str | None) -> None:
+        if heading:
+            # The language's own colon (English: none here, argparse adds ":"); where it is
+            # another colon, argparse's ":" after it is taken off in format_help.
+            heading = gettext("{label}: {text}").format(label=heading, text="").rstrip()
+            heading = heading.removesuffix(":")
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        return super().format_help().replace("\uff1a:\n", "\uff1a\n")
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None) -> str:
+        # argparse indents the usage's wrapped lines by the prefix's characters: "用法：" is
+        # three of them and six cells. Wrapped that much narrower, then indented by cells.
+        from engine.linebreak import cell_width
+
+        shown = gettext("usage: ") if prefix is None else prefix
+        extra = cell_width(shown) - len(shown)
+        width = self._width
+        self._width -= extra
+        try:
+            text = super()._format_usage(usage, actions, groups, prefix)
+        finally:
+            self._width = width
+        return re.sub(r"\n(?= )", "\n" + " " * extra, text) if extra else text
+
+
 class ShardbookParser(argparse.ArgumentParser):
     """argparse with shardbook's conventions: a usage error is one line naming the command
     (``shardbook: calc ledger: argument --params: ...``), exit 2; a value such as ``-7B`` reaches
@@ -62,6 +105,7 @@ class ShardbookParser(argparse.ArgumentParser):
     parent's class)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", CellHelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_VALUE
 
@@ -141,12 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction, help=_("print the version and exit"))
     parser.add_argument("--lesson", default=None, help=_("lesson id to open (default: S15)"))
-    parser.add_argument(
-        "--lang",
-        choices=LANGUAGES,
-        default=None,
-        help=_("interface language (default: the saved setting, else the locale)"),
-    )
+    _add_language(parser, top_level=True)
     _add_paths(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -156,7 +195,31 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(name).register(calc_commands)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(commands, _add_paths)
+    for command in _subcommands(parser):
+        _add_language(command)
     return parser
+
+
+def _add_language(parser: argparse.ArgumentParser, top_level: bool = False) -> None:
+    # On every command too (`shardbook calc ledger ... --lang zh`): the language was chosen
+    # before the parser was built (choose_cli_language, the last --lang given); here it is only
+    # accepted. As with the folders, only the top-level parser sets a default.
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None if top_level else argparse.SUPPRESS,
+        help=_("interface language (default: the saved setting, else the locale)"),
+    )
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every command's parser under ``parser``, at any depth (``calc``, ``calc ledger``)."""
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict.fromkeys(action.choices.values()):
+                found += [command, *_subcommands(command)]
+    return found
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -479,3 +479,37 @@ async def test_a_step_message_goes_when_ctrl_n_moves_to_the_next_section_to_read
         await pilot.pause()
         assert not app.screen.query("Toast")  # at once, not when the hint's time runs out
         assert "definition" in app.progress.read
+
+
+async def test_the_plan_view_lines_up_by_terminal_cells_in_chinese(tmp_path: Path) -> None:
+    """In Chinese the state words (已完成, 待做, 进行中) are padded by terminal cells, not
+    characters: every step's text starts at the same column, and its wrapped lines start there
+    too, under the text."""
+    import dataclasses
+    import re
+
+    from rich.cells import cell_len
+
+    from tests.pilot_helpers import screen_lines
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        plan = app.main_screen.guide.plan(reviews=True)
+        states = ("done", "todo", "started")
+        steps = tuple(
+            dataclasses.replace(step, state=states[index % 3])
+            for index, step in enumerate(plan.steps)
+        )
+        app.push_screen(PlanScreen(dataclasses.replace(plan, steps=steps), ""))
+        await settle(pilot)
+        step_line = re.compile(r"(.*▊[✓◌◔] \S+ +)\S")
+        continued = re.compile(r"(.*▊ +)\S")
+        firsts, nexts = set(), set()
+        for line in screen_lines(app):
+            if match := step_line.match(line):
+                firsts.add(cell_len(match.group(1)))
+            elif match := continued.match(line):
+                nexts.add(cell_len(match.group(1)))
+        assert len(firsts) == 1 and nexts == firsts, (firsts, nexts)

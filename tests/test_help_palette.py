@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from textual.command import CommandList, CommandPalette
 from textual.widgets import OptionList, TextArea
 
-from tests.pilot_helpers import SIZE, app_for, goto_section, screen_lines, wait_until
+from tests.pilot_helpers import SIZE, app_for, goto_section, screen_lines, settle, wait_until
 from tui.screens.help import HelpScreen
 
 # README "Keys": every key the help lists over the lesson (typed keys as they are typed).
@@ -36,7 +38,7 @@ async def test_help_lists_the_typed_keys_while_a_text_box_takes_them(tmp_path: P
         listed = [key for key, _text in help_screen.keys]
         assert [key for key in README_KEYS if key not in listed] == []
         rows = dict(help_screen.keys)
-        assert rows["?"] == "Help: Help (when the focus is not in a text box, where ? is typed)"
+        assert rows["?"] == "Help (when the focus is not in a text box, where ? is typed)"
         assert rows["ctrl+g"] == "Ledger: 1B example"
         # The table on screen starts with the quiz, the footer's first key.
         assert any("f12" in line and "Quiz" in line for line in screen_lines(app))
@@ -125,3 +127,93 @@ async def test_palette_offers_each_command_once(tmp_path: Path) -> None:
         assert not any("(?)" in title or "(/)" in title for title in titles)
         assert sum("(ctrl+f)" in title for title in titles) == 1
         assert "Zoom (f5)" in titles
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (40, 12), (120, 40)])
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_help_wraps_every_key_and_text_whole(
+    tmp_path: Path, size: tuple[int, int], language: str
+) -> None:
+    """Nothing in the help is cut: every key whole in its column, every text wrapped (Chinese
+    between characters, by the lesson's rules), no ellipsis anywhere on screen."""
+    from tui.app import make_app
+    from tui.screens.help import KeyTable
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        table = help_screen.query(KeyTable).first()
+        width = table.size.width
+        lines = table.lines_at(width)
+        assert all(cell_len(key + text) <= width for key, text in lines)
+        # Each row's key, then its text from the lines under it, joined: the row as given.
+        drawn: list[tuple[str, str]] = []
+        for key, text in lines:
+            if key.strip():
+                drawn.append((key.strip(), text))
+            else:
+                drawn[-1] = (drawn[-1][0], drawn[-1][1] + text)
+        given = [(key, text.replace(" ", "")) for key, text in table.rows]
+        assert [(key, text.replace(" ", "")) for key, text in drawn[1:]] == given
+        body = help_screen.query_one("#help-body")
+        top, bottom = body.region.y, body.region.bottom
+        for _ in range(80):
+            assert not any("…" in line for line in screen_lines(app)[top:bottom])
+            if body.scroll_y >= body.max_scroll_y:
+                break
+            body.scroll_page_down(animate=False)
+            await settle(pilot)
+
+
+def test_help_rows_name_a_command_once() -> None:
+    """A row whose help names its label shows the help alone (not ``Quiz: Quiz and spaced
+    review``, ``测验：测验与间隔复习``); a label the help does not name stays in front of it."""
+    from engine.i18n import current_language, set_language
+    from tui.app import ShardbookApp
+    from tui.commands import key_rows
+    from tui.screens.main import MainScreen
+
+    rows = dict(key_rows([MainScreen, ShardbookApp]))
+    assert rows["f12"] == "Quiz and spaced review: every lesson's due items"
+    assert rows["f7"] == "Reading mode: the lesson takes the whole screen"
+    assert rows["f11"].startswith("The study plan: ")
+    assert rows["f10"].startswith("Trade-offs: ")
+    before = current_language()
+    set_language("zh")
+    try:
+        rows = dict(key_rows([MainScreen, ShardbookApp]))
+    finally:
+        set_language(before)
+    assert rows["f12"] == "测验与间隔复习：所有课程的到期题目"
+    assert rows["f11"].startswith("学习计划：")
+    assert rows["f10"].startswith("权衡：")
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [("export", "导出"), ("ledger", "账本"), ("quiz", "测验"), ("language", "界面语言")],
+)
+async def test_palette_in_chinese_finds_a_command_by_its_english_name(
+    tmp_path: Path, query: str, title: str
+) -> None:
+    """A learner who knows the English word finds the command in the Chinese interface; the
+    hit shows the Chinese title."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        await pilot.press(*query)
+        commands = palette.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count > 0)
+        first = str(commands.get_option_at_index(0).prompt)
+        assert title in first, first
+        assert query not in first.casefold()

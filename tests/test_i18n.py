@@ -78,7 +78,7 @@ LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
 # English words a Chinese screen may show: key names, the program, file formats, units and the
 # field's abbreviations and names, written as their sources write them.
 KEEP_IN_ZH = {
-    *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end"),
+    *("ctrl", "shift", "esc", "escape", "enter", "Enter", "Tab", "tab", "home", "end", "End"),
     *(
         "shardbook",
         "Markdown",
@@ -519,3 +519,56 @@ async def test_switching_keeps_the_place_and_unsaved_text(tmp_path: Path) -> Non
         assert not app.dirty
     saved = (tmp_path / "S15.yaml").read_text(encoding="utf-8")
     assert "ZeRO-2 分片梯度" in saved
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["calc", "ledger", "--params", "-1"],
+        ["calc", "bubble", "--schedule", "gpipe", "--stages", "0", "--micro-batches", "8"],
+        ["plan", "S15", "--content-dir", "/no/such/folder"],
+        ["calc", "collective", "--op", "all-reduce", "--ranks", "0", "--bytes", "1"],
+    ],
+)
+def test_lang_after_the_command_is_accepted(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--lang`` after the command works as before it (the app's global option on every
+    command): the error in Chinese with ``zh``, in English with ``en``, exit 2 either way; the
+    value given after the command wins over one given before it."""
+    assert main([*command, "--lang", "zh"]) == 2
+    chinese = capsys.readouterr().err
+    assert re.search(r"[\u4e00-\u9fff]", chinese) and "--lang" not in chinese, chinese
+    assert main(["--lang", "zh", *command, "--lang", "en"]) == 2
+    english = capsys.readouterr().err
+    assert not re.search(r"[\u4e00-\u9fff]", english) and "--lang" not in english, english
+    assert main([*command, "--lang", "en"]) == 2
+    assert capsys.readouterr().err == english
+
+
+def test_chinese_command_help_fits_the_terminal_by_cells(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``COLUMNS=80``: argparse's help is wrapped by terminal cells (a Chinese character takes
+    two), so no line is wider than the terminal; the headings end with the full-width colon, as
+    ``用法：`` does."""
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in (["calc", "ledger"], ["calc", "bubble"], ["calc", "collective"], ["plan"], []):
+        with pytest.raises(SystemExit):
+            main(["--lang", "zh", *command, "--help"])
+        text = capsys.readouterr().out
+        assert text.startswith("用法：")
+        assert "选项：" in text and "选项:" not in text
+        # Not one, but for a choice list argparse cannot break (`--op {all-reduce,...}`), as
+        # wide in English.
+        with pytest.raises(SystemExit):
+            main(["--lang", "en", *command, "--help"])
+        english = {line.strip() for line in capsys.readouterr().out.splitlines()}
+        wide = [line for line in text.splitlines() if cell_len(line) > 80]
+        assert [line for line in wide if line.strip() not in english] == [], command
+        lines = text.partition("\n\n")[0].splitlines()
+        if len(lines) > 1:  # the wrapped lines start under the first option, by cells
+            first = lines[0].index(" [")
+            assert cell_len(lines[0][:first]) + 1 == len(lines[1]) - len(lines[1].lstrip())

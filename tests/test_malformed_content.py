@@ -128,7 +128,7 @@ async def test_app_opens_with_bad_files_beside_s15(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.lesson is not None and app.lesson.id == "S15"
         assert app.lesson_file_errors
-        entries = {title: callback for title, _help, callback in app.palette_entries()}
+        entries = {entry[0]: entry[2] for entry in app.palette_entries()}
         # A listed lesson whose body is broken: opened from the palette, its message shows.
         bad_title = next(t for t in entries if t.startswith(f"Open lesson: T1 {listed_bad.title}"))
         entries[bad_title]()

@@ -72,7 +72,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import APP_BINDINGS, CommandsProvider
+from tui.commands import APP_BINDINGS, CommandsProvider, PaletteEntry
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -606,7 +606,7 @@ class ShardbookApp(KeyOrderApp[int]):
     # ----------------------------------------------------------------- actions
     def action_show_help(self) -> None:
         """F1: the keys of the screen shown and the focused pane's help (again: closed)."""
-        from tui.screens.help import HelpScreen, help_rows  # Markdown loads on first F1
+        from tui.screens.help import HelpScreen, help_rows
 
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
@@ -748,10 +748,15 @@ class ShardbookApp(KeyOrderApp[int]):
         if text:
             self.push_screen(SummaryScreen(text))
 
-    def study_palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def study_palette_entries(self) -> list[PaletteEntry]:
         """The palette's guided-study entries that have no key of their own."""
         return [
-            (strings.PALETTE_SUMMARY, strings.PALETTE_SUMMARY, self.action_session_summary),
+            (
+                strings.PALETTE_SUMMARY,
+                strings.PALETTE_SUMMARY,
+                self.action_session_summary,
+                strings.msgids.PALETTE_SUMMARY,
+            ),
         ]
 
     def action_export_notes(self) -> None:
@@ -841,13 +846,14 @@ class ShardbookApp(KeyOrderApp[int]):
         await self.action_quit()
 
     # ----------------------------------------------------------------- interface language
-    def language_palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def language_palette_entries(self) -> list[PaletteEntry]:
         """The palette's switch to each other interface language (its name in its own words)."""
         return [
             (
                 strings.PALETTE_LANGUAGE.format(language=LANGUAGE_NAMES[language]),
                 strings.PALETTE_LANGUAGE_HELP,
                 partial(self.switch_language, language),
+                strings.msgids.PALETTE_LANGUAGE.format(language=LANGUAGE_NAMES[language]),
             )
             for language in LANGUAGES
             if language != current_language()
@@ -906,7 +912,7 @@ class ShardbookApp(KeyOrderApp[int]):
                 CommandPalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
             )
 
-    def palette_entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_entries(self) -> list[PaletteEntry]:
         """The app's command-palette entries beyond the keys: the session summary, the other
         interface languages and every lesson (the main screen adds its sections)."""
         entries = self.study_palette_entries()

@@ -13,6 +13,7 @@ English msgid, translated where it is shown (``engine.i18n``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from functools import partial
 
@@ -24,7 +25,7 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.fuzzy import Matcher
 
-from engine.i18n import N_, gettext
+from engine.i18n import N_, current_language, gettext
 
 # The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
 # are not priority bindings: a text box uses them first (undo; copy a selection).
@@ -254,8 +255,9 @@ LESSON_BINDINGS: list[BindingType] = [
     ),
 ]
 
-PaletteEntry = tuple[str, str, Callable[[], object]]
-"""One palette entry: (title, help, what choosing it runs)."""
+PaletteEntry = tuple[str, str, Callable[[], object]] | tuple[str, str, Callable[[], object], str]
+"""One palette entry: (title, help, what choosing it runs), and optionally its English words
+(its msgids): in another interface language a search in English finds it too."""
 
 
 def declared_bindings(node: DOMNode | type[DOMNode]) -> list[Binding]:
@@ -305,19 +307,23 @@ class CommandsProvider(Provider):
             offered.add(runs)
             help_text = gettext(binding.tooltip)
             title = f"{gettext(binding.description)} ({key_display(binding.key)})"
-            entries.append((title, help_text, partial(self.app.run_action, binding.action, node)))
+            run = partial(self.app.run_action, binding.action, node)
+            entries.append((title, help_text, run, f"{binding.description} {binding.tooltip}"))
         return entries + self.extra_entries()
 
     async def discover(self) -> Hits:
-        for title, help_text, callback in self._entries():
+        for title, help_text, callback, *_english in self._entries():
             yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, help_text, callback in self._entries():
+        for title, help_text, callback, *english in self._entries():
             # The help line below the title is searched too ("widen" finds Zoom), a match in
-            # the title first.
+            # the title first; and the English words (the msgids) where the interface is in
+            # another language, so that "export" finds 导出.
             score = max(matcher.match(title), matcher.match(help_text) / 2)
+            if english and current_language() != "en":
+                score = max(score, matcher.match(english[0]) / 2)
             if score > 0:
                 yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)
 
@@ -348,7 +354,8 @@ def key_display(key: str) -> str:
 
 def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
     """(key, what it does) for each binding declared on ``nodes`` (in their order) that has a
-    label: ``label: tooltip`` where it has a tooltip."""
+    label: ``label: tooltip`` where it has a tooltip, the tooltip alone where it names the label
+    already (``Quiz and spaced review: ...`` for Quiz, ``学习计划：...`` for 计划)."""
     rows = []
     for node in nodes:
         for binding in declared_bindings(node):
@@ -356,9 +363,18 @@ def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
                 continue
             text = gettext(binding.description)
             if binding.tooltip:
-                text = labelled(text, gettext(binding.tooltip))
+                tooltip = gettext(binding.tooltip)
+                text = tooltip if names(tooltip, text) else labelled(text, tooltip)
             rows.append((key_display(binding.key), text))
     return rows
+
+
+def names(text: str, label: str) -> bool:
+    """Whether a word of ``text`` starts with ``label`` (case aside): ``Reading mode: ...``
+    names Read; ``Study plan: ...`` names Plan, ``explanation`` does not. Chinese has no spaces
+    between words, so there any occurrence counts (``学习计划`` names 计划)."""
+    pattern = r"(?<![A-Za-z])" + re.escape(label.casefold())
+    return re.search(pattern, text.casefold()) is not None
 
 
 def labelled(label: str, text: str) -> str:

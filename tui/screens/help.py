@@ -14,12 +14,15 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from engine.i18n import N_, gettext
+from engine.linebreak import break_text, cell_width, pad_cells
 from tui import strings
 from tui.commands import declared_bindings, key_display, key_rows, labelled
 from tui.widgets.reader import BrokenText
@@ -78,10 +81,76 @@ def help_rows(screen: Screen[Any], focused: Widget | None) -> tuple[list[KeyRow]
     return keys, focused_key_rows(focused, keys)
 
 
-def _table(rows: Sequence[KeyRow]) -> str:
-    header = "| {} | {} |".format(gettext("key"), gettext("action"))
-    lines = "".join(f"| `{key}` | {text} |\n" for key, text in rows)
-    return f"{header}\n|---|---|\n{lines}"
+KEY_GAP = 2
+"""Spaces between the key column and the text column."""
+MIN_TEXT_WIDTH = 16
+"""Below this many cells beside the keys, each key stands on a line of its own, its text
+under it."""
+
+
+def key_table_lines(rows: Sequence[KeyRow], width: int) -> list[tuple[str, str]]:
+    """The key table drawn ``width`` cells wide, as ``(key cell, text)`` line pairs: the key
+    column is as wide as the longest key (or its heading), and each text is broken into lines
+    by the lesson's rules (:func:`engine.linebreak.break_text`), its continuation lines under
+    it, so nothing is cut. Where less than :data:`MIN_TEXT_WIDTH` cells would be left beside the
+    keys, each key stands on its own line with its text indented under it. The first pair is the
+    heading."""
+    header = (gettext("key"), gettext("action"))
+    key_width = max(cell_width(key) for key, _text in [header, *rows])
+    room = width - key_width - KEY_GAP
+    stacked = room < MIN_TEXT_WIDTH
+    if stacked:
+        room = max(width - KEY_GAP, 1)
+    lines: list[tuple[str, str]] = []
+    for key, text in [header, *rows]:
+        broken = [line.rstrip(" ") for line in break_text(text, room)]
+        if stacked:
+            lines.append((key, ""))
+            lines.extend((" " * KEY_GAP, line) for line in broken)
+            continue
+        blank = " " * (key_width + KEY_GAP)
+        lines.append((pad_cells(key, key_width + KEY_GAP), broken[0]))
+        lines.extend((blank, line) for line in broken[1:])
+    return lines
+
+
+class KeyTable(Widget):
+    """The keys and what each does, in two columns that wrap rather than cut
+    (:func:`key_table_lines`); drawn literally."""
+
+    DEFAULT_CSS = """
+    KeyTable {
+        width: 1fr;
+        height: auto;
+        margin: 1 0;
+        text-wrap: nowrap;
+        text-overflow: clip;
+    }
+    """
+
+    def __init__(self, rows: Sequence[KeyRow], *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.rows = list(rows)
+
+    def lines_at(self, width: int) -> list[tuple[str, str]]:
+        return key_table_lines(self.rows, max(width, 1))
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return max(cell_width(key) + KEY_GAP + cell_width(text) for key, text in self.lines_at(999))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines_at(width)) if width else 0
+
+    def render(self) -> Content:
+        parts: list[tuple[str, str] | str] = []
+        for index, (key, line) in enumerate(self.lines_at(self.size.width)):
+            heading = index == 0
+            parts += [
+                "\n" if index else "",
+                (key, "bold" if heading else "bold $accent"),
+                (line, "bold" if heading else ""),
+            ]
+        return Content.assemble(*parts)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -106,11 +175,11 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(strings.HELP_TITLE, classes="section-title")
             yield BrokenText(strings.HELP_INTRO)
-            yield Markdown(_table(self.keys))
+            yield KeyTable(self.keys)
             if self.focused_help or self.focused_keys:
                 yield Static(strings.HELP_FOCUSED, classes="section-title")
             if self.focused_help:
                 yield BrokenText(self.focused_help)
             if self.focused_keys:
-                yield Markdown(_table(self.focused_keys))
+                yield KeyTable(self.focused_keys)
             yield Static(strings.HELP_CLOSE, markup=False, classes="hint")

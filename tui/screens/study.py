@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +18,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
+from engine.linebreak import cell_width, pad_cells
 from engine.plan import Plan, describe_step, review_line
 from engine.progress import RATING_LABELS
 from tui import strings
@@ -57,7 +57,19 @@ def step_line(plan: Plan, index: int) -> str:
     where = ""
     if step.kind == "exercise":
         where = f" · {strings.PANE_WORDS.get(step.worked_in, step.worked_in)}"
-    return f"{glyph} {words:<7} {describe_step(step)}{where}".replace("\n", " ")
+    state = pad_cells(words, state_column_width())
+    return f"{glyph} {state} {describe_step(step)}{where}".replace("\n", " ")
+
+
+def state_column_width() -> int:
+    """Cells the state words take in the interface language (their widest): padded by terminal
+    cells, so a step's text starts at one column whether its state is 已完成 or 待做."""
+    return max(cell_width(words) for words in strings.STATE_WORDS.values())
+
+
+def step_indent() -> str:
+    """The indent of a step's wrapped lines: under its text, past the glyph and the state."""
+    return " " * (cell_width("◌ ") + state_column_width() + 1)
 
 
 def objective_lines(plan: Plan) -> list[str]:
@@ -129,7 +141,7 @@ class PlanScreen(ModalScreen[str | None]):
         ]
         if self.session_line:
             head.append(self.session_line)
-        indent = " " * cell_len("◌ to do   ")
+        indent = step_indent()
         options: list[Option | None] = [
             Option(BrokenLines(step_line(plan, index), indent), id=step.id)
             for index, step in enumerate(plan.steps)
