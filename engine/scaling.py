@@ -14,12 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from rich.cells import cell_len
-
 from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
 from engine.i18n import gettext as _
+from engine.linebreak import cell_width
 from engine.steptime import (
     StepSpec,
     model_size,
@@ -355,7 +354,7 @@ def _wrap(entries: list[str], separator: str, width: int) -> list[str]:
     lines: list[str] = []
     line = ""
     for entry in entries:
-        if line and cell_len(line) + cell_len(separator) + cell_len(entry) > width:
+        if line and cell_width(line) + cell_width(separator) + cell_width(entry) > width:
             lines.append(line)
             line = ""
         line = f"{line}{separator}{entry}" if line else entry
