@@ -447,6 +447,23 @@ async def test_lang_zh_screens_show_no_english_interface_text(
         assert english_left(screen_text(app)) == set()
 
 
+async def test_lang_zh_step_messages_name_each_step_in_chinese(tmp_path: Path) -> None:
+    """What ctrl+n says at each exercise and self-check step (a note's strategy included)."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        guide = app.main_screen.guide
+        said = []
+        for step in guide.plan().steps:
+            if step.kind in ("exercise", "self-check"):
+                await guide.go_to_step(step.id)
+                await settle(pilot)
+                said += [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert any("练习 2·" in text for text in said), said
+        assert any("自检 1" in text for text in said), said
+        assert [text for text in said if english_left(text)] == []
+
+
 async def test_lang_en_screens_show_no_chinese_outside_the_lesson(tmp_path: Path) -> None:
     app = make_app(progress_dir=tmp_path, language="en")
     async with app.run_test(size=(120, 40)) as pilot:

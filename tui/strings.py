@@ -405,6 +405,12 @@ STEP_SAY = {
     "reviews": N_("Reviews are due: rate each one."),
 }
 STEP_HERE = N_("Step {number}/{total}: {step}. {say}")
+# A numbered step as ctrl+n names it; with the strategy a note of it is about.
+STEP_NUMBERED = {
+    "exercise": N_("exercise {number}"),
+    "self-check": N_("self-check {number}"),
+}
+STEP_NOTE = N_("{step}, {strategy}: {label}")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
 EXERCISE_ITEM_STATE = N_("{glyph} {state} · Enter: work it in {where}")

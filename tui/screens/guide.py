@@ -415,12 +415,16 @@ class StudyGuide:
         lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
         number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step.id), 0)
         # Short: the pane or the box's label shows the lesson's own words.
-        what = f"{step.kind} {step.number}" if step.number else describe_step(step)
+        numbered = strings.STEP_NUMBERED.get(step.kind)
+        what = numbered.format(number=step.number) if numbered and step.number else None
+        what = what or describe_step(step)
         if place.note_id:
             note = get_note(place.note_id)
             if note.strategy:
                 short = get_strategy(note.strategy).title.split(" - ")[0]
-                what += f", {short}: {gettext(note.label)}"
+                what = strings.STEP_NOTE.format(
+                    step=what, strategy=short, label=gettext(note.label)
+                )
             say = strings.STEP_SAY["note" if note.answered_by else "free-note"]
         elif step.kind == "exercise":
             say = strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]
