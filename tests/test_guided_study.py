@@ -60,7 +60,12 @@ def in_view(widget: Widget) -> bool:
 
 
 def diagram_text(app: ShardbookApp) -> str:
-    return str(app.query_one(DiagramsPane).query_one("#diagram", Static).render())
+    """The Diagrams pane's diagram: its text before the picture, the picture, the text after."""
+    pane = app.query_one(DiagramsPane)
+    return "\n".join(
+        str(pane.query_one(f"#{part}", Static).render())
+        for part in ("diagram-head", "diagram", "diagram-tail")
+    )
 
 
 # ----------------------------------------------------------------- the whole lesson
