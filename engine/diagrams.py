@@ -25,6 +25,9 @@ from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strate
 WIDTH = 80
 """The widest line of any diagram, in columns."""
 
+# The fewest columns the text parts are broken at (a word or term longer stays whole).
+_NARROWEST = 20
+
 STRATEGY_NAMES: tuple[str, ...] = (
     "dp",
     "fsdp",
@@ -61,13 +64,13 @@ _DONE: Mapping[str, str] = MappingProxyType(
 )
 
 
-def _wrap(text: str, first: str = "", rest: str = "  ") -> list[str]:
+def _wrap(text: str, first: str = "", rest: str = "  ", width: int = WIDTH) -> list[str]:
     if not (text + first).isascii():
         # Chinese text: broken by cells and by the lesson's rules (UAX #14), not by characters.
-        return hanging_lines(text, WIDTH, first, rest)
+        return hanging_lines(text, width, first, rest)
     return textwrap.wrap(
         text,
-        width=WIDTH,
+        width=width,
         initial_indent=first,
         subsequent_indent=rest,
         break_long_words=False,
@@ -146,7 +149,9 @@ STRATEGY_DIAGRAM_PARTS: tuple[str, ...] = (
 the collectives (with volume and source), one wait, the three questions answered."""
 
 
-def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str, str], ...]:
+def strategy_diagram_parts(
+    name: str, transfers: bool = True, width: int = WIDTH
+) -> tuple[tuple[str, str], ...]:
     """The strategy diagram of ``name`` in parts, ``(part, text)`` for each part of
     :data:`STRATEGY_DIAGRAM_PARTS`, each text whole lines ending in a newline, so a viewer can
     leave out the parts the learner has yet to work out (exercises 2 and 3 of lesson S15 ask
@@ -154,14 +159,22 @@ def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str
 
     ``transfers``: draw the collectives' buses and the point-to-point arrows in the picture;
     ``False`` draws the rank boxes alone (the arrows would give the collectives away).
+    ``width``: the columns the text parts are broken at (a pane narrower than 80 columns shows
+    every answer whole); the picture is always 80 columns wide.
 
     Raises:
         InputError: unknown name (field ``strategy``).
     """
+    width = max(width, _NARROWEST)
     strategy = get_strategy(name)
-    title = _wrap(_("{title} ({ranks} ranks)").format(title=_(strategy.title), ranks=DIAGRAM_RANKS))
+    title = _wrap(
+        _("{title} ({ranks} ranks)").format(title=_(strategy.title), ranks=DIAGRAM_RANKS),
+        "",
+        "  ",
+        width,
+    )
     split_label = _("Split: ")
-    split = [*_wrap(_(strategy.split), split_label, " " * cell_width(split_label)), ""]
+    split = [*_wrap(_(strategy.split), split_label, " " * cell_width(split_label), width), ""]
     uses = strategy.collectives
     picture: list[str]
     if strategy.point_to_point:
@@ -184,17 +197,22 @@ def strategy_diagram_parts(name: str, transfers: bool = True) -> tuple[tuple[str
             payload=_(use.payload),
             volume=_(use.volume),
         )
-        comm += _wrap(text, "  ", "      ")
-    comm += _wrap(_("Volume per step: {volume}.").format(volume=_(strategy.volume)), "  ", "    ")
+        comm += _wrap(text, "  ", "      ", width)
     comm += _wrap(
-        _("Source: {source}.").format(source=ascii_text(strategy.volume_source)), "  ", "    "
+        _("Volume per step: {volume}.").format(volume=_(strategy.volume)), "  ", "    ", width
     )
-    wait = _wrap(_(strategy.wait), _("One wait: "), "  ")
+    comm += _wrap(
+        _("Source: {source}.").format(source=ascii_text(strategy.volume_source)),
+        "  ",
+        "    ",
+        width,
+    )
+    wait = _wrap(_(strategy.wait), _("One wait: "), "  ", width)
     questions = [_("The three questions:")]
     for number, (lesson_wording, english, answer) in enumerate(strategy.answers(), start=1):
         # In Chinese the questions are the lesson's own words.
         question = lesson_wording + "？" if current_language() == "zh" else english
-        questions += _wrap(f"Q{number} {question} {_(answer)}", "  ", "     ")
+        questions += _wrap(f"Q{number} {question} {_(answer)}", "  ", "     ", width)
     parts = (title, split, picture, comm, wait, questions)
     return tuple(
         (part, "\n".join(lines) + "\n")

@@ -12,7 +12,7 @@ Steps, in the lesson's order (a section's own steps follow its reading step), th
 kind       id                                    done when
 ========== ===================================== ==========================================
 read       ``read:<section id>``                 the section is in ``progress.read``: the
-                                                 learner scrolled to its end or moved past it
+                                                 learner scrolled through it to its end
 exercise   ``exercise:<item id>``                every note it lists is written; an exercise
                                                  worked in the Ledger also needs a saved
                                                  Ledger form other than the default
@@ -542,17 +542,6 @@ def next_place(places: Sequence[Place], current: tuple[str, str] | None = None) 
         if not (place.done or place.step.done) and place.key != current:
             return place
     return None
-
-
-def record_move(lesson: Lesson, progress: LessonProgress, left: str, entered: str) -> bool:
-    """The learner went from section ``left`` to section ``entered``: moving forward past a
-    section reads it (:meth:`LessonProgress.mark_read`). Returns True when ``left`` was marked
-    read now; moving back, or between ids that are not sections of ``lesson``, marks nothing.
-    """
-    order = [section.id for section in lesson.sections]
-    if left not in order or entered not in order or order.index(entered) <= order.index(left):
-        return False
-    return progress.mark_read(left)
 
 
 _STATE_COLUMN: Final = 8

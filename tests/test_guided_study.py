@@ -60,7 +60,12 @@ def in_view(widget: Widget) -> bool:
 
 
 def diagram_text(app: ShardbookApp) -> str:
-    return str(app.query_one(DiagramsPane).query_one("#diagram", Static).render())
+    """The Diagrams pane's diagram: its text before the picture, the picture, the text after."""
+    pane = app.query_one(DiagramsPane)
+    return "\n".join(
+        str(pane.query_one(f"#{part}", Static).render())
+        for part in ("diagram-head", "diagram", "diagram-tail")
+    )
 
 
 # ----------------------------------------------------------------- the whole lesson
@@ -132,8 +137,10 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         await pilot.pause()
         outline = app.query_one("#outline", OptionList)
         assert str(outline.get_option("definition").prompt).startswith("◌ ")
-        # ] reads on: a section the reader shows whole is read, one moved past is read.
-        await pilot.press("right_square_bracket", "right_square_bracket")
+        # ] shows the next section; scrolling through it to its end reads it.
+        await pilot.press("right_square_bracket")
+        app.set_focus(app.query_one("#reading"))
+        await pilot.press("end")
         await saved_now(pilot, app)
         assert "definition" in saved(tmp_path)["read"]  # type: ignore[operator]
         assert str(outline.get_option("definition").prompt).startswith("✓ ")
@@ -270,7 +277,7 @@ async def test_f9_on_a_fresh_folder_asks_and_lists_what_is_left(
         await pilot.press("f9")
         await pilot.pause()
         assert app.progress.status == "not-started"
-        await pilot.press("right_square_bracket")  # a section read
+        await pilot.press("right_square_bracket", "end")  # a section read
         await saved_now(pilot, app)
         await pilot.press("f9", "enter", "f9")
         await pilot.pause()
@@ -450,7 +457,7 @@ async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> No
     try:
         app = app_for(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("right_square_bracket", "right_square_bracket")
+            await pilot.press("right_square_bracket", "end")
             await wait_until(pilot, lambda: "definition" in app.progress.read)
             assert app.store.read_only and "definition" in app.progress.read
             assert not app.dirty  # reading alone: nothing to ask about when quitting
@@ -513,3 +520,53 @@ async def test_the_plan_view_lines_up_by_terminal_cells_in_chinese(tmp_path: Pat
             elif match := continued.match(line):
                 nexts.add(cell_len(match.group(1)))
         assert len(firsts) == 1 and nexts == firsts, (firsts, nexts)
+
+
+async def test_moving_through_the_outline_reads_nothing(tmp_path: Path) -> None:
+    """Sections passed by the outline's highlight were shown, not read: the plan and the
+    outline's marks stay as they were, at a wide and at a small screen."""
+    for size in ((120, 40), SIZE):
+        folder = tmp_path / f"{size[0]}x{size[1]}"
+        folder.mkdir()
+        app = app_for(folder)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+o", *["down"] * 6, "escape")
+            await settle(pilot)
+            assert app.main_screen.current_section != "definition"  # the outline did move
+            assert app.progress.read == []
+            outline = app.query_one("#outline", OptionList)
+            assert not any(
+                str(outline.get_option(section.id).prompt).startswith("✓ ")
+                for section in LESSON.sections
+            )
+
+
+async def test_a_section_is_read_when_the_learner_scrolls_through_it(tmp_path: Path) -> None:
+    """Scrolling the reader to a long section's end reads it; a short one shown whole is read
+    once the learner scrolls (or tries to) in it; moving past a section with ] does not."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket", "right_square_bracket")  # to objectives
+        await settle(pilot)
+        assert app.progress.read == []
+        await app.main_screen.guide.show_in_reader("mechanism")
+        reading = app.query_one("#reading")
+        app.set_focus(reading)
+        await settle(pilot)
+        assert reading.max_scroll_y > 0 and "mechanism" not in app.progress.read
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert "mechanism" not in app.progress.read  # not yet at its end
+        await pilot.press("end")
+        await wait_until(pilot, lambda: "mechanism" in app.progress.read)
+    app = app_for(tmp_path / "short")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.main_screen.guide.show_in_reader("definition")
+        reading = app.query_one("#reading")
+        app.set_focus(reading)
+        await settle(pilot)
+        assert reading.max_scroll_y == 0 and app.progress.read == []
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "definition" in app.progress.read)

@@ -20,7 +20,7 @@ from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import ProgressStore
 from tests.pilot_helpers import app_for, screen_lines, wait_until
-from tui.app import ShardbookApp
+from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
     MIN_HEIGHT,
     MIN_WIDTH,
@@ -574,3 +574,45 @@ async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Pa
         await wait_until(pilot, lambda: model.region.y == row)
         assert app.focused is model
         assert ledger.region.contains_region(model.region)
+
+
+# Each strategy's split dimension, as the lesson states it (content/S15.yaml, "机制与推导": DP
+# replicates the model and splits the batch; FSDP/ZeRO-3 shards parameters, gradients and
+# optimizer states, Rajbhandari et al. 2020, arXiv:1910.02054, Sec. 5).
+SPLIT_ANSWERS = {
+    ("en", "dp"): "Split: the batch: each rank runs 1/4 of the samples; weights are not split",
+    ("zh", "fsdp"): (
+        "切分：参数、梯度和优化器状态分成 4 片（每个展平参数按元素切分）；batch 与 DP 相同"
+    ),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (120, 40)])
+@pytest.mark.parametrize(("language", "strategy"), list(SPLIT_ANSWERS))
+async def test_the_diagrams_answer_shows_whole_in_the_side_pane(
+    tmp_path: Path, size: tuple[int, int], language: str, strategy: str
+) -> None:
+    """Not zoomed, the engine's answer was cut at the pane's edge (the diagram is 80 columns
+    and scrolls sideways): its text is broken at the pane's width, every word on screen."""
+    from textual.widgets import Static
+
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        await pane.show_strategy(strategy)
+        await pilot.pause()
+        await pilot.press("ctrl+r", "y")  # look first: the folded answers are shown
+        await wait_until(pilot, lambda: not pane.folded_parts())
+        await pilot.pause()
+        head = pane.query_one("#diagram-head", Static)
+        text = str(head.render())
+        width = pane.scrollable_content_region.width
+        assert all(cell_len(line) <= width for line in text.splitlines())
+        assert pane.region.contains_region(head.region.intersection(pane.region))
+        assert head.region.width <= width
+        joined = "".join(text.split())
+        assert "".join(SPLIT_ANSWERS[language, strategy].split()) in joined

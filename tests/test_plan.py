@@ -19,7 +19,6 @@ from engine.plan import (
     ReviewOutlook,
     Step,
     build_plan,
-    record_move,
     render_plan,
     review_outlook,
 )
@@ -219,15 +218,6 @@ def test_next_after_skips_the_current_step_and_goes_round(lesson: Lesson, tmp_pa
     assert plan.next_after("read:exercises") == plan.step("exercise:exercise-ledger")
     # From the last reflection field, round to the first unfinished step.
     assert plan.next_after("reflection:reflection-open-assumption") == plan.step("read:exercises")
-
-
-def test_moving_forward_past_a_section_reads_it(lesson: Lesson) -> None:
-    progress = LessonProgress("S15")
-    assert not record_move(lesson, progress, "core", "objectives")  # back: not read
-    assert not record_move(lesson, progress, "core", "no-such-section")
-    assert record_move(lesson, progress, "core", "mechanism")
-    assert not record_move(lesson, progress, "core", "exercises")  # already read
-    assert progress.read == ["core"]
 
 
 def test_objectives_list_what_trains_them_and_both_ratings(lesson: Lesson, tmp_path: Path) -> None:

@@ -37,8 +37,8 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]]:
-    """Press ``keys``, then wait until ``read`` sections are marked read (a section is read
-    once laid out, a frame or more after the key) and what changed is saved: the header shows
+    """Press ``keys``, then wait until ``read`` sections are marked read (ctrl+n on a section
+    shown whole reads it and goes on) and what changed is saved: the header shows
     the plan's figure and the time of that save."""
 
     async def run_before(pilot: Pilot[int]) -> None:
@@ -77,36 +77,36 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", read=2)
+    before = settled("ctrl+n", "ctrl+n", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(
-        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=2)
+        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=1)
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n", read=1))
+    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2", read=1))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f7", read=2)
+    before = settled("ctrl+n", "ctrl+n", "f7", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f6", read=2)
+    before = settled("ctrl+n", "ctrl+n", "f6", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
@@ -129,7 +129,7 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f11", read=2)
+    before = settled("ctrl+n", "ctrl+n", "f11", read=1)
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
@@ -289,8 +289,8 @@ def test_not_saved(  # type: ignore[no-untyped-def]
         raise OSError(errno.EACCES, os.strerror(errno.EACCES))
 
     async def run_before(pilot: Pilot[int]) -> None:
-        # Two sections read and saved, then the folder refuses ctrl+s's save.
-        await settled("ctrl+n", "ctrl+n", read=2)(pilot)
+        # A section read and saved, then the folder refuses ctrl+s's save.
+        await settled("ctrl+n", "ctrl+n", read=1)(pilot)
         monkeypatch.setattr("engine.progress.files.os.replace", refuse)
         await pilot.press("ctrl+s")
         assert strings.NOT_SAVED in pilot.app.sub_title
@@ -305,7 +305,7 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 # The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
 def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), language="zh", autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=2))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=1))
 
 
 def test_help_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

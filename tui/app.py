@@ -59,7 +59,7 @@ from engine.lesson import (
 from engine.lesson_reveals import note_lesson_reveal
 from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
-from engine.plan import ReviewOutlook, build_plan, describe_step, record_move
+from engine.plan import ReviewOutlook, build_plan, describe_step
 from engine.progress import (
     STATUS_LABELS,
     LessonProgress,
@@ -76,7 +76,7 @@ from tui.commands import APP_BINDINGS, CommandsProvider, PaletteEntry
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
-from tui.screens.guide import SectionMoved, SectionRead
+from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
@@ -686,13 +686,6 @@ class ShardbookApp(KeyOrderApp[int]):
     @on(SectionRead)
     def _section_read(self, event: SectionRead) -> None:
         if self.lesson is not None and self.progress.mark_read(event.section_id):
-            self._read_on()
-
-    @on(SectionMoved)
-    def _section_moved(self, event: SectionMoved) -> None:
-        if self.lesson is not None and record_move(
-            self.lesson, self.progress, event.left, event.entered
-        ):
             self._read_on()
 
     def _read_on(self) -> None:

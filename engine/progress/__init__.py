@@ -41,7 +41,7 @@ File layout (``schema_version: 3``)::
     figures: {name: {key: number}}     # e.g. exercise1: {parameters: bytes, ...}
     notes: {note id: text}             # the learner's exercise notes, e.g. ex2.dp.split
     quiz: {...}                        # owned by engine.quiz: cards and review history
-    read: [section ids read to their end or moved past]
+    read: [section ids the learner scrolled through to their end]
     ratings: {objective id: {start: level, end: level}}   # level: not-yet | partly | can
     looked: {note id: UTC time}        # the engine's answer was shown before the note was written
     sessions:                          # the session log, oldest first (engine.session)

@@ -9,15 +9,21 @@ the exercises, objectives and reading links in the reader, and each side pane's 
 exercises it serves.
 
 Nothing here decides what a step is or when it is done (``engine.plan`` does), and nothing here
-writes the progress: reading a section is posted as :class:`SectionRead` / :class:`SectionMoved`
-and the app records it.
+writes the progress: reading a section is posted as :class:`SectionRead` and the app records it.
+A section is read only when the learner went through it: its end was on screen while they
+scrolled the reader themselves (keys, the wheel, the scroll bar, ctrl+n's page down; in a section
+shown whole, trying to scroll is enough). Showing a section (the outline's highlight, ``]``, a
+search match, where the lesson was left) reads nothing.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual import events
+from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.widget import Widget
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import OptionDoesNotExist
@@ -60,14 +66,57 @@ class SectionRead(Message):
         self.section_id = section_id
 
 
-class SectionMoved(Message):
-    """The reader went from section ``left`` to section ``entered`` (forward: ``left`` is read,
-    :func:`engine.plan.record_move`)."""
+class ReadingPane(VerticalScroll):
+    """The reading pane. It says when the learner scrolls it themselves (a key, the wheel, the
+    scroll bar), so the app's own scrolling (a section shown, a search match, the place
+    restored) reads nothing. A scroll key in a section shown whole says it too: the learner
+    is reading there, though nothing moves."""
 
-    def __init__(self, left: str, entered: str) -> None:
-        super().__init__()
-        self.left = left
-        self.entered = entered
+    class LearnerScrolled(Message):
+        """The learner scrolled the reading pane, or tried to."""
+
+    def _by_learner(self) -> None:
+        self.post_message(self.LearnerScrolled())
+
+    def action_scroll_down(self) -> None:
+        self._by_learner()
+        super().action_scroll_down()
+
+    def action_scroll_up(self) -> None:
+        self._by_learner()
+        super().action_scroll_up()
+
+    def action_page_down(self) -> None:
+        self._by_learner()
+        super().action_page_down()
+
+    def action_page_up(self) -> None:
+        self._by_learner()
+        super().action_page_up()
+
+    def action_scroll_end(self) -> None:
+        self._by_learner()
+        super().action_scroll_end()
+
+    def action_scroll_home(self) -> None:
+        self._by_learner()
+        super().action_scroll_home()
+
+    # Textual calls these as well as Widget's own handlers, which do the scrolling.
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._by_learner()
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._by_learner()
+
+    def _on_scroll_to(self, message: ScrollTo) -> None:
+        self._by_learner()
+
+    def _on_scroll_down(self, message: ScrollDown) -> None:
+        self._by_learner()
+
+    def _on_scroll_up(self, message: ScrollUp) -> None:
+        self._by_learner()
 
 
 def _option_index(outline: OptionList, option_id: str) -> int | None:
@@ -118,6 +167,9 @@ class StudyGuide:
         self._plan: Plan | None = None
         # Whether ctrl+n has said how a section is read (once: then it would hide the text).
         self._said_read = False
+        # The section the learner scrolled in since it was shown (only there can an end on
+        # screen mean it was read).
+        self.scrolled_in: str | None = None
 
     @property
     def lesson(self) -> Lesson | None:
@@ -258,12 +310,14 @@ class StudyGuide:
         return widgets
 
     def check_section_end(self) -> None:
-        """Post :class:`SectionRead` when the reader shows the end of the current section:
-        laid out (its :class:`SectionEnd` has a size) and scrolled to its end, or short
-        enough to need no scrolling."""
+        """Post :class:`SectionRead` when the reader shows the end of the current section
+        (laid out: its :class:`SectionEnd` has a size; scrolled to its end, or short enough to
+        need no scrolling) and the learner scrolled in it since it was shown."""
         screen = self.screen
         section_id = screen.current_section
         if self.lesson is None or section_id in self.progress.read:
+            return
+        if self.scrolled_in != section_id:
             return
         if not any(section.id == section_id for section in screen.sections):
             return
@@ -325,9 +379,11 @@ class StudyGuide:
                 await self.show_in_reader(screen.current_section)
                 screen.set_focus(reading)
                 return
+            self.scrolled_in = screen.current_section  # ctrl+n reads on, as a page down does
             if reading.scroll_y < reading.max_scroll_y:
                 reading.scroll_page_down(animate=False)
                 return
+            self.check_section_end()  # its end on screen already: read, and on to the next
         place = next_place(study_places(plan, self.progress), current)
         if place is None:
             await self._all_done()

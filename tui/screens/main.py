@@ -49,7 +49,7 @@ from engine.resume import ResumeState
 from tui import strings
 from tui.commands import LESSON_BINDINGS, CommandsProvider, PaletteEntry
 from tui.compositor import SpanCompositor
-from tui.screens.guide import SectionEnd, SectionMoved, StudyGuide
+from tui.screens.guide import ReadingPane, SectionEnd, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
     META_ID,
@@ -148,7 +148,7 @@ class MainScreen(Screen[None]):
         yield Header(icon="")
         with Horizontal(id="main"):
             yield OptionList(id="outline")
-            yield VerticalScroll(id="reading")
+            yield ReadingPane(id="reading")
             # Every tab is built on first view (tui.widgets.side): start-up stays fast.
             with SideTabs(id="side", initial="ledger"):
                 yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
@@ -319,19 +319,19 @@ class MainScreen(Screen[None]):
 
     def show_section(self, section_id: str) -> AwaitMount:
         """Fill the reading pane with one section, and its answer boxes where it has them.
-        Moving forward past a section reads it (posted as a :class:`SectionMoved`). Returns the
+        Showing a section does not read it (:meth:`StudyGuide.check_section_end`). Returns the
         mount of its widgets, for a caller that must wait until they are there."""
         left = self.current_section
         if section_id != left and left:
             self.first_run = False  # the hint was seen on the lesson's first page
-            self.post_message(SectionMoved(left, section_id))
+        self.guide.scrolled_in = None
         self.current_section = section_id
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False)
         widgets = self._section_widgets(section_id)
         if any(section.id == section_id for section in self.sections):
-            # Once laid out, a section that fits on screen is read as soon as it is shown.
+            # Once laid out, the reader can tell whether the section's end is on screen.
             widgets.append(SectionEnd(section_id))
         return reading.mount_all(widgets)
 
@@ -581,6 +581,12 @@ class MainScreen(Screen[None]):
 
     def _reading_scrolled(self) -> None:
         self.post_message(self.PlaceChanged())
+        self.guide.check_section_end()
+
+    @on(ReadingPane.LearnerScrolled)
+    def _learner_scrolled(self, event: ReadingPane.LearnerScrolled) -> None:
+        event.stop()
+        self.guide.scrolled_in = self.current_section
         self.guide.check_section_end()
 
     @on(SectionEnd.LaidOut)

@@ -29,7 +29,7 @@ from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Select, Static, TextArea
 
-from engine.diagrams import STRATEGY_NAMES, strategy_diagram_parts
+from engine.diagrams import STRATEGY_NAMES, WIDTH, strategy_diagram_parts
 from engine.errors import InputError
 from engine.exercises import (
     DIAGRAM_PARTS,
@@ -88,6 +88,8 @@ class DiagramsPane(VerticalScroll):
         # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
         self.opened = OpenedLesson()
         self._wanted = STRATEGY_NAMES[0]
+        # The columns the diagram's text was last broken at.
+        self._drawn_width = 0
 
     def compose(self) -> ComposeResult:
         yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
@@ -95,11 +97,22 @@ class DiagramsPane(VerticalScroll):
             self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
         )
         yield Static(strings.DIAGRAM_ZOOM_HINT, classes="hint")
+        # The text parts are broken at the pane's width; the 80-column picture scrolls sideways.
+        yield Static("", markup=False, id="diagram-head", classes="diagram-text")
         with ScrollableContainer(id="diagram-scroll"):
             yield Static("", markup=False, id="diagram", classes="diagram")
+        yield Static("", markup=False, id="diagram-tail", classes="diagram-text")
         yield Static("", markup=False, id="diagram-folded", classes="folded")
         yield Static(strings.EXERCISE_NOTES_TITLE, classes="more-title", markup=False)
         yield Vertical(id="strategy-notes")
+
+    def on_resize(self) -> None:
+        if (
+            self.is_mounted
+            and self._shown
+            and self.scrollable_content_region.width != (self._drawn_width)
+        ):
+            self.refresh_folds()  # the text parts broken again at the new width
 
     def on_mount(self) -> None:
         self._show_opened()
@@ -229,14 +242,28 @@ class DiagramsPane(VerticalScroll):
         """Draw the diagram without its folded parts, and say what is folded."""
         folded = set(self.folded_parts())
         shown = set(DIAGRAM_PARTS) - folded
-        text = ""
-        for part, lines in strategy_diagram_parts(self.strategy, transfers="comm" in shown):
+        texts = {"head": "", "picture": "", "tail": ""}
+        where = "head"
+        # Before its first layout the pane has no width: the diagram's own 80 columns.
+        width = self.scrollable_content_region.width or WIDTH
+        self._drawn_width = width
+        for part, lines in strategy_diagram_parts(
+            self.strategy, transfers="comm" in shown, width=width
+        ):
+            if part == "picture":
+                where = "picture"
+            elif where == "picture":
+                where = "tail"
             if part in folded or (part == "picture" and "split" in folded):
                 continue
             if part in _WITH_ALL and folded:
                 continue
-            text += lines
-        self.query_one("#diagram", Static).update(text)
+            texts[where] += lines
+        self.query_one("#diagram-head", Static).update(texts["head"].removesuffix("\n"))
+        self.query_one("#diagram", Static).update(texts["picture"])
+        tail = self.query_one("#diagram-tail", Static)
+        tail.update(texts["tail"].removesuffix("\n"))
+        tail.display = bool(texts["tail"])
         note = self.query_one("#diagram-folded", Static)
         parts = gettext("; ").join(
             strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded
