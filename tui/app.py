@@ -363,6 +363,9 @@ class ShardbookApp(KeyOrderApp[int]):
         release the lock, exit with 128 + signum (:func:`tui.guard.end_on_signal`). Another
         signal meanwhile changes nothing."""
         if self._ending is None:
+            # Long work in threads (a pipeline simulation) stops at its next check instead of
+            # competing with the save; the process ends when those threads have returned.
+            self.workers.cancel_all()
             self._ending = end_on_signal(self, 128 + signum, self._save_and_unlock)
 
     def _save_and_unlock(self) -> str:
