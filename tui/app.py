@@ -818,9 +818,11 @@ class ShardbookApp(KeyOrderApp[int]):
         rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
         self.record_place()
         if self.save_now() or not self.unsaved:
+            self.workers.cancel_all()  # a simulation stops now, not after the exit's teardown
             self.exit(0)
             return
         if self._quit_confirmed:
+            self.workers.cancel_all()
             self.exit(0, message=self._write_rescue_copies())
             return
         self._quit_confirmed = True
