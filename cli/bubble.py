@@ -168,27 +168,57 @@ def report(result: PipelineResult) -> str:
     """A short readable report that names both bubble conventions and the closed form's source."""
     spec = result.spec
     closed = result.closed_form
-    backward = "B and W split" if spec.split_backward else "B and W as one op of t_B+t_W"
+    backward = _("B and W split") if spec.split_backward else _("B and W as one op of t_B+t_W")
     peaks = " ".join(f"{peak:g}" for peak in result.peak_in_flight_microbatches)
     agreement = (
-        "simulation agrees"
+        _("simulation agrees")
         if closed.applies
-        else f"formula assumes {closed.assumptions}; simulation differs where they fail"
+        else _("formula assumes {assumptions}; simulation differs where they fail").format(
+            assumptions=closed.assumptions
+        )
     )
+    if spec.virtual_stages > 1:
+        shape = _(
+            "schedule {schedule}: p={stages} stages, m={micro_batches} micro-batches, "
+            "v={chunks} chunks per stage"
+        )
+    else:
+        shape = _("schedule {schedule}: p={stages} stages, m={micro_batches} micro-batches")
     lines = [
-        f"schedule {spec.schedule}: p={spec.stages} stages, m={spec.num_microbatches} micro-batches"
-        + (f", v={spec.virtual_stages} chunks per stage" if spec.virtual_stages > 1 else ""),
-        f"times (op-time units): t_F={spec.t_forward:g} t_B={spec.t_backward_input:g} "
-        f"t_W={spec.t_backward_weight:g} p2p={spec.p2p_time:g}; {backward}",
-        f"makespan {result.makespan:.6g}; iteration time {result.iteration_time:.6g} "
-        f"(longest stage span); ideal {result.ideal_time:.6g} per stage",
-        f"bubble per stage {max(result.bubble_time):.6g}",
-        f"bubble/ideal {result.bubble_over_ideal:.4f}  (Narayanan et al. 2021; HF Playbook)",
-        f"bubble/total {result.bubble_fraction:.4f}  (GPipe (p-1)/(m+p-1); Qi et al. 2023)",
-        f"peak micro-batches in flight per stage: {peaks}",
-        f"closed form: {closed.formula}",
-        f"  source: {closed.source}; {agreement}",
-        f"conventions: {CONVENTIONS}",
+        shape.format(
+            schedule=spec.schedule,
+            stages=spec.stages,
+            micro_batches=spec.num_microbatches,
+            chunks=spec.virtual_stages,
+        ),
+        _(
+            "times (op-time units): t_F={forward} t_B={backward} t_W={weight} p2p={p2p}; {how}"
+        ).format(
+            forward=f"{spec.t_forward:g}",
+            backward=f"{spec.t_backward_input:g}",
+            weight=f"{spec.t_backward_weight:g}",
+            p2p=f"{spec.p2p_time:g}",
+            how=backward,
+        ),
+        _(
+            "makespan {makespan}; iteration time {iteration} (longest stage span); ideal {ideal} "
+            "per stage"
+        ).format(
+            makespan=f"{result.makespan:.6g}",
+            iteration=f"{result.iteration_time:.6g}",
+            ideal=f"{result.ideal_time:.6g}",
+        ),
+        _("bubble per stage {bubble}").format(bubble=f"{max(result.bubble_time):.6g}"),
+        _("bubble/ideal {value}  (Narayanan et al. 2021; HF Playbook)").format(
+            value=f"{result.bubble_over_ideal:.4f}"
+        ),
+        _("bubble/total {value}  (GPipe (p-1)/(m+p-1); Qi et al. 2023)").format(
+            value=f"{result.bubble_fraction:.4f}"
+        ),
+        _("peak micro-batches in flight per stage: {peaks}").format(peaks=peaks),
+        _("closed form: {formula}").format(formula=closed.formula),
+        "  " + _("source: {source}; {agreement}").format(source=closed.source, agreement=agreement),
+        _("conventions: {conventions}").format(conventions=CONVENTIONS),
     ]
     return "\n".join(lines)
 

@@ -29,6 +29,7 @@ from engine.collectives import (
 )
 from engine.errors import InputError
 from engine.i18n import gettext as _
+from engine.linebreak import pad_cells
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -124,6 +125,10 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
         raise flag_error(error, FLAGS) from None
 
 
+_LABEL_CELLS = 20
+"""The report's label column, in terminal cells (a Chinese label takes two a character)."""
+
+
 def cost_json(cost: CollectiveCost) -> dict[str, Any]:
     """The JSON object: the cost's keys first, then the inputs, formula and source."""
     return {
@@ -148,25 +153,44 @@ def cost_json(cost: CollectiveCost) -> dict[str, Any]:
 def cost_report(cost: CollectiveCost) -> str:
     """A readable report, units named (GB = 1e9 bytes, GiB = 2**30 bytes)."""
     factor = BUS_BANDWIDTH_FACTORS[cost.op]
+
+    def row(label: str, value: str) -> str:
+        return "  " + pad_cells(label, _LABEL_CELLS) + " " + value
+
     rows = [
-        f"{cost.op} ({cost.algorithm}) on {cost.ranks} ranks",
-        f"  size S               {units.format_bytes(cost.size_bytes)}; "
-        f"{SIZE_CONVENTIONS[cost.op]}",
-        f"  bandwidth            {units.format_rate(cost.bandwidth_bytes_per_s)}"
-        f"   latency alpha {units.format_seconds(cost.latency_s)}",
-        f"  time                 {units.format_seconds(cost.time_s)}   = {cost.formula}",
-        f"  steps                {cost.steps}",
-        f"  bytes sent per rank  {units.format_bytes(cost.bytes_sent_per_rank)} (busiest rank)",
-        f"  algbw                {_rate(cost.algbw_bytes_per_s)}   = S / time",
-        f"  busbw                {_rate(cost.busbw_bytes_per_s)}   = algbw x "
-        f"{cost.bus_bandwidth_factor:.4g} ({factor})",
-        f"  source: {cost.source}",
+        _("{op} ({algorithm}) on {ranks} ranks").format(
+            op=cost.op, algorithm=cost.algorithm, ranks=cost.ranks
+        ),
+        row(
+            _("size S"),
+            f"{units.format_bytes(cost.size_bytes)}; {_(SIZE_CONVENTIONS[cost.op])}",
+        ),
+        row(
+            _("bandwidth"),
+            _("{bandwidth}   latency alpha {latency}").format(
+                bandwidth=units.format_rate(cost.bandwidth_bytes_per_s),
+                latency=units.format_seconds(cost.latency_s),
+            ),
+        ),
+        row(_("time"), f"{units.format_seconds(cost.time_s)}   = {cost.formula}"),
+        row(_("steps"), str(cost.steps)),
+        row(
+            _("bytes sent per rank"),
+            _("{size} (busiest rank)").format(size=units.format_bytes(cost.bytes_sent_per_rank)),
+        ),
+        row("algbw", _("{rate}   = S / time").format(rate=_rate(cost.algbw_bytes_per_s))),
+        row(
+            "busbw",
+            f"{_rate(cost.busbw_bytes_per_s)}   "
+            f"= algbw x {cost.bus_bandwidth_factor:.4g} ({factor})",
+        ),
+        "  " + _("source: {source}").format(source=cost.source),
     ]
     return "\n".join(rows)
 
 
 def _rate(value: float | None) -> str:
-    return "- (nothing moves)" if value is None else units.format_rate(value)
+    return _("- (nothing moves)") if value is None else units.format_rate(value)
 
 
 def run_collective(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
 from engine.i18n import gettext as _
-from engine.lab import INSTALL_HINT, LabError, torch_available
+from engine.lab import LabError, install_hint, torch_available
 from engine.lab.report import collectives_report, memory_report
 
 COLLECTIVE_FLAGS = option_flags(
@@ -98,7 +98,7 @@ def register(
 
 def _require_torch() -> None:
     if not torch_available():
-        raise CliError("lab", INSTALL_HINT)
+        raise CliError("lab", install_hint())
 
 
 def _whole(flag: str, text: str) -> int:

@@ -21,6 +21,7 @@ from cli.main import flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger import (
     CONVENTION_NOTES,
@@ -77,12 +78,12 @@ FLAGS = option_flags(
     **SHAPE_FLAGS,
 )
 _TERM_LABELS = {
-    "params": "parameters",
-    "grads": "gradients",
-    "master_weights": "master weights",
-    "optimizer_states": "optimizer states",
-    "activations": "activations",
-    "buffers": "buffers",
+    "params": N_("parameters"),
+    "grads": N_("gradients"),
+    "master_weights": N_("master weights"),
+    "optimizer_states": N_("optimizer states"),
+    "activations": N_("activations"),
+    "buffers": N_("buffers"),
 }
 
 
@@ -237,55 +238,78 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_table(result: LedgerResult) -> None:
     console = Console(markup=False, highlight=False, emoji=False)
-    title = f"per-rank memory, convention {result.convention}"
+    title = _("per-rank memory, convention {convention}").format(convention=result.convention)
     table = Table(title=title, title_justify="left")
-    table.add_column("term")
+    table.add_column(_("term"))
     table.add_column("GB (1e9 B)", justify="right")
     table.add_column("GiB (2^30 B)", justify="right")
     per_rank = result.per_rank_bytes
     for key in TERM_KEYS:
-        label = _TERM_LABELS[key]
+        label = _(_TERM_LABELS[key])
         if key == "activations" and not result.activations_computed:
-            label += " (not computed)"
+            label = _("{term} (not computed)").format(term=label)
         table.add_row(label, _gb(per_rank[key]), _gib(per_rank[key]))
     table.add_section()
-    table.add_row("total", _gb(per_rank["total"]), _gib(per_rank["total"]))
-    table.add_row("model states", _gb(result.model_states_bytes), _gib(result.model_states_bytes))
-    table.add_row("naive: params x precision", _gb(result.naive_bytes), _gib(result.naive_bytes))
+    table.add_row(_("total"), _gb(per_rank["total"]), _gib(per_rank["total"]))
+    table.add_row(
+        _("model states"), _gb(result.model_states_bytes), _gib(result.model_states_bytes)
+    )
+    table.add_row(_("naive: params x precision"), _gb(result.naive_bytes), _gib(result.naive_bytes))
     console.print(table)
+    count = units.format_count(result.params_total)
+    exact = f"{result.params_total:,.0f}"
+    if result.spec.model:
+        parameters = _(
+            "parameters N = {count} ({exact}), model {model}; world size {world}"
+        ).format(count=count, exact=exact, model=result.spec.model, world=result.world_size)
+    else:
+        parameters = _("parameters N = {count} ({exact}); world size {world}").format(
+            count=count, exact=exact, world=result.world_size
+        )
     lines = [
-        f"convention {result.convention}: {CONVENTION_NOTES[result.convention]}",
-        f"parameters N = {units.format_count(result.params_total)} ({result.params_total:,.0f})"
-        + (f", model {result.spec.model}" if result.spec.model else "")
-        + f"; world size {result.world_size}",
+        _("convention {convention}: {note}").format(
+            convention=result.convention, note=_(CONVENTION_NOTES[result.convention])
+        ),
+        parameters,
     ]
     if result.spec.finetune != "full":
         lines.append(
-            f"{result.spec.finetune}: trainable parameters {result.trainable_params:,.0f} "
-            f"(rank {result.spec.lora_rank} on {','.join(result.spec.lora_targets)})"
+            _("{finetune}: trainable parameters {count} (rank {rank} on {targets})").format(
+                finetune=result.spec.finetune,
+                count=f"{result.trainable_params:,.0f}",
+                rank=result.spec.lora_rank,
+                targets=",".join(result.spec.lora_targets),
+            )
         )
     if result.offloaded_bytes or result.spec.offload != "none":
-        host = result.host
         lines.append(
-            f"host memory per node: {units.format_bytes(result.offloaded_bytes)} "
-            f"({_gib(result.offloaded_bytes)} GiB); {host['formula']}"
+            _("host memory per node: {size} ({gib} GiB); {formula}").format(
+                size=units.format_bytes(result.offloaded_bytes),
+                gib=_gib(result.offloaded_bytes),
+                formula=result.host["formula"],
+            )
         )
     if result.per_stage_bytes:
         totals = ", ".join(
             f"{int(stage['stage']) + 1}: {_gb(stage['total'])}" for stage in result.per_stage_bytes
         )
         lines.append(
-            f"per stage total GB: {totals}; figures above are stage "
-            f"{result.most_loaded_stage + 1}, the most loaded"
+            _(
+                "per stage total GB: {totals}; figures above are stage {stage}, the most loaded"
+            ).format(totals=totals, stage=result.most_loaded_stage + 1)
         )
     if not result.activations_computed:
-        lines.append("activations not computed: give --seq, --layers, --hidden and --heads")
+        lines.append(_("activations not computed: give --seq, --layers, --hidden and --heads"))
     if result.fits is not None:
-        device = result.spec.gpu_memory or 0.0
-        verdict = "fits in" if result.fits else "does NOT fit in"
-        lines.append(f"{verdict} {units.format_bytes(device)} of device memory")
+        device = units.format_bytes(result.spec.gpu_memory or 0.0)
+        verdict = (
+            _("fits in {device} of device memory")
+            if result.fits
+            else _("does NOT fit in {device} of device memory")
+        )
+        lines.append(verdict.format(device=device))
     lines.extend(result.notes)
-    lines.append("formulas:")
+    lines.append(_("formulas:"))
     for term in result.terms:
         lines.append(f"  {term.name}: {term.formula}  [{term.source}]")
     for line in lines:

@@ -14,6 +14,7 @@ from pathlib import Path
 from cli.main import CliError, content_folder
 from engine.errors import ContentError, ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
+from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import cache_dir, resolve_content_dir, resolve_progress_dir
@@ -62,6 +63,10 @@ def register(
     export.set_defaults(func=run_export)
 
 
+_UNREADABLE = N_("unreadable")
+"""The status shown for a progress file that cannot be read (``unreadable`` in the JSON)."""
+
+
 def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
     return content_folder(args), resolve_progress_dir(args.progress_dir)
 
@@ -85,7 +90,8 @@ def run_lessons(args: argparse.Namespace) -> int:
         print(json.dumps(payload, ensure_ascii=False))
     else:
         for row in rows:
-            label = STATUS_LABELS.get(row["status"], row["status"])
+            status = row["status"]
+            label = _(STATUS_LABELS.get(status, _UNREADABLE if status == "unreadable" else status))
             print(f"{row['id']}\t{label}\t{row['title']}")
         for error in errors:
             print(error, file=sys.stderr)
@@ -129,8 +135,12 @@ def run_export(args: argparse.Namespace) -> int:
     refs, _errors = discover_lessons(content_dir)
     matches = [ref for ref in refs if ref.id == args.lesson]
     if not matches:
-        known = ", ".join(ref.id for ref in refs) or "none"
-        raise ContentError(str(content_dir), None, f"no lesson {args.lesson!r} (lessons: {known})")
+        known = ", ".join(ref.id for ref in refs) or _("none")
+        raise ContentError(
+            str(content_dir),
+            None,
+            _("no lesson {lesson!r} (lessons: {known})").format(lesson=args.lesson, known=known),
+        )
     lesson = load_lesson(matches[0].path)
     loaded = ProgressStore(progress_dir).load(lesson.id, quarantine=False)
     data = export_bytes(lesson, loaded.progress, args.format)
@@ -139,8 +149,10 @@ def run_export(args: argparse.Namespace) -> int:
             write_export(Path(args.output), data, lesson_id=lesson.id)
         except OSError as error:
             reason = describe_os_error(error)
-            raise ProgressError(args.output, f"could not write ({reason})") from None
-        print(f"wrote {args.output}", file=sys.stderr)
+            raise ProgressError(
+                args.output, _("could not write ({reason})").format(reason=reason)
+            ) from None
+        print(_("wrote {path}").format(path=args.output), file=sys.stderr)
     else:
         sys.stdout.write(data.decode("utf-8"))
     return 0

@@ -174,11 +174,11 @@ def run_models(args: argparse.Namespace) -> int:
         print(json.dumps({"models": models}, ensure_ascii=False))
         return 0
     console = Console(markup=False, highlight=False, emoji=False)
-    table = Table(title="model presets (--model NAME)", title_justify="left")
-    table.add_column("name", no_wrap=True)
-    table.add_column("parameters", justify="right", no_wrap=True)
-    table.add_column("published", justify="right", no_wrap=True)
-    table.add_column("shape")
+    table = Table(title=_("model presets (--model NAME)"), title_justify="left")
+    table.add_column(_("name"), no_wrap=True)
+    table.add_column(_("parameters"), justify="right", no_wrap=True)
+    table.add_column(_("published"), justify="right", no_wrap=True)
+    table.add_column(_("shape"))
     for preset in presets.values():
         shape = preset.shape
         kind = f"L{shape.layers} h{shape.hidden} a{shape.heads}"
@@ -190,7 +190,9 @@ def run_models(args: argparse.Namespace) -> int:
         published = (
             f"{preset.published:,.0f}"
             if preset.digits is None
-            else f"{units.format_count(preset.published)} ({preset.digits} digits)"
+            else _("{count} ({digits} digits)").format(
+                count=units.format_count(preset.published), digits=preset.digits
+            )
         )
         table.add_row(preset.name, f"{preset.size.total:,.0f}", published, kind)
     console.print(table)

@@ -49,8 +49,12 @@ def run_plan(args: argparse.Namespace) -> int:
     refs, _errors = discover_lessons(content_dir)
     matches = [ref for ref in refs if ref.id == args.lesson]
     if not matches:
-        known = ", ".join(ref.id for ref in refs) or "none"
-        raise ContentError(str(content_dir), None, f"no lesson {args.lesson!r} (lessons: {known})")
+        known = ", ".join(ref.id for ref in refs) or _("none")
+        raise ContentError(
+            str(content_dir),
+            None,
+            _("no lesson {lesson!r} (lessons: {known})").format(lesson=args.lesson, known=known),
+        )
     lesson = load_lesson(matches[0].path)
     store = ProgressStore(resolve_progress_dir(args.progress_dir))
     # Reading only: an unreadable progress file stays where it is and is reported.

@@ -25,6 +25,7 @@ from cli.main import CliError, flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.pipeline import SCHEDULES
 from engine.scaling import MODES, SCALING_STRATEGIES, scaling_all, world_sizes
@@ -247,39 +248,78 @@ def run_step(args: argparse.Namespace) -> int:
     return 0
 
 
+_LINKS = {"intra": N_("intra node"), "inter": N_("inter node")}
+"""Where a collective runs, as the step's communication lines say it."""
+
+
 def _print_step(result: StepResult) -> None:
     console = Console(markup=False, highlight=False, emoji=False)
     spec = result.spec
+    shape = _(
+        "world {world} (DP {dp} TP {tp} PP {pp} CP {cp} EP {ep}, ZeRO {zero}); "
+        "m = {micro_batches} micro-batches; {link}, {gpus} GPUs per node"
+    ).format(
+        world=result.world_size,
+        dp=spec.dp,
+        tp=spec.tp,
+        pp=spec.pp,
+        cp=spec.cp,
+        ep=spec.ep,
+        zero=spec.zero_stage,
+        micro_batches=result.num_microbatches,
+        link=_(spec.interconnect.label),
+        gpus=spec.gpus_per_node,
+    )
+    if spec.model:
+        convention = _("FLOPs convention: {convention}; model {model}").format(
+            convention=result.flops_convention, model=spec.model
+        )
+    else:
+        convention = _("FLOPs convention: {convention}").format(convention=result.flops_convention)
+    assumed = _("{time}  (assumption)")
     lines = [
-        f"world {result.world_size} (DP {spec.dp} TP {spec.tp} PP {spec.pp} CP {spec.cp} "
-        f"EP {spec.ep}, ZeRO {spec.zero_stage}); m = {result.num_microbatches} micro-batches; "
-        f"{spec.interconnect.label}, {spec.gpus_per_node} GPUs per node",
-        f"FLOPs convention: {result.flops_convention}"
-        + (f"; model {spec.model}" if spec.model else ""),
+        shape,
+        convention,
         f"T_compute        {units.format_seconds(result.t_compute_s)}",
         f"T_comm (all)     {units.format_seconds(result.t_comm_s)}",
         f"T_comm_exposed   {units.format_seconds(result.t_comm_exposed_s)}",
-        f"T_input          {units.format_seconds(result.t_input_s)}  (assumption)",
-        f"T_sync_wait      {units.format_seconds(result.t_sync_wait_s)}  (assumption)",
+        "T_input          " + assumed.format(time=units.format_seconds(result.t_input_s)),
+        "T_sync_wait      " + assumed.format(time=units.format_seconds(result.t_sync_wait_s)),
         f"T_step           {units.format_seconds(result.t_step_s)}",
-        f"tokens/s {result.tokens_per_s:.6g}; step MFU {result.mfu:.3f}",
+        _("tokens/s {tokens}; step MFU {mfu}").format(
+            tokens=f"{result.tokens_per_s:.6g}", mfu=f"{result.mfu:.3f}"
+        ),
     ]
     if result.time_to_train_s is not None:
-        days = result.time_to_train_s / 86400
         lines.append(
-            f"time to train {units.format_seconds(result.time_to_train_s)} ({days:.4g} days)"
+            _("time to train {time} ({days} days)").format(
+                time=units.format_seconds(result.time_to_train_s),
+                days=f"{result.time_to_train_s / 86400:.4g}",
+            )
         )
-    lines.append("communication:")
+    lines.append(_("communication:"))
     for c in result.comm:
         lines.append(
-            f"  {c.name}: {c.op} over {c.group} ranks ({c.link} node), {c.calls} × "
-            f"{units.format_bytes(c.bytes)}: {units.format_seconds(c.time_s)}, hidden "
-            f"{c.hidden_share:.0%}  [{c.formula}; {c.source}]"
+            "  "
+            + _(
+                "{name}: {op} over {group} ranks ({link}), {calls} × {size}: {time}, "
+                "hidden {hidden}"
+            ).format(
+                name=_(c.name),
+                op=c.op,
+                group=c.group,
+                link=_(_LINKS.get(c.link, c.link)),
+                calls=c.calls,
+                size=units.format_bytes(c.bytes),
+                time=units.format_seconds(c.time_s),
+                hidden=f"{c.hidden_share:.0%}",
+            )
+            + f"  [{c.formula}; {c.source}]"
         )
-    lines.append("terms:")
+    lines.append(_("terms:"))
     for t in result.terms:
-        lines.append(f"  {t.name}: {t.value:.6g}  [{t.formula}; {t.source}]")
-    lines.extend(result.notes)
+        lines.append(f"  {_(t.name)}: {t.value:.6g}  [{t.formula}; {t.source}]")
+    lines.extend(_(note) for note in result.notes)
     for line in lines:
         console.print(Text(line))
 
@@ -290,11 +330,18 @@ def run_scaling(args: argparse.Namespace) -> int:
     strategies = tuple(args.strategy) if args.strategy else None
     try:
         if args.mode not in MODES:
-            raise InputError("mode", f"{args.mode!r} is not one of strong, weak")
+            raise InputError(
+                "mode", _("{mode!r} is not one of strong, weak").format(mode=args.mode)
+            )
         for name in strategies or ():
             if name not in SCALING_STRATEGIES:
                 known = ", ".join(SCALING_STRATEGIES)
-                raise InputError("strategy", f"unknown strategy {name!r}; use one of {known}")
+                raise InputError(
+                    "strategy",
+                    _("unknown strategy {name!r}; use one of {known}").format(
+                        name=name, known=known
+                    ),
+                )
         sizes = world_sizes(units.parse_int("max_gpus", args.max_gpus, maximum=2**20))
         series = scaling_all(spec, args.mode, sizes, strategies)
     except InputError as error:
@@ -309,15 +356,19 @@ def run_scaling(args: argparse.Namespace) -> int:
         return 0
     console = Console(markup=False, highlight=False, emoji=False)
     for s in series:
-        console.print(Text(f"{s.strategy} ({s.mode}): {s.formula}"))
+        console.print(Text(f"{s.strategy} ({s.mode}): {_(s.formula)}"))
         for p in s.points:
             if p.skipped:
-                console.print(Text(f"  n={p.world_size:<6} skipped: {p.skipped}"))
+                console.print(
+                    Text(
+                        f"  n={p.world_size:<6} " + _("skipped: {reason}").format(reason=p.skipped)
+                    )
+                )
             else:
                 console.print(
                     Text(
                         f"  n={p.world_size:<6} {p.tokens_per_s:12.6g} tokens/s  "
-                        f"efficiency {p.efficiency:.3f}"
+                        + _("efficiency {efficiency}").format(efficiency=f"{p.efficiency:.3f}")
                     )
                 )
     return 0

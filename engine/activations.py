@@ -121,12 +121,20 @@ def layer_activation_bytes(
     w = finite_number("activation_bytes", activation_bytes, maximum=8.0)
     one_of("recompute", recompute, RECOMPUTE_CHOICES)
     if h % a and (shape is None or shape.head_dim is None):
-        raise InputError("heads", f"must divide hidden ({h}); {a} heads do not")
+        raise InputError(
+            "heads",
+            _("must divide hidden ({hidden}); {heads} heads do not").format(hidden=h, heads=a),
+        )
     if a % t:
-        raise InputError("tp", f"must divide heads ({a}); TP {t} does not")
+        raise InputError(
+            "tp", _("must divide heads ({heads}); TP {tp} does not").format(heads=a, tp=t)
+        )
     if shape is not None and shape.kv_heads is not None and shape.kv_heads % t:
         raise InputError(
-            "tp", f"must divide the key/value heads ({shape.kv_heads}); TP {t} does not"
+            "tp",
+            _("must divide the key/value heads ({kv_heads}); TP {tp} does not").format(
+                kv_heads=shape.kv_heads, tp=t
+            ),
         )
     sbh = float(s) * b * h
     if recompute == "full":
@@ -337,18 +345,30 @@ def stage_activation_bytes(
     m = None if num_microbatches is None else whole_number("num_microbatches", num_microbatches)
     one_of("schedule", schedule, SCHEDULE_CHOICES)
     if p > n_layers:
-        raise InputError("pp", f"{p} stages need at least {p} layers; the model has {n_layers}")
+        raise InputError(
+            "pp",
+            _("{p} stages need at least {p} layers; the model has {n_layers}").format(
+                p=p, n_layers=n_layers
+            ),
+        )
     notes: list[str] = []
     factor = 1.0
     if v > 1:
         if schedule != "1f1b":
-            raise InputError("virtual_stages", "interleaving applies to the 1F1B schedule only")
+            raise InputError("virtual_stages", _("interleaving applies to the 1F1B schedule only"))
         if p == 1:
-            raise InputError("virtual_stages", "interleaving needs more than one pipeline stage")
+            raise InputError("virtual_stages", _("interleaving needs more than one pipeline stage"))
         if p * v > n_layers:
-            raise InputError("virtual_stages", f"p·v = {p * v} chunks exceed {n_layers} layers")
+            raise InputError(
+                "virtual_stages",
+                _("p·v = {chunks} chunks exceed {n_layers} layers").format(
+                    chunks=p * v, n_layers=n_layers
+                ),
+            )
         if m is not None and m % p:
-            raise InputError("num_microbatches", f"interleaved 1F1B needs m a multiple of p = {p}")
+            raise InputError(
+                "num_microbatches", _("interleaved 1F1B needs m a multiple of p = {p}").format(p=p)
+            )
         factor = 1 + (p - 1) / (p * v)
     layers_on_stage = math.ceil(n_layers / p)
     if n_layers % p:

@@ -259,9 +259,14 @@ def collective_diagram(
     """
     collectives.check_op(op)
     if isinstance(ranks, bool) or not isinstance(ranks, int):
-        raise InputError("ranks", "must be a whole number")
+        raise InputError("ranks", _("must be a whole number"))
     if not 2 <= ranks <= MAX_DIAGRAM_RANKS:
-        raise InputError("ranks", f"must be between 2 and {MAX_DIAGRAM_RANKS}, got {ranks}")
+        raise InputError(
+            "ranks",
+            _("must be between 2 and {maximum}, got {ranks}").format(
+                maximum=MAX_DIAGRAM_RANKS, ranks=ranks
+            ),
+        )
     sim = collectives.simulate(op, ranks, algorithm=algorithm, seed=seed)
     buffers = sim.buffers_at(step)
     total = len(sim.steps)

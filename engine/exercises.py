@@ -162,7 +162,7 @@ def get_note(note_id: str) -> ExerciseNote:
         for note in strategy_notes(parts[1]):
             if note.id == note_id:
                 return note
-    raise InputError("note", f"unknown exercise note {note_id!r}")
+    raise InputError("note", _("unknown exercise note {note_id!r}").format(note_id=note_id))
 
 
 def answered_notes(notes: dict[str, str]) -> list[tuple[ExerciseNote, str]]:

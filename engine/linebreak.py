@@ -272,19 +272,17 @@ def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[i
         ]
         if not fitting:  # one cluster wider than the line: it gets a line of its own
             fitting = [next(cut for cut in clusters if cut > start)]
-        allowed = [
+        punctuation_kept = [
             cut
             for cut in fitting
             if cut == len(piece)
-            or (
-                piece[cut] != " "
-                and cut not in heads
-                and not is_closing(piece[cut])
-                and not _ends_opening(piece, cut)
-            )
+            or (piece[cut] != " " and not is_closing(piece[cut]) and not _ends_opening(piece, cut))
         ]
+        # A URL's scheme and ``://`` stay together, unless they alone are wider than the line.
+        allowed = [cut for cut in punctuation_kept if cut not in heads]
         outside = [cut for cut in allowed if cut not in in_runs]
-        choices = (outside, [cut for cut in allowed if cut in opportunities], allowed, fitting)
+        in_opportunities = [cut for cut in allowed if cut in opportunities]
+        choices = (outside, in_opportunities, allowed, punctuation_kept, fitting)
         cut = next(choice for choice in choices if choice)[-1]
         while cut < len(piece) and piece[cut] == " ":  # spaces hang at the end of the line
             cut += 1

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.model_size import (
     LAYOUTS,
     SHAPE_DEFAULTS,
@@ -105,27 +106,39 @@ def parse_presets(text: str, where: str = PRESETS_FILE) -> dict[str, ModelPreset
     try:
         data = yaml.load(text, Loader=_Loader)  # _Loader is a SafeLoader
     except yaml.YAMLError as error:
-        raise InputError("model", f"{where}: {error}") from None
+        raise InputError("model", _("{where}: {error}").format(where=where, error=error)) from None
     if not isinstance(data, dict):
-        raise InputError("model", f"{where}: expected a mapping of preset names")
+        raise InputError(
+            "model", _("{where}: expected a mapping of preset names").format(where=where)
+        )
     presets: dict[str, ModelPreset] = {}
     for name, entry in data.items():
         if not isinstance(entry, dict):
-            raise InputError("model", f"{where}: {name}: expected a mapping")
+            raise InputError(
+                "model", _("{where}: {name}: expected a mapping").format(where=where, name=name)
+            )
         unknown = set(entry) - _PRESET_KEYS
         missing = {"title", "published", "source", "shape"} - set(entry)
         if unknown or missing:
             problem = f"unknown key {sorted(unknown)[0]!r}" if unknown else "missing "
             problem += ", ".join(sorted(missing)) if missing and not unknown else ""
-            raise InputError("model", f"{where}: {name}: {problem}")
+            raise InputError(
+                "model",
+                _("{where}: {name}: {problem}").format(where=where, name=name, problem=problem),
+            )
         shape_values = entry["shape"]
         if not isinstance(shape_values, dict) or set(shape_values) - set(SHAPE_FIELDS):
-            raise InputError("model", f"{where}: {name}: shape has unknown fields")
+            raise InputError(
+                "model",
+                _("{where}: {name}: shape has unknown fields").format(where=where, name=name),
+            )
         try:
             resolved = _with_defaults({**dict.fromkeys(SHAPE_FIELDS), **shape_values})
             shape = ModelShape(**resolved)
         except (InputError, TypeError) as error:
-            raise InputError("model", f"{where}: {name}: {error}") from None
+            raise InputError(
+                "model", _("{where}: {name}: {error}").format(where=where, name=name, error=error)
+            ) from None
         presets[str(name)] = ModelPreset(
             name=str(name),
             title=str(entry["title"]),
@@ -153,7 +166,12 @@ def get_preset(name: str) -> ModelPreset:
     """
     presets = model_presets()
     if name not in presets:
-        raise InputError("model", f"unknown model {name!r}; use one of {', '.join(presets)}")
+        raise InputError(
+            "model",
+            _("unknown model {name!r}; use one of {choices}").format(
+                name=name, choices=", ".join(presets)
+            ),
+        )
     return presets[name]
 
 

@@ -37,6 +37,7 @@ from typing import Any, Literal, get_args
 
 from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import gettext as _
 
 MlpKind = Literal["gelu", "swiglu", "geglu"]
 NormKind = Literal["layernorm", "rmsnorm"]
@@ -180,19 +181,31 @@ def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     heads, kv_heads, hidden = get("heads"), get("kv_heads"), get("hidden")
     if kv_heads is not None:
         if heads is None:
-            raise InputError("kv_heads", "needs the number of attention heads (heads)")
+            raise InputError("kv_heads", _("needs the number of attention heads (heads)"))
         if kv_heads > heads or heads % kv_heads:
-            raise InputError("kv_heads", f"must divide heads ({heads}); {kv_heads} does not")
+            raise InputError(
+                "kv_heads",
+                _("must divide heads ({heads}); {kv_heads} does not").format(
+                    heads=heads, kv_heads=kv_heads
+                ),
+            )
     if get("head_dim") is not None and heads is None:
-        raise InputError("head_dim", "needs the number of attention heads (heads)")
+        raise InputError("head_dim", _("needs the number of attention heads (heads)"))
     if hidden is not None and heads is not None and get("head_dim") is None and hidden % heads:
-        raise InputError("heads", f"must divide hidden ({hidden}); {heads} heads do not")
+        raise InputError(
+            "heads",
+            _("must divide hidden ({hidden}); {heads} heads do not").format(
+                hidden=hidden, heads=heads
+            ),
+        )
     experts = get("experts") or 1
     if (get("top_k") or 1) > experts:
-        raise InputError("top_k", f"must not exceed the experts ({experts})")
+        raise InputError(
+            "top_k", _("must not exceed the experts ({experts})").format(experts=experts)
+        )
     if experts == 1 and (get("shared_experts") or get("expert_ffn_hidden") is not None):
         name = "shared_experts" if get("shared_experts") else "expert_ffn_hidden"
-        raise InputError(name, "needs a mixture of experts (experts above 1)")
+        raise InputError(name, _("needs a mixture of experts (experts above 1)"))
     return changed
 
 
@@ -393,7 +406,7 @@ def shape_param_count(shape: ModelShape, seq: int | None = None) -> ModelSize:
         InputError: no vocabulary (field ``vocab``).
     """
     if shape.vocab is None:
-        raise InputError("vocab", "the parameter count needs the vocabulary size")
+        raise InputError("vocab", _("the parameter count needs the vocabulary size"))
     h = float(shape.hidden)
     q, kv = float(shape.q_width), float(shape.kv_width)
     m = shape.mlp_matrices

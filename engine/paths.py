@@ -5,7 +5,8 @@ the checkout this package runs from (so a lesson edited in a clone is the one sh
 lessons installed with the package (``engine/content/`` in an installed wheel: setuptools maps the
 repository's ``content/`` to the data-only package ``engine.content``, see ``pyproject.toml``).
 
-Cache folder (the lesson index; always safe to delete): the platform's user cache folder
+Cache folder (the lesson index, the line-break analyses; always safe to delete):
+``$SHARDBOOK_CACHE_DIR``, else the platform's user cache folder
 (``platformdirs.user_cache_dir("shardbook")``).
 
 Progress folder: ``--progress-dir``, else ``$SHARDBOOK_PROGRESS_DIR``, else the top-level
@@ -56,5 +57,9 @@ def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path
 
 
 def cache_dir() -> Path:
-    """The folder of caches that are always safe to delete (the lesson index)."""
+    """The folder of caches that are always safe to delete (the lesson index, the line-break
+    analyses): ``$SHARDBOOK_CACHE_DIR``, else the platform's user cache folder."""
+    env = os.environ.get("SHARDBOOK_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
     return Path(platformdirs.user_cache_dir("shardbook", appauthor=False))

@@ -20,8 +20,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.timefmt import local_text, relative
 
 
@@ -150,6 +152,24 @@ def recall_history(
     )
 
 
+STATS_HEADINGS: Final = (
+    N_("lesson"),
+    N_("items"),
+    N_("reviewed"),
+    N_("due"),
+    N_("new"),
+    N_("reviews"),
+    N_("recall"),
+    N_("retrievability"),
+    N_("archived"),
+    N_("next due (local)"),
+)
+"""The columns of :func:`stats_text`'s table (msgids; the JSON keeps its own keys)."""
+
+WEEKDAYS: Final = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
+"""Monday first, as :meth:`datetime.date.weekday` counts (the C locale's ``%a``)."""
+
+
 def percent(share: float | None) -> str:
     """``0.375`` -> ``'38%'``; None -> ``'-'``."""
     return "-" if share is None else f"{share:.0%}"
@@ -173,13 +193,12 @@ def stats_text(
     separated, next due in local time, and how far off it is from ``now`` when given), then each
     lesson's forecast of the days with reviews due, with a bar of ``#`` per review (scaled to
     ``bar_width`` when more are due)."""
-    lines = [
-        "lesson\titems\treviewed\tdue\tnew\treviews\trecall\tretrievability\tarchived"
-        "\tnext due (local)"
-    ]
+    lines = ["\t".join(_(heading) for heading in STATS_HEADINGS)]
     for row in rows:
         recall = (
-            f"{percent(row.recall)} ({row.recalled}/{row.reviews} Good/Easy)"
+            _("{share} ({recalled}/{reviews} Good/Easy)").format(
+                share=percent(row.recall), recalled=row.recalled, reviews=row.reviews
+            )
             if row.reviews
             else "-"
         )
@@ -195,11 +214,20 @@ def stats_text(
         span = len(row.due_forecast)
         lines.append("")
         if not busy:
-            lines.append(f"{row.lesson_id}: nothing due in the next {span} days")
+            lines.append(
+                _("{lesson}: nothing due in the next {days} days").format(
+                    lesson=row.lesson_id, days=span
+                )
+            )
             continue
-        lines.append(f"{row.lesson_id}: reviews due in the next {span} days (local dates)")
+        lines.append(
+            _("{lesson}: reviews due in the next {days} days (local dates)").format(
+                lesson=row.lesson_id, days=span
+            )
+        )
         most = max(day.count for day in busy)
         for day in busy:
             width = max(1, round(day.count * bar_width / most)) if most > bar_width else day.count
-            lines.append(f"  {day.date.isoformat()} {day.date:%a} {day.count:4d} {'#' * width}")
+            weekday = _(WEEKDAYS[day.date.weekday()])
+            lines.append(f"  {day.date.isoformat()} {weekday} {day.count:4d} {'#' * width}")
     return "\n".join(lines)

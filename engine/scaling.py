@@ -14,8 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from rich.cells import cell_len
+
 from engine.checks import one_of
 from engine.errors import InputError
+from engine.i18n import N_, gettext
 from engine.i18n import gettext as _
 from engine.steptime import (
     StepSpec,
@@ -103,7 +106,12 @@ def strategy_spec(base: StepSpec, strategy: str, world: int) -> StepSpec:
     """
     if strategy not in SCALING_STRATEGIES:
         known = ", ".join(SCALING_STRATEGIES)
-        raise InputError("strategy", f"unknown strategy {strategy!r}; use one of {known}")
+        raise InputError(
+            "strategy",
+            gettext("unknown strategy {strategy!r}; use one of {known}").format(
+                strategy=strategy, known=known
+            ),
+        )
     axes: dict[str, int] = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero_stage": 0}
     # Interleaving needs pipeline stages: the other strategies run without it.
     virtual = base.virtual_stages if strategy == "pp" else 1
@@ -137,7 +145,7 @@ def world_sizes(max_gpus: int) -> tuple[int, ...]:
         InputError: ``max_gpus`` below 1 or above 2^20 (field ``max_gpus``).
     """
     if isinstance(max_gpus, bool) or not isinstance(max_gpus, int) or not 1 <= max_gpus <= 2**20:
-        raise InputError("max_gpus", "must be a whole number from 1 to 1048576")
+        raise InputError("max_gpus", gettext("must be a whole number from 1 to 1048576"))
     return tuple(2**k for k in range(int(math.log2(max_gpus)) + 1))
 
 
@@ -178,8 +186,11 @@ def scaling_series(
         mode=mode,
         baseline_tokens_per_s=baseline.tokens_per_s,
         points=tuple(points),
-        formula="efficiency = tokens/s at n / (n × tokens/s on one GPU)"
-        + ("; global batch fixed" if mode == "strong" else "; global batch × n"),
+        formula=(
+            N_("efficiency = tokens/s at n / (n × tokens/s on one GPU); global batch fixed")
+            if mode == "strong"
+            else N_("efficiency = tokens/s at n / (n × tokens/s on one GPU); global batch × n")
+        ),
         source="engine.steptime.step_time at each n",
     )
 
@@ -209,6 +220,9 @@ OVERLAP_MARKER = "*"
 
 
 LINEAR_MARKER = "."
+
+_MODE_CAPTIONS = {"strong": N_("(strong scaling)"), "weak": N_("(weak scaling)")}
+"""The plot's caption for each mode; its words in the interface language."""
 
 
 _Y_LABEL_WIDTH = 8
@@ -306,8 +320,9 @@ def scaling_plot(
             axis[column : column + len(text)] = list(text)
     lines.append(" " * _Y_LABEL_WIDTH + "+" + "-" * columns)
     lines.append(" " * (_Y_LABEL_WIDTH + 1) + "".join(axis).rstrip())
-    lines.extend(_wrap(["log-log:", "tokens/s vs GPUs", f"({series[0].mode} scaling)"], " ", width))
-    lines.append(f"{LINEAR_MARKER} linear (n x 1 GPU)")
+    mode = gettext(_MODE_CAPTIONS[series[0].mode])
+    lines.extend(_wrap([gettext("log-log:"), gettext("tokens/s vs GPUs"), mode], " ", width))
+    lines.append(gettext("{marker} linear (n x 1 GPU)").format(marker=LINEAR_MARKER))
     legend_pairs = tuple((MARKERS.get(s.strategy, "?"), s.strategy) for s in series)
     for line in _wrap([f"{marker} {name}" for marker, name in legend_pairs], "  ", width):
         for marker, name in legend_pairs:
@@ -321,7 +336,9 @@ def scaling_plot(
             f"n={n} {'/'.join(MARKERS.get(name, '?') for name in names)}"
             for n, names in sorted(overlaps)
         ]
-        entries[0] = f"{OVERLAP_MARKER} in one cell: {entries[0]}"
+        entries[0] = gettext("{marker} in one cell: {first}").format(
+            marker=OVERLAP_MARKER, first=entries[0]
+        )
         lines.extend(_wrap(entries, ", ", width))
     return ScalingPlot(
         tuple(line[:width] for line in lines),
@@ -333,12 +350,12 @@ def scaling_plot(
 
 
 def _wrap(entries: list[str], separator: str, width: int) -> list[str]:
-    """``entries`` joined by ``separator`` into lines of at most ``width`` (an entry is never
-    split)."""
+    """``entries`` joined by ``separator`` into lines of at most ``width`` terminal cells (a
+    Chinese character takes two; an entry is never split)."""
     lines: list[str] = []
     line = ""
     for entry in entries:
-        if line and len(line) + len(separator) + len(entry) > width:
+        if line and cell_len(line) + cell_len(separator) + cell_len(entry) > width:
             lines.append(line)
             line = ""
         line = f"{line}{separator}{entry}" if line else entry

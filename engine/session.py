@@ -77,7 +77,7 @@ class SessionRecord:
         """
         start, end = parse_utc(str(entry.get("start"))), parse_utc(str(entry.get("end")))
         if start is None or end is None:
-            raise InputError("sessions", "start and end must be ISO 8601 times with an offset")
+            raise InputError("sessions", _("start and end must be ISO 8601 times with an offset"))
         return cls(
             start=start,
             end=end,
@@ -324,7 +324,8 @@ def render_session_log(rows: list[dict[str, Any]], tz: dt.tzinfo | None = None) 
     time in ``tz`` (default local) with its offset; ``""`` when there are none."""
     if not rows:
         return ""
-    lines = ["session log", "lesson\ttime\tduration\tsteps finished\tanswers written"]
+    headings = (_("lesson"), _("time"), _("duration"), _("steps finished"), _("answers written"))
+    lines = [_("session log"), "\t".join(headings)]
     for row in rows:
         # The rows' own ISO 8601 times (session_log checked them when it read the file).
         start = dt.datetime.fromisoformat(str(row["start"]))

@@ -38,6 +38,7 @@ import yaml
 
 from engine.errors import ProgressError
 from engine.i18n import LANGUAGES
+from engine.i18n import gettext as _
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
 from engine.resume import is_resume_setting
 from engine.timefmt import file_stamp, utc_now
@@ -153,7 +154,11 @@ class Settings:
         for spec in SETTINGS:
             found, value = _lookup(self._data, spec.key)
             if found and not spec.check(value):
-                self.problems.append(f"{spec.key}: {value!r} is not accepted; using the default")
+                self.problems.append(
+                    _("{key}: {value!r} is not accepted; using the default").format(
+                        key=spec.key, value=value
+                    )
+                )
                 self._remove(spec.key)
 
     def get(self, key: str) -> Any:
@@ -253,15 +258,18 @@ class SettingsStore:
             aside = self._quarantine()
             settings = Settings()
             settings.problems.append(
-                f"{self.path.name} could not be read; it was kept as {aside.name} and the "
-                "defaults are used"
+                _(
+                    "{file} could not be read; it was kept as {aside} and the defaults are used"
+                ).format(file=self.path.name, aside=aside.name)
             )
             return settings
         version = data.pop("schema_version", SETTINGS_SCHEMA_VERSION)
         settings = Settings(data)
         if not isinstance(version, int) or version > SETTINGS_SCHEMA_VERSION:
             settings.problems.append(
-                f"{self.path.name} was written by a newer shardbook; it will not be saved over"
+                _("{file} was written by a newer shardbook; it will not be saved over").format(
+                    file=self.path.name
+                )
             )
             self._newer = True
         return settings
@@ -274,7 +282,7 @@ class SettingsStore:
                 shardbook.
         """
         if self._newer:
-            raise ProgressError(str(self.path), "written by a newer shardbook; not saved over")
+            raise ProgressError(str(self.path), _("written by a newer shardbook; not saved over"))
         try:
             atomic_write_text(self.path, dump_yaml(settings.to_data()))
         except OSError as error:
@@ -289,6 +297,8 @@ class SettingsStore:
         except OSError as error:
             raise ProgressError(
                 str(self.path),
-                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
+                _("is unreadable and could not be moved aside ({reason})").format(
+                    reason=describe_os_error(error)
+                ),
             ) from None
         return aside

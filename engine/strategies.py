@@ -32,6 +32,7 @@ from types import MappingProxyType
 from engine import sources
 from engine.errors import InputError
 from engine.i18n import N_, gettext
+from engine.i18n import gettext as _
 
 PHASES: tuple[str, ...] = (N_("forward"), N_("backward"), N_("optimizer step"))
 """When a collective runs within one training step."""
@@ -781,5 +782,8 @@ def get_strategy(name: str) -> Strategy:
     key = ALIASES.get(key, key)
     if key not in STRATEGIES:
         known = ", ".join([*STRATEGIES, *ALIASES])
-        raise InputError("strategy", f"unknown strategy {name!r}; use one of {known}")
+        raise InputError(
+            "strategy",
+            _("unknown strategy {name!r}; use one of {known}").format(name=name, known=known),
+        )
     return STRATEGIES[key]

@@ -21,6 +21,7 @@ from typing import Literal
 
 from engine.errors import InputError
 from engine.i18n import LOCALES, current_language, gettext
+from engine.i18n import gettext as _
 
 Timespec = Literal["seconds", "auto"]
 
@@ -32,7 +33,7 @@ def utc_now() -> dt.datetime:
 
 def _aware(moment: dt.datetime) -> dt.datetime:
     if moment.tzinfo is None:
-        raise InputError("time", "needs a timezone-aware datetime (UTC)")
+        raise InputError("time", _("needs a timezone-aware datetime (UTC)"))
     return moment
 
 

@@ -203,7 +203,10 @@ def get_counterexample(key: str) -> Counterexample:
         if example.key == key:
             return example
     known = ", ".join(e.key for e in COUNTEREXAMPLES)
-    raise InputError("scenario", f"unknown counterexample {key!r}; use one of {known}")
+    raise InputError(
+        "scenario",
+        _("unknown counterexample {key!r}; use one of {known}").format(key=key, known=known),
+    )
 
 
 def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
@@ -315,7 +318,7 @@ def tradeoffs_report(
     """
     link = get_interconnect(interconnect)
     if isinstance(world, bool) or not isinstance(world, int) or not 1 <= world <= 2**20:
-        raise InputError("world", "must be a whole number from 1 to 1048576")
+        raise InputError("world", _("must be a whole number from 1 to 1048576"))
     spec = replace(base, interconnect=link)
     return TradeoffsReport(
         link,

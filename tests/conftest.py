@@ -8,16 +8,26 @@ Every test starts with the interface in English (:func:`english_locale`).
 Bytecode is cached even where the environment says not to (``PYTHONDONTWRITEBYTECODE``): the
 tests start the app, the command line and the lab's ranks in fresh processes, dozens of times,
 and each would otherwise compile every module of engine/ and tui/ again.
+
+Pilot waits for the app to be idle after each key and pause: until a window of
+``SLEEP_GRANULARITY`` seconds (20 ms) passes in which the process used under 1/20 of it in CPU
+time (``textual/_wait.py``). The window is a sleep, so a flow of a hundred keys slept four
+seconds on top of its work; here it is 5 ms, with the same 1/20 share of CPU time meaning idle.
+What a test checks is still awaited as before: Pilot first waits until every widget of the
+screen has handled its queued messages, and a test waits for a timer, a worker or a later frame
+with :func:`tests.pilot_helpers.wait_until`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import textual._wait as textual_wait
 from hypothesis import settings
 
 import engine.settings
@@ -29,11 +39,23 @@ from tests.pilot_helpers import S15_FILE, Notified
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# Caches (lesson index, line-break analyses) in a folder of this test process and the processes
+# it starts, not the learner's: a test never reads a cache another run or the learner wrote.
+_CACHE = tempfile.TemporaryDirectory(prefix="shardbook-test-cache-")
+os.environ["SHARDBOOK_CACHE_DIR"] = _CACHE.name
+
 # The progress folder a command uses when none is given (tests of the paths set their own).
 DEFAULT_PROGRESS = resolve_progress_dir().resolve()
 
 settings.register_profile("shardbook", deadline=None)
 settings.load_profile("shardbook")
+
+# Textual is pinned exactly (pyproject.toml); an upgrade that renames these fails here, loudly.
+assert isinstance(textual_wait.SLEEP_GRANULARITY, float) and isinstance(
+    textual_wait.SLEEP_IDLE, float
+)
+textual_wait.SLEEP_GRANULARITY = 0.005
+textual_wait.SLEEP_IDLE = textual_wait.SLEEP_GRANULARITY / 20
 
 
 @pytest.fixture(scope="session")

@@ -138,6 +138,7 @@ def test_fish_completes_commands(capsys: pytest.CaptureFixture[str], tmp_path: P
 def test_where_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("SHARDBOOK_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     status, out, err = run(
         capsys, "where", "--json", "--content-dir", str(tmp_path / "c"), "--progress-dir", "p"

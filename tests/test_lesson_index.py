@@ -150,8 +150,17 @@ def test_an_unwritable_index_is_ignored(tmp_path: Path) -> None:
 def test_index_path_is_in_the_user_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("SHARDBOOK_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     first = lesson_index_path(tmp_path / "a")
     assert first.is_relative_to(tmp_path / "cache") and first.suffix == ".json"
     assert lesson_index_path(tmp_path / "b") != first
     assert lesson_index_path(tmp_path / "a") == first
+
+
+def test_shardbook_cache_dir_names_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("SHARDBOOK_CACHE_DIR", str(tmp_path / "mine"))
+    assert lesson_index_path(tmp_path / "a").is_relative_to(tmp_path / "mine")

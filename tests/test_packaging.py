@@ -97,7 +97,7 @@ def test_the_built_engine_lists_s15_from_anywhere(built_packages: Path, tmp_path
     # install's finder), run from a folder that is no checkout, with no content setting.
     env = {k: v for k, v in os.environ.items() if k != "SHARDBOOK_CONTENT_DIR"}
     env["PYTHONPATH"] = str(built_packages)
-    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["SHARDBOOK_CACHE_DIR"] = str(tmp_path / "cache")
     code = (
         "import json, engine\n"
         "from engine.lesson import discover_lessons\n"

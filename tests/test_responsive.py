@@ -219,7 +219,7 @@ async def test_the_quiz_asks_at_once_and_joins_the_other_lessons_when_read(
         return real_load(path)
 
     monkeypatch.setattr(quiz_module, "load_lesson", gated)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("SHARDBOOK_CACHE_DIR", str(tmp_path / "cache"))
     content = copies_of_s15(tmp_path / "content", 2)
     app = make_app(
         content_dir=content,

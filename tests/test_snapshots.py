@@ -18,13 +18,16 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from tests.pilot_helpers import SIZE, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
 
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+# The autosave delay of the apps whose snapshot waits for the save (:func:`settled`): the state
+# shown is the saved one whatever the delay, and a short one ends the wait sooner.
+SAVE_DELAY = 0.05
 
 
 @pytest.fixture(autouse=True)
@@ -46,9 +49,18 @@ def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]
         await wait_until(pilot, lambda: len(app.progress.read) >= read)
         # A save clears ``dirty``; a save still pending keeps it set.
         await wait_until(pilot, lambda: not app.dirty)
+        steady_cursor(app)
         await pilot.pause()
 
     return run_before
+
+
+def steady_cursor(app: ShardbookApp) -> None:
+    """Stop the focused field's cursor blinking, shown: waiting for a save can take longer than
+    the blink's half second on a loaded machine, and the snapshot would catch it hidden."""
+    focused = app.focused
+    if isinstance(focused, Input | TextArea):
+        focused.cursor_blink = False
 
 
 def seen(folder: Path) -> Path:
@@ -64,36 +76,36 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(
         app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=2)
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n", read=1))
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2", read=1))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f7", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f6", read=2)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
@@ -116,7 +128,7 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
-    app = make_app(progress_dir=seen(tmp_path))
+    app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     before = settled("ctrl+n", "ctrl+n", "f11", read=2)
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -136,6 +148,7 @@ def test_folded_answer(snap_compare, tmp_path: Path) -> None:  # type: ignore[no
                 isinstance(pilot.app.focused, TextArea) and pilot.app.focused.has_class("note-text")
             ),
         )
+        steady_cursor(app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
@@ -285,13 +298,13 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 
     seen(tmp_path)
     monkeypatch.chdir(tmp_path)  # the folder's name in the message is the same in every run
-    app = make_app(progress_dir=".")
+    app = make_app(progress_dir=".", autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 # The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
 def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(progress_dir=seen(tmp_path), language="zh")
+    app = make_app(progress_dir=seen(tmp_path), language="zh", autosave_delay=SAVE_DELAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=2))
 
 

@@ -5,15 +5,20 @@ field the learner is typing in."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from tests.pilot_helpers import SIZE, Notified, app_for
+from tests.pilot_helpers import SIZE, Notified, app_for, screen_lines, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizOptions
 from tui.toasts import HINT_SECONDS
+
+
+def _toast_reads(app: ShardbookApp, message: str) -> bool:
+    return [str(toast.render()) for toast in toasts(app)] == [message]
 
 
 def toasts(app: ShardbookApp) -> list[Widget]:
@@ -94,3 +99,22 @@ async def test_a_message_moves_off_the_answer_box_being_typed_in(tmp_path: Path)
         (toast,) = toasts(app)
         assert not toast.region.overlaps(answer.region)
         assert toast.region.bottom == SIZE[1] - 1
+
+
+async def test_a_message_in_chinese_over_the_pane_edges_shows_every_character(
+    tmp_path: Path,
+) -> None:
+    """The toast lies over the lesson, the side pane and the edge between them: each Chinese
+    character of its one line shows, whichever column an edge falls in (the text starting on
+    an even or an odd column). Textual cut a character lying across an edge behind the toast
+    into two spaces (Textualize/textual#6357); the main screen's compositor does not."""
+    line = "第一步：先读一句话定义，再打开账本填写参数量与精度，然后比较三种约定的总量"
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("f2")  # the side pane beside the lesson: pane edges under the toast
+        await pilot.pause()
+        for message in (line, f"a{line}"):
+            app.notify(message)
+            await wait_until(pilot, partial(_toast_reads, app, message))
+            await pilot.pause()
+            assert any(message in row.replace(" ", "") for row in screen_lines(app))

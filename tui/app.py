@@ -284,7 +284,9 @@ class ShardbookApp(KeyOrderApp[int]):
         path = self._lesson_path(lesson_id)
         try:
             if path is None:
-                raise ContentError(str(self.content_dir), None, f"no lesson with id {lesson_id!r}")
+                raise ContentError(
+                    str(self.content_dir), None, strings.NO_SUCH_LESSON.format(lesson=lesson_id)
+                )
             self.lesson = load_lesson(path)
             self.lesson_error = ""
         except ContentError as error:

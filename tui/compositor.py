@@ -16,11 +16,19 @@ neither, and sends the terminal the same bytes (tests/test_result_view.py compar
   key's frame: a widget asks for its own size when it refreshes. A repaint moves nothing, so
   the regions of the widgets in view stay known, and only a lookup of a widget out of view
   rebuilds the map.
+
+It also keeps whole a double-width character (Chinese) that lies across the edge of a widget
+*behind* the one drawn there. Textual cuts every line at every widget's edge, front and back
+alike (``Compositor._render_chops``, ``Strip.divide``); a character cut in two becomes two
+spaces, so a message's Chinese text over the edge of a pane under it lost a character at each
+edge (Textualize/textual#6357, open). Here a widget's line is cut only where the widget drawn
+changes: where the same widget is in front on both sides of an edge, its line stays whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
@@ -45,12 +53,59 @@ class SpanCompositor(Compositor):
             self._visible_map = {widget: full_map[widget] for widget in self.visible_widgets}
         super().update_widgets(widgets)
 
+    # Per line of the last render: where a widget's line covers more than one span between
+    # cuts, its start -> its end (what the partial update crops that line to).
+    _wide_ends: list[dict[int, int]] = []
+
     def render_partial_update(self) -> ChopsUpdate | None:
         self._update_regions = list(self._dirty_regions)
         try:
-            return super().render_partial_update()
+            update = super().render_partial_update()
         finally:
             self._update_regions = None
+        if update is not None:
+            for y, ends in enumerate(self._wide_ends):
+                if ends:
+                    pairs = zip(self.cuts[y][:-1], update.chop_ends[y], strict=True)
+                    update.chop_ends[y] = [ends.get(start, end) for start, end in pairs]
+        return update
+
+    def _render_chops(
+        self, crop: Region, is_rendered_line: Callable[[int], bool]
+    ) -> Sequence[Mapping[int, Strip]]:
+        # Textual's chops (the spans between cuts, filled front to back: the first render of
+        # a span wins), but a render's line is divided only where it starts or stops winning
+        # spans. A span it covers past a cut gets an empty strip, so nothing behind claims it.
+        cuts = self.cuts
+        chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
+        self._wide_ends = [{} for _ in cuts]
+        nothing = Strip([], 0)
+        for region, clip, strips in self._get_renders(crop):
+            render_region = region.intersection(clip)
+            render_x = render_region.x
+            first_cut, last_cut = render_region.column_span
+            for y, strip in zip(render_region.line_range, strips, strict=False):
+                if not is_rendered_line(y):
+                    continue
+                line = chops[y]
+                edges = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                runs: list[list[int]] = []  # [index of the first edge, index of the end, won]
+                for index, start in enumerate(edges[:-1]):
+                    won = int(line[start] is None)
+                    if runs and runs[-1][2] == won:
+                        runs[-1][1] = index + 1
+                    else:
+                        runs.append([index, index + 1, won])
+                pieces = strip.divide([edges[end] - render_x for _first, end, _won in runs])
+                for (first, end, won), piece in zip(runs, pieces, strict=False):
+                    if not won:
+                        continue
+                    line[edges[first]] = piece
+                    for covered in edges[first + 1 : end]:
+                        line[covered] = nothing
+                    if end - first > 1:
+                        self._wide_ends[y][edges[first]] = edges[end]
+        return cast("Sequence[Mapping[int, Strip]]", chops)
 
     def _get_renders(
         self, crop: Region | None = None

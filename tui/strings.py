@@ -130,6 +130,7 @@ LESSON_ERROR_HINT = N_(
     "with ctrl+p."
 )
 NO_LESSONS = N_("No lessons found in {folder}.")
+NO_SUCH_LESSON = N_("no lesson with id {lesson!r}")
 
 HELP_TITLE = N_("shardbook — keys")
 HELP_INTRO = N_(
@@ -320,6 +321,8 @@ LAB_INTRO = N_(
 )
 LAB_RUN_COLLECTIVES = N_("Collectives")
 LAB_RUN_MEMORY = N_("Memory")
+LAB_EXPERIMENTS = {"collectives": N_("collectives"), "memory": N_("memory")}
+"""Each experiment as the Lab's status line names it."""
 LAB_RUNNING = N_("Running {what}… (torch starts in a few seconds)")
 LAB_DONE = N_("{what}: done.")
 LAB_FAILED = N_("{what} failed: {error}")

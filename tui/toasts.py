@@ -15,10 +15,11 @@ Why the whole width: Textual 8.2.8 repaints only the cells a toast covered when 
 character (Chinese text beside it), the crop turns the covered half into a space, the terminal
 erases the whole character when that space is written over its first cell, and its other half
 is outside the repainted area: the character stayed blank until the next full repaint (a
-resize). A toast whose sides are the screen's sides has no such edge. The same division
-(``Compositor._render_chops`` cuts every line at every widget's edge, ``Strip.divide``) still
-blanks a double-width character *of the toast's own text* that lies across the edge of a pane
-under it while the toast is shown (Textualize/textual#6357, open): full width cannot help there.
+resize). A toast whose sides are the screen's sides has no such edge. Textual's
+division (``Compositor._render_chops`` cuts every line at every widget's edge,
+``Strip.divide``) also blanks a double-width character *of the toast's own text* that lies
+across the edge of a pane under it (Textualize/textual#6357, open); the main screen's
+compositor (tui/compositor.py) cuts a line only where the widget in front changes.
 """
 
 from __future__ import annotations

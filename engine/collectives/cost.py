@@ -143,7 +143,7 @@ def collective_cost(
     steps, wire, busiest, formula = closed_form(op, name, p, n)
     time_s = steps * alpha + wire / bandwidth
     if not math.isfinite(time_s) or time_s <= 0.0:
-        raise InputError("size_bytes", "is too large or too small for a finite time")
+        raise InputError("size_bytes", _("is too large or too small for a finite time"))
     algbw = n / time_s
     return CollectiveCost(
         op=op,

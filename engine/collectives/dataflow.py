@@ -22,6 +22,7 @@ from engine.collectives.model import (
 )
 from engine.errors import InputError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.units import parse_int
 
 _Move = tuple[int, int, tuple[int, ...], tuple[int, ...], bool]
@@ -216,7 +217,7 @@ def simulate(
         p if size is None else parse_int("size", size, minimum=p, maximum=MAX_SIM_ELEMENTS)
     )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError("seed", "must be a whole number, 0 or more")
+        raise InputError("seed", _("must be a whole number, 0 or more"))
     name = check_algorithm(op, algorithm, p, simulated=True)
     inputs, initial = _initial_state(op, p, total_elements, np.random.default_rng(seed))
 

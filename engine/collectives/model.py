@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 
 Chunk = npt.NDArray[np.int64]
 """One chunk of a rank's buffer: a read-only 1-D array of int64."""
@@ -75,15 +77,17 @@ with p ranks: NCCL-tests writes n for the ranks, here n is always bytes (the MPI
 
 SIZE_CONVENTIONS: Mapping[str, str] = MappingProxyType(
     {
-        "all-reduce": "S = each rank's buffer",
-        "all-gather": "S = the whole gathered array (all ranks' shards)",
-        "reduce-scatter": "S = the whole array before scattering (all ranks' shards)",
-        "all-to-all": "S = each rank's whole send buffer",
-        "broadcast": "S = the root's buffer",
-        "reduce": "S = each rank's buffer",
-        "send-recv": "S = the message each rank sends",
+        "all-reduce": N_("S = each rank's buffer"),
+        "all-gather": N_("S = the whole gathered array (all ranks' shards)"),
+        "reduce-scatter": N_("S = the whole array before scattering (all ranks' shards)"),
+        "all-to-all": N_("S = each rank's whole send buffer"),
+        "broadcast": N_("S = the root's buffer"),
+        "reduce": N_("S = each rank's buffer"),
+        "send-recv": N_("S = the message each rank sends"),
     }
 )
+"""What S (``size_bytes``) measures for each operation: English msgids in the JSON, translated
+with ``gettext`` where a report shows them."""
 
 
 MAX_SIM_RANKS = 128
@@ -169,9 +173,14 @@ class Simulation:
             InputError: ``step`` outside 0..len(steps) (field ``step``).
         """
         if isinstance(step, bool) or not isinstance(step, int):
-            raise InputError("step", "must be a whole number")
+            raise InputError("step", _("must be a whole number"))
         if not 0 <= step <= len(self.steps):
-            raise InputError("step", f"must be between 0 and {len(self.steps)}, got {step}")
+            raise InputError(
+                "step",
+                _("must be between 0 and {count}, got {step}").format(
+                    count=len(self.steps), step=step
+                ),
+            )
         return self.initial if step == 0 else self.steps[step - 1].buffers
 
     @property
@@ -248,7 +257,12 @@ def check_op(op: str) -> str:
         InputError: unknown operation (field ``op``), listing the known ones.
     """
     if op not in ALGORITHMS:
-        raise InputError("op", f"unknown operation {op!r}; use one of {', '.join(OPERATIONS)}")
+        raise InputError(
+            "op",
+            _("unknown operation {op!r}; use one of {choices}").format(
+                op=op, choices=", ".join(OPERATIONS)
+            ),
+        )
     return op
 
 
@@ -285,18 +299,25 @@ def check_algorithm(op: str, algorithm: str | None, ranks: int, simulated: bool 
     algorithm = ALGORITHM_ALIASES.get(op, {}).get(algorithm, algorithm)
     if algorithm not in choices:
         raise InputError(
-            "algorithm", f"{algorithm!r} is not available for {op}; use {' or '.join(choices)}"
+            "algorithm",
+            _("{algorithm!r} is not available for {op}; use {choices}").format(
+                algorithm=algorithm, op=op, choices=_(" or ").join(choices)
+            ),
         )
     if simulated and algorithm not in ALGORITHMS[op]:
         raise InputError(
             "algorithm",
-            f"{algorithm} is costed, not simulated: NCCL pipelines many small chunks through two "
-            "trees at once; binomial shows one tree's reduce and broadcast step by step",
+            _(
+                "{algorithm} is costed, not simulated: NCCL pipelines many small chunks through "
+                "two trees at once; binomial shows one tree's reduce and broadcast step by step"
+            ).format(algorithm=algorithm),
         )
     if algorithm == "halving-doubling" and op != "all-reduce" and not is_power_of_two(ranks):
         raise InputError(
             "ranks",
-            f"halving-doubling {op} needs a power-of-two rank count, got {ranks}; use ring",
+            _(
+                "halving-doubling {op} needs a power-of-two rank count, got {ranks}; use ring"
+            ).format(op=op, ranks=ranks),
         )
     return algorithm
 

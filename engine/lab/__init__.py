@@ -17,13 +17,18 @@ from __future__ import annotations
 import importlib.util
 
 from engine.errors import ShardbookError
+from engine.i18n import gettext
 
 TORCH_PIN = "2.13.0"
 INSTALL_COMMAND = ".venv/bin/pip install -e '.[lab]'"
-INSTALL_HINT = (
-    f"the lab needs PyTorch (the 'lab' extra, torch=={TORCH_PIN}, CPU build); install it with "
-    f"{INSTALL_COMMAND}"
-)
+
+
+def install_hint() -> str:
+    """What the lab needs and the command that installs it, in the interface language."""
+    return gettext(
+        "the lab needs PyTorch (the 'lab' extra, torch=={pin}, CPU build); install it with "
+        "{command}"
+    ).format(pin=TORCH_PIN, command=INSTALL_COMMAND)
 
 
 class LabError(ShardbookError):
@@ -48,4 +53,4 @@ def torch_available() -> bool:
 def require_torch() -> None:
     """Raise :class:`LabError` with the install command when torch is missing."""
     if not torch_available():
-        raise LabError(INSTALL_HINT)
+        raise LabError(install_hint())

@@ -40,6 +40,7 @@ from engine.collectives import (
     simulate,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.lab import LabError, require_torch
 from engine.lab.ranks import EXIT_ORPHANED, EXIT_RANK_FAILED, EXIT_TIMEOUT, loopback_interface
 from engine.units import parse_bytes, parse_int, parse_time
@@ -182,7 +183,9 @@ def _checked_ops(ops: Sequence[str] | None) -> tuple[str, ...]:
     if ops is None:
         return OPERATIONS
     if isinstance(ops, str) or not ops:
-        raise InputError("op", f"give one or more of {', '.join(OPERATIONS)}")
+        raise InputError(
+            "op", _("give one or more of {choices}").format(choices=", ".join(OPERATIONS))
+        )
     return tuple(dict.fromkeys(check_op(op) for op in ops))
 
 
@@ -219,19 +222,27 @@ def run_collectives(
     names = _checked_ops(ops)
     n = world if size is None else parse_int("size", size, minimum=world, maximum=MAX_LAB_ELEMENTS)
     if n % world:
-        raise InputError("size", f"must be a multiple of the rank count {world}, got {n}")
+        raise InputError(
+            "size",
+            _("must be a multiple of the rank count {world}, got {n}").format(world=world, n=n),
+        )
     payload = parse_bytes("timing_bytes", timing_bytes)
     if not 8 <= payload <= MAX_TIMING_BYTES:
-        raise InputError("timing_bytes", "must be between 8 B and 64 MiB")
+        raise InputError("timing_bytes", _("must be between 8 B and 64 MiB"))
     elements = max(world, int(payload) // 8 // world * world)
     count = parse_int("repeats", repeats, minimum=1, maximum=1000)
     timeout = parse_time("timeout_s", timeout_s)
     if not 0 < timeout <= 3600:
-        raise InputError("timeout_s", "must be more than 0 and at most 3600 seconds")
+        raise InputError("timeout_s", _("must be more than 0 and at most 3600 seconds"))
     if inject is not None and (
         not 0 <= inject[0] < world or inject[1] not in INJECT_KINDS or isinstance(inject[0], bool)
     ):
-        raise InputError("inject", f"must be (rank below {world}, one of {INJECT_KINDS})")
+        raise InputError(
+            "inject",
+            _("must be (rank below {world}, one of {kinds})").format(
+                world=world, kinds=INJECT_KINDS
+            ),
+        )
     require_torch()
     simulations = {op: simulate(op, world, n) for op in names}
     config = {
@@ -280,20 +291,35 @@ def _launch(folder: Path, timeout: float) -> tuple[list[dict[str, Any]], tuple[i
     pids = _read_pids(folder)
     _end_stragglers(pids)
     if code == EXIT_TIMEOUT:
-        raise LabError(f"the ranks did not finish within {timeout:g} s; all were ended", pids)
+        raise LabError(
+            _("the ranks did not finish within {timeout:g} s; all were ended").format(
+                timeout=timeout
+            ),
+            pids,
+        )
     if code == EXIT_RANK_FAILED:
         rank, message = _first_failure(folder)
-        raise LabError(f"rank {rank} failed: {message}; all ranks were ended", pids)
+        raise LabError(
+            _("rank {rank} failed: {message}; all ranks were ended").format(
+                rank=rank, message=message
+            ),
+            pids,
+        )
     if code != 0:
-        reason = "lost its parent" if code == EXIT_ORPHANED else f"exited with status {code}"
         tail = (folder / "launcher.log").read_text(encoding="utf-8", errors="replace")
         last = tail.strip().splitlines()[-1] if tail.strip() else ""
-        raise LabError(f"the rank launcher {reason}: {last}".rstrip(": "), pids)
+        if code == EXIT_ORPHANED:
+            failure = _("the rank launcher lost its parent")
+        else:
+            failure = _("the rank launcher exited with status {code}").format(code=code)
+        raise LabError(
+            _("{failure}: {last}").format(failure=failure, last=last) if last else failure, pids
+        )
     reports = []
     for rank in range(len(pids)):
         path = folder / f"rank_{rank}.json"
         if not path.is_file():
-            raise LabError(f"rank {rank} wrote no result", pids)
+            raise LabError(_("rank {rank} wrote no result").format(rank=rank), pids)
         reports.append(json.loads(path.read_text(encoding="utf-8")))
     return reports, pids
 

@@ -194,9 +194,14 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
     for name in ("layers", "hidden", "heads", "seq", "micro_batch_size", "vocab"):
         whole_number(name, getattr(spec, name))
     if isinstance(spec.seed, bool) or not isinstance(spec.seed, int) or spec.seed < 0:
-        raise InputError("seed", "must be a whole number, 0 or more")
+        raise InputError("seed", _("must be a whole number, 0 or more"))
     if spec.hidden % spec.heads:
-        raise InputError("heads", f"must divide hidden ({spec.hidden}); {spec.heads} do not")
+        raise InputError(
+            "heads",
+            _("must divide hidden ({hidden}); {heads} do not").format(
+                hidden=spec.hidden, heads=spec.heads
+            ),
+        )
     one_of("dtype", spec.dtype, DTYPES)
     one_of("device", spec.device, DEVICES)
     largest = max(
@@ -206,7 +211,7 @@ def check_spec(spec: MemorySpec) -> MemorySpec:
         spec.vocab * spec.hidden,
     )
     if largest > MAX_ELEMENTS:
-        raise InputError("hidden", "the model or batch is too large for a lab run; use smaller")
+        raise InputError("hidden", _("the model or batch is too large for a lab run; use smaller"))
     return spec
 
 
@@ -416,7 +421,7 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
     import torch
 
     if spec.device == "cuda" and not torch.cuda.is_available():
-        raise InputError("device", "CUDA is not available on this machine; use cpu")
+        raise InputError("device", _("CUDA is not available on this machine; use cpu"))
     dtype = torch.float32 if spec.dtype == "fp32" else torch.bfloat16
     if spec.device == "cuda":
         torch.cuda.reset_peak_memory_stats()
@@ -437,7 +442,9 @@ def measure_memory(spec: MemorySpec | None = None) -> MemoryResult:
         loss.backward()
         optimizer.step()
     except RuntimeError as error:
-        raise LabError(f"the training step failed: {str(error).splitlines()[0]}") from None
+        raise LabError(
+            _("the training step failed: {error}").format(error=str(error).splitlines()[0])
+        ) from None
     cuda_peak = int(torch.cuda.max_memory_allocated()) if spec.device == "cuda" else None
 
     def nbytes(t: Any) -> int:

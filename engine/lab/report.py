@@ -127,8 +127,8 @@ def memory_report(result: MemoryResult) -> str:
     ]
     for act in result.activations:
         lines.append(
-            f"  {act.name:<32} {_b(act.formula_bytes):>11} {_b(act.measured_bytes):>11} "
-            f"{_b(act.difference):>12}"
+            f"  {pad_cells(act.name, 32)} {_b(act.formula_bytes):>11} "
+            f"{_b(act.measured_bytes):>11} {_b(act.difference):>12}"
         )
         if act.saved:
             lines.append("    " + _("saved: {tensors}").format(tensors=", ".join(act.saved)))

@@ -140,7 +140,9 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     ):
         for key, value in (*per_rank.items(), ("naive", naive), ("host", offloaded)):
             if not math.isfinite(value) or value < 0:
-                raise InputError("params", f"the {key} figure overflows; use smaller sizes")
+                raise InputError(
+                    "params", _("the {key} figure overflows; use smaller sizes").format(key=key)
+                )
     if spec.layers is not None and spec.pp > 1 and spec.layers % spec.pp:
         layers_here = chosen.layers
         uneven = (
@@ -238,7 +240,7 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageActivations
         return None
     if spec.layers is None or spec.hidden is None or spec.heads is None:
         missing = next(n for n in ("layers", "hidden", "heads") if getattr(spec, n) is None)
-        raise InputError(missing, "activations need layers, hidden and heads with seq")
+        raise InputError(missing, _("activations need layers, hidden and heads with seq"))
     return stage_activation_bytes(
         seq=spec.seq,
         micro_batch_size=spec.micro_batch_size,

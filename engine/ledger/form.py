@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.ledger.model import DEFAULT_LORA_TARGETS
 from engine.ledger.validate import checked_targets
 from engine.units import parse_bytes, parse_count, parse_int
@@ -115,8 +116,10 @@ def parse_device_memory(field: str, text: str) -> float:
     if value < MIN_DEVICE_MEMORY_BYTES:
         raise InputError(
             field,
-            f"{text.strip()!r} is {value:g} bytes, less than any accelerator has; was the unit "
-            "left out? (80GB = 80e9 bytes, 80GiB = 80 x 2^30)",
+            _(
+                "{text!r} is {value:g} bytes, less than any accelerator has; was the unit left "
+                "out? (80GB = 80e9 bytes, 80GiB = 80 x 2^30)"
+            ).format(text=text.strip(), value=value),
         )
     return value
 

@@ -135,7 +135,10 @@ def placement(
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
-            "params", f"give the parameter count, or the architecture ({missing} is missing)"
+            "params",
+            _("give the parameter count, or the architecture ({missing} is missing)").format(
+                missing=missing
+            ),
         )
     p, tp, ep = spec.pp, spec.tp, spec.ep
     n_d = spec.dp * spec.cp
@@ -239,16 +242,18 @@ def expert_share(spec: LedgerSpec) -> float:
     if spec.expert_param_share is not None:
         share = finite_number("expert_param_share", spec.expert_param_share, allow_zero=True)
         if share >= 1:
-            raise InputError("expert_param_share", "must be below 1 (a share of the parameters)")
+            raise InputError("expert_param_share", _("must be below 1 (a share of the parameters)"))
         if experts == 1 and share > 0:
-            raise InputError("expert_param_share", "needs more than one expert")
+            raise InputError("expert_param_share", _("needs more than one expert"))
         return share
     if experts == 1:
         return 0.0
     raise InputError(
         "experts",
-        "the experts' share of the parameters is unknown: give the architecture "
-        "(layers, hidden, vocab) or the share",
+        _(
+            "the experts' share of the parameters is unknown: give the architecture (layers, "
+            "hidden, vocab) or the share"
+        ),
     )
 
 
@@ -324,7 +329,7 @@ def deepspeed_largest_layer(
     if spec.largest_layer_params is not None:
         largest = finite_number("largest_layer_params", spec.largest_layer_params)
         if largest > shard.params_total:
-            raise InputError("largest_layer_params", "cannot exceed the parameter count")
+            raise InputError("largest_layer_params", _("cannot exceed the parameter count"))
         origin = N_("given")
     elif shard.size is not None:
         largest = shard.size.largest_module

@@ -23,6 +23,7 @@ from engine.checks import (
     zero_stage,
 )
 from engine.errors import InputError
+from engine.i18n import gettext
 from engine.ledger.model import (
     CONVENTIONS,
     DEFAULT_LORA_TARGETS,
@@ -47,16 +48,24 @@ def checked_targets(names: object) -> tuple[str, ...]:
         InputError: (field ``lora_targets``) not a list, an unknown name, none, or one twice.
     """
     if isinstance(names, str) or not isinstance(names, tuple | list):
-        raise InputError("lora_targets", f"expected a list of names, got {names!r}")
+        raise InputError(
+            "lora_targets", gettext("expected a list of names, got {names!r}").format(names=names)
+        )
     for name in names:
         if name not in LORA_TARGETS:
             raise InputError(
-                "lora_targets", f"{name!r} is not one of {', '.join(LORA_TARGETS)} (comma list)"
+                "lora_targets",
+                gettext("{name!r} is not one of {choices} (comma list)").format(
+                    name=name, choices=", ".join(LORA_TARGETS)
+                ),
             )
     if not names:
-        raise InputError("lora_targets", f"name at least one of {', '.join(LORA_TARGETS)}")
+        raise InputError(
+            "lora_targets",
+            gettext("name at least one of {choices}").format(choices=", ".join(LORA_TARGETS)),
+        )
     if len(set(names)) != len(names):
-        raise InputError("lora_targets", "a target is named twice")
+        raise InputError("lora_targets", gettext("a target is named twice"))
     return tuple(names)
 
 
@@ -119,7 +128,9 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     for name in _FLAG_FIELDS:
         flag(name, getattr(spec, name))
     if spec.model is not None and not isinstance(spec.model, str):
-        raise InputError("model", f"expected a preset name, got {spec.model!r}")
+        raise InputError(
+            "model", gettext("expected a preset name, got {model!r}").format(model=spec.model)
+        )
     # Whole numbers typed as floats (2.0) are normalized to int; anything else must already be one.
     values = _SHAPE_VALUES(spec)
     key = tuple(zip(map(type, values), values, strict=True))
@@ -144,40 +155,65 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     if spec.gpu_memory is not None:
         finite_number("gpu_memory", spec.gpu_memory)
     if spec.heads is not None and spec.heads % spec.tp:
-        raise InputError("tp", f"must divide heads ({spec.heads}); TP {spec.tp} does not")
+        raise InputError(
+            "tp",
+            gettext("must divide heads ({heads}); TP {tp} does not").format(
+                heads=spec.heads, tp=spec.tp
+            ),
+        )
     if spec.kv_heads is not None and spec.kv_heads % spec.tp:
         raise InputError(
-            "tp", f"must divide the key/value heads ({spec.kv_heads}); TP {spec.tp} does not"
+            "tp",
+            gettext("must divide the key/value heads ({kv_heads}); TP {tp} does not").format(
+                kv_heads=spec.kv_heads, tp=spec.tp
+            ),
         )
     if spec.layers is not None and spec.pp > spec.layers:
-        raise InputError("pp", f"{spec.pp} stages need at least {spec.pp} layers")
+        raise InputError("pp", gettext("{pp} stages need at least {pp} layers").format(pp=spec.pp))
     experts = spec.experts or 1
     if spec.ep > experts or experts % spec.ep:
-        raise InputError("ep", f"must divide the number of experts ({experts})")
+        raise InputError(
+            "ep", gettext("must divide the number of experts ({experts})").format(experts=experts)
+        )
     if (spec.dp * spec.cp) % spec.ep:
-        raise InputError("ep", f"must divide DP·CP ({spec.dp * spec.cp}): experts spread over DP")
+        raise InputError(
+            "ep",
+            gettext("must divide DP·CP ({value}): experts spread over DP").format(
+                value=spec.dp * spec.cp
+            ),
+        )
     if spec.seq is None:
         if spec.recompute != "none":
-            raise InputError("seq", "activation recomputation needs the sequence length")
+            raise InputError("seq", gettext("activation recomputation needs the sequence length"))
         if spec.sequence_parallel:
-            raise InputError("seq", "sequence parallelism needs the sequence length")
+            raise InputError("seq", gettext("sequence parallelism needs the sequence length"))
     elif spec.model is not None:
         longest = get_preset(spec.model).max_seq
         if longest is not None and spec.seq > longest:
-            raise InputError("seq", f"{spec.model} takes at most {longest} tokens per sequence")
+            raise InputError(
+                "seq",
+                gettext("{model} takes at most {longest} tokens per sequence").format(
+                    model=spec.model, longest=longest
+                ),
+            )
     if spec.offload == "optimizer" and spec.zero_stage < 1:
-        raise InputError("offload", "offloading the optimizer needs ZeRO stage 1, 2 or 3")
+        raise InputError("offload", gettext("offloading the optimizer needs ZeRO stage 1, 2 or 3"))
     if spec.offload == "optimizer+params" and spec.zero_stage != 3:
-        raise InputError("offload", "offloading the parameters needs ZeRO-3 (ZeRO-Infinity)")
+        raise InputError(
+            "offload", gettext("offloading the parameters needs ZeRO-3 (ZeRO-Infinity)")
+        )
     if spec.finetune != "full":
         if spec.layers is None or spec.hidden is None:
             raise InputError(
-                "finetune", "LoRA needs the architecture: give a model, or layers and hidden"
+                "finetune",
+                gettext("LoRA needs the architecture: give a model, or layers and hidden"),
             )
         if spec.finetune == "qlora" and spec.vocab is None:
-            raise InputError("finetune", "QLoRA's 4-bit share needs the vocabulary too")
+            raise InputError("finetune", gettext("QLoRA's 4-bit share needs the vocabulary too"))
         if "gate" in spec.lora_targets and spec.mlp == "gelu":
-            raise InputError("lora_targets", "gate exists only in a gated MLP (swiglu, geglu)")
+            raise InputError(
+                "lora_targets", gettext("gate exists only in a gated MLP (swiglu, geglu)")
+            )
     return spec, shape
 
 
@@ -188,15 +224,22 @@ def node_layout(spec: LedgerSpec) -> tuple[int, int]:
     if gpn is not None and nodes is not None:
         if gpn * nodes != world:
             raise InputError(
-                "nodes", f"{nodes} nodes × {gpn} GPUs per node is not the world size {world}"
+                "nodes",
+                gettext("{nodes} nodes × {gpn} GPUs per node is not the world size {world}").format(
+                    nodes=nodes, gpn=gpn, world=world
+                ),
             )
         return gpn, nodes
     if gpn is not None:
         if world % gpn:
-            raise InputError("gpus_per_node", f"must divide the world size {world}")
+            raise InputError(
+                "gpus_per_node", gettext("must divide the world size {world}").format(world=world)
+            )
         return gpn, world // gpn
     if nodes is not None:
         if world % nodes:
-            raise InputError("nodes", f"must divide the world size {world}")
+            raise InputError(
+                "nodes", gettext("must divide the world size {world}").format(world=world)
+            )
         return world // nodes, nodes
     return world, 1

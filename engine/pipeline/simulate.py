@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import InputError
+from engine.i18n import gettext
 from engine.pipeline.closed_form import (
     ClosedForm,
     bubble_fraction,
@@ -133,8 +134,9 @@ def check_simulated_size(spec: PipelineSpec) -> None:
     if size > MAX_SIMULATED_CHUNK_MICROBATCHES:
         raise InputError(
             "num_microbatches",
-            f"p*m*v = {size} is more than this simulator runs "
-            f"({MAX_SIMULATED_CHUNK_MICROBATCHES}); lower m, p or v",
+            gettext(
+                "p*m*v = {size} is more than this simulator runs ({maximum}); lower m, p or v"
+            ).format(size=size, maximum=MAX_SIMULATED_CHUNK_MICROBATCHES),
         )
 
 

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from engine import sources
 from engine.checks import finite_number, one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import gettext as _
 
 IntArray = npt.NDArray[np.int64]
 
@@ -95,7 +96,9 @@ class PipelineSpec:
         if self.virtual_stages > 1 and self.schedule != "interleaved-1f1b":
             raise InputError(
                 "virtual_stages",
-                f"only interleaved-1f1b splits a stage into chunks; use 1 with {self.schedule}",
+                _("only interleaved-1f1b splits a stage into chunks; use 1 with {schedule}").format(
+                    schedule=self.schedule
+                ),
             )
         if self.schedule == "interleaved-1f1b" and self.num_microbatches % self.stages:
             lower = self.num_microbatches // self.stages * self.stages
@@ -103,8 +106,10 @@ class PipelineSpec:
             hint = f"try m={lower} or m={upper}" if lower else f"try m={upper}"
             raise InputError(
                 "num_microbatches",
-                "Interleaved 1F1B needs m to be a multiple of p "
-                f"(m={self.num_microbatches}, p={self.stages}); {hint}",
+                _(
+                    "Interleaved 1F1B needs m to be a multiple of p "
+                    "(m={num_microbatches}, p={stages}); {hint}"
+                ).format(num_microbatches=self.num_microbatches, stages=self.stages, hint=hint),
             )
 
     @property
@@ -149,8 +154,16 @@ def micro_batches_from_batch(global_batch: int, micro_batch_size: int, dp: int) 
     if g % per_pipeline:
         raise InputError(
             "global_batch",
-            f"{g} is not a multiple of micro-batch size x DP = {b} x {d} = {per_pipeline} "
-            f"(m would be {g / per_pipeline:g})",
+            _(
+                "{global_batch} is not a multiple of micro-batch size x DP = {micro_batch} x {dp} "
+                "= {per_pipeline} (m would be {value:g})"
+            ).format(
+                global_batch=g,
+                micro_batch=b,
+                dp=d,
+                per_pipeline=per_pipeline,
+                value=g / per_pipeline,
+            ),
         )
     return g // per_pipeline
 

@@ -184,7 +184,10 @@ def draw_timeline(
     label_width = len(f"stage {p - 1} ")
     columns = width - label_width
     if columns < 10:
-        raise InputError("width", f"must be at least {label_width + 10} for {p} stages")
+        raise InputError(
+            "width",
+            _("must be at least {value} for {p} stages").format(value=label_width + 10, p=p),
+        )
     if cancelled():
         raise SimulationCancelled
     unit, drawn, rounded = _grid(result, cancelled)

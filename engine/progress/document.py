@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 
 from engine.errors import InputError, ProgressError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.timefmt import parse_utc, utc_iso
 
 SCHEMA_VERSION = 3
@@ -118,9 +119,13 @@ class LessonProgress:
                 not in :data:`RATING_LEVELS` (field ``level``).
         """
         if phase not in RATING_PHASES:
-            raise InputError("phase", f"use one of {', '.join(RATING_PHASES)}")
+            raise InputError(
+                "phase", _("use one of {choices}").format(choices=", ".join(RATING_PHASES))
+            )
         if level is not None and level not in RATING_LEVELS:
-            raise InputError("level", f"use one of {', '.join(RATING_LEVELS)}")
+            raise InputError(
+                "level", _("use one of {choices}").format(choices=", ".join(RATING_LEVELS))
+            )
         rating = dict(self.ratings.get(objective_id, {}))
         if level is None:
             rating.pop(phase, None)
@@ -205,7 +210,7 @@ def check_lesson_id(lesson_id: str) -> None:
         ProgressError: not 1-64 letters, digits, ``-`` or ``_``.
     """
     if not _LESSON_ID_RE.match(lesson_id):
-        raise ProgressError(lesson_id, "lesson id is not a safe file name")
+        raise ProgressError(lesson_id, _("lesson id is not a safe file name"))
 
 
 def _text_map(path: Path, data: dict[str, Any], key: str) -> dict[str, str]:
@@ -213,7 +218,7 @@ def _text_map(path: Path, data: dict[str, Any], key: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
-        raise ProgressError(str(path), f"'{key}' must map ids to text")
+        raise ProgressError(str(path), _("'{key}' must map ids to text").format(key=key))
     return dict(value)
 
 
@@ -230,12 +235,16 @@ def migrate(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ProgressError(str(path), f"unknown schema_version {version!r}")
+        raise ProgressError(
+            str(path), _("unknown schema_version {version!r}").format(version=version)
+        )
     if version > SCHEMA_VERSION:
         raise NewerVersionError(
             str(path),
-            f"was written by a newer shardbook (schema_version {version}; this one reads up to "
-            f"{SCHEMA_VERSION}); it was left untouched and this lesson will not be saved over it",
+            _(
+                "was written by a newer shardbook (schema_version {version}; this one reads up "
+                "to {supported}); it was left untouched and this lesson will not be saved over it"
+            ).format(version=version, supported=SCHEMA_VERSION),
         )
     while version < SCHEMA_VERSION:
         data = {**MIGRATIONS[version](dict(data)), "schema_version": version + 1}
@@ -250,28 +259,32 @@ def progress_from_data(path: Path, data: dict[str, Any], lesson_id: str) -> Less
         ProgressError: a key with the wrong shape (named), or another lesson's file.
     """
     if data.get("lesson") != lesson_id:
-        raise ProgressError(str(path), f"belongs to lesson {data.get('lesson')!r}")
+        raise ProgressError(
+            str(path), _("belongs to lesson {lesson!r}").format(lesson=data.get("lesson"))
+        )
     status = data.get("status", "not-started")
     if status not in STATUSES:
-        raise ProgressError(str(path), f"unknown status {status!r}")
+        raise ProgressError(str(path), _("unknown status {status!r}").format(status=status))
     revealed = data.get("revealed") or []
     if not isinstance(revealed, list) or not all(isinstance(x, str) for x in revealed):
-        raise ProgressError(str(path), "'revealed' must be a list of ids")
+        raise ProgressError(str(path), _("'revealed' must be a list of ids"))
     forms_raw = data.get("forms") or {}
     figures_raw = data.get("figures") or {}
     if not isinstance(forms_raw, dict) or not isinstance(figures_raw, dict):
-        raise ProgressError(str(path), "'forms' and 'figures' must be mappings")
+        raise ProgressError(str(path), _("'forms' and 'figures' must be mappings"))
     forms = {str(name): _text_map(path, forms_raw, name) for name in forms_raw}
     figures: dict[str, dict[str, float]] = {}
     for name, values in figures_raw.items():
         if not isinstance(values, dict) or not all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in values.values()
         ):
-            raise ProgressError(str(path), f"'figures.{name}' must map names to numbers")
+            raise ProgressError(
+                str(path), _("'figures.{name}' must map names to numbers").format(name=name)
+            )
         figures[str(name)] = {str(k): float(v) for k, v in values.items()}
     quiz = data.get("quiz") or {}
     if not isinstance(quiz, dict):
-        raise ProgressError(str(path), "'quiz' must be a mapping")
+        raise ProgressError(str(path), _("'quiz' must be a mapping"))
     return LessonProgress(
         lesson_id=lesson_id,
         status=status,
@@ -294,14 +307,14 @@ def progress_from_data(path: Path, data: dict[str, Any], lesson_id: str) -> Less
 def _id_list(path: Path, data: dict[str, Any], key: str) -> list[str]:
     value = data.get(key) or []
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise ProgressError(str(path), f"'{key}' must be a list of ids")
+        raise ProgressError(str(path), _("'{key}' must be a list of ids").format(key=key))
     return list(dict.fromkeys(value))
 
 
 def _ratings(path: Path, data: dict[str, Any]) -> dict[str, dict[str, str]]:
     value = data.get("ratings") or {}
     if not isinstance(value, dict):
-        raise ProgressError(str(path), "'ratings' must map objective ids to ratings")
+        raise ProgressError(str(path), _("'ratings' must map objective ids to ratings"))
     ratings: dict[str, dict[str, str]] = {}
     for objective_id, rating in value.items():
         if (
@@ -313,8 +326,11 @@ def _ratings(path: Path, data: dict[str, Any]) -> dict[str, dict[str, str]]:
         ):
             raise ProgressError(
                 str(path),
-                f"'ratings.{objective_id}' must map {' / '.join(RATING_PHASES)} to one of "
-                f"{', '.join(RATING_LEVELS)}",
+                _("'ratings.{objective_id}' must map {choices} to one of {choices2}").format(
+                    objective_id=objective_id,
+                    choices=" / ".join(RATING_PHASES),
+                    choices2=", ".join(RATING_LEVELS),
+                ),
             )
         if rating:
             ratings[objective_id] = dict(rating)
@@ -325,7 +341,10 @@ def _looked(path: Path, data: dict[str, Any]) -> dict[str, str]:
     looked = _text_map(path, data, "looked")
     for note_id, stamp in looked.items():
         if parse_utc(stamp) is None:
-            raise ProgressError(str(path), f"'looked.{note_id}' must be an ISO 8601 UTC time")
+            raise ProgressError(
+                str(path),
+                _("'looked.{note_id}' must be an ISO 8601 UTC time").format(note_id=note_id),
+            )
     return looked
 
 
@@ -336,7 +355,7 @@ SESSION_KEYS = ("start", "end", "steps_finished", "answers_written")
 def _sessions(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
     value = data.get("sessions") or []
     if not isinstance(value, list):
-        raise ProgressError(str(path), "'sessions' must be a list")
+        raise ProgressError(str(path), _("'sessions' must be a list"))
     for index, entry in enumerate(value):
         if (
             not isinstance(entry, dict)
@@ -350,8 +369,10 @@ def _sessions(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
         ):
             raise ProgressError(
                 str(path),
-                f"'sessions[{index}]' must hold start and end (ISO 8601 UTC times), "
-                "steps_finished and answers_written (lists of ids)",
+                _(
+                    "'sessions[{index}]' must hold start and end (ISO 8601 UTC times), "
+                    "steps_finished and answers_written (lists of ids)"
+                ).format(index=index),
             )
     return [_copy_session(entry) for entry in value]
 
@@ -359,7 +380,7 @@ def _sessions(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
 def _drafts(path: Path, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     value = data.get("drafts") or {}
     if not isinstance(value, dict):
-        raise ProgressError(str(path), "'drafts' must map quiz item ids to drafts")
+        raise ProgressError(str(path), _("'drafts' must map quiz item ids to drafts"))
     for item_id, draft in value.items():
         if (
             not isinstance(item_id, str)
@@ -369,6 +390,9 @@ def _drafts(path: Path, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
             or not isinstance(draft["params"], dict)
         ):
             raise ProgressError(
-                str(path), f"'drafts.{item_id}' must hold text (the answer typed) and params"
+                str(path),
+                _("'drafts.{item_id}' must hold text (the answer typed) and params").format(
+                    item_id=item_id
+                ),
             )
     return copy.deepcopy(value)

@@ -15,14 +15,16 @@ from typing import Any
 import yaml
 
 from engine.errors import ProgressError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 
 # What the learner can do about each error a save meets (errno -> plain words).
 _ERRNO_WORDS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-    errno.EROFS: "the folder is on a read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EDQUOT: N_("the disk quota is used up"),
+    errno.EROFS: N_("the folder is on a read-only file system"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
 }
 
 
@@ -87,7 +89,7 @@ def dump_checked(data: dict[str, Any], cache: dict[str, tuple[str, str]], path: 
         if cached is None or cached[0] != fingerprint:
             text = dump_yaml({key: value})
             if safe_load_yaml(text) != {key: value}:
-                raise ProgressError(str(path), "the text could not be stored exactly; not saved")
+                raise ProgressError(str(path), _("the text could not be stored exactly; not saved"))
             cached = cache[key] = (fingerprint, text)
         parts.append(cached[1])
     return "".join(parts)
@@ -134,4 +136,6 @@ def describe_os_error(error: OSError) -> str:
     """Plain words for a failed write: "the disk is full (No space left on device)"."""
     detail = error.strerror or str(error)
     words = _ERRNO_WORDS.get(error.errno or 0)
-    return f"{words} ({detail})" if words else detail
+    if not words:
+        return detail
+    return _("{words} ({detail})").format(words=_(words), detail=detail)

@@ -15,6 +15,7 @@ import yaml
 from filelock import FileLock, Timeout
 
 from engine.errors import ProgressError
+from engine.i18n import gettext as _
 from engine.progress.document import (
     LessonProgress,
     NewerVersionError,
@@ -51,11 +52,11 @@ def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
     try:
         data = safe_load_yaml(text)
     except yaml.YAMLError as error:
-        raise ProgressError(str(path), f"not valid YAML ({error})") from None
+        raise ProgressError(str(path), _("not valid YAML ({error})").format(error=error)) from None
     except RecursionError:
-        raise ProgressError(str(path), "not valid YAML (nested too deeply)") from None
+        raise ProgressError(str(path), _("not valid YAML (nested too deeply)")) from None
     if not isinstance(data, dict):
-        raise ProgressError(str(path), "not a progress file (expected a mapping)")
+        raise ProgressError(str(path), _("not a progress file (expected a mapping)"))
     return progress_from_data(path, migrate(path, data), lesson_id)
 
 
@@ -170,20 +171,27 @@ class ProgressStore:
         except FileNotFoundError:
             return LoadResult(LessonProgress(lesson_id))
         except OSError as error:
-            raise ProgressError(str(path), f"cannot be read ({describe_os_error(error)})") from None
+            raise ProgressError(
+                str(path),
+                _("cannot be read ({reason})").format(reason=describe_os_error(error)),
+            ) from None
         try:
             return LoadResult(_parse(path, raw.decode("utf-8-sig"), lesson_id))
         except NewerVersionError:
             raise
         except (UnicodeDecodeError, ProgressError) as error:
-            reason = "not valid UTF-8" if isinstance(error, UnicodeDecodeError) else error.message
-            if not quarantine:
-                raise ProgressError(str(path), f"cannot be read: {reason}") from None
-            aside = self._quarantine(path)
-            message = (
-                f"{path.name} could not be read ({reason}); it was kept as {aside.name} "
-                "and a new file was started. Nothing was deleted."
+            reason = (
+                _("not valid UTF-8") if isinstance(error, UnicodeDecodeError) else error.message
             )
+            if not quarantine:
+                raise ProgressError(
+                    str(path), _("cannot be read: {reason}").format(reason=reason)
+                ) from None
+            aside = self._quarantine(path)
+            message = _(
+                "{file} could not be read ({reason}); it was kept as {aside} and a new file "
+                "was started. Nothing was deleted."
+            ).format(file=path.name, reason=reason, aside=aside.name)
             return LoadResult(LessonProgress(lesson_id), quarantined=aside, message=message)
 
     def _quarantine(self, path: Path) -> Path:
@@ -194,7 +202,9 @@ class ProgressStore:
         except OSError as error:
             raise ProgressError(
                 str(path),
-                f"is unreadable and could not be moved aside ({describe_os_error(error)})",
+                _("is unreadable and could not be moved aside ({reason})").format(
+                    reason=describe_os_error(error)
+                ),
             ) from None
         return aside
 
@@ -214,12 +224,17 @@ class ProgressStore:
         path = self.path_for(progress.lesson_id)
         self.merged = False
         if progress.lesson_id in self._blocked:
-            raise ProgressError(str(path), f"not saved: {self._blocked[progress.lesson_id]}")
+            raise ProgressError(
+                str(path),
+                _("not saved: {reason}").format(reason=self._blocked[progress.lesson_id]),
+            )
         if self._lock is not None and not self.lock():
             raise ProgressError(
                 str(self.folder),
-                "another shardbook window is using this progress folder, so this one is "
-                "read-only; close the other window, then save again",
+                _(
+                    "another shardbook window is using this progress folder, so this one is "
+                    "read-only; close the other window, then save again"
+                ),
             )
         previous = progress.updated
         progress.updated = utc_iso(utc_now())
@@ -237,7 +252,8 @@ class ProgressStore:
         except OSError as error:
             progress.updated = previous
             raise ProgressError(
-                str(path), f"could not be saved: {describe_os_error(error)}"
+                str(path),
+                _("could not be saved: {reason}").format(reason=describe_os_error(error)),
             ) from None
         if self.merged:
             merged = progress_from_data(path, data, progress.lesson_id)

@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Callable
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.timefmt import utc_iso
 
 Clock = Callable[[], dt.datetime]
@@ -23,7 +24,7 @@ def as_utc(moment: dt.datetime, field_name: str = "clock") -> dt.datetime:
         InputError: ``moment`` is naive (field ``field_name``).
     """
     if moment.tzinfo is None:
-        raise InputError(field_name, "needs a timezone-aware datetime (UTC)")
+        raise InputError(field_name, _("needs a timezone-aware datetime (UTC)"))
     return moment.astimezone(dt.UTC)
 
 

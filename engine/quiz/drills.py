@@ -120,7 +120,12 @@ def get_drill(template: str) -> Drill:
         InputError: unknown template (field ``template``).
     """
     if template not in DRILLS:
-        raise InputError("template", f"unknown drill {template!r}; use one of {tuple(DRILLS)}")
+        raise InputError(
+            "template",
+            _("unknown drill {template!r}; use one of {choices}").format(
+                template=template, choices=tuple(DRILLS)
+            ),
+        )
     return DRILLS[template]
 
 

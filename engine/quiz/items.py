@@ -11,6 +11,7 @@ import random
 from typing import Final
 
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.quiz.drills import DRILLS, drill_params, make_drill
 from engine.quiz.matching import make_matching, matching_params
@@ -103,4 +104,7 @@ def ask(
                 )
     if item.kind == "misconception" and item.ref in MISCONCEPTIONS:
         return misconception_question(item, lesson)
-    raise InputError("item", f"{item.id!r} is not an item of lesson {lesson.id}")
+    raise InputError(
+        "item",
+        _("{item!r} is not an item of lesson {lesson}").format(item=item.id, lesson=lesson.id),
+    )

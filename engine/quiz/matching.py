@@ -105,7 +105,7 @@ def make_matching(item: QuizItem, params: Params) -> Question:
         right = STRATEGIES[item.ref]
         pairs = [(STRATEGIES[str(s)], STRATEGIES[str(c)]) for s, c in params["options"]]
     except (KeyError, TypeError, ValueError):
-        raise InputError("params", "matching options name unknown strategies") from None
+        raise InputError("params", _("matching options name unknown strategies")) from None
     options = tuple(
         _("splits {shards} | runs {collectives}").format(
             shards=shards_summary(s), collectives=collectives_summary(c)
@@ -124,7 +124,7 @@ def make_matching(item: QuizItem, params: Params) -> Question:
         and collectives_summary(pairs[index][1]) == collectives_summary(right)
     ]
     if not accepted:
-        raise InputError("params", f"no option of {item.id} is right")
+        raise InputError("params", _("no option of {item} is right").format(item=item.id))
     expected = (exact or list(accepted))[0]
     # The lesson's Chinese name beside the English title; a translated title already holds it.
     title = _(right.title)

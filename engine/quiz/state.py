@@ -60,7 +60,10 @@ def scheduler_for(desired_retention: float = DESIRED_RETENTION_DEFAULT) -> Sched
     low, high = DESIRED_RETENTION_RANGE
     if isinstance(desired_retention, bool) or not low <= desired_retention <= high:
         raise InputError(
-            "desired_retention", f"{desired_retention!r} is outside {low:.2f}-{high:.2f}"
+            "desired_retention",
+            _("{desired_retention!r} is outside {low:.2f}-{high:.2f}").format(
+                desired_retention=desired_retention, low=low, high=high
+            ),
         )
     return Scheduler(desired_retention=float(desired_retention), enable_fuzzing=False)
 
@@ -110,13 +113,15 @@ class QuizState:
         where = f"{self.lesson_id}.yaml: quiz"
         version = data.setdefault("version", STATE_VERSION)
         if version != STATE_VERSION:
-            raise ProgressError(where, f"unknown quiz version {version!r}")
+            raise ProgressError(
+                where, _("unknown quiz version {version!r}").format(version=version)
+            )
         for key in ("cards", "answers", "archived"):
             if not isinstance(data.setdefault(key, {}), dict):
-                raise ProgressError(where, f"'{key}' must be a mapping")
+                raise ProgressError(where, _("'{key}' must be a mapping").format(key=key))
         log = data.setdefault("log", [])
         if not isinstance(log, list) or not all(_valid_entry(entry) for entry in log):
-            raise ProgressError(where, "'log' must be a list of {item, rating 1-4, at} entries")
+            raise ProgressError(where, _("'log' must be a list of {item, rating 1-4, at} entries"))
         self._seen = data
         try:
             self._cards = {str(key): Card.from_dict(value) for key, value in data["cards"].items()}

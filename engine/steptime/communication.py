@@ -18,6 +18,7 @@ from dataclasses import replace
 from engine import sources
 from engine.collectives import collective_cost
 from engine.errors import InputError
+from engine.i18n import N_, gettext
 from engine.model_size import ModelSize
 from engine.pipeline import PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
@@ -111,7 +112,7 @@ def _data_parallel(
         exposed = max(t_bucket, time_s - backward)
         return [
             _term(
-                "DP gradients",
+                N_("DP gradients"),
                 "all-reduce",
                 ranks,
                 link,
@@ -131,7 +132,7 @@ def _data_parallel(
         t_ag, _ = _cost(spec, "all-gather", ranks, s_bytes, span)
         return [
             _term(
-                "ZeRO gradients",
+                N_("ZeRO gradients"),
                 "reduce-scatter",
                 ranks,
                 link,
@@ -143,7 +144,7 @@ def _data_parallel(
                 f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
             ),
             _term(
-                "ZeRO parameters",
+                N_("ZeRO parameters"),
                 "all-gather",
                 ranks,
                 link,
@@ -167,7 +168,7 @@ def _data_parallel(
     unit_text = f"one layer of {layers}" if spec.layers else "whole model (give layers for units)"
     return [
         _term(
-            "FSDP forward gather",
+            N_("FSDP forward gather"),
             "all-gather",
             ranks,
             link,
@@ -180,7 +181,7 @@ def _data_parallel(
             f"{sources.ZERO_COMMUNICATION} (3Ψ per micro-batch); {sources.FSDP_PREFETCH}",
         ),
         _term(
-            "FSDP backward gather + gradients",
+            N_("FSDP backward gather + gradients"),
             "reduce-scatter",
             ranks,
             link,
@@ -205,7 +206,9 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     if spec.tp < 2:
         return []
     if spec.layers is None or spec.hidden is None:
-        raise InputError("layers", "TP communication needs the architecture (layers, hidden)")
+        raise InputError(
+            "layers", gettext("TP communication needs the architecture (layers, hidden)")
+        )
     s_local = spec.seq // spec.cp
     size = spec.micro_batch_size * s_local * spec.hidden * spec.comm_bytes
     per_layer = 6 if spec.recompute == "full" else 4
@@ -214,7 +217,7 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     one, link = _cost(spec, "all-reduce", spec.tp, size, spec.tp)
     return [
         _term(
-            "TP activations",
+            N_("TP activations"),
             "all-reduce",
             spec.tp,
             link,
@@ -233,7 +236,9 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
     if spec.cp < 2:
         return []
     if spec.layers is None or spec.hidden is None:
-        raise InputError("layers", "CP communication needs the architecture (layers, hidden)")
+        raise InputError(
+            "layers", gettext("CP communication needs the architecture (layers, hidden)")
+        )
     layers = _layers_per_stage(spec)
     size = 2 * spec.micro_batch_size * spec.seq * spec.hidden * spec.comm_bytes / spec.tp
     span = spec.tp * spec.cp
@@ -243,7 +248,7 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
     window = flops.attention_core / (world * x)
     return [
         _term(
-            "CP keys and values",
+            N_("CP keys and values"),
             "all-gather",
             spec.cp,
             link,
@@ -271,7 +276,7 @@ def _expert_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
     calls = 4 * layers * m
     return [
         _term(
-            "EP tokens",
+            N_("EP tokens"),
             "all-to-all",
             spec.ep,
             link,
@@ -290,14 +295,14 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
     assert spec.dp is not None
     hidden = spec.hidden if spec.hidden is not None else None
     if hidden is None:
-        raise InputError("hidden", "PP communication needs the hidden size")
+        raise InputError("hidden", gettext("PP communication needs the hidden size"))
     size = spec.micro_batch_size * (spec.seq // spec.cp) * hidden * spec.comm_bytes
     one, link = _cost(spec, "send-recv", 2, size, spec.dp * spec.tp * spec.cp * spec.pp)
     piped = simulate_pipeline(replace(pipe_spec, p2p_time=one))
     exposed = max(0.0, piped.iteration_time - t_compute)
     calls = 2 * m * spec.virtual_stages
     return _term(
-        "PP activations",
+        N_("PP activations"),
         "send-recv",
         2,
         link,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine import sources
+from engine.i18n import N_
 from engine.model_size import ModelShape
 from engine.pipeline import PipelineSpec
 from engine.pipeline import simulate as simulate_pipeline
@@ -80,10 +81,12 @@ def compute_time(
         )
     ideal = flops.hardware / (world * x)
     terms = [
-        StepTerm("model FLOPs per step", flops.model, flops.model_formula, flops.source),
-        StepTerm("hardware FLOPs per step", flops.hardware, flops.hardware_formula, flops.source),
+        StepTerm(N_("model FLOPs per step"), flops.model, flops.model_formula, flops.source),
         StepTerm(
-            "ideal compute",
+            N_("hardware FLOPs per step"), flops.hardware, flops.hardware_formula, flops.source
+        ),
+        StepTerm(
+            N_("ideal compute"),
             ideal,
             f"hardware FLOPs / (world {world} × X); {x_text}",
             f"{flops.source}; {sources.A100_PEAK}",
@@ -110,7 +113,7 @@ def compute_time(
         interleaved = f", v={spec.virtual_stages}" if spec.virtual_stages > 1 else ""
         terms.append(
             StepTerm(
-                "pipeline bubble",
+                N_("pipeline bubble"),
                 bubble,
                 f"{spec.schedule}, p={spec.pp}, m={num_microbatches}{interleaved}: simulated "
                 f"bubble/ideal {piped.bubble_over_ideal:.4g} (closed form "

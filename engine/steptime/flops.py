@@ -23,6 +23,7 @@ from typing import Literal, get_args
 from engine import sources
 from engine.activations import RECOMPUTE_CHOICES
 from engine.checks import finite_number, one_of, whole_number
+from engine.i18n import N_
 from engine.model_size import ModelShape
 from engine.steptime.spec import StepTerm
 
@@ -188,7 +189,7 @@ def time_to_train(
     seconds = c * t * p / (n * x)
     note = "" if recompute != "selective" else " (selective recompute: Eq. 4's 8 is for full)"
     return StepTerm(
-        "time to train",
+        N_("time to train"),
         seconds,
         f"{c}·T·P/(n·X) = {c}·{t:.4g}·{p:.4g}/({n}·{x:.4g}) = {seconds:.6g} s{note}",
         sources.TIME_TO_TRAIN_EQ4,

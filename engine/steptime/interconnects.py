@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from engine.checks import finite_number
 from engine.errors import InputError
 from engine.i18n import N_
+from engine.i18n import gettext as _
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,10 @@ def custom_interconnect(
     alpha = finite_number(
         "latency", base.latency if latency is None else latency, allow_zero=True, maximum=1.0
     )
-    label = f"custom: {intra / 1e9:.4g} GB/s in node, {inter / 1e9:.4g} GB/s between nodes"
+    # Built in the interface language (a preset's label is a msgid translated where shown).
+    label = _("custom: {intra} GB/s in node, {inter} GB/s between nodes").format(
+        intra=f"{intra / 1e9:.4g}", inter=f"{inter / 1e9:.4g}"
+    )
     return Interconnect("custom", label, intra, inter, alpha, "given")
 
 
@@ -105,5 +109,8 @@ def get_interconnect(name: str) -> Interconnect:
     """
     if name not in INTERCONNECTS:
         known = ", ".join(INTERCONNECTS)
-        raise InputError("interconnect", f"unknown interconnect {name!r}; use one of {known}")
+        raise InputError(
+            "interconnect",
+            _("unknown interconnect {name!r}; use one of {known}").format(name=name, known=known),
+        )
     return INTERCONNECTS[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import sources
+from engine.i18n import N_
 from engine.model_size import ModelSize
 from engine.steptime.flops import Flops
 from engine.steptime.spec import ASSUMPTION, CommTerm, MoeWait, StepSpec, StepTerm
@@ -38,7 +39,7 @@ def moe_wait(
 def moe_term(spec: StepSpec, moe: MoeWait) -> StepTerm:
     """The MoE imbalance wait as a step term."""
     return StepTerm(
-        "MoE imbalance wait",
+        N_("MoE imbalance wait"),
         moe.wait_s,
         f"(min(hot share {moe.hot_share:.3g} × E {spec.experts}, capacity factor "
         f"{spec.capacity_factor:g}) − 1) × (expert MLP compute + all-to-all); "

@@ -17,6 +17,7 @@ from engine.checks import (
     zero_stage,
 )
 from engine.errors import InputError
+from engine.i18n import gettext as _
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
     SHAPE_FIELDS,
@@ -241,7 +242,9 @@ def resolve_step_spec(spec: StepSpec) -> StepSpec:
         InputError: an unknown model or an invalid shape field (named by its field).
     """
     if spec.model is not None and not isinstance(spec.model, str):
-        raise InputError("model", f"expected a preset name, got {spec.model!r}")
+        raise InputError(
+            "model", _("expected a preset name, got {model!r}").format(model=spec.model)
+        )
     values = {name: getattr(spec, name) for name in SHAPE_FIELDS}
     return replace(spec, **resolve_shape(values, spec.model))
 
@@ -271,7 +274,7 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     if spec.achieved_flops is not None:
         achieved = finite_number("achieved_flops", spec.achieved_flops, maximum=1e18)
         if achieved > spec.peak_flops:
-            raise InputError("achieved_flops", "exceeds the peak FLOP/s of the device")
+            raise InputError("achieved_flops", _("exceeds the peak FLOP/s of the device"))
     finite_number("comm_bytes", spec.comm_bytes, maximum=16)
     finite_number("bucket_bytes", spec.bucket_bytes)
     finite_number("capacity_factor", spec.capacity_factor, maximum=1e6)
@@ -285,18 +288,26 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
         if spec.gpus is not None:
             if spec.gpus % model_parallel:
                 raise InputError(
-                    "gpus", f"{spec.gpus} GPUs are not a multiple of TP·PP·CP = {model_parallel}"
+                    "gpus",
+                    _("{gpus} GPUs are not a multiple of TP·PP·CP = {model_parallel}").format(
+                        gpus=spec.gpus, model_parallel=model_parallel
+                    ),
                 )
             spec = replace(spec, dp=spec.gpus // model_parallel)
             notes.append(f"DP = GPUs / (TP·PP·CP) = {spec.dp}")
         else:
             spec = replace(spec, dp=1)
     elif spec.gpus is not None and spec.gpus != spec.dp * model_parallel:
-        raise InputError("gpus", f"{spec.gpus} GPUs but DP·TP·PP·CP = {spec.dp * model_parallel}")
+        raise InputError(
+            "gpus",
+            _("{gpus} GPUs but DP·TP·PP·CP = {value}").format(
+                gpus=spec.gpus, value=spec.dp * model_parallel
+            ),
+        )
     dp = spec.dp
     assert dp is not None
     if dp * model_parallel > MAX_COUNT:
-        raise InputError("gpus", "too many GPUs")
+        raise InputError("gpus", _("too many GPUs"))
     if spec.global_batch is None:
         spec = replace(spec, global_batch=spec.micro_batch_size * dp)
     assert spec.global_batch is not None
@@ -304,37 +315,56 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     if spec.global_batch % per:
         raise InputError(
             "global_batch",
-            f"{spec.global_batch} is not a multiple of micro-batch × DP = {per}",
+            _("{global_batch} is not a multiple of micro-batch × DP = {per}").format(
+                global_batch=spec.global_batch, per=per
+            ),
         )
     if spec.heads is not None and spec.heads % spec.tp:
-        raise InputError("tp", f"must divide heads ({spec.heads})")
+        raise InputError("tp", _("must divide heads ({heads})").format(heads=spec.heads))
     if spec.kv_heads is not None and spec.kv_heads % spec.tp:
-        raise InputError("tp", f"must divide the key/value heads ({spec.kv_heads})")
+        raise InputError(
+            "tp", _("must divide the key/value heads ({kv_heads})").format(kv_heads=spec.kv_heads)
+        )
     if spec.layers is not None and spec.pp > spec.layers:
-        raise InputError("pp", f"{spec.pp} stages need at least {spec.pp} layers")
+        raise InputError("pp", _("{pp} stages need at least {pp} layers").format(pp=spec.pp))
     if spec.seq % spec.cp:
-        raise InputError("cp", f"must divide seq ({spec.seq})")
+        raise InputError("cp", _("must divide seq ({seq})").format(seq=spec.seq))
     if spec.model is not None:
         longest = get_preset(spec.model).max_seq
         if longest is not None and spec.seq > longest:
-            raise InputError("seq", f"{spec.model} takes at most {longest} tokens per sequence")
+            raise InputError(
+                "seq",
+                _("{model} takes at most {longest} tokens per sequence").format(
+                    model=spec.model, longest=longest
+                ),
+            )
     experts = spec.experts or 1
     if experts % spec.ep or spec.ep > experts:
-        raise InputError("ep", f"must divide the number of experts ({experts})")
+        raise InputError(
+            "ep", _("must divide the number of experts ({experts})").format(experts=experts)
+        )
     if (dp * spec.cp) % spec.ep:
-        raise InputError("ep", f"must divide DP·CP ({dp * spec.cp})")
+        raise InputError("ep", _("must divide DP·CP ({value})").format(value=dp * spec.cp))
     if spec.virtual_stages > 1:
         if spec.schedule != "interleaved-1f1b":
-            raise InputError("virtual_stages", "takes the interleaved-1f1b schedule")
+            raise InputError("virtual_stages", _("takes the interleaved-1f1b schedule"))
         if spec.pp == 1:
-            raise InputError("virtual_stages", "interleaving needs more than one pipeline stage")
+            raise InputError("virtual_stages", _("interleaving needs more than one pipeline stage"))
         if spec.layers is not None and spec.pp * spec.virtual_stages > spec.layers:
             chunks = spec.pp * spec.virtual_stages
-            raise InputError("virtual_stages", f"p·v = {chunks} chunks exceed {spec.layers} layers")
+            raise InputError(
+                "virtual_stages",
+                _("p·v = {chunks} chunks exceed {layers} layers").format(
+                    chunks=chunks, layers=spec.layers
+                ),
+            )
     if spec.hot_expert_share is not None:
         share = finite_number("hot_expert_share", spec.hot_expert_share, maximum=1.0)
         if share < 1 / experts:
-            raise InputError("hot_expert_share", f"must be at least 1/experts = {1 / experts:g}")
+            raise InputError(
+                "hot_expert_share",
+                _("must be at least 1/experts = {value:g}").format(value=1 / experts),
+            )
     return spec, notes
 
 

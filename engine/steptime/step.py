@@ -9,6 +9,8 @@ from __future__ import annotations
 from engine import sources
 from engine.checks import finite_number
 from engine.errors import InputError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.steptime.communication import step_communication
 from engine.steptime.compute import ComputeTime, compute_time
 from engine.steptime.flops import time_to_train
@@ -48,13 +50,18 @@ def step_time(spec: StepSpec) -> StepResult:
     if spec.params is None and size is None:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
-            "params", f"give the parameter count, or the architecture ({missing} is missing)"
+            "params",
+            _("give the parameter count, or the architecture ({missing} is missing)").format(
+                missing=missing
+            ),
         )
     if spec.experts > 1 and size is None:
-        raise InputError("experts", "MoE step time needs the architecture (layers, hidden, vocab)")
+        raise InputError(
+            "experts", _("MoE step time needs the architecture (layers, hidden, vocab)")
+        )
     params = size.total if size is not None else finite_number("params", spec.params)
     if size is not None and spec.params is not None:
-        notes.append("the architecture sets N; --params is not used")
+        notes.append(N_("the architecture sets N; --params is not used"))
     world = spec.dp * spec.tp * spec.pp * spec.cp
     num_microbatches = spec.global_batch // (spec.micro_batch_size * spec.dp)
     tokens_per_step = float(spec.global_batch * spec.seq)
@@ -81,7 +88,7 @@ def step_time(spec: StepSpec) -> StepResult:
     mfu = compute.flops.model / (t_step * world * spec.peak_flops)
     terms.append(
         StepTerm(
-            "MFU",
+            N_("MFU"),
             mfu,
             f"model FLOPs / (T_step {t_step:.4g} s × world {world} × peak {spec.peak_flops:.4g})",
             sources.MFU,
@@ -92,13 +99,13 @@ def step_time(spec: StepSpec) -> StepResult:
         active = params
         if size is not None and size.experts > 1:
             active = params - size.layers * (size.experts - spec.top_k) * size.layer_mlp
-            notes.append("time to train uses the active parameters per token (k experts)")
+            notes.append(N_("time to train uses the active parameters per token (k experts)"))
         term = time_to_train(spec.tokens, active, world, compute.achieved_flops, spec.recompute)
         terms.append(term)
         train = term.value
         terms.append(
             StepTerm(
-                "time to train from T_step",
+                N_("time to train from T_step"),
                 spec.tokens / tokens_per_s,
                 f"T / tokens per second = {spec.tokens:.4g} / {tokens_per_s:.4g} (counts "
                 "communication, bubble and waits, which Eq. 4 leaves out)",
@@ -137,7 +144,7 @@ def _straggler_term(spec: StepSpec, compute: ComputeTime, world: int) -> StepTer
     and every synchronizing collective waits for it: σ·T_compute."""
     straggle = spec.straggler * compute.t_compute_s if world > 1 else 0.0
     return StepTerm(
-        "straggler wait",
+        N_("straggler wait"),
         straggle,
         f"σ {spec.straggler:g} × T_compute (slowest rank computes (1+σ)× the mean)"
         + ("" if world > 1 else "; one rank: nobody waits"),
@@ -150,13 +157,13 @@ def _input_term(spec: StepSpec, tokens_per_step: float, rest: float) -> StepTerm
     is exposed: max(0, tokens per replica / input rate − rest of the step)."""
     if spec.input_rate is None:
         return StepTerm(
-            "input", 0.0, "no input rate given: the loader is assumed to keep up", ASSUMPTION
+            N_("input"), 0.0, "no input rate given: the loader is assumed to keep up", ASSUMPTION
         )
     assert spec.dp is not None
     per_replica = tokens_per_step / spec.dp
     t_input = max(0.0, per_replica / spec.input_rate - rest)
     return StepTerm(
-        "input",
+        N_("input"),
         t_input,
         f"max(0, {per_replica:.6g} tokens per replica / {spec.input_rate:.4g} tokens/s "
         f"- rest of step {rest:.4g} s): the next batch loads during the step",

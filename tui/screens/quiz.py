@@ -218,7 +218,9 @@ class QuizScreen(Screen[None]):
         refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
         wanted = [ref for ref in refs if self.options.lesson in (None, ref.id)]
         if self.options.lesson is not None and not wanted:
-            raise ContentError(str(content_dir), None, f"no lesson with id {self.options.lesson!r}")
+            raise ContentError(
+                str(content_dir), None, strings.NO_SUCH_LESSON.format(lesson=self.options.lesson)
+            )
         return wanted
 
     def _start(self) -> QuizSession:

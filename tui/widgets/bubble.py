@@ -42,6 +42,7 @@ from engine.pipeline import (
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
+from tui.widgets.reader import BrokenLines
 
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
@@ -120,7 +121,7 @@ def _heading(result: PipelineResult) -> Text:
 
 def bubble_renderable(result: PipelineResult) -> RenderableType:
     """Both bubble figures beside the closed form, and the peak in flight."""
-    return Group(_heading(result), _figures(result), Text(strings.BUBBLE_TIME_UNIT, style="dim"))
+    return Group(_heading(result), _figures(result), _note(strings.BUBBLE_TIME_UNIT))
 
 
 def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
@@ -143,40 +144,41 @@ def bubble_details(
     in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
         *([_heading(result)] if heading else []),
-        Text(gettext("closed form: {formula}").format(formula=closed.formula), style="dim"),
-        Text(gettext("source: {source}").format(source=closed.source), style="dim"),
-        Text(gettext("in flight per stage: {counts}").format(counts=in_flight), style="dim"),
+        _note(gettext("closed form: {formula}").format(formula=closed.formula)),
+        _note(gettext("source: {source}").format(source=closed.source)),
+        _note(gettext("in flight per stage: {counts}").format(counts=in_flight)),
     ]
     if result.makespan > result.iteration_time:
         parts.append(
-            Text(
+            _note(
                 gettext(
                     "makespan {makespan} > iteration {iteration}: stages start shifted, so the "
                     "drawing shows idle the steady-state bubble does not (Qi et al. 2023 §5 "
                     "measure the bubble per iteration)"
-                ).format(makespan=f"{result.makespan:g}", iteration=f"{result.iteration_time:g}"),
-                style="dim",
+                ).format(makespan=f"{result.makespan:g}", iteration=f"{result.iteration_time:g}")
             )
         )
     if not closed.applies:
         parts.append(
-            Text(
-                gettext("closed form assumes: {assumptions}").format(
-                    assumptions=closed.assumptions
-                ),
-                style="dim",
+            _note(
+                gettext("closed form assumes: {assumptions}").format(assumptions=closed.assumptions)
             )
         )
     if isinstance(drawing, str):
-        parts.append(Text(drawing, style="dim"))
+        parts.append(_note(drawing))
     else:
         lines = [
             gettext("timeline: {header}").format(header=drawing.header),
             drawing.rounding,
             drawing.legend,
         ]
-        parts.append(Text("\n".join(line for line in lines if line), style="dim"))
+        parts.extend(_note(line) for line in lines if line)
     return Group(*parts)
+
+
+def _note(text: str) -> BrokenLines:
+    """A line of the details, broken by the lesson's rules at the pane's width, dim."""
+    return BrokenLines(text, indent="", style="dim")
 
 
 def simulated_outcome(

@@ -95,7 +95,9 @@ class LabPane(Vertical):
         """Run experiment ``name`` (one of :data:`EXPERIMENTS`) in a worker thread."""
         for button in self.query(Button):
             button.disabled = True
-        self.query_one("#lab-status", Static).update(strings.LAB_RUNNING.format(what=name))
+        self.query_one("#lab-status", Static).update(
+            strings.LAB_RUNNING.format(what=strings.LAB_EXPERIMENTS[name])
+        )
         self._run(name)
 
     @work(thread=True, exclusive=True, group="lab")
@@ -113,10 +115,14 @@ class LabPane(Vertical):
             button.disabled = False
         status = self.query_one("#lab-status", Static)
         if event.ok:
-            status.update(strings.LAB_DONE.format(what=event.name))
+            status.update(strings.LAB_DONE.format(what=strings.LAB_EXPERIMENTS[event.name]))
             self.query_one("#lab-report", Static).update(event.text)
         else:
-            status.update(strings.LAB_FAILED.format(what=event.name, error=event.text))
+            status.update(
+                strings.LAB_FAILED.format(
+                    what=strings.LAB_EXPERIMENTS[event.name], error=event.text
+                )
+            )
 
     def show_lesson(self, opened: OpenedLesson) -> None:
         """Nothing of the lesson or the progress shows here (the runs are the learner's own)."""

@@ -44,6 +44,7 @@ from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.fit import Column, FigureTable
+from tui.widgets.reader import BrokenLines
 
 CUSTOM = "custom"
 
@@ -269,7 +270,9 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
             gettext("activations not computed: enter seq, layers, hidden, heads (▸ below)")
         )
     lines.extend(result.notes)
-    return Group(table, _bar(result), Text("\n".join(lines), style="dim"))
+    # Broken by the lesson's rules at the pane's width, each note on lines of its own.
+    notes = (BrokenLines(line, indent="", style="dim") for line in lines)
+    return Group(table, _bar(result), *notes)
 
 
 def sources_renderable(result: LedgerResult) -> RenderableType:

@@ -136,19 +136,21 @@ def block_widget(block: Block) -> BrokenText:
 class BrokenLines:
     """A Rich renderable of ``text`` broken at whatever width it is drawn in, its continuation
     lines indented by ``indent`` so that they never look like entries of their own (an outline
-    title that wraps). Widgets that draw Rich renderables (an OptionList's options) break it
-    again when their width changes."""
+    title that wraps), drawn in ``style`` (a Rich style: ``"dim"`` for a pane's notes). Widgets
+    that draw Rich renderables (an OptionList's options, a Static) break it again when their
+    width changes."""
 
-    def __init__(self, text: str, indent: str = "  ") -> None:
+    def __init__(self, text: str, indent: str = "  ", style: str = "") -> None:
         self.text = text
         self.indent = indent
+        self.style = style
 
     def __str__(self) -> str:
         return self.text
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = hanging_lines(self.text, options.max_width, "", self.indent)
-        yield Text("\n".join(lines), no_wrap=True, overflow="crop")
+        yield Text("\n".join(lines), style=self.style, no_wrap=True, overflow="crop")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(1, widest(self.text.splitlines() or [""]))

@@ -1,0 +1,78 @@
+"""The command line's text output in Chinese: the tables' headings and labels are translated,
+the numbers, units, flags and the field's terms are not, and ``--json`` keeps its keys and
+figures in both languages. The rest of the suite reads the English output
+(``tests/conftest.py``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+
+# The ZeRO paper (Rajbhandari et al. 2020, arXiv:1910.02054) Figure 1: Psi = 7.5B parameters,
+# N_d = 64, K = 12; ZeRO-1 (P_os) needs 31.4 GB per device.
+LEDGER = ["calc", "ledger", "--params", "7.5B", "--dp", "64", "--zero", "1"]
+
+
+def test_ledger_table_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "zh", *LEDGER]) == 0
+    out = capsys.readouterr().out
+    assert "每个 rank 的显存，口径 zero-paper" in out
+    for label in (
+        "项",
+        "参数",
+        "梯度",
+        "优化器状态",
+        "合计",
+        "模型状态",
+        "朴素估计：参数量 x 精度",
+    ):
+        assert re.search(rf"[│┃] {re.escape(label)} +[│┃]", out), label
+    # Units and the field's terms as the sources write them.
+    assert "GB (1e9 B)" in out and "GiB (2^30 B)" in out
+    assert "master weights" in out and "ZeRO-1/2/3" in out
+    assert re.search(r"│ 合计 +│ +31\.406 │ +29\.249 │", out)
+    assert "未计算激活：请给出 --seq、--layers、--hidden 和 --heads" in out
+    for english in ("per-rank memory", "term", "gradients", "optimizer states", "total"):
+        assert english not in out
+
+
+def test_ledger_json_keys_and_numbers_are_the_same_in_both_languages(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--json`` keeps its keys and its figures in both languages (only the formulas' words
+    follow the language)."""
+    assert main(["--lang", "en", *LEDGER, "--json"]) == 0
+    english = json.loads(capsys.readouterr().out)
+    assert main(["--lang", "zh", *LEDGER, "--json"]) == 0
+    chinese = json.loads(capsys.readouterr().out)
+    assert chinese.keys() == english.keys()
+    assert chinese["per_rank_bytes"] == english["per_rank_bytes"]
+    assert english["per_rank_bytes"]["total"] == pytest.approx(31.4e9, rel=2e-3)
+
+
+def test_engine_error_in_chinese_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """An engine check's message (the TP degree must divide the heads) in Chinese, the flag and
+    the values literal; English as before."""
+    bad = ["calc", "ledger", "--params", "7B", "--tp", "3", "--heads", "32", "--hidden", "4096"]
+    assert main(["--lang", "zh", *bad, "--layers", "32"]) == 2
+    assert "--tp: 必须整除 heads（32）；TP 3 不能整除" in capsys.readouterr().err
+    assert main(["--lang", "en", *bad, "--layers", "32"]) == 2
+    assert "--tp: must divide heads (32); TP 3 does not" in capsys.readouterr().err
+
+
+def test_unreadable_progress_file_in_chinese(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A progress file that is not a mapping: ``shardbook plan`` says so in Chinese, naming the
+    file, and leaves it where it is."""
+    (tmp_path / "S15.yaml").write_text("- a list\n", encoding="utf-8")
+    assert main(["--lang", "zh", "plan", "S15", "--progress-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "S15.yaml" in err
+    assert "不是进度文件（应为映射）" in err
+    assert (tmp_path / "S15.yaml").read_text(encoding="utf-8") == "- a list\n"
