@@ -7,6 +7,7 @@ handled before it ends, and the work's gate would time out first.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -161,6 +162,7 @@ async def test_closing_the_app_stops_a_simulation_at_once(
     cancels the worker and the simulator stops at its next check instead of running to the end
     (the process would wait for its thread)."""
     events: list[str] = []
+    returned = threading.Event()
     real_simulate = bubble_module.simulate
 
     def watched(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
@@ -173,6 +175,8 @@ async def test_closing_the_app_stops_a_simulation_at_once(
         except SimulationCancelled:
             events.append("simulation cancelled")
             raise
+        finally:
+            returned.set()
         events.append("simulation ended")
         return result
 
@@ -188,7 +192,8 @@ async def test_closing_the_app_stops_a_simulation_at_once(
         await type_into(pilot, pane.query_one("#field-micro_batches", Input), "10000")
         assert events == ["simulation started"]
         await pilot.press("ctrl+q")
-    await app.workers.wait_for_complete()
+    # The worker's thread may outlive the app's run by the moment it takes to stop.
+    await asyncio.to_thread(returned.wait, GATE_TIMEOUT_S)
     assert events == ["simulation started", "simulation cancelled"]
 
 
