@@ -26,6 +26,7 @@ from engine.pipeline import (
     PipelineOp,
     PipelineResult,
     PipelineSpec,
+    SimulationCancelled,
     closed_form_bubble,
     draw_timeline,
     micro_batches_from_batch,
@@ -533,3 +534,31 @@ def test_1f1b_at_two_million_ops_runs_by_columns_and_reaches_the_formula() -> No
     assert result.bubble_over_ideal == 99 / 10_000
     # Each stage computes m(t_F + t_B + t_W) = 30,000 and idles (p-1)(t_F + t_B + t_W) = 297.
     assert result.makespan == result.iteration_time == 30_000 + 297
+
+
+@pytest.mark.parametrize(
+    ("schedule", "stages", "micro_batches"),
+    [("1f1b", 100, 10_000), ("gpipe", 2000, 5), ("interleaved-1f1b", 8, 64)],
+)
+def test_a_simulation_stops_when_its_caller_gives_up(
+    schedule: str, stages: int, micro_batches: int
+) -> None:
+    """A caller that no longer wants the result (a newer input, the app closing) stops the
+    simulation at the next check, whichever loop runs it, and the drawing too; asked and never
+    told to stop, the simulation gives the same figures as without a caller."""
+    spec = PipelineSpec(
+        schedule, stages, micro_batches, virtual_stages=2 if "inter" in schedule else 1
+    )
+    asked: list[int] = []
+
+    def after_first_question() -> bool:
+        asked.append(1)
+        return len(asked) > 1
+
+    with pytest.raises(SimulationCancelled):
+        simulate(spec, after_first_question)
+    never = simulate(spec, lambda: False)
+    assert never.bubble_over_ideal == simulate(spec).bubble_over_ideal
+    assert never.makespan == simulate(spec).makespan
+    with pytest.raises(SimulationCancelled):
+        draw_timeline(never, 80, lambda: True)

@@ -7,19 +7,22 @@ handled before it ends, and the work's gate would time out first.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 import tui.screens.quiz as quiz_module
 import tui.widgets.bubble as bubble_module
-from engine.pipeline import PipelineResult, PipelineSpec
+from engine.pipeline import PipelineResult, PipelineSpec, SimulationCancelled
 from engine.progress import LessonProgress
 from engine.quiz import QuizSession
-from tests.pilot_helpers import app_for, choose, result_text, type_into
+from tests.pilot_helpers import app_for, choose, result_text, shown, type_into
 from tests.test_quiz_flow import NOW
 from tui.app import make_app
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
@@ -53,12 +56,12 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
     gate = Gate()
     real_simulate = bubble_module.simulate
 
-    def gated(spec: PipelineSpec) -> PipelineResult:
+    def gated(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
         if spec.num_microbatches != 10_000:
-            return real_simulate(spec)
+            return real_simulate(spec, cancelled)
         gate.events.append("simulation started")
         gate.wait()
-        result = real_simulate(spec)
+        result = real_simulate(spec, cancelled)
         gate.events.append("simulation ended")
         return result
 
@@ -88,6 +91,110 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
         assert "makespan" in text and "bubble/ideal" in text and "0.0099" in text
         assert "simulating" not in text
         assert field.value == "10000"
+
+
+async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 stages, then micro-batches typed up to 5,000 (p*m = 10 million, more than the
+    simulator runs): every schedule with 2,000 stages is simulated in a worker, even m = 5
+    (20,000 ops, but 2,000 timeline rows and a 2,000-stage grid), so a key typed meanwhile is
+    handled before any simulation ends; each newer value cancels the older simulation, and the
+    last good one (m = 500, 2 million ops) is shown below the message about m = 5,000. GPipe's
+    closed form (p-1)/m = 1999/500 = 3.998 (Huang et al. 2019 §2.3; Narayanan et al. 2021
+    §2.2.1)."""
+    gate = Gate()
+    real_simulate = bubble_module.simulate
+
+    def gated(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
+        if spec.stages != 2000:
+            return real_simulate(spec, cancelled)
+        gate.events.append(f"simulation m={spec.num_microbatches} started")
+        gate.wait()
+        try:
+            result = real_simulate(spec, cancelled)
+        except SimulationCancelled:
+            gate.events.append(f"simulation m={spec.num_microbatches} cancelled")
+            raise
+        gate.events.append(f"simulation m={spec.num_microbatches} ended")
+        return result
+
+    monkeypatch.setattr(bubble_module, "simulate", gated)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        pane: Any = app.query_one("BubblePane")
+        await pilot.pause()
+        await type_into(pilot, pane.query_one("#field-stages", Input), "2000")
+        field = pane.query_one("#field-micro_batches", Input)
+        await type_into(pilot, field, "5000")
+        assert "p*m*v = 10000000 is more than this simulator runs" in shown(
+            pane.query_one(".calc-error", Static)
+        )
+        # A key while every simulation waits: handled now, not after them.
+        await pilot.press("home")
+        assert field.cursor_position == 0
+        gate.open("key handled")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        assert gate.events[0] == "simulation m=8 started"
+        assert gate.events.index("key handled") < gate.events.index("simulation m=500 ended")
+        started = [event for event in gate.events if event.endswith("started")]
+        assert started == [f"simulation m={m} started" for m in (8, 5, 50, 500)]
+        finished = set(gate.events) - {*started, "key handled"}
+        assert finished == {
+            *(f"simulation m={m} cancelled" for m in (8, 5, 50)),
+            "simulation m=500 ended",
+        }
+        text = result_text(pane)
+        assert "gpipe: p=2000, m=500" in text and "makespan" in text
+        assert "closed form b/ideal" in text and "3.998" in text
+        assert "simulating" not in text
+        assert field.value == "5000"
+
+
+async def test_closing_the_app_stops_a_simulation_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quitting while 1F1B at p = 100, m = 10,000 is simulated (2 million ops): the quit
+    cancels the worker and the simulator stops at its next check instead of running to the end
+    (the process would wait for its thread)."""
+    events: list[str] = []
+    returned = threading.Event()
+    real_simulate = bubble_module.simulate
+
+    def watched(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
+        if spec.num_microbatches != 10_000:
+            return real_simulate(spec, cancelled)
+        events.append("simulation started")
+        get_current_worker().cancelled_event.wait(timeout=GATE_TIMEOUT_S)
+        try:
+            result = real_simulate(spec, cancelled)
+        except SimulationCancelled:
+            events.append("simulation cancelled")
+            raise
+        finally:
+            returned.set()
+        events.append("simulation ended")
+        return result
+
+    monkeypatch.setattr(bubble_module, "simulate", watched)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        pane: Any = app.query_one("BubblePane")
+        await pilot.pause()
+        await choose(pilot, pane.query_one("#field-schedule"), "1f1b")
+        await type_into(pilot, pane.query_one("#field-stages", Input), "100")
+        await type_into(pilot, pane.query_one("#field-micro_batches", Input), "10000")
+        assert events == ["simulation started"]
+        await pilot.press("ctrl+q")
+    # The worker's thread may outlive the app's run by the moment it takes to stop.
+    await asyncio.to_thread(returned.wait, GATE_TIMEOUT_S)
+    assert events == ["simulation started", "simulation cancelled"]
 
 
 def copies_of_s15(folder: Path, count: int) -> Path:

@@ -365,6 +365,9 @@ class ShardbookApp(KeyOrderApp[int]):
         release the lock, exit with 128 + signum (:func:`tui.guard.end_on_signal`). Another
         signal meanwhile changes nothing."""
         if self._ending is None:
+            # Long work in threads (a pipeline simulation) stops at its next check instead of
+            # competing with the save; the process ends when those threads have returned.
+            self.workers.cancel_all()
             self._ending = end_on_signal(self, 128 + signum, self._save_and_unlock)
 
     def _save_and_unlock(self) -> str:
@@ -815,9 +818,11 @@ class ShardbookApp(KeyOrderApp[int]):
         rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
         self.record_place()
         if self.save_now() or not self.unsaved:
+            self.workers.cancel_all()  # a simulation stops now, not after the exit's teardown
             self.exit(0)
             return
         if self._quit_confirmed:
+            self.workers.cancel_all()
             self.exit(0, message=self._write_rescue_copies())
             return
         self._quit_confirmed = True

@@ -63,6 +63,7 @@ from engine.pipeline.closed_form import (
 from engine.pipeline.schedules import schedule_actions
 from engine.pipeline.simulate import (
     PipelineResult,
+    SimulationCancelled,
     check_simulated_size,
     simulate,
     validate_schedule,
@@ -99,6 +100,7 @@ __all__ = [
     "PipelineResult",
     "PipelineSpec",
     "Schedule",
+    "SimulationCancelled",
     "TimelineDrawing",
     "bubble_fraction",
     "bubble_over_ideal",

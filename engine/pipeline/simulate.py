@@ -4,6 +4,7 @@ the schedule's dependencies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
@@ -36,6 +37,18 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 # A float residue below this share of the iteration time is rounding, not a bubble.
 _RELATIVE_EPS = 1e-12
+# The loops ask whether to stop every this many columns (or parked stages): a few ms of work at
+# p = 100, so a caller that gives up (a newer input, the app closing) waits no longer than that.
+_CANCEL_EVERY = 256
+
+
+class SimulationCancelled(Exception):
+    """Raised by :func:`simulate` (and :func:`~engine.pipeline.draw_timeline`) when the
+    ``cancelled`` callable it was given returns true: the caller no longer wants the result."""
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -127,7 +140,7 @@ def check_simulated_size(spec: PipelineSpec) -> None:
         )
 
 
-def simulate(spec: PipelineSpec) -> PipelineResult:
+def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> PipelineResult:
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
 
     The timing is computed column by column over all stages at once (:func:`_run_columns`;
@@ -137,18 +150,24 @@ def simulate(spec: PipelineSpec) -> PipelineResult:
     Returns:
         A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
 
+    ``cancelled`` is asked every few milliseconds of work (a worker thread's cancel flag): the
+    simulation stops as soon as it returns true.
+
     Raises:
         InputError: on ``num_microbatches`` when p·m·v exceeds
             :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+        SimulationCancelled: when ``cancelled()`` returned true.
     """
     check_simulated_size(spec)
     m, v = spec.num_microbatches, spec.virtual_stages
     actions = stage_actions(spec)
     durations = np.array(stage_op_times(spec))
-    starts = _run_columns(spec, actions, durations)
+    starts = _run_columns(spec, actions, durations, cancelled)
     if starts is None:
         op_durations = [durations[stage.codes].tolist() for stage in actions]
-        starts = [np.array(stage) for stage in _run(spec, actions, op_durations)]
+        starts = [np.array(stage) for stage in _run(spec, actions, op_durations, cancelled)]
+    if cancelled():
+        raise SimulationCancelled
     last_ends = [
         float(stage_starts[-1]) + float(durations[stage.codes[-1]])
         for stage, stage_starts in zip(actions, starts, strict=True)
@@ -207,7 +226,10 @@ _MAX_SHIFT_ROUNDS = 64
 
 
 def _run_columns(
-    spec: PipelineSpec, actions: list[StageActions], durations: FloatArray
+    spec: PipelineSpec,
+    actions: list[StageActions],
+    durations: FloatArray,
+    cancelled: Callable[[], bool] = _never,
 ) -> list[FloatArray] | None:
     """Start time of every action, per stage, computed a column at a time; None when this
     schedule is better run by :func:`_run`.
@@ -304,6 +326,8 @@ def _run_columns(
     ):
         if c == ncols:
             break
+        if not c % _CANCEL_EVERY and cancelled():
+            raise SimulationCancelled
         times_of(column_kinds, out=column_times)
         if chained_list[c]:
             _chain_column(c, p, end, column_deps, column_times, previous, hop)
@@ -318,6 +342,8 @@ def _run_columns(
     # first column) and the input's end plus the hop.
     starts = []
     for r in range(p):
+        if not r % _CANCEL_EVERY and cancelled():
+            raise SimulationCancelled
         cells = (np.arange(lengths[r]) + shift[r]) * p + r
         began = end[dep[cells]]
         if hop:
@@ -383,7 +409,10 @@ def _chain_column(
 
 
 def _run(
-    spec: PipelineSpec, actions: list[StageActions], op_durations: list[list[float]]
+    spec: PipelineSpec,
+    actions: list[StageActions],
+    op_durations: list[list[float]],
+    cancelled: Callable[[], bool] = _never,
 ) -> list[list[float]]:
     """Start time of every action: each stage in its order, each op after its inputs.
 
@@ -415,7 +444,11 @@ def _run(
     free = [0.0] * p
     starts: list[list[float]] = [[] for _ in range(p)]
     ready_stages = list(range(p - 1, -1, -1))
+    resumed = 0
     while ready_stages:
+        resumed += 1
+        if not resumed % _CANCEL_EVERY and cancelled():
+            raise SimulationCancelled
         r = ready_stages.pop()
         stage_ids, stage_needs, stage_durations = ids[r], needs[r], op_durations[r]
         record = starts[r].append

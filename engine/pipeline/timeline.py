@@ -5,13 +5,19 @@ unit, so equal operations have equal widths.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
 from engine.errors import InputError
 from engine.i18n import gettext as _
-from engine.pipeline.simulate import PipelineResult, simulate, stage_op_times
+from engine.pipeline.simulate import (
+    PipelineResult,
+    SimulationCancelled,
+    simulate,
+    stage_op_times,
+)
 from engine.pipeline.spec import PipelineSpec
 
 MAX_TIMELINE_COLUMNS: Final[int] = 2000
@@ -106,7 +112,9 @@ def _rounded(spec: PipelineSpec, unit: float) -> PipelineSpec:
     )
 
 
-def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
+def _grid(
+    result: PipelineResult, cancelled: Callable[[], bool]
+) -> tuple[float, PipelineResult, bool]:
     """(unit, the simulation to draw, whether op times were rounded) for :func:`draw_timeline`.
 
     The exact unit (the largest dividing every op time) when the makespan is at most
@@ -145,7 +153,7 @@ def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
             errors = (abs(round(t / coarse) * coarse - t) for t in times)
             if max(errors) > ROUNDING_TOLERANCE * shortest:
                 continue
-            drawn = simulate(_rounded(spec, coarse))
+            drawn = simulate(_rounded(spec, coarse), cancelled)
             if drawn.makespan / coarse > MAX_TIMELINE_COLUMNS + 0.5:
                 raise refused
             return coarse, drawn, True
@@ -153,7 +161,9 @@ def _grid(result: PipelineResult) -> tuple[float, PipelineResult, bool]:
     raise refused
 
 
-def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
+def draw_timeline(
+    result: PipelineResult, width: int = 80, cancelled: Callable[[], bool] = lambda: False
+) -> TimelineDrawing:
     """Draw the timeline in ASCII, one row per stage, at a whole number of columns per time unit.
 
     The unit divides every op time, so each F, B and W op is drawn the same number of columns
@@ -162,9 +172,12 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
     letter, then its micro-batch number when every op has room for it, then lower-case letters;
     ``.`` is idle.
 
+    ``cancelled`` is asked now and then (as :func:`~engine.pipeline.simulate` does).
+
     Raises:
         InputError: on ``width`` when it leaves fewer than 10 columns for the time axis; as
             :func:`_grid` when the schedule has too many ops to draw.
+        SimulationCancelled: when ``cancelled()`` returned true.
     """
     spec = result.spec
     p = spec.stages
@@ -175,7 +188,9 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
             "width",
             _("must be at least {value} for {p} stages").format(value=label_width + 10, p=p),
         )
-    unit, drawn, rounded = _grid(result)
+    if cancelled():
+        raise SimulationCancelled
+    unit, drawn, rounded = _grid(result, cancelled)
     steps = round(drawn.makespan / unit)
     per_unit = max(1, columns // steps)
     times = _op_times(drawn.spec)
@@ -184,6 +199,8 @@ def draw_timeline(result: PipelineResult, width: int = 80) -> TimelineDrawing:
     digits = min(width for width in widths.values() if width) > len(str(spec.num_microbatches - 1))
     rows = []
     for r, ops in enumerate(drawn.timeline):
+        if not r % 64 and cancelled():
+            raise SimulationCancelled
         cells = ["."] * (steps * per_unit)
         for op in ops:
             letter = op.kind[0]

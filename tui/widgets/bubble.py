@@ -32,6 +32,7 @@ from engine.pipeline import (
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
+    SimulationCancelled,
     TimelineDrawing,
     check_simulated_size,
     closed_form_bubble,
@@ -45,10 +46,11 @@ from tui.widgets.reader import BrokenLines
 
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
-# Schedules with more ops than this (both compared ones together) are simulated in a worker
-# thread: the closed form is shown in the frame that answers the key and the simulation follows,
-# so no key waits on it (benches/bench_pipeline.py: a few ms per 10,000 ops).
-INSTANT_OPS = 20_000
+# Schedules costing more than this (both compared ones together, see :func:`simulation_cost`)
+# are simulated in a worker thread: the closed form is shown in the frame that answers the key
+# and the simulation follows, so no key waits on it. At this cost, simulating and drawing take
+# at most about 10 ms of CPU on a loaded 2-core machine, within a 60 Hz frame.
+INSTANT_COST = 4_000
 SIMULATION_GROUP = "bubble-simulation"
 
 
@@ -76,6 +78,19 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
         ),
         p2p_time=units.parse_number("p2p_time", values["p2p_time"], allow_zero=True),
     )
+
+
+def simulation_cost(spec: PipelineSpec) -> int:
+    """What simulating and drawing ``spec`` costs, in microseconds of CPU (roughly).
+
+    Each op about 1 us; each column of the simulator's grid (ops per stage, plus 2p of warm-up
+    and cool-down) a numpy step of about 4 us; each stage about 100 us of Python (its actions,
+    its start times, its timeline row); and the grid's p*2p cells of warm-up and cool-down: 2,000
+    stages of 5 micro-batches are only 20,000 ops but cost a third of a second.
+    """
+    stages = spec.stages
+    columns = spec.num_ops // stages + 2 * stages
+    return spec.num_ops + 4 * columns + 100 * stages + 2 * stages * stages
 
 
 def _figures(result: PipelineResult) -> FigureTable:
@@ -171,12 +186,17 @@ def simulated_outcome(
 ) -> tuple[Outcome, tuple[list[str], int]]:
     """Simulate ``specs`` and draw them ``width`` columns wide: what the pane shows, and the
     timeline's rows with the width of their stage labels. Stops early (an empty outcome) once
-    ``cancelled()`` is true: the form changed meanwhile."""
-    results = []
-    for spec in specs:
-        if cancelled():
-            return Outcome(Text("")), ([], 0)
-        results.append(simulate(spec))
+    ``cancelled()`` is true: the form changed meanwhile, or the app is closing."""
+    try:
+        return _simulated_outcome(specs, width, cancelled)
+    except SimulationCancelled:
+        return Outcome(Text("")), ([], 0)
+
+
+def _simulated_outcome(
+    specs: list[PipelineSpec], width: int, cancelled: Callable[[], bool]
+) -> tuple[Outcome, tuple[list[str], int]]:
+    results = [simulate(spec, cancelled) for spec in specs]
     figures: list[RenderableType] = []
     details: list[RenderableType] = []
     timeline: list[str] = []
@@ -184,7 +204,7 @@ def simulated_outcome(
     for result in results:
         drawing: TimelineDrawing | str
         try:
-            drawing = draw_timeline(result, width)
+            drawing = draw_timeline(result, width, cancelled)
         except InputError as error:
             drawing = error.message
         else:
@@ -308,6 +328,8 @@ class BubblePane(CalculatorPane):
     def __init__(self) -> None:
         super().__init__()
         self._timeline: tuple[list[str], int] = ([], 0)
+        # The last form that computed (a simulation in a worker is shown only for it).
+        self._good_values: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -325,15 +347,17 @@ class BubblePane(CalculatorPane):
         return max(MIN_TIMELINE_WIDTH, self.scrollable_content_region.width - 1 - scrollbar)
 
     def compute(self, values: dict[str, str]) -> Outcome:
-        # A newer form: a simulation still running is for values no longer shown.
-        self.workers.cancel_group(self, SIMULATION_GROUP)
         specs = [spec_from_form(values, values["schedule"])]
         if values["compare"] != NONE:
             specs.append(spec_from_form(values, values["compare"]))
         for spec in specs:
             check_simulated_size(spec)
+        # A newer good form: a simulation still running is for values no longer shown. (Bad
+        # input leaves it running: its figures are the last good result the pane keeps.)
+        self.workers.cancel_group(self, SIMULATION_GROUP)
+        self._good_values = values
         width = self._timeline_width()
-        if sum(spec.num_ops for spec in specs) <= INSTANT_OPS:
+        if sum(simulation_cost(spec) for spec in specs) <= INSTANT_COST:
             outcome, self._timeline = simulated_outcome(specs, width)
             return outcome
         self._timeline = ([], 0)
@@ -347,7 +371,7 @@ class BubblePane(CalculatorPane):
     def _simulate(
         self, specs: list[PipelineSpec], width: int, values: dict[str, str]
     ) -> tuple[dict[str, str], Outcome, tuple[list[str], int]] | None:
-        """Simulate ``specs`` off the event loop (see :data:`INSTANT_OPS`); the result is shown
+        """Simulate ``specs`` off the event loop (see :data:`INSTANT_COST`); the result is shown
         by :meth:`on_worker_state_changed` when the form still holds ``values``."""
         worker = get_current_worker()
         if worker.is_cancelled:
@@ -368,7 +392,7 @@ class BubblePane(CalculatorPane):
         if event.state != WorkerState.SUCCESS or worker.result is None:
             return
         values, outcome, timeline = worker.result
-        if values != self._last_values:
+        if values != self._good_values:
             return
         self._timeline = timeline
         self.query_one(".calc-result", ResultView).show(outcome.renderable)
@@ -383,6 +407,8 @@ class BubblePane(CalculatorPane):
         super().recompute(by_learner, typing)
         if self.last_error and not by_learner:
             self._timeline = ([], 0)  # no result: no timeline either
+            self._good_values = {}
+            self.workers.cancel_group(self, SIMULATION_GROUP)
 
     def on_resize(self, event: events.Resize) -> None:
         self.recompute()
