@@ -20,7 +20,7 @@ from textual.widgets import Select
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
 from engine.settings import Settings, SettingsStore
-from tests.pilot_helpers import SIZE, app_for, choose, goto_section, screen_lines
+from tests.pilot_helpers import SIZE, app_for, choose, goto_section, screen_lines, wait_until
 from tests.test_lifecycle import shardbook, type_an_answer
 from tui import app as app_module
 from tui.app import ShardbookApp, make_app
@@ -211,6 +211,8 @@ async def test_stale_values_fall_back_quietly_to_the_defaults(tmp_path: Path) ->
         await pilot.pause()
         assert app.main_screen.current_section == "__meta__"
         assert app.query_one("#reading").scroll_y == 0
+        # The side tab is built after the first frame.
+        await wait_until(pilot, lambda: bool(app.query(DiagramsPane)))
         assert app.query_one(DiagramsPane).strategy == "dp"
         await pilot.press("f10")
         await pilot.pause()
