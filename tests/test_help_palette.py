@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 from textual.command import CommandList, CommandPalette
+from textual.pilot import Pilot
 from textual.widgets import OptionList, TextArea
 
 from tests.pilot_helpers import SIZE, app_for, goto_section, screen_lines, settle, wait_until
+from tui.app import ShardbookApp
 from tui.screens.help import HelpScreen
 
 # README "Keys": every key the help lists over the lesson (typed keys as they are typed).
@@ -73,18 +75,23 @@ async def test_help_over_the_quiz_lists_its_keys_not_the_lessons(tmp_path: Path)
         assert "f2" not in listed and "ctrl+n" not in listed  # the lesson's keys wait
 
 
+async def first_palette_hit(app: ShardbookApp, pilot: Pilot[int], query: str) -> str:
+    """ctrl+p, ``query`` typed: the first hit's text (its title, then its help line)."""
+    await pilot.pause()
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    palette = app.screen
+    assert isinstance(palette, CommandPalette)
+    await pilot.press(*query)
+    commands = palette.query_one(CommandList)
+    await wait_until(pilot, lambda: commands.option_count > 0)
+    return str(commands.get_option_at_index(0).prompt)
+
+
 async def test_palette_search_finds_a_command_and_runs_it(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        palette = app.screen
-        assert isinstance(palette, CommandPalette)
-        await pilot.press(*"outline")
-        commands = palette.query_one(CommandList)
-        await wait_until(pilot, lambda: commands.option_count > 0)
-        first = str(commands.get_option_at_index(0).prompt)
+        first = await first_palette_hit(app, pilot, "outline")
         assert "Go to the lesson outline" in first and "(ctrl+o)" in first
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.focused, OptionList))
@@ -95,15 +102,7 @@ async def test_palette_search_reads_the_help_line_too(tmp_path: Path) -> None:
     """The title names the command and its key once; a word of its help line finds it."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        palette = app.screen
-        assert isinstance(palette, CommandPalette)
-        await pilot.press(*"widen")
-        commands = palette.query_one(CommandList)
-        await wait_until(pilot, lambda: commands.option_count > 0)
-        first = str(commands.get_option_at_index(0).prompt)
+        first = await first_palette_hit(app, pilot, "widen")
         assert first.startswith("Zoom (f5)")
         assert first.count("Widen the side pane") == 1
 
@@ -207,13 +206,6 @@ async def test_palette_in_chinese_finds_a_command_by_its_english_name(
     app = make_app(progress_dir=tmp_path, language="zh")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+p")
-        await settle(pilot)
-        palette = app.screen
-        assert isinstance(palette, CommandPalette)
-        await pilot.press(*query)
-        commands = palette.query_one(CommandList)
-        await wait_until(pilot, lambda: commands.option_count > 0)
-        first = str(commands.get_option_at_index(0).prompt)
+        first = await first_palette_hit(app, pilot, query)
         assert title in first, first
         assert query not in first.casefold()
