@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -24,7 +25,7 @@ from engine.progress import LessonProgress
 from engine.quiz import QuizSession
 from tests.pilot_helpers import app_for, choose, result_text, shown, type_into
 from tests.test_quiz_flow import NOW
-from tui.app import make_app
+from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
 
 SIZE = (80, 24)
@@ -45,6 +46,15 @@ class Gate:
     def open(self, event: str) -> None:
         self.events.append(event)
         self._opened.set()
+
+
+async def bubble_pane(pilot: Pilot[int], app: ShardbookApp) -> Any:
+    """F3: the Bubble pane, mounted."""
+    await pilot.press("f3")
+    await pilot.pause()
+    pane = app.query_one("BubblePane")
+    await pilot.pause()
+    return pane
 
 
 async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
@@ -68,10 +78,7 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
     monkeypatch.setattr(bubble_module, "simulate", gated)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        pane: Any = app.query_one("BubblePane")
-        await pilot.pause()
+        pane = await bubble_pane(pilot, app)
         await choose(pilot, pane.query_one("#field-schedule"), "1f1b")
         await type_into(pilot, pane.query_one("#field-stages", Input), "100")
         field = pane.query_one("#field-micro_batches", Input)
@@ -122,10 +129,7 @@ async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
     monkeypatch.setattr(bubble_module, "simulate", gated)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        pane: Any = app.query_one("BubblePane")
-        await pilot.pause()
+        pane = await bubble_pane(pilot, app)
         await type_into(pilot, pane.query_one("#field-stages", Input), "2000")
         field = pane.query_one("#field-micro_batches", Input)
         await type_into(pilot, field, "5000")
@@ -183,10 +187,7 @@ async def test_closing_the_app_stops_a_simulation_at_once(
     monkeypatch.setattr(bubble_module, "simulate", watched)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        pane: Any = app.query_one("BubblePane")
-        await pilot.pause()
+        pane = await bubble_pane(pilot, app)
         await choose(pilot, pane.query_one("#field-schedule"), "1f1b")
         await type_into(pilot, pane.query_one("#field-stages", Input), "100")
         await type_into(pilot, pane.query_one("#field-micro_batches", Input), "10000")
