@@ -240,119 +240,100 @@ def _run_columns(
     max(end of the stage's previous op, end of its input + p2p time) + its duration, the same
     float operations, in the same order, as the event-driven loop. Ops whose input is in their
     own column (1F1B's warm-up forwards and cool-down backwards, a few columns) are done one by
-    one after their inputs. About p·(m·v·2 + 2p) cells of 8 bytes for each of three arrays.
+    one after their inputs. About p·(m·v·2 + 2p) cells of 20 bytes: the input's cell (int32),
+    the end and the start (float64); the starts returned are views of the start grid.
     """
-    p, m = spec.stages, spec.num_microbatches
-    n_virtual = p * spec.virtual_stages
+    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
+    n_virtual = p * v
     hop = spec.p2p_time if p > 1 else 0.0
-    lengths = np.array([stage.codes.size for stage in actions], dtype=np.int64)
-    n = int(lengths.max())
-
-    def op_ids(r: int, stage: StageActions) -> IntArray:
-        # (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages.
-        wide = np.int64  # the compact arrays would overflow
-        ids: IntArray = (
-            stage.codes.astype(wide) * n_virtual + stage.chunks.astype(wide) * p + r
-        ) * m
-        ids += stage.micro_batches
-        return ids
-
-    # Where each op id sits, as stage·n + index (int32: p·n is at most 3·2^20 cells).
+    lengths = [stage.codes.size for stage in actions]
+    # Op ids (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages (int32: 3·p·m·v
+    # is at most 3·2^20), and where each id sits in its stage's list.
     position = np.empty(3 * n_virtual * m, dtype=np.int32)
+    ids_of = []
     for r, stage in enumerate(actions):
-        position[op_ids(r, stage)] = np.arange(r * n, r * n + stage.codes.size, dtype=np.int32)
-    # Each op's input from another virtual stage (stage·n + index; -1: none), and for each pair
-    # of stages the largest (input's index - op's index), which the shifts must make up for.
-    sources = []
+        ids = (stage.codes.astype(np.int32) * n_virtual + stage.chunks * p + r) * m
+        ids += stage.micro_batches
+        position[ids] = np.arange(ids.size, dtype=np.int32)
+        ids_of.append(ids)
+    # Each op's input from another virtual stage: per stage, (indices of the ops that have one,
+    # the stage the inputs run on, the inputs' indices there); and for each pair of stages the
+    # largest (input's index - op's index), which the shifts must make up for.
+    links: list[list[tuple[npt.NDArray[np.int32], int, npt.NDArray[np.int32]]]] = []
     gaps: dict[tuple[int, int], int] = {}
-    for r, stage in enumerate(actions):
-        ids = op_ids(r, stage)
-        virtual = stage.chunks.astype(np.int64) * p + r
-        source = np.full(ids.size, -1, dtype=np.int32)
-        for code, step, keep, neighbour in (
-            (F_CODE, -m, virtual > 0, (r - 1) % p),
-            (B_CODE, m, virtual < n_virtual - 1, (r + 1) % p),
+    for r, (stage, ids) in enumerate(zip(actions, ids_of, strict=True)):
+        stage_links = []
+        for code, step, neighbour, first_chunk in (
+            (F_CODE, -m, (r - 1) % p, 0 if r == 0 else None),  # virtual stage 0: no input
+            (B_CODE, m, (r + 1) % p, v - 1 if r == p - 1 else None),  # the last: no input
         ):
-            mask = (stage.codes == code) & keep
-            if not mask.any():
+            mask = stage.codes == code
+            if first_chunk is not None:
+                mask &= stage.chunks != first_chunk
+            where = np.flatnonzero(mask).astype(np.int32)
+            if not where.size:
                 continue
-            found = position[ids[mask] + step]
-            source[mask] = found
-            gap = int((found % n - np.nonzero(mask)[0]).max())
+            found = position[ids[where] + step]
+            gap = int((found - where).max())
             gaps[(neighbour, r)] = max(gaps.get((neighbour, r), gap), gap)
-        sources.append(source)
-    del position
-    shift = _shifts(p, gaps)
-    if shift is None:
+            stage_links.append((where, neighbour, found))
+        links.append(stage_links)
+    del position, ids_of
+    shift_array = _shifts(p, gaps)
+    if shift_array is None:
         return None
-    ncols = int((shift + lengths).max())
+    shift = shift_array.tolist()
+    ncols = max(s + length for s, length in zip(shift, lengths, strict=True))
     chained = np.zeros(ncols + 1, dtype=bool)
-    for r, source in enumerate(sources):
-        has = source >= 0
-        src = source[has].astype(np.int64)
-        own_column = np.nonzero(has)[0] + shift[r]
-        chained[own_column[src % n + shift[src // n] == own_column]] = True
+    for r, stage_links in enumerate(links):
+        for where, neighbour, found in stage_links:
+            same = found + (shift[neighbour] - shift[r]) == where
+            chained[where[same] + shift[r]] = True
     chained_list = chained.tolist()
-    if sum(chained_list) * p > _MAX_CHAINED_SHARE * int(lengths.sum()):
+    if sum(chained_list) * p > _MAX_CHAINED_SHARE * sum(lengths):
         return None
     # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
-    # Each cell's op kind (3: no op, duration 0), its input's cell, and (below) its end.
+    # Each cell's input cell; its end, which holds the op's duration (0: no op) until its
+    # column is computed; and its start.
     rows = ncols + 1
     dep = np.full(rows * p, ncols * p, dtype=np.int32)
-    kind = np.full(rows * p, 3, dtype=np.int8)
-    for r, (stage, source) in enumerate(zip(actions, sources, strict=True)):
-        cells = (np.arange(lengths[r]) + shift[r]) * p + r
-        has = source >= 0
-        src = source[has].astype(np.int64)
-        src_stage = src // n
-        dep[cells[has]] = (src - src_stage * n + shift[src_stage]) * p + src_stage
-        kind[cells] = stage.codes
-    del sources
-    op_times = np.append(durations, 0.0)
     end = np.zeros(rows * p)
+    dep_grid, end_grid = dep.reshape(rows, p), end.reshape(rows, p)
+    for r, (stage, stage_links) in enumerate(zip(actions, links, strict=True)):
+        column = slice(shift[r], shift[r] + lengths[r])
+        end_grid[column, r] = durations[stage.codes]
+        stage_deps = dep_grid[column, r]
+        for where, neighbour, found in stage_links:
+            stage_deps[where] = (found + shift[neighbour]) * p + neighbour
+    del links
     end[ncols * p :] = -np.inf
-    dep_grid, kind_grid, end_grid = (
-        dep.reshape(rows, p),
-        kind.reshape(rows, p),
-        end.reshape(rows, p),
-    )
-    # The loop runs once per column (20,000 for 1F1B at m = 10,000): bound methods and ufuncs
-    # only, no wrapper functions.
-    take, times_of, maximum, add_arrays = end.take, op_times.take, np.maximum, np.add
-    buffer, column_times = np.empty(p), np.empty(p)
+    start = np.empty(rows * p)
+    start_grid = start.reshape(rows, p)
+    # The loop runs once per column (20,000 for 1F1B at m = 10,000): three ufunc calls on p
+    # values, bound methods only. ``take`` with mode="clip" writes straight into ``out`` (with
+    # the default mode it copies through a buffer); every index is in range.
+    take, maximum = end.take, np.maximum
     previous = np.zeros(p)
-    for c, (column_deps, column_kinds, column_ends) in enumerate(
-        zip(dep_grid, kind_grid, end_grid, strict=False)
+    for c, (column_deps, column_starts, column_ends) in enumerate(
+        zip(dep_grid, start_grid, end_grid, strict=False)
     ):
         if c == ncols:
             break
         if not c % _CANCEL_EVERY and cancelled():
             raise SimulationCancelled
-        times_of(column_kinds, out=column_times)
         if chained_list[c]:
-            _chain_column(c, p, end, column_deps, column_times, previous, hop)
+            _chain_column(c, p, end, column_deps, column_starts, column_ends, previous, hop)
         else:
-            take(column_deps, out=buffer)
+            # start = max(the stage's previous end, the input's end + hop); end = start + op
+            # time (added the other way round: IEEE addition commutes, bit for bit).
+            take(column_deps, out=column_starts, mode="clip")
             if hop:
-                buffer += hop
-            maximum(previous, buffer, out=buffer)
-            add_arrays(buffer, column_times, out=column_ends)
+                column_starts += hop
+            maximum(previous, column_starts, out=column_starts)
+            column_ends += column_starts
         previous = column_ends
-    # The starts, as the loop chose them: the later of the stage's previous end (0 before its
-    # first column) and the input's end plus the hop.
-    starts = []
-    for r in range(p):
-        if not r % _CANCEL_EVERY and cancelled():
-            raise SimulationCancelled
-        cells = (np.arange(lengths[r]) + shift[r]) * p + r
-        began = end[dep[cells]]
-        if hop:
-            began += hop
-        before = np.zeros(cells.size)
-        inside = cells >= p
-        before[inside] = end[cells[inside] - p]
-        starts.append(np.maximum(before, began))
-    return starts
+    # Each stage's starts: a strided view of its column of the grid, no copy.
+    return [start_grid[shift[r] : shift[r] + lengths[r], r] for r in range(p)]
 
 
 def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
@@ -378,18 +359,23 @@ def _chain_column(
     p: int,
     end: FloatArray,
     deps: npt.NDArray[np.int32],
-    durations: FloatArray,
+    column_starts: FloatArray,
+    column_ends: FloatArray,
     previous: FloatArray,
     hop: float,
 ) -> None:
     """Column ``c``, where some ops take their input from an op of the same column: each op
-    after its input (Kahn's order), one at a time.
+    after its input (Kahn's order), one at a time, in Python floats; ``column_ends`` holds the
+    ops' durations on entry and their ends on return.
 
     Raises:
         RuntimeError: ops of the column wait for each other (a schedule that deadlocks).
     """
     base = c * p
-    deps_list, durations_list, previous_list = deps.tolist(), durations.tolist(), previous.tolist()
+    deps_list, durations, previous_list = deps.tolist(), column_ends.tolist(), previous.tolist()
+    # The inputs' ends (those in this column are overwritten below before they are read).
+    arrived = end.take(deps, mode="clip").tolist()
+    starts, ends = [0.0] * p, [0.0] * p
     waiting: dict[int, list[int]] = {}
     ready = []
     for r, source in enumerate(deps_list):
@@ -400,12 +386,17 @@ def _chain_column(
     done = 0
     while ready:
         r = ready.pop()
-        began = max(previous_list[r], float(end[deps_list[r]]) + hop)
-        end[base + r] = began + durations_list[r]
+        source = deps_list[r]
+        input_end = ends[source - base] if base <= source < base + p else arrived[r]
+        began = max(previous_list[r], input_end + hop)
+        starts[r] = began
+        ends[r] = began + durations[r]
         done += 1
         ready.extend(waiting.pop(r, ()))
     if done != p:
         raise RuntimeError(f"ops of column {c} wait for each other: the schedule deadlocks")
+    column_starts[:] = starts
+    column_ends[:] = ends
 
 
 def _run(
