@@ -51,6 +51,12 @@ def _never() -> bool:
     return False
 
 
+def _stop_if(cancelled: Callable[[], bool]) -> None:
+    """Raise :class:`SimulationCancelled` when ``cancelled()`` is true."""
+    if cancelled():
+        raise SimulationCancelled
+
+
 @dataclass(frozen=True)
 class PipelineResult:
     """A simulated schedule.
@@ -161,13 +167,13 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     check_simulated_size(spec)
     m, v = spec.num_microbatches, spec.virtual_stages
     actions = stage_actions(spec)
+    _stop_if(cancelled)
     durations = np.array(stage_op_times(spec))
     starts = _run_columns(spec, actions, durations, cancelled)
     if starts is None:
         op_durations = [durations[stage.codes].tolist() for stage in actions]
         starts = [np.array(stage) for stage in _run(spec, actions, op_durations, cancelled)]
-    if cancelled():
-        raise SimulationCancelled
+    _stop_if(cancelled)
     last_ends = [
         float(stage_starts[-1]) + float(durations[stage.codes[-1]])
         for stage, stage_starts in zip(actions, starts, strict=True)
@@ -234,14 +240,14 @@ def _run_columns(
     """Start time of every action, per stage, computed a column at a time; None when this
     schedule is better run by :func:`_run`.
 
-    Stage r's i-th action sits in column i + shift[r] of a grid with one row per column and one
-    entry per stage; the shifts put every op's input from another stage in an earlier column,
-    or the same one. A column is then one step over all stages: each op ends at
-    max(end of the stage's previous op, end of its input + p2p time) + its duration, the same
-    float operations, in the same order, as the event-driven loop. Ops whose input is in their
-    own column (1F1B's warm-up forwards and cool-down backwards, a few columns) are done one by
-    one after their inputs. About p·(m·v·2 + 2p) cells of 20 bytes: the input's cell (int32),
-    the end and the start (float64); the starts returned are views of the start grid.
+    Stage r's i-th action sits in column i + shift[r] of row r of a grid; the shifts put every
+    op's input from another stage in an earlier column, or the same one. A column is then one
+    step over all stages: each op ends at max(end of the stage's previous op, end of its input
+    + p2p time) + its duration, the same float operations, in the same order, as the
+    event-driven loop. Ops whose input is in their own column (1F1B's warm-up forwards and
+    cool-down backwards, a few columns) are done one by one after their inputs. About
+    p·(m·v·2 + 2p) cells of 20 bytes: the input's cell (int32), the end and the start
+    (float64); the starts returned are views of the start grid.
     """
     p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
     n_virtual = p * v
@@ -256,6 +262,7 @@ def _run_columns(
         ids += stage.micro_batches
         position[ids] = np.arange(ids.size, dtype=np.int32)
         ids_of.append(ids)
+    _stop_if(cancelled)  # each step of the set-up is a few tens of ms at 2 million ops
     # Each op's input from another virtual stage: per stage, (indices of the ops that have one,
     # the stage the inputs run on, the inputs' indices there); and for each pair of stages the
     # largest (input's index - op's index), which the shifts must make up for.
@@ -279,6 +286,7 @@ def _run_columns(
             stage_links.append((where, neighbour, found))
         links.append(stage_links)
     del position, ids_of
+    _stop_if(cancelled)
     shift_array = _shifts(p, gaps)
     if shift_array is None:
         return None
@@ -292,37 +300,40 @@ def _run_columns(
     chained_list = chained.tolist()
     if sum(chained_list) * p > _MAX_CHAINED_SHARE * sum(lengths):
         return None
-    # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
-    # Each cell's input cell; its end, which holds the op's duration (0: no op) until its
-    # column is computed; and its start.
-    rows = ncols + 1
-    dep = np.full(rows * p, ncols * p, dtype=np.int32)
-    end = np.zeros(rows * p)
-    dep_grid, end_grid = dep.reshape(rows, p), end.reshape(rows, p)
+    # Flat cell r·columns + c, stage-major: each stage's ops are contiguous, so filling the
+    # grid writes memory in order, and the loop's p cells of a column, one per stage, stay in
+    # cache for the next columns of the same cache lines. One more column, whose end is -inf,
+    # is the input of ops that have none. Each cell's input cell; its end, which holds the op's
+    # duration (0: no op) until its column is computed; and its start.
+    columns = ncols + 1
+    dep = np.full(p * columns, ncols, dtype=np.int32)
+    end = np.zeros(p * columns)
+    dep_grid, end_grid = dep.reshape(p, columns), end.reshape(p, columns)
     for r, (stage, stage_links) in enumerate(zip(actions, links, strict=True)):
-        column = slice(shift[r], shift[r] + lengths[r])
-        end_grid[column, r] = durations[stage.codes]
-        stage_deps = dep_grid[column, r]
+        stage_columns = slice(shift[r], shift[r] + lengths[r])
+        end_grid[r, stage_columns] = durations[stage.codes]
+        stage_deps = dep_grid[r, stage_columns]
         for where, neighbour, found in stage_links:
-            stage_deps[where] = (found + shift[neighbour]) * p + neighbour
+            stage_deps[where] = found + (shift[neighbour] + neighbour * columns)
     del links
-    end[ncols * p :] = -np.inf
-    start = np.empty(rows * p)
-    start_grid = start.reshape(rows, p)
+    _stop_if(cancelled)
+    end_grid[:, ncols] = -np.inf
+    start = np.empty(p * columns)
+    start_grid = start.reshape(p, columns)
     # The loop runs once per column (20,000 for 1F1B at m = 10,000): three ufunc calls on p
     # values, bound methods only. ``take`` with mode="clip" writes straight into ``out`` (with
     # the default mode it copies through a buffer); every index is in range.
     take, maximum = end.take, np.maximum
     previous = np.zeros(p)
     for c, (column_deps, column_starts, column_ends) in enumerate(
-        zip(dep_grid, start_grid, end_grid, strict=False)
+        zip(dep_grid.T, start_grid.T, end_grid.T, strict=False)
     ):
         if c == ncols:
             break
         if not c % _CANCEL_EVERY and cancelled():
             raise SimulationCancelled
         if chained_list[c]:
-            _chain_column(c, p, end, column_deps, column_starts, column_ends, previous, hop)
+            _chain_column(c, columns, end, column_deps, column_starts, column_ends, previous, hop)
         else:
             # start = max(the stage's previous end, the input's end + hop); end = start + op
             # time (added the other way round: IEEE addition commutes, bit for bit).
@@ -332,8 +343,8 @@ def _run_columns(
             maximum(previous, column_starts, out=column_starts)
             column_ends += column_starts
         previous = column_ends
-    # Each stage's starts: a strided view of its column of the grid, no copy.
-    return [start_grid[shift[r] : shift[r] + lengths[r], r] for r in range(p)]
+    # Each stage's starts: a view of its row of the grid, no copy.
+    return [start_grid[r, shift[r] : shift[r] + lengths[r]] for r in range(p)]
 
 
 def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
@@ -356,7 +367,7 @@ def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
 
 def _chain_column(
     c: int,
-    p: int,
+    columns: int,
     end: FloatArray,
     deps: npt.NDArray[np.int32],
     column_starts: FloatArray,
@@ -364,30 +375,33 @@ def _chain_column(
     previous: FloatArray,
     hop: float,
 ) -> None:
-    """Column ``c``, where some ops take their input from an op of the same column: each op
-    after its input (Kahn's order), one at a time, in Python floats; ``column_ends`` holds the
-    ops' durations on entry and their ends on return.
+    """Column ``c`` of a grid ``columns`` wide, where some ops take their input from an op of
+    the same column: each op after its input (Kahn's order), one at a time, in Python floats;
+    ``column_ends`` holds the ops' durations on entry and their ends on return.
 
     Raises:
         RuntimeError: ops of the column wait for each other (a schedule that deadlocks).
     """
-    base = c * p
     deps_list, durations, previous_list = deps.tolist(), column_ends.tolist(), previous.tolist()
+    p = len(deps_list)
     # The inputs' ends (those in this column are overwritten below before they are read).
     arrived = end.take(deps, mode="clip").tolist()
     starts, ends = [0.0] * p, [0.0] * p
     waiting: dict[int, list[int]] = {}
+    in_column: list[int | None] = [None] * p
     ready = []
     for r, source in enumerate(deps_list):
-        if base <= source < base + p:
-            waiting.setdefault(source - base, []).append(r)
+        stage, column = divmod(source, columns)
+        if column == c:
+            in_column[r] = stage
+            waiting.setdefault(stage, []).append(r)
         else:
             ready.append(r)
     done = 0
     while ready:
         r = ready.pop()
-        source = deps_list[r]
-        input_end = ends[source - base] if base <= source < base + p else arrived[r]
+        stage = in_column[r]
+        input_end = arrived[r] if stage is None else ends[stage]
         began = max(previous_list[r], input_end + hop)
         starts[r] = began
         ends[r] = began + durations[r]
