@@ -150,8 +150,9 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
 
     The timing is computed column by column over all stages at once (:func:`_run_columns`;
-    the event-driven :func:`_run` where too many ops wait for ops of their own column). Both
-    give the same start times to the last bit (tests/test_pipeline.py compares them).
+    the event-driven :func:`_run` for a small schedule, or where too many ops wait for ops of
+    their own column). Both give the same start times to the last bit (tests/test_pipeline.py
+    compares them).
 
     Returns:
         A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
@@ -169,7 +170,9 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     actions = stage_actions(spec)
     _stop_if(cancelled)
     durations = np.array(stage_op_times(spec))
-    starts = _run_columns(spec, actions, durations, cancelled)
+    starts = None
+    if spec.stages >= _MIN_COLUMN_STAGES and spec.num_ops >= _MIN_COLUMN_OPS:
+        starts = _run_columns(spec, actions, durations, cancelled)
     if starts is None:
         op_durations = [durations[stage.codes].tolist() for stage in actions]
         starts = [np.array(stage) for stage in _run(spec, actions, op_durations, cancelled)]
@@ -223,6 +226,10 @@ def _tidy(value: float, scale: float) -> float:
     return 0.0 if abs(value) <= _RELATIVE_EPS * scale else value
 
 
+# Below these, the event-driven loop is faster (under about 2 ms): a column of few stages costs
+# its numpy calls and the grid's set-up, about 3 us, more than its ops in plain Python.
+_MIN_COLUMN_STAGES = 8
+_MIN_COLUMN_OPS = 4096
 # The column path handles a column whose ops wait for ops of the same column one op at a time
 # (about 1 us an op, the event-driven loop's cost), any other column in one step (about 5 us):
 # it is used while such columns hold at most this share of the schedule's ops.
