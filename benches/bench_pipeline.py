@@ -12,6 +12,9 @@ Usage: ``python benches/bench_pipeline.py [--quick]``
    numpy and the engine's own modules are the baseline.
 3. Interleaved 1F1B at p=64, m=512, v=4 (262,144 ops; target under 0.5 s) and the op-by-op
    timeline built on first use (what the pane's drawing needs).
+4. The 2-million-op simulation as the Bubble pane runs it, through the simulation process
+   (``engine.pipeline.process``, already started): wall time of the round trip against the same
+   simulation and drawing in this process, best of 3 each, alternated; and the process's start.
 
 Every time is also given as a ratio to a baseline measured in the same run: a plain Python loop
 that does one float max, one add and one list store per op, over the same number of ops, so
@@ -34,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.pipeline import PipelineSpec, simulate
+from engine.pipeline.process import SimulationProcess, simulate_and_draw
 
 STAGES = 100
 SIZES = (1_250, 2_500, 5_000, 10_000)
@@ -158,6 +162,32 @@ def main(argv: list[str] | None = None) -> int:
         f"{INTERLEAVED_TARGET_S * 1e3:.0f} ms); timeline on first use "
         f"+{(with_timeline - sim) * 1e3:.0f} ms; bubble/ideal {result.bubble_over_ideal:.6f} "
         f"(closed form {result.closed_form.bubble_over_ideal:.6f})"
+    )
+    largest = PipelineSpec("1f1b", STAGES, sizes[-1])
+    process = SimulationProcess()
+    try:
+        started = time.perf_counter()
+        process.run([PipelineSpec("gpipe", 2, 2)], 80)
+        start_s = time.perf_counter() - started
+        here = there = float("inf")
+        for _ in range(repeats):
+            for where in ("here", "there"):
+                started = time.perf_counter()
+                if where == "here":
+                    simulate_and_draw([largest], 80)
+                else:
+                    process.run([largest], 80)
+                elapsed = time.perf_counter() - started
+                if where == "here":
+                    here = min(here, elapsed)
+                else:
+                    there = min(there, elapsed)
+    finally:
+        process.close()
+    print(
+        f"4. through the simulation process, 1F1B p={STAGES} m={sizes[-1]:,}: "
+        f"{there * 1e3:.0f} ms wall = {there / here:.2f}x in this process ({here * 1e3:.0f} ms); "
+        f"the process starts in {start_s * 1e3:.0f} ms"
     )
     print(
         f"targets at {ops:,} ops: CPU <= {TARGET_CPU_S} s, peak <= {TARGET_PEAK_BYTES / 1e6:.0f} MB"
