@@ -408,4 +408,6 @@ class BubblePane(CalculatorPane):
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, SIMULATION_GROUP)
-        self.simulation_process.close()
+        # Ended now; a fresh one (started only when needed) should the pane be mounted again.
+        process, self.simulation_process = self.simulation_process, SimulationProcess()
+        process.close()
