@@ -37,6 +37,9 @@ from engine.pipeline.spec import PipelineSpec
 from engine.pipeline.timeline import TimelineDrawing, draw_timeline
 
 _HEADER = struct.Struct("!Q")
+NICENESS = 10
+"""Added to the child's scheduling niceness (POSIX ``nice``): on a busy machine the caller's
+event loop gets the CPU first, and the simulation the rest."""
 # How often a waiting caller asks its own ``cancelled`` (seconds): the child is then told to stop.
 _POLL_S = 0.02
 
@@ -159,7 +162,7 @@ class SimulationProcess:
             path = os.environ.get("PYTHONPATH")
             env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "engine.pipeline.process"],
+                [sys.executable, "-m", "engine.pipeline.process", str(NICENESS)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -257,8 +260,14 @@ def _close_output(process: subprocess.Popen[bytes]) -> None:
         process.stdout.close()
 
 
-def main() -> None:
-    """Entry point of the child: serve requests from stdin, answer on stdout."""
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the child: lower its priority by the niceness given as the first
+    argument (where the platform has ``os.nice``), serve requests from stdin, answer on
+    stdout."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(int(args[0]))
     serve(sys.stdin.fileno(), sys.stdout.buffer)
 
 
