@@ -150,8 +150,8 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
 
     The timing is computed column by column over all stages at once (:func:`_run_columns`;
-    the event-driven :func:`_run` for a small schedule, or where too many ops wait for ops of
-    their own column). Both give the same start times to the last bit (tests/test_pipeline.py
+    the event-driven :func:`_run` for a small schedule, or where the columns' shifts do not
+    settle). Both give the same start times to the last bit (tests/test_pipeline.py
     compares them).
 
     Returns:
@@ -231,9 +231,9 @@ def _tidy(value: float, scale: float) -> float:
 _MIN_COLUMN_STAGES = 8
 _MIN_COLUMN_OPS = 4096
 # The column path handles a column whose ops wait for ops of the same column one op at a time
-# (about 1 us an op, the event-driven loop's cost), any other column in one step (about 5 us):
-# it is used while such columns hold at most this share of the schedule's ops.
-_MAX_CHAINED_SHARE = 0.25
+# (about 0.5 us an op, as fast as the event-driven loop), any other column in one step (about
+# 3 us); it takes every schedule whose shifts settle, however chained (GPipe's every column):
+# its grid holds 20 bytes an op where the event-driven loop's lists and floats hold about 150.
 # Rounds of the column shifts' relaxation before a schedule is given to the event-driven loop.
 _MAX_SHIFT_ROUNDS = 64
 
@@ -244,8 +244,8 @@ def _run_columns(
     durations: FloatArray,
     cancelled: Callable[[], bool] = _never,
 ) -> list[FloatArray] | None:
-    """Start time of every action, per stage, computed a column at a time; None when this
-    schedule is better run by :func:`_run`.
+    """Start time of every action, per stage, computed a column at a time; None when the
+    columns' shifts do not settle (then :func:`_run` runs the schedule).
 
     Stage r's i-th action sits in column i + shift[r] of row r of a grid; the shifts put every
     op's input from another stage in an earlier column, or the same one. A column is then one
@@ -305,8 +305,6 @@ def _run_columns(
             same = found + (shift[neighbour] - shift[r]) == where
             chained[where[same] + shift[r]] = True
     chained_list = chained.tolist()
-    if sum(chained_list) * p > _MAX_CHAINED_SHARE * sum(lengths):
-        return None
     # Flat cell r·columns + c, stage-major: each stage's ops are contiguous, so filling the
     # grid writes memory in order, and the loop's p cells of a column, one per stage, stay in
     # cache for the next columns of the same cache lines. One more column, whose end is -inf,
@@ -332,6 +330,7 @@ def _run_columns(
     # the default mode it copies through a buffer); every index is in range.
     take, maximum = end.take, np.maximum
     previous = np.zeros(p)
+    orders: dict[bytes, list[tuple[int, int]]] = {}
     for c, (column_deps, column_starts, column_ends) in enumerate(
         zip(dep_grid.T, start_grid.T, end_grid.T, strict=False)
     ):
@@ -340,7 +339,9 @@ def _run_columns(
         if not c % _CANCEL_EVERY and cancelled():
             raise SimulationCancelled
         if chained_list[c]:
-            _chain_column(c, columns, end, column_deps, column_starts, column_ends, previous, hop)
+            _chain_column(
+                c, columns, end, column_deps, column_starts, column_ends, previous, hop, orders
+            )
         else:
             # start = max(the stage's previous end, the input's end + hop); end = start + op
             # time (added the other way round: IEEE addition commutes, bit for bit).
@@ -381,43 +382,56 @@ def _chain_column(
     column_ends: FloatArray,
     previous: FloatArray,
     hop: float,
+    orders: dict[bytes, list[tuple[int, int]]],
 ) -> None:
     """Column ``c`` of a grid ``columns`` wide, where some ops take their input from an op of
-    the same column: each op after its input (Kahn's order), one at a time, in Python floats;
-    ``column_ends`` holds the ops' durations on entry and their ends on return.
+    the same column: each op after its input, one at a time, in Python floats;
+    ``column_ends`` holds the ops' durations on entry and their ends on return. The order
+    (Kahn's) depends only on which stage's op each op waits for, the same in most such columns
+    (GPipe's are all alike): ``orders`` keeps it by that pattern.
 
     Raises:
         RuntimeError: ops of the column wait for each other (a schedule that deadlocks).
     """
-    deps_list, durations, previous_list = deps.tolist(), column_ends.tolist(), previous.tolist()
-    p = len(deps_list)
-    # The inputs' ends (those in this column are overwritten below before they are read).
+    parents = np.where(deps % columns == c, deps // columns, -1)
+    key = parents.tobytes()
+    order = orders.get(key)
+    if order is None:
+        order = orders[key] = _kahn_order(parents.tolist(), c)
+    durations, previous_list = column_ends.tolist(), previous.tolist()
+    # The inputs' ends (those in this column are taken from ``ends`` instead).
     arrived = end.take(deps, mode="clip").tolist()
+    p = len(durations)
     starts, ends = [0.0] * p, [0.0] * p
-    waiting: dict[int, list[int]] = {}
-    in_column: list[int | None] = [None] * p
-    ready = []
-    for r, source in enumerate(deps_list):
-        stage, column = divmod(source, columns)
-        if column == c:
-            in_column[r] = stage
-            waiting.setdefault(stage, []).append(r)
-        else:
-            ready.append(r)
-    done = 0
-    while ready:
-        r = ready.pop()
-        stage = in_column[r]
-        input_end = arrived[r] if stage is None else ends[stage]
-        began = max(previous_list[r], input_end + hop)
+    for r, parent in order:
+        began = max(previous_list[r], (arrived[r] if parent < 0 else ends[parent]) + hop)
         starts[r] = began
         ends[r] = began + durations[r]
-        done += 1
-        ready.extend(waiting.pop(r, ()))
-    if done != p:
-        raise RuntimeError(f"ops of column {c} wait for each other: the schedule deadlocks")
     column_starts[:] = starts
     column_ends[:] = ends
+
+
+def _kahn_order(parents: list[int], c: int) -> list[tuple[int, int]]:
+    """(stage, the stage of its input in the same column or -1), each after its input.
+
+    Raises:
+        RuntimeError: ops of column ``c`` wait for each other (a schedule that deadlocks).
+    """
+    waiting: dict[int, list[int]] = {}
+    ready = []
+    for r, parent in enumerate(parents):
+        if parent < 0:
+            ready.append(r)
+        else:
+            waiting.setdefault(parent, []).append(r)
+    order = []
+    while ready:
+        r = ready.pop()
+        order.append((r, parents[r]))
+        ready.extend(waiting.pop(r, ()))
+    if len(order) != len(parents):
+        raise RuntimeError(f"ops of column {c} wait for each other: the schedule deadlocks")
+    return order
 
 
 def _run(
