@@ -18,6 +18,7 @@ window, a signal or a crash of the caller all close the pipe.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import os
 import pickle
@@ -110,6 +111,14 @@ def _readable(fd: int) -> bool:
     return bool(select.select([fd], [], [], 0)[0])
 
 
+def _release_memory() -> None:
+    """Hand the memory a simulation freed back to the system (glibc's ``malloc_trim``; a
+    no-op elsewhere): the process waits between requests for as long as the pane lives, and
+    after 2 million ops glibc kept about 80 MiB of freed heap."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def serve(requests: int, replies: IO[bytes]) -> None:
     """The child's loop: read requests from the file descriptor ``requests`` (unbuffered, so
     that a message waiting there is seen by ``select``), answer each on ``replies``, and return
@@ -125,8 +134,14 @@ def serve(requests: int, replies: IO[bytes]) -> None:
         set_language(language)
         reply: tuple[Any, ...]
         try:
-            simulated = simulate_and_draw(specs, width, lambda: _readable(requests))
-            reply = ("done", [_without_trace(pair) for pair in simulated])
+            # The per-op arrays (tens of MB) are dropped here, not kept until the next request.
+            reply = (
+                "done",
+                [
+                    _without_trace(pair)
+                    for pair in simulate_and_draw(specs, width, lambda: _readable(requests))
+                ],
+            )
         except SimulationCancelled:
             reply = ("cancelled",)
         except Exception as error:  # the caller shows it; the child serves the next request
@@ -135,6 +150,8 @@ def serve(requests: int, replies: IO[bytes]) -> None:
             _write(replies, reply)
         except BrokenPipeError:
             return
+        del reply
+        _release_memory()
 
 
 class SimulationProcess:
