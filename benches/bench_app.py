@@ -606,16 +606,28 @@ def _key(app: Any, key: str) -> Any:
     return event
 
 
-async def _bubble_at_limit(rounds: int) -> dict[str, list[float]]:
+async def _bubble_at_limit(rounds: int, in_thread: bool = False) -> dict[str, list[float]]:
     """Figure 8: in the Bubble pane, 1F1B at p=100, m=1,000, then one more ``0`` (m=10,000,
     2 million ops): the key to the frame with the closed form, the time until the simulated
     figures are shown, the longest stall of the event loop meanwhile, and cursor keys typed
     into the same field while the simulation runs (left and right, 50 ms apart: each key to the
     first frame drawn after the field repainted). ``rounds`` times, a backspace back to m=1,000
-    (and its simulation shown) between them."""
+    (and its simulation shown) between them. ``in_thread`` simulates in the pane's worker
+    thread instead of its simulation process, as a baseline (``benches/bench_pipeline.py``)."""
     from textual.widgets import Input, Select
 
+    from engine.pipeline.process import SimulationProcess, simulate_and_draw
     from tui.app import make_app
+
+    if in_thread:
+        real_run = SimulationProcess.run
+        SimulationProcess.run = lambda _process, specs, width, cancelled=lambda: False: (  # type: ignore[method-assign]
+            simulate_and_draw(specs, width, cancelled)
+        )
+        try:
+            return await _bubble_at_limit(rounds)
+        finally:
+            SimulationProcess.run = real_run  # type: ignore[method-assign]
 
     figures: dict[str, list[float]] = {"key": [], "simulated": [], "stall": [], "during": []}
     with tempfile.TemporaryDirectory() as progress:

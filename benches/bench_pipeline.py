@@ -15,6 +15,10 @@ Usage: ``python benches/bench_pipeline.py [--quick]``
 4. The 2-million-op simulation as the Bubble pane runs it, through the simulation process
    (``engine.pipeline.process``, already started): wall time of the round trip against the same
    simulation and drawing in this process, best of 3 each, alternated; and the process's start.
+5. Keys typed while the Bubble pane simulates the same schedule (``bench_app.py`` figure 8: p=100,
+   m=1,000, then a ``0``; cursor keys 50 ms apart until the simulated figures are shown): p95 of
+   each key to its frame, and the event loop's longest stall, with the simulation in the pane's
+   process against the same in a worker thread of the app (the lock shared), alternated.
 
 Every time is also given as a ratio to a baseline measured in the same run: a plain Python loop
 that does one float max, one add and one list store per op, over the same number of ops, so
@@ -25,6 +29,7 @@ checks that it runs. A full run exits 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -188,6 +193,22 @@ def main(argv: list[str] | None = None) -> int:
         f"4. through the simulation process, 1F1B p={STAGES} m={sizes[-1]:,}: "
         f"{there * 1e3:.0f} ms wall = {there / here:.2f}x in this process ({here * 1e3:.0f} ms); "
         f"the process starts in {start_s * 1e3:.0f} ms"
+    )
+    from benches.bench_app import _bubble_at_limit, percentile
+
+    figures: dict[str, dict[str, list[float]]] = {"process": {}, "thread": {}}
+    for _ in range(1 if args.quick else 3):
+        for where in ("thread", "process"):
+            got = asyncio.run(_bubble_at_limit(1, in_thread=where == "thread"))
+            for name, values in got.items():
+                figures[where].setdefault(name, []).extend(values)
+    keys = {where: percentile(got["during"] or [0.0], 0.95) for where, got in figures.items()}
+    stalls = {where: max(got["stall"]) for where, got in figures.items()}
+    print(
+        f"5. keys typed during it in the Bubble pane, p95: {keys['process'] * 1e3:.1f} ms with the "
+        f"simulation process = {keys['process'] / keys['thread']:.2f}x in a worker thread "
+        f"({keys['thread'] * 1e3:.1f} ms); longest event-loop stall {stalls['process'] * 1e3:.0f} "
+        f"ms against {stalls['thread'] * 1e3:.0f} ms"
     )
     print(
         f"targets at {ops:,} ops: CPU <= {TARGET_CPU_S} s, peak <= {TARGET_PEAK_BYTES / 1e6:.0f} MB"
