@@ -27,6 +27,7 @@ from babel.messages.pofile import read_po
 from textual.command import CommandPalette
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
+from textual.widgets import OptionList, Select
 
 from cli.main import choose_cli_language, main
 from engine import sources
@@ -48,22 +49,23 @@ from engine.i18n import (
     set_language,
 )
 from engine.ledger import (
-    CONVENTIONS,
     DTYPE_BYTES,
     OPTIMIZER_STATE_BYTES,
     LedgerSpec,
     compute_ledger,
 )
 from engine.linebreak import cell_width
-from engine.model_presets import model_presets
+from engine.model_presets import get_preset, model_presets
 from engine.pipeline import SCHEDULES
+from engine.quiz import QuizItem, make_drill
 from engine.settings import SettingsStore
-from tests.pilot_helpers import screen_lines
+from tests.pilot_helpers import result_text, screen_lines, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.screens.quiz import QuizScreen
+from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import SelfCheckBox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,11 +116,14 @@ DRAWING = re.compile(r"[PGMOABN]+|[FBWfbw]+")
 
 def identifiers() -> set[str]:
     """Values a field takes and the sources' own words, shown as they are in both languages:
-    the sources' titles (never translated), the schedules, conventions, algorithms and model
-    presets (names the command line takes too)."""
+    the sources' titles (never translated), the schedules, algorithms and the model presets'
+    names."""
     cited = [value for value in vars(sources).values() if isinstance(value, str) and value]
     names = [*cited, *map(sources.ascii_text, cited), *OPERATIONS]
-    names += [*SCHEDULES, *CONVENTIONS, *model_presets(), *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
+    # The conventions are shown by their labels and the model presets by their titles (a model's
+    # name: Llama 2 7B), not by the ids --convention and --model take.
+    names += [*SCHEDULES, *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
+    names += [preset.title for preset in model_presets().values()]
     names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
     return set(LATIN_WORD.findall(" ".join(names)))
 
@@ -589,3 +594,92 @@ def test_chinese_command_help_fits_the_terminal_by_cells(
         if len(lines) > 1:  # the wrapped lines start under the first option, by cells
             first = lines[0].index(" [")
             assert cell_len(lines[0][:first]) + 1 == len(lines[1]) - len(lines[1].lstrip())
+
+
+# ----------------------------------------------------------------- Textual's texts and the ids
+async def test_palette_says_no_match_in_chinese(tmp_path: Path) -> None:
+    """A query that finds nothing: Textual's palette writes its "No matches found" line in
+    English inside its own code; here it is in the interface language."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"zzqqxx")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        command_list = palette.query_one(OptionList)
+        await wait_until(
+            pilot,
+            lambda: bool(
+                command_list.option_count and command_list.get_option_at_index(0).disabled
+            ),
+        )
+        await settle(pilot)
+        text = screen_text(app)
+        assert "没有匹配的命令" in text
+        assert english_left(text) == {"zzqqxx"}  # the query typed
+
+
+async def test_select_list_key_in_chinese(tmp_path: Path) -> None:
+    """An open Select list shows its escape key in the footer: Textual's own description, in
+    the interface language."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = await app.main_screen.open_side_tab("ledger")
+        await settle(pilot)
+        pane.query_one("#field-convention", Select).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "关闭列表" in text and "Dismiss" not in text
+
+
+async def test_conventions_are_shown_by_their_labels_and_stored_by_id(tmp_path: Path) -> None:
+    """The Ledger's convention picker shows each convention by name in the interface language
+    (the ZeRO paper's, Megatron-LM's, DeepSpeed's), while the form, the settings and
+    ``--convention`` keep the ids."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = await app.main_screen.open_side_tab("ledger")
+        await settle(pilot)
+        picker = pane.query_one("#field-convention", Select)
+        assert picker.value == "zero-paper"
+        assert [str(label) for label, _value in picker._options] == [
+            "ZeRO 论文",
+            "Megatron-LM",
+            "DeepSpeed",
+        ]
+        text = screen_text(app)
+        assert "ZeRO 论文" in text
+        assert not re.search(r"zero-paper|megatron|deepspeed", text)
+        pane.query_one("#field-params").focus()
+        await pilot.press("ctrl+t")  # the three side by side
+        await settle(pilot)
+        text = result_text(pane.query_one(LedgerPane))
+        assert "Megatron-LM" in text and not re.search(r"zero-paper|megatron\b|deepspeed", text)
+        assert pane.query_one(LedgerPane).values()["convention"] == "zero-paper"
+
+
+def test_a_preset_that_describes_its_model_is_translated() -> None:
+    """A model's own name is the same in both languages; the lesson's 1B-class GPT is a
+    description and is shown in Chinese (here in the drill that asks about it)."""
+    set_language("zh")
+    assert get_preset("llama2-7b").shown_title == "Llama 2 7B"
+    drill = make_drill(
+        QuizItem("drill:preset-memory", "S15", "drill", "preset-memory", "preset-memory"),
+        {"model": "lesson-1b", "dp": 8, "zero": 2},
+    )
+    assert "本课的 1B 级 GPT" in drill.prompt
+    assert "lesson's" not in drill.prompt
+    set_language("en")
+    assert get_preset("lesson-1b").shown_title == "the lesson's 1B-class GPT (GPT-3 XL shape)"
+
+
+def test_where_labels_in_chinese(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["--lang", "zh", "where", "--progress-dir", str(tmp_path)]) == 0
+    labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert labels == ["课程", "进度", "设置", "缓存"]
+    assert main(["--lang", "en", "where", "--progress-dir", str(tmp_path)]) == 0
+    labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert labels == ["content", "progress", "settings", "cache"]

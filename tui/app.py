@@ -72,7 +72,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import APP_BINDINGS, CommandsProvider, PaletteEntry
+from tui.commands import APP_BINDINGS, CommandsProvider, LanguagePalette, PaletteEntry
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -102,9 +102,11 @@ SYSTEM_COMMAND_TEXTS = (
     N_("Save an SVG 'screenshot' of the current screen"),
     # The command palette's key in the footer (App.COMMAND_PALETTE_BINDING's description).
     N_("palette"),
+    # The key a Select's open list shows in the footer (SelectOverlay's BINDINGS).
+    N_("Dismiss menu"),
 )
-"""The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8),
-for the catalog."""
+"""The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8)
+and the descriptions of Textual's own keys that the footer shows, for the catalog."""
 EXPORT_GROUP = "export"
 # Seconds after start-up when the line-break analyses are written to the cache.
 ANALYSIS_SAVE_DELAY = 3.0
@@ -907,7 +909,7 @@ class ShardbookApp(KeyOrderApp[int]):
         """The command palette, with its prompt in the interface language."""
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
-                CommandPalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
+                LanguagePalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
             )
 
     def palette_entries(self) -> list[PaletteEntry]:

@@ -233,13 +233,13 @@ class TradeoffsPane(VerticalScroll):
         "GPUs does not double throughput once communication is not hidden. Keys 1, 2, 3 show the "
         "lesson's counterexamples (the focus must not be in a text box). Write your answers to "
         "exercises 4 and 5 below; they are saved as you type. Pick the model, the global batch "
-        "and the sequence length (default: lesson-1b, 24 layers, h 2048, about 1.3B; batch 64; "
-        "s 2048); A100 peak at 50%. The counterexamples keep their own models. The model, batch, "
-        "sequence, device and links the figures assume are listed above them. The plot is "
-        "log-log: linear scaling is the straight '.' line; '*' marks a cell several strategies "
-        "share. The table and the plot answer exercise 4, so they are folded until you have "
-        "written your judgement (and left its box); ctrl+r shows them first, recorded as looked "
-        "before answering."
+        "and the sequence length (default: the lesson's 1B-class GPT, 24 layers, h 2048, about "
+        "1.3B; batch 64; s 2048); A100 peak at 50%. The counterexamples keep their own models. "
+        "The model, batch, sequence, device and links the figures assume are listed above them. "
+        "The plot is log-log: linear scaling is the straight '.' line; '*' marks a cell several "
+        "strategies share. The table and the plot answer exercise 4, so they are folded until "
+        "you have written your judgement (and left its box); ctrl+r shows them first, recorded "
+        "as looked before answering."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.msgids.TRADEOFFS_KEY_1, id="scenario_1"),
@@ -308,7 +308,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "model",
                 strings.TRADEOFFS_MODEL,
-                [(preset, preset) for preset in model_presets()],
+                [(preset.shown_title, name) for name, preset in model_presets().items()],
                 str(TRADEOFFS_BASE.model),
             ),
             (
