@@ -683,3 +683,42 @@ def test_where_labels_in_chinese(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert main(["--lang", "en", "where", "--progress-dir", str(tmp_path)]) == 0
     labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert labels == ["content", "progress", "settings", "cache"]
+
+
+# ----------------------------------------------------------------- formulas and punctuation
+def test_formula_words_in_chinese() -> None:
+    """A parameter count's and an activation row's words around the symbols are Chinese; the
+    symbols, the values and the row's name in Korthikanti et al.'s Table 2 stay as written."""
+    set_language("zh")
+    spec = LedgerSpec(params=None, model="mixtral-8x7b", seq=4096, dp=8, zero_stage=2)
+    formulas = " ".join(term.formula for term in compute_ledger(spec).terms)
+    assert "，其中 L=32, h=4096" in formulas and "8 个专家 ×" in formulas
+    assert "，无 dropout" in formulas and "'no parallelism, eager attention'" in formulas
+    assert not re.search(r"\b(with|experts|output|norms|biases)\b", formulas), formulas
+    set_language("en")
+    english = " ".join(term.formula for term in compute_ledger(spec).terms)
+    assert " with L=32, h=4096" in english and "8 experts ×" in english
+
+
+def test_provenance_and_notes_use_the_languages_punctuation() -> None:
+    """A formula's note and what it rests on: full-width colon and semicolon in Chinese
+    (``注：``, ``补充材料；来源：``), the ASCII ones in English; the sources' titles between them
+    stay as written."""
+    from engine.lesson import load_lesson
+    from engine.reading import formula_blocks
+
+    lesson = load_lesson(LESSON)
+    formula = next(
+        formula
+        for section in lesson.sections
+        for formula in section.formulas
+        if formula.note.strip() and formula.sources and formula.added
+    )
+    set_language("zh")
+    texts = {block.kind: block.text for block in formula_blocks(formula)}
+    assert texts["note"].startswith("注：") and texts["label"] == "TeX："
+    assert texts["provenance"].startswith("补充材料；来源：")
+    set_language("en")
+    texts = {block.kind: block.text for block in formula_blocks(formula)}
+    assert texts["note"].startswith("Note: ") and texts["label"] == "TeX:"
+    assert texts["provenance"].startswith("added material; sources: ")

@@ -71,6 +71,8 @@ def _labels() -> MarkdownLabels:
         note=_(DEFAULT_LABELS.note),
         added=_(DEFAULT_LABELS.added),
         sources=_(DEFAULT_LABELS.sources),
+        labelled=_(DEFAULT_LABELS.labelled),
+        separator=_(DEFAULT_LABELS.separator),
     )
 
 
