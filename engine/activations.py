@@ -417,12 +417,12 @@ def stage_activation_bytes(
     if vocab_size is not None:
         if dropout:
             formula += (
-                "; "
+                _("; ")
                 + _("embedding dropout mask")
                 + (f" s·b·h{'/t' if split > 1 else ''}·{in_flight}")
             )
         else:
-            formula += "; " + _("no embedding dropout mask (no dropout)")
+            formula += _("; ") + _("no embedding dropout mask (no dropout)")
         if p == 1:
             formula += " + " + _("output layer and fp32 logits") + " (2w·s·b·h + 4·s·b·V/t)"
         formula += f" = {_num(extra)}"

@@ -722,3 +722,30 @@ def test_provenance_and_notes_use_the_languages_punctuation() -> None:
     texts = {block.kind: block.text for block in formula_blocks(formula)}
     assert texts["note"].startswith("Note: ") and texts["label"] == "TeX:"
     assert texts["provenance"].startswith("added material; sources: ")
+
+
+# ----------------------------------------------------------------- layout in both languages
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_form_labels_are_whole_and_apart_from_their_values(
+    tmp_path: Path, language: str
+) -> None:
+    """Every calculator field's label is shown whole with at least one cell before its value
+    (``micro-batch 数 m`` was cut to ``micro-batch 数`` and ran into its 8), in both languages,
+    the less-used Ledger fields included."""
+    from rich.cells import cell_len
+    from textual.widgets import Label
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for tab in ("ledger", "bubble", "collectives"):
+            tab_pane = await app.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            if tab == "ledger":
+                await tab_pane.query_one(LedgerPane).open_more()
+                await settle(pilot)
+            labels = list(tab_pane.query(".form-label").results(Label))
+            assert labels, tab
+            for label in labels:
+                text = str(label.content)
+                assert label.size.width > cell_len(text), (tab, text, label.size.width)

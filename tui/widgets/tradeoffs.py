@@ -39,7 +39,7 @@ from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.i18n import N_, gettext
 from engine.lesson import Item
-from engine.model_presets import model_presets
+from engine.model_presets import get_preset, model_presets
 from engine.scaling import ScalingPlot, scaling_plot
 from engine.steptime import INTERCONNECTS
 from engine.tradeoffs import (
@@ -56,6 +56,7 @@ from engine.tradeoffs import (
     tradeoffs_report,
 )
 from tui import strings
+from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, OpenedLesson
@@ -420,7 +421,7 @@ class TradeoffsPane(VerticalScroll):
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            return (choices, width), Text(f"{model}: {error}")
+            return (choices, width), Text(labelled(get_preset(model).shown_title, str(error)))
         return (choices, width), report_renderable(report, width)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -529,8 +530,8 @@ class TradeoffsPane(VerticalScroll):
             item_id = dict(EXERCISE_NOTES).get(note_id, "")
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
-                label = f"{label}: {items[item_id]}"
+                label = labelled(label, items[item_id])
             looked = progress.looked_before_answering(note_id)
             if looked or (note_id == ANSWERED_NOTE and self._shown_first):
-                label += f" ({strings.LOOKED_MARK})"
+                label = gettext("{label} ({mark})").format(label=label, mark=strings.LOOKED_MARK)
             box.set_label(label)
