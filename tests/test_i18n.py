@@ -749,3 +749,28 @@ async def test_form_labels_are_whole_and_apart_from_their_values(
             for label in labels:
                 text = str(label.content)
                 assert label.size.width > cell_len(text), (tab, text, label.size.width)
+
+
+@pytest.mark.parametrize(
+    ("language", "size", "header"),
+    [
+        ("zh", (40, 12), "S15 · 计划 0/25"),
+        ("zh", (60, 20), "S15 · 计划 0/25 · 教材已备，尚未学习"),
+        ("zh", (120, 40), "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习"),
+        ("en", (40, 12), "S15 · plan 0/25"),
+        ("en", (120, 40), "shardbook — S15 · plan 0/25 · material ready, not studied"),
+    ],
+)
+async def test_header_drops_whole_parts_where_it_does_not_fit(
+    tmp_path: Path, language: str, size: tuple[int, int], header: str
+) -> None:
+    """The header's line is never cut with an ellipsis: where it does not fit, the app's name
+    goes first, then the status line's parts from its end; a resize fits it again."""
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.resize_terminal(*size)
+        await settle(pilot)
+        await settle(pilot)
+        first = screen_lines(app)[0]
+        assert first.strip() == header and "…" not in first
