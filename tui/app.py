@@ -81,6 +81,7 @@ from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
 from tui.widgets.calculator import CalculatorPane
+from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
@@ -573,17 +574,21 @@ class ShardbookApp(KeyOrderApp[int]):
         return True
 
     def compute_status_line(self) -> str:
-        """The header's status line: lesson, plan figure, lesson status, read-only, saved."""
-        parts = [self.progress.lesson_id, gettext(STATUS_LABELS[self.progress.status])]
-        if self.plan_figure and self.lesson is not None:
-            parts.insert(1, strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        """The header's status line: lesson, read-only or not saved, plan figure, lesson
+        status, the last save's time. Its order is what a narrow header keeps
+        (``tui/widgets/header.py`` drops parts from the end): the warnings right after the
+        lesson."""
+        parts = [self.progress.lesson_id]
         if self.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
             parts.append(strings.NOT_SAVED)
-        elif self.last_saved:
+        if self.plan_figure and self.lesson is not None:
+            parts.append(strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        parts.append(gettext(STATUS_LABELS[self.progress.status]))
+        if self.last_saved and not self.save_error:
             parts.append(strings.SAVED_AT.format(time=self.last_saved))
-        return " · ".join(parts)
+        return PART_SEPARATOR.join(parts)
 
     def watch_status_line(self, line: str) -> None:
         self.sub_title = line
