@@ -774,3 +774,13 @@ async def test_header_drops_whole_parts_where_it_does_not_fit(
         await settle(pilot)
         first = screen_lines(app)[0]
         assert first.strip() == header and "…" not in first
+
+
+async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
+    """At 60x20 in Chinese no line of any side tab's page ends in an ellipsis: not the header
+    (it drops whole parts), not a figure (``在途峰值 8 个 micro-batch`` is stacked or wrapped)."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        async for tab, text in side_pane_pages(app, pilot):
+            assert [line for line in text.splitlines() if "…" in line] == [], tab
