@@ -96,7 +96,7 @@ KEEP_IN_ZH = {
         "KV",
     ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
-    *("min", "mo", "palette", "shell", "fg"),
+    *("palette", "shell", "fg"),
     "lab",  # the optional extra as pip names it (.[lab])
     "English",  # the palette's switch names each language in its own words
     # The side panes' symbols and the names their sources use: NCCL-tests' algbw and busbw,
@@ -784,3 +784,46 @@ async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
         await settle(pilot)
         async for tab, text in side_pane_pages(app, pilot):
             assert [line for line in text.splitlines() if "…" in line] == [], tab
+
+
+# ----------------------------------------------------------------- times in each language
+def test_intervals_are_written_one_way_per_language() -> None:
+    """The quiz's rating keys and the message after a rating write an interval the same way:
+    ``10 分钟`` and ``10 分钟后`` in Chinese (humanize's Chinese wrote ``10分后``), ``10 min``
+    and ``in 10 minutes`` in English. FSRS's first steps: 1, 5.5 and 10 minutes (py-fsrs 6)."""
+    from engine.timefmt import duration_text, format_interval, relative
+
+    steps = [dt.timedelta(minutes=m) for m in (1, 5.5, 10)] + [dt.timedelta(days=8)]
+    set_language("zh")
+    assert [format_interval(step) for step in steps] == ["1 分钟", "5.5 分钟", "10 分钟", "8 天"]
+    assert [duration_text(step) for step in steps] == ["1 分钟", "5.5 分钟", "10 分钟", "8 天"]
+    assert relative(NOW + steps[2], NOW) == "10 分钟后"
+    assert (
+        gettext(strings.msgids.QUIZ_RATED)
+        .format(rating="良好", due="2026-12-07 18:25", interval=duration_text(steps[2]))
+        .endswith("（10 分钟后）")
+    )
+    set_language("en")
+    assert [format_interval(step) for step in steps] == ["1 min", "5.5 min", "10 min", "8 d"]
+    assert relative(NOW + steps[2], NOW) == "in 10 minutes"
+
+
+def test_export_next_due_in_local_time_in_chinese() -> None:
+    """The notes' next review: the learner's local time with its offset (the JSON keeps UTC),
+    its label in the interface language."""
+    from engine.export.markdown import _quiz_markdown
+
+    set_language("zh")
+    summary = {
+        "items": 3,
+        "new": 1,
+        "reviewed": 2,
+        "reviews": 2,
+        "due": 0,
+        "recall": None,
+        "retrievability": None,
+        "next_due": "2026-12-07T10:25:00+00:00",
+    }
+    text = "\n".join(_quiz_markdown(summary))
+    due = dt.datetime(2026, 12, 7, 10, 25, tzinfo=dt.UTC).astimezone()
+    assert f"{due:%Y-%m-%d %H:%M %z}" in text and "+00:00" not in text
