@@ -354,7 +354,7 @@ def slow_link_answer(report: TradeoffsReport) -> str:
     ).format(
         gpus=report.world,
         link=_(report.interconnect.label),
-        model=get_preset(base.model).shown_title,
+        model=get_preset(base.model).shown_title if base.model else _("custom shape"),
         seq=base.seq,
         batch=base.global_batch,
         growth=_("; ").join(parts),
