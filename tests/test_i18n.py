@@ -827,3 +827,40 @@ def test_export_next_due_in_local_time_in_chinese() -> None:
     text = "\n".join(_quiz_markdown(summary))
     due = dt.datetime(2026, 12, 7, 10, 25, tzinfo=dt.UTC).astimezone()
     assert f"{due:%Y-%m-%d %H:%M %z}" in text and "+00:00" not in text
+
+
+async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: Path) -> None:
+    """The palette's language switch builds the screen again: the focused widget (here a
+    Ledger field) has the focus again and the Diagrams tab is scrolled where it was."""
+    from textual.containers import ScrollableContainer
+
+    app = make_app(progress_dir=tmp_path, language="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")  # the Diagrams tab
+        await settle(pilot)
+        tab = app.main_screen.query_one("#diagrams")
+        scroller = tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: scroller.max_scroll_y > 10)
+        scroller.scroll_to(y=9, animate=False, immediate=True)
+        await settle(pilot)
+        focused = app.focused
+        assert focused is not None and focused.id == "strategy"
+        await pilot.press("ctrl+p", *"中文", "enter")
+        await settle(pilot)
+        assert current_language() == "zh"
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "strategy")
+        new_tab = app.main_screen.query_one("#diagrams")
+        assert new_tab is not tab
+        new_scroller = new_tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: new_scroller.scroll_y == 9)
+        # And a field of another pane: the Ledger's parameter count.
+        await pilot.press("f2")
+        await settle(pilot)
+        app.main_screen.query_one("#field-params").focus()
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"English", "enter")
+        await settle(pilot)
+        await wait_until(
+            pilot, lambda: app.focused is not None and app.focused.id == "field-params"
+        )

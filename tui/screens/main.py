@@ -185,6 +185,7 @@ class MainScreen(Screen[None]):
         self._arrange()
         self._show_opened_lesson()
         self.resume.restore_section(self.resume.state)
+        self.resume.restore_focus_later(self.resume.state)
         reading = self.query_one("#reading")
         self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 
