@@ -19,10 +19,12 @@ measured in the same run on the same machine, beside its absolute value:
 4. start-up with 360 lessons in the content folder (S15 and 359 copies with new ids, files dated an
    hour ago as an installed curriculum is) against the folder with S15 alone, both with the lesson
    index (``engine.lesson.lesson_index_path``) warm. Target <= 1.2x.
-5. autosave: ``ShardbookApp.save_now`` (what the autosave timer calls: merge check, YAML dump and
+5. saving: ``ShardbookApp.save_now`` (ctrl+s, quitting, a signal: merge check, YAML dump and
    round trip, atomic write with fsync) for a well-filled S15 progress file, with 360 lessons'
    progress files in the folder; against the same save with S15's file alone, and against
-   ``atomic_write_text`` of the same text (the disk's floor). Target <= 10 ms.
+   ``atomic_write_text`` of the same text (the disk's floor). Then the autosave (its timer's
+   call): the time it holds the event loop, the write and fsync running in a thread. Target
+   <= 10 ms.
 6. the quiz (F12) with 360 lessons against S15 alone: from opening it to the first frame showing
    a question (target <= 1.2x); then the time until all 360 are read and joined to the queue, and
    the longest stall of the event loop meanwhile (a 4 ms ticker's lateness; target <= 50 ms).
@@ -42,7 +44,9 @@ The child processes of figures 1, 2 and 4 write the line-break cache (``engine.l
 the app does a few seconds after start-up, so the runs after the warm-up ones start as a learner's
 second session does.
 
-``--quick`` runs everything once, small, and only checks that it executes (the test suite runs it
+``--keys`` runs figures 3, 5 and 9 alone (about a minute), with the load average: what the
+keystroke work is measured with. ``--quick`` runs everything once, small, and only checks that it
+executes (the test suite runs it
 that way; the figures of a quick run mean nothing). A full run exits 1 when a target is missed.
 The child processes use a temporary cache folder (``XDG_CACHE_HOME``), so the learner's own lesson
 index is neither used nor touched.
@@ -400,14 +404,18 @@ async def _notes_typing(keys: int) -> dict[str, list[float]]:
         app = make_app(progress_dir=progress)  # the default autosave delay
         async with app.run_test(size=SIZE) as pilot:
             saves = 0
-            save_now = app.save_now
+            # The autosave's write (in a thread, ProgressStore.save_in_background; save_now in
+            # an older tree, where the autosave wrote on the event loop).
+            name = "save_in_background" if hasattr(app.store, "save_in_background") else ""
+            owner: Any = app.store if name else app
+            save = getattr(owner, name or "save_now")
 
-            def counted() -> bool:
+            def counted(*args: Any) -> Any:
                 nonlocal saves
                 saves += 1
-                return bool(save_now())
+                return save(*args)
 
-            app.save_now = counted  # type: ignore[method-assign]
+            setattr(owner, name or "save_now", counted)
             for name, section, kind in (
                 ("answer box", "self-check", SelfCheckBox),
                 ("reflection note", "reflection", NoteBox),
@@ -731,8 +739,8 @@ def autosave(saves: int, work: Path) -> dict[str, list[float]]:
             (folder / f"G{number:03d}.yaml").write_text(other, encoding="utf-8")
         app = make_app(content_dir=ROOT / "content", progress_dir=folder, autosave_delay=3600)
 
-        async def run(app: Any = app) -> list[float]:
-            times = []
+        async def run(app: Any = app) -> tuple[list[float], list[float]]:
+            times, loop_times = [], []
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 for n in range(saves + 1):
@@ -742,12 +750,22 @@ def autosave(saves: int, work: Path) -> dict[str, list[float]]:
                     ok = app.save_now()
                     elapsed = time.perf_counter() - start
                     assert ok, app.save_error
+                    # The autosave (its timer's call): what it holds the event loop for.
+                    app.progress.answers["definition"] = f"edit {n} again"
+                    app.mark_dirty()
+                    start = time.perf_counter()
+                    app._autosave()
+                    on_loop = time.perf_counter() - start
+                    while app.dirty:
+                        await asyncio.sleep(0.001)
+                    assert not app.save_error, app.save_error
                     if n:
                         times.append(elapsed)
+                        loop_times.append(on_loop)
                 await pilot.press("ctrl+q")
-            return times
+            return times, loop_times
 
-        results[name] = asyncio.run(run())
+        results[name], results[f"{name}, autosave on the event loop"] = asyncio.run(run())
     text = dump_yaml(filled_progress("S15").to_data())
     floor = []
     for _ in range(saves):
@@ -783,9 +801,91 @@ def discover(work: Path, repeat: int) -> dict[str, float]:
 # ------------------------------------------------------------------------------ report
 
 
+def report_keystrokes(keystrokes: dict[str, list[float]]) -> float:
+    """Print figure 3; returns the worst pane's p95 (seconds)."""
+    ms = 1e3
+    floor = percentile(keystrokes["baseline: plain Input"], 0.95)
+    print("3. keystroke to updated pane, p95 (median):")
+    worst = 0.0
+    for name, times in keystrokes.items():
+        p95 = percentile(times, 0.95)
+        if not name.startswith("baseline"):
+            worst = max(worst, p95)
+        print(
+            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
+        )
+    return worst
+
+
+def report_autosave(saved: dict[str, list[float]]) -> float:
+    """Print figure 5; returns the median time the autosave holds the event loop (seconds)."""
+    ms = 1e3
+    save_median = statistics.median(saved["360 progress files"])
+    save_p95 = percentile(saved["360 progress files"], 0.95)
+    alone = statistics.median(saved["1 progress file"])
+    write = statistics.median(saved["atomic write of the same text"])
+    on_loop = saved["360 progress files, autosave on the event loop"]
+    loop_median, loop_p95 = statistics.median(on_loop), percentile(on_loop, 0.95)
+    print(
+        f"5. save_now (ctrl+s, quit), {LESSONS} progress files: {save_median * ms:6.2f} ms median "
+        f"(p95 {save_p95 * ms:.2f}) = {save_median / alone:5.2f} x with 1 file "
+        f"({alone * ms:.2f} ms) = {save_median / write:5.2f} x atomic write alone "
+        f"({write * ms:.2f} ms)"
+    )
+    print(
+        f"   autosave, the event loop's share (the write and fsync in a thread): "
+        f"{loop_median * ms:6.2f} ms median (p95 {loop_p95 * ms:.2f}) = "
+        f"{loop_median / write:5.2f} x atomic write alone   target <= 10 ms"
+    )
+    return loop_median
+
+
+def report_notes(notes: dict[str, list[float]]) -> float:
+    """Print figure 9; returns the worst text box's p95 (seconds)."""
+    ms = 1e3
+    notes = dict(notes)
+    autosaves = int(notes.pop("autosaves")[0])
+    notes_floor = percentile(notes["baseline: plain TextArea"], 0.95)
+    print(f"9. key typed into a note to the frame showing it, p95 (median); {autosaves} autosaves:")
+    worst = 0.0
+    for name, times in notes.items():
+        p95 = percentile(times, 0.95)
+        if not name.startswith("baseline"):
+            worst = max(worst, p95)
+        print(
+            f"   {name:24s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / notes_floor:5.2f} x plain TextArea   target p95 <= 16 ms"
+        )
+    return worst
+
+
+def keys_only(keys: int, saves: int) -> int:
+    """``--keys``: figures 3, 5 and 9 alone (keystrokes, autosave, notes), in one process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        os.environ["XDG_CACHE_HOME"] = str(work / "cache")
+        keystrokes = asyncio.run(_keystrokes(keys))
+        saved = autosave(saves, work)
+        notes = asyncio.run(_notes_typing(keys))
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores; load average {load}")
+    worst = report_keystrokes(keystrokes)
+    loop_median = report_autosave(saved)
+    worst = max(worst, report_notes(notes))
+    ok = worst <= 16e-3 and loop_median <= 10e-3
+    print("targets met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="run once, small, to check it runs")
+    parser.add_argument(
+        "--keys",
+        action="store_true",
+        help="only figures 3, 5 and 9: keystrokes in the panes, the autosave, typing in notes",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -793,6 +893,9 @@ def main(argv: list[str] | None = None) -> int:
         child(kind, content, progress, float(started))
         return 0
     runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
+    if args.keys:
+        status = keys_only(keys, saves)
+        return 0 if args.quick else status
     ms = 1e3
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -826,16 +929,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"   numpy/fsrs/torch loaded at start-up: {start['loaded'] or 'none'}")
     floor = percentile(keystrokes["baseline: plain Input"], 0.95)
-    print("3. keystroke to updated pane, p95 (median):")
-    worst = 0.0
-    for name, times in keystrokes.items():
-        p95 = percentile(times, 0.95)
-        if not name.startswith("baseline"):
-            worst = max(worst, p95)
-        print(
-            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
-        )
+    worst = report_keystrokes(keystrokes)
     print(
         f"4. first frame, {LESSONS} lessons: {many['seconds'] * ms:7.1f} ms = {many_ratio:5.2f} x "
         f"one lesson ({app['seconds'] * ms:.1f} ms)   target <= 1.2x; cold index "
@@ -845,16 +939,7 @@ def main(argv: list[str] | None = None) -> int:
         f"   listing {LESSONS} lessons in-process: {listing['without index'] * ms:.1f} ms without "
         f"the index, {listing['with index'] * ms:.1f} ms with it"
     )
-    save_median = statistics.median(saved["360 progress files"])
-    save_p95 = percentile(saved["360 progress files"], 0.95)
-    alone = statistics.median(saved["1 progress file"])
-    write = statistics.median(saved["atomic write of the same text"])
-    print(
-        f"5. autosave, {LESSONS} progress files: {save_median * ms:6.2f} ms median "
-        f"(p95 {save_p95 * ms:.2f}) = {save_median / alone:5.2f} x with 1 file "
-        f"({alone * ms:.2f} ms) = {save_median / write:5.2f} x atomic write alone "
-        f"({write * ms:.2f} ms)   target <= 10 ms"
-    )
+    autosave_on_loop = report_autosave(saved)
     one, many_lessons = lessons["one"], lessons["many"]
     quiz_one = statistics.median(one["quiz first question"])
     quiz_many = statistics.median(many_lessons["quiz first question"])
@@ -886,23 +971,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{percentile(during, 0.95) * ms:.1f} ms, max {max(during) * ms:.1f} ms = "
         f"{percentile(during, 0.95) / floor:5.2f} x plain Input   target p95 <= 16 ms"
     )
-    autosaves = int(notes.pop("autosaves")[0])
-    notes_floor = percentile(notes["baseline: plain TextArea"], 0.95)
-    print(f"9. key typed into a note to the frame showing it, p95 (median); {autosaves} autosaves:")
-    for name, times in notes.items():
-        p95 = percentile(times, 0.95)
-        if not name.startswith("baseline"):
-            worst = max(worst, p95)
-        print(
-            f"   {name:24s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / notes_floor:5.2f} x plain TextArea   target p95 <= 16 ms"
-        )
+    worst = max(worst, report_notes(notes))
     ok = (
         first_ratio <= 1.3
         and memory_ratio <= 1.5
         and worst <= 16e-3
         and many_ratio <= 1.2
-        and save_median <= 10e-3
+        and autosave_on_loop <= 10e-3
         and quiz_ratio <= 1.2
         and quiz_stall <= 50e-3
         and bubble_stall <= 50e-3

@@ -65,17 +65,18 @@ PRELUDE_EXIT_HANGS = (
 
 
 def prelude_slow_save(marker: Path) -> str:
-    """Every save touches ``marker``, then takes 0.5 s before it writes."""
+    """Every progress file's write (the autosave's, in its thread, and the last save's) touches
+    ``marker``, then takes 0.5 s before it writes."""
     return (
         "import time\n"
         "from pathlib import Path\n"
-        "import engine.progress\n"
-        "_save = engine.progress.ProgressStore.save\n"
-        "def slow_save(self, progress):\n"
+        "import engine.progress.store\n"
+        "_write = engine.progress.store.atomic_write_text\n"
+        "def slow_write(path, text):\n"
         f"    Path({str(marker)!r}).touch()\n"
         "    time.sleep(0.5)\n"
-        "    return _save(self, progress)\n"
-        "engine.progress.ProgressStore.save = slow_save\n"
+        "    return _write(path, text)\n"
+        "engine.progress.store.atomic_write_text = slow_write\n"
     )
 
 
