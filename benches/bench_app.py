@@ -840,7 +840,8 @@ def first_frame_only(tmux: bool, runs: int) -> int:
     if tmux:
         ratios = [a / b for a, b in zip(app, base, strict=True)]
     ratio = statistics.median(ratios)
-    print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores; {runs} runs of each, alternated")
+    cores = os.cpu_count()
+    print(f"python {sys.version.split()[0]}; {cores} cores; {runs} runs of each, alternated")
     print(f"load average (1 min) before and after: {load_before:.2f}, {os.getloadavg()[0]:.2f}")
     print(
         f"1. first frame ({how}): app {statistics.median(app) * ms:.1f} ms, minimal Textual app "
@@ -875,7 +876,8 @@ def main(argv: list[str] | None = None) -> int:
         minimal_app().run()
         return 0
     if args.first_frame or args.tmux:
-        return first_frame_only(args.tmux, args.runs or (1 if args.quick else 5 if args.tmux else 9))
+        default_runs = 1 if args.quick else 5 if args.tmux else 9
+        return first_frame_only(args.tmux, args.runs or default_runs)
     runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
     ms = 1e3
     with tempfile.TemporaryDirectory() as tmp:
