@@ -149,8 +149,9 @@ class MainScreen(Screen[None]):
         with Horizontal(id="main"):
             yield OptionList(id="outline")
             yield ReadingPane(id="reading")
-            # Every tab is built on first view (tui.widgets.side): start-up stays fast.
-            with SideTabs(id="side", initial="ledger"):
+            # The tabs are built when the side pane is first shown, and each tab's content on
+            # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
+            with SideTabs(id="side", initial="ledger", build_tabs=self._side_shown_at_start()):
                 yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
                 yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
                 yield LazyTabPane(
@@ -168,6 +169,18 @@ class MainScreen(Screen[None]):
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
+
+    def _side_shown_at_start(self) -> bool:
+        """Whether the first frame shows the side pane: what :meth:`on_mount` decides from the
+        terminal's size, the learner's F6 choice and where the lesson was left."""
+        first = size_class(*self.app.size)
+        if first == "too-small":
+            return False
+        shown = side_default(first, self.side_preference)
+        state = self.resume.state
+        if state.side_shown is not None and state.side_size == first:
+            shown = state.side_shown
+        return arrange(first, shown, self.reading_mode, zoomed=False, outline_open=False).side
 
     def on_mount(self) -> None:
         width, height = self.app.size
@@ -263,9 +276,13 @@ class MainScreen(Screen[None]):
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
+        await side.ready()
         pane = side.get_pane(side.active)
         if isinstance(pane, LazyTabPane):
             await pane.ready()
+        focused = self.focused
+        if focused is not None and side in focused.ancestors:
+            return  # focused in the side pane meanwhile (a jump to a note there)
         self.focus_tab_pane(pane)
 
     # ----------------------------------------------------------------- the lesson
@@ -287,7 +304,7 @@ class MainScreen(Screen[None]):
         # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
         # shows it when it is.
         opened = OpenedLesson(self.lesson, self.progress)
-        for pane in self.query(LazyTabPane):
+        for pane in self.query_one(SideTabs).panes():
             pane.show_lesson(opened)
 
     @property
@@ -419,15 +436,17 @@ class MainScreen(Screen[None]):
     async def action_side_tab(self, tab: str) -> None:
         """Show side tab ``tab`` and focus its first field (F4 on Diagrams: Collectives)."""
         side = self.query_one(SideTabs)
-        if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
+        if tab == "diagrams" and side.current == "diagrams" and self.arrangement.side:
             tab = "collectives"
         self.focus_tab_pane(await self.open_side_tab(tab))
 
     async def open_side_tab(self, tab: str) -> TabPane:
         """Show side tab ``tab`` and return its pane once its content is built."""
         side = self.query_one(SideTabs)
+        side.choose(tab)  # before the side pane is shown: its tabs may be built with it
         self.reading_mode = False
         self.side_shown = True
+        await side.ready()
         side.active = tab
         pane = side.get_pane(tab)
         if isinstance(pane, LazyTabPane):
