@@ -53,6 +53,7 @@ from tui.screens.guide import ReadingPane, SectionEnd, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
     META_ID,
+    SIZE_CLASSES,
     Arrangement,
     SidePreference,
     SizeClass,
@@ -145,6 +146,13 @@ class MainScreen(Screen[None]):
 
     # ----------------------------------------------------------------- composition
     def compose(self) -> ComposeResult:
+        # The layout's classes before the widgets below exist: a class change restyles the
+        # screen and every widget in it at once (Textual's update_styles), and on_mount finds
+        # these already set.
+        first = size_class(*self.app.size)
+        self._set_layout_classes(
+            first, arrange(first, self._side_shown_at_start(), self.reading_mode, False, False)
+        )
         yield Header(icon="")
         with Horizontal(id="main"):
             yield OptionList(id="outline")
@@ -170,6 +178,26 @@ class MainScreen(Screen[None]):
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
 
+    def _set_layout_classes(self, size: SizeClass, shown: Arrangement) -> None:
+        """One class per layout decision, changed together: the screen and its widgets are
+        restyled once, not once per class."""
+        wanted = {
+            f"-{size}": True,
+            "-outline-column": shown.outline == "column",
+            "-outline-overlay": shown.outline == "overlay",
+            "-reading-hidden": not shown.reading,
+            "-side-shown": shown.side,
+            "-zoom": self.zoomed,
+        }
+        wanted.update({f"-{other}": False for other in SIZE_CLASSES if other != size})
+        changed = False
+        for name, add in wanted.items():
+            if self.has_class(name) != add:
+                self.set_class(add, name, update=False)
+                changed = True
+        if changed:
+            self.update_node_styles()
+
     def _side_shown_at_start(self) -> bool:
         """Whether the first frame shows the side pane: what :meth:`on_mount` decides from the
         terminal's size, the learner's F6 choice and where the lesson was left."""
@@ -186,7 +214,6 @@ class MainScreen(Screen[None]):
         width, height = self.app.size
         first = size_class(width, height)
         self.set_reactive(MainScreen.size_class, first)
-        self.add_class(f"-{first}")
         if first != "too-small":
             self._usable = first
             self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
@@ -209,8 +236,6 @@ class MainScreen(Screen[None]):
 
     # ----------------------------------------------------------------- layout state
     def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
-        self.remove_class(f"-{old}")
-        self.add_class(f"-{new}")
         if new != "too-small" and new != self._usable:
             self._usable = new
             self.outline_open = False
@@ -239,11 +264,7 @@ class MainScreen(Screen[None]):
 
     def _arrange(self) -> None:
         shown = self.arrangement
-        self.set_class(shown.outline == "column", "-outline-column")
-        self.set_class(shown.outline == "overlay", "-outline-overlay")
-        self.set_class(not shown.reading, "-reading-hidden")
-        self.set_class(shown.side, "-side-shown")
-        self.set_class(self.zoomed, "-zoom")
+        self._set_layout_classes(self.size_class, shown)
         if shown.side:
             self.query_one(SideTabs).show_panes()
         self.call_after_refresh(self._keep_focus_on_screen)
