@@ -88,6 +88,10 @@ class MainScreen(Screen[None]):
     """The lesson: outline, reading pane, side pane (see module docstring)."""
 
     COMMANDS = {LessonCommands}
+    # The first pane on screen takes the focus when the screen is composed (the layout's classes
+    # are set by then): the outline where it is a column, else the lesson. Textual's default,
+    # the first focusable widget, would focus the hidden outline and move it a frame later.
+    AUTO_FOCUS = "MainScreen.-outline-column #outline, #reading"
 
     BINDINGS = [
         *LESSON_BINDINGS,
