@@ -98,6 +98,15 @@ def run_lessons(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+WHERE_LABELS = {
+    "content_dir": N_("content"),
+    "progress_dir": N_("progress"),
+    "settings": N_("settings"),
+    "cache_dir": N_("cache"),
+}
+"""``shardbook where``'s line labels (in the interface language; ``--json`` keeps its keys)."""
+
+
 def run_where(args: argparse.Namespace) -> int:
     """Print the folders in use, whether or not they exist yet (the progress folder is made on
     the first save); exit 0."""
@@ -112,7 +121,7 @@ def run_where(args: argparse.Namespace) -> int:
         print(json.dumps(folders, ensure_ascii=False))
     else:
         for key, value in folders.items():
-            print(f"{key.removesuffix('_dir')}\t{value}")
+            print(f"{_(WHERE_LABELS[key])}\t{value}")
     return 0
 
 

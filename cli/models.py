@@ -197,5 +197,5 @@ def run_models(args: argparse.Namespace) -> int:
         table.add_row(preset.name, f"{preset.size.total:,.0f}", published, kind)
     console.print(table)
     for preset in presets.values():
-        console.print(Text(f"{preset.name}: {preset.title}; {preset.source}"))
+        console.print(Text(f"{preset.name}: {preset.shown_title}; {preset.source}"))
     return 0

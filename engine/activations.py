@@ -191,7 +191,12 @@ def _table2_row(
 ) -> tuple[str, str]:
     """The Table 2 row of a layer and its formula text."""
     if recompute == "full":
-        formula = f"{_coef(w)}·s·b·h (layer input only) with s={s}, b={b}, h={h} = {_num(value)}"
+        formula = (
+            f"{_coef(w)}·s·b·h "
+            + _("(layer input only)")
+            + _(" with {values}").format(values=f"s={s}, b={b}, h={h}")
+            + f" = {_num(value)}"
+        )
         return "full recompute", formula
     kept_whole = 4 * w + 2
     split = 12 * w
@@ -211,9 +216,10 @@ def _table2_row(
     else:
         formula = f"{head} + {_coef(score_bytes)}·a·s/(h·{t}))"
         row = parallel
-    where = f" with s={s}, b={b}, h={h}, a={a}, t={t}"
+    values = f"s={s}, b={b}, h={h}, a={a}, t={t}"
     if w != 2.0:
-        where += f"; {w:g}-byte activations, 1-byte dropout masks"
+        values += _("; {bytes}-byte activations, 1-byte dropout masks").format(bytes=f"{w:g}")
+    where = _(" with {values}").format(values=values)
     return row, f"{formula}{where} = {_num(value)}"
 
 
@@ -243,10 +249,11 @@ def _general_row(
     if recompute != "selective" and score:
         formula += f" + {_coef(score)}·a·s²·b/{t}"
     f_value = shape.expert_ffn if shape.experts > 1 else shape.ffn
-    where = (
-        f" with s={s}, b={b}, h={h}, a={a}, t={t}, w={w:g}, q={shape.q_width}, "
-        f"kv={shape.kv_width}, f={f_value}" + ("" if shape.dropout else ", no dropout")
+    values = (
+        f"s={s}, b={b}, h={h}, a={a}, t={t}, w={w:g}, q={shape.q_width}, "
+        f"kv={shape.kv_width}, f={f_value}" + ("" if shape.dropout else _(", no dropout"))
     )
+    where = _(" with {values}").format(values=values)
     return row, f"{formula}{where} = {_num(value)}"
 
 
@@ -410,12 +417,12 @@ def stage_activation_bytes(
     if vocab_size is not None:
         if dropout:
             formula += (
-                "; "
+                _("; ")
                 + _("embedding dropout mask")
                 + (f" s·b·h{'/t' if split > 1 else ''}·{in_flight}")
             )
         else:
-            formula += "; " + _("no embedding dropout mask (no dropout)")
+            formula += _("; ") + _("no embedding dropout mask (no dropout)")
         if p == 1:
             formula += " + " + _("output layer and fp32 logits") + " (2w·s·b·h + 4·s·b·V/t)"
         formula += f" = {_num(extra)}"

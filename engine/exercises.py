@@ -67,7 +67,7 @@ class ExerciseNote:
 
 def _comm(strategy: Strategy) -> str:
     kind = _("point-to-point ") if strategy.point_to_point else ""
-    uses = "; ".join(
+    uses = _("; ").join(
         _("{collective} in {phase} ({payload})").format(
             collective=use.collective, phase=_(use.phase), payload=_(use.payload)
         )

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from engine.errors import InputError
+from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.model_size import (
     LAYOUTS,
@@ -30,6 +31,9 @@ from engine.model_size import (
 
 PRESETS_FILE = "model_presets.yaml"
 _PRESET_KEYS = frozenset({"title", "published", "digits", "source", "context", "shape"})
+# The titles of model_presets.yaml that describe a model rather than name it, for the catalog:
+# they are shown in the interface language (a model's own name, Llama 2 7B, is the same in both).
+DESCRIBED_TITLES = (N_("the lesson's 1B-class GPT (GPT-3 XL shape)"),)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,12 @@ class ModelPreset:
     def size(self) -> ModelSize:
         """The parameter count of :attr:`shape`."""
         return shape_param_count(self.shape)
+
+    @property
+    def shown_title(self) -> str:
+        """:attr:`title` as the interface shows it: a description in the interface language,
+        a model's name as its authors write it."""
+        return _(self.title)
 
     @property
     def max_seq(self) -> int | None:

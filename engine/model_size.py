@@ -37,6 +37,7 @@ from typing import Any, Literal, get_args
 
 from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import InputError
+from engine.i18n import current_language
 from engine.i18n import gettext as _
 
 MlpKind = Literal["gelu", "swiglu", "geglu"]
@@ -393,10 +394,10 @@ def _is_eq2_layout(shape: ModelShape) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=1024)
 def shape_param_count(shape: ModelShape, seq: int | None = None) -> ModelSize:
     """Parameters of ``shape``; formula and sources in the module docstring (cached: a sweep
-    counts the same shape many times).
+    counts the same shape many times; one entry per interface language, since the formula's
+    words are in it).
 
     Args:
         shape: the architecture; its vocabulary must be given.
@@ -405,6 +406,11 @@ def shape_param_count(shape: ModelShape, seq: int | None = None) -> ModelSize:
     Raises:
         InputError: no vocabulary (field ``vocab``).
     """
+    return _shape_param_count(shape, seq, current_language())
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_param_count(shape: ModelShape, seq: int | None, _language: str) -> ModelSize:
     if shape.vocab is None:
         raise InputError("vocab", _("the parameter count needs the vocabulary size"))
     h = float(shape.hidden)
@@ -483,24 +489,31 @@ def _general_formula(
     final: float,
     total: float,
 ) -> str:
+    # The formula's symbols are the papers'; its words (biases, experts, output...) are in the
+    # interface language.
     h, q, kv, m = shape.hidden, shape.q_width, shape.kv_width, shape.mlp_matrices
-    bias = " + biases" if shape.bias else ""
+    bias = " + " + _("biases") if shape.bias else ""
     norm = "2·2h" if shape.norm == "layernorm" else "2·h"
     if shape.experts > 1:
-        mlp = f"{shape.experts} experts × {m}·h·f_e{bias} + router h·E" + (
-            f" + {shape.shared_experts} shared" if shape.shared_experts else ""
-        )
+        mlp = _("{experts} experts").format(experts=shape.experts)
+        mlp += f" × {m}·h·f_e{bias} + router h·E"
+        if shape.shared_experts:
+            mlp += " + " + _("{shared} shared").format(shared=shape.shared_experts)
         f_text = f"f_e={shape.expert_ffn}"
     else:
         mlp = f"MLP {m}·h·f{bias}"
         f_text = f"f={shape.ffn}"
+    values = f"L={shape.layers}, h={h}, q={q}, kv={kv}, {f_text}, V={shape.padded_vocab}"
+    norms, output_text, final_text = _("norms"), _("output"), _("final norm")
     text = (
-        f"L·(attention h·(q + 2kv) + q·h{bias} + {mlp} + norms {norm}) + V·h"
+        f"L·(attention h·(q + 2kv) + q·h{bias} + {mlp} + {norms} {norm}) + V·h"
         + (" + P·h" if embedding > shape.padded_vocab * h else "")
-        + (" + output V·h" if output else "")
-        + (" + final norm" if final else "")
-        + f" with L={shape.layers}, h={h}, q={q}, kv={kv}, {f_text}, V={shape.padded_vocab}: "
-        f"{shape.layers}·{layer_dense + shape.experts * layer_mlp:,.0f} + {embedding:,.0f}"
+        + (f" + {output_text} V·h" if output else "")
+        + (f" + {final_text}" if final else "")
+        + _(" with {values}: {sum}").format(
+            values=values,
+            sum=f"{shape.layers}·{layer_dense + shape.experts * layer_mlp:,.0f} + {embedding:,.0f}",
+        )
     )
     if output:
         text += f" + {output:,.0f}"

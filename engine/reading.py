@@ -51,19 +51,26 @@ class Block:
 def _provenance(added: bool, sources: tuple[str, ...], labels: MarkdownLabels) -> list[Block]:
     words = [gettext(labels.added)] if added else []
     if sources:
-        words.append(f"{gettext(labels.sources)}: {'; '.join(sources)}")
-    return [Block("provenance", "; ".join(words))] if words else []
+        shown = gettext(labels.labelled).format(
+            label=gettext(labels.sources), text="; ".join(sources)
+        )
+        words.append(shown)
+    return [Block("provenance", gettext(labels.separator).join(words))] if words else []
 
 
 def formula_blocks(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) -> list[Block]:
     """A formula: each line of its Unicode form, the TeX as the source writes it, and its note
     with what it rests on (the same parts as ``engine.lesson.formula_markdown``)."""
     blocks = [Block("formula", line) for line in formula.text.splitlines()]
-    blocks.append(Block("label", f"{labels.tex}:"))
+    blocks.append(Block("label", gettext("{label}:").format(label=labels.tex)))
     blocks.append(Block("tex", formula.source))
     if formula.note.strip() or formula.sources:
         note_label = gettext(labels.note)
-        note = f"{note_label}: {formula.note}" if formula.note.strip() else note_label
+        note = (
+            gettext(labels.labelled).format(label=note_label, text=formula.note)
+            if formula.note.strip()
+            else note_label
+        )
         blocks.append(Block("note", note))
         blocks.extend(_provenance(formula.added or bool(formula.note), formula.sources, labels))
     return blocks

@@ -11,6 +11,8 @@ Stored per lesson (every key optional)::
         side_tab: diagrams       # ledger, bubble, diagrams, collectives, tradeoffs or lab
         side_shown: true         # the side pane was on screen ...
         side_size: medium        # ... at this layout (wide, medium): restored at the same one
+        side_scroll: 12          # the side tab's scroll position (lines from its top)
+        focus: strategy          # the focused widget, or its nearest pane, by id
         panes:
           diagrams: {strategy: fsdp}
           tradeoffs: {link: 400gbps, world: '16', model: lesson-1b, batch: '64', seq: '2048'}
@@ -65,6 +67,8 @@ FIELD_CHECKS: Final[Mapping[str, Callable[[Any], bool]]] = {
     "side_tab": lambda value: isinstance(value, str) and value in SIDE_TABS,
     "side_shown": _is_bool,
     "side_size": lambda value: isinstance(value, str) and value in SIDE_SIZES,
+    "side_scroll": _whole(MAX_LINE),
+    "focus": _is_name,
 }
 """Each top-level key of a lesson's entry and its check (``panes`` is checked per pane)."""
 
@@ -134,6 +138,8 @@ class ResumeState:
     side_tab: str = ""
     side_shown: bool | None = None
     side_size: str = ""
+    side_scroll: int = 0
+    focus: str = ""
     panes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @classmethod
@@ -154,6 +160,8 @@ class ResumeState:
             side_tab=ok.get("side_tab", ""),
             side_shown=ok.get("side_shown"),
             side_size=ok.get("side_size", ""),
+            side_scroll=ok.get("side_scroll", 0),
+            focus=ok.get("focus", ""),
             panes=_checked_panes(data.get("panes")),
         )
 
@@ -171,6 +179,8 @@ class ResumeState:
             "side_tab": self.side_tab or None,
             "side_shown": self.side_shown,
             "side_size": self.side_size or None,
+            "side_scroll": self.side_scroll or None,
+            "focus": self.focus or None,
         }
         for key, value in candidates.items():
             if value is None:

@@ -20,7 +20,7 @@ import datetime as dt
 from typing import Literal
 
 from engine.errors import InputError
-from engine.i18n import LOCALES, current_language, gettext
+from engine.i18n import N_, current_language, gettext
 from engine.i18n import gettext as _
 
 Timespec = Literal["seconds", "auto"]
@@ -130,26 +130,33 @@ def duration_text(delta: dt.timedelta) -> str:
     day = dt.timedelta(days=1)
     if abs(delta) >= day:
         delta = day * round(delta / day)
-    if current_language() == "en":
-        return str(humanize.naturaldelta(delta))
-    # humanize translates through its own catalog, switched for this one call.
-    humanize.i18n.activate(LOCALES[current_language()])
-    try:
-        return str(humanize.naturaldelta(delta))
-    finally:
-        humanize.i18n.deactivate()
+    if current_language() != "en":
+        # humanize's Chinese abbreviates (10分, read as "10 points" as well); the same form as
+        # the quiz's rating keys instead, so one screen writes one interval one way.
+        return format_interval(abs(delta))
+    return str(humanize.naturaldelta(delta))
+
+
+_INTERVAL_UNITS = (
+    (N_("{amount} y"), 365.25 * 86400),
+    (N_("{amount} mo"), 30.44 * 86400),
+    (N_("{amount} d"), 86400),
+    (N_("{amount} h"), 3600),
+    (N_("{amount} min"), 60),
+)
 
 
 def format_interval(interval: dt.timedelta) -> str:
     """A review interval in the largest unit that keeps it short: ``1 min``, ``5.5 min``,
-    ``3 h``, ``8 d``, ``2.5 mo`` (30.44 days), ``1.2 y`` (365.25 days). The quiz's rating keys
-    show four of these on one line of an 80-column screen, which words do not fit, and FSRS's
-    first steps (1, 5.5 and 10 minutes) differ by less than the whole minutes words round to."""
+    ``3 h``, ``8 d``, ``2.5 mo`` (30.44 days), ``1.2 y`` (365.25 days); in Chinese ``10 分钟``,
+    ``8 天``. The quiz's rating keys show four of these on one line of an 80-column screen,
+    which English words do not fit, and FSRS's first steps (1, 5.5 and 10 minutes) differ by
+    less than the whole minutes words round to."""
     seconds = max(interval.total_seconds(), 0.0)
-    for unit, size in (("y", 365.25 * 86400), ("mo", 30.44 * 86400), ("d", 86400), ("h", 3600)):
+    for unit, size in _INTERVAL_UNITS:
         if seconds >= size:
-            return f"{_short(seconds / size)} {unit}"
-    return f"{_short(seconds / 60)} min" if seconds >= 60 else "<1 min"
+            return gettext(unit).format(amount=_short(seconds / size))
+    return gettext("<1 min")
 
 
 def _short(value: float) -> str:

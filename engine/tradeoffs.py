@@ -18,6 +18,7 @@ from engine.errors import InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger import LedgerSpec, compute_ledger
+from engine.model_presets import get_preset
 from engine.scaling import (
     REFERENCE_INTERCONNECT,
     SCALING_STRATEGIES,
@@ -353,8 +354,8 @@ def slow_link_answer(report: TradeoffsReport) -> str:
     ).format(
         gpus=report.world,
         link=_(report.interconnect.label),
-        model=base.model,
+        model=get_preset(base.model).shown_title if base.model else _("custom shape"),
         seq=base.seq,
         batch=base.global_batch,
-        growth="; ".join(parts),
+        growth=_("; ").join(parts),
     )

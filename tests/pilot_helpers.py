@@ -128,13 +128,16 @@ async def settle(pilot: Pilot[int]) -> None:
     await pilot.pause()
 
 
-async def choose(pilot: Pilot[int], select: Select[str], value: str) -> None:
-    """Pick ``value`` in a Select with the keyboard: open it, type to search (the option's label
-    contains its value), enter; then wait for the work the choice started."""
+async def choose(
+    pilot: Pilot[int], select: Select[str], value: str, typed: str | None = None
+) -> None:
+    """Pick ``value`` in a Select with the keyboard: open it, type to search (``typed``, else
+    the value: most options' labels contain their value), enter; then wait for the work the
+    choice started."""
     select.focus()
     await pilot.press("enter")
     await pilot.pause()
-    await pilot.press(*value, "enter")
+    await pilot.press(*(value if typed is None else typed), "enter")
     await pilot.pause()
     assert select.value == value
     await settle(pilot)

@@ -189,7 +189,7 @@ async def test_ledger_compare_and_exercise1_figures_are_saved(tmp_path: Path) ->
         text = shown(ledger.query_one(".calc-result", ResultView))
         total = next(line for line in text.splitlines() if line.startswith("total"))
         # 16 B/param (ZeRO paper) vs 18 B/param (Megatron-LM, fp32 main grads) on 1e9 params.
-        assert "zero-paper" in text and "megatron" in text and "deepspeed" in text
+        assert "ZeRO paper" in text and "Megatron-LM" in text and "DeepSpeed" in text
         assert "16.00" in total and "18.00" in total
         # Activations from the architecture (Korthikanti et al. 2022, Table 2, no parallelism):
         # s*b*h*(34 + 5*a*s/h) per layer = 1024*1*1024*(34 + 80) * 24 layers.

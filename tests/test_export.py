@@ -209,7 +209,8 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     rendered = rendered_text(export_markdown(LESSON, progress, later))
     assert f"reviews: 2 (2 of {len(items)} items reviewed" in rendered
     assert "recall: 50% of reviews rated Good or Easy" in rendered
-    assert "due now: 1" in rendered and "2026-03-01T09:01:00+00:00" in rendered
+    due = (NOW + dt.timedelta(minutes=1)).astimezone()  # shown in the local time zone
+    assert "due now: 1" in rendered and f"next due: {due:%Y-%m-%d %H:%M %z}" in rendered
     assert [entry["revealed"] for entry in data["self_check"]] == [False, True, False, False]
 
 
@@ -223,8 +224,10 @@ def test_the_next_due_time_is_written_like_every_other_time_of_the_export() -> N
     # py-fsrs 6: a new card rated Again is due after the first learning step, 1 minute.
     assert export_data(LESSON, progress, later)["quiz"]["next_due"] == "2026-03-01T09:01:00+00:00"
     markdown = export_markdown(LESSON, progress, later)
-    assert "- next due: 2026-03-01T09:01:00+00:00\n" in markdown
-    assert ".029661" not in markdown
+    # On the page: the learner's local time with its offset, to the minute.
+    due = dt.datetime(2026, 3, 1, 9, 1, tzinfo=dt.UTC).astimezone()
+    assert f"- next due: {due:%Y-%m-%d %H:%M %z}\n" in markdown
+    assert ".029661" not in markdown and "09:01:00+00:00" not in markdown
 
 
 class _Page(html.parser.HTMLParser):

@@ -27,6 +27,7 @@ from babel.messages.pofile import read_po
 from textual.command import CommandPalette
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
+from textual.widgets import OptionList, Select
 
 from cli.main import choose_cli_language, main
 from engine import sources
@@ -48,22 +49,23 @@ from engine.i18n import (
     set_language,
 )
 from engine.ledger import (
-    CONVENTIONS,
     DTYPE_BYTES,
     OPTIMIZER_STATE_BYTES,
     LedgerSpec,
     compute_ledger,
 )
 from engine.linebreak import cell_width
-from engine.model_presets import model_presets
+from engine.model_presets import get_preset, model_presets
 from engine.pipeline import SCHEDULES
+from engine.quiz import QuizItem, make_drill
 from engine.settings import SettingsStore
-from tests.pilot_helpers import screen_lines
+from tests.pilot_helpers import result_text, screen_lines, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.screens.quiz import QuizScreen
+from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import SelfCheckBox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +96,7 @@ KEEP_IN_ZH = {
         "KV",
     ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
-    *("min", "mo", "palette", "shell", "fg"),
+    *("palette", "shell", "fg"),
     "lab",  # the optional extra as pip names it (.[lab])
     "English",  # the palette's switch names each language in its own words
     # The side panes' symbols and the names their sources use: NCCL-tests' algbw and busbw,
@@ -114,11 +116,14 @@ DRAWING = re.compile(r"[PGMOABN]+|[FBWfbw]+")
 
 def identifiers() -> set[str]:
     """Values a field takes and the sources' own words, shown as they are in both languages:
-    the sources' titles (never translated), the schedules, conventions, algorithms and model
-    presets (names the command line takes too)."""
+    the sources' titles (never translated), the schedules, algorithms and the model presets'
+    names."""
     cited = [value for value in vars(sources).values() if isinstance(value, str) and value]
     names = [*cited, *map(sources.ascii_text, cited), *OPERATIONS]
-    names += [*SCHEDULES, *CONVENTIONS, *model_presets(), *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
+    # The conventions are shown by their labels and the model presets by their titles (a model's
+    # name: Llama 2 7B), not by the ids --convention and --model take.
+    names += [*SCHEDULES, *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
+    names += [preset.title for preset in model_presets().values()]
     names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
     return set(LATIN_WORD.findall(" ".join(names)))
 
@@ -589,3 +594,273 @@ def test_chinese_command_help_fits_the_terminal_by_cells(
         if len(lines) > 1:  # the wrapped lines start under the first option, by cells
             first = lines[0].index(" [")
             assert cell_len(lines[0][:first]) + 1 == len(lines[1]) - len(lines[1].lstrip())
+
+
+# ----------------------------------------------------------------- Textual's texts and the ids
+async def test_palette_says_no_match_in_chinese(tmp_path: Path) -> None:
+    """A query that finds nothing: Textual's palette writes its "No matches found" line in
+    English inside its own code; here it is in the interface language."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"zzqqxx")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        command_list = palette.query_one(OptionList)
+        await wait_until(
+            pilot,
+            lambda: bool(
+                command_list.option_count and command_list.get_option_at_index(0).disabled
+            ),
+        )
+        await settle(pilot)
+        text = screen_text(app)
+        assert "没有匹配的命令" in text
+        assert english_left(text) == {"zzqqxx"}  # the query typed
+
+
+async def test_select_list_key_in_chinese(tmp_path: Path) -> None:
+    """An open Select list shows its escape key in the footer: Textual's own description, in
+    the interface language."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = await app.main_screen.open_side_tab("ledger")
+        await settle(pilot)
+        pane.query_one("#field-convention", Select).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "关闭列表" in text and "Dismiss" not in text
+
+
+async def test_conventions_are_shown_by_their_labels_and_stored_by_id(tmp_path: Path) -> None:
+    """The Ledger's convention picker shows each convention by name in the interface language
+    (the ZeRO paper's, Megatron-LM's, DeepSpeed's), while the form, the settings and
+    ``--convention`` keep the ids."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = await app.main_screen.open_side_tab("ledger")
+        await settle(pilot)
+        picker = pane.query_one("#field-convention", Select)
+        assert picker.value == "zero-paper"
+        assert [str(label) for label, _value in picker._options] == [
+            "ZeRO 论文",
+            "Megatron-LM",
+            "DeepSpeed",
+        ]
+        text = screen_text(app)
+        assert "ZeRO 论文" in text
+        assert not re.search(r"zero-paper|megatron|deepspeed", text)
+        pane.query_one("#field-params").focus()
+        await pilot.press("ctrl+t")  # the three side by side
+        await settle(pilot)
+        text = result_text(pane.query_one(LedgerPane))
+        assert "Megatron-LM" in text and not re.search(r"zero-paper|megatron\b|deepspeed", text)
+        assert pane.query_one(LedgerPane).values()["convention"] == "zero-paper"
+
+
+def test_a_preset_that_describes_its_model_is_translated() -> None:
+    """A model's own name is the same in both languages; the lesson's 1B-class GPT is a
+    description and is shown in Chinese (here in the drill that asks about it)."""
+    set_language("zh")
+    assert get_preset("llama2-7b").shown_title == "Llama 2 7B"
+    drill = make_drill(
+        QuizItem("drill:preset-memory", "S15", "drill", "preset-memory", "preset-memory"),
+        {"model": "lesson-1b", "dp": 8, "zero": 2},
+    )
+    assert "本课的 1B 级 GPT" in drill.prompt
+    assert "lesson's" not in drill.prompt
+    set_language("en")
+    assert get_preset("lesson-1b").shown_title == "the lesson's 1B-class GPT (GPT-3 XL shape)"
+
+
+def test_where_labels_in_chinese(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["--lang", "zh", "where", "--progress-dir", str(tmp_path)]) == 0
+    labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert labels == ["课程", "进度", "设置", "缓存"]
+    assert main(["--lang", "en", "where", "--progress-dir", str(tmp_path)]) == 0
+    labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert labels == ["content", "progress", "settings", "cache"]
+
+
+# ----------------------------------------------------------------- formulas and punctuation
+def test_formula_words_in_chinese() -> None:
+    """A parameter count's and an activation row's words around the symbols are Chinese; the
+    symbols, the values and the row's name in Korthikanti et al.'s Table 2 stay as written."""
+    set_language("zh")
+    spec = LedgerSpec(params=None, model="mixtral-8x7b", seq=4096, dp=8, zero_stage=2)
+    formulas = " ".join(term.formula for term in compute_ledger(spec).terms)
+    assert "，其中 L=32, h=4096" in formulas and "8 个专家 ×" in formulas
+    assert "，无 dropout" in formulas and "'no parallelism, eager attention'" in formulas
+    assert not re.search(r"\b(with|experts|output|norms|biases)\b", formulas), formulas
+    set_language("en")
+    english = " ".join(term.formula for term in compute_ledger(spec).terms)
+    assert " with L=32, h=4096" in english and "8 experts ×" in english
+
+
+def test_provenance_and_notes_use_the_languages_punctuation() -> None:
+    """A formula's note and what it rests on: full-width colon and semicolon in Chinese
+    (``注：``, ``补充材料；来源：``), the ASCII ones in English; the sources' titles between them
+    stay as written."""
+    from engine.lesson import load_lesson
+    from engine.reading import formula_blocks
+
+    lesson = load_lesson(LESSON)
+    formula = next(
+        formula
+        for section in lesson.sections
+        for formula in section.formulas
+        if formula.note.strip() and formula.sources and formula.added
+    )
+    set_language("zh")
+    texts = {block.kind: block.text for block in formula_blocks(formula)}
+    assert texts["note"].startswith("注：") and texts["label"] == "TeX："
+    assert texts["provenance"].startswith("补充材料；来源：")
+    set_language("en")
+    texts = {block.kind: block.text for block in formula_blocks(formula)}
+    assert texts["note"].startswith("Note: ") and texts["label"] == "TeX:"
+    assert texts["provenance"].startswith("added material; sources: ")
+
+
+# ----------------------------------------------------------------- layout in both languages
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_form_labels_are_whole_and_apart_from_their_values(
+    tmp_path: Path, language: str
+) -> None:
+    """Every calculator field's label is shown whole with at least one cell before its value
+    (``micro-batch 数 m`` was cut to ``micro-batch 数`` and ran into its 8), in both languages,
+    the less-used Ledger fields included."""
+    from rich.cells import cell_len
+    from textual.widgets import Label
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for tab in ("ledger", "bubble", "collectives"):
+            tab_pane = await app.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            if tab == "ledger":
+                await tab_pane.query_one(LedgerPane).open_more()
+                await settle(pilot)
+            labels = list(tab_pane.query(".form-label").results(Label))
+            assert labels, tab
+            for label in labels:
+                text = str(label.content)
+                assert label.size.width > cell_len(text), (tab, text, label.size.width)
+
+
+@pytest.mark.parametrize(
+    ("language", "size", "header"),
+    [
+        ("zh", (40, 12), "S15 · 计划 0/25"),
+        ("zh", (60, 20), "S15 · 计划 0/25 · 教材已备，尚未学习"),
+        ("zh", (120, 40), "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习"),
+        ("en", (40, 12), "S15 · plan 0/25"),
+        ("en", (120, 40), "shardbook — S15 · plan 0/25 · material ready, not studied"),
+    ],
+)
+async def test_header_drops_whole_parts_where_it_does_not_fit(
+    tmp_path: Path, language: str, size: tuple[int, int], header: str
+) -> None:
+    """The header's line is never cut with an ellipsis: where it does not fit, the app's name
+    goes first, then the status line's parts from its end; a resize fits it again."""
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.resize_terminal(*size)
+        await settle(pilot)
+        await settle(pilot)
+        first = screen_lines(app)[0]
+        assert first.strip() == header and "…" not in first
+
+
+async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
+    """At 60x20 in Chinese no line of any side tab's page ends in an ellipsis: not the header
+    (it drops whole parts), not a figure (``在途峰值 8 个 micro-batch`` is stacked or wrapped)."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        async for tab, text in side_pane_pages(app, pilot):
+            assert [line for line in text.splitlines() if "…" in line] == [], tab
+
+
+# ----------------------------------------------------------------- times in each language
+def test_intervals_are_written_one_way_per_language() -> None:
+    """The quiz's rating keys and the message after a rating write an interval the same way:
+    ``10 分钟`` and ``10 分钟后`` in Chinese (humanize's Chinese wrote ``10分后``), ``10 min``
+    and ``in 10 minutes`` in English. FSRS's first steps: 1, 5.5 and 10 minutes (py-fsrs 6)."""
+    from engine.timefmt import duration_text, format_interval, relative
+
+    steps = [dt.timedelta(minutes=m) for m in (1, 5.5, 10)] + [dt.timedelta(days=8)]
+    set_language("zh")
+    assert [format_interval(step) for step in steps] == ["1 分钟", "5.5 分钟", "10 分钟", "8 天"]
+    assert [duration_text(step) for step in steps] == ["1 分钟", "5.5 分钟", "10 分钟", "8 天"]
+    assert relative(NOW + steps[2], NOW) == "10 分钟后"
+    assert (
+        gettext(strings.msgids.QUIZ_RATED)
+        .format(rating="良好", due="2026-12-07 18:25", interval=duration_text(steps[2]))
+        .endswith("（10 分钟后）")
+    )
+    set_language("en")
+    assert [format_interval(step) for step in steps] == ["1 min", "5.5 min", "10 min", "8 d"]
+    assert relative(NOW + steps[2], NOW) == "in 10 minutes"
+
+
+def test_export_next_due_in_local_time_in_chinese() -> None:
+    """The notes' next review: the learner's local time with its offset (the JSON keeps UTC),
+    its label in the interface language."""
+    from engine.export.markdown import _quiz_markdown
+
+    set_language("zh")
+    summary = {
+        "items": 3,
+        "new": 1,
+        "reviewed": 2,
+        "reviews": 2,
+        "due": 0,
+        "recall": None,
+        "retrievability": None,
+        "next_due": "2026-12-07T10:25:00+00:00",
+    }
+    text = "\n".join(_quiz_markdown(summary))
+    due = dt.datetime(2026, 12, 7, 10, 25, tzinfo=dt.UTC).astimezone()
+    assert f"{due:%Y-%m-%d %H:%M %z}" in text and "+00:00" not in text
+
+
+async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: Path) -> None:
+    """The palette's language switch builds the screen again: the focused widget (here a
+    Ledger field) has the focus again and the Diagrams tab is scrolled where it was."""
+    from textual.containers import ScrollableContainer
+
+    app = make_app(progress_dir=tmp_path, language="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")  # the Diagrams tab
+        await settle(pilot)
+        tab = app.main_screen.query_one("#diagrams")
+        scroller = tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: scroller.max_scroll_y > 10)
+        scroller.scroll_to(y=9, animate=False, immediate=True)
+        await settle(pilot)
+        focused = app.focused
+        assert focused is not None and focused.id == "strategy"
+        await pilot.press("ctrl+p", *"中文", "enter")
+        await settle(pilot)
+        assert current_language() == "zh"
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "strategy")
+        new_tab = app.main_screen.query_one("#diagrams")
+        assert new_tab is not tab
+        new_scroller = new_tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: new_scroller.scroll_y == 9)
+        # And a field of another pane: the Ledger's parameter count.
+        await pilot.press("f2")
+        await settle(pilot)
+        app.main_screen.query_one("#field-params").focus()
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"English", "enter")
+        await settle(pilot)
+        await wait_until(
+            pilot, lambda: app.focused is not None and app.focused.id == "field-params"
+        )

@@ -23,7 +23,7 @@ async def test_ledger_model_picker_fills_the_shape(tmp_path: Path) -> None:
         ledger.query_one("#more-open", Button).focus()
         await pilot.press("enter")
         await pilot.pause()
-        await choose(pilot, ledger.query_one("#field-model", Select), "llama2-7b")
+        await choose(pilot, ledger.query_one("#field-model", Select), "llama2-7b", "Llama 2 7B")
         await pilot.pause()
         values = ledger.values()
         # meta-llama/Llama-2-7b-hf config.json.
@@ -36,7 +36,7 @@ async def test_ledger_model_picker_fills_the_shape(tmp_path: Path) -> None:
         assert values["params"] == ""
         assert ledger.result is not None and ledger.result.params_total == 6_738_415_616
         text = result_text(ledger)
-        assert "(llama2-7b)" in text
+        assert "(Llama 2 7B)" in text
         # LoRA r = 8 on q, v (PEFT's default for Llama): 4,194,304 trainable parameters.
         await choose(pilot, ledger.query_one("#field-finetune", Select), "lora")
         assert "4,194,304 trainable" in shown(ledger.query_one(".calc-result", ResultView))
@@ -90,11 +90,13 @@ async def test_tradeoffs_model_batch_and_sequence(tmp_path: Path) -> None:
         pane = app.query_one("TradeoffsPane")
         result = pane.query_one("#tradeoffs-result", Static)
         before = shown(result)
-        await choose(pilot, pane.query_one("#tradeoffs-model", Select), "llama3.1-8b")
+        await choose(
+            pilot, pane.query_one("#tradeoffs-model", Select), "llama3.1-8b", "Llama 3.1 8B"
+        )
         after = shown(result)
         assert after != before and "T_step" in after
         # lesson-1b has 2,048 learned positions (GPT-3's n_ctx, Brown et al. 2020 Table 2.1).
-        await choose(pilot, pane.query_one("#tradeoffs-model", Select), "lesson-1b")
+        await choose(pilot, pane.query_one("#tradeoffs-model", Select), "lesson-1b", "the lesson")
         await choose(pilot, pane.query_one("#tradeoffs-seq", Select), "4096")
         assert "at most 2048 tokens" in shown(result)
         await choose(pilot, pane.query_one("#tradeoffs-seq", Select), "2048")

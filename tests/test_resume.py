@@ -1,5 +1,6 @@
 """The app reopens where the lesson was left (engine/resume.py, settings ``resume.<lesson>``):
-section, scroll position, side tab and side pane, each pane's choices; bad or stale values fall
+section, scroll position, side tab and side pane with its scroll position, each pane's choices,
+the focused widget; bad or stale values fall
 back quietly; written after the last move, on quit and on a signal, only by the lock holder."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 from textual.widgets import Select
 
@@ -104,6 +106,8 @@ def test_the_settings_check_is_precise_and_keeps_what_a_newer_version_adds() -> 
         side_tab=st.sampled_from(("", *SIDE_TABS)),
         side_shown=st.none() | st.booleans(),
         side_size=st.sampled_from(("", "wide", "medium")),
+        side_scroll=st.integers(0, 1_000_000),
+        focus=st.sampled_from(("", "reading", "strategy", "field-params", "diagrams")),
         panes=st.fixed_dictionaries(
             {},
             optional={
@@ -131,7 +135,7 @@ async def _leave_a_session(pilot: Pilot[int], app: ShardbookApp) -> list[str]:
     await pilot.pause()
     tradeoffs = app.query_one(TradeoffsPane)
     await choose(pilot, tradeoffs.query_one("#tradeoffs-link", Select), "100gbps")
-    await choose(pilot, tradeoffs.query_one("#tradeoffs-model", Select), "llama2-7b")
+    await choose(pilot, tradeoffs.query_one("#tradeoffs-model", Select), "llama2-7b", "Llama 2 7B")
     await pilot.press("f4")
     await pilot.pause()
     await choose(pilot, app.query_one(DiagramsPane).query_one("#strategy", Select), "pp")
@@ -354,3 +358,32 @@ async def test_each_lesson_reopens_where_it_was_left(tmp_path: Path) -> None:
         await pilot.press("ctrl+q")
     saved = resume_on_disk(progress)
     assert (saved["S15"]["section"], saved["S99"]["section"]) == ("core", "exercises")
+
+
+async def test_restart_gives_the_focus_and_the_side_scroll_back(tmp_path: Path) -> None:
+    """The widget that had the focus (the Diagrams pane's strategy list) and how far the
+    Diagrams tab was scrolled come back after a restart."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")  # Diagrams, its strategy list focused
+        await pilot.pause()
+        diagrams = app.query_one(DiagramsPane)
+        tab = app.main_screen.query_one("#diagrams")
+        pane_scroller = tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: pane_scroller.max_scroll_y > 10)
+        pane_scroller.scroll_to(y=7, animate=False, immediate=True)
+        await pilot.pause()
+        diagrams.query_one("#strategy").focus()
+        await pilot.pause()
+        scroll = pane_scroller.scroll_y
+        assert scroll == 7
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(tmp_path)["S15"]
+    assert (saved["focus"], saved["side_scroll"]) == ("strategy", 7)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "strategy")
+        tab = app.main_screen.query_one("#diagrams")
+        pane_scroller = tab.query(ScrollableContainer).first()
+        await wait_until(pilot, lambda: pane_scroller.scroll_y == 7)

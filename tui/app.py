@@ -72,7 +72,7 @@ from engine.session import StudySession, format_duration, render_summary, summar
 from engine.settings import Settings, SettingsStore
 from engine.timefmt import local_clock, utc_now
 from tui import strings
-from tui.commands import APP_BINDINGS, CommandsProvider, PaletteEntry
+from tui.commands import APP_BINDINGS, CommandsProvider, LanguagePalette, PaletteEntry
 from tui.guard import end_on_signal, fallback_folders, install_exit_signals, write_rescue_copy
 from tui.keys import KeyOrderApp
 from tui.options import QuizOptions
@@ -80,6 +80,7 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
+from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
@@ -104,9 +105,11 @@ SYSTEM_COMMAND_TEXTS = (
     N_("Save an SVG 'screenshot' of the current screen"),
     # The command palette's key in the footer (App.COMMAND_PALETTE_BINDING's description).
     N_("palette"),
+    # The key a Select's open list shows in the footer (SelectOverlay's BINDINGS).
+    N_("Dismiss menu"),
 )
-"""The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8),
-for the catalog."""
+"""The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8)
+and the descriptions of Textual's own keys that the footer shows, for the catalog."""
 EXPORT_GROUP = "export"
 # Seconds after start-up when the line-break analyses are written to the cache.
 ANALYSIS_SAVE_DELAY = 3.0
@@ -574,17 +577,21 @@ class ShardbookApp(KeyOrderApp[int]):
         return True
 
     def compute_status_line(self) -> str:
-        """The header's status line: lesson, plan figure, lesson status, read-only, saved."""
-        parts = [self.progress.lesson_id, gettext(STATUS_LABELS[self.progress.status])]
-        if self.plan_figure and self.lesson is not None:
-            parts.insert(1, strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        """The header's status line: lesson, read-only or not saved, plan figure, lesson
+        status, the last save's time. Its order is what a narrow header keeps
+        (``tui/widgets/header.py`` drops parts from the end): the warnings right after the
+        lesson."""
+        parts = [self.progress.lesson_id]
         if self.read_only:
             parts.append(strings.READ_ONLY)
         if self.save_error:
             parts.append(strings.NOT_SAVED)
-        elif self.last_saved:
+        if self.plan_figure and self.lesson is not None:
+            parts.append(strings.PLAN_FIGURE.format(figure=self.plan_figure))
+        parts.append(gettext(STATUS_LABELS[self.progress.status]))
+        if self.last_saved and not self.save_error:
             parts.append(strings.SAVED_AT.format(time=self.last_saved))
-        return " · ".join(parts)
+        return PART_SEPARATOR.join(parts)
 
     def watch_status_line(self, line: str) -> None:
         self.sub_title = line
@@ -910,7 +917,7 @@ class ShardbookApp(KeyOrderApp[int]):
         """The command palette, with its prompt in the interface language."""
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
-                CommandPalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
+                LanguagePalette(placeholder=strings.PALETTE_PLACEHOLDER, id="--command-palette")
             )
 
     def palette_entries(self) -> list[PaletteEntry]:

@@ -16,14 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Self
 
+from rich.align import Align
 from rich.text import Text
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.fuzzy import Matcher
+from textual.visual import VisualType
+from textual.widgets.option_list import Option
 
 from engine.i18n import N_, current_language, gettext
 
@@ -326,6 +330,32 @@ class CommandsProvider(Provider):
                 score = max(score, matcher.match(english[0]) / 2)
             if score > 0:
                 yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)
+
+
+NO_MATCHES_ID = "--no-matches"
+"""The id of the line Textual's palette adds when a query finds nothing (Textual 8.2.8,
+``CommandPalette._NO_MATCHES``: pinned exactly, pyproject.toml)."""
+NO_MATCHES = N_("No matches found")
+
+
+class _CommandList(CommandList):
+    """The palette's list, its "No matches found" line in the interface language."""
+
+    def add_option(self, option: Option | VisualType | None = None) -> Self:
+        if isinstance(option, Option) and option.id == NO_MATCHES_ID:
+            shown = Align.center(Text(gettext(NO_MATCHES), style="not bold"))
+            option = Option(shown, disabled=True, id=NO_MATCHES_ID)
+        return super().add_option(option)
+
+
+class LanguagePalette(CommandPalette):
+    """Textual's command palette in the interface language: Textual writes the line it shows
+    when nothing matches in English, inside the palette's code, so the palette is composed with
+    a list that puts that line in the interface language as it is added."""
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            yield _CommandList() if type(widget) is CommandList else widget
 
 
 def _highlight(matcher: Matcher, title: str) -> Content:

@@ -41,7 +41,7 @@ from engine.progress import (
     LessonProgress,
     dump_yaml,
 )
-from engine.timefmt import utc_iso
+from engine.timefmt import local_text, parse_utc, utc_iso
 from engine.units import format_gb, format_gib
 
 
@@ -71,6 +71,8 @@ def _labels() -> MarkdownLabels:
         note=_(DEFAULT_LABELS.note),
         added=_(DEFAULT_LABELS.added),
         sources=_(DEFAULT_LABELS.sources),
+        labelled=_(DEFAULT_LABELS.labelled),
+        separator=_(DEFAULT_LABELS.separator),
     )
 
 
@@ -281,8 +283,11 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
             ).format(retrievability=retrievability)
         )
     lines.append("- " + _("due now: {count}").format(count=summary["due"]))
-    if summary["next_due"]:
-        lines.append("- " + _("next due: {time}").format(time=summary["next_due"]))
+    due = parse_utc(summary["next_due"]) if summary["next_due"] else None
+    if due is not None:
+        # The learner's local time with its offset, as the command line writes times (the
+        # JSON export keeps UTC).
+        lines.append("- " + _("next due: {time}").format(time=local_text(due, zone=True)))
     return ["\n".join(lines)]
 
 

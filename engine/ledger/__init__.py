@@ -61,6 +61,7 @@ from engine.ledger.form import (
     parse_lora_targets,
 )
 from engine.ledger.model import (
+    CONVENTION_LABELS,
     CONVENTION_NOTES,
     CONVENTION_SOURCES,
     CONVENTIONS,
@@ -86,10 +87,12 @@ from engine.ledger.model import (
     LedgerTerm,
     Optimizer,
     PrecisionPreset,
+    convention_label,
 )
 
 __all__ = [
     "CONVENTIONS",
+    "CONVENTION_LABELS",
     "CONVENTION_NOTES",
     "CONVENTION_SOURCES",
     "DEEPSPEED_BUFFER_FACTOR",
@@ -123,6 +126,7 @@ __all__ = [
     "PrecisionPreset",
     "compare_conventions",
     "compute_ledger",
+    "convention_label",
     "exercise1_columns",
     "numeric_fields_from_text",
     "parse_device_memory",

@@ -24,6 +24,7 @@ from engine.ledger.model import (
     TERM_KEYS,
     LedgerResult,
     LedgerSpec,
+    convention_label,
 )
 from engine.ledger.states import (
     ParamGroup,
@@ -81,9 +82,11 @@ def compute_ledger(spec: LedgerSpec) -> LedgerResult:
     ):
         notes.append(
             _(
-                "bytes-per-parameter overrides apply to zero-paper only; {convention} uses "
+                "bytes-per-parameter overrides apply to {zero_paper} only; {convention} uses "
                 "its own layout"
-            ).format(convention=convention)
+            ).format(
+                zero_paper=convention_label("zero-paper"), convention=convention_label(convention)
+            )
         )
     shard, stages = placement(spec, shape, size)
     layout = state_layout(spec)

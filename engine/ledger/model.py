@@ -9,7 +9,7 @@ from typing import Any, Literal, get_args
 
 from engine import sources
 from engine.activations import ActivationSchedule, Recompute
-from engine.i18n import N_
+from engine.i18n import N_, gettext
 from engine.model_size import ShapeFields
 
 Dtype = Literal["bf16", "fp16", "fp32"]
@@ -57,6 +57,22 @@ CONVENTION_SOURCES: dict[str, str] = {
     "megatron": sources.MEGATRON_MODEL_STATES,
     "deepspeed": sources.DEEPSPEED_ESTIMATORS,
 }
+
+CONVENTION_LABELS: dict[str, str] = {
+    "zero-paper": N_("ZeRO paper"),
+    # The frameworks' own names, the same in every language.
+    "megatron": "Megatron-LM",
+    "deepspeed": "DeepSpeed",
+}
+"""Each convention as the screen names it; the id (``zero-paper``) is what the settings, the
+progress file and ``--convention`` store."""
+
+
+def convention_label(convention: str) -> str:
+    """``convention`` (an id of :data:`CONVENTIONS`) as the screen names it, in the interface
+    language: ``zero-paper`` -> ``ZeRO paper`` (``ZeRO 论文``); an unknown id is itself."""
+    return gettext(CONVENTION_LABELS.get(convention, convention))
+
 
 CONVENTION_NOTES: dict[str, str] = {  # msgids: gettext() where shown
     "zero-paper": N_(

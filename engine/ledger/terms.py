@@ -68,13 +68,16 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
         ).format(bytes=w, params=f"{largest:,.0f}", origin=_(origin))
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = zero_stage_name(spec)
-    psi_text = f"; Ψ = {shard_text(spec, shard, stage)} = {stage.dense + stage.expert:,.0f}"
+    separator = _("; ")  # between the parts of a formula text: full-width in Chinese
+    psi_text = (
+        f"{separator}Ψ = {shard_text(spec, shard, stage)} = {stage.dense + stage.expert:,.0f}"
+    )
     if spec.finetune == "qlora":
-        psi_text += "; " + _("Ψ_NF4 = the linear layers' weights = {params}").format(
+        psi_text += separator + _("Ψ_NF4 = the linear layers' weights = {params}").format(
             params=f"{stage.quant_dense + stage.quant_expert:,.0f}"
         )
     if spec.finetune != "full":
-        psi_text += f"; Ψ_LoRA = {lora_text(spec, shard, stage)}"
+        psi_text += f"{separator}Ψ_LoRA = {lora_text(spec, shard, stage)}"
     terms: list[LedgerTerm] = []
     for index, (key, value) in enumerate(zip(MODEL_STATE_KEYS, draft.term_bytes, strict=False)):
         text = " + ".join(formulas[key]) or _("none kept")
@@ -85,8 +88,8 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
             text += largest_note
         text += psi_text
         if key == "params" and spec.params is None and shard.size is not None:
-            text += f"; N = {shard.size.formula}"
-        text += f"; {stage_name} = {bytes_text(value)}"
+            text += f"{separator}N = {shard.size.formula}"
+        text += f"{separator}{stage_name} = {bytes_text(value)}"
         moved = draft.host_bytes[index]
         if moved:
             text += " " + _("on the device, {bytes} on the host").format(bytes=bytes_text(moved))
@@ -264,22 +267,25 @@ def activation_term(
     text = _("Table 2 row '{row}': {formula}").format(
         row=described.per_layer.row, formula=described.per_layer.formula
     )
-    text += f"; {described.formula}"
+    separator = _("; ")  # between the parts of a formula text: full-width in Chinese
+    text += separator + described.formula
     if described.notes:
-        text += "; " + "; ".join(described.notes)
+        text += separator + separator.join(described.notes)
     if (spec.experts or 1) > 1:
-        text += "; " + _(
+        text += separator + _(
             "MoE: balanced routing gives each rank as many tokens as a dense MLP, so no /EP"
         )
     if spec.finetune != "full":
-        text += "; " + _("frozen layers still keep their inputs here (an upper bound for LoRA)")
+        text += separator + _(
+            "frozen layers still keep their inputs here (an upper bound for LoRA)"
+        )
     value = described.total
     if stage.position:
         per_stage = per_stage_activation_bytes(
             described, stage_layer_counts(spec.layers or 1, spec.pp)
         )
         value = per_stage[stage.position]
-        text += "; " + _("stage {stage} of {stages}, the most loaded: {bytes}").format(
+        text += separator + _("stage {stage} of {stages}, the most loaded: {bytes}").format(
             stage=stage.position + 1, stages=spec.pp, bytes=bytes_text(value)
         )
     source = f"{sources.ACTIVATIONS_TABLE2}; {sources.ACTIVATIONS_FIRST_STAGE}"

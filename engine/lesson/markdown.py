@@ -35,6 +35,10 @@ class MarkdownLabels:
     note: str = N_("Note")
     added: str = N_("added material")
     sources: str = N_("sources")
+    # A label before its text, and the separator between parts: the interface language's
+    # punctuation (full-width in Chinese).
+    labelled: str = N_("{label}: {text}")
+    separator: str = N_("; ")
 
 
 DEFAULT_LABELS: Final = MarkdownLabels()
@@ -108,7 +112,11 @@ def formula_markdown(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) 
     fence = _fence(formula.source)
     parts = [unicode_form, f"{labels.tex}:", f"{fence}text\n{formula.source}\n{fence}"]
     if formula.note.strip() or formula.sources:
-        note = f"{labels.note}: {formula.note}" if formula.note.strip() else labels.note
+        note = (
+            labels.labelled.format(label=labels.note, text=formula.note)
+            if formula.note.strip()
+            else labels.note
+        )
         parts.append(escape_markdown(note))
         parts.append(_provenance(formula.added or bool(formula.note), formula.sources, labels))
     return "\n\n".join(part for part in parts if part)
@@ -117,8 +125,8 @@ def formula_markdown(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) 
 def _provenance(added: bool, sources: Sequence[str], labels: MarkdownLabels) -> str:
     words = [labels.added] if added else []
     if sources:
-        words.append(f"{labels.sources}: {'; '.join(sources)}")
-    return f"*{escape_markdown('; '.join(words))}*" if words else ""
+        words.append(labels.labelled.format(label=labels.sources, text="; ".join(sources)))
+    return f"*{escape_markdown(labels.separator.join(words))}*" if words else ""
 
 
 def key_points_markdown(item: Item, labels: MarkdownLabels = DEFAULT_LABELS) -> str:

@@ -408,7 +408,7 @@ class PresetMemoryDrill(_ModelStatesDrill):
             "(2 + 2 + 12 bytes per parameter, ZeRO paper) on DP = {dp} ranks, {stage}. How much "
             "memory do the model states take on one rank? Answer in GB (10^9 bytes). {tolerance}"
         ).format(
-            title=get_preset(str(params["model"])).title,
+            title=get_preset(str(params["model"])).shown_title,
             params=f"{result.params_total:,.0f}",
             model=params["model"],
             dp=params["dp"],

@@ -38,7 +38,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Header, OptionList, Static, TabPane
+from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -64,6 +64,7 @@ from tui.screens.layout import (
 )
 from tui.screens.resume import PlaceKeeper
 from tui.widgets.footer import KeysFooter
+from tui.widgets.header import FittingHeader
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, OpenedLesson, SideTabs
@@ -157,7 +158,7 @@ class MainScreen(Screen[None]):
         self._set_layout_classes(
             first, arrange(first, self._side_shown_at_start(), self.reading_mode, False, False)
         )
-        yield Header(icon="")
+        yield FittingHeader(icon="")
         with Horizontal(id="main"):
             yield OptionList(id="outline")
             yield ReadingPane(id="reading")
@@ -228,6 +229,7 @@ class MainScreen(Screen[None]):
         self._arrange()
         self._show_opened_lesson()
         self.resume.restore_section(self.resume.state)
+        self.resume.restore_focus_later(self.resume.state)
         reading = self.query_one("#reading")
         self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 

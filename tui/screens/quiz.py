@@ -47,6 +47,7 @@ from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.timefmt import duration_text, format_interval, local_text
 from tui import strings
+from tui.commands import labelled
 from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
@@ -623,7 +624,7 @@ class QuizScreen(Screen[None]):
         try:
             self.session.answer(answer)
         except InputError as error:
-            self.notify(f"{self.answer_field}: {error.message}", severity="warning")
+            self.notify(labelled(self.answer_field, error.message), severity="warning")
             return
         self._show()
 

@@ -1,21 +1,24 @@
 """Where the lesson was left, on the main screen: read back and restored.
 
 :class:`PlaceKeeper` belongs to the :class:`~tui.screens.main.MainScreen`: it reads where the
-lesson is now (section, the reading pane's top as block and line, side tab, side pane shown, each
-side pane's choices) as an ``engine.resume.ResumeState``, and shows the lesson at such a place
-again. The screen posts ``MainScreen.PlaceChanged`` when the place moved; the App writes it.
+lesson is now (section, the reading pane's top as block and line, side tab, side pane shown and
+its scroll position, each side pane's choices, the focused widget) as an
+``engine.resume.ResumeState``, and shows the lesson at such a place again. The screen posts
+``MainScreen.PlaceChanged`` when the place moved; the App writes it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import OptionList
 
-from engine.resume import SIDE_SIZES, ResumeState
+from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
 from tui.screens.layout import META_ID
-from tui.widgets.side import SideTabs
+from tui.widgets.side import LazyTabPane, SideTabs
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -40,6 +43,74 @@ class PlaceKeeper:
         self.restore_layout(state, initial=False)
         self.restore_section(state)
         self.restore_choices(state)
+        self.restore_focus_later(state)
+
+    # ----------------------------------------------------------------- focus and side scroll
+    def restore_focus_later(self, state: ResumeState) -> None:
+        """After the next frame (the first one stays as fast), scroll the side tab to where it
+        was and give the focus back to the widget that had it (:meth:`_restore_focus`)."""
+        if state.focus or state.side_scroll:
+            self.screen.call_after_refresh(self._restore_focus, state)
+
+    async def _restore_focus(self, state: ResumeState) -> None:
+        """The side tab's scroll position, then the focus: the widget ``state.focus`` names,
+        or its first focusable widget (a side tab by its id), built first when it is in the
+        side tab shown. Nothing when that widget is gone or its pane is not on screen."""
+        screen = self.screen
+        side = screen.query_one(SideTabs)
+        shown = side.get_pane(side.active) if side.active else None
+        pane = shown if isinstance(shown, LazyTabPane) and screen.side_shown else None
+        in_side = pane is not None
+        if pane is not None and state.side_tab == side.active:
+            await pane.ready()
+            if state.side_scroll:
+                self._restore_side_scroll(pane, state.side_scroll, 10)
+        if not state.focus:
+            return
+        try:
+            widget: Widget | None = screen.get_widget_by_id(state.focus)
+        except NoMatches:
+            widget = None
+        if widget is None or (not in_side and side in widget.ancestors_with_self):
+            return
+        target = widget if widget.focusable else None
+        if target is None:
+            target = next((w for w in widget.query("*") if w.focusable), None)
+        if target is not None:
+            screen.set_focus(target)
+
+    def _restore_side_scroll(self, pane: Widget, y: int, tries: int) -> None:
+        """Scroll ``pane``'s scroller to ``y`` once its content is that tall (``tries`` more
+        frames at most: a pane lays its content out over a few)."""
+        scrollers = pane.query(ScrollableContainer)
+        if not scrollers:
+            return
+        scroller = scrollers.first()
+        if scroller.max_scroll_y < y and tries > 0:
+            pane.call_after_refresh(self._restore_side_scroll, pane, y, tries - 1)
+            return
+        scroller.scroll_to(y=y, animate=False, immediate=True)
+
+    def _focus_place(self) -> str:
+        """The focused widget as :class:`ResumeState` keeps it: its id, else that of its
+        nearest container with one (a box inside a pane: the pane); ``""`` for none."""
+        focused = self.screen.focused
+        if focused is None:
+            return ""
+        for node in focused.ancestors_with_self:
+            if node is self.screen:
+                break
+            if node.id and FIELD_CHECKS["focus"](node.id):
+                return node.id
+        return ""
+
+    def _side_scroll(self, side: SideTabs) -> int:
+        """The shown side tab's scroll position in lines (0 when it has none)."""
+        pane = side.get_pane(side.active) if side.active else None
+        if pane is None:
+            return 0
+        scrollers = pane.query(ScrollableContainer)
+        return round(scrollers.first().scroll_y) if scrollers else 0
 
     def restore_choices(self, state: ResumeState) -> None:
         """Hand each side tab its pane's choices of ``state`` (a pane not built yet takes them
@@ -137,5 +208,7 @@ class PlaceKeeper:
             side_tab=side.current,
             side_shown=screen.side_shown if usable else self.state.side_shown,
             side_size=screen.size_class if usable else self.state.side_size,
+            side_scroll=self._side_scroll(side),
+            focus=self._focus_place(),
             panes=panes,
         )

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on
@@ -234,9 +235,18 @@ class CalculatorPane(VerticalScroll):
             yield Button(Text(gettext(self.MORE_BUTTON)), id="more-open", compact=True)
         yield from self.compose_footer()
 
+    @classmethod
+    def label_width(cls) -> int:
+        """The label column's width in cells: the longest label in the interface language and a
+        cell before its field, so that no label is cut or runs into its value in either
+        language; at least the 14 of ``.form-label``."""
+        longest = max((cell_len(gettext(field.label)) for field in cls.all_fields()), default=0)
+        return max(14, longest + 1)
+
     def _field_rows(self, fields: tuple[Field, ...], values: dict[str, str]) -> list[Horizontal]:
         """One row (label, Input or Select) per field, showing ``values`` or the default."""
         rows = []
+        label_width = self.label_width()
         for field in fields:
             value = values.get(field.name, field.default)
             widget: Widget
@@ -260,6 +270,7 @@ class CalculatorPane(VerticalScroll):
                 if field.tooltip:
                     widget.tooltip = gettext(field.tooltip)
             label = Label(gettext(field.label), markup=False, classes="form-label")
+            label.styles.width = label_width
             rows.append(Horizontal(label, widget, classes="form-row"))
         return rows
 

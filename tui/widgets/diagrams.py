@@ -44,6 +44,7 @@ from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
 from engine.strategies import get_strategy
 from tui import strings
+from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
@@ -281,7 +282,7 @@ class DiagramsPane(VerticalScroll):
             label=gettext(note.label),
         )
         if note.id in self._shown_first or self._progress.looked_before_answering(note.id):
-            label += f" ({strings.LOOKED_MARK})"
+            label = gettext("{label} ({mark})").format(label=label, mark=strings.LOOKED_MARK)
         return label
 
     def refresh_notes(self) -> AwaitComplete:
@@ -324,8 +325,8 @@ class DiagramsPane(VerticalScroll):
         if not notes:
             self.notify(strings.NOTHING_FOLDED)
             return
-        titles = "; ".join(
-            f"{gettext(get_strategy(self.strategy).title)}: {gettext(get_note(note_id).label)}"
+        titles = gettext("; ").join(
+            labelled(gettext(get_strategy(self.strategy).title), gettext(get_note(note_id).label))
             for note_id in notes
         )
         question = strings.LOOK_FIRST_QUESTION.format(notes=titles)

@@ -23,6 +23,7 @@ from engine import units
 from engine.exercises import LEDGER_FORM_DEFAULTS
 from engine.i18n import N_, gettext
 from engine.ledger import (
+    CONVENTION_LABELS,
     CONVENTION_NOTES,
     CONVENTIONS,
     FINETUNE_CHOICES,
@@ -35,6 +36,7 @@ from engine.ledger import (
     LedgerSpec,
     compare_conventions,
     compute_ledger,
+    convention_label,
     exercise1_columns,
     numeric_fields_from_text,
     parse_lora_targets,
@@ -42,6 +44,7 @@ from engine.ledger import (
 from engine.model_presets import get_preset, model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
+from tui.commands import labelled
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
@@ -228,14 +231,14 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
         f"{result.naive_bytes / units.GB:,.2f}",
         f"{result.naive_bytes / units.GIB:,.2f}",
     )
-    model = f" ({result.spec.model})" if result.spec.model else ""
+    model = f" ({get_preset(result.spec.model).shown_title})" if result.spec.model else ""
     lines = [
         gettext("N = {params} params{model}; world size {world_size}").format(
             params=units.format_count(result.params_total),
             model=model,
             world_size=result.world_size,
         ),
-        gettext("convention: {convention}").format(convention=result.convention),
+        gettext("convention: {convention}").format(convention=convention_label(result.convention)),
     ]
     if result.spec.finetune != "full":
         lines.append(
@@ -296,7 +299,7 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
     """The same configuration under every convention, side by side, with each one's note."""
     table = FigureTable(
         Column(gettext("term")),
-        *(Column(name, justify="right") for name in results),
+        *(Column(convention_label(name), justify="right") for name in results),
         title=gettext("GB (1e9) per rank"),
     )
     for key in (*_TERM_LABELS, "total"):
@@ -304,7 +307,10 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
         table.add_row(
             label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
         )
-    notes = [Text(f"{name}: {gettext(CONVENTION_NOTES[name])}", style="dim") for name in results]
+    notes = [
+        Text(labelled(convention_label(name), gettext(CONVENTION_NOTES[name])), style="dim")
+        for name in results
+    ]
     return Group(table, *notes)
 
 
@@ -323,8 +329,8 @@ class LedgerPane(CalculatorPane):
         "for activations (Korthikanti et al. 2022, Table 2; flash attention stores no scores), "
         "LoRA/QLoRA fine-tuning, offload to the host and the parallel sizes. "
         "Figures are per rank, in GB (1e9 bytes) and GiB (2^30 bytes). ctrl+g loads "
-        "exercise 1's 1B example; ctrl+t compares the zero-paper "
-        "(16 B/param), megatron (18) and deepspeed conventions. Your exercise-1 figures are "
+        "exercise 1's 1B example; ctrl+t compares the ZeRO paper's "
+        "(16 B/param), Megatron-LM's (18) and DeepSpeed's conventions. Your exercise-1 figures are "
         "saved with your progress and exported."
     )
     BINDINGS: ClassVar = [
@@ -353,7 +359,11 @@ class LedgerPane(CalculatorPane):
         ),
         _field("dp", N_("DP size P")),
         _field("zero", N_("ZeRO stage"), options=tuple((f"{s}", f"{s}") for s in "0123")),
-        _field("convention", N_("convention"), options=tuple((c, c) for c in CONVENTIONS)),
+        _field(
+            "convention",
+            N_("convention"),
+            options=tuple((CONVENTION_LABELS[c], c) for c in CONVENTIONS),
+        ),
         _field("gpu_memory", N_("GPU memory"), tooltip=N_("80GB, 141GB, 80GiB")),
     )
     MORE_TITLE = strings.msgids.LEDGER_MORE
@@ -363,7 +373,10 @@ class LedgerPane(CalculatorPane):
         _field(
             "model",
             N_("model"),
-            options=((N_("custom shape"), CUSTOM), *((name, name) for name in model_presets())),
+            options=(
+                (N_("custom shape"), CUSTOM),
+                *((preset.title, name) for name, preset in model_presets().items()),
+            ),
         ),
         _field("layers", N_("layers L")),
         _field("hidden", N_("hidden h")),

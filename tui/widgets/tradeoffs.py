@@ -39,7 +39,7 @@ from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.i18n import N_, gettext
 from engine.lesson import Item
-from engine.model_presets import model_presets
+from engine.model_presets import get_preset, model_presets
 from engine.scaling import ScalingPlot, scaling_plot
 from engine.steptime import INTERCONNECTS
 from engine.tradeoffs import (
@@ -56,6 +56,7 @@ from engine.tradeoffs import (
     tradeoffs_report,
 )
 from tui import strings
+from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.side import ChoicesChanged, OpenedLesson
@@ -233,13 +234,13 @@ class TradeoffsPane(VerticalScroll):
         "GPUs does not double throughput once communication is not hidden. Keys 1, 2, 3 show the "
         "lesson's counterexamples (the focus must not be in a text box). Write your answers to "
         "exercises 4 and 5 below; they are saved as you type. Pick the model, the global batch "
-        "and the sequence length (default: lesson-1b, 24 layers, h 2048, about 1.3B; batch 64; "
-        "s 2048); A100 peak at 50%. The counterexamples keep their own models. The model, batch, "
-        "sequence, device and links the figures assume are listed above them. The plot is "
-        "log-log: linear scaling is the straight '.' line; '*' marks a cell several strategies "
-        "share. The table and the plot answer exercise 4, so they are folded until you have "
-        "written your judgement (and left its box); ctrl+r shows them first, recorded as looked "
-        "before answering."
+        "and the sequence length (default: the lesson's 1B-class GPT, 24 layers, h 2048, about "
+        "1.3B; batch 64; s 2048); A100 peak at 50%. The counterexamples keep their own models. "
+        "The model, batch, sequence, device and links the figures assume are listed above them. "
+        "The plot is log-log: linear scaling is the straight '.' line; '*' marks a cell several "
+        "strategies share. The table and the plot answer exercise 4, so they are folded until "
+        "you have written your judgement (and left its box); ctrl+r shows them first, recorded "
+        "as looked before answering."
     )
     BINDINGS = [
         Binding("1", "scenario(0)", strings.msgids.TRADEOFFS_KEY_1, id="scenario_1"),
@@ -308,7 +309,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "model",
                 strings.TRADEOFFS_MODEL,
-                [(preset, preset) for preset in model_presets()],
+                [(preset.shown_title, name) for name, preset in model_presets().items()],
                 str(TRADEOFFS_BASE.model),
             ),
             (
@@ -420,7 +421,7 @@ class TradeoffsPane(VerticalScroll):
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            return (choices, width), Text(f"{model}: {error}")
+            return (choices, width), Text(labelled(get_preset(model).shown_title, str(error)))
         return (choices, width), report_renderable(report, width)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -529,8 +530,8 @@ class TradeoffsPane(VerticalScroll):
             item_id = dict(EXERCISE_NOTES).get(note_id, "")
             label = strings.TRADEOFFS_NOTE_LABELS.get(note_id, note_id)
             if item_id in items:
-                label = f"{label}: {items[item_id]}"
+                label = labelled(label, items[item_id])
             looked = progress.looked_before_answering(note_id)
             if looked or (note_id == ANSWERED_NOTE and self._shown_first):
-                label += f" ({strings.LOOKED_MARK})"
+                label = gettext("{label} ({mark})").format(label=label, mark=strings.LOOKED_MARK)
             box.set_label(label)

@@ -1,0 +1,64 @@
+"""The header: Textual's Header with its line fitted to the width instead of cut.
+
+Textual's Header draws ``title — sub_title`` on one line and cuts it with an ellipsis where it is
+wider than the space between its icon and its clock space, which in Chinese (two cells a
+character) happens from 60 columns down: the lesson's status ends in ``教材已备， …``. Here the
+line drops whole parts instead, the least needed first: the app's name, then the status line's
+parts from its end (the save time, the lesson's status, the plan figure), so that what is shown
+is never cut. The same rule applies in both languages.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.content import Content
+from textual.widgets import Header
+from textual.widgets._header import HeaderClockSpace, HeaderIcon, HeaderTitle
+
+PART_SEPARATOR = " · "
+"""How the status line joins its parts (``ShardbookApp.compute_status_line``)."""
+
+
+def header_forms(title: str, sub_title: str) -> list[tuple[str, str]]:
+    """The header's (title, sub_title) forms, longest first: the whole line, the status line
+    alone, then the status line less one part from its end at a time, down to its first."""
+    parts = sub_title.split(PART_SEPARATOR) if sub_title else []
+    forms = [(title, sub_title)]
+    for count in range(len(parts), 0, -1):
+        forms.append(("", PART_SEPARATOR.join(parts[:count])))
+    return forms
+
+
+class FittingHeader(Header):
+    """A :class:`textual.widgets.Header` whose line is the longest form that fits whole (see
+    module docstring); at a width where even the shortest does not fit, that one is cut."""
+
+    def _title_width(self) -> int:
+        """Cells between the icon and the clock space (0 before the first layout)."""
+        if not self.size.width:
+            return 0
+        beside = sum(widget.outer_size.width for widget in self.query(HeaderIcon).results()) + sum(
+            widget.outer_size.width for widget in self.query(HeaderClockSpace).results()
+        )
+        return max(0, self.size.width - beside)
+
+    def _form(self, title: str, sub_title: str) -> Content:
+        if title:
+            return self.app.format_title(title, sub_title)
+        return Content(sub_title).stylize("dim")  # the status line as Textual styles it
+
+    def format_title(self) -> Content:
+        title, sub_title = self.screen_title, self.screen_sub_title
+        width = self._title_width()
+        if not width:
+            return self._form(title, sub_title)
+        forms = [self._form(*form) for form in header_forms(title, sub_title)]
+        return next((form for form in forms if cell_len(form.plain) <= width), forms[-1])
+
+    def on_resize(self) -> None:
+        # Textual formats the line when the title changes; a new width may need another form.
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        for title in self.query(HeaderTitle).results():
+            title.update(self.format_title())
