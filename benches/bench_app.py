@@ -6,7 +6,11 @@ measured in the same run on the same machine, beside its absolute value:
 1. start-up: time from spawning ``python`` to the first full frame of the app on lesson S15 (80x24,
    headless: the screen laid out and rendered once through the compositor), in a fresh process
    each time, against a minimal Textual app (a Header, a Static, a Footer) measured the same way;
-   median of several runs, the two interleaved. Target <= 1.3x.
+   median of several runs, the two interleaved. Target <= 1.3x. ``--first-frame`` runs figures
+   1 and 2 alone and gives each run's ratio (the app against the baseline run before it) and
+   their median. ``--tmux`` measures figure 1 as a learner sees it: from starting the command in
+   a new 80x24 tmux pane to the pane showing S15's title (the ``shardbook`` command) or the
+   minimal app's text, five runs of each alternated, median of the runs' ratios.
 2. peak memory: the maximum resident set of those same processes (``os.wait4``'s ``ru_maxrss``);
    median. Target <= 1.5x.
 3. keystroke to updated pane, in each calculator pane (Ledger, Bubble, Collectives, Trade-offs),
@@ -58,6 +62,7 @@ import argparse
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -78,6 +83,8 @@ HOUR_AGO = time.time() - 3600
 TYPING_INTERVAL = 0.05  # seconds between keys in figures 3 and 9: 20 keys a second
 # Textual's names of the printable keys typed in figure 9 that are not their own character.
 PRINTABLE_NAMES = {"space": " ", "minus": "-"}
+MINIMAL_TEXT = "a Header, a Static and a Footer"
+S15_TITLE = "训练内存"  # a part of S15's title, painted in the first frame
 
 # ------------------------------------------------------------------------------ child process
 
@@ -104,25 +111,30 @@ def _render(app: Any) -> str:
     return console.export_text()
 
 
+def minimal_app() -> Any:
+    """The baseline: a minimal Textual app (a Header, a Static and a Footer)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    class Minimal(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static(f"A minimal Textual app: {MINIMAL_TEXT}.")
+            yield Footer()
+
+    return Minimal()
+
+
 def child(kind: str, content: str, progress: str, started: float) -> None:
     """Build one app, wait for its first frame, print the seconds since ``started`` and exit."""
     if kind == "baseline":
-        from textual.app import App, ComposeResult
-        from textual.widgets import Footer, Header, Static
-
-        class Minimal(App[None]):
-            def compose(self) -> ComposeResult:
-                yield Header()
-                yield Static("A minimal Textual app: a Header, a Static and a Footer.")
-                yield Footer()
-
-        app: Any = Minimal()
-        expected = "a Header, a Static and a Footer"
+        app: Any = minimal_app()
+        expected = MINIMAL_TEXT
     else:
         from tui.app import make_app
 
         app = make_app(content_dir=content, progress_dir=progress)
-        expected = "训练内存"
+        expected = S15_TITLE
 
     async def first_frame(pilot: Any) -> None:
         await pilot.pause()
@@ -238,11 +250,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
-def startup(runs: int, work: Path) -> dict[str, Any]:
-    """Figures 1, 2 and 4: fresh processes to the first frame."""
-    # Bytecode is cached (in the work folder) as it is for an installed app, even where the
-    # environment sets PYTHONDONTWRITEBYTECODE: the warm-up runs below fill the cache, so no run
-    # measured compiles the app's modules from source.
+def child_env(work: Path) -> dict[str, str]:
+    """The environment of the measured processes: the work folder's cache, and bytecode cached
+    (in the work folder) as it is for an installed app, even where the environment sets
+    PYTHONDONTWRITEBYTECODE: the warm-up runs fill the cache, so no run measured compiles the
+    app's modules from source."""
     env = dict(
         os.environ,
         XDG_CACHE_HOME=str(work / "cache"),
@@ -250,8 +262,15 @@ def startup(runs: int, work: Path) -> dict[str, Any]:
         PYTHONPYCACHEPREFIX=str(work / "pycache"),
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def startup(runs: int, work: Path, with_many: bool = True) -> dict[str, Any]:
+    """Figures 1, 2 and 4 (``with_many``: False leaves figure 4 out): fresh processes to the
+    first frame."""
+    env = child_env(work)
     one = make_content(work / "one", 1)
-    many = make_content(work / "many", LESSONS)
+    many = make_content(work / "many", LESSONS) if with_many else one
     progress = work / "progress"
     cold = spawn("app", many, progress, env)  # builds the 360-lesson index
     spawn("app", one, progress, env)
@@ -260,16 +279,105 @@ def startup(runs: int, work: Path) -> dict[str, Any]:
     for _ in range(runs):
         samples["baseline"].append(spawn("baseline", one, progress, env))
         samples["app"].append(spawn("app", one, progress, env))
-        samples["many"].append(spawn("app", many, progress, env))
+        if with_many:
+            samples["many"].append(spawn("app", many, progress, env))
     median = {
         name: {
             "seconds": statistics.median(run["seconds"] for run in group),
             "rss": statistics.median(run["rss"] for run in group),
         }
         for name, group in samples.items()
+        if group
     }
+    ratios = [
+        app["seconds"] / base["seconds"]
+        for base, app in zip(samples["baseline"], samples["app"], strict=True)
+    ]
     loaded = sorted({m for s in samples["app"] + samples["many"] for m in s["loaded"]})
-    return {"median": median, "cold_many": cold["seconds"], "loaded": loaded}
+    return {
+        "median": median,
+        "cold_many": cold["seconds"],
+        "loaded": loaded,
+        "ratios": ratios,
+    }
+
+
+def _wait_gone(pid: int | None, timeout: float = 10.0) -> None:
+    """Wait until process ``pid`` (not a child of this one) has ended, so that one run's
+    shutdown (the app saves and writes its caches on SIGHUP) does not overlap the next run."""
+    deadline = time.monotonic() + timeout
+    while pid is not None and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
+
+
+def tmux_first_paint(runs: int, work: Path) -> dict[str, list[float]]:
+    """Figure 1 measured as a learner sees it: seconds from starting the command in a new 80x24
+    tmux pane to the pane showing S15's title (the ``shardbook`` command) or the minimal app's
+    text (``bench_app.py --minimal``), polled every 5 ms with ``tmux capture-pane``; ``runs``
+    of each, alternated, after one warm-up run of each. A tmux server of its own (``-L``) so no
+    session of the learner's is touched; each pane's process is ended with its session."""
+    env = child_env(work)
+    one = make_content(work / "tmux-content", 1)
+    progress = work / "tmux-progress"
+    script = Path(sys.executable).with_name("shardbook")
+    app = [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
+    commands = {
+        "baseline": ([sys.executable, __file__, "--minimal"], MINIMAL_TEXT),
+        "app": ([*app, "--content-dir", str(one), "--progress-dir", str(progress)], S15_TITLE),
+    }
+    server = ["tmux", "-L", f"bench-app-{os.getpid()}", "-f", "/dev/null"]
+    width, height = SIZE
+    # The server started before the first measured run: no run pays for its start.
+    subprocess.run([*server, "new-session", "-d", "-s", "idle"], check=True, env=env)
+    samples: dict[str, list[float]] = {"baseline": [], "app": []}
+
+    def once(kind: str) -> float:
+        command, expected = commands[kind]
+        name = f"run-{kind}"
+        shell = "exec " + " ".join(shlex.quote(part) for part in command)
+        started = time.monotonic()
+        # The pane's process inherits the server's environment (``env``, set when it started).
+        subprocess.run(
+            [*server, "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), shell],
+            check=True,
+            env=env,
+        )
+        deadline = started + 30
+        try:
+            while time.monotonic() < deadline:
+                screen = subprocess.run(
+                    [*server, "capture-pane", "-p", "-t", name],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                ).stdout
+                if expected in screen:
+                    return time.monotonic() - started
+                time.sleep(0.005)
+            raise RuntimeError(f"{kind}: {expected!r} not painted in 30 s:\n{screen}")
+        finally:
+            pane = subprocess.run(
+                [*server, "display-message", "-p", "-t", name, "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                env=env,
+            ).stdout.strip()
+            subprocess.run([*server, "kill-session", "-t", name], env=env)
+            _wait_gone(int(pane) if pane.isdigit() else None)
+
+    try:
+        once("app")  # fills the bytecode cache, the lesson index, the settings
+        once("baseline")
+        for _ in range(runs):
+            samples["app"].append(once("app"))
+            samples["baseline"].append(once("baseline"))
+    finally:
+        subprocess.run([*server, "kill-server"], env=env)
+    return samples
 
 
 async def _key_frames(app: Any, pilot: Any, widget: Any, sequence: list[str]) -> list[float]:
@@ -878,6 +986,42 @@ def keys_only(keys: int, saves: int) -> int:
     return 0 if ok else 1
 
 
+def first_frame_only(tmux: bool, runs: int) -> int:
+    """``--first-frame`` / ``--tmux``: figure 1 alone, one way, with each run's ratio (each app
+    run against the baseline run next to it) and their median, and the load average."""
+    ms = 1e3
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        if tmux:
+            samples = tmux_first_paint(runs, Path(tmp))
+            app, base = samples["app"], samples["baseline"]
+            how = "spawn to the title painted in an 80x24 tmux pane"
+        else:
+            start = startup(runs, Path(tmp), with_many=False)
+            app = [start["median"]["app"]["seconds"]]
+            base = [start["median"]["baseline"]["seconds"]]
+            ratios = start["ratios"]
+            how = "spawn to the first full frame, 80x24 headless"
+            rss = start["median"]["app"]["rss"], start["median"]["baseline"]["rss"]
+    if tmux:
+        ratios = [a / b for a, b in zip(app, base, strict=True)]
+    ratio = statistics.median(ratios)
+    cores = os.cpu_count()
+    print(f"python {sys.version.split()[0]}; {cores} cores; {runs} runs of each, alternated")
+    print(f"load average (1 min) before and after: {load_before:.2f}, {os.getloadavg()[0]:.2f}")
+    print(
+        f"1. first frame ({how}): app {statistics.median(app) * ms:.1f} ms, minimal Textual app "
+        f"{statistics.median(base) * ms:.1f} ms; median of the runs' ratios {ratio:.2f}x "
+        f"(runs: {', '.join(f'{r:.2f}' for r in sorted(ratios))})   target <= 1.3x"
+    )
+    if not tmux:
+        print(
+            f"2. peak memory: app {rss[0] / 2**20:.1f} MiB, minimal Textual app "
+            f"{rss[1] / 2**20:.1f} MiB = {rss[0] / rss[1]:.2f}x   target <= 1.5x"
+        )
+    return 0 if ratio <= 1.3 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="run once, small, to check it runs")
@@ -887,11 +1031,29 @@ def main(argv: list[str] | None = None) -> int:
         help="only figures 3, 5 and 9: keystrokes in the panes, the autosave, typing in notes",
     )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--first-frame",
+        action="store_true",
+        help="figures 1 and 2 only (fresh processes to the first frame, 80x24 headless)",
+    )
+    parser.add_argument(
+        "--tmux",
+        action="store_true",
+        help="figure 1 as a learner sees it: the lesson's title painted in an 80x24 tmux pane",
+    )
+    parser.add_argument("--runs", type=int, default=None, help="runs of each (default 9; tmux 5)")
+    parser.add_argument("--minimal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         kind, content, progress, started = args.child
         child(kind, content, progress, float(started))
         return 0
+    if args.minimal:
+        minimal_app().run()
+        return 0
+    if args.first_frame or args.tmux:
+        default_runs = 1 if args.quick else 5 if args.tmux else 9
+        return first_frame_only(args.tmux, args.runs or default_runs)
     runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
     if args.keys:
         status = keys_only(keys, saves)

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -81,11 +81,13 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
-from tui.widgets.calculator import CalculatorPane
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
+
+if TYPE_CHECKING:
+    from tui.widgets.calculator import CalculatorPane
 
 DEFAULT_LESSON = "S15"
 SYSTEM_COMMAND_TEXTS = (
@@ -449,8 +451,9 @@ class ShardbookApp(KeyOrderApp[int]):
         note_lesson_reveal(self.progress, box.item.id, utc_now())
         self.mark_dirty()
 
-    @on(CalculatorPane.FormChanged)
-    def _form_changed(self, event: CalculatorPane.FormChanged) -> None:
+    # By name, not @on: the calculators' module (and its widgets) is imported when a side tab is
+    # first built, not before the first frame.
+    def on_calculator_pane_form_changed(self, event: CalculatorPane.FormChanged) -> None:
         if not event.by_learner:
             return
         if self.progress.forms.get(event.form_name) == event.values and (
