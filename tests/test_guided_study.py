@@ -422,7 +422,7 @@ async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         app.main_screen.goto(8)
         await pilot.pause()
-        await pilot.press(*"16 bytes per parameter")
+        await pilot.press(*"16 bytes")
         await saved_now(pilot, app)
         await pilot.press("f11", "s")
         await pilot.pause()
