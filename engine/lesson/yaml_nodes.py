@@ -117,8 +117,8 @@ def bad_character(text: str) -> str:
     found = _SURROGATE.search(text)
     if found is None:
         return ""
-    return _("contains a lone surrogate ({code}), which is not text").format(
-        code=f"U+{ord(found.group()):04X}"
+    return _("contains a lone surrogate (U+{code}), which is not text").format(
+        code=f"{ord(found.group()):04X}"
     )
 
 
