@@ -9,6 +9,8 @@
 
 Every problem is a :class:`~engine.errors.ContentError` naming the file, the 1-based line (from
 the YAML node marks) and the field path, e.g. ``sections[3].items[1].text`` (indices 0-based).
+Messages are in the interface language (:mod:`engine.i18n`, read when the file is checked); the
+path, the field path and the values quoted from the file stay as the file writes them.
 """
 
 from __future__ import annotations
