@@ -6,7 +6,11 @@ measured in the same run on the same machine, beside its absolute value:
 1. start-up: time from spawning ``python`` to the first full frame of the app on lesson S15 (80x24,
    headless: the screen laid out and rendered once through the compositor), in a fresh process
    each time, against a minimal Textual app (a Header, a Static, a Footer) measured the same way;
-   median of several runs, the two interleaved. Target <= 1.3x.
+   median of several runs, the two interleaved. Target <= 1.3x. ``--first-frame`` runs figures
+   1 and 2 alone and gives each run's ratio (the app against the baseline run before it) and
+   their median. ``--tmux`` measures figure 1 as a learner sees it: from starting the command in
+   a new 80x24 tmux pane to the pane showing S15's title (the ``shardbook`` command) or the
+   minimal app's text, five runs of each alternated, median of the runs' ratios.
 2. peak memory: the maximum resident set of those same processes (``os.wait4``'s ``ru_maxrss``);
    median. Target <= 1.5x.
 3. keystroke to updated pane, in each calculator pane (Ledger, Bubble, Collectives, Trade-offs),
@@ -19,10 +23,12 @@ measured in the same run on the same machine, beside its absolute value:
 4. start-up with 360 lessons in the content folder (S15 and 359 copies with new ids, files dated an
    hour ago as an installed curriculum is) against the folder with S15 alone, both with the lesson
    index (``engine.lesson.lesson_index_path``) warm. Target <= 1.2x.
-5. autosave: ``ShardbookApp.save_now`` (what the autosave timer calls: merge check, YAML dump and
+5. saving: ``ShardbookApp.save_now`` (ctrl+s, quitting, a signal: merge check, YAML dump and
    round trip, atomic write with fsync) for a well-filled S15 progress file, with 360 lessons'
    progress files in the folder; against the same save with S15's file alone, and against
-   ``atomic_write_text`` of the same text (the disk's floor). Target <= 10 ms.
+   ``atomic_write_text`` of the same text (the disk's floor). Then the autosave (its timer's
+   call): the time it holds the event loop, the write and fsync running in a thread. Target
+   <= 10 ms.
 6. the quiz (F12) with 360 lessons against S15 alone: from opening it to the first frame showing
    a question (target <= 1.2x); then the time until all 360 are read and joined to the queue, and
    the longest stall of the event loop meanwhile (a 4 ms ticker's lateness; target <= 50 ms).
@@ -42,7 +48,9 @@ The child processes of figures 1, 2 and 4 write the line-break cache (``engine.l
 the app does a few seconds after start-up, so the runs after the warm-up ones start as a learner's
 second session does.
 
-``--quick`` runs everything once, small, and only checks that it executes (the test suite runs it
+``--keys`` runs figures 3, 5 and 9 alone (about a minute), with the load average: what the
+keystroke work is measured with. ``--quick`` runs everything once, small, and only checks that it
+executes (the test suite runs it
 that way; the figures of a quick run mean nothing). A full run exits 1 when a target is missed.
 The child processes use a temporary cache folder (``XDG_CACHE_HOME``), so the learner's own lesson
 index is neither used nor touched.
@@ -54,6 +62,7 @@ import argparse
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -74,6 +83,8 @@ HOUR_AGO = time.time() - 3600
 TYPING_INTERVAL = 0.05  # seconds between keys in figures 3 and 9: 20 keys a second
 # Textual's names of the printable keys typed in figure 9 that are not their own character.
 PRINTABLE_NAMES = {"space": " ", "minus": "-"}
+MINIMAL_TEXT = "a Header, a Static and a Footer"
+S15_TITLE = "训练内存"  # a part of S15's title, painted in the first frame
 
 # ------------------------------------------------------------------------------ child process
 
@@ -100,25 +111,30 @@ def _render(app: Any) -> str:
     return console.export_text()
 
 
+def minimal_app() -> Any:
+    """The baseline: a minimal Textual app (a Header, a Static and a Footer)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    class Minimal(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static(f"A minimal Textual app: {MINIMAL_TEXT}.")
+            yield Footer()
+
+    return Minimal()
+
+
 def child(kind: str, content: str, progress: str, started: float) -> None:
     """Build one app, wait for its first frame, print the seconds since ``started`` and exit."""
     if kind == "baseline":
-        from textual.app import App, ComposeResult
-        from textual.widgets import Footer, Header, Static
-
-        class Minimal(App[None]):
-            def compose(self) -> ComposeResult:
-                yield Header()
-                yield Static("A minimal Textual app: a Header, a Static and a Footer.")
-                yield Footer()
-
-        app: Any = Minimal()
-        expected = "a Header, a Static and a Footer"
+        app: Any = minimal_app()
+        expected = MINIMAL_TEXT
     else:
         from tui.app import make_app
 
         app = make_app(content_dir=content, progress_dir=progress)
-        expected = "训练内存"
+        expected = S15_TITLE
 
     async def first_frame(pilot: Any) -> None:
         await pilot.pause()
@@ -234,11 +250,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
-def startup(runs: int, work: Path) -> dict[str, Any]:
-    """Figures 1, 2 and 4: fresh processes to the first frame."""
-    # Bytecode is cached (in the work folder) as it is for an installed app, even where the
-    # environment sets PYTHONDONTWRITEBYTECODE: the warm-up runs below fill the cache, so no run
-    # measured compiles the app's modules from source.
+def child_env(work: Path) -> dict[str, str]:
+    """The environment of the measured processes: the work folder's cache, and bytecode cached
+    (in the work folder) as it is for an installed app, even where the environment sets
+    PYTHONDONTWRITEBYTECODE: the warm-up runs fill the cache, so no run measured compiles the
+    app's modules from source."""
     env = dict(
         os.environ,
         XDG_CACHE_HOME=str(work / "cache"),
@@ -246,8 +262,15 @@ def startup(runs: int, work: Path) -> dict[str, Any]:
         PYTHONPYCACHEPREFIX=str(work / "pycache"),
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def startup(runs: int, work: Path, with_many: bool = True) -> dict[str, Any]:
+    """Figures 1, 2 and 4 (``with_many``: False leaves figure 4 out): fresh processes to the
+    first frame."""
+    env = child_env(work)
     one = make_content(work / "one", 1)
-    many = make_content(work / "many", LESSONS)
+    many = make_content(work / "many", LESSONS) if with_many else one
     progress = work / "progress"
     cold = spawn("app", many, progress, env)  # builds the 360-lesson index
     spawn("app", one, progress, env)
@@ -256,16 +279,105 @@ def startup(runs: int, work: Path) -> dict[str, Any]:
     for _ in range(runs):
         samples["baseline"].append(spawn("baseline", one, progress, env))
         samples["app"].append(spawn("app", one, progress, env))
-        samples["many"].append(spawn("app", many, progress, env))
+        if with_many:
+            samples["many"].append(spawn("app", many, progress, env))
     median = {
         name: {
             "seconds": statistics.median(run["seconds"] for run in group),
             "rss": statistics.median(run["rss"] for run in group),
         }
         for name, group in samples.items()
+        if group
     }
+    ratios = [
+        app["seconds"] / base["seconds"]
+        for base, app in zip(samples["baseline"], samples["app"], strict=True)
+    ]
     loaded = sorted({m for s in samples["app"] + samples["many"] for m in s["loaded"]})
-    return {"median": median, "cold_many": cold["seconds"], "loaded": loaded}
+    return {
+        "median": median,
+        "cold_many": cold["seconds"],
+        "loaded": loaded,
+        "ratios": ratios,
+    }
+
+
+def _wait_gone(pid: int | None, timeout: float = 10.0) -> None:
+    """Wait until process ``pid`` (not a child of this one) has ended, so that one run's
+    shutdown (the app saves and writes its caches on SIGHUP) does not overlap the next run."""
+    deadline = time.monotonic() + timeout
+    while pid is not None and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
+
+
+def tmux_first_paint(runs: int, work: Path) -> dict[str, list[float]]:
+    """Figure 1 measured as a learner sees it: seconds from starting the command in a new 80x24
+    tmux pane to the pane showing S15's title (the ``shardbook`` command) or the minimal app's
+    text (``bench_app.py --minimal``), polled every 5 ms with ``tmux capture-pane``; ``runs``
+    of each, alternated, after one warm-up run of each. A tmux server of its own (``-L``) so no
+    session of the learner's is touched; each pane's process is ended with its session."""
+    env = child_env(work)
+    one = make_content(work / "tmux-content", 1)
+    progress = work / "tmux-progress"
+    script = Path(sys.executable).with_name("shardbook")
+    app = [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
+    commands = {
+        "baseline": ([sys.executable, __file__, "--minimal"], MINIMAL_TEXT),
+        "app": ([*app, "--content-dir", str(one), "--progress-dir", str(progress)], S15_TITLE),
+    }
+    server = ["tmux", "-L", f"bench-app-{os.getpid()}", "-f", "/dev/null"]
+    width, height = SIZE
+    # The server started before the first measured run: no run pays for its start.
+    subprocess.run([*server, "new-session", "-d", "-s", "idle"], check=True, env=env)
+    samples: dict[str, list[float]] = {"baseline": [], "app": []}
+
+    def once(kind: str) -> float:
+        command, expected = commands[kind]
+        name = f"run-{kind}"
+        shell = "exec " + " ".join(shlex.quote(part) for part in command)
+        started = time.monotonic()
+        # The pane's process inherits the server's environment (``env``, set when it started).
+        subprocess.run(
+            [*server, "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), shell],
+            check=True,
+            env=env,
+        )
+        deadline = started + 30
+        try:
+            while time.monotonic() < deadline:
+                screen = subprocess.run(
+                    [*server, "capture-pane", "-p", "-t", name],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                ).stdout
+                if expected in screen:
+                    return time.monotonic() - started
+                time.sleep(0.005)
+            raise RuntimeError(f"{kind}: {expected!r} not painted in 30 s:\n{screen}")
+        finally:
+            pane = subprocess.run(
+                [*server, "display-message", "-p", "-t", name, "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                env=env,
+            ).stdout.strip()
+            subprocess.run([*server, "kill-session", "-t", name], env=env)
+            _wait_gone(int(pane) if pane.isdigit() else None)
+
+    try:
+        once("app")  # fills the bytecode cache, the lesson index, the settings
+        once("baseline")
+        for _ in range(runs):
+            samples["app"].append(once("app"))
+            samples["baseline"].append(once("baseline"))
+    finally:
+        subprocess.run([*server, "kill-server"], env=env)
+    return samples
 
 
 async def _key_frames(app: Any, pilot: Any, widget: Any, sequence: list[str]) -> list[float]:
@@ -400,14 +512,18 @@ async def _notes_typing(keys: int) -> dict[str, list[float]]:
         app = make_app(progress_dir=progress)  # the default autosave delay
         async with app.run_test(size=SIZE) as pilot:
             saves = 0
-            save_now = app.save_now
+            # The autosave's write (in a thread, ProgressStore.save_in_background; save_now in
+            # an older tree, where the autosave wrote on the event loop).
+            name = "save_in_background" if hasattr(app.store, "save_in_background") else ""
+            owner: Any = app.store if name else app
+            save = getattr(owner, name or "save_now")
 
-            def counted() -> bool:
+            def counted(*args: Any) -> Any:
                 nonlocal saves
                 saves += 1
-                return bool(save_now())
+                return save(*args)
 
-            app.save_now = counted  # type: ignore[method-assign]
+            setattr(owner, name or "save_now", counted)
             for name, section, kind in (
                 ("answer box", "self-check", SelfCheckBox),
                 ("reflection note", "reflection", NoteBox),
@@ -606,14 +722,30 @@ def _key(app: Any, key: str) -> Any:
     return event
 
 
-async def _bubble_at_limit() -> dict[str, float]:
+async def _bubble_at_limit(rounds: int, in_thread: bool = False) -> dict[str, list[float]]:
     """Figure 8: in the Bubble pane, 1F1B at p=100, m=1,000, then one more ``0`` (m=10,000,
     2 million ops): the key to the frame with the closed form, the time until the simulated
-    figures are shown, and the longest stall of the event loop meanwhile."""
+    figures are shown, the longest stall of the event loop meanwhile, and cursor keys typed
+    into the same field while the simulation runs (left and right, 50 ms apart: each key to the
+    first frame drawn after the field repainted). ``rounds`` times, a backspace back to m=1,000
+    (and its simulation shown) between them. ``in_thread`` simulates in the pane's worker
+    thread instead of its simulation process, as a baseline (``benches/bench_pipeline.py``)."""
     from textual.widgets import Input, Select
 
+    from engine.pipeline.process import SimulationProcess, simulate_and_draw
     from tui.app import make_app
 
+    if in_thread:
+        real_run = SimulationProcess.run
+        SimulationProcess.run = lambda _process, specs, width, cancelled=lambda: False: (  # type: ignore[method-assign]
+            simulate_and_draw(specs, width, cancelled)
+        )
+        try:
+            return await _bubble_at_limit(rounds)
+        finally:
+            SimulationProcess.run = real_run  # type: ignore[method-assign]
+
+    figures: dict[str, list[float]] = {"key": [], "simulated": [], "stall": [], "during": []}
     with tempfile.TemporaryDirectory() as progress:
         app = make_app(progress_dir=progress, autosave_delay=3600)
         async with app.run_test(size=SIZE) as pilot:
@@ -628,25 +760,75 @@ async def _bubble_at_limit() -> dict[str, float]:
             await pilot.pause()
             await app.workers.wait_for_complete()
             await pilot.pause()
-            field.cursor_position = len(field.value)
             result = pane.query_one(".calc-result")
 
-            def shown(text: str) -> Callable[[], bool]:
+            def shown(value: str, *texts: str) -> bool:
                 # The text of the strips the result widget draws.
-                return lambda: (
-                    field.value == "10000" and any(text in strip.text for strip in result._lines)
+                lines = [strip.text for strip in result._lines]
+                return field.value == value and all(
+                    any(text in line for line in lines) for text in texts
                 )
 
-            start = time.perf_counter()
-            with StallMeter() as meter:
-                send = lambda: app._driver.send_message(_key(app, "0"))  # noqa: E731
-                frames = await _frames_when(
-                    app, {"key": shown("closed form"), "simulated": shown("makespan")}, send
-                )
-                key = frames["key"]
-            simulated = time.perf_counter() - start
+            display, render_lines = app._display, field.render_lines
+            state: dict[str, float | None] = {}
+
+            def painted(crop: Any) -> Any:
+                state.setdefault("painted", time.perf_counter())
+                return render_lines(crop)
+
+            def framed(screen: Any, renderable: Any) -> None:
+                display(screen, renderable)
+                now = time.perf_counter()
+                if "painted" in state:
+                    state.setdefault("frame", now)
+                if shown("10000", "closed form"):
+                    state.setdefault("closed form", now)
+                if shown("10000", "makespan"):
+                    state.setdefault("simulated", now)
+
+            field.render_lines = painted  # type: ignore[method-assign]
+            app._display = framed
+            try:
+                for _ in range(rounds):
+                    field.cursor_position = len(field.value)
+                    await pilot.pause()
+                    state.clear()
+                    with StallMeter() as meter:
+                        start = time.perf_counter()
+                        app._driver.send_message(_key(app, "0"))
+                        while "closed form" not in state:
+                            await asyncio.sleep(0.001)
+                        presses = 0
+                        while "simulated" not in state:
+                            await asyncio.sleep(TYPING_INTERVAL)
+                            if "simulated" in state:
+                                break
+                            state.pop("painted", None)
+                            state.pop("frame", None)
+                            sent = time.perf_counter()
+                            app._driver.send_message(_key(app, ("left", "right")[presses % 2]))
+                            presses += 1
+                            while "frame" not in state:
+                                # Not a busy loop: it would hold the GIL against a worker thread.
+                                await asyncio.sleep(0.001)
+                            frame = state["frame"]
+                            assert frame is not None
+                            if "simulated" not in state or frame < state["simulated"]:
+                                figures["during"].append(frame - sent)
+                    closed, simulated = state["closed form"], state["simulated"]
+                    assert closed is not None and simulated is not None
+                    figures["key"].append(closed - start)
+                    figures["simulated"].append(simulated - start)
+                    figures["stall"].append(meter.worst)
+                    field.cursor_position = len(field.value)
+                    await pilot.press("backspace")
+                    while not shown("1000", "m=1000", "makespan"):
+                        await asyncio.sleep(0.01)
+            finally:
+                app._display = display
+                field.render_lines = render_lines  # type: ignore[method-assign]
             await pilot.press("ctrl+q")
-    return {"key": key, "simulated": simulated, "stall": meter.worst}
+    return figures
 
 
 def autosave(saves: int, work: Path) -> dict[str, list[float]]:
@@ -665,8 +847,8 @@ def autosave(saves: int, work: Path) -> dict[str, list[float]]:
             (folder / f"G{number:03d}.yaml").write_text(other, encoding="utf-8")
         app = make_app(content_dir=ROOT / "content", progress_dir=folder, autosave_delay=3600)
 
-        async def run(app: Any = app) -> list[float]:
-            times = []
+        async def run(app: Any = app) -> tuple[list[float], list[float]]:
+            times, loop_times = [], []
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 for n in range(saves + 1):
@@ -676,12 +858,22 @@ def autosave(saves: int, work: Path) -> dict[str, list[float]]:
                     ok = app.save_now()
                     elapsed = time.perf_counter() - start
                     assert ok, app.save_error
+                    # The autosave (its timer's call): what it holds the event loop for.
+                    app.progress.answers["definition"] = f"edit {n} again"
+                    app.mark_dirty()
+                    start = time.perf_counter()
+                    app._autosave()
+                    on_loop = time.perf_counter() - start
+                    while app.dirty:
+                        await asyncio.sleep(0.001)
+                    assert not app.save_error, app.save_error
                     if n:
                         times.append(elapsed)
+                        loop_times.append(on_loop)
                 await pilot.press("ctrl+q")
-            return times
+            return times, loop_times
 
-        results[name] = asyncio.run(run())
+        results[name], results[f"{name}, autosave on the event loop"] = asyncio.run(run())
     text = dump_yaml(filled_progress("S15").to_data())
     floor = []
     for _ in range(saves):
@@ -717,16 +909,155 @@ def discover(work: Path, repeat: int) -> dict[str, float]:
 # ------------------------------------------------------------------------------ report
 
 
+def report_keystrokes(keystrokes: dict[str, list[float]]) -> float:
+    """Print figure 3; returns the worst pane's p95 (seconds)."""
+    ms = 1e3
+    floor = percentile(keystrokes["baseline: plain Input"], 0.95)
+    print("3. keystroke to updated pane, p95 (median):")
+    worst = 0.0
+    for name, times in keystrokes.items():
+        p95 = percentile(times, 0.95)
+        if not name.startswith("baseline"):
+            worst = max(worst, p95)
+        print(
+            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
+        )
+    return worst
+
+
+def report_autosave(saved: dict[str, list[float]]) -> float:
+    """Print figure 5; returns the median time the autosave holds the event loop (seconds)."""
+    ms = 1e3
+    save_median = statistics.median(saved["360 progress files"])
+    save_p95 = percentile(saved["360 progress files"], 0.95)
+    alone = statistics.median(saved["1 progress file"])
+    write = statistics.median(saved["atomic write of the same text"])
+    on_loop = saved["360 progress files, autosave on the event loop"]
+    loop_median, loop_p95 = statistics.median(on_loop), percentile(on_loop, 0.95)
+    print(
+        f"5. save_now (ctrl+s, quit), {LESSONS} progress files: {save_median * ms:6.2f} ms median "
+        f"(p95 {save_p95 * ms:.2f}) = {save_median / alone:5.2f} x with 1 file "
+        f"({alone * ms:.2f} ms) = {save_median / write:5.2f} x atomic write alone "
+        f"({write * ms:.2f} ms)"
+    )
+    print(
+        f"   autosave, the event loop's share (the write and fsync in a thread): "
+        f"{loop_median * ms:6.2f} ms median (p95 {loop_p95 * ms:.2f}) = "
+        f"{loop_median / write:5.2f} x atomic write alone   target <= 10 ms"
+    )
+    return loop_median
+
+
+def report_notes(notes: dict[str, list[float]]) -> float:
+    """Print figure 9; returns the worst text box's p95 (seconds)."""
+    ms = 1e3
+    notes = dict(notes)
+    autosaves = int(notes.pop("autosaves")[0])
+    notes_floor = percentile(notes["baseline: plain TextArea"], 0.95)
+    print(f"9. key typed into a note to the frame showing it, p95 (median); {autosaves} autosaves:")
+    worst = 0.0
+    for name, times in notes.items():
+        p95 = percentile(times, 0.95)
+        if not name.startswith("baseline"):
+            worst = max(worst, p95)
+        print(
+            f"   {name:24s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / notes_floor:5.2f} x plain TextArea   target p95 <= 16 ms"
+        )
+    return worst
+
+
+def keys_only(keys: int, saves: int) -> int:
+    """``--keys``: figures 3, 5 and 9 alone (keystrokes, autosave, notes), in one process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        os.environ["XDG_CACHE_HOME"] = str(work / "cache")
+        keystrokes = asyncio.run(_keystrokes(keys))
+        saved = autosave(saves, work)
+        notes = asyncio.run(_notes_typing(keys))
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores; load average {load}")
+    worst = report_keystrokes(keystrokes)
+    loop_median = report_autosave(saved)
+    worst = max(worst, report_notes(notes))
+    ok = worst <= 16e-3 and loop_median <= 10e-3
+    print("targets met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+def first_frame_only(tmux: bool, runs: int) -> int:
+    """``--first-frame`` / ``--tmux``: figure 1 alone, one way, with each run's ratio (each app
+    run against the baseline run next to it) and their median, and the load average."""
+    ms = 1e3
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        if tmux:
+            samples = tmux_first_paint(runs, Path(tmp))
+            app, base = samples["app"], samples["baseline"]
+            how = "spawn to the title painted in an 80x24 tmux pane"
+        else:
+            start = startup(runs, Path(tmp), with_many=False)
+            app = [start["median"]["app"]["seconds"]]
+            base = [start["median"]["baseline"]["seconds"]]
+            ratios = start["ratios"]
+            how = "spawn to the first full frame, 80x24 headless"
+            rss = start["median"]["app"]["rss"], start["median"]["baseline"]["rss"]
+    if tmux:
+        ratios = [a / b for a, b in zip(app, base, strict=True)]
+    ratio = statistics.median(ratios)
+    cores = os.cpu_count()
+    print(f"python {sys.version.split()[0]}; {cores} cores; {runs} runs of each, alternated")
+    print(f"load average (1 min) before and after: {load_before:.2f}, {os.getloadavg()[0]:.2f}")
+    print(
+        f"1. first frame ({how}): app {statistics.median(app) * ms:.1f} ms, minimal Textual app "
+        f"{statistics.median(base) * ms:.1f} ms; median of the runs' ratios {ratio:.2f}x "
+        f"(runs: {', '.join(f'{r:.2f}' for r in sorted(ratios))})   target <= 1.3x"
+    )
+    if not tmux:
+        print(
+            f"2. peak memory: app {rss[0] / 2**20:.1f} MiB, minimal Textual app "
+            f"{rss[1] / 2**20:.1f} MiB = {rss[0] / rss[1]:.2f}x   target <= 1.5x"
+        )
+    return 0 if ratio <= 1.3 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="run once, small, to check it runs")
+    parser.add_argument(
+        "--keys",
+        action="store_true",
+        help="only figures 3, 5 and 9: keystrokes in the panes, the autosave, typing in notes",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--first-frame",
+        action="store_true",
+        help="figures 1 and 2 only (fresh processes to the first frame, 80x24 headless)",
+    )
+    parser.add_argument(
+        "--tmux",
+        action="store_true",
+        help="figure 1 as a learner sees it: the lesson's title painted in an 80x24 tmux pane",
+    )
+    parser.add_argument("--runs", type=int, default=None, help="runs of each (default 9; tmux 5)")
+    parser.add_argument("--minimal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         kind, content, progress, started = args.child
         child(kind, content, progress, float(started))
         return 0
+    if args.minimal:
+        minimal_app().run()
+        return 0
+    if args.first_frame or args.tmux:
+        default_runs = 1 if args.quick else 5 if args.tmux else 9
+        return first_frame_only(args.tmux, args.runs or default_runs)
     runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
+    if args.keys:
+        status = keys_only(keys, saves)
+        return 0 if args.quick else status
     ms = 1e3
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -741,7 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
             name: asyncio.run(_quiz_and_search(work / name, keys // 2, 1 if args.quick else 3))
             for name in ("one", "many")
         }
-        bubble = asyncio.run(_bubble_at_limit())
+        bubble = asyncio.run(_bubble_at_limit(1 if args.quick else 5))
         notes = asyncio.run(_notes_typing(keys))
 
     median = start["median"]
@@ -760,16 +1091,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"   numpy/fsrs/torch loaded at start-up: {start['loaded'] or 'none'}")
     floor = percentile(keystrokes["baseline: plain Input"], 0.95)
-    print("3. keystroke to updated pane, p95 (median):")
-    worst = 0.0
-    for name, times in keystrokes.items():
-        p95 = percentile(times, 0.95)
-        if not name.startswith("baseline"):
-            worst = max(worst, p95)
-        print(
-            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
-        )
+    worst = report_keystrokes(keystrokes)
     print(
         f"4. first frame, {LESSONS} lessons: {many['seconds'] * ms:7.1f} ms = {many_ratio:5.2f} x "
         f"one lesson ({app['seconds'] * ms:.1f} ms)   target <= 1.2x; cold index "
@@ -779,16 +1101,7 @@ def main(argv: list[str] | None = None) -> int:
         f"   listing {LESSONS} lessons in-process: {listing['without index'] * ms:.1f} ms without "
         f"the index, {listing['with index'] * ms:.1f} ms with it"
     )
-    save_median = statistics.median(saved["360 progress files"])
-    save_p95 = percentile(saved["360 progress files"], 0.95)
-    alone = statistics.median(saved["1 progress file"])
-    write = statistics.median(saved["atomic write of the same text"])
-    print(
-        f"5. autosave, {LESSONS} progress files: {save_median * ms:6.2f} ms median "
-        f"(p95 {save_p95 * ms:.2f}) = {save_median / alone:5.2f} x with 1 file "
-        f"({alone * ms:.2f} ms) = {save_median / write:5.2f} x atomic write alone "
-        f"({write * ms:.2f} ms)   target <= 10 ms"
-    )
+    autosave_on_loop = report_autosave(saved)
     one, many_lessons = lessons["one"], lessons["many"]
     quiz_one = statistics.median(one["quiz first question"])
     quiz_many = statistics.median(many_lessons["quiz first question"])
@@ -809,32 +1122,28 @@ def main(argv: list[str] | None = None) -> int:
         f"{search_many / search_one:5.2f} x one lesson ({search_one * ms:.2f} ms) = "
         f"{search_many / floor:5.2f} x plain Input"
     )
+    bubble_key, bubble_stall = statistics.median(bubble["key"]), max(bubble["stall"])
+    during = bubble["during"] or [float("nan")]
     print(
-        f"8. Bubble, 1F1B p=100 m=10,000 (2 million ops): key to the closed form "
-        f"{bubble['key'] * ms:.1f} ms = {bubble['key'] / floor:5.2f} x plain Input; simulated "
-        f"figures after {bubble['simulated']:.2f} s; longest event-loop stall meanwhile "
-        f"{bubble['stall'] * ms:.1f} ms   target <= 50 ms"
+        f"8. Bubble, 1F1B p=100 m=10,000 (2 million ops), median of {len(bubble['key'])}: key "
+        f"to the closed form {bubble_key * ms:.1f} ms = {bubble_key / floor:5.2f} x plain Input; "
+        f"simulated figures after {statistics.median(bubble['simulated']):.2f} s; longest "
+        f"event-loop stall meanwhile {bubble_stall * ms:.1f} ms   target <= 50 ms\n"
+        f"   {len(bubble['during'])} cursor keys typed meanwhile: p95 "
+        f"{percentile(during, 0.95) * ms:.1f} ms, max {max(during) * ms:.1f} ms = "
+        f"{percentile(during, 0.95) / floor:5.2f} x plain Input   target p95 <= 16 ms"
     )
-    autosaves = int(notes.pop("autosaves")[0])
-    notes_floor = percentile(notes["baseline: plain TextArea"], 0.95)
-    print(f"9. key typed into a note to the frame showing it, p95 (median); {autosaves} autosaves:")
-    for name, times in notes.items():
-        p95 = percentile(times, 0.95)
-        if not name.startswith("baseline"):
-            worst = max(worst, p95)
-        print(
-            f"   {name:24s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / notes_floor:5.2f} x plain TextArea   target p95 <= 16 ms"
-        )
+    worst = max(worst, report_notes(notes))
     ok = (
         first_ratio <= 1.3
         and memory_ratio <= 1.5
         and worst <= 16e-3
         and many_ratio <= 1.2
-        and save_median <= 10e-3
+        and autosave_on_loop <= 10e-3
         and quiz_ratio <= 1.2
         and quiz_stall <= 50e-3
-        and bubble["stall"] <= 50e-3
+        and bubble_stall <= 50e-3
+        and percentile(during, 0.95) <= 16e-3
     )
     print("targets met" if ok else "TARGET MISSED")
     return 0 if ok or args.quick else 1

@@ -12,6 +12,13 @@ Usage: ``python benches/bench_pipeline.py [--quick]``
    numpy and the engine's own modules are the baseline.
 3. Interleaved 1F1B at p=64, m=512, v=4 (262,144 ops; target under 0.5 s) and the op-by-op
    timeline built on first use (what the pane's drawing needs).
+4. The 2-million-op simulation as the Bubble pane runs it, through the simulation process
+   (``engine.pipeline.process``, already started): wall time of the round trip against the same
+   simulation and drawing in this process, best of 3 each, alternated; and the process's start.
+5. Keys typed while the Bubble pane simulates the same schedule (``bench_app.py`` figure 8: p=100,
+   m=1,000, then a ``0``; cursor keys 50 ms apart until the simulated figures are shown): p95 of
+   each key to its frame, and the event loop's longest stall, with the simulation in the pane's
+   process against the same in a worker thread of the app (the lock shared), alternated.
 
 Every time is also given as a ratio to a baseline measured in the same run: a plain Python loop
 that does one float max, one add and one list store per op, over the same number of ops, so
@@ -22,6 +29,7 @@ checks that it runs. A full run exits 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -34,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.pipeline import PipelineSpec, simulate
+from engine.pipeline.process import SimulationProcess, simulate_and_draw
 
 STAGES = 100
 SIZES = (1_250, 2_500, 5_000, 10_000)
@@ -158,6 +167,48 @@ def main(argv: list[str] | None = None) -> int:
         f"{INTERLEAVED_TARGET_S * 1e3:.0f} ms); timeline on first use "
         f"+{(with_timeline - sim) * 1e3:.0f} ms; bubble/ideal {result.bubble_over_ideal:.6f} "
         f"(closed form {result.closed_form.bubble_over_ideal:.6f})"
+    )
+    largest = PipelineSpec("1f1b", STAGES, sizes[-1])
+    process = SimulationProcess()
+    try:
+        started = time.perf_counter()
+        process.run([PipelineSpec("gpipe", 2, 2)], 80)
+        start_s = time.perf_counter() - started
+        here = there = float("inf")
+        for _ in range(repeats):
+            for where in ("here", "there"):
+                started = time.perf_counter()
+                if where == "here":
+                    simulate_and_draw([largest], 80)
+                else:
+                    process.run([largest], 80)
+                elapsed = time.perf_counter() - started
+                if where == "here":
+                    here = min(here, elapsed)
+                else:
+                    there = min(there, elapsed)
+    finally:
+        process.close()
+    print(
+        f"4. through the simulation process, 1F1B p={STAGES} m={sizes[-1]:,}: "
+        f"{there * 1e3:.0f} ms wall = {there / here:.2f}x in this process ({here * 1e3:.0f} ms); "
+        f"the process starts in {start_s * 1e3:.0f} ms"
+    )
+    from benches.bench_app import _bubble_at_limit, percentile
+
+    figures: dict[str, dict[str, list[float]]] = {"process": {}, "thread": {}}
+    for _ in range(1 if args.quick else 3):
+        for where in ("thread", "process"):
+            got = asyncio.run(_bubble_at_limit(1, in_thread=where == "thread"))
+            for name, values in got.items():
+                figures[where].setdefault(name, []).extend(values)
+    keys = {where: percentile(got["during"] or [0.0], 0.95) for where, got in figures.items()}
+    stalls = {where: max(got["stall"]) for where, got in figures.items()}
+    print(
+        f"5. keys typed during it in the Bubble pane, p95: {keys['process'] * 1e3:.1f} ms with the "
+        f"simulation process = {keys['process'] / keys['thread']:.2f}x in a worker thread "
+        f"({keys['thread'] * 1e3:.1f} ms); longest event-loop stall {stalls['process'] * 1e3:.0f} "
+        f"ms against {stalls['thread'] * 1e3:.0f} ms"
     )
     print(
         f"targets at {ops:,} ops: CPU <= {TARGET_CPU_S} s, peak <= {TARGET_PEAK_BYTES / 1e6:.0f} MB"

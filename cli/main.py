@@ -174,6 +174,22 @@ def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None
     )
 
 
+def _app_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments of a command line that opens the app (no command, no ``--help`` or
+    ``--version``, nothing wrong), read without building the commands' parsers: their modules
+    import the calculators' engines (numpy among them), 0.1-0.3 s before the app's first frame.
+    None for any other command line, which the full parser reads (and reports)."""
+    parser = ShardbookParser(prog="shardbook", add_help=False, exit_on_error=False)
+    parser.add_argument("--lesson", default=None)
+    _add_language(parser, top_level=True)
+    _add_paths(parser, top_level=True)
+    try:
+        args, rest = parser.parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    return None if rest else args
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
@@ -331,21 +347,25 @@ def choose_cli_language(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``shardbook`` console script. Returns the exit status: 0 ok, 1 a check
     found problems, 2 bad input (a usage error exits 2 through :class:`SystemExit`)."""
-    set_language(choose_cli_language(sys.argv[1:] if argv is None else argv))
+    arguments = sys.argv[1:] if argv is None else argv
+    set_language(choose_cli_language(arguments))
     _translate_argparse()
-    parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    command = [str(getattr(args, dest)) for dest in _COMMAND_DESTS if getattr(args, dest, None)]
-    prog = " ".join(["shardbook", *command])
-    if unknown:
-        # A sub-command leaves what it does not know to the top-level parser, whose error
-        # would not name the sub-command.
-        fail(
-            prog,
-            gettext("unrecognized arguments: {arguments} (see {prog} --help)").format(
-                arguments=" ".join(unknown), prog=prog
-            ),
-        )
+    prog = "shardbook"
+    args = _app_arguments(arguments)
+    if args is None:
+        parser = build_parser()
+        args, unknown = parser.parse_known_args(argv)
+        command = [str(getattr(args, dest)) for dest in _COMMAND_DESTS if getattr(args, dest, None)]
+        prog = " ".join(["shardbook", *command])
+        if unknown:
+            # A sub-command leaves what it does not know to the top-level parser, whose error
+            # would not name the sub-command.
+            fail(
+                prog,
+                gettext("unrecognized arguments: {arguments} (see {prog} --help)").format(
+                    arguments=" ".join(unknown), prog=prog
+                ),
+            )
     func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
     try:
         return func(args)

@@ -65,17 +65,18 @@ PRELUDE_EXIT_HANGS = (
 
 
 def prelude_slow_save(marker: Path) -> str:
-    """Every save touches ``marker``, then takes 0.5 s before it writes."""
+    """Every progress file's write (the autosave's, in its thread, and the last save's) touches
+    ``marker``, then takes 0.5 s before it writes."""
     return (
         "import time\n"
         "from pathlib import Path\n"
-        "import engine.progress\n"
-        "_save = engine.progress.ProgressStore.save\n"
-        "def slow_save(self, progress):\n"
+        "import engine.progress.store\n"
+        "_write = engine.progress.store.atomic_write_text\n"
+        "def slow_write(path, text):\n"
         f"    Path({str(marker)!r}).touch()\n"
         "    time.sleep(0.5)\n"
-        "    return _save(self, progress)\n"
-        "engine.progress.ProgressStore.save = slow_save\n"
+        "    return _write(path, text)\n"
+        "engine.progress.store.atomic_write_text = slow_write\n"
     )
 
 
@@ -282,6 +283,54 @@ def test_closing_the_terminal_over_another_screen_keeps_the_text(
         terminal.close()
         assert terminal.wait_exit() == 128 + signal.SIGHUP
     assert saved_answers(tmp_path) == [TYPED]
+
+
+def session_processes(terminal: Terminal) -> list[str]:
+    """The command lines of the processes of the pty's session that are still running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.isdigit() and os.getsid(int(entry)) == terminal.pid:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                if stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    found.append(Path(f"/proc/{entry}/cmdline").read_text().replace("\0", " "))
+    return found
+
+
+@pytest.mark.parametrize("ending", ["close", "ctrl+q"])
+def test_ending_the_app_during_a_simulation_leaves_no_process(tmp_path: Path, ending: str) -> None:
+    """The Bubble pane simulating 2 million ops (p = 100, m = 10,000) in its child process; the
+    terminal closed, or ctrl+q: the app and the child are gone. The app runs under a shell that
+    leads the session, as in a terminal window, and stays after ctrl+q: the kernel's SIGHUP to
+    the foreground group when a session leader ends never comes to end the child for the app."""
+    shell = '"$0" "$@"; echo "app ended: $?"; read stays'
+    app = [sys.executable, "-c", PRELUDE_NO_AUTOSAVE + RUN_APP, "--progress-dir", str(tmp_path)]
+    terminal = Terminal(["/bin/sh", "-c", shell, *app])
+    try:
+        terminal.wait_for_text(LESSON_DRAWN)
+        terminal.send("\x1bOR")  # F3: the Bubble pane
+        terminal.wait_for_text("Pipeline bubble")
+        terminal.send("\t\x15100\t\x1510000")  # stages, then micro-batches: ctrl+u, typed
+        terminal.wait_for_text("simulating 2,000,000 ops")
+        terminal.wait_for(
+            lambda: any("engine.pipeline.process" in line for line in session_processes(terminal)),
+            "simulation process",
+        )
+        if ending == "close":
+            terminal.close()
+            terminal.wait_exit()  # the shell ends of the SIGHUP
+            left: list[str] = []
+        else:
+            terminal.send("\x11")
+            terminal.wait_for_text("app ended: 0")
+            left = [f"/bin/sh -c {shell} "]
+        terminal.wait_for(
+            lambda: [line.split(sys.executable)[0] for line in session_processes(terminal)] == left,
+            "end of every process but the shell",
+            GONE_WITHIN,
+        )
+    finally:
+        terminal.end()
 
 
 # --------------------------------------------------------------------- signals

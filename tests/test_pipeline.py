@@ -516,9 +516,7 @@ def test_columns_give_the_event_loops_start_times_to_the_bit(
     actions = stage_actions(spec)
     durations = np.array(_simulate_module.stage_op_times(spec))
     expected = _simulate_module._run(spec, actions, [durations[a.codes].tolist() for a in actions])
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_simulate_module, "_MAX_CHAINED_SHARE", 1.0)  # columns however chained
-        got = _simulate_module._run_columns(spec, actions, durations)
+    got = _simulate_module._run_columns(spec, actions, durations)
     assert got is not None
     assert [stage.tolist() for stage in got] == expected
 

@@ -8,22 +8,24 @@ handled before it ends, and the work's gate would time out first.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
 
 import tui.screens.quiz as quiz_module
-import tui.widgets.bubble as bubble_module
-from engine.pipeline import PipelineResult, PipelineSpec, SimulationCancelled
+from engine.pipeline import PipelineSpec, SimulationCancelled
+from engine.pipeline.process import Simulated, SimulationProcess
 from engine.progress import LessonProgress
 from engine.quiz import QuizSession
-from tests.pilot_helpers import app_for, choose, result_text, shown, type_into
+from tests.pilot_helpers import app_for, choose, result_text, shown, type_into, wait_until
 from tests.test_quiz_flow import NOW
 from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizAnswer, QuizOptions, QuizScreen
@@ -57,25 +59,49 @@ async def bubble_pane(pilot: Pilot[int], app: ShardbookApp) -> Any:
     return pane
 
 
+def gate_simulations(
+    monkeypatch: pytest.MonkeyPatch, gate: Gate, stages: int | None, micro_batches: int | None
+) -> list[int | None]:
+    """Make the pane's simulations of ``stages`` (or ``micro_batches``) wait for ``gate`` before
+    they are sent to the simulation process, and record when each starts, ends or is
+    cancelled; returns the list the process ids that answered are added to."""
+    real_run = SimulationProcess.run
+    answered_by: list[int | None] = []
+
+    def gated(
+        process: SimulationProcess,
+        specs: Sequence[PipelineSpec],
+        width: int,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> list[Simulated]:
+        spec = specs[0]
+        if spec.stages != stages and spec.num_microbatches != micro_batches:
+            return real_run(process, specs, width, cancelled)
+        label = f"simulation m={spec.num_microbatches}"
+        gate.events.append(f"{label} started")
+        gate.wait()
+        try:
+            simulated = real_run(process, specs, width, cancelled)
+        except SimulationCancelled:
+            gate.events.append(f"{label} cancelled")
+            raise
+        answered_by.append(process.pid)
+        gate.events.append(f"{label} ended")
+        return simulated
+
+    monkeypatch.setattr(SimulationProcess, "run", gated)
+    return answered_by
+
+
 async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """1F1B at p = 100, m = 10,000 (2 million ops): the closed form (p-1)/m = 99/10,000 =
     0.0099 (Narayanan et al. 2021 §2.2.1) is on screen at once, a key typed while the schedule
-    is simulated is handled before the simulation ends, and the simulated figures follow."""
+    is simulated is handled before the simulation ends, and the simulated figures follow; the
+    simulation ran in another process, which ends with the app."""
     gate = Gate()
-    real_simulate = bubble_module.simulate
-
-    def gated(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
-        if spec.num_microbatches != 10_000:
-            return real_simulate(spec, cancelled)
-        gate.events.append("simulation started")
-        gate.wait()
-        result = real_simulate(spec, cancelled)
-        gate.events.append("simulation ended")
-        return result
-
-    monkeypatch.setattr(bubble_module, "simulate", gated)
+    answered_by = gate_simulations(monkeypatch, gate, None, 10_000)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         pane = await bubble_pane(pilot, app)
@@ -93,40 +119,33 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.pause()
-        assert gate.events == ["simulation started", "key handled", "simulation ended"]
+        assert gate.events == [
+            "simulation m=10000 started",
+            "key handled",
+            "simulation m=10000 ended",
+        ]
         text = result_text(pane)
         assert "makespan" in text and "bubble/ideal" in text and "0.0099" in text
         assert "simulating" not in text
         assert field.value == "10000"
+        child = pane.simulation_process._process
+        assert child is not None and answered_by == [child.pid] and child.pid != os.getpid()
+        await pilot.press("ctrl+q")
+    assert child.returncode is not None  # ended and reaped with the app
 
 
 async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2,000 stages, then micro-batches typed up to 5,000 (p*m = 10 million, more than the
-    simulator runs): every schedule with 2,000 stages is simulated in a worker, even m = 5
-    (20,000 ops, but 2,000 timeline rows and a 2,000-stage grid), so a key typed meanwhile is
-    handled before any simulation ends; each newer value cancels the older simulation, and the
-    last good one (m = 500, 2 million ops) is shown below the message about m = 5,000. GPipe's
-    closed form (p-1)/m = 1999/500 = 3.998 (Huang et al. 2019 §2.3; Narayanan et al. 2021
-    §2.2.1)."""
+    simulator runs): every schedule with 2,000 stages is simulated in the simulation process,
+    even m = 5 (20,000 ops, but 2,000 timeline rows and a 2,000-stage grid), so a key typed
+    meanwhile is handled before any simulation ends; each newer value cancels the older
+    simulation, and the last good one (m = 500, 2 million ops) is shown below the message about
+    m = 5,000. GPipe's closed form (p-1)/m = 1999/500 = 3.998 (Huang et al. 2019 §2.3;
+    Narayanan et al. 2021 §2.2.1)."""
     gate = Gate()
-    real_simulate = bubble_module.simulate
-
-    def gated(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
-        if spec.stages != 2000:
-            return real_simulate(spec, cancelled)
-        gate.events.append(f"simulation m={spec.num_microbatches} started")
-        gate.wait()
-        try:
-            result = real_simulate(spec, cancelled)
-        except SimulationCancelled:
-            gate.events.append(f"simulation m={spec.num_microbatches} cancelled")
-            raise
-        gate.events.append(f"simulation m={spec.num_microbatches} ended")
-        return result
-
-    monkeypatch.setattr(bubble_module, "simulate", gated)
+    gate_simulations(monkeypatch, gate, 2000, None)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         pane = await bubble_pane(pilot, app)
@@ -159,43 +178,66 @@ async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
         assert field.value == "5000"
 
 
-async def test_closing_the_app_stops_a_simulation_at_once(
+async def test_closing_the_app_ends_a_busy_simulation_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Quitting while 1F1B at p = 100, m = 10,000 is simulated (2 million ops): the quit
-    cancels the worker and the simulator stops at its next check instead of running to the end
-    (the process would wait for its thread)."""
+    """Quitting while the simulation process has not answered (1F1B typed up to p = 100,
+    m = 10,000, 2 million ops): the app does not wait for the answer; the process is ended and
+    reaped with the app, and every simulation asked for is cancelled. The process is stopped
+    (SIGSTOP) before its first request, so it is busy, not done, whenever the quit comes."""
     events: list[str] = []
-    returned = threading.Event()
-    real_simulate = bubble_module.simulate
+    all_returned = threading.Event()
+    real_started = SimulationProcess._started
+    real_run = SimulationProcess.run
+    processes: list[subprocess.Popen[bytes]] = []
 
-    def watched(spec: PipelineSpec, cancelled: Callable[[], bool]) -> PipelineResult:
-        if spec.num_microbatches != 10_000:
-            return real_simulate(spec, cancelled)
-        events.append("simulation started")
-        get_current_worker().cancelled_event.wait(timeout=GATE_TIMEOUT_S)
+    def stopped(process: SimulationProcess) -> subprocess.Popen[bytes]:
+        child = real_started(process)
+        if not processes:
+            os.kill(child.pid, signal.SIGSTOP)
+            processes.append(child)
+            events.append("a request sent to a stopped process")
+        return child
+
+    def watched(
+        process: SimulationProcess,
+        specs: Sequence[PipelineSpec],
+        width: int,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> list[Simulated]:
+        events.append("asked")
         try:
-            result = real_simulate(spec, cancelled)
+            return real_run(process, specs, width, cancelled)
         except SimulationCancelled:
-            events.append("simulation cancelled")
+            events.append("cancelled")
             raise
         finally:
-            returned.set()
-        events.append("simulation ended")
-        return result
+            if events.count("asked") == events.count("cancelled"):
+                all_returned.set()
 
-    monkeypatch.setattr(bubble_module, "simulate", watched)
+    monkeypatch.setattr(SimulationProcess, "_started", stopped)
+    monkeypatch.setattr(SimulationProcess, "run", watched)
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        pane = await bubble_pane(pilot, app)
-        await choose(pilot, pane.query_one("#field-schedule"), "1f1b")
-        await type_into(pilot, pane.query_one("#field-stages", Input), "100")
-        await type_into(pilot, pane.query_one("#field-micro_batches", Input), "10000")
-        assert events == ["simulation started"]
-        await pilot.press("ctrl+q")
-    # The worker's thread may outlive the app's run by the moment it takes to stop.
-    await asyncio.to_thread(returned.wait, GATE_TIMEOUT_S)
-    assert events == ["simulation started", "simulation cancelled"]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await bubble_pane(pilot, app)
+            await choose(pilot, pane.query_one("#field-schedule"), "1f1b")
+            await type_into(pilot, pane.query_one("#field-stages", Input), "100")
+            await type_into(pilot, pane.query_one("#field-micro_batches", Input), "10000")
+            await wait_until(pilot, lambda: bool(processes))
+            assert "simulating 2,000,000 ops" in result_text(pane)
+            await pilot.press("ctrl+q")
+        (child,) = processes
+        assert child.returncode == -signal.SIGKILL  # ended and reaped with the app
+        # The workers' threads may outlive the app's run by the moment they take to return.
+        await asyncio.to_thread(all_returned.wait, GATE_TIMEOUT_S)
+        assert "a request sent to a stopped process" in events
+        assert events.count("asked") == events.count("cancelled") >= 1
+    finally:
+        for child in processes:
+            if child.returncode is None:
+                child.kill()
+                child.wait()
 
 
 def copies_of_s15(folder: Path, count: int) -> Path:

@@ -1,5 +1,6 @@
-"""Start-up imports only what the first screen needs (README "Performance"): numpy (the simulators),
-fsrs (the quiz) and torch (the lab) load when their pane or screen is first opened, not before."""
+"""Start-up imports and builds only what the first screen needs (README "Performance"): numpy (the
+simulators), fsrs (the quiz) and torch (the lab) load when their pane or screen is first opened, and
+a side pane hidden at start is built when first shown, not before."""
 
 from __future__ import annotations
 
@@ -43,3 +44,52 @@ def test_first_frame_loads_no_heavy_module_and_f3_loads_numpy(tmp_path: Path) ->
         "sys.exit(3)\n"
     )
     assert _run(code) == "[] True"
+
+
+def test_a_hidden_side_pane_builds_its_tabs_when_first_shown(tmp_path: Path) -> None:
+    # At 80x24 the side pane starts hidden: its tab row, its six tab panes and the calculators'
+    # module are not built for the first frame; F2 builds them and opens the Ledger.
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    side = app.query_one('#side')\n"
+        "    first = (side.display, len(side.children), 'tui.widgets.calculator' in sys.modules)\n"
+        "    await p.press('f2')\n"
+        "    await p.pause()\n"
+        "    tabs = [tab.id for tab in app.query('ContentTab')]\n"
+        "    ledger = app.query_one('LedgerPane')\n"
+        "    print(first, len(tabs), side.display, ledger.has_focus_within)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "(False, 0, False) 6 True True"
+
+
+def test_the_shardbook_command_opens_the_app_without_building_the_commands(tmp_path: Path) -> None:
+    # `shardbook` with no command reads its options without the commands' parsers, whose
+    # modules import the calculators' engines (numpy); a command still gets them.
+    code = (
+        "import sys\n"
+        "import cli.main\n"
+        "def opened(args):\n"
+        "    loaded = sorted(m for m in ('numpy', 'cli.ledger') if m in sys.modules)\n"
+        "    print(args.lesson, args.progress_dir == sys.argv[1], loaded)\n"
+        "    return 0\n"
+        "cli.main.run_tui = opened\n"
+        "assert cli.main.main(['--progress-dir', sys.argv[1], '--lesson', 'S15']) == 0\n"
+        "ledger = ['calc', 'ledger', '--params', '7B', '--json']\n"
+        "assert cli.main.main(['--progress-dir', sys.argv[1], *ledger]) == 0\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "S15 True []"
+    assert lines[-1] == "True"

@@ -26,12 +26,13 @@ import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
+from textual.message import Message
 from textual.notifications import Notify, SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
@@ -80,11 +81,13 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.toasts import hint_timeout, show_alone
-from tui.widgets.calculator import CalculatorPane
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
+
+if TYPE_CHECKING:
+    from tui.widgets.calculator import CalculatorPane
 
 DEFAULT_LESSON = "S15"
 SYSTEM_COMMAND_TEXTS = (
@@ -116,6 +119,10 @@ PLACE_DELAY = 2.0
 lesson was left is written to the settings."""
 # F9 on an unfinished plan lists this many of the steps left, then says how many more.
 COMPLETE_LISTED = 12
+
+
+class BackgroundSaved(Message):
+    """The autosave's write, running in its thread, has finished (written or failed)."""
 
 
 class ShardbookApp(KeyOrderApp[int]):
@@ -168,6 +175,12 @@ class ShardbookApp(KeyOrderApp[int]):
         self.unsaved_quiz: dict[str, LessonProgress] = {}
         self._quit_confirmed = False
         self._save_pending = False
+        # Edits recorded so far (mark_dirty), and how many a background save held when it was
+        # made ready: the progress is clean after it only if no edit came meanwhile.
+        self._edits = 0
+        self._edits_in_write = 0
+        # The autosave came while a background write ran: save again when it lands.
+        self._save_after_write = False
         self._requested_lesson = lesson_id or DEFAULT_LESSON
         self.settings_store = SettingsStore(progress_dir)
         self.settings = self._load_settings()
@@ -455,8 +468,9 @@ class ShardbookApp(KeyOrderApp[int]):
         note_lesson_reveal(self.progress, box.item.id, utc_now())
         self.mark_dirty()
 
-    @on(CalculatorPane.FormChanged)
-    def _form_changed(self, event: CalculatorPane.FormChanged) -> None:
+    # By name, not @on: the calculators' module (and its widgets) is imported when a side tab is
+    # first built, not before the first frame.
+    def on_calculator_pane_form_changed(self, event: CalculatorPane.FormChanged) -> None:
         if not event.by_learner:
             return
         if self.progress.forms.get(event.form_name) == event.values and (
@@ -515,6 +529,7 @@ class ShardbookApp(KeyOrderApp[int]):
     def mark_dirty(self) -> None:
         """Record that progress changed; it is saved within ``autosave_delay`` seconds."""
         self.dirty = True
+        self._edits += 1
         self._quit_confirmed = False
         self._exported_since_edit = False
         self._edited_since_export = True
@@ -533,7 +548,75 @@ class ShardbookApp(KeyOrderApp[int]):
     def _autosave(self) -> None:
         self._save_pending = False
         if self.unsaved:
-            self.save_now()
+            self._save_in_background()
+
+    def _save_in_background(self) -> None:
+        """The autosave: the open lesson's progress is made ready here (merge check, YAML dump)
+        and written and fsynced in a thread (:meth:`ProgressStore.save_in_background`), so a
+        key typed meanwhile is not kept waiting for the disk. One write at a time, in order:
+        an autosave while one runs is done when it lands. Quitting, a signal, switching lessons
+        and ctrl+s save with :meth:`save_now`, which finishes a write in flight first."""
+        if self.store.writing:
+            self._save_after_write = True
+            return
+        self._record_background()  # a write that landed before its callback ran
+        if self.study_session is not None:
+            self.study_session.record(self.progress, utc_now())
+        saved_drafts = self._save_quiz_drafts()
+        if self.lesson is None:
+            return
+        if not self.dirty:
+            self._saved_all(saved_drafts)
+            return
+        edits = self._edits
+
+        def landed() -> None:  # in the writing thread (post_message is thread-safe)
+            self.post_message(BackgroundSaved())
+
+        try:
+            self.store.save_in_background(self.progress, landed)
+        except ShardbookError as error:
+            self._save_failed(error)
+            return
+        finally:
+            self.read_only = self.store.read_only
+        self._edits_in_write = edits
+        self._note_merge()
+
+    @on(BackgroundSaved)
+    def _background_saved(self) -> None:
+        """A background write finished: the status line says so, or the error is told; then
+        the autosave that waited for it runs."""
+        if self.store.writing:  # a newer write started meanwhile; its own call comes
+            return
+        self._record_background()
+        if self._save_after_write:
+            self._save_after_write = False
+            self._autosave()
+
+    def _record_background(self) -> None:
+        background = self.store.finish_background()
+        if background is None:  # none, or save_now already finished and recorded it
+            return
+        if background.error is not None:
+            self._save_failed(background.error)
+        elif background.lesson_id == self.progress.lesson_id:
+            if self._edits == self._edits_in_write:
+                self.dirty = False
+            self._saved_all(not self.unsaved_quiz)
+
+    def _saved_all(self, saved: bool) -> None:
+        """The status after a save: the time it was saved, the plan's marks redrawn."""
+        if saved:
+            self.save_error = ""
+            self.last_saved = local_clock(utc_now())
+        self._refresh_plan()
+
+    def _refresh_plan(self) -> None:
+        if self.lesson is not None and self.main_screen.is_mounted:
+            figure = self.main_screen.refresh_study()
+            if figure != self.plan_figure:
+                self.plan_figure = figure
 
     def save_now(self) -> bool:
         """Log this session (:meth:`StudySession.record`) and save the progress file now; the
@@ -543,10 +626,7 @@ class ShardbookApp(KeyOrderApp[int]):
             self.study_session.record(self.progress, utc_now())
         saved = self._save_progress()
         saved = self._save_quiz_drafts() and saved
-        if self.lesson is not None and self.main_screen.is_mounted:
-            figure = self.main_screen.refresh_study()
-            if figure != self.plan_figure:
-                self.plan_figure = figure
+        self._refresh_plan()
         return saved
 
     def _save_quiz_drafts(self) -> bool:
@@ -568,19 +648,9 @@ class ShardbookApp(KeyOrderApp[int]):
             return True
         try:
             self.store.save(self.progress)
-            if self.store.merged:
-                # Another window saved this lesson meanwhile; both windows' changes are kept.
-                self.notify(strings.MERGED, severity="warning", timeout=15)
-                self.main_screen.refresh_section()
+            self._note_merge()
         except ShardbookError as error:
-            if self.save_error != str(error):
-                self.notify(
-                    strings.SAVE_FAILED.format(error=error),
-                    severity="error",
-                    timeout=20,
-                    markup=False,
-                )
-            self.save_error = str(error)
+            self._save_failed(error)
             return False
         finally:
             # A save asks for the folder's lock again: a window may have stopped being read-only.
@@ -589,6 +659,24 @@ class ShardbookApp(KeyOrderApp[int]):
         self.save_error = ""
         self.last_saved = local_clock(utc_now())
         return True
+
+    def _note_merge(self) -> None:
+        if self.store.merged:
+            # Another window saved this lesson meanwhile; both windows' changes are kept.
+            self.notify(strings.MERGED, severity="warning", timeout=15)
+            self.main_screen.refresh_section()
+
+    def _save_failed(self, error: ShardbookError) -> None:
+        """Tell the learner why the save failed (once per distinct error); the header says
+        "not saved" until a save succeeds."""
+        if self.save_error != str(error):
+            self.notify(
+                strings.SAVE_FAILED.format(error=error),
+                severity="error",
+                timeout=20,
+                markup=False,
+            )
+        self.save_error = str(error)
 
     def compute_status_line(self) -> str:
         """The header's status line: lesson, read-only or not saved, plan figure, lesson

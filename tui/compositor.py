@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 from textual._compositor import ChopsUpdate, Compositor
+from textual.dom import NoScreen
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -123,3 +124,13 @@ class SpanCompositor(Compositor):
             if visible and any(visible.overlaps(changed) for changed in regions):
                 crop = visible.translate((-region.x, -region.y))
                 yield region, clip, widget.render_lines(crop)
+
+
+def in_view(widget: Widget) -> bool:
+    """Whether ``widget`` was drawn in the last frame of its screen (any part of it), asked
+    without a lookup of its region (which may rebuild the map of every widget)."""
+    try:
+        screen = widget.screen
+    except NoScreen:  # not mounted yet
+        return False
+    return widget in screen._compositor.visible_widgets

@@ -50,8 +50,9 @@ which tests/test_pipeline.py checks over a grid and over random specs.
 The package, one concept a module: :mod:`~engine.pipeline.spec` (the configuration and the ops),
 :mod:`~engine.pipeline.schedules` (each schedule's action lists),
 :mod:`~engine.pipeline.simulate` (the simulator and the schedule check),
-:mod:`~engine.pipeline.closed_form` (the papers' formulas) and :mod:`~engine.pipeline.timeline`
-(the drawing).
+:mod:`~engine.pipeline.closed_form` (the papers' formulas), :mod:`~engine.pipeline.timeline`
+(the drawing) and :mod:`~engine.pipeline.process` (simulations in a child process, so that a
+long one never holds the caller's interpreter lock).
 """
 
 from engine.pipeline.closed_form import (

@@ -51,6 +51,12 @@ def _never() -> bool:
     return False
 
 
+def _stop_if(cancelled: Callable[[], bool]) -> None:
+    """Raise :class:`SimulationCancelled` when ``cancelled()`` is true."""
+    if cancelled():
+        raise SimulationCancelled
+
+
 @dataclass(frozen=True)
 class PipelineResult:
     """A simulated schedule.
@@ -144,8 +150,9 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     """Simulate ``spec``'s schedule and measure its bubble and activations in flight.
 
     The timing is computed column by column over all stages at once (:func:`_run_columns`;
-    the event-driven :func:`_run` where too many ops wait for ops of their own column). Both
-    give the same start times to the last bit (tests/test_pipeline.py compares them).
+    the event-driven :func:`_run` for a small schedule, or where the columns' shifts do not
+    settle). Both give the same start times to the last bit (tests/test_pipeline.py
+    compares them).
 
     Returns:
         A :class:`PipelineResult`; its ``closed_form`` is the paper's value for the same spec.
@@ -161,13 +168,15 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     check_simulated_size(spec)
     m, v = spec.num_microbatches, spec.virtual_stages
     actions = stage_actions(spec)
+    _stop_if(cancelled)
     durations = np.array(stage_op_times(spec))
-    starts = _run_columns(spec, actions, durations, cancelled)
+    starts = None
+    if spec.stages >= _MIN_COLUMN_STAGES and spec.num_ops >= _MIN_COLUMN_OPS:
+        starts = _run_columns(spec, actions, durations, cancelled)
     if starts is None:
         op_durations = [durations[stage.codes].tolist() for stage in actions]
         starts = [np.array(stage) for stage in _run(spec, actions, op_durations, cancelled)]
-    if cancelled():
-        raise SimulationCancelled
+    _stop_if(cancelled)
     last_ends = [
         float(stage_starts[-1]) + float(durations[stage.codes[-1]])
         for stage, stage_starts in zip(actions, starts, strict=True)
@@ -217,10 +226,14 @@ def _tidy(value: float, scale: float) -> float:
     return 0.0 if abs(value) <= _RELATIVE_EPS * scale else value
 
 
+# Below these, the event-driven loop is faster (under about 2 ms): a column of few stages costs
+# its numpy calls and the grid's set-up, about 3 us, more than its ops in plain Python.
+_MIN_COLUMN_STAGES = 8
+_MIN_COLUMN_OPS = 4096
 # The column path handles a column whose ops wait for ops of the same column one op at a time
-# (about 1 us an op, the event-driven loop's cost), any other column in one step (about 5 us):
-# it is used while such columns hold at most this share of the schedule's ops.
-_MAX_CHAINED_SHARE = 0.25
+# (about 0.5 us an op, as fast as the event-driven loop), any other column in one step (about
+# 3 us); it takes every schedule whose shifts settle, however chained (GPipe's every column):
+# its grid holds 20 bytes an op where the event-driven loop's lists and floats hold about 150.
 # Rounds of the column shifts' relaxation before a schedule is given to the event-driven loop.
 _MAX_SHIFT_ROUNDS = 64
 
@@ -231,128 +244,115 @@ def _run_columns(
     durations: FloatArray,
     cancelled: Callable[[], bool] = _never,
 ) -> list[FloatArray] | None:
-    """Start time of every action, per stage, computed a column at a time; None when this
-    schedule is better run by :func:`_run`.
+    """Start time of every action, per stage, computed a column at a time; None when the
+    columns' shifts do not settle (then :func:`_run` runs the schedule).
 
-    Stage r's i-th action sits in column i + shift[r] of a grid with one row per column and one
-    entry per stage; the shifts put every op's input from another stage in an earlier column,
-    or the same one. A column is then one step over all stages: each op ends at
-    max(end of the stage's previous op, end of its input + p2p time) + its duration, the same
-    float operations, in the same order, as the event-driven loop. Ops whose input is in their
-    own column (1F1B's warm-up forwards and cool-down backwards, a few columns) are done one by
-    one after their inputs. About p·(m·v·2 + 2p) cells of 8 bytes for each of three arrays.
+    Stage r's i-th action sits in column i + shift[r] of row r of a grid; the shifts put every
+    op's input from another stage in an earlier column, or the same one. A column is then one
+    step over all stages: each op ends at max(end of the stage's previous op, end of its input
+    + p2p time) + its duration, the same float operations, in the same order, as the
+    event-driven loop. Ops whose input is in their own column (1F1B's warm-up forwards and
+    cool-down backwards, a few columns) are done one by one after their inputs. About
+    p·(m·v·2 + 2p) cells of 20 bytes: the input's cell (int32), the end and the start
+    (float64); the starts returned are views of the start grid.
     """
-    p, m = spec.stages, spec.num_microbatches
-    n_virtual = p * spec.virtual_stages
+    p, m, v = spec.stages, spec.num_microbatches, spec.virtual_stages
+    n_virtual = p * v
     hop = spec.p2p_time if p > 1 else 0.0
-    lengths = np.array([stage.codes.size for stage in actions], dtype=np.int64)
-    n = int(lengths.max())
-
-    def op_ids(r: int, stage: StageActions) -> IntArray:
-        # (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages.
-        wide = np.int64  # the compact arrays would overflow
-        ids: IntArray = (
-            stage.codes.astype(wide) * n_virtual + stage.chunks.astype(wide) * p + r
-        ) * m
-        ids += stage.micro_batches
-        return ids
-
-    # Where each op id sits, as stage·n + index (int32: p·n is at most 3·2^20 cells).
+    lengths = [stage.codes.size for stage in actions]
+    # Op ids (code·S + virtual stage)·m + micro-batch, S = p·v virtual stages (int32: 3·p·m·v
+    # is at most 3·2^20), and where each id sits in its stage's list.
     position = np.empty(3 * n_virtual * m, dtype=np.int32)
+    ids_of = []
     for r, stage in enumerate(actions):
-        position[op_ids(r, stage)] = np.arange(r * n, r * n + stage.codes.size, dtype=np.int32)
-    # Each op's input from another virtual stage (stage·n + index; -1: none), and for each pair
-    # of stages the largest (input's index - op's index), which the shifts must make up for.
-    sources = []
+        ids = (stage.codes.astype(np.int32) * n_virtual + stage.chunks * p + r) * m
+        ids += stage.micro_batches
+        position[ids] = np.arange(ids.size, dtype=np.int32)
+        ids_of.append(ids)
+    _stop_if(cancelled)  # each step of the set-up is a few tens of ms at 2 million ops
+    # Each op's input from another virtual stage: per stage, (indices of the ops that have one,
+    # the stage the inputs run on, the inputs' indices there); and for each pair of stages the
+    # largest (input's index - op's index), which the shifts must make up for.
+    links: list[list[tuple[npt.NDArray[np.int32], int, npt.NDArray[np.int32]]]] = []
     gaps: dict[tuple[int, int], int] = {}
-    for r, stage in enumerate(actions):
-        ids = op_ids(r, stage)
-        virtual = stage.chunks.astype(np.int64) * p + r
-        source = np.full(ids.size, -1, dtype=np.int32)
-        for code, step, keep, neighbour in (
-            (F_CODE, -m, virtual > 0, (r - 1) % p),
-            (B_CODE, m, virtual < n_virtual - 1, (r + 1) % p),
+    for r, (stage, ids) in enumerate(zip(actions, ids_of, strict=True)):
+        stage_links = []
+        for code, step, neighbour, first_chunk in (
+            (F_CODE, -m, (r - 1) % p, 0 if r == 0 else None),  # virtual stage 0: no input
+            (B_CODE, m, (r + 1) % p, v - 1 if r == p - 1 else None),  # the last: no input
         ):
-            mask = (stage.codes == code) & keep
-            if not mask.any():
+            mask = stage.codes == code
+            if first_chunk is not None:
+                mask &= stage.chunks != first_chunk
+            where = np.flatnonzero(mask).astype(np.int32)
+            if not where.size:
                 continue
-            found = position[ids[mask] + step]
-            source[mask] = found
-            gap = int((found % n - np.nonzero(mask)[0]).max())
+            found = position[ids[where] + step]
+            gap = int((found - where).max())
             gaps[(neighbour, r)] = max(gaps.get((neighbour, r), gap), gap)
-        sources.append(source)
-    del position
-    shift = _shifts(p, gaps)
-    if shift is None:
+            stage_links.append((where, neighbour, found))
+        links.append(stage_links)
+    del position, ids_of
+    _stop_if(cancelled)
+    shift_array = _shifts(p, gaps)
+    if shift_array is None:
         return None
-    ncols = int((shift + lengths).max())
+    shift = shift_array.tolist()
+    ncols = max(s + length for s, length in zip(shift, lengths, strict=True))
     chained = np.zeros(ncols + 1, dtype=bool)
-    for r, source in enumerate(sources):
-        has = source >= 0
-        src = source[has].astype(np.int64)
-        own_column = np.nonzero(has)[0] + shift[r]
-        chained[own_column[src % n + shift[src // n] == own_column]] = True
+    for r, stage_links in enumerate(links):
+        for where, neighbour, found in stage_links:
+            same = found + (shift[neighbour] - shift[r]) == where
+            chained[where[same] + shift[r]] = True
     chained_list = chained.tolist()
-    if sum(chained_list) * p > _MAX_CHAINED_SHARE * int(lengths.sum()):
-        return None
-    # Flat cell c·p + r; one more row, whose end is -inf, is the input of ops that have none.
-    # Each cell's op kind (3: no op, duration 0), its input's cell, and (below) its end.
-    rows = ncols + 1
-    dep = np.full(rows * p, ncols * p, dtype=np.int32)
-    kind = np.full(rows * p, 3, dtype=np.int8)
-    for r, (stage, source) in enumerate(zip(actions, sources, strict=True)):
-        cells = (np.arange(lengths[r]) + shift[r]) * p + r
-        has = source >= 0
-        src = source[has].astype(np.int64)
-        src_stage = src // n
-        dep[cells[has]] = (src - src_stage * n + shift[src_stage]) * p + src_stage
-        kind[cells] = stage.codes
-    del sources
-    op_times = np.append(durations, 0.0)
-    end = np.zeros(rows * p)
-    end[ncols * p :] = -np.inf
-    dep_grid, kind_grid, end_grid = (
-        dep.reshape(rows, p),
-        kind.reshape(rows, p),
-        end.reshape(rows, p),
-    )
-    # The loop runs once per column (20,000 for 1F1B at m = 10,000): bound methods and ufuncs
-    # only, no wrapper functions.
-    take, times_of, maximum, add_arrays = end.take, op_times.take, np.maximum, np.add
-    buffer, column_times = np.empty(p), np.empty(p)
+    # Flat cell r·columns + c, stage-major: each stage's ops are contiguous, so filling the
+    # grid writes memory in order, and the loop's p cells of a column, one per stage, stay in
+    # cache for the next columns of the same cache lines. One more column, whose end is -inf,
+    # is the input of ops that have none. Each cell's input cell; its end, which holds the op's
+    # duration (0: no op) until its column is computed; and its start.
+    columns = ncols + 1
+    dep = np.full(p * columns, ncols, dtype=np.int32)
+    end = np.zeros(p * columns)
+    dep_grid, end_grid = dep.reshape(p, columns), end.reshape(p, columns)
+    for r, (stage, stage_links) in enumerate(zip(actions, links, strict=True)):
+        stage_columns = slice(shift[r], shift[r] + lengths[r])
+        end_grid[r, stage_columns] = durations[stage.codes]
+        stage_deps = dep_grid[r, stage_columns]
+        for where, neighbour, found in stage_links:
+            stage_deps[where] = found + (shift[neighbour] + neighbour * columns)
+    del links
+    _stop_if(cancelled)
+    end_grid[:, ncols] = -np.inf
+    start = np.empty(p * columns)
+    start_grid = start.reshape(p, columns)
+    # The loop runs once per column (20,000 for 1F1B at m = 10,000): three ufunc calls on p
+    # values, bound methods only. ``take`` with mode="clip" writes straight into ``out`` (with
+    # the default mode it copies through a buffer); every index is in range.
+    take, maximum = end.take, np.maximum
     previous = np.zeros(p)
-    for c, (column_deps, column_kinds, column_ends) in enumerate(
-        zip(dep_grid, kind_grid, end_grid, strict=False)
+    orders: dict[bytes, list[tuple[int, int]]] = {}
+    for c, (column_deps, column_starts, column_ends) in enumerate(
+        zip(dep_grid.T, start_grid.T, end_grid.T, strict=False)
     ):
         if c == ncols:
             break
         if not c % _CANCEL_EVERY and cancelled():
             raise SimulationCancelled
-        times_of(column_kinds, out=column_times)
         if chained_list[c]:
-            _chain_column(c, p, end, column_deps, column_times, previous, hop)
+            _chain_column(
+                c, columns, end, column_deps, column_starts, column_ends, previous, hop, orders
+            )
         else:
-            take(column_deps, out=buffer)
+            # start = max(the stage's previous end, the input's end + hop); end = start + op
+            # time (added the other way round: IEEE addition commutes, bit for bit).
+            take(column_deps, out=column_starts, mode="clip")
             if hop:
-                buffer += hop
-            maximum(previous, buffer, out=buffer)
-            add_arrays(buffer, column_times, out=column_ends)
+                column_starts += hop
+            maximum(previous, column_starts, out=column_starts)
+            column_ends += column_starts
         previous = column_ends
-    # The starts, as the loop chose them: the later of the stage's previous end (0 before its
-    # first column) and the input's end plus the hop.
-    starts = []
-    for r in range(p):
-        if not r % _CANCEL_EVERY and cancelled():
-            raise SimulationCancelled
-        cells = (np.arange(lengths[r]) + shift[r]) * p + r
-        began = end[dep[cells]]
-        if hop:
-            began += hop
-        before = np.zeros(cells.size)
-        inside = cells >= p
-        before[inside] = end[cells[inside] - p]
-        starts.append(np.maximum(before, began))
-    return starts
+    # Each stage's starts: a view of its row of the grid, no copy.
+    return [start_grid[r, shift[r] : shift[r] + lengths[r]] for r in range(p)]
 
 
 def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
@@ -375,37 +375,63 @@ def _shifts(p: int, gaps: dict[tuple[int, int], int]) -> IntArray | None:
 
 def _chain_column(
     c: int,
-    p: int,
+    columns: int,
     end: FloatArray,
     deps: npt.NDArray[np.int32],
-    durations: FloatArray,
+    column_starts: FloatArray,
+    column_ends: FloatArray,
     previous: FloatArray,
     hop: float,
+    orders: dict[bytes, list[tuple[int, int]]],
 ) -> None:
-    """Column ``c``, where some ops take their input from an op of the same column: each op
-    after its input (Kahn's order), one at a time.
+    """Column ``c`` of a grid ``columns`` wide, where some ops take their input from an op of
+    the same column: each op after its input, one at a time, in Python floats;
+    ``column_ends`` holds the ops' durations on entry and their ends on return. The order
+    (Kahn's) depends only on which stage's op each op waits for, the same in most such columns
+    (GPipe's are all alike): ``orders`` keeps it by that pattern.
 
     Raises:
         RuntimeError: ops of the column wait for each other (a schedule that deadlocks).
     """
-    base = c * p
-    deps_list, durations_list, previous_list = deps.tolist(), durations.tolist(), previous.tolist()
+    parents = np.where(deps % columns == c, deps // columns, -1)
+    key = parents.tobytes()
+    order = orders.get(key)
+    if order is None:
+        order = orders[key] = _kahn_order(parents.tolist(), c)
+    durations, previous_list = column_ends.tolist(), previous.tolist()
+    # The inputs' ends (those in this column are taken from ``ends`` instead).
+    arrived = end.take(deps, mode="clip").tolist()
+    p = len(durations)
+    starts, ends = [0.0] * p, [0.0] * p
+    for r, parent in order:
+        began = max(previous_list[r], (arrived[r] if parent < 0 else ends[parent]) + hop)
+        starts[r] = began
+        ends[r] = began + durations[r]
+    column_starts[:] = starts
+    column_ends[:] = ends
+
+
+def _kahn_order(parents: list[int], c: int) -> list[tuple[int, int]]:
+    """(stage, the stage of its input in the same column or -1), each after its input.
+
+    Raises:
+        RuntimeError: ops of column ``c`` wait for each other (a schedule that deadlocks).
+    """
     waiting: dict[int, list[int]] = {}
     ready = []
-    for r, source in enumerate(deps_list):
-        if base <= source < base + p:
-            waiting.setdefault(source - base, []).append(r)
-        else:
+    for r, parent in enumerate(parents):
+        if parent < 0:
             ready.append(r)
-    done = 0
+        else:
+            waiting.setdefault(parent, []).append(r)
+    order = []
     while ready:
         r = ready.pop()
-        began = max(previous_list[r], float(end[deps_list[r]]) + hop)
-        end[base + r] = began + durations_list[r]
-        done += 1
+        order.append((r, parents[r]))
         ready.extend(waiting.pop(r, ()))
-    if done != p:
+    if len(order) != len(parents):
         raise RuntimeError(f"ops of column {c} wait for each other: the schedule deadlocks")
+    return order
 
 
 def _run(

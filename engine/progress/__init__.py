@@ -9,6 +9,10 @@ the folder is then fsynced so the rename itself survives a power cut. Before rep
 dumped YAML is parsed back and compared with what was meant to be saved, so a text YAML cannot
 round-trip is refused instead of silently altered.
 
+:meth:`ProgressStore.save_in_background` does the same with only the write and its fsyncs in a
+thread (the app's autosave, so no key waits for the disk): one write at a time, and every other
+save, load or unlock of the store finishes a write in flight first, so saves land in order.
+
 A file that cannot be parsed is never treated as empty and never overwritten: it is moved aside
 under a timestamped name (``S15.yaml.unreadable-20261129T101500Z``) and reported. A file that
 exists but cannot be opened (permissions), or that a newer shardbook wrote, is left where it is

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,75 @@ def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
     return progress_from_data(path, migrate(path, data), lesson_id)
 
 
+@dataclass
+class _PreparedSave:
+    """A save made ready on the caller's thread: the text to write and what it records."""
+
+    path: Path
+    lesson_id: str
+    text: str
+    data: dict[str, Any]
+    # ``progress.updated`` before this save set it (put back when the write fails).
+    previous_updated: str
+    # The document merged with another window's file, or None when there was nothing to merge.
+    merged: LessonProgress | None
+
+
+class BackgroundSave:
+    """One progress file being written in a thread (see :meth:`ProgressStore.save_in_background`).
+
+    Only the temporary file, its fsync, the rename and the folder's fsync run in the thread;
+    ``error`` holds the :class:`ProgressError` of a failed write once :attr:`done`.
+    """
+
+    def __init__(self, prepared: _PreparedSave, on_done: Callable[[], None]) -> None:
+        self.prepared = prepared
+        self.error: ProgressError | None = None
+        self.fingerprint = (-1, -1, -1)
+        self._on_done = on_done
+        # Set when the write has finished, before ``on_done`` is called (the thread is still
+        # alive then: its caller may see the message before the thread ends).
+        self._finished = threading.Event()
+        # Not a daemon: an interpreter that exits meanwhile still finishes the file.
+        self._thread = threading.Thread(target=self._run, name="shardbook-save", daemon=False)
+
+    @property
+    def lesson_id(self) -> str:
+        return self.prepared.lesson_id
+
+    @property
+    def done(self) -> bool:
+        """Whether the write has finished (written or failed)."""
+        return self._finished.is_set()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait(self) -> None:
+        """Block until the write has finished."""
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            _write(self.prepared)
+            self.fingerprint = _fingerprint(self.prepared.path)
+        except ProgressError as error:
+            self.error = error
+        finally:
+            self._finished.set()
+            self._on_done()
+
+
+def _write(prepared: _PreparedSave) -> None:
+    try:
+        atomic_write_text(prepared.path, prepared.text)
+    except OSError as error:
+        raise ProgressError(
+            str(prepared.path),
+            _("could not be saved: {reason}").format(reason=describe_os_error(error)),
+        ) from None
+
+
 def _fingerprint(path: Path) -> tuple[int, int, int]:
     """(inode, size, mtime_ns) of ``path``; (-1, -1, -1) when it cannot be read."""
     try:
@@ -90,6 +161,9 @@ class ProgressStore:
         # Per lesson: why it must not be saved (its file exists but could not be read).
         self._blocked: dict[str, str] = {}
         self.merged = False
+        # The write running in a thread (save_in_background), until this store's thread has
+        # taken its result (finish_background): one at a time, so saves land in order.
+        self._background: BackgroundSave | None = None
 
     # ------------------------------------------------------------------ lock
     def lock(self) -> bool:
@@ -123,7 +197,9 @@ class ProgressStore:
         return self._lock is not None and not self._lock.is_locked
 
     def unlock(self) -> None:
-        """Release the folder's lock (the app calls this when it exits)."""
+        """Finish a write in flight, then release the folder's lock (the app calls this when it
+        exits): only the lock's holder writes."""
+        self.finish_background()
         if self._lock is not None and self._lock.is_locked:
             self._lock.release()
 
@@ -154,6 +230,7 @@ class ProgressStore:
                 The lesson is then not saved over the file (:meth:`save` refuses).
         """
         path = self.path_for(lesson_id)
+        self.finish_background()
         self._base.pop(lesson_id, None)
         self._written.pop(lesson_id, None)
         self._blocked.pop(lesson_id, None)
@@ -211,9 +288,11 @@ class ProgressStore:
     def save(self, progress: LessonProgress) -> Path:
         """Write ``progress`` atomically and return the file's path.
 
-        When the file on disk changed since this store loaded it (another instance saved), the
-        two are merged first (:func:`merge_progress`) and ``progress`` is updated in place;
-        :attr:`merged` is then True until the next save.
+        A write still running in the background (:meth:`save_in_background`) finishes first,
+        so this newer text is the one left on disk. When the file on disk changed since this
+        store loaded it (another instance saved), the two are merged first
+        (:func:`merge_progress`) and ``progress`` is updated in place; :attr:`merged` is then
+        True until the next save.
 
         Raises:
             ProgressError: another instance holds the folder's lock; the file could not be
@@ -221,6 +300,66 @@ class ProgressStore:
                 full, read-only, permission denied); or the text would not survive a YAML
                 round trip. ``progress`` is kept as it was, so the caller can retry.
         """
+        self.finish_background()
+        prepared = self._prepare(progress)
+        try:
+            _write(prepared)
+        except ProgressError:
+            progress.updated = prepared.previous_updated
+            raise
+        if prepared.merged is not None:
+            _take_fields(progress, prepared.merged)
+        self._written_as(prepared, _fingerprint(prepared.path))
+        return prepared.path
+
+    def save_in_background(
+        self, progress: LessonProgress, on_done: Callable[[], None]
+    ) -> BackgroundSave:
+        """Save ``progress`` as :meth:`save` does, with the file's write and fsync in a thread.
+
+        Everything else (the lock check, the merge with another window's file, the YAML dump
+        and its round-trip check) runs here, on the caller's thread, and raises as
+        :meth:`save` does; a merge is applied to ``progress`` at once (text typed afterwards
+        goes on top of it). ``on_done`` is called *in the writing thread* when the write has
+        finished; the caller then calls :meth:`finish_background` on its own thread, which
+        records the write and raises its error. Only one write runs at a time: one still
+        running is finished first (this call then waits for it).
+
+        Raises:
+            ProgressError: as :meth:`save`, for what is checked before the write.
+        """
+        self.finish_background()
+        prepared = self._prepare(progress)
+        if prepared.merged is not None:
+            _take_fields(progress, prepared.merged)
+        background = BackgroundSave(prepared, on_done)
+        self._background = background
+        background.start()
+        return background
+
+    @property
+    def writing(self) -> bool:
+        """Whether a background write is still running (see :meth:`save_in_background`)."""
+        return self._background is not None and not self._background.done
+
+    def finish_background(self) -> BackgroundSave | None:
+        """Wait for the background write, if any, and record it (the base of the next merge).
+        Returns it (``None`` when there was none, or it was finished already); its ``error``
+        says whether it failed. Call it on the thread that saves, never in the writing thread.
+        """
+        background, self._background = self._background, None
+        if background is None:
+            return None
+        background.wait()
+        if background.error is None:
+            self._written_as(background.prepared, background.fingerprint)
+        return background
+
+    def _written_as(self, prepared: _PreparedSave, fingerprint: tuple[int, int, int]) -> None:
+        self._base[prepared.lesson_id] = prepared.data
+        self._written[prepared.lesson_id] = fingerprint
+
+    def _prepare(self, progress: LessonProgress) -> _PreparedSave:
         path = self.path_for(progress.lesson_id)
         self.merged = False
         if progress.lesson_id in self._blocked:
@@ -247,21 +386,8 @@ class ProgressStore:
         except ProgressError:
             progress.updated = previous
             raise
-        try:
-            atomic_write_text(path, text)
-        except OSError as error:
-            progress.updated = previous
-            raise ProgressError(
-                str(path),
-                _("could not be saved: {reason}").format(reason=describe_os_error(error)),
-            ) from None
-        if self.merged:
-            merged = progress_from_data(path, data, progress.lesson_id)
-            for item in fields(LessonProgress):
-                setattr(progress, item.name, getattr(merged, item.name))
-        self._base[progress.lesson_id] = data
-        self._written[progress.lesson_id] = _fingerprint(path)
-        return path
+        merged = progress_from_data(path, data, progress.lesson_id) if self.merged else None
+        return _PreparedSave(path, progress.lesson_id, text, data, previous, merged)
 
     def _merge_with_disk(
         self, path: Path, base: dict[str, Any], mine: dict[str, Any]
@@ -284,3 +410,8 @@ class ProgressStore:
         merged = merge_progress(base, mine, disk)
         merged["updated"] = mine["updated"]
         return merged
+
+
+def _take_fields(progress: LessonProgress, merged: LessonProgress) -> None:
+    for item in fields(LessonProgress):
+        setattr(progress, item.name, getattr(merged, item.name))

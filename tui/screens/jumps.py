@@ -150,10 +150,12 @@ class SearchJumps:
             screen.app.notify(strings.NOTE_NOWHERE, severity="warning")
             return
         side = screen.query_one(SideTabs)
+        side.choose(place.pane)  # before the side pane is shown: its tabs may be built with it
         screen.zoomed = False
         screen.reading_mode = False
         screen.outline_open = False
         screen.side_shown = True
+        await side.ready()
         side.active = place.pane
         screen.set_focus(side.query_one(Tabs), scroll_visible=False)  # see _read_section
         tab = side.get_pane(place.pane)

@@ -13,7 +13,7 @@ attributes and applies :func:`arrange`'s answer with CSS classes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from tui import strings
 
@@ -25,6 +25,7 @@ MIN_WIDTH = 40
 MIN_HEIGHT = 10
 
 SizeClass = Literal["wide", "medium", "narrow", "too-small"]
+SIZE_CLASSES: tuple[SizeClass, ...] = get_args(SizeClass)
 SidePreference = Literal["auto", "shown", "hidden"]
 
 

@@ -53,6 +53,7 @@ from tui.screens.guide import ReadingPane, SectionEnd, StudyGuide
 from tui.screens.jumps import SearchJumps
 from tui.screens.layout import (
     META_ID,
+    SIZE_CLASSES,
     Arrangement,
     SidePreference,
     SizeClass,
@@ -88,6 +89,10 @@ class MainScreen(Screen[None]):
     """The lesson: outline, reading pane, side pane (see module docstring)."""
 
     COMMANDS = {LessonCommands}
+    # The first pane on screen takes the focus when the screen is composed (the layout's classes
+    # are set by then): the outline where it is a column, else the lesson. Textual's default,
+    # the first focusable widget, would focus the hidden outline and move it a frame later.
+    AUTO_FOCUS = "MainScreen.-outline-column #outline, #reading"
 
     BINDINGS = [
         *LESSON_BINDINGS,
@@ -146,12 +151,20 @@ class MainScreen(Screen[None]):
 
     # ----------------------------------------------------------------- composition
     def compose(self) -> ComposeResult:
+        # The layout's classes before the widgets below exist: a class change restyles the
+        # screen and every widget in it at once (Textual's update_styles), and on_mount finds
+        # these already set.
+        first = size_class(*self.app.size)
+        self._set_layout_classes(
+            first, arrange(first, self._side_shown_at_start(), self.reading_mode, False, False)
+        )
         yield FittingHeader(icon="")
         with Horizontal(id="main"):
             yield OptionList(id="outline")
             yield ReadingPane(id="reading")
-            # Every tab is built on first view (tui.widgets.side): start-up stays fast.
-            with SideTabs(id="side", initial="ledger"):
+            # The tabs are built when the side pane is first shown, and each tab's content on
+            # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
+            with SideTabs(id="side", initial="ledger", build_tabs=self._side_shown_at_start()):
                 yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
                 yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
                 yield LazyTabPane(
@@ -170,11 +183,42 @@ class MainScreen(Screen[None]):
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
 
+    def _set_layout_classes(self, size: SizeClass, shown: Arrangement) -> None:
+        """One class per layout decision, changed together: the screen and its widgets are
+        restyled once, not once per class."""
+        wanted = {
+            f"-{size}": True,
+            "-outline-column": shown.outline == "column",
+            "-outline-overlay": shown.outline == "overlay",
+            "-reading-hidden": not shown.reading,
+            "-side-shown": shown.side,
+            "-zoom": self.zoomed,
+        }
+        wanted.update({f"-{other}": False for other in SIZE_CLASSES if other != size})
+        changed = False
+        for name, add in wanted.items():
+            if self.has_class(name) != add:
+                self.set_class(add, name, update=False)
+                changed = True
+        if changed:
+            self.update_node_styles()
+
+    def _side_shown_at_start(self) -> bool:
+        """Whether the first frame shows the side pane: what :meth:`on_mount` decides from the
+        terminal's size, the learner's F6 choice and where the lesson was left."""
+        first = size_class(*self.app.size)
+        if first == "too-small":
+            return False
+        shown = side_default(first, self.side_preference)
+        state = self.resume.state
+        if state.side_shown is not None and state.side_size == first:
+            shown = state.side_shown
+        return arrange(first, shown, self.reading_mode, zoomed=False, outline_open=False).side
+
     def on_mount(self) -> None:
         width, height = self.app.size
         first = size_class(width, height)
         self.set_reactive(MainScreen.size_class, first)
-        self.add_class(f"-{first}")
         if first != "too-small":
             self._usable = first
             self.set_reactive(MainScreen.side_shown, side_default(first, self.side_preference))
@@ -198,8 +242,6 @@ class MainScreen(Screen[None]):
 
     # ----------------------------------------------------------------- layout state
     def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
-        self.remove_class(f"-{old}")
-        self.add_class(f"-{new}")
         if new != "too-small" and new != self._usable:
             self._usable = new
             self.outline_open = False
@@ -228,11 +270,7 @@ class MainScreen(Screen[None]):
 
     def _arrange(self) -> None:
         shown = self.arrangement
-        self.set_class(shown.outline == "column", "-outline-column")
-        self.set_class(shown.outline == "overlay", "-outline-overlay")
-        self.set_class(not shown.reading, "-reading-hidden")
-        self.set_class(shown.side, "-side-shown")
-        self.set_class(self.zoomed, "-zoom")
+        self._set_layout_classes(self.size_class, shown)
         if shown.side:
             self.query_one(SideTabs).show_panes()
         self.call_after_refresh(self._keep_focus_on_screen)
@@ -265,9 +303,13 @@ class MainScreen(Screen[None]):
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
+        await side.ready()
         pane = side.get_pane(side.active)
         if isinstance(pane, LazyTabPane):
             await pane.ready()
+        focused = self.focused
+        if focused is not None and side in focused.ancestors:
+            return  # focused in the side pane meanwhile (a jump to a note there)
         self.focus_tab_pane(pane)
 
     # ----------------------------------------------------------------- the lesson
@@ -289,7 +331,7 @@ class MainScreen(Screen[None]):
         # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
         # shows it when it is.
         opened = OpenedLesson(self.lesson, self.progress)
-        for pane in self.query(LazyTabPane):
+        for pane in self.query_one(SideTabs).panes():
             pane.show_lesson(opened)
 
     @property
@@ -421,15 +463,17 @@ class MainScreen(Screen[None]):
     async def action_side_tab(self, tab: str) -> None:
         """Show side tab ``tab`` and focus its first field (F4 on Diagrams: Collectives)."""
         side = self.query_one(SideTabs)
-        if tab == "diagrams" and side.active == "diagrams" and self.arrangement.side:
+        if tab == "diagrams" and side.current == "diagrams" and self.arrangement.side:
             tab = "collectives"
         self.focus_tab_pane(await self.open_side_tab(tab))
 
     async def open_side_tab(self, tab: str) -> TabPane:
         """Show side tab ``tab`` and return its pane once its content is built."""
         side = self.query_one(SideTabs)
+        side.choose(tab)  # before the side pane is shown: its tabs may be built with it
         self.reading_mode = False
         self.side_shown = True
+        await side.ready()
         side.active = tab
         pane = side.get_pane(tab)
         if isinstance(pane, LazyTabPane):

@@ -115,7 +115,7 @@ class PlaceKeeper:
     def restore_choices(self, state: ResumeState) -> None:
         """Hand each side tab its pane's choices of ``state`` (a pane not built yet takes them
         when it is)."""
-        for pane in self.screen.query_one(SideTabs).query(LazyTabPane):
+        for pane in self.screen.query_one(SideTabs).panes():
             pane.restore_choices(state.panes.get(str(pane.id), {}))
 
     def restore_layout(self, state: ResumeState, initial: bool) -> None:
@@ -124,8 +124,8 @@ class PlaceKeeper:
         first arrangement, which builds the tab shown."""
         screen = self.screen
         side = screen.query_one(SideTabs)
-        if state.side_tab and side.query(f"#{state.side_tab}"):
-            side.active = state.side_tab
+        if state.side_tab and side.has_pane(state.side_tab):
+            side.choose(state.side_tab)
             if initial:
                 side.build_after_first_frame()
         if state.side_shown is None or state.side_size != screen.size_class:
@@ -195,7 +195,7 @@ class PlaceKeeper:
             return None
         side = sides.first(SideTabs)
         panes = {name: dict(choices) for name, choices in self.state.panes.items()}
-        for pane in side.query(LazyTabPane):
+        for pane in side.panes():
             choices = pane.choices()
             if choices is not None:
                 panes[str(pane.id)] = choices
@@ -205,7 +205,7 @@ class PlaceKeeper:
             section=screen.current_section,
             block=block,
             line=line,
-            side_tab=str(side.active or ""),
+            side_tab=side.current,
             side_shown=screen.side_shown if usable else self.state.side_shown,
             side_size=screen.size_class if usable else self.state.side_size,
             side_scroll=self._side_scroll(side),

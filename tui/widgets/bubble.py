@@ -8,7 +8,6 @@ activation memory a schedule stashes), the timeline, and optionally a second sch
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -26,7 +25,6 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import units
 from engine.checks import one_of
-from engine.errors import InputError
 from engine.i18n import N_, gettext
 from engine.pipeline import (
     SCHEDULES,
@@ -36,9 +34,8 @@ from engine.pipeline import (
     TimelineDrawing,
     check_simulated_size,
     closed_form_bubble,
-    draw_timeline,
-    simulate,
 )
+from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
@@ -47,9 +44,10 @@ from tui.widgets.reader import BrokenLines
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
 # Schedules costing more than this (both compared ones together, see :func:`simulation_cost`)
-# are simulated in a worker thread: the closed form is shown in the frame that answers the key
-# and the simulation follows, so no key waits on it. At this cost, simulating and drawing take
-# at most about 10 ms of CPU on a loaded 2-core machine, within a 60 Hz frame.
+# are simulated in a child process (:class:`SimulationProcess`), waited for by a worker thread:
+# the closed form is shown in the frame that answers the key and the simulation follows, so no
+# key waits on it. At this cost, simulating and drawing take at most about 10 ms of CPU on a
+# loaded 2-core machine, within a 60 Hz frame.
 INSTANT_COST = 4_000
 SIMULATION_GROUP = "bubble-simulation"
 
@@ -182,37 +180,28 @@ def _note(text: str) -> BrokenLines:
 
 
 def simulated_outcome(
-    specs: list[PipelineSpec], width: int, cancelled: Callable[[], bool] = lambda: False
+    specs: list[PipelineSpec], width: int
 ) -> tuple[Outcome, tuple[list[str], int]]:
-    """Simulate ``specs`` and draw them ``width`` columns wide: what the pane shows, and the
-    timeline's rows with the width of their stage labels. Stops early (an empty outcome) once
-    ``cancelled()`` is true: the form changed meanwhile, or the app is closing."""
-    try:
-        return _simulated_outcome(specs, width, cancelled)
-    except SimulationCancelled:
-        return Outcome(Text("")), ([], 0)
+    """Simulate ``specs`` here and now and draw them ``width`` columns wide: what the pane
+    shows, and the timeline's rows with the width of their stage labels."""
+    return outcome_of(simulate_and_draw(specs, width))
 
 
-def _simulated_outcome(
-    specs: list[PipelineSpec], width: int, cancelled: Callable[[], bool]
-) -> tuple[Outcome, tuple[list[str], int]]:
-    results = [simulate(spec, cancelled) for spec in specs]
+def outcome_of(simulated: list[Simulated]) -> tuple[Outcome, tuple[list[str], int]]:
+    """What the pane shows for schedules simulated and drawn (:func:`simulate_and_draw`), and
+    the timeline's rows with the width of their stage labels."""
     figures: list[RenderableType] = []
     details: list[RenderableType] = []
     timeline: list[str] = []
-    label_width = len(f"stage {specs[0].stages - 1} ")
-    for result in results:
-        drawing: TimelineDrawing | str
-        try:
-            drawing = draw_timeline(result, width, cancelled)
-        except InputError as error:
-            drawing = error.message
-        else:
-            if len(results) > 1:
+    label_width = len(f"stage {simulated[0][0].spec.stages - 1} ")
+    compared = len(simulated) > 1
+    for result, drawing in simulated:
+        if isinstance(drawing, TimelineDrawing):
+            if compared:
                 timeline.extend([*([""] if timeline else []), result.spec.schedule])
             timeline.extend(drawing.rows)
         figures.extend([Text(""), bubble_renderable(result)])
-        details.extend([Text(""), bubble_details(result, drawing, len(results) > 1)])
+        details.extend([Text(""), bubble_details(result, drawing, compared)])
     return Outcome(Group(*figures[1:]), details=Group(*details[1:])), (timeline, label_width)
 
 
@@ -330,6 +319,8 @@ class BubblePane(CalculatorPane):
         self._timeline: tuple[list[str], int] = ([], 0)
         # The last form that computed (a simulation in a worker is shown only for it).
         self._good_values: dict[str, str] = {}
+        # Started on the first large simulation; ended with the pane (and with the app).
+        self.simulation_process = SimulationProcess()
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -374,9 +365,11 @@ class BubblePane(CalculatorPane):
         """Simulate ``specs`` off the event loop (see :data:`INSTANT_COST`); the result is shown
         by :meth:`on_worker_state_changed` when the form still holds ``values``."""
         worker = get_current_worker()
-        if worker.is_cancelled:
+        try:
+            simulated = self.simulation_process.run(specs, width, lambda: worker.is_cancelled)
+        except SimulationCancelled:
             return None
-        outcome, timeline = simulated_outcome(specs, width, lambda: worker.is_cancelled)
+        outcome, timeline = outcome_of(simulated)
         return values, outcome, timeline
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -412,3 +405,9 @@ class BubblePane(CalculatorPane):
 
     def on_resize(self, event: events.Resize) -> None:
         self.recompute()
+
+    def on_unmount(self) -> None:
+        self.workers.cancel_group(self, SIMULATION_GROUP)
+        # Ended now; a fresh one (started only when needed) should the pane be mounted again.
+        process, self.simulation_process = self.simulation_process, SimulationProcess()
+        process.close()

@@ -20,15 +20,17 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError
 from engine.i18n import gettext
 from tui import strings
+from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
 from tui.widgets.side import OpenedLesson
 from tui.widgets.study import PaneExercises
@@ -92,9 +94,17 @@ class ResultView(Widget):
     never gets shorter (blank lines keep its height), so a key costs a repaint of this widget
     alone and the fields below it do not jump; when the form is filled or the view changes
     (``typing=False``) the height fits exactly.
+
+    A view out of sight while the learner types (the formulas below the fold) is not drawn on
+    every key: it keeps the renderable, is drawn when it is painted or laid out, and otherwise
+    once typing pauses (:data:`SETTLE_S`), so its height and the pane's scroll range follow.
     """
 
     DEFAULT_CSS = "ResultView { height: auto; }"
+    SETTLE_S = 0.3
+    """Seconds after the last change before a view out of sight is drawn."""
+    KEPT = 8
+    """How many fixed renderables' lines are kept (see :meth:`show`)."""
 
     def __init__(
         self, renderable: RenderableType, *, id: str | None = None, classes: str = ""
@@ -103,6 +113,11 @@ class ResultView(Widget):
         self._renderable = self._literal(renderable)
         self._lines: list[Strip] = []
         self._lines_width = -1
+        # The renderable changed while out of sight and is not drawn yet.
+        self._stale = False
+        self._settle_timer: Timer | None = None
+        # Fixed renderables' lines: id -> (renderable, width, lines).
+        self._kept: dict[int, tuple[RenderableType, int, list[Strip]]] = {}
 
     @staticmethod
     def _literal(renderable: RenderableType) -> RenderableType:
@@ -115,6 +130,9 @@ class ResultView(Widget):
         return self._renderable
 
     def _render_strips(self, width: int) -> list[Strip]:
+        kept = self._kept.get(id(self._renderable))
+        if kept is not None and kept[0] is self._renderable and kept[1] == width:
+            return list(kept[2])
         options = self.app.console_options.update_width(width).update(highlight=False)
         style = self.rich_style
         lines = self.app.console.render_lines(self._renderable, options, style=style)
@@ -123,7 +141,26 @@ class ResultView(Widget):
     def _strips(self, width: int) -> list[Strip]:
         if width != self._lines_width:
             self._lines, self._lines_width = self._render_strips(width), width
+            self._stale = False
+        elif self._stale:  # laid out now: the height it returns is the new one
+            self._draw_stale()
         return self._lines
+
+    def _draw_stale(self) -> bool:
+        """Draw the renderable shown while out of sight (never shorter than it was drawn).
+        Returns whether its height changed."""
+        self._stale = False
+        width, height = self._lines_width, len(self._lines)
+        lines = self._render_strips(width)
+        if len(lines) < height:
+            lines += [Strip.blank(width, self.rich_style)] * (height - len(lines))
+        self._lines = lines
+        return len(lines) != height
+
+    def _settle(self) -> None:
+        self._settle_timer = None
+        if self._stale and self._draw_stale():
+            self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._strips(width))
@@ -131,25 +168,48 @@ class ResultView(Widget):
     def render_line(self, y: int) -> Strip:
         # The width of the last layout (get_content_height); asking for the region instead
         # would rebuild the compositor's map of every widget.
+        if self._stale and self._draw_stale():
+            self.refresh(layout=True)  # scrolled to before it was drawn, and it grew
         lines = self._lines
         width = max(self._lines_width, 0)
         return lines[y] if y < len(lines) else Strip.blank(width, self.rich_style)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._kept.clear()
         if self._lines_width > 0:  # colours changed (theme): draw again at the same width
             self._lines = self._render_strips(self._lines_width)
+            self._stale = False
 
-    def show(self, renderable: RenderableType, typing: bool = False) -> None:
-        """Show ``renderable``; ``typing`` keeps the current height if it would shrink."""
+    def show(self, renderable: RenderableType, typing: bool = False, fixed: bool = False) -> None:
+        """Show ``renderable``; ``typing`` keeps the current height if it would shrink.
+
+        ``fixed``: the renderable is never changed (one cached by its maker), so its lines are
+        kept and drawn again from there when it is shown again at the same width.
+        """
         self._renderable = self._literal(renderable)
         # The size as of the last layout, which drew ``_lines`` at this width.
         width, height = self._lines_width, len(self._lines)
         if width <= 0:
             self._lines_width = -1
+            self._stale = False
             self.refresh(layout=True)
             return
+        if typing and not in_view(self):
+            self._stale = True
+            # Repainted where it is (no lookup of its size, see render_line) when scrolled to.
+            self.refresh(Region(0, 0, width, max(height, 1)))
+            if self._settle_timer is None:
+                self._settle_timer = self.set_timer(self.SETTLE_S, self._settle)
+            else:
+                self._settle_timer.reset()
+            return
+        self._stale = False
         lines = self._render_strips(width)
+        if fixed:
+            if len(self._kept) >= self.KEPT:
+                self._kept.clear()
+            self._kept[id(self._renderable)] = (self._renderable, width, list(lines))
         if typing and len(lines) < height:
             lines += [Strip.blank(width, self.rich_style)] * (height - len(lines))
         self._lines, self._lines_width = lines, width
@@ -200,6 +260,7 @@ class CalculatorPane(VerticalScroll):
         self._details: tuple[RenderableType | None, bool] = (None, False)
         self._details_pending = False
         self._widgets: dict[str, Widget] = {}
+        self._parts: tuple[Static, ResultView] | None = None
         # The MORE_FIELDS' text while their rows are not built (see open_more).
         self._more_values = {field.name: field.default for field in self.MORE_FIELDS}
         self.more_open = not self.MORE_FIELDS
@@ -395,6 +456,15 @@ class CalculatorPane(VerticalScroll):
                 return gettext(field.label)
         return name
 
+    def _result_parts(self) -> tuple[Static, ResultView]:
+        # Looked up once, as the fields are (a query walks the pane's widgets on every key).
+        if self._parts is None:
+            self._parts = (
+                self.query_one(".calc-error", Static),
+                self.query_one(".calc-result", ResultView),
+            )
+        return self._parts
+
     def _queue_details(self, details: RenderableType | None, typing: bool) -> None:
         self._details = (details, typing)
         if not self._details_pending:
@@ -488,8 +558,7 @@ class CalculatorPane(VerticalScroll):
             self._held = (focused, focused.region.y)
         values = self.values()
         self._last_values = values
-        error_widget = self.query_one(".calc-error", Static)
-        result = self.query_one(".calc-result", ResultView)
+        error_widget, result = self._result_parts()
         figures: dict[str, float] | None = None
         try:
             outcome = self.compute(values)

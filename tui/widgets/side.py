@@ -22,6 +22,7 @@ same way (``restore_choices``), and are read back with ``choices()``; a pane pos
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any, Protocol, cast
 
 from rich.cells import cell_len
 from textual import events
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.widget import AwaitMount, Widget
@@ -125,20 +127,60 @@ class LazyTabPane(TabPane):
 
 
 class SideTabs(TabbedContent):
-    """A TabbedContent that builds a :class:`LazyTabPane` when its tab becomes active on screen,
-    with tab labels that fit its width (see module docstring)."""
+    """A TabbedContent that builds its tabs when the side pane is first on screen, and a
+    :class:`LazyTabPane`'s content when its tab becomes active on screen, with tab labels that
+    fit its width (see module docstring).
+
+    Until the side pane is first shown, the tab row and the panes (16 widgets) are not built:
+    the chosen tab is kept (:meth:`choose`, :attr:`current`), and the panes are reached through
+    :meth:`panes`; :meth:`ready` waits until the tabs are built and one is active."""
 
     DEFAULT_CSS = """
     SideTabs Tabs { padding-left: 1; }
     SideTabs Tab { padding: 0 1 0 0; }
     """
 
-    def __init__(self, *, id: str, initial: str) -> None:
+    def __init__(self, *, id: str, initial: str, build_tabs: bool = False) -> None:
+        """``build_tabs``: build the tabs with the widget (the side pane is in the first frame),
+        not when it is first shown."""
         super().__init__(id=id, initial=initial)
         # False until the side pane is first on screen (see show_panes).
         self.on_screen = False
         self._labels: dict[str, str] = {}
         self._build_after_first_frame = False
+        # The tabs are composed when the side pane is first shown (show_panes); set once they
+        # are built and one of them is active (TabbedContent sets ``active`` then).
+        self._composed = build_tabs
+        self._built = False
+        self._activated = asyncio.Event()
+
+    def compose(self) -> ComposeResult:
+        if self._composed:
+            yield from super().compose()
+
+    def panes(self) -> list[LazyTabPane]:
+        """Every side tab's pane, built or not (before the tabs are built too)."""
+        return [pane for pane in self._tab_content if isinstance(pane, LazyTabPane)]
+
+    def has_pane(self, pane_id: str) -> bool:
+        return any(pane.id == pane_id for pane in self.panes())
+
+    @property
+    def current(self) -> str:
+        """The active tab's id; before the tabs are built, the one they will open on."""
+        return self.active or self._initial
+
+    def choose(self, pane_id: str) -> None:
+        """Make ``pane_id`` the active tab: now if the tabs are built, else the one they are
+        built with (a caller that shows the side pane chooses first)."""
+        self._initial = pane_id
+        if self._activated.is_set():
+            self.active = pane_id
+
+    async def ready(self) -> None:
+        """Build the tabs if they are not yet, and wait until they are and one is active."""
+        self._compose_tabs()
+        await self._activated.wait()
 
     def build_after_first_frame(self) -> None:
         """Build the first tab shown after the frame that first shows the side pane, not
@@ -147,20 +189,41 @@ class SideTabs(TabbedContent):
         self._build_after_first_frame = True
 
     def show_panes(self) -> None:
-        """The side pane is on screen: build the active tab's pane if it is not built yet."""
+        """The side pane is on screen: build the tabs, and the active tab's pane, if they are
+        not built yet."""
         self.on_screen = True
+        if not self._composed:
+            self._compose_tabs()  # the first active tab's pane is built when it is activated
+            return
+        self.watch_active(self.active)
+
+    def _compose_tabs(self) -> None:
+        if not self._composed:
+            self._composed = True
+            self.call_later(self._build_tabs)
+
+    async def _build_tabs(self) -> None:
+        await self.recompose()
+        self._built = True  # every tab pane is mounted: one can be built in it
+        self.fit_labels(self.size.width)  # built after the last resize
+        self.watch_active(self.active)
+
+    def watch_active(self, active: str) -> None:
+        if not active or not self._built:
+            return
+        self._activated.set()
+        if not self.on_screen:
+            return
         if self._build_after_first_frame:
             self._build_after_first_frame = False
             self.call_after_refresh(lambda: self.watch_active(self.active))
             return
-        self.watch_active(self.active)
-
-    def watch_active(self, active: str) -> None:
-        if not active or not self.on_screen:
-            return
         pane = self.get_pane(active)
         if isinstance(pane, LazyTabPane):
             pane.build()
+
+    def on_mount(self) -> None:
+        self._built = self._composed  # built with the widget: its panes are mounted now
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit_labels(event.size.width)

@@ -503,7 +503,7 @@ class TradeoffsPane(VerticalScroll):
         # Flipping between the three never shrinks the view, so the notes below do not jump.
         narrow = self._width() < MIN_SCENARIO_TABLE_WIDTH
         width = 0 if narrow else MIN_SCENARIO_TABLE_WIDTH  # two cache entries per scenario
-        widget.show(scenario_renderable(index, width), typing=True)
+        widget.show(scenario_renderable(index, width), typing=True, fixed=True)
         widget.scroll_visible(animate=False)
 
     def _show_notes(self, notes: dict[str, str]) -> None:
