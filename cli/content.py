@@ -12,11 +12,20 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from cli.main import CliError, content_folder
+from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.lesson import check_paths
+
+# What check-content found, by (one problem, one file) (one problem is in one file): English
+# has singular and plural nouns.
+_FOUND: Final = {
+    (True, True): N_("{problems} problem in {files} file"),
+    (False, True): N_("{problems} problems in {files} file"),
+    (False, False): N_("{problems} problems in {files} files"),
+}
 
 
 def register(
@@ -47,12 +56,16 @@ def run_check_content(args: argparse.Namespace) -> int:
     for error in errors:
         print(error)
     count = len(files)
-    noun = "lesson file" if count == 1 else "lesson files"
+    checked = (
+        _("{count} lesson file checked") if count == 1 else _("{count} lesson files checked")
+    ).format(count=count)
     if errors:
         bad = len({error.path for error in errors})
-        problems = "problem" if len(errors) == 1 else "problems"
-        where = "file" if bad == 1 else "files"
-        print(f"{count} {noun} checked: {len(errors)} {problems} in {bad} {where}", flush=True)
+        found = _FOUND[len(errors) == 1, bad == 1]
+        summary = _("{checked}: {found}").format(
+            checked=checked, found=_(found).format(problems=len(errors), files=bad)
+        )
+        print(summary, flush=True)
         return 1
-    print(f"{count} {noun} checked: all valid", flush=True)
+    print(_("{checked}: all valid").format(checked=checked), flush=True)
     return 0

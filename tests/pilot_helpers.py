@@ -46,9 +46,11 @@ def shown(widget: Static | ResultView, width: int = 120) -> str:
 
 def reading_text(app: ShardbookApp) -> str:
     """Everything the reading pane shows, as plain text: its messages and hints (Statics) and the
-    lesson text it broke into lines."""
-    parts = [shown(static, width=200) for static in app.query("#reading Static")]
-    parts.extend(text.text for text in app.query("#reading BrokenText").results(BrokenText))
+    lesson text it broke into lines. The main screen's (``app.query`` would read the first one,
+    replaced after a language switch)."""
+    screen = app.main_screen
+    parts = [shown(static, width=200) for static in screen.query("#reading Static")]
+    parts.extend(text.text for text in screen.query("#reading BrokenText").results(BrokenText))
     return "\n".join(parts)
 
 

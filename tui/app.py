@@ -167,6 +167,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson_refs: list[LessonRef] = []
         self.lesson: Lesson | None = None
         self.lesson_error: str = ""
+        # Reads the open lesson's error again: after a language switch, in the new language.
+        self._lesson_error_again: Callable[[], str] = lambda: self.lesson_error
         self.progress = LessonProgress(lesson_id or DEFAULT_LESSON)
         # Other lessons' progress with quiz drafts not yet saved (a quiz over several lessons),
         # by lesson id: saved with the open lesson's progress, and rescued with it.
@@ -296,17 +298,8 @@ class ShardbookApp(KeyOrderApp[int]):
         """Show lesson ``lesson_id`` with the learner's progress; a bad file is a message."""
         if not self._leave_lesson():
             return
-        self.lesson = None
-        path = self._lesson_path(lesson_id)
-        try:
-            if path is None:
-                raise ContentError(
-                    str(self.content_dir), None, strings.NO_SUCH_LESSON.format(lesson=lesson_id)
-                )
-            self.lesson = load_lesson(path)
-            self.lesson_error = ""
-        except ContentError as error:
-            self.lesson_error = str(error)
+        self.lesson, self.lesson_error = self._load_lesson(lesson_id)
+        self._lesson_error_again = lambda: self._load_lesson(lesson_id)[1]
         try:
             loaded = self.store.load(lesson_id)
             self.progress = loaded.progress
@@ -334,6 +327,27 @@ class ShardbookApp(KeyOrderApp[int]):
             self.resumed = ResumeState.from_data(self.settings.get("resume").get(lesson_id))
             self.main_screen.restore_place(self.resumed)
 
+    def _load_lesson(self, lesson_id: str) -> tuple[Lesson | None, str]:
+        """Lesson ``lesson_id``, or None and why it cannot be opened."""
+        path = self._lesson_path(lesson_id)
+        try:
+            if path is None:
+                raise ContentError(
+                    str(self.content_dir), None, strings.NO_SUCH_LESSON.format(lesson=lesson_id)
+                )
+            return load_lesson(path), ""
+        except ContentError as error:
+            return None, str(error)
+
+    def _read_lesson_errors_again(self) -> None:
+        """The broken lesson files' messages in the interface language now (the index reads a
+        file whose error it cached in another language again)."""
+        if self.lesson_file_errors:
+            _refs, errors = discover_lessons(self.content_dir, lesson_index_path(self.content_dir))
+            self.lesson_file_errors = [e for e in errors if e.path != str(self.content_dir)]
+        if self.lesson is None:
+            self.lesson_error = self._lesson_error_again()
+
     def _leave_lesson(self) -> bool:
         """Save before showing another lesson. Unsaved text that was not exported either keeps
         the learner on this lesson (switching would drop it from memory)."""
@@ -351,6 +365,9 @@ class ShardbookApp(KeyOrderApp[int]):
             return
         self.lesson = None
         self.lesson_error = str(error)
+        self._lesson_error_again = lambda: next(
+            (str(e) for e in self.lesson_file_errors if e.path == error.path), str(error)
+        )
         self.main_screen.show_lesson(None, self.lesson_error, self.progress)
 
     def _take_lock(self) -> None:
@@ -960,6 +977,7 @@ class ShardbookApp(KeyOrderApp[int]):
         is in the progress the new screen shows."""
         self.record_place()
         set_language(language)
+        self._read_lesson_errors_again()
         self.language = language
         self.settings.set("language", language)
         self.save_settings()

@@ -19,6 +19,8 @@ from typing import Any, Final
 import yaml
 
 from engine.errors import ContentError
+from engine.i18n import current_language
+from engine.i18n import gettext as _
 from engine.lesson.model import ID_PATTERN, LESSON_SUFFIXES, LessonRef
 from engine.lesson.yaml_nodes import (
     EMPTY_FILE_MESSAGE,
@@ -26,6 +28,7 @@ from engine.lesson.yaml_nodes import (
     TextOnlyLoader,
     bad_character,
     event_line,
+    field_message,
     next_event,
     read_lesson_text,
     yaml_error,
@@ -50,28 +53,30 @@ def read_head(path: Path) -> LessonRef:
         while loader.check_event(yaml.StreamStartEvent, yaml.DocumentStartEvent):
             next_event(loader)
         if loader.check_event(yaml.StreamEndEvent):
-            raise ContentError(shown, 1, EMPTY_FILE_MESSAGE)
+            raise ContentError(shown, 1, _(EMPTY_FILE_MESSAGE))
         start = next_event(loader)
         if isinstance(start, yaml.ScalarEvent) and not str(start.value).strip():
-            raise ContentError(shown, 1, EMPTY_FILE_MESSAGE)
+            raise ContentError(shown, 1, _(EMPTY_FILE_MESSAGE))
         if not isinstance(start, yaml.MappingStartEvent) or start.anchor is not None:
-            raise ContentError(shown, event_line(start), "expected a mapping at the top")
+            raise ContentError(shown, event_line(start), _("expected a mapping at the top"))
         while len(found) < 2 and not loader.check_event(yaml.MappingEndEvent):
             key = next_event(loader)
             if isinstance(key, yaml.ScalarEvent) and key.value in ("id", "title"):
                 value = next_event(loader)
                 line = event_line(value)
                 if key.value in found:
-                    raise ContentError(shown, event_line(key), f"{key.value}: duplicate key")
+                    raise ContentError(
+                        shown, event_line(key), field_message(key.value, _("duplicate key"))
+                    )
                 if not isinstance(value, yaml.ScalarEvent) or value.tag not in (
                     None,
                     "!",
                     STR_TAG,
                 ):
-                    raise ContentError(shown, line, f"{key.value}: expected text")
+                    raise ContentError(shown, line, field_message(key.value, _("expected text")))
                 problem = bad_character(str(value.value))
                 if problem:
-                    raise ContentError(shown, line, f"{key.value}: {problem}")
+                    raise ContentError(shown, line, field_message(key.value, problem))
                 found[str(key.value)] = (str(value.value), line)
                 continue
             _skip_node(loader, key, shown)
@@ -82,13 +87,19 @@ def read_head(path: Path) -> LessonRef:
         loader.dispose()
     for name in ("id", "title"):
         if name not in found:
-            raise ContentError(shown, event_line(start), f"{name}: missing required field")
+            raise ContentError(
+                shown, event_line(start), field_message(name, _("missing required field"))
+            )
     lesson_id, id_line = found["id"]
     if not ID_PATTERN.fullmatch(lesson_id):
-        raise ContentError(shown, id_line, f"id: {lesson_id!r} is not a valid id")
+        raise ContentError(
+            shown,
+            id_line,
+            field_message("id", _("{value!r} is not a valid id").format(value=lesson_id)),
+        )
     title, title_line = found["title"]
     if not title.strip():
-        raise ContentError(shown, title_line, "title: must not be empty")
+        raise ContentError(shown, title_line, field_message("title", _("must not be empty")))
     return LessonRef(id=lesson_id, title=title, path=path)
 
 
@@ -97,7 +108,7 @@ def _skip_node(loader: TextOnlyLoader, event: yaml.Event, shown: str) -> None:
     depth = 0
     while True:
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise ContentError(shown, event_line(event), "anchors and aliases are not allowed")
+            raise ContentError(shown, event_line(event), _("anchors and aliases are not allowed"))
         if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
             depth += 1
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
@@ -127,20 +138,27 @@ def discover_lessons(
 
     ``index``: a JSON file caching each file's id and title (or its error), keyed by name,
     mtime_ns, ctime_ns, size and inode (:func:`lesson_index_path` gives the usual place). A file
-    whose key changed, or that is new, is read again; a removed file is dropped; the result is
+    whose key changed, or that is new, is read again, and so is a file whose error was cached in
+    another interface language; a removed file is dropped; the result is
     the same as without the index. The index is an optimisation: when it cannot be read or
     written it is ignored.
     """
     shown = str(content_dir)
     if not content_dir.is_dir():
-        return [], [ContentError(shown, None, "no such folder")]
+        return [], [ContentError(shown, None, _("no such folder"))]
     cached = _read_index(index, content_dir) if index is not None else {}
     fresh: dict[str, dict[str, Any]] = {}
     refs: dict[str, LessonRef] = {}
     errors: list[ContentError] = []
     for file, stamp in _lesson_stamps(content_dir):
         entry = cached.get(file.name)
-        if not stamp or entry is None or entry.get("stamp") != stamp or not _valid_entry(entry):
+        if (
+            not stamp
+            or entry is None
+            or entry.get("stamp") != stamp
+            or not _valid_entry(entry)
+            or ("error" in entry and entry.get("language") != current_language())
+        ):
             entry = _index_entry(file, stamp)
         fresh[file.name] = entry
         if "error" in entry:
@@ -151,7 +169,11 @@ def discover_lessons(
         if ref.id in refs:
             errors.append(
                 ContentError(
-                    str(file), None, f"lesson id {ref.id!r} is also used by {refs[ref.id].path}"
+                    str(file),
+                    None,
+                    _("lesson id {id!r} is also used by {path}").format(
+                        id=ref.id, path=refs[ref.id].path
+                    ),
                 )
             )
             continue
@@ -206,7 +228,12 @@ def _index_entry(file: Path, stamp: list[int]) -> dict[str, Any]:
     try:
         ref = read_head(file)
     except ContentError as error:
-        return {"stamp": stamp, "error": [error.line, error.message]}
+        # The message is in the interface language of now: another language reads the file again.
+        return {
+            "stamp": stamp,
+            "error": [error.line, error.message],
+            "language": current_language(),
+        }
     return {"stamp": stamp, "id": ref.id, "title": ref.title}
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from engine.errors import ContentError
+from engine.i18n import gettext as _
 from engine.lesson.index import lesson_files
 from engine.lesson.model import Lesson
 from engine.lesson.schema import LessonChecker
@@ -30,7 +31,7 @@ def _check(path: Path | str) -> tuple[Lesson | None, list[ContentError]]:
     except ContentError as error:
         return None, [error]
     if root is None or (isinstance(root, yaml.ScalarNode) and not str(root.value).strip()):
-        return None, [ContentError(shown, 1, EMPTY_FILE_MESSAGE)]
+        return None, [ContentError(shown, 1, _(EMPTY_FILE_MESSAGE))]
     checker = LessonChecker(shown)
     checker.check_tree(root, "")
     if checker.errors:
@@ -75,12 +76,12 @@ def check_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[ContentEr
         if path.is_dir():
             found = lesson_files(path)
             if not found:
-                errors.append(ContentError(str(raw), None, "no lesson files (*.yaml) in folder"))
+                errors.append(ContentError(str(raw), None, _("no lesson files (*.yaml) in folder")))
             files.extend(found)
         elif path.exists():
             files.append(path)
         else:
-            errors.append(ContentError(str(raw), None, "no such file or folder"))
+            errors.append(ContentError(str(raw), None, _("no such file or folder")))
     owners: dict[str, Path] = {}
     for file in files:
         lesson, found_errors = _check(file)
@@ -90,7 +91,11 @@ def check_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[ContentEr
         if lesson.id in owners and owners[lesson.id].resolve() != file.resolve():
             errors.append(
                 ContentError(
-                    str(file), None, f"lesson id {lesson.id!r} is also used by {owners[lesson.id]}"
+                    str(file),
+                    None,
+                    _("lesson id {id!r} is also used by {path}").format(
+                        id=lesson.id, path=owners[lesson.id]
+                    ),
                 )
             )
         owners.setdefault(lesson.id, file)

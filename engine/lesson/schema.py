@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from engine.i18n import gettext as _
 from engine.lesson.model import (
     LINK_SCHEMES,
     PANES,
@@ -110,7 +111,9 @@ class LessonChecker(NodeReader):
                 self.error(
                     version_node,
                     "schema_version",
-                    f"unsupported version {version!r}; this shardbook reads {SCHEMA_VERSION}",
+                    _("unsupported version {version!r}; this shardbook reads {supported}").format(
+                        version=version, supported=SCHEMA_VERSION
+                    ),
                 )
         lesson_id = self.ident(fields["id"], "id") if "id" in fields else None
         title = self.text(fields["title"], "title") if "title" in fields else None
@@ -134,14 +137,20 @@ class LessonChecker(NodeReader):
                     values[name] = value
         if "date" in values and not _valid_date(values["date"]):
             self.error(
-                fields["date"], "meta.date", f"expected a date YYYY-MM-DD, got {values['date']!r}"
+                fields["date"],
+                "meta.date",
+                _("expected a date YYYY-MM-DD, got {value!r}").format(value=values["date"]),
             )
         day = self.whole(fields["day"], "meta.day") if "day" in fields else None
         total = (
             self.whole(fields["days_total"], "meta.days_total") if "days_total" in fields else None
         )
         if day is not None and total is not None and day > total:
-            self.error(fields["day"], "meta.day", f"day {day} is after days_total {total}")
+            self.error(
+                fields["day"],
+                "meta.day",
+                _("day {day} is after days_total {total}").format(day=day, total=total),
+            )
         topics = self.texts(fields["topics"], "meta.topics") if "topics" in fields else None
         if len(values) < 6 or day is None or total is None or topics is None:
             return None
@@ -162,7 +171,7 @@ class LessonChecker(NodeReader):
         if children is None:
             return None
         if not children:
-            self.error(node, "sections", "a lesson needs at least one section")
+            self.error(node, "sections", _("a lesson needs at least one section"))
             return None
         section_ids: dict[str, int] = {}
         item_ids: dict[str, int] = {}
@@ -177,7 +186,9 @@ class LessonChecker(NodeReader):
                 self.error(
                     child,
                     f"{where}.id",
-                    f"section id {section.id!r} is already used on line {section_ids[section.id]}",
+                    _("section id {id!r} is already used on line {line}").format(
+                        id=section.id, line=section_ids[section.id]
+                    ),
                 )
             section_ids.setdefault(section.id, node_line(child))
             if section.kind in SINGLE_KINDS:
@@ -185,8 +196,9 @@ class LessonChecker(NodeReader):
                     self.error(
                         child,
                         f"{where}.kind",
-                        f"only one {section.kind!r} section is allowed "
-                        f"(another starts on line {single_kinds[section.kind]})",
+                        _(
+                            "only one {kind!r} section is allowed (another starts on line {line})"
+                        ).format(kind=section.kind, line=single_kinds[section.kind]),
                     )
                 single_kinds.setdefault(section.kind, node_line(child))
             built.append(section)
@@ -207,8 +219,10 @@ class LessonChecker(NodeReader):
                 self.error(
                     node,
                     where,
-                    f"{item_id!r} is not the id of an exercise or a self-check question "
-                    "of this lesson",
+                    _(
+                        "{id!r} is not the id of an exercise or a self-check question "
+                        "of this lesson"
+                    ).format(id=item_id),
                 )
 
     def section(self, node: yaml.Node, where: str, item_ids: dict[str, int]) -> Section | None:
@@ -222,7 +236,9 @@ class LessonChecker(NodeReader):
             self.error(
                 fields["kind"],
                 f"{where}.kind",
-                f"{kind_text!r} is not a section kind; use one of {', '.join(SECTION_KINDS)}",
+                _("{kind!r} is not a section kind; use one of {kinds}").format(
+                    kind=kind_text, kinds=", ".join(SECTION_KINDS)
+                ),
             )
         kind = kind_text if kind_text in SECTION_KINDS else None
         numbered: bool | None = False
@@ -239,7 +255,7 @@ class LessonChecker(NodeReader):
             own = {item.id for item in items} if items is not None else None
             formulas = self.formulas(fields["formulas"], f"{where}.formulas", item_ids, own)
         if body is not None and not body.strip() and items == () and formulas == ():
-            self.error(node, where, "section has no body, items or formulas")
+            self.error(node, where, _("section has no body, items or formulas"))
         if (
             section_id is None
             or title is None
@@ -263,7 +279,11 @@ class LessonChecker(NodeReader):
     def claim_id(self, node: yaml.Node, where: str, value: str, ids: dict[str, int]) -> None:
         if value in ids:
             self.error(
-                node, where, f"id {value!r} is already used on line {ids[value]}; ids are unique"
+                node,
+                where,
+                _("id {id!r} is already used on line {line}; ids are unique").format(
+                    id=value, line=ids[value]
+                ),
             )
         else:
             ids[value] = node_line(node)
@@ -346,8 +366,12 @@ class LessonChecker(NodeReader):
     def only_in(self, kind: str | None, allowed: str, node: yaml.Node, where: str) -> None:
         """Record an error when a field that belongs to ``allowed`` sections is elsewhere."""
         if kind is not None and kind != allowed:
-            article = "an" if allowed[0] in "aeiou" else "a"
-            self.error(node, where, f"only items of {article} {allowed} section have this field")
+            message = (
+                _("only items of an {kind} section have this field")
+                if allowed[0] in "aeiou"
+                else _("only items of a {kind} section have this field")
+            )
+            self.error(node, where, message.format(kind=allowed))
 
     def exercise_fields(
         self, node: yaml.Node, fields: dict[str, yaml.Node], where: str, kind: str | None
@@ -362,14 +386,18 @@ class LessonChecker(NodeReader):
                 self.error(
                     fields["worked_in"],
                     f"{where}.worked_in",
-                    f"{pane!r} is not a pane; use one of {', '.join(PANES)}",
+                    _("{pane!r} is not a pane; use one of {panes}").format(
+                        pane=pane, panes=", ".join(PANES)
+                    ),
                 )
             worked_in = pane if pane in PANES else None
         elif kind == "exercises":
             self.error(
                 node,
                 f"{where}.worked_in",
-                f"missing required field (where the exercise is worked: {', '.join(PANES)})",
+                _("missing required field (where the exercise is worked: {panes})").format(
+                    panes=", ".join(PANES)
+                ),
             )
             worked_in = None
         notes: tuple[str, ...] | None = ()
@@ -380,8 +408,10 @@ class LessonChecker(NodeReader):
             self.error(
                 node,
                 f"{where}.notes",
-                f"missing required field (an exercise worked in {worked_in!r} is done when the "
-                "notes it lists are written)",
+                _(
+                    "missing required field (an exercise worked in {pane!r} is done when the "
+                    "notes it lists are written)"
+                ).format(pane=worked_in),
             )
             notes = None
         return worked_in, notes
@@ -392,7 +422,7 @@ class LessonChecker(NodeReader):
         if children is None:
             return None
         if not children:
-            self.error(node, where, "give at least one id")
+            self.error(node, where, _("give at least one id"))
             return None
         values: list[str] = []
         ok = True
@@ -401,7 +431,9 @@ class LessonChecker(NodeReader):
             if value is None:
                 ok = False
             elif value in values:
-                self.error(child, f"{where}[{index}]", f"{value!r} is listed twice")
+                self.error(
+                    child, f"{where}[{index}]", _("{value!r} is listed twice").format(value=value)
+                )
                 ok = False
             else:
                 values.append(value)
@@ -422,7 +454,11 @@ class LessonChecker(NodeReader):
             try:
                 get_note(value)
             except InputError:
-                self.error(child, f"{where}[{index}]", f"{value!r} is not an exercise note id")
+                self.error(
+                    child,
+                    f"{where}[{index}]",
+                    _("{value!r} is not an exercise note id").format(value=value),
+                )
                 ok = False
         return values if ok else None
 
@@ -438,15 +474,17 @@ class LessonChecker(NodeReader):
             self.error(
                 fields["added"],
                 f"{where}.added",
-                "links are never the source lesson's text: write 'added: true'",
+                _("links are never the source lesson's text: write 'added: true'"),
             )
         sources = self.texts(fields["sources"], f"{where}.sources") if "sources" in fields else None
         if sources is not None and not sources:
-            self.error(fields["sources"], f"{where}.sources", "added material must name a source")
+            self.error(
+                fields["sources"], f"{where}.sources", _("added material must name a source")
+            )
             sources = None
         urls = self.sequence(fields["urls"], f"{where}.urls") if "urls" in fields else None
         if urls is not None and not urls:
-            self.error(fields["urls"], f"{where}.urls", "give at least one link")
+            self.error(fields["urls"], f"{where}.urls", _("give at least one link"))
             urls = None
         built: list[Link] = []
         for index, child in enumerate(urls or []):
@@ -482,10 +520,12 @@ class LessonChecker(NodeReader):
         sources = self.texts(fields["sources"], f"{where}.sources") if "sources" in fields else None
         points = self.texts(fields["points"], f"{where}.points") if "points" in fields else None
         if points is not None and not points:
-            self.error(fields["points"], f"{where}.points", "give at least one key point")
+            self.error(fields["points"], f"{where}.points", _("give at least one key point"))
             points = None
         if added and sources is not None and not sources:
-            self.error(fields["sources"], f"{where}.sources", "added material must name a source")
+            self.error(
+                fields["sources"], f"{where}.sources", _("added material must name a source")
+            )
             sources = None
         return points, sources, added
 
@@ -516,7 +556,7 @@ class LessonChecker(NodeReader):
         if "sources" in fields:
             sources = self.texts(fields["sources"], f"{where}.sources")
         if added and sources == ():
-            self.error(node, f"{where}.sources", "an added formula must name its sources")
+            self.error(node, f"{where}.sources", _("an added formula must name its sources"))
             sources = None
         after: str | None = ""
         if "after" in fields:
@@ -525,7 +565,7 @@ class LessonChecker(NodeReader):
                 self.error(
                     fields["after"],
                     f"{where}.after",
-                    f"{after!r} is not the id of an item in this section",
+                    _("{id!r} is not the id of an item in this section").format(id=after),
                 )
                 after = None
         if (
@@ -554,18 +594,20 @@ def url_problem(url: str) -> str:
     ``http://`` address with a host, in printable ASCII without spaces or the characters that
     end a Markdown autolink (``<``, ``>``)."""
     if not url.isascii() or any(ch.isspace() or not ch.isprintable() for ch in url):
-        return f"{url!r} must be printable ASCII without spaces (percent-encode the rest)"
+        return _("{url!r} must be printable ASCII without spaces (percent-encode the rest)").format(
+            url=url
+        )
     if any(ch in url for ch in '<>"\\`'):
-        return f"{url!r} must not contain <, >, quotes, backslashes or backquotes"
+        return _("{url!r} must not contain <, >, quotes, backslashes or backquotes").format(url=url)
     try:
         parts = urlsplit(url)
         host = parts.hostname
     except ValueError:
-        return f"{url!r} is not a valid web address"
+        return _("{url!r} is not a valid web address").format(url=url)
     if parts.scheme not in LINK_SCHEMES:
-        return f"{url!r} is not a web address: start it with https://"
+        return _("{url!r} is not a web address: start it with https://").format(url=url)
     if not host:
-        return f"{url!r} has no host name"
+        return _("{url!r} has no host name").format(url=url)
     return ""
 
 

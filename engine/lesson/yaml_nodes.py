@@ -9,6 +9,8 @@
 
 Every problem is a :class:`~engine.errors.ContentError` naming the file, the 1-based line (from
 the YAML node marks) and the field path, e.g. ``sections[3].items[1].text`` (indices 0-based).
+Messages are in the interface language (:mod:`engine.i18n`, read when the file is checked); the
+path, the field path and the values quoted from the file stay as the file writes them.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from engine.errors import ContentError
+from engine.i18n import N_
+from engine.i18n import gettext as _
 from engine.lesson.model import ID_PATTERN
 
 MAX_FILE_BYTES: Final = 2 * 1024 * 1024
 MAX_DEPTH: Final = 64
-EMPTY_FILE_MESSAGE: Final = "the file is empty; a lesson starts with 'schema_version: 1'"
+EMPTY_FILE_MESSAGE: Final = N_("the file is empty; a lesson starts with 'schema_version: 1'")
+"""Translated where it is raised (``_(EMPTY_FILE_MESSAGE)``): defined before the language is
+chosen."""
 
 STR_TAG: Final = "tag:yaml.org,2002:str"
 SEQ_TAG: Final = "tag:yaml.org,2002:seq"
@@ -71,17 +77,25 @@ class _Checks:
         event = peek_event(self)  # type: ignore[arg-type]
         line = event_line(event)
         if isinstance(event, yaml.AliasEvent):
-            raise Refused(line, f"aliases (*{event.anchor}) are not allowed; write the text out")
+            raise Refused(
+                line,
+                _("aliases (*{anchor}) are not allowed; write the text out").format(
+                    anchor=event.anchor
+                ),
+            )
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
-            raise Refused(line, f"anchors (&{anchor}) are not allowed; write the text out")
+            raise Refused(
+                line,
+                _("anchors (&{anchor}) are not allowed; write the text out").format(anchor=anchor),
+            )
         if isinstance(event, yaml.ScalarEvent):
             problem = bad_character(str(event.value))
             if problem:
                 raise Refused(line, problem)
         # PyYAML composes recursively: "[[[[..." 20,000 deep would exhaust the stack.
         if self._depth >= MAX_DEPTH:
-            raise Refused(line, f"nested more than {MAX_DEPTH} levels deep")
+            raise Refused(line, _("nested more than {depth} levels deep").format(depth=MAX_DEPTH))
         self._depth += 1
         try:
             node: yaml.Node | None = Composer.compose_node(self, parent, index)  # type: ignore[arg-type]
@@ -105,7 +119,9 @@ def bad_character(text: str) -> str:
     found = _SURROGATE.search(text)
     if found is None:
         return ""
-    return f"contains a lone surrogate (U+{ord(found.group()):04X}), which is not text"
+    return _("contains a lone surrogate (U+{code}), which is not text").format(
+        code=f"{ord(found.group()):04X}"
+    )
 
 
 def _fast_loader() -> type | None:
@@ -148,20 +164,22 @@ def read_lesson_text(path: Path, shown: str) -> str:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise ContentError(shown, None, "no such file") from None
+        raise ContentError(shown, None, _("no such file")) from None
     except OSError as error:
-        raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
+        raise ContentError(shown, None, _cannot_read(error)) from None
     if size > MAX_FILE_BYTES:
         raise ContentError(
             shown,
             1,
-            f"file is {size:,} bytes; a lesson file may be at most {MAX_FILE_BYTES:,} bytes "
-            "(2 MiB); split the lesson",
+            _(
+                "file is {size} bytes; a lesson file may be at most {limit} bytes (2 MiB); "
+                "split the lesson"
+            ).format(size=f"{size:,}", limit=f"{MAX_FILE_BYTES:,}"),
         )
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
+        raise ContentError(shown, None, _cannot_read(error)) from None
     data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         return data.decode("utf-8")
@@ -170,8 +188,15 @@ def read_lesson_text(path: Path, shown: str) -> str:
         raise ContentError(
             shown,
             line,
-            f"not valid UTF-8 (byte {error.start} of the file); save the file as UTF-8",
+            _("not valid UTF-8 (byte {offset} of the file); save the file as UTF-8").format(
+                offset=error.start
+            ),
         ) from None
+
+
+def _cannot_read(error: OSError) -> str:
+    """Why a file could not be read, the system's own words after it."""
+    return _("cannot read: {reason}").format(reason=error.strerror or error)
 
 
 def yaml_error(shown: str, text: str, error: yaml.YAMLError) -> ContentError:
@@ -182,19 +207,26 @@ def yaml_error(shown: str, text: str, error: yaml.YAMLError) -> ContentError:
         char = error.character
         shown_char = f"U+{char:04X}" if isinstance(char, int) else repr(char)
         return ContentError(
-            shown, line, f"contains a control character ({shown_char}) that YAML does not allow"
+            shown,
+            line,
+            _("contains a control character ({character}) that YAML does not allow").format(
+                character=shown_char
+            ),
         )
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
         mark_line = int(mark.line) + 1 if mark is not None else None
-        problem = error.problem or error.context or "invalid YAML"
+        # PyYAML's own words (English) follow "invalid YAML", as the system's do after an OS error.
+        problem = error.problem or error.context or ""
         if "'\\t'" in problem or "\t" in problem:
-            message = "a tab character cannot indent YAML; indent with spaces"
+            message = _("a tab character cannot indent YAML; indent with spaces")
+        elif not problem:
+            message = _("invalid YAML")
         else:
             context = f"{error.context}: " if error.context and error.problem else ""
-            message = f"invalid YAML: {context}{problem}"
+            message = _("invalid YAML: {problem}").format(problem=f"{context}{problem}")
         return ContentError(shown, mark_line, message)
-    return ContentError(shown, None, f"invalid YAML: {error}")
+    return ContentError(shown, None, _("invalid YAML: {problem}").format(problem=error))
 
 
 def compose(shown: str, text: str) -> yaml.Node | None:
@@ -236,10 +268,16 @@ def node_line(node: yaml.Node) -> int:
 def kind_of(node: yaml.Node) -> str:
     """What a node is, in an error message: a mapping, a list or text."""
     if isinstance(node, yaml.MappingNode):
-        return "a mapping"
+        return _("a mapping")
     if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return "text"
+        return _("a list")
+    return _("text")
+
+
+def field_message(field: str, message: str) -> str:
+    """``message`` about the field at path ``field`` (``sections[3].id: ...``), in the interface
+    language; the path stays as the file spells it. ``message`` alone when ``field`` is empty."""
+    return _("{field}: {message}").format(field=field, message=message) if field else message
 
 
 def join_path(where: str, name: str) -> str:
@@ -258,8 +296,7 @@ class NodeReader:
 
     def error(self, node: yaml.Node | int | None, where: str, message: str) -> None:
         line = node_line(node) if isinstance(node, yaml.Node) else node
-        text = f"{where}: {message}" if where else message
-        self.errors.append(ContentError(self.shown, line, text))
+        self.errors.append(ContentError(self.shown, line, field_message(where, message)))
 
     # -- structure shared by every node
 
@@ -267,26 +304,30 @@ class NodeReader:
         """Tags and keys anywhere in the file, before the schema is applied."""
         if isinstance(node, yaml.ScalarNode):
             if node.tag != STR_TAG:
-                self.error(node, where, f"tags ({node.tag}) are not allowed; write plain text")
+                self.error(
+                    node,
+                    where,
+                    _("tags ({tag}) are not allowed; write plain text").format(tag=node.tag),
+                )
         elif isinstance(node, yaml.SequenceNode):
             if node.tag != SEQ_TAG:
-                self.error(node, where, f"tags ({node.tag}) are not allowed")
+                self.error(node, where, _("tags ({tag}) are not allowed").format(tag=node.tag))
             for index, child in enumerate(node.value):
                 self.check_tree(child, f"{where}[{index}]")
         elif isinstance(node, yaml.MappingNode):
             if node.tag != MAP_TAG:
-                self.error(node, where, f"tags ({node.tag}) are not allowed")
+                self.error(node, where, _("tags ({tag}) are not allowed").format(tag=node.tag))
             seen: dict[str, int] = {}
             for key, value in node.value:
                 if not isinstance(key, yaml.ScalarNode) or key.tag != STR_TAG:
-                    self.error(key, where, "a key must be plain text")
+                    self.error(key, where, _("a key must be plain text"))
                     continue
                 name = str(key.value)
                 if name in seen:
                     self.error(
                         key,
                         join_path(where, name),
-                        f"duplicate key (first on line {seen[name]}); keep one",
+                        _("duplicate key (first on line {line}); keep one").format(line=seen[name]),
                     )
                 else:
                     seen[name] = node_line(key)
@@ -298,28 +339,32 @@ class NodeReader:
         self, node: yaml.Node, where: str, fields: dict[str, bool]
     ) -> dict[str, yaml.Node] | None:
         if not isinstance(node, yaml.MappingNode):
-            self.error(node, where, f"expected a mapping, got {kind_of(node)}")
+            self.error(node, where, _("expected a mapping, got {kind}").format(kind=kind_of(node)))
             return None
         found: dict[str, yaml.Node] = {}
         for key, value in node.value:
             name = str(key.value)
             if name not in fields:
                 known = ", ".join(fields)
-                self.error(key, join_path(where, name), f"unknown field (known fields: {known})")
+                self.error(
+                    key,
+                    join_path(where, name),
+                    _("unknown field (known fields: {known})").format(known=known),
+                )
             elif name not in found:
                 found[name] = value
         for name, required in fields.items():
             if required and name not in found:
-                self.error(node, join_path(where, name), "missing required field")
+                self.error(node, join_path(where, name), _("missing required field"))
         return found
 
     def text(self, node: yaml.Node, where: str, *, blank_ok: bool = False) -> str | None:
         if not isinstance(node, yaml.ScalarNode):
-            self.error(node, where, f"expected text, got {kind_of(node)}")
+            self.error(node, where, _("expected text, got {kind}").format(kind=kind_of(node)))
             return None
         value = str(node.value)
         if not blank_ok and not value.strip():
-            self.error(node, where, "must not be empty")
+            self.error(node, where, _("must not be empty"))
             return None
         return value
 
@@ -329,8 +374,10 @@ class NodeReader:
             self.error(
                 node,
                 where,
-                f"{value!r} is not a valid id: use 1-64 letters, digits, '-' or '_', "
-                "starting with a letter or digit",
+                _(
+                    "{value!r} is not a valid id: use 1-64 letters, digits, '-' or '_', "
+                    "starting with a letter or digit"
+                ).format(value=value),
             )
             return None
         return value
@@ -340,7 +387,11 @@ class NodeReader:
         if value is None:
             return None
         if not _WHOLE_RE.fullmatch(value.strip()) or int(value) < 1:
-            self.error(node, where, f"expected a whole number of at least 1, got {value!r}")
+            self.error(
+                node,
+                where,
+                _("expected a whole number of at least 1, got {value!r}").format(value=value),
+            )
             return None
         return int(value)
 
@@ -349,13 +400,13 @@ class NodeReader:
         if value is None:
             return None
         if value not in ("true", "false"):
-            self.error(node, where, f"expected true or false, got {value!r}")
+            self.error(node, where, _("expected true or false, got {value!r}").format(value=value))
             return None
         return value == "true"
 
     def sequence(self, node: yaml.Node, where: str) -> list[yaml.Node] | None:
         if not isinstance(node, yaml.SequenceNode):
-            self.error(node, where, f"expected a list, got {kind_of(node)}")
+            self.error(node, where, _("expected a list, got {kind}").format(kind=kind_of(node)))
             return None
         return list(node.value)
 
