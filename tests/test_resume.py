@@ -187,8 +187,9 @@ async def test_the_side_pane_comes_back_only_at_the_layout_it_was_left_at(tmp_pa
     )
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:  # wide: shown, as the default says
-        await pilot.pause()
-        assert app.query_one("#side").display and app.query(DiagramsPane)
+        # The tab's content is built after the first frame.
+        await wait_until(pilot, lambda: bool(app.query(DiagramsPane)))
+        assert app.query_one("#side").display
         assert not app.query("LedgerPane")  # only the tab shown is built
     with_settings(tmp_path, "resume: {S15: {section: core, side_shown: false, side_size: wide}}\n")
     app = app_for(tmp_path)
@@ -197,9 +198,8 @@ async def test_the_side_pane_comes_back_only_at_the_layout_it_was_left_at(tmp_pa
         assert not app.query_one("#side").display
     app = app_for(tmp_path)
     async with app.run_test(size=(60, 20)) as pilot:  # narrow: the lesson first, always
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.main_screen.current_section == "core")
         assert app.query_one("#reading").display and not app.query_one("#side").display
-        assert app.main_screen.current_section == "core"
 
 
 async def test_stale_values_fall_back_quietly_to_the_defaults(tmp_path: Path) -> None:
