@@ -218,6 +218,19 @@ def test_english_catalog_is_the_source_text() -> None:
     assert all(message.string == message.id for message in catalog("en") if message.id)
 
 
+def test_english_text_has_no_chinese_punctuation() -> None:
+    """An English message (no Chinese in it) is punctuated the English way: a full-width colon
+    or semicolon belongs to the Chinese catalog (``my status: …``, not ``my status：…``)."""
+    full_width = [
+        message.id
+        for message in catalog("en")
+        if message.id
+        and not re.search(r"[\u3400-\u9fff]", str(message.id))
+        and re.search(r"[：；，。（）]", str(message.id))
+    ]
+    assert full_width == []
+
+
 def test_chinese_catalog_translates() -> None:
     """A Chinese entry is Chinese: only a few (keys, units, formulas) may equal the English."""
     entries = [message for message in catalog("zh_CN") if message.id]
