@@ -23,7 +23,8 @@ from tui.widgets.calculator import CalculatorPane
 
 SIZE = (80, 24)
 # A step: ("type", field, text) keys the text into the field; ("choose", field, value) picks
-# the value in the field's Select, as the learner's choice does.
+# the value in the field's Select, as the learner's choice does; ("more", "", "") builds the
+# less-used fields' rows.
 Step = tuple[str, str, str]
 # Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter, fp32 Adam 4 + 4 + 8 (ZeRO,
 # Rajbhandari et al. 2020, section 3.1 and its 16-bytes-per-parameter count).
@@ -66,6 +67,27 @@ FORM_CASES: dict[str, tuple[str, list[Step], dict[str, str]]] = {
             ("type", "optimizer_bytes", "6"),
         ],
         {"preset": "custom", "weight_bytes": "2", "grad_bytes": "4", "optimizer_bytes": "6"},
+    ),
+    # The less-used fields: a model preset (it fills the shape; Llama 2 7B has 32 layers of
+    # hidden size 4096 and 32 heads: config.json of meta-llama/Llama-2-7b-hf), then more.
+    "ledger-more-fields": (
+        "ledger",
+        [
+            ("more", "", ""),
+            ("choose", "model", "llama2-7b"),
+            ("type", "seq", "4096"),
+            ("type", "tp", "2"),
+            ("choose", "recompute", "selective"),
+        ],
+        {
+            "model": "llama2-7b",
+            "layers": "32",
+            "hidden": "4096",
+            "heads": "32",
+            "seq": "4096",
+            "tp": "2",
+            "recompute": "selective",
+        },
     ),
     "bubble": (
         "bubble",
@@ -150,6 +172,10 @@ async def test_calculator_fields_come_back_after_a_switch_and_a_restart(
         await settle(pilot)
         pane = calculator(app, tab)
         for action, field, text in steps:
+            if action == "more":
+                await pane.open_more()
+                await settle(pilot)
+                continue
             widget = pane.query_one(f"#field-{field}")
             if action == "type":
                 assert isinstance(widget, Input)
