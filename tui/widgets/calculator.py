@@ -58,6 +58,15 @@ class Outcome:
     details: RenderableType | None = None
 
 
+def is_stale(event: Select.Changed) -> bool:
+    """True when ``event`` no longer says the Select's value: a Select posts Changed with the
+    value it was built with when it mounts, and that message arrives after the pane has restored
+    the saved form (a language switch or a start rebuilds the panes), which set another value.
+    Such a message is no choice of the learner's; acting on it would overwrite the restored
+    fields."""
+    return event.value != event.select.value
+
+
 class FormInput(LiteralInput):
     """A form field that tells its pane of an edit while the key is being handled, through the
     ``edited`` callback the pane gives it (the field knows nothing of its pane).
@@ -519,7 +528,8 @@ class CalculatorPane(VerticalScroll):
     @on(Select.Changed, ".form-field")
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self.field_edited(typing=False)
+        if not is_stale(event):
+            self.field_edited(typing=False)
 
     def _place_error(self, error_widget: Static, field_name: str) -> None:
         """Put the message right under the bad field's row when that row is below the result

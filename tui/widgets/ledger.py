@@ -45,7 +45,7 @@ from engine.model_presets import get_preset, model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.commands import labelled
-from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.calculator import CalculatorPane, Field, Outcome, is_stale
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
 
@@ -442,8 +442,13 @@ class LedgerPane(CalculatorPane):
     @on(Select.Changed, "#field-preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         preset = PRECISION_PRESETS.get(str(event.value))
-        # A Select posts Changed when it mounts too: only a new choice fills the bytes fields.
-        if preset is None or self._last_values.get("preset", str(event.value)) == event.value:
+        # A Select posts Changed when it mounts too: only a new choice fills the bytes fields,
+        # never one the restored form has already replaced (the bytes typed would be lost).
+        if (
+            preset is None
+            or is_stale(event)
+            or self._last_values.get("preset", str(event.value)) == event.value
+        ):
             return
         self._fill(
             {
@@ -469,7 +474,7 @@ class LedgerPane(CalculatorPane):
     def _model_changed(self, event: Select.Changed) -> None:
         name = str(event.value)
         # A Select posts Changed when it mounts too: only a new choice fills the shape fields.
-        if name == CUSTOM or self._last_values.get("model", name) == name:
+        if name == CUSTOM or is_stale(event) or self._last_values.get("model", name) == name:
             return
         self._fill(model_form_values(name))
         self.notify(strings.LEDGER_MODEL_LOADED.format(model=name))

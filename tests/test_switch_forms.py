@@ -1,0 +1,245 @@
+"""Every side pane's fields through a switch of the interface language and a restart: the lesson
+screen is built again (tui.app.ShardbookApp.switch_language), and each field must come back as
+the learner left it, and the progress hold only what the learner typed or chose.
+
+A Select posts Changed when it is built, with the value it was built with; that message arrives
+after the pane has restored the saved form. The Ledger once took it for the learner choosing
+the default precision, and wrote that precision's bytes over the typed ones (and saved them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+
+from engine.i18n import current_language
+from tests.pilot_helpers import type_into, wait_until
+from tui.app import ShardbookApp, make_app
+from tui.widgets.calculator import CalculatorPane
+
+SIZE = (80, 24)
+# A step: ("type", field, text) keys the text into the field; ("choose", field, value) picks
+# the value in the field's Select, as the learner's choice does; ("more", "", "") builds the
+# less-used fields' rows.
+Step = tuple[str, str, str]
+# Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter, fp32 Adam 4 + 4 + 8 (ZeRO,
+# Rajbhandari et al. 2020, section 3.1 and its 16-bytes-per-parameter count).
+FORM_CASES: dict[str, tuple[str, list[Step], dict[str, str]]] = {
+    # The learner's trial: a byte typed over the default precision's makes it custom.
+    "ledger-typed-bytes": (
+        "ledger",
+        [("type", "weight_bytes", "5")],
+        {"preset": "custom", "weight_bytes": "5", "grad_bytes": "2", "optimizer_bytes": "12"},
+    ),
+    # Another precision chosen (it fills its bytes), then every other main field changed.
+    "ledger-preset-and-fields": (
+        "ledger",
+        [
+            ("choose", "preset", "fp32-adam"),
+            ("type", "params", "7B"),
+            ("type", "dp", "8"),
+            ("choose", "zero", "3"),
+            ("choose", "convention", "megatron"),
+            ("type", "gpu_memory", "141GB"),
+        ],
+        {
+            "preset": "fp32-adam",
+            "weight_bytes": "4",
+            "grad_bytes": "4",
+            "optimizer_bytes": "8",
+            "params": "7B",
+            "dp": "8",
+            "zero": "3",
+            "convention": "megatron",
+            "gpu_memory": "141GB",
+        },
+    ),
+    # Custom bytes typed after a precision was chosen.
+    "ledger-preset-then-bytes": (
+        "ledger",
+        [
+            ("choose", "preset", "sgd-momentum"),
+            ("type", "grad_bytes", "4"),
+            ("type", "optimizer_bytes", "6"),
+        ],
+        {"preset": "custom", "weight_bytes": "2", "grad_bytes": "4", "optimizer_bytes": "6"},
+    ),
+    # The less-used fields: a model preset (it fills the shape; Llama 2 7B has 32 layers of
+    # hidden size 4096 and 32 heads: config.json of meta-llama/Llama-2-7b-hf), then more.
+    "ledger-more-fields": (
+        "ledger",
+        [
+            ("more", "", ""),
+            ("choose", "model", "llama2-7b"),
+            ("type", "seq", "4096"),
+            ("type", "tp", "2"),
+            ("choose", "recompute", "selective"),
+        ],
+        {
+            "model": "llama2-7b",
+            "layers": "32",
+            "hidden": "4096",
+            "heads": "32",
+            "seq": "4096",
+            "tp": "2",
+            "recompute": "selective",
+        },
+    ),
+    "bubble": (
+        "bubble",
+        [
+            ("choose", "schedule", "interleaved-1f1b"),
+            ("type", "stages", "8"),
+            ("type", "micro_batches", "16"),
+            ("type", "virtual_stages", "4"),
+            ("choose", "compare", "1f1b"),
+        ],
+        {
+            "schedule": "interleaved-1f1b",
+            "stages": "8",
+            "micro_batches": "16",
+            "virtual_stages": "4",
+            "compare": "1f1b",
+        },
+    ),
+    "collectives": (
+        "collectives",
+        [
+            ("choose", "op", "all-gather"),
+            ("choose", "algorithm", "ring"),
+            ("type", "ranks", "8"),
+            ("type", "bytes", "2GiB"),
+            ("type", "bandwidth", "400Gb/s"),
+            ("type", "latency", "10us"),
+        ],
+        {
+            "op": "all-gather",
+            "algorithm": "ring",
+            "ranks": "8",
+            "bytes": "2GiB",
+            "bandwidth": "400Gb/s",
+            "latency": "10us",
+        },
+    ),
+}
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    for _ in range(3):
+        await pilot.pause()
+
+
+def calculator(app: ShardbookApp, tab: str) -> CalculatorPane:
+    panes = [pane for pane in app.main_screen.query(CalculatorPane) if pane.form_name == tab]
+    assert len(panes) == 1, tab
+    return panes[0]
+
+
+async def switch(app: ShardbookApp, pilot: Pilot[int], name: str, language: str) -> None:
+    """The palette's language command, as the learner runs it; then the rebuilt screen."""
+    old = app.main_screen
+    await pilot.press("ctrl+p", *name, "enter")
+    await wait_until(pilot, lambda: app.main_screen is not old and app.screen is app.main_screen)
+    await settle(pilot)
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert current_language() == language
+
+
+def saved_form(folder: Path, form_name: str) -> dict[str, str]:
+    """The form as saved in the lesson's progress file ({} while none is saved)."""
+    path = folder / "S15.yaml"
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    form: dict[str, str] = data.get("forms", {}).get(form_name, {})
+    return form
+
+
+@pytest.mark.parametrize("case", list(FORM_CASES))
+async def test_calculator_fields_come_back_after_a_switch_and_a_restart(
+    tmp_path: Path, case: str
+) -> None:
+    tab, steps, expected = FORM_CASES[case]
+    app = make_app(progress_dir=tmp_path, language="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.main_screen.open_side_tab(tab)
+        await settle(pilot)
+        pane = calculator(app, tab)
+        for action, field, text in steps:
+            if action == "more":
+                await pane.open_more()
+                await settle(pilot)
+                continue
+            widget = pane.query_one(f"#field-{field}")
+            if action == "type":
+                assert isinstance(widget, Input)
+                await type_into(pilot, widget, text)
+            else:
+                assert isinstance(widget, Select)
+                widget.value = text
+                await settle(pilot)
+        typed = pane.values()
+        assert {name: typed[name] for name in expected} == expected
+        await wait_until(pilot, lambda: saved_form(tmp_path, tab) == typed)
+        for name, language in (("中文", "zh"), ("English", "en")):
+            await switch(app, pilot, name, language)
+            assert calculator(app, tab).values() == typed
+            # Nothing saved that the learner did not type: the form on disk is unchanged.
+            assert saved_form(tmp_path, tab) == typed
+    restarted = make_app(progress_dir=tmp_path, language="en")
+    async with restarted.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await restarted.main_screen.open_side_tab(tab)
+        await settle(pilot)
+        await restarted.workers.wait_for_complete()
+        await settle(pilot)
+        assert calculator(restarted, tab).values() == typed
+    assert saved_form(tmp_path, tab) == typed
+
+
+def choose_other(select: Select[str]) -> str:
+    """Pick the last option that is not the Select's value now; return it."""
+    value = next(v for _label, v in reversed(select._options) if v != select.value)
+    select.value = value
+    return value
+
+
+@pytest.mark.parametrize("tab", ["tradeoffs", "diagrams"])
+async def test_side_pane_choices_come_back_after_a_switch_and_a_restart(
+    tmp_path: Path, tab: str
+) -> None:
+    app = make_app(progress_dir=tmp_path, language="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tab_pane = await app.main_screen.open_side_tab(tab)
+        await settle(pilot)
+        chosen = {}
+        for select in tab_pane.query(Select):
+            assert select.id is not None
+            chosen[select.id] = choose_other(select)
+            await settle(pilot)
+        assert chosen
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        place = app.main_screen.place()
+        assert place is not None
+        for name, language in (("中文", "zh"), ("English", "en")):
+            await switch(app, pilot, name, language)
+            tab_pane = await app.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            shown = {select.id: select.value for select in tab_pane.query(Select)}
+            assert shown == chosen
+            assert app.main_screen.place() == place
+    restarted = make_app(progress_dir=tmp_path, language="en")
+    async with restarted.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tab_pane = await restarted.main_screen.open_side_tab(tab)
+        await settle(pilot)
+        shown = {select.id: select.value for select in tab_pane.query(Select)}
+        assert shown == chosen
