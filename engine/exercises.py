@@ -148,6 +148,20 @@ ALL_NOTES: tuple[ExerciseNote, ...] = (
 )
 
 
+def note_label(note: ExerciseNote) -> str:
+    """An exercise note's field in the interface language: the strategy it is about (its
+    title) and what it answers, e.g. ``DP - data parallel: which dimension is split``; the
+    strategy's id where it names no known strategy."""
+    label = _(note.label)
+    if not note.strategy:
+        return label
+    try:
+        strategy = _(get_strategy(note.strategy).title)
+    except InputError:
+        strategy = note.strategy
+    return _("{strategy}: {label}").format(strategy=strategy, label=label)
+
+
 def get_note(note_id: str) -> ExerciseNote:
     """The note with id ``note_id``: one of :data:`ALL_NOTES`, or ``ex2.<strategy>.split`` /
     ``ex3.<strategy>.comm|wait`` for any strategy of :mod:`engine.strategies`.

@@ -30,12 +30,10 @@ from typing import Final, Literal
 
 from rich.cells import cell_len
 
-from engine.errors import InputError
-from engine.exercises import EXERCISE_ITEMS, ExerciseNote, answered_notes
+from engine.exercises import EXERCISE_ITEMS, answered_notes, note_label
 from engine.lesson import Lesson, Section, meta_lines
 from engine.progress import LessonProgress
 from engine.reading import section_blocks
-from engine.strategies import get_strategy
 
 HEADER_ID: Final = "__meta__"
 """The section id of the lesson's header (title and header lines), the outline's first entry."""
@@ -57,7 +55,8 @@ class Place:
         item_id: for the learner's text, its key in ``LessonProgress.answers``,
             ``.reflections`` or ``.notes``; ``""`` for lesson text.
         label: for the learner's text, the field it is in: the question, the reflection
-            field's label, the note's strategy and question (``"FSDP: which dimension is
+            field's label, the note's strategy and question in the interface language
+            (``"FSDP/ZeRO-3 - parameters, gradients, optimizer states sharded: which dimension is
             split"``).
         number: the question's number (answers) or the exercise's (notes); 0 otherwise.
         pane: for an exercise note, the side pane it is written in (its exercise's
@@ -172,16 +171,6 @@ def reader_texts(
             for link in next(items).links:
                 texts.extend((link.label, link.url))
     return texts
-
-
-def note_label(note: ExerciseNote) -> str:
-    """An exercise note's field: the strategy it is about and what it answers."""
-    if not note.strategy:
-        return note.label
-    try:
-        return f"{get_strategy(note.strategy).title}: {note.label}"
-    except InputError:
-        return f"{note.strategy}: {note.label}"
 
 
 def _section_of_kind(lesson: Lesson, kind: str) -> Section | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.errors import InputError
-from engine.exercises import get_note
+from engine.exercises import get_note, note_label
 from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.linebreak import hanging_lines
@@ -198,8 +198,9 @@ class SessionSummary:
 
 
 def describe_answer(lesson: Lesson, answer_id: str) -> str:
-    """What an answer id answers: ``self-check 1: <question>``, ``reflection: <label>``,
-    ``exercise 2, dp: which dimension is split``; the id itself when it names nothing known."""
+    """What an answer id answers, in the interface language: ``self-check 1: <question>``,
+    ``reflection: <label>``, ``exercise 2, DP - data parallel: which dimension is split``; the
+    id itself when it names nothing known."""
     for number, item in enumerate(lesson.self_check, start=1):
         if item.id == answer_id:
             return _("self-check {number}: {title}").format(number=number, title=item.text)
@@ -210,10 +211,7 @@ def describe_answer(lesson: Lesson, answer_id: str) -> str:
         note = get_note(answer_id)
     except InputError:
         return answer_id
-    strategy = f", {note.strategy}" if note.strategy else ""
-    return _("exercise {number}{strategy}: {label}").format(
-        number=note.exercise, strategy=strategy, label=_(note.label)
-    )
+    return _("exercise {number}, {label}").format(number=note.exercise, label=note_label(note))
 
 
 def summarize(

@@ -54,10 +54,14 @@ from engine.ledger import (
     LedgerSpec,
     compute_ledger,
 )
+from engine.lesson import Lesson
 from engine.linebreak import cell_width
 from engine.model_presets import get_preset, model_presets
 from engine.pipeline import SCHEDULES
+from engine.progress import LessonProgress
 from engine.quiz import QuizItem, make_drill
+from engine.search import learner_places
+from engine.session import describe_answer
 from engine.settings import SettingsStore
 from tests.pilot_helpers import result_text, screen_lines, wait_until
 from tui import strings
@@ -212,6 +216,19 @@ def test_every_marked_text_has_a_translation_with_the_same_placeholders(locale: 
 
 def test_english_catalog_is_the_source_text() -> None:
     assert all(message.string == message.id for message in catalog("en") if message.id)
+
+
+def test_english_text_has_no_chinese_punctuation() -> None:
+    """An English message (no Chinese in it) is punctuated the English way: a full-width colon
+    or semicolon belongs to the Chinese catalog (``my status: …``, not ``my status：…``)."""
+    full_width = [
+        message.id
+        for message in catalog("en")
+        if message.id
+        and not re.search(r"[\u3400-\u9fff]", str(message.id))
+        and re.search(r"[：；，。（）]", str(message.id))
+    ]
+    assert full_width == []
 
 
 def test_chinese_catalog_translates() -> None:
@@ -683,6 +700,21 @@ def test_where_labels_in_chinese(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert main(["--lang", "en", "where", "--progress-dir", str(tmp_path)]) == 0
     labels = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert labels == ["content", "progress", "settings", "cache"]
+
+
+def test_exercise_notes_are_named_in_the_interface_language(lesson: Lesson) -> None:
+    """The session summary and the search name a strategy's exercise note by the strategy's
+    title and the note's question in the interface language, not by the strategy's id."""
+    progress = LessonProgress("S15", notes={"ex2.dp.split": "the batch"})
+    set_language("zh")
+    assert describe_answer(lesson, "ex2.dp.split") == "练习 2，DP - 数据并行：哪一维被切分"
+    [hit] = [place for place in learner_places(lesson, progress) if place.item_id == "ex2.dp.split"]
+    assert hit.label == "DP - 数据并行：哪一维被切分"
+    set_language("en")
+    assert (
+        describe_answer(lesson, "ex2.dp.split")
+        == "exercise 2, DP - data parallel: which dimension is split"
+    )
 
 
 # ----------------------------------------------------------------- formulas and punctuation

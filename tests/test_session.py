@@ -148,7 +148,7 @@ def test_the_summary_says_what_was_done_and_what_comes_next(lesson: Lesson) -> N
         summary.finished[2]
         == "exercise 5: 记录一个无法从公式单独判断的现实因素，如 kernel、拓扑或数据加载。"
     )
-    assert summary.written[0] == "exercise 2, dp: which dimension is split"
+    assert summary.written[0] == "exercise 2, DP - data parallel: which dimension is split"
     assert summary.written[2] == "self-check 1: 混合精度 Adam 训练为何远大于仅存模型权重的内存？"
     assert summary.written[3] == "reflection: 一个通信/容量取舍"
     text = render_summary(summary, BEIJING)

@@ -6,13 +6,17 @@ looking."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
+from rich.console import Console
 from rich.text import Text
 from textual.widgets import Select, Static, TabbedContent, TextArea
 
 from engine.export import export_text
+from engine.i18n import set_language
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tests.notes_render import quotes
@@ -21,7 +25,7 @@ from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.reader import BrokenText
-from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane
+from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane, scenario_renderable
 
 
 async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
@@ -86,7 +90,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         view = pane.query_one("#tradeoffs-scenario", ResultView)
         drawn = [view.render_line(y).text.rstrip() for y in range(view.size.height)]
         assert "DP 64, batch 64" in drawn and "DP 64, batch 1024" in drawn
-        assert any(line.strip().startswith("T_step 144 ms;") for line in drawn)
+        assert any(re.fullmatch(r"T_step +144 ms", line.strip()) for line in drawn), drawn
 
         areas = list(pane.query(TextArea))
         assert len(areas) == 2
@@ -121,3 +125,27 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         assert [a.text for a in areas] == ["TP [b]3[/b]1", "data loading"]
         label = again.query_one(TradeoffsPane).query(".note-label").first(BrokenText).text
         assert "假设设备互联很慢" in label
+
+
+def test_a_narrow_counterexample_in_each_language() -> None:
+    """Below the table's width each case's figures are one figure a line, the name beside its
+    value (a run of pairs wrapped between ``0`` and ``s``), in the interface language, and a
+    switch of language is not served the other language's cached text."""
+
+    def lines(width: int) -> list[str]:
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        with console.capture() as captured:
+            console.print(scenario_renderable(0, width))
+        return [line.rstrip() for line in captured.get().splitlines()]
+
+    for language, exposed in (("zh", "暴露"), ("en", "exposed"), ("zh", "暴露")):
+        set_language(language)
+        shown = lines(40)
+        # The lesson's three cases (DP, ZeRO-3, TP x PP), one line each for the step time and
+        # the exposed communication, each ending in its unit.
+        step_lines = [line for line in shown if line.lstrip().startswith("T_step")]
+        exposed_lines = [line for line in shown if line.lstrip().startswith(exposed)]
+        assert len(step_lines) == len(exposed_lines) == 3, shown
+        assert all(line.startswith("  ") and line.endswith(" s") for line in step_lines), shown
+        assert all(line.endswith(" s") for line in exposed_lines), shown
+    set_language("en")

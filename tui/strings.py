@@ -49,7 +49,7 @@ FIRST_RUN_HINT = N_(
 
 # Reading pane.
 OUTLINE_TITLE = N_("Outline")
-MY_STATUS = N_("my status：{status}")
+MY_STATUS = N_("my status: {status}")
 META_SECTION = N_("Lesson")
 ANSWER_PLACEHOLDER = N_("Your answer (saved as you type)")
 REFLECTION_PLACEHOLDER = N_("Your notes (saved as you type)")

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual import events, on, work
@@ -37,7 +38,7 @@ from textual.worker import Worker, WorkerState
 from engine import units
 from engine.errors import InputError
 from engine.exercises import answer_folded
-from engine.i18n import N_, gettext
+from engine.i18n import N_, current_language, gettext
 from engine.lesson import Item
 from engine.model_presets import get_preset, model_presets
 from engine.scaling import ScalingPlot, scaling_plot
@@ -159,12 +160,17 @@ def plot_renderable(plot: ScalingPlot) -> Text:
 MIN_SCENARIO_TABLE_WIDTH = 60
 
 
-@functools.cache
 def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> RenderableType:
-    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation; a
-    table when ``width`` (cells) has room for it, else one block per case.
+    """Counterexample ``index`` (0-2): the lesson's words, its figures, the explanation, in
+    the interface language; a table when ``width`` (cells) has room for it, else one block per
+    case."""
+    return _scenario_renderable(index, width, current_language())
 
-    Cached: the three step-time models are fixed, and keys 1-3 flip between them."""
+
+@functools.cache
+def _scenario_renderable(index: int, width: int, language: str) -> RenderableType:
+    """:func:`scenario_renderable`, cached per language: the three step-time models are fixed,
+    and keys 1-3 flip between them."""
     example = COUNTEREXAMPLES[index]
     results = run_counterexample(example)
     headers = (
@@ -201,9 +207,14 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
         figures.append(table)
     else:
         for label, row_cells in rows:
-            pairs = [f"{header} {cell}" for header, cell in zip(headers, row_cells, strict=True)]
+            # One figure a line, its name beside it: a wrapped run of pairs split "0 s".
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column()
+            grid.add_column()
+            for header, cell in zip(headers, row_cells, strict=True):
+                grid.add_row(Text(header), Text(cell))
             figures.append(Text(label, style="bold"))
-            figures.append(Text("  " + "; ".join(pairs)))
+            figures.append(Padding(grid, (0, 0, 0, 2)))
     parts: list[RenderableType] = [
         Text(f"{index + 1}. {example.title}", style="bold"),
         Text(f"「{example.quote}」", style="italic"),
