@@ -9,7 +9,8 @@ Note ids are stable (``ex2.tp.split``, ``ex3.pp.comm``, ``ex3.pp.wait``, ``ex4``
 ``LessonProgress.notes``.
 
 Exercise 1 is worked in the Ledger's form rather than in a note: :func:`ledger_form_worked` says
-whether the saved form is the learner's own (differs from :data:`LEDGER_FORM_DEFAULTS`).
+whether the saved form is the learner's own (differs from :data:`LEDGER_FORM_DEFAULTS`) and
+computed a result (its figures are saved).
 """
 
 from __future__ import annotations
@@ -257,11 +258,20 @@ form, so loading it alone leaves exercise 1 to do: the exercise asks for the lea
 columns."""
 
 
-def ledger_form_worked(forms: Mapping[str, Mapping[str, str]]) -> bool:
+LEDGER_FIGURES = "exercise1"
+"""The Ledger's key in ``LessonProgress.figures``: the figures of its last valid form, ``{}``
+while a field is invalid."""
+
+
+def ledger_form_worked(
+    forms: Mapping[str, Mapping[str, str]], figures: Mapping[str, Mapping[str, float]]
+) -> bool:
     """True when the saved Ledger form differs from :data:`LEDGER_FORM_DEFAULTS` in any field
-    (a field the defaults do not name counts as changed when it is not empty)."""
+    (a field the defaults do not name counts as changed when it is not empty) and computed a
+    result: its figures (``figures[LEDGER_FIGURES]``) are saved and not empty. A form left with
+    an invalid field is saved with no figures, and is not a result of the learner's own."""
     form = forms.get(LEDGER_FORM)
-    if not form:
+    if not form or not figures.get(LEDGER_FIGURES):
         return False
     return any(text != LEDGER_FORM_DEFAULTS.get(name, "") for name, text in form.items())
 

@@ -354,7 +354,7 @@ def _exercise_state(item: Item, progress: LessonProgress) -> StepState:
     parts = [_written(progress.notes.get(note_id)) for note_id in item.notes]
     begun = False
     if item.worked_in == "ledger":
-        parts.append(ledger_form_worked(progress.forms))
+        parts.append(ledger_form_worked(progress.forms, progress.figures))
         begun = LEDGER_FORM in progress.forms
     if parts and all(parts):
         return "done"
@@ -524,7 +524,7 @@ def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
             places.append(Place(step, "", step.done))
             continue
         if step.worked_in == "ledger":
-            places.append(Place(step, "", ledger_form_worked(progress.forms)))
+            places.append(Place(step, "", ledger_form_worked(progress.forms, progress.figures)))
         places.extend(
             Place(step, note_id, _written(progress.notes.get(note_id))) for note_id in step.notes
         )

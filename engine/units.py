@@ -163,19 +163,19 @@ def parse_int(
             field, _("{text} is not a whole number").format(text=repr(str(text).strip()))
         )
     value = _scaled(field, value, _COUNT_SUFFIX[key])
+    # Messages show the value as typed (100000000), not its float's shortest form (1e+08).
+    typed = str(text).strip()
     if value != math.floor(value):
-        raise InputError(field, _("must be a whole number, got {value}").format(value=f"{value:g}"))
+        raise InputError(field, _("must be a whole number, got {value}").format(value=typed))
     if value < minimum:
         raise InputError(
             field,
-            _("must be at least {minimum}, got {value}").format(
-                minimum=minimum, value=f"{value:g}"
-            ),
+            _("must be at least {minimum}, got {value}").format(minimum=minimum, value=typed),
         )
     if maximum is not None and value > maximum:
         raise InputError(
             field,
-            _("must be at most {maximum}, got {value}").format(maximum=maximum, value=f"{value:g}"),
+            _("must be at most {maximum}, got {value}").format(maximum=maximum, value=typed),
         )
     return int(value)
 
@@ -247,14 +247,23 @@ def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) 
     return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key]), allow_zero)
 
 
+def _format_in(value: float, unit: str, digits: int) -> str:
+    """``value`` (already in ``unit``) with ``digits`` decimals, or in scientific notation (4
+    significant digits) where the fixed form would write more digits than a float holds (about
+    15): ``1.5e+31 GB``, never ``15,000,000,000,000,001,705,644,256,131,...``."""
+    if abs(value) >= 10.0 ** (15 - digits):
+        return f"{value:.4g} {unit}"
+    return f"{value:,.{digits}f} {unit}"
+
+
 def format_gb(num_bytes: float, digits: int = 2) -> str:
-    """``16e9`` -> ``'16.00 GB'`` (GB = 1e9 bytes)."""
-    return f"{num_bytes / GB:,.{digits}f} GB"
+    """``16e9`` -> ``'16.00 GB'`` (GB = 1e9 bytes); ``1.5e40`` -> ``'1.5e+31 GB'``."""
+    return _format_in(num_bytes / GB, "GB", digits)
 
 
 def format_gib(num_bytes: float, digits: int = 2) -> str:
-    """``16e9`` -> ``'14.90 GiB'`` (GiB = 2**30 bytes)."""
-    return f"{num_bytes / GIB:,.{digits}f} GiB"
+    """``16e9`` -> ``'14.90 GiB'`` (GiB = 2**30 bytes); ``1.5e40`` -> ``'1.397e+31 GiB'``."""
+    return _format_in(num_bytes / GIB, "GiB", digits)
 
 
 def format_bytes(num_bytes: float, digits: int = 2) -> str:

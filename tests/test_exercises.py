@@ -142,6 +142,27 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         assert error.startswith("size S: is too large or too small") and "size_bytes" not in error
 
 
+async def test_collectives_pane_shows_huge_sizes_and_ranks_honestly(tmp_path: Path) -> None:
+    """All-reduce on 4 ranks sends 2(R-1)/R * S = 1.5 S per rank (ring all-reduce, MPICH
+    algorithm notes): 1.5e40 B, shown as 1.5e+31 GB, never as 32 digits of float noise cut
+    across two lines; an overflowing S keeps that result under the message. R above the cost
+    model's 16777216 ranks is named as typed."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f4")
+        pane = app.query_one("CollectivesPane")
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "1e40")
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "1e400GB")
+        result = shown(pane.query_one(".calc-result", ResultView))
+        assert "1.5e+31 GB" in result and "000,000,000" not in result
+        error = shown(pane.query_one(".calc-error", Static))
+        assert error.startswith("size S")
+        await paste_into(pilot, pane.query_one("#field-bytes", Input), "1GB")
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "100000000")
+        error = " ".join(shown(pane.query_one(".calc-error", Static)).split())
+        assert "at most 16777216, got 100000000" in error and "1e+08" not in error
+
+
 def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:
     import datetime as dt
 

@@ -179,6 +179,30 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         assert f"plan {plan.figure}" in app.sub_title
 
 
+async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> None:
+    """The parameter count emptied (F2, end, four backspaces) changes the form but computes
+    nothing: exercise 1 stays started and the plan's count does not move; a valid count of the
+    learner's own then does it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = build_plan(LESSON, app.progress)
+        await pilot.press("f2", "end", *["backspace"] * 4)
+        await saved_now(pilot, app)
+        assert saved(tmp_path)["forms"]["ledger"]["params"] == ""  # type: ignore[index]
+        assert saved(tmp_path)["figures"]["exercise1"] == {}  # type: ignore[index]
+        plan = build_plan(LESSON, app.progress)
+        assert plan.step("exercise:exercise-ledger").state == "started"
+        assert plan.counts.steps_done == before.counts.steps_done
+        banner = app.query_one("LedgerPane").query_one(PaneExercises)
+        assert "Exercise 1 ◔ started" in banner.text
+        assert f"plan {before.figure}" in app.sub_title
+        await pilot.press("7", "B")
+        await saved_now(pilot, app)
+        assert "Exercise 1 ✓ done" in banner.text
+        assert build_plan(LESSON, app.progress).counts.steps_done == before.counts.steps_done + 1
+
+
 # ----------------------------------------------------------------- predict, then reveal
 async def test_the_diagram_is_folded_until_the_note_is_written_or_a_look_confirmed(
     tmp_path: Path,

@@ -27,6 +27,7 @@ from engine.pipeline import (
     PipelineResult,
     PipelineSpec,
     SimulationCancelled,
+    check_simulated_size,
     closed_form_bubble,
     draw_timeline,
     micro_batches_from_batch,
@@ -337,6 +338,39 @@ def test_simulation_size_limit_is_a_named_error() -> None:
     with pytest.raises(InputError) as caught:
         simulate(PipelineSpec("gpipe", 64, 100_000))
     assert caught.value.field == "num_microbatches"
+
+
+@pytest.mark.parametrize(
+    ("spec", "shown"),
+    [
+        # GPipe and 1F1B run an F and a BW per stage and micro-batch: 2·p·m ops, no v.
+        (PipelineSpec("gpipe", 100, 100_000), "2*p*m = 2 × 100 × 100000 = 20,000,000 ops"),
+        (PipelineSpec("1f1b", 1100, 1000), "2*p*m = 2 × 1100 × 1000 = 2,200,000 ops"),
+        # Interleaved: each of the v chunks per stage runs its own F and BW.
+        (
+            PipelineSpec("interleaved-1f1b", 100, 10_000, virtual_stages=2),
+            "2*p*m*v = 2 × 100 × 10000 × 2 = 4,000,000 ops",
+        ),
+        # Zero bubble splits the backward into B and W: 3·p·m ops.
+        (PipelineSpec("zb-h1", 100, 10_000), "3*p*m = 3 × 100 × 10000 = 3,000,000 ops"),
+    ],
+)
+def test_size_limit_counts_and_shows_the_true_op_count(spec: PipelineSpec, shown: str) -> None:
+    """The number the refusal shows is the product its formula names, and the op count the
+    limit is checked against (2^21 = 2,097,152 ops)."""
+    with pytest.raises(InputError) as caught:
+        check_simulated_size(spec)
+    assert shown in caught.value.message and "(2,097,152)" in caught.value.message
+    assert f"{spec.num_ops:,} ops" in caught.value.message
+
+
+def test_size_limit_admits_what_it_counts_as_small_enough() -> None:
+    """GPipe at p=100, m=10,000 runs 2,000,000 ops (2·p·m: a v typed in the form does not apply
+    to it), under 2,097,152; the same with v = 2 interleaved is 4,000,000, refused."""
+    check_simulated_size(PipelineSpec("gpipe", 100, 10_000))
+    check_simulated_size(PipelineSpec("1f1b", 1024, 1024))  # 2·2^20 = 2^21 ops: the limit itself
+    with pytest.raises(InputError):
+        check_simulated_size(PipelineSpec("1f1b", 1024, 1025))
 
 
 def test_micro_batches_from_batch() -> None:

@@ -117,8 +117,16 @@ def test_sections_are_read_when_recorded(lesson: Lesson, tmp_path: Path) -> None
         ("", "todo"),
         # ctrl+g's 1B example is the form as it opens: loading it alone does not do exercise 1.
         ("forms: {ledger: {params: 1B, preset: mixed-adam, dp: '1', zero: '0'}}\n", "started"),
-        ("forms: {ledger: {params: 1B, seq: '2048', layers: '24', hidden: '2048'}}\n", "done"),
-        ("forms: {ledger: {params: 7B}}\n", "done"),
+        (
+            "forms: {ledger: {params: 1B, seq: '2048', layers: '24', hidden: '2048'}}\n"
+            "figures: {exercise1: {parameters: 2.0e+9}}\n",
+            "done",
+        ),
+        ("forms: {ledger: {params: 7B}}\nfigures: {exercise1: {parameters: 2.0e+9}}\n", "done"),
+        # A changed form that computed nothing (a field left invalid: the Ledger saves no
+        # figures) is not a result of the learner's own.
+        ("forms: {ledger: {params: ''}}\nfigures: {exercise1: {}}\n", "started"),
+        ("forms: {ledger: {params: 7B}}\n", "started"),
         # Another pane's form is not exercise 1's work.
         ("forms: {bubble: {stages: '8'}}\n", "todo"),
     ],
@@ -189,6 +197,7 @@ def test_a_finished_plan(lesson: Lesson, tmp_path: Path) -> None:
     body = (
         f"read: [{', '.join(SECTIONS)}]\n"
         "forms: {ledger: {params: 1B, seq: '2048', layers: '16', hidden: '2048', heads: '16'}}\n"
+        "figures: {exercise1: {parameters: 2.0e+9}}\n"
         f"notes: {{{', '.join(f'{n}: mine' for n in notes)}}}\n"
         f"answers: {{{', '.join(f'{q.id}: mine' for q in lesson.self_check)}}}\n"
         "revealed: [self-check-adam-memory, self-check-fsdp-vs-tp]\n"

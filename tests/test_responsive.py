@@ -137,7 +137,7 @@ async def test_bubble_at_p100_m10000_answers_keys_while_it_simulates(
 async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """2,000 stages, then micro-batches typed up to 5,000 (p*m = 10 million, more than the
+    """2,000 stages, then micro-batches typed up to 5,000 (2*p*m = 20 million ops, more than the
     simulator runs): every schedule with 2,000 stages is simulated in the simulation process,
     even m = 5 (20,000 ops, but 2,000 timeline rows and a 2,000-stage grid), so a key typed
     meanwhile is handled before any simulation ends; each newer value cancels the older
@@ -152,7 +152,7 @@ async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
         await type_into(pilot, pane.query_one("#field-stages", Input), "2000")
         field = pane.query_one("#field-micro_batches", Input)
         await type_into(pilot, field, "5000")
-        assert "p*m*v = 10000000 is more than this simulator runs" in shown(
+        assert "2*p*m = 2 × 2000 × 5000 = 20,000,000 ops is more than this simulator runs" in shown(
             pane.query_one(".calc-error", Static)
         )
         # A key while every simulation waits: handled now, not after them.

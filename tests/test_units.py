@@ -65,6 +65,22 @@ def test_parse_int_refuses_fractions() -> None:
 
 def test_format_bytes_labels_both_conventions() -> None:
     assert units.format_bytes(16e9) == "16.00 GB (14.90 GiB)"
+
+
+def test_format_bytes_never_writes_digits_past_float_precision() -> None:
+    """1.5e40 bytes is 1.5e31 GB (GB = 1e9) and 1.5e40 / 2^30 = 1.397e31 GiB: a float holds
+    about 15-17 significant digits, so the fixed form's 32 integer digits would be noise."""
+    assert units.format_bytes(1.5e40) == "1.5e+31 GB (1.397e+31 GiB)"
+    # 15 significant digits still fit the fixed form: 9,999,999,999,999.00 has 15.
+    assert units.format_gb(9_999_999_999_999e9) == "9,999,999,999,999.00 GB"
+    assert units.format_gb(1e22) == "1e+13 GB"
+
+
+@pytest.mark.parametrize("typed", ["100000000", " 100000000 ", "100M"])
+def test_whole_number_bound_shows_the_value_as_typed(typed: str) -> None:
+    with pytest.raises(InputError) as caught:
+        units.parse_int("ranks", typed, maximum=16_777_216)
+    assert caught.value.message == f"must be at most 16777216, got {typed.strip()}"
     assert units.format_gib(2**30) == "1.00 GiB"
 
 

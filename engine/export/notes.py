@@ -12,6 +12,7 @@ from typing import Any
 from engine.errors import InputError, ProgressError
 from engine.exercises import (
     EXERCISE_ITEMS,
+    LEDGER_FIGURES,
     TRADEOFFS,
     ExerciseNote,
     answered_by_engine,
@@ -130,7 +131,7 @@ def ledger_inputs(form: dict[str, str]) -> list[tuple[str, str, str]]:
 def exercise1_figures(progress: LessonProgress) -> dict[str, float]:
     """Exercise 1's figures (bytes per column), or ``{}`` when they do not belong to the saved
     form: the Ledger saves ``{}`` while its form has an invalid field."""
-    figures = progress.figures.get("exercise1", {})
+    figures = progress.figures.get(LEDGER_FIGURES, {})
     return {key: float(figures[key]) for key, _label in EXERCISE1_COLUMNS if key in figures}
 
 

@@ -71,7 +71,7 @@ from engine.pipeline.simulate import (
 )
 from engine.pipeline.spec import (
     CONVENTIONS,
-    MAX_SIMULATED_CHUNK_MICROBATCHES,
+    MAX_SIMULATED_OPS,
     SCHEDULES,
     SPLIT_BACKWARD,
     PipelineAction,
@@ -90,7 +90,7 @@ from engine.pipeline.timeline import (
 
 __all__ = [
     "CONVENTIONS",
-    "MAX_SIMULATED_CHUNK_MICROBATCHES",
+    "MAX_SIMULATED_OPS",
     "MAX_TIMELINE_COLUMNS",
     "ROUNDING_TOLERANCE",
     "SCHEDULES",

@@ -27,7 +27,7 @@ from engine.pipeline.spec import (
     CONVENTIONS,
     F_CODE,
     JOINED_KINDS,
-    MAX_SIMULATED_CHUNK_MICROBATCHES,
+    MAX_SIMULATED_OPS,
     SPLIT_KINDS,
     PipelineOp,
     PipelineSpec,
@@ -132,18 +132,32 @@ class _Trace:
 def check_simulated_size(spec: PipelineSpec) -> None:
     """Refuse a spec larger than :func:`simulate` runs, before any work.
 
+    The size is the spec's true op count (:attr:`PipelineSpec.num_ops`), the same for the
+    check and for its message: 2·p·m for GPipe and 1F1B, 2·p·m·v for interleaved 1F1B, 3·p·m
+    for ZB-H1 and ZB-H2 (their B and W are separate ops).
+
     Raises:
-        InputError: on ``num_microbatches`` when p·m·v exceeds
-            :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+        InputError: on ``num_microbatches`` when the op count exceeds :data:`MAX_SIMULATED_OPS`.
     """
-    size = spec.stages * spec.num_microbatches * spec.virtual_stages
-    if size > MAX_SIMULATED_CHUNK_MICROBATCHES:
-        raise InputError(
-            "num_microbatches",
-            gettext(
-                "p*m*v = {size} is more than this simulator runs ({maximum}); lower m, p or v"
-            ).format(size=size, maximum=MAX_SIMULATED_CHUNK_MICROBATCHES),
+    ops = spec.num_ops
+    if ops <= MAX_SIMULATED_OPS:
+        return
+    kinds = 3 if spec.split_backward else 2
+    if spec.schedule == "interleaved-1f1b":
+        formula = f"{kinds}*p*m*v = {kinds} × {spec.stages} × {spec.num_microbatches} × "
+        formula += str(spec.virtual_stages)
+        message = gettext(
+            "{formula} = {ops:,} ops is more than this simulator runs ({maximum:,}); "
+            "lower m, p or v"
         )
+    else:
+        formula = f"{kinds}*p*m = {kinds} × {spec.stages} × {spec.num_microbatches}"
+        message = gettext(
+            "{formula} = {ops:,} ops is more than this simulator runs ({maximum:,}); lower m or p"
+        )
+    raise InputError(
+        "num_microbatches", message.format(formula=formula, ops=ops, maximum=MAX_SIMULATED_OPS)
+    )
 
 
 def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> PipelineResult:
@@ -161,8 +175,8 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
     simulation stops as soon as it returns true.
 
     Raises:
-        InputError: on ``num_microbatches`` when p·m·v exceeds
-            :data:`MAX_SIMULATED_CHUNK_MICROBATCHES`.
+        InputError: on ``num_microbatches`` when the op count exceeds
+            :data:`MAX_SIMULATED_OPS`.
         SimulationCancelled: when ``cancelled()`` returned true.
     """
     check_simulated_size(spec)

@@ -28,8 +28,9 @@ SPLIT_BACKWARD: Final[frozenset[str]] = frozenset({"zb-h1", "zb-h2"})
 """Schedules that run B (input gradient) and W (weight gradient) as separate ops."""
 
 
-MAX_SIMULATED_CHUNK_MICROBATCHES: Final[int] = 2**20
-"""Largest p·m·v :func:`engine.pipeline.simulate` accepts (about 3 million ops, a few seconds)."""
+MAX_SIMULATED_OPS: Final[int] = 2**21
+"""Most ops (:attr:`PipelineSpec.num_ops`) :func:`engine.pipeline.simulate` accepts, a few
+seconds of work; p·m·v is then at most 2^20 (every op's index fits an int32)."""
 
 
 CONVENTIONS: Final = (

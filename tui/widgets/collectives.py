@@ -25,6 +25,7 @@ from engine.collectives import (
     ALGORITHM_ALIASES,
     ALGORITHMS,
     COST_ONLY_ALGORITHMS,
+    MAX_COST_RANKS,
     OPERATIONS,
     CollectiveCost,
     collective_cost,
@@ -155,7 +156,8 @@ class CollectivesPane(CalculatorPane):
     def compute(self, values: dict[str, str]) -> Outcome:
         op = values["op"]
         algorithm = None if values["algorithm"] == DEFAULT else values["algorithm"]
-        ranks = units.parse_int("ranks", values["ranks"], minimum=1)
+        # The engine's bound checked here too, so its message shows R as the learner typed it.
+        ranks = units.parse_int("ranks", values["ranks"], minimum=1, maximum=MAX_COST_RANKS)
         try:
             cost = collective_cost(
                 op,

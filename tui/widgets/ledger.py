@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Select, Static
 
 from engine import units
-from engine.exercises import LEDGER_FORM_DEFAULTS
+from engine.exercises import LEDGER_FIGURES, LEDGER_FORM_DEFAULTS
 from engine.i18n import N_, gettext
 from engine.ledger import (
     CONVENTION_LABELS,
@@ -319,7 +319,7 @@ class LedgerPane(CalculatorPane):
 
     form_name = "ledger"
     STUDY_PANE = "ledger"
-    figure_name = "exercise1"
+    figure_name = LEDGER_FIGURES
     HELP = N_(
         "The memory ledger (exercise 1). Type a parameter count (1e9, 1B, 7.5B), pick a "
         "precision preset or type bytes per parameter for weights, gradients and optimizer "
