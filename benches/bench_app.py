@@ -909,21 +909,29 @@ def discover(work: Path, repeat: int) -> dict[str, float]:
 # ------------------------------------------------------------------------------ report
 
 
-def report_keystrokes(keystrokes: dict[str, list[float]]) -> float:
-    """Print figure 3; returns the worst pane's p95 (seconds)."""
+def report_p95(samples: dict[str, list[float]], baseline: str, width: int) -> float:
+    """Print one line per entry of ``samples``: p95 (median) in ms and the ratio to the p95 of
+    ``samples[baseline]``; returns the worst p95 (seconds) of the entries that are not
+    baselines."""
     ms = 1e3
-    floor = percentile(keystrokes["baseline: plain Input"], 0.95)
-    print("3. keystroke to updated pane, p95 (median):")
+    floor = percentile(samples[baseline], 0.95)
+    plain = baseline.removeprefix("baseline: ")
     worst = 0.0
-    for name, times in keystrokes.items():
+    for name, times in samples.items():
         p95 = percentile(times, 0.95)
         if not name.startswith("baseline"):
             worst = max(worst, p95)
         print(
-            f"   {name:22s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / floor:5.2f} x plain Input   target p95 <= 16 ms"
+            f"   {name:{width}s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
+            f"= {p95 / floor:5.2f} x {plain}   target p95 <= 16 ms"
         )
     return worst
+
+
+def report_keystrokes(keystrokes: dict[str, list[float]]) -> float:
+    """Print figure 3; returns the worst pane's p95 (seconds)."""
+    print("3. keystroke to updated pane, p95 (median):")
+    return report_p95(keystrokes, "baseline: plain Input", 22)
 
 
 def report_autosave(saved: dict[str, list[float]]) -> float:
@@ -951,21 +959,10 @@ def report_autosave(saved: dict[str, list[float]]) -> float:
 
 def report_notes(notes: dict[str, list[float]]) -> float:
     """Print figure 9; returns the worst text box's p95 (seconds)."""
-    ms = 1e3
     notes = dict(notes)
     autosaves = int(notes.pop("autosaves")[0])
-    notes_floor = percentile(notes["baseline: plain TextArea"], 0.95)
     print(f"9. key typed into a note to the frame showing it, p95 (median); {autosaves} autosaves:")
-    worst = 0.0
-    for name, times in notes.items():
-        p95 = percentile(times, 0.95)
-        if not name.startswith("baseline"):
-            worst = max(worst, p95)
-        print(
-            f"   {name:24s} {p95 * ms:6.2f} ms ({statistics.median(times) * ms:5.2f}) "
-            f"= {p95 / notes_floor:5.2f} x plain TextArea   target p95 <= 16 ms"
-        )
-    return worst
+    return report_p95(notes, "baseline: plain TextArea", 24)
 
 
 def keys_only(keys: int, saves: int) -> int:
