@@ -203,15 +203,56 @@ def marked_messages() -> set[str]:
     return {message for message in found if message}
 
 
+def catalog_entries(locale: str) -> dict[str, tuple[str, ...]]:
+    """Each msgid (a plural entry's singular and plural both) -> its translation's forms."""
+    entries: dict[str, tuple[str, ...]] = {}
+    for message in catalog(locale):
+        if message.id:
+            forms = message.string if isinstance(message.string, tuple) else (message.string,)
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            entries.update(dict.fromkeys(ids, tuple(forms)))
+    return entries
+
+
 @pytest.mark.parametrize("locale", ["zh_CN", "en"])
 def test_every_marked_text_has_a_translation_with_the_same_placeholders(locale: str) -> None:
-    entries = {message.id: message.string for message in catalog(locale) if message.id}
+    entries = catalog_entries(locale)
     missing = sorted(marked_messages() - entries.keys())
     assert not missing, f"not in {locale}: run pybabel extract and update (README): {missing[:5]}"
-    empty = sorted(msgid for msgid, text in entries.items() if not text)
+    empty = sorted(msgid for msgid, forms in entries.items() if not all(forms))
     assert not empty, f"{locale}: no translation for {empty[:5]}"
-    different = [msgid for msgid, text in entries.items() if fields(msgid) != fields(str(text))]
+    different = [
+        msgid
+        for msgid, forms in entries.items()
+        if any(fields(msgid) != fields(form) for form in forms)
+    ]
     assert not different, f"{locale}: placeholders differ in {different[:5]}"
+
+
+@pytest.mark.parametrize(("locale", "forms"), [("zh_CN", 1), ("en", 2)])
+def test_a_count_takes_the_languages_plural_forms(locale: str, forms: int) -> None:
+    """A text with a count has an entry per plural form of the language (GNU gettext's
+    Plural-Forms: English two, one and other; Chinese one), never an "(s)" in the text."""
+    plurals = [message for message in catalog(locale) if isinstance(message.id, tuple)]
+    assert plurals, "no plural entry: a count is written with ngettext"
+    assert all(len(message.string) == forms for message in plurals)
+    with_s = [
+        message.id
+        for message in catalog(locale)
+        if isinstance(message.id, str) and re.search(r"[a-z]\((?:s|es)\)", message.id)
+    ]
+    assert with_s == []
+
+
+def test_counts_read_in_the_right_form() -> None:
+    assert strings.search_count(1) == "1 match"
+    assert strings.search_count(3) == "3 matches"
+    assert strings.plan_session("5 min", 1, 2) == (
+        "This session: 5 min, 1 step finished, 2 answers written."
+    )
+    set_language("zh")
+    assert strings.search_count(1) == "1 处匹配"
+    assert strings.search_count(3) == "3 处匹配"
 
 
 def test_english_catalog_is_the_source_text() -> None:

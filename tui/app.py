@@ -271,7 +271,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson_file_errors = [error for error in errors if error.path != str(self.content_dir)]
         if self.lesson_file_errors:
             count = len(self.lesson_file_errors)
-            self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
+            self.notify(strings.lesson_files_unreadable(count), severity="warning")
         self._take_lock()
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
@@ -842,10 +842,10 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
-        return strings.PLAN_SESSION.format(
-            duration=format_duration(record.duration_s),
-            finished=len(record.steps_finished),
-            written=len(record.answers_written),
+        return strings.plan_session(
+            format_duration(record.duration_s),
+            len(record.steps_finished),
+            len(record.answers_written),
         )
 
     def action_session_summary(self) -> None:

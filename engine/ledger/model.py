@@ -27,6 +27,8 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 
 TERM_KEYS = ("params", "grads", "master_weights", "optimizer_states", "activations", "buffers")
 MODEL_STATE_KEYS = TERM_KEYS[:4]
+ACTIVATION_INPUTS = ("seq", "layers", "hidden", "heads")
+"""The spec fields the activations term needs; without ``seq`` it is not computed."""
 
 DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
 # Optimizer-state bytes per parameter with fp32 states, master weights excluded.

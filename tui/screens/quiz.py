@@ -583,9 +583,9 @@ class QuizScreen(Screen[None]):
         assert session is not None
         text = Text(strings.QUIZ_DONE.format(done=session.reviewed_this_session) + "\n")
         if session.held_back:
-            text.append(strings.QUIZ_HELD_BACK.format(count=session.held_back) + "\n")
+            text.append(strings.quiz_held_back(session.held_back) + "\n")
         if session.answered_today:
-            text.append(strings.QUIZ_ANSWERED_TODAY.format(count=len(session.answered_today)))
+            text.append(strings.quiz_answered_today(len(session.answered_today)))
             text.append("\n")
         text.append("\n")
         text.append(self.stats_lines(session, rows))

@@ -151,7 +151,7 @@ class SearchScreen(ModalScreen[SearchResult]):
                 Content(strings.SEARCH_MANY.format(count=len(self.hits), shown=MAX_LISTED))
             )
         else:
-            count.update(Content(strings.SEARCH_COUNT.format(count=len(self.hits))))
+            count.update(Content(strings.search_count(len(self.hits))))
         width = self._width()
         options = self.query_one("#search-hits", OptionList)
         options.clear_options()

@@ -169,7 +169,7 @@ class CollectivesPane(CalculatorPane):
             )
         except InputError as error:
             # The engine names its arguments (size_bytes); the message names the form's field.
-            raise InputError(_PANE_FIELDS.get(error.field, error.field), error.message) from None
+            raise error.for_field(_PANE_FIELDS.get(error.field, error.field)) from None
         key = (op, algorithm, ranks)
         if key != self._flow_key:
             # Only a new op, algorithm or rank count changes the picture; redrawing it on every

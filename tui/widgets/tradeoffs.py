@@ -235,6 +235,28 @@ def _scenario_renderable(index: int, width: int, language: str) -> RenderableTyp
     return Group(*parts)
 
 
+# The step spec's fields that the pickers set, by the picker's label.
+_PICKER_LABELS = {
+    "interconnect": strings.msgids.TRADEOFFS_LINK,
+    "gpus": strings.msgids.TRADEOFFS_WORLD,
+    "model": strings.msgids.TRADEOFFS_MODEL,
+    "global_batch": strings.msgids.TRADEOFFS_BATCH,
+    "seq": strings.msgids.TRADEOFFS_SEQ,
+}
+
+
+def picker_error(error: InputError) -> str:
+    """``error`` naming the pickers by their labels (the engine names its spec fields)."""
+
+    def name_of(key: str) -> str:
+        return strings.FIELD_NAMED.format(label=gettext(_PICKER_LABELS.get(key, key)))
+
+    return gettext("{field}: {message}").format(
+        field=gettext(_PICKER_LABELS.get(error.field, error.field)),
+        message=error.naming(name_of),
+    )
+
+
 class TradeoffsPane(VerticalScroll):
     """Step time and scaling on a chosen interconnect; counterexamples; exercises 4 and 5."""
 
@@ -432,7 +454,9 @@ class TradeoffsPane(VerticalScroll):
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            return (choices, width), Text(labelled(get_preset(model).shown_title, str(error)))
+            return (choices, width), Text(
+                labelled(get_preset(model).shown_title, picker_error(error))
+            )
         return (choices, width), report_renderable(report, width)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
