@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
@@ -80,7 +80,7 @@ from tui.options import QuizOptions
 from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
-from tui.toasts import hint_timeout, show_alone
+from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
@@ -709,9 +709,21 @@ class ShardbookApp(KeyOrderApp[int]):
     ) -> None:
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
-        alone would not do)."""
+        alone would not do); its lines are broken by the lesson's rules (:mod:`tui.toasts`)."""
         timeout = hint_timeout(severity, timeout)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        notification = BrokenNotification(
+            toast_lines(message, self.size.width),
+            title,
+            severity,
+            self.NOTIFICATION_TIMEOUT if timeout is None else timeout,
+            markup=False,
+            text=message,
+        )
+        self.post_message(Notify(notification))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The message on screen broken again for the new width."""
+        rebreak(self, event.size.width)
 
     def on_notify(self, event: Notify) -> None:
         """A new message replaces the one on screen and is placed off the focused field
