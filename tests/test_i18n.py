@@ -849,6 +849,32 @@ async def test_header_drops_whole_parts_where_it_does_not_fit(
         assert first.strip() == header and "…" not in first
 
 
+@pytest.mark.parametrize(
+    ("language", "width", "status"),
+    [
+        ("zh", 60, "测验 · S15 · 自检 · 本题之后还剩 28 题 · 已评分 0"),
+        ("zh", 40, "测验 · S15 · 自检 · 本题之后还剩 28 题"),
+        ("en", 60, "Quiz · S15 · self-check · 28 left after this · 0 rated"),
+    ],
+)
+async def test_quiz_status_drops_whole_parts_where_it_does_not_fit(
+    tmp_path: Path, language: str, width: int, status: str
+) -> None:
+    """The quiz's status line, like the header, drops whole parts from its end, each with its
+    separator: no line ends in a dangling '·' or is cut; a wider terminal shows them again."""
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(width, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuizScreen))
+        await settle(pilot)
+        first = screen_lines(app)[0].strip()
+        assert first == status
+        await pilot.resize_terminal(160, 20)
+        await settle(pilot)
+        assert screen_lines(app)[0].strip().startswith(status + " · ")
+
+
 async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
     """At 60x20 in Chinese no line of any side tab's page ends in an ellipsis: not the header
     (it drops whole parts), not a figure (``在途峰值 8 个 micro-batch`` is stacked or wrapped)."""

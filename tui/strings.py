@@ -178,7 +178,7 @@ QUIZ_KINDS = {
     "misconception": N_("misconception"),
     "matching": N_("matching"),
 }
-QUIZ_LOADING = N_("· reading lessons {read} of {total}…")
+QUIZ_LOADING = N_("reading lessons {read} of {total}…")
 QUIZ_LOADING_ALL = N_(
     "Reading the other lessons: their questions are asked as soon as they are read. "
     "Escape goes back to the lesson."
