@@ -97,6 +97,7 @@ KEEP_IN_ZH = {
         "ZeRO",
         "GB",
         "GiB",
+        "Gb",  # a network link in gigabits per second, as NICs are sold (400 Gb/s)
         "KV",
     ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
@@ -822,6 +823,36 @@ async def test_form_labels_are_whole_and_apart_from_their_values(
             for label in labels:
                 text = str(label.content)
                 assert label.size.width > cell_len(text), (tab, text, label.size.width)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
+    tmp_path: Path, language: str
+) -> None:
+    """Each option of every picker in the Ledger (its less-used fields included), Bubble,
+    Collectives and Trade-offs fits the picker at 80x24, so the value chosen is read whole
+    (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space)."""
+    from rich.cells import cell_len
+    from textual.widgets import Static
+    from textual.widgets._select import SelectOverlay
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for tab in ("ledger", "bubble", "collectives", "tradeoffs"):
+            tab_pane = await app.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            if tab == "ledger":
+                await tab_pane.query_one(LedgerPane).open_more()
+                await settle(pilot)
+            selects = list(tab_pane.query(Select).results(Select))
+            assert selects, tab
+            for select in selects:
+                room = select.query_one("#label", Static).content_size.width
+                options = select.query_one(SelectOverlay)
+                for index in range(options.option_count):
+                    prompt = str(options.get_option_at_index(index).prompt)
+                    assert cell_len(prompt) <= room, (tab, select.id, prompt, room)
 
 
 @pytest.mark.parametrize(

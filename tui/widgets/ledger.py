@@ -366,7 +366,7 @@ class LedgerPane(CalculatorPane):
             "preset",
             N_("precision"),
             options=(
-                *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
+                *((preset.short_label, key) for key, preset in PRECISION_PRESETS.items()),
                 (N_("custom bytes/param"), CUSTOM),
             ),
         ),
@@ -393,7 +393,7 @@ class LedgerPane(CalculatorPane):
             N_("model"),
             options=(
                 (N_("custom shape"), CUSTOM),
-                *((preset.title, name) for name, preset in model_presets().items()),
+                *((preset.short or preset.title, name) for name, preset in model_presets().items()),
             ),
         ),
         _field("layers", N_("layers L")),

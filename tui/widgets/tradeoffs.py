@@ -330,7 +330,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "link",
                 strings.TRADEOFFS_LINK,
-                [(gettext(link.label), key) for key, link in INTERCONNECTS.items()],
+                [(gettext(link.picker_label), key) for key, link in INTERCONNECTS.items()],
                 TRADEOFFS_LINK,
             ),
             (
@@ -342,7 +342,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "model",
                 strings.TRADEOFFS_MODEL,
-                [(preset.shown_title, name) for name, preset in model_presets().items()],
+                [(preset.picker_title, name) for name, preset in model_presets().items()],
                 str(TRADEOFFS_BASE.model),
             ),
             (
