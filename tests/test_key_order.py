@@ -56,6 +56,23 @@ async def test_a_burst_of_editing_keys_in_the_ledger_is_applied_in_order(tmp_pat
     assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
 
 
+async def test_keys_that_came_before_the_first_frame_are_applied_in_order(tmp_path: Path) -> None:
+    # The driver reads keys as soon as the terminal is in application mode, before the first
+    # screen is mounted: posted before the app runs, they wait in its queue the same way.
+    app = app_for(tmp_path)
+    for name in ("f2", "end", "backspace", "backspace", "7", "B"):
+        app.post_message(key(name))
+    async with app.run_test(size=SIZE) as pilot:
+        async with asyncio.timeout(30):  # a key lost on a screen not mounted never finishes
+            await app.keys_done()
+        params = app.query_one("#field-params", Input)
+        assert params.value == "7B"
+        assert app.focused is params
+        assert all(node.display for node in params.ancestors_with_self if isinstance(node, Widget))
+        await save_and_quit(pilot)
+    assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
+
+
 async def test_tab_in_a_burst_moves_the_focus_before_the_next_characters(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -14,6 +14,13 @@ once it is back at the app every handler and binding of that key has run, a focu
 included, so the next key goes to the widget focused now. Drop the class when Textual keeps keys
 in order itself (tests/test_key_order.py sends the bursts above).
 
+Keys before the first frame. The driver reads keys as soon as the terminal is in application
+mode, and the app takes them as soon as its own mount is done, while the first screen may not
+be composed or mounted yet: a binding then runs on a screen whose ``on_mount`` has not set its
+layout (and undoes the binding's work after it). :class:`KeyOrderApp` holds such keys, in
+order, until the screen on top at start is mounted and has drawn its first frame, and what its
+``on_mount`` queued for after that frame has run (a restored focus, say).
+
 No key in silence. A printable key that nothing took (no text box has the focus and no binding
 wants it) goes to the one text box of the focused item (a Reveal button's answer box), or is
 refused with a hint that replaces the previous one instead of stacking.
@@ -33,7 +40,7 @@ import unicodedata
 from collections import deque
 from typing import Any
 
-from textual import events
+from textual import events, on
 from textual.app import App, ReturnType
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -113,6 +120,20 @@ class KeyOrderApp(App[ReturnType]):
         self._key_watchdog: Timer | None = None
         self._key_hint: Notification | None = None
         self._refused = ""
+        # False until the first screen is ready for keys (see module docstring).
+        self._keys_open = False
+
+    @on(events.Mount)
+    def _open_keys_when_screen_ready(self) -> None:
+        # The screen's queue is read once its on_mount has run; from there, the callback after
+        # its first frame comes behind those its on_mount asked for.
+        screen = self.screen
+        screen.call_later(screen.call_after_refresh, self._open_keys)
+
+    def _open_keys(self) -> None:
+        """The first screen is ready: handle the keys that came meanwhile, in order."""
+        self._keys_open = True
+        self.call_later(self._send_next_key)  # in the app's own task
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
@@ -123,8 +144,9 @@ class KeyOrderApp(App[ReturnType]):
         await super().on_event(event)
 
     async def _send_next_key(self) -> None:
-        """Route the oldest waiting key as Textual does, unless one is still being handled."""
-        if self._key_marker is not None:
+        """Route the oldest waiting key as Textual does, unless one is still being handled or
+        the first screen is not ready for keys yet."""
+        if self._key_marker is not None or not self._keys_open:
             return
         if not self._keys_waiting:
             self._keys_idle.set()
