@@ -522,7 +522,7 @@ def test_keys_typed_while_the_app_starts_reach_it_unedited(tmp_path: Path) -> No
     )
     try:
         terminal.wait_for(starting.exists, "start of the app's making")
-        terminal.send("\x1bOQ" "\x1b[F" "\x7f\x7f" "7B")  # F2, End, two backspaces, 7B
+        terminal.send("\x1bOQ\x1b[F\x7f\x7f7B")  # F2, End, two backspaces, 7B
         terminal.wait_for_text(LESSON_DRAWN)
         assert b"^[" not in terminal.output, "keys echoed by the terminal"
         terminal.wait_for(lambda: "7B" in terminal.text, "7B in the Ledger's parameters")
