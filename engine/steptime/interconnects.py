@@ -60,7 +60,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         50e9,
         5e-6,
         "400 Gb/s InfiniBand NDR, one NIC per GPU (DGX H100) = 50 GB/s",
-        N_("NVLink, 400 Gb/s net"),
+        N_("NVLink + 400 Gb/s"),
     ),
     "pcie": Interconnect(
         "pcie",
@@ -69,7 +69,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         12.5e9,
         10e-6,
         "PCIe 4.0 x16: 32 GB/s per direction; 100 Gb/s NIC = 12.5 GB/s",
-        N_("PCIe, 100 Gb/s net"),
+        N_("PCIe + 100 Gb/s"),
     ),
     "100gbps": Interconnect(
         "100gbps",
@@ -78,7 +78,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         12.5e9,
         10e-6,
         "100 Gb/s Ethernet/InfiniBand EDR, one NIC per GPU = 12.5 GB/s",
-        N_("NVLink, 100 Gb/s net"),
+        N_("NVLink + 100 Gb/s"),
     ),
 }
 """Interconnect presets by name, fastest inter-node link first."""
