@@ -163,7 +163,8 @@ def screen_text(app: ShardbookApp) -> str:
 def english_left(text: str) -> set[str]:
     """The English words of ``text`` that are not the lesson's, not kept (:data:`KEEP_IN_ZH`,
     :func:`identifiers`), not a single symbol and not a drawing; a word cut by the edge of its
-    column (``Playbo…``) counts as the word it begins."""
+    column (``Playbo…``) counts as the word it begins, one whose start a dialog's edge hides
+    (``█eta``) as the word it ends."""
     allowed = KEEP_IN_ZH | lesson_latin_words() | identifiers()
     left = set()
     # A name with an underscore is code or a symbol (largest_layer_params, Psi_shared, T_step).
@@ -174,6 +175,10 @@ def english_left(text: str) -> set[str]:
             continue
         cut = text[match.end() : match.end() + 1] == "…"
         if cut and any(kept.startswith(word) for kept in allowed):
+            continue
+        # The end of a word behind a dialog, its start hidden by the dialog's edge.
+        hidden = text[max(0, match.start() - 1) : match.start()] in ("█", "▌")
+        if hidden and any(kept.endswith(word) for kept in allowed):
             continue
         left.add(word)
     return left
