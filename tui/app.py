@@ -81,6 +81,7 @@ from tui.options import QuizOptions
 from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
+from tui.settle import settle
 from tui.toasts import hint_timeout, show_alone
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
@@ -201,6 +202,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self._edited_since_export = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
+        # Saves asked for by a key, waiting for what was typed before it (_when_settled).
+        self._settling: set[asyncio.Task[None]] = set()
         # Where the open lesson was left, as restored (side panes built later read it).
         self.resumed = ResumeState()
         self._place_timer: Timer | None = None
@@ -783,6 +786,10 @@ class ShardbookApp(KeyOrderApp[int]):
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions(), context))
 
     def action_save(self) -> None:
+        """ctrl+s: save now, with what was typed right before (:meth:`_when_settled`)."""
+        self._when_settled(self._save_and_say)
+
+    def _save_and_say(self) -> None:
         if self.save_now():
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
 
@@ -954,7 +961,11 @@ class ShardbookApp(KeyOrderApp[int]):
 
     async def action_quit(self) -> None:
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
-        rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
+        rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`). What was
+        typed right before is saved too (:meth:`_when_settled`)."""
+        self._when_settled(self._save_and_quit)
+
+    def _save_and_quit(self) -> None:
         self.record_place()
         if self.save_now() or not self.unsaved:
             self.workers.cancel_all()  # a simulation stops now, not after the exit's teardown
@@ -966,6 +977,23 @@ class ShardbookApp(KeyOrderApp[int]):
             return
         self._quit_confirmed = True
         self.notify(strings.QUIT_UNSAVED, severity="error", timeout=20)
+
+    def _when_settled(self, then: Callable[[], None]) -> None:
+        """Run ``then`` (a save) once the changes typed before this key have reached the app.
+
+        A key typed into a field is handled there; the field's change then climbs to the app
+        one message queue per ancestor, and a save key of the same burst can come first. The
+        save waits for them (:func:`tui.settle.settle`) in a task of its own: the key's action
+        runs in the app's queue, which must stay free for the changes to arrive.
+        """
+
+        async def settle_then() -> None:
+            await settle(self)
+            then()
+
+        task = asyncio.get_running_loop().create_task(settle_then())
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
 
     def action_suspend(self) -> None:
         """ctrl+z (in a text box it undoes instead) and the palette: save, then stop the process

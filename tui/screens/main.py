@@ -251,6 +251,14 @@ class MainScreen(Screen[None]):
         reading = self.query_one("#reading")
         self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
 
+    def on_screen_resume(self) -> None:
+        # Back from the quiz, whose self-check answer fills an empty answer of the lesson
+        # (engine.quiz.session.QuizSession.answer): the box shown says what is stored.
+        for box in self.query(SelfCheckBox):
+            text = self.progress.answers.get(box.item.id, "")
+            if box.text_area.text != text:
+                box.text_area.load_text(text)
+
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)
 
