@@ -138,8 +138,6 @@ class MainScreen(Screen[None]):
         self.lesson_error = ""
         self.progress = LessonProgress("")
         self.current_section = META_ID
-        # The section composed with the screen (_first_section_widgets) until on_mount takes it.
-        self._composed_section: str | None = None
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
         # Where the lesson was left (restore_place, place: tui/screens/resume.py).
@@ -163,8 +161,7 @@ class MainScreen(Screen[None]):
         yield FittingHeader(icon="")
         with Horizontal(id="main"):
             yield OptionList(id="outline")
-            with ReadingPane(id="reading"):
-                yield from self._first_section_widgets()
+            yield ReadingPane(id="reading")
             # The tabs are built when the side pane is first shown, and each tab's content on
             # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
             with SideTabs(id="side", initial="ledger", build_tabs=self._side_shown_at_start()):
@@ -185,21 +182,6 @@ class MainScreen(Screen[None]):
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
-
-    def _first_section_widgets(self) -> list[Widget]:
-        """The widgets of the section the first frame shows (where the lesson was left, else
-        its first page), composed with the screen when a lesson was handed to it before: the
-        first layout then has them. Mounted from ``on_mount`` instead, they came after it, and
-        the frames before showed an empty reading pane (at 80x24, four frames; the screen was
-        laid out once more for them)."""
-        if self.lesson is None and not self.lesson_error:
-            return []  # nothing handed yet: on_mount shows what show_lesson hands later
-        section_id = self.resume.first_section()
-        self.guide.forget_states()
-        self._composed_section = section_id
-        if section_id != META_ID:
-            self.first_run = False  # as show_section does when it leaves the first page
-        return self._shown_widgets(section_id)
 
     def _set_layout_classes(self, size: SizeClass, shown: Arrangement) -> None:
         """One class per layout decision, changed together: the screen and its widgets are
@@ -350,15 +332,10 @@ class MainScreen(Screen[None]):
             self._show_opened_lesson()
 
     def _show_opened_lesson(self) -> None:
-        composed, self._composed_section = self._composed_section, None
-        if composed is None:
-            self.guide.forget_states()
+        self.guide.forget_states()
         self._fill_outline()
-        if composed is not None:
-            self.current_section = composed  # composed with the screen, already shown
-        else:
-            self.current_section = ""
-            self.show_section(META_ID)
+        self.current_section = ""
+        self.show_section(META_ID)
         # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
         # shows it when it is.
         opened = OpenedLesson(self.lesson, self.progress)
@@ -404,14 +381,11 @@ class MainScreen(Screen[None]):
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False)
-        return reading.mount_all(self._shown_widgets(section_id))
-
-    def _shown_widgets(self, section_id: str) -> list[Widget]:
         widgets = self._section_widgets(section_id)
         if any(section.id == section_id for section in self.sections):
             # Once laid out, the reader can tell whether the section's end is on screen.
             widgets.append(SectionEnd(section_id))
-        return widgets
+        return reading.mount_all(widgets)
 
     def refresh_section(self) -> None:
         """Show the current section again (the progress it shows changed underneath)."""

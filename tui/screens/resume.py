@@ -135,12 +135,6 @@ class PlaceKeeper:
         else:
             screen.side_shown = state.side_shown
 
-    def first_section(self) -> str:
-        """The section shown first: the one the lesson was left at, else its first page."""
-        ids = [META_ID, *(section.id for section in self.screen.sections)]
-        state = self.state
-        return state.section if self.screen.lesson is not None and state.section in ids else META_ID
-
     def restore_section(self, state: ResumeState) -> None:
         """The section, and the reading pane's top once the section is laid out."""
         screen = self.screen
