@@ -566,7 +566,7 @@ async def test_the_footer_hides_the_keys_that_do_not_fit_before_it_lays_them_out
         fitted_at_recompose.append([key.display for key in footer._footer_keys()])
 
     app = app_for(tmp_path)
-    KeysFooter.recompose = recorded  # type: ignore[method-assign]
+    KeysFooter.recompose = recorded  # type: ignore[method-assign,assignment]
     try:
         async with app.run_test(size=(60, 20)) as pilot:
             await wait_until(pilot, lambda: bool(fitted_at_recompose))
