@@ -38,7 +38,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static, TabPane
+from textual.widgets import OptionList, Static, TabPane, TextArea
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -240,8 +240,9 @@ class MainScreen(Screen[None]):
             if not box.query("TextArea"):
                 continue  # not composed yet (the screen's first resume): built with the answer
             text = self.progress.answers.get(box.item.id, "")
-            if box.text_area.text != text:
-                box.text_area.load_text(text)
+            for area in box.query(TextArea):  # none yet in a box still being built
+                if area.text != text:
+                    area.load_text(text)
 
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)
