@@ -237,8 +237,6 @@ class MainScreen(Screen[None]):
         # Back from the quiz, whose self-check answer fills an empty answer of the lesson
         # (engine.quiz.session.QuizSession.answer): the box shown says what is stored.
         for box in self.query(SelfCheckBox):
-            if not box.query("TextArea"):
-                continue  # not composed yet (the screen's first resume): built with the answer
             text = self.progress.answers.get(box.item.id, "")
             for area in box.query(TextArea):  # none yet in a box still being built
                 if area.text != text:
