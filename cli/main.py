@@ -160,8 +160,12 @@ def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
 
 
 def flag_error(error: InputError, flags: dict[str, str]) -> CliError:
-    """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag."""
-    return CliError(flags.get(error.field, error.field), error.message)
+    """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag, the
+    other fields its message names too (``--layers``)."""
+    return CliError(
+        flags.get(error.field, error.field),
+        error.naming(lambda key: flags.get(key, key)),
+    )
 
 
 def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None:

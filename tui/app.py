@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
@@ -82,7 +82,7 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.settle import settle
-from tui.toasts import hint_timeout, show_alone
+from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
@@ -300,7 +300,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson_file_errors = [error for error in errors if error.path != str(self.content_dir)]
         if self.lesson_file_errors:
             count = len(self.lesson_file_errors)
-            self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
+            self.notify(strings.lesson_files_unreadable(count), severity="warning")
         self._take_lock()
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
@@ -739,9 +739,21 @@ class ShardbookApp(KeyOrderApp[int]):
     ) -> None:
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
-        alone would not do)."""
+        alone would not do); its lines are broken by the lesson's rules (:mod:`tui.toasts`)."""
         timeout = hint_timeout(severity, timeout)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        notification = BrokenNotification(
+            toast_lines(message, self.size.width),
+            title,
+            severity,
+            self.NOTIFICATION_TIMEOUT if timeout is None else timeout,
+            markup=False,
+            text=message,
+        )
+        self.post_message(Notify(notification))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The message on screen broken again for the new width."""
+        rebreak(self, event.size.width)
 
     def on_notify(self, event: Notify) -> None:
         """A new message replaces the one on screen and is placed off the focused field
@@ -876,10 +888,10 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
-        return strings.PLAN_SESSION.format(
-            duration=format_duration(record.duration_s),
-            finished=len(record.steps_finished),
-            written=len(record.answers_written),
+        return strings.plan_session(
+            format_duration(record.duration_s),
+            len(record.steps_finished),
+            len(record.answers_written),
         )
 
     def action_session_summary(self) -> None:
