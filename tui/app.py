@@ -510,6 +510,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.progress.forms[event.form_name] = dict(event.values)
         if event.figures is not None:
             self.progress.figures[event.figure_name] = dict(event.figures)
+        self.progress.touch()  # a calculator worked is the lesson studied, as a note is
         self.mark_dirty()
 
     # ----------------------------------------------------------------- where the lesson was left
