@@ -250,12 +250,15 @@ def summarize(
 
 
 def format_duration(seconds: float) -> str:
-    """``1 h 25 min``, ``12 min``, ``40 s``."""
+    """``1 h 25 min``, ``12 min``, ``40 s`` in English; ``1 小时 25 分钟``, ``12 分钟``, ``40 秒``
+    in Chinese (the interface language of the moment, :mod:`engine.i18n`)."""
     whole = max(0, round(seconds))
     if whole < 60:
-        return f"{whole} s"
+        return _("{seconds} s").format(seconds=whole)
     hours, minutes = divmod(whole // 60, 60)
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    if hours:
+        return _("{hours} h {minutes} min").format(hours=hours, minutes=minutes)
+    return _("{minutes} min").format(minutes=minutes)
 
 
 def render_summary(

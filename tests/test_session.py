@@ -14,6 +14,7 @@ import yaml
 from rich.cells import cell_len
 
 from cli.main import main
+from engine.i18n import set_language
 from engine.lesson import Lesson
 from engine.plan import ReviewOutlook
 from engine.progress import LessonProgress, ProgressStore
@@ -189,6 +190,14 @@ def test_the_summary_says_what_was_done_and_what_comes_next(lesson: Lesson) -> N
     [(0, "0 s"), (59.4, "59 s"), (60, "1 min"), (3599, "59 min"), (5400, "1 h 30 min")],
 )
 def test_durations(seconds: float, shown: str) -> None:
+    assert format_duration(seconds) == shown
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(46, "46 秒"), (240, "4 分钟"), (5400, "1 小时 30 分钟")]
+)
+def test_durations_in_chinese(seconds: float, shown: str) -> None:
+    set_language("zh")
     assert format_duration(seconds) == shown
 
 
