@@ -356,7 +356,9 @@ class BubblePane(CalculatorPane):
         ops = sum(spec.num_ops for spec in specs)
         waiting = Text(strings.BUBBLE_SIMULATING.format(ops=ops), style="dim")
         figures = [closed_form_renderable(spec) for spec in specs]
-        return Outcome(Group(*figures, waiting), details=waiting)
+        # The figures say it is simulating; the details (the timeline) wait empty, not a
+        # second copy of that line.
+        return Outcome(Group(*figures, waiting), details=Text(""))
 
     @work(thread=True, exclusive=True, group=SIMULATION_GROUP, exit_on_error=False)
     def _simulate(
