@@ -29,6 +29,7 @@ from engine.export import (
     safe_file_name,
     split_front_matter,
 )
+from engine.i18n import set_language
 from engine.lesson import load_lesson
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import QuizState, ask, lesson_items
@@ -171,6 +172,13 @@ def test_exercise1_is_a_table_of_the_inputs_set_with_a_total() -> None:
     assert "No figures" not in rendered
     table = [t for t in tokens(markdown) if t.type == "table_open"]
     assert len(table) == 2  # inputs, then figures
+    # The columns in the interface language: 2 + 2 + 12 bytes per parameter (ZeRO §3.1).
+    assert "| parameters | 2000000000 | 2.00 GB | 1.86 GiB |" in markdown
+    assert "| Adam states (master weights + moments) | 12000000000 |" in markdown
+    set_language("zh")
+    chinese = export_markdown(LESSON, filled_progress(), NOW)
+    assert "| 参数 | 2000000000 | 2.00 GB | 1.86 GiB |" in chinese
+    assert "| 梯度 | 2000000000 |" in chinese and "parameters |" not in chinese
 
 
 def test_an_invalid_form_is_never_paired_with_figures() -> None:

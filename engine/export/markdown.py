@@ -87,7 +87,7 @@ def _exercise1_markdown(progress: LessonProgress) -> list[str]:
         parts.append(_table((_("input"), _("value")), "---|---", pairs))
     if figures:
         rows: list[tuple[str, ...]] = [
-            (label, f"{figures[key]:.0f}", format_gb(figures[key]), format_gib(figures[key]))
+            (_(label), f"{figures[key]:.0f}", format_gb(figures[key]), format_gib(figures[key]))
             for key, label in EXERCISE1_COLUMNS
             if key in figures
         ]

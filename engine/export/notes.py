@@ -47,12 +47,13 @@ FORMAT_DESCRIPTIONS = {
 NOT_ANSWERED = N_("_(not answered yet)_")
 
 
-# Exercise 1's four columns (the lesson: 参数、梯度、Adam 状态与 activation 四栏), in bytes.
+# Exercise 1's four columns (the lesson: 参数、梯度、Adam 状态与 activation 四栏), in bytes;
+# the labels in the interface language.
 EXERCISE1_COLUMNS = (
-    ("parameters", "参数 parameters"),
-    ("gradients", "梯度 gradients"),
-    ("adam_states", "Adam 状态 Adam states (master weights + moments)"),
-    ("activations", "activations"),
+    ("parameters", N_("parameters")),
+    ("gradients", N_("gradients")),
+    ("adam_states", N_("Adam states (master weights + moments)")),
+    ("activations", N_("activations")),
 )
 
 
