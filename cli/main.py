@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from engine.errors import InputError, ShardbookError
 from engine.i18n import LANGUAGES, N_, choose_language, gettext, set_language
 from engine.i18n import gettext as _
+from tui.terminal import hold_keys, release_keys
 
 # Each headless calculator lives in its own module with ``register(calc_subparsers)``; it sets
 # ``func`` on its parser. Kept as import paths so ``shardbook --help`` stays cheap.
@@ -158,8 +159,12 @@ def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
 
 
 def flag_error(error: InputError, flags: dict[str, str]) -> CliError:
-    """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag."""
-    return CliError(flags.get(error.field, error.field), error.message)
+    """Turn an engine :class:`InputError` on a spec field into one naming the CLI flag, the
+    other fields its message names too (``--layers``)."""
+    return CliError(
+        flags.get(error.field, error.field),
+        error.naming(lambda key: flags.get(key, key)),
+    )
 
 
 def _add_paths(parser: argparse.ArgumentParser, top_level: bool = False) -> None:
@@ -347,14 +352,22 @@ def choose_cli_language(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``shardbook`` console script. Returns the exit status: 0 ok, 1 a check
     found problems, 2 bad input (a usage error exits 2 through :class:`SystemExit`)."""
-    arguments = sys.argv[1:] if argv is None else argv
+    # First of all: keys typed while the app starts wait unedited for it (tui/terminal.py).
+    hold_keys()
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    finally:
+        release_keys()
+
+
+def _run(arguments: Sequence[str]) -> int:
     set_language(choose_cli_language(arguments))
     _translate_argparse()
     prog = "shardbook"
     args = _app_arguments(arguments)
     if args is None:
         parser = build_parser()
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = parser.parse_known_args(arguments)
         command = [str(getattr(args, dest)) for dest in _COMMAND_DESTS if getattr(args, dest, None)]
         prog = " ".join(["shardbook", *command])
         if unknown:
@@ -367,6 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ),
             )
     func: Callable[[argparse.Namespace], int] = getattr(args, "func", run_tui)
+    if func is not run_tui:
+        release_keys()  # a command's output and prompts go to a terminal as it was
     try:
         return func(args)
     except ShardbookError as error:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from engine.checks import MAX_PIPELINE_STAGES, finite_number, one_of, whole_number
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import gettext as _
 from engine.model_size import ModelShape
 
@@ -123,11 +123,18 @@ def layer_activation_bytes(
     if h % a and (shape is None or shape.head_dim is None):
         raise InputError(
             "heads",
-            _("must divide hidden ({hidden}); {heads} heads do not").format(hidden=h, heads=a),
+            _("must divide {field} ({hidden}); {heads} heads do not"),
+            field=FieldName("hidden"),
+            hidden=h,
+            heads=a,
         )
     if a % t:
         raise InputError(
-            "tp", _("must divide heads ({heads}); TP {tp} does not").format(heads=a, tp=t)
+            "tp",
+            _("must divide {field} ({heads}); TP {tp} does not"),
+            field=FieldName("heads"),
+            heads=a,
+            tp=t,
         )
     if shape is not None and shape.kv_heads is not None and shape.kv_heads % t:
         raise InputError(

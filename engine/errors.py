@@ -6,24 +6,68 @@ OverflowError or a NaN result. The UI and the CLI show ``str(error)`` as is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class ShardbookError(Exception):
     """Base class of every error shardbook reports to the learner."""
 
 
+class FieldName:
+    """Another input named inside an :class:`InputError`'s message (``layers`` in "the
+    architecture (layers is missing)"): each front end shows it in its own words, the form's
+    label in the interface, the flag (``--layers``) on the command line.
+
+    Attributes:
+        key: the spec field's name (``layers``, ``seq``).
+    """
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"FieldName({self.key!r})"
+
+
 class InputError(ShardbookError, ValueError):
     """A calculator input is invalid.
+
+    ``message`` is final text, or, with ``values``, a ``str.format`` template filled with them:
+    a :class:`FieldName` value names another input, written as its spec field's name in
+    ``message`` and as the caller's name for it by :meth:`naming`.
 
     Attributes:
         field: the name of the input (a spec field such as ``num_microbatches``, or a CLI flag such
             as ``--micro-batches`` once the CLI has mapped it).
-        message: what is wrong and what is accepted, without the field name.
+        message: what is wrong and what is accepted, without the field name; other inputs it
+            names are named by their spec fields.
+        template: ``message`` before its values were filled in.
+        values: the template's values (empty when ``message`` was given as final text).
     """
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str, /, **values: object) -> None:
         self.field = field
-        self.message = message
+        self.template = message
+        self.values = values
+        self.message = self.naming(lambda key: key)
+        super().__init__(f"{field}: {self.message}")
+
+    def naming(self, name_of: Callable[[str], str]) -> str:
+        """The message with each :class:`FieldName` in it written as ``name_of(key)``."""
+        if not self.values:
+            return self.template
+        return self.template.format_map(
+            {
+                name: name_of(value.key) if isinstance(value, FieldName) else value
+                for name, value in self.values.items()
+            }
+        )
+
+    def for_field(self, field: str) -> InputError:
+        """The same error on ``field`` (another front end's name for the input)."""
+        return InputError(field, self.template, **self.values)
 
 
 class ContentError(ShardbookError):

@@ -75,6 +75,13 @@ def gettext(message: str) -> str:
     return _catalog(_current[0]).gettext(message)
 
 
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The form of a text for ``count`` things in the current language (English msgids:
+    ``singular`` for 1, ``plural`` otherwise; the catalog's ``Plural-Forms`` rule chooses among
+    its forms, one in Chinese)."""
+    return _catalog(_current[0]).ngettext(singular, plural, count)
+
+
 def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it now: it is translated where
     it is shown (a module constant or a class attribute is defined before the language is

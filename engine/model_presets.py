@@ -30,10 +30,13 @@ from engine.model_size import (
 )
 
 PRESETS_FILE = "model_presets.yaml"
-_PRESET_KEYS = frozenset({"title", "published", "digits", "source", "context", "shape"})
+_PRESET_KEYS = frozenset({"title", "short", "published", "digits", "source", "context", "shape"})
 # The titles of model_presets.yaml that describe a model rather than name it, for the catalog:
 # they are shown in the interface language (a model's own name, Llama 2 7B, is the same in both).
-DESCRIBED_TITLES = (N_("the lesson's 1B-class GPT (GPT-3 XL shape)"),)
+DESCRIBED_TITLES = (
+    N_("the lesson's 1B-class GPT (GPT-3 XL shape)"),
+    N_("the lesson's 1B GPT"),
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class ModelPreset:
         digits: significant digits the source gives (``None``: the exact count).
         source: paper, model card or ``config.json`` and where the count comes from.
         context: the longest sequence the model was built for (``None``: the learned positions).
+        short: what a picker shows where :attr:`title` is long (``None``: the title).
     """
 
     name: str
@@ -57,6 +61,7 @@ class ModelPreset:
     digits: int | None
     source: str
     context: int | None
+    short: str | None = None
 
     @functools.cached_property
     def size(self) -> ModelSize:
@@ -68,6 +73,12 @@ class ModelPreset:
         """:attr:`title` as the interface shows it: a description in the interface language,
         a model's name as its authors write it."""
         return _(self.title)
+
+    @property
+    def picker_title(self) -> str:
+        """What a picker shows: :attr:`short` (else :attr:`title`), in the interface language
+        where it describes the model."""
+        return _(self.short or self.title)
 
     @property
     def max_seq(self) -> int | None:
@@ -157,6 +168,7 @@ def parse_presets(text: str, where: str = PRESETS_FILE) -> dict[str, ModelPreset
             digits=None if entry.get("digits") is None else int(entry["digits"]),
             source=" ".join(str(entry["source"]).split()),
             context=None if entry.get("context") is None else int(entry["context"]),
+            short=None if entry.get("short") is None else str(entry["short"]),
         )
     return presets
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
 from engine.checks import MAX_COUNT, flag, one_of, whole_number
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import current_language
 from engine.i18n import gettext as _
 
@@ -182,31 +182,44 @@ def check_shape_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     heads, kv_heads, hidden = get("heads"), get("kv_heads"), get("hidden")
     if kv_heads is not None:
         if heads is None:
-            raise InputError("kv_heads", _("needs the number of attention heads (heads)"))
+            raise InputError(
+                "kv_heads",
+                _("needs the number of attention heads ({heads})"),
+                heads=FieldName("heads"),
+            )
         if kv_heads > heads or heads % kv_heads:
             raise InputError(
                 "kv_heads",
-                _("must divide heads ({heads}); {kv_heads} does not").format(
-                    heads=heads, kv_heads=kv_heads
-                ),
+                _("must divide {field} ({heads}); {kv_heads} does not"),
+                field=FieldName("heads"),
+                heads=heads,
+                kv_heads=kv_heads,
             )
     if get("head_dim") is not None and heads is None:
-        raise InputError("head_dim", _("needs the number of attention heads (heads)"))
+        raise InputError(
+            "head_dim", _("needs the number of attention heads ({heads})"), heads=FieldName("heads")
+        )
     if hidden is not None and heads is not None and get("head_dim") is None and hidden % heads:
         raise InputError(
             "heads",
-            _("must divide hidden ({hidden}); {heads} heads do not").format(
-                hidden=hidden, heads=heads
-            ),
+            _("must divide {field} ({hidden}); {heads} heads do not"),
+            field=FieldName("hidden"),
+            hidden=hidden,
+            heads=heads,
         )
     experts = get("experts") or 1
     if (get("top_k") or 1) > experts:
         raise InputError(
-            "top_k", _("must not exceed the experts ({experts})").format(experts=experts)
+            "top_k",
+            _("must not exceed {field} ({experts})"),
+            field=FieldName("experts"),
+            experts=experts,
         )
     if experts == 1 and (get("shared_experts") or get("expert_ffn_hidden") is not None):
         name = "shared_experts" if get("shared_experts") else "expert_ffn_hidden"
-        raise InputError(name, _("needs a mixture of experts (experts above 1)"))
+        raise InputError(
+            name, _("needs a mixture of experts ({experts} above 1)"), experts=FieldName("experts")
+        )
     return changed
 
 

@@ -24,6 +24,10 @@ reviews    ``reviews``                           no review of the lesson is due
 "Written" means not blank. An exercise is ``started`` when part of its work is saved (some of
 its notes, or a Ledger form that is still the default); every other step is ``todo`` or
 ``done``.
+
+The module (about 630 lines) keeps the plan's model, its states, the places the app and
+``shardbook plan`` go to next and the plan's text together: each is a reading of the same step
+list, and apart they would each re-derive it.
 """
 
 from __future__ import annotations

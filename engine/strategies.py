@@ -19,7 +19,7 @@ Volumes per step, with their sources:
   all-reduce by a reduce-scatter and an all-gather of the same total volume.
 - EP and CP volumes are derived here from the tensors moved (stated as such in their records).
 
-The module is long (about 650 lines) because most of it is the records of nine strategies, side by
+The module is long (about 790 lines) because most of it is the records of nine strategies, side by
 side so that one can be read against the next; the code is the few functions at the end.
 """
 

@@ -79,7 +79,11 @@ class Notified:
 
     @property
     def messages(self) -> list[str]:
-        return [notification.message for notification in self.notifications]
+        # What was said (``text``), not the lines the toast broke it into (tui/toasts.py).
+        return [
+            getattr(notification, "text", notification.message)
+            for notification in self.notifications
+        ]
 
 
 async def wait_until(pilot: Pilot[int], done: Callable[[], bool], timeout: float = 10.0) -> None:

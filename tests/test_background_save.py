@@ -152,3 +152,34 @@ async def test_a_read_only_window_starts_no_write(
             assert not (tmp_path / "S15.yaml").exists()
     finally:
         holder.unlock()
+
+
+def test_a_load_on_another_thread_as_a_background_write_starts_does_not_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The quiz reads progress files in a worker thread; a load there finishes the write in
+    # flight. One that came just as the event loop's autosave was starting its thread tried to
+    # join a thread not started yet ("cannot join thread before it is started").
+    from engine.progress import LessonProgress
+
+    store = ProgressStore(tmp_path)
+    errors: list[BaseException] = []
+    start = BackgroundSave.start
+
+    def start_while_another_thread_loads(background: BackgroundSave) -> None:
+        def load() -> None:
+            try:
+                store.load("S15")
+            except BaseException as error:  # any failure is the finding
+                errors.append(error)
+
+        loader = threading.Thread(target=load)
+        loader.start()
+        loader.join(timeout=30)
+        start(background)
+
+    monkeypatch.setattr(BackgroundSave, "start", start_while_another_thread_loads)
+    store.save_in_background(LessonProgress("S15", answers={"sc-1": "kept"}), lambda: None)
+    store.finish_background()
+    assert errors == []
+    assert ProgressStore(tmp_path).load("S15").progress.answers == {"sc-1": "kept"}

@@ -39,7 +39,11 @@ def saved(progress_dir: Path) -> dict[str, object]:
 
 def last_message(notified: Notified) -> str:
     """The last information message the app posted (each replaces the one before on screen)."""
-    information = [n.message for n in notified.notifications if n.severity == "information"]
+    information = [
+        m
+        for n, m in zip(notified.notifications, notified.messages, strict=True)
+        if n.severity == "information"
+    ]
     return information[-1] if information else ""
 
 

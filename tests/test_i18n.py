@@ -98,6 +98,7 @@ KEEP_IN_ZH = {
         "ZeRO",
         "GB",
         "GiB",
+        "Gb",  # a network link in gigabits per second, as NICs are sold (400 Gb/s)
         "KV",
     ),
     *("NVLink", "GPU", "GPUs", "LoRA", "QLoRA", "FFN", "seq", "heads", "hidden", "top-k"),
@@ -167,7 +168,8 @@ def screen_text(app: ShardbookApp) -> str:
 def english_left(text: str) -> set[str]:
     """The English words of ``text`` that are not the lesson's, not kept (:data:`KEEP_IN_ZH`,
     :func:`identifiers`), not a single symbol and not a drawing; a word cut by the edge of its
-    column (``Playbo…``) counts as the word it begins."""
+    column (``Playbo…``) counts as the word it begins, one whose start a dialog's edge hides
+    (``█eta``) as the word it ends."""
     allowed = KEEP_IN_ZH | lesson_latin_words() | identifiers()
     left = set()
     # A name with an underscore is code or a symbol (largest_layer_params, Psi_shared, T_step).
@@ -178,6 +180,10 @@ def english_left(text: str) -> set[str]:
             continue
         cut = text[match.end() : match.end() + 1] == "…"
         if cut and any(kept.startswith(word) for kept in allowed):
+            continue
+        # The end of a word behind a dialog, its start hidden by the dialog's edge.
+        hidden = text[max(0, match.start() - 1) : match.start()] in ("█", "▌")
+        if hidden and any(kept.endswith(word) for kept in allowed):
             continue
         left.add(word)
     return left
@@ -208,15 +214,56 @@ def marked_messages() -> set[str]:
     return {message for message in found if message}
 
 
+def catalog_entries(locale: str) -> dict[str, tuple[str, ...]]:
+    """Each msgid (a plural entry's singular and plural both) -> its translation's forms."""
+    entries: dict[str, tuple[str, ...]] = {}
+    for message in catalog(locale):
+        if message.id:
+            forms = message.string if isinstance(message.string, tuple) else (message.string,)
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            entries.update(dict.fromkeys(ids, tuple(forms)))
+    return entries
+
+
 @pytest.mark.parametrize("locale", ["zh_CN", "en"])
 def test_every_marked_text_has_a_translation_with_the_same_placeholders(locale: str) -> None:
-    entries = {message.id: message.string for message in catalog(locale) if message.id}
+    entries = catalog_entries(locale)
     missing = sorted(marked_messages() - entries.keys())
     assert not missing, f"not in {locale}: run pybabel extract and update (README): {missing[:5]}"
-    empty = sorted(msgid for msgid, text in entries.items() if not text)
+    empty = sorted(msgid for msgid, forms in entries.items() if not all(forms))
     assert not empty, f"{locale}: no translation for {empty[:5]}"
-    different = [msgid for msgid, text in entries.items() if fields(msgid) != fields(str(text))]
+    different = [
+        msgid
+        for msgid, forms in entries.items()
+        if any(fields(msgid) != fields(form) for form in forms)
+    ]
     assert not different, f"{locale}: placeholders differ in {different[:5]}"
+
+
+@pytest.mark.parametrize(("locale", "forms"), [("zh_CN", 1), ("en", 2)])
+def test_a_count_takes_the_languages_plural_forms(locale: str, forms: int) -> None:
+    """A text with a count has an entry per plural form of the language (GNU gettext's
+    Plural-Forms: English two, one and other; Chinese one), never an "(s)" in the text."""
+    plurals = [message for message in catalog(locale) if isinstance(message.id, tuple)]
+    assert plurals, "no plural entry: a count is written with ngettext"
+    assert all(len(message.string) == forms for message in plurals)
+    with_s = [
+        message.id
+        for message in catalog(locale)
+        if isinstance(message.id, str) and re.search(r"[a-z]\((?:s|es)\)", message.id)
+    ]
+    assert with_s == []
+
+
+def test_counts_read_in_the_right_form() -> None:
+    assert strings.search_count(1) == "1 match"
+    assert strings.search_count(3) == "3 matches"
+    assert strings.plan_session("5 min", 1, 2) == (
+        "This session: 5 min, 1 step finished, 2 answers written."
+    )
+    set_language("zh")
+    assert strings.search_count(1) == "1 处匹配"
+    assert strings.search_count(3) == "3 处匹配"
 
 
 def test_english_catalog_is_the_source_text() -> None:
@@ -788,6 +835,36 @@ async def test_form_labels_are_whole_and_apart_from_their_values(
                 assert label.size.width > cell_len(text), (tab, text, label.size.width)
 
 
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
+    tmp_path: Path, language: str
+) -> None:
+    """Each option of every picker in the Ledger (its less-used fields included), Bubble,
+    Collectives and Trade-offs fits the picker at 80x24, so the value chosen is read whole
+    (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space)."""
+    from rich.cells import cell_len
+    from textual.widgets import Static
+    from textual.widgets._select import SelectOverlay
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for tab in ("ledger", "bubble", "collectives", "tradeoffs"):
+            tab_pane = await app.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            if tab == "ledger":
+                await tab_pane.query_one(LedgerPane).open_more()
+                await settle(pilot)
+            selects = list(tab_pane.query(Select).results(Select))
+            assert selects, tab
+            for select in selects:
+                room = select.query_one("#label", Static).content_size.width
+                options = select.query_one(SelectOverlay)
+                for index in range(options.option_count):
+                    prompt = str(options.get_option_at_index(index).prompt)
+                    assert cell_len(prompt) <= room, (tab, select.id, prompt, room)
+
+
 @pytest.mark.parametrize(
     ("language", "size", "header"),
     [
@@ -811,6 +888,32 @@ async def test_header_drops_whole_parts_where_it_does_not_fit(
         await settle(pilot)
         first = screen_lines(app)[0]
         assert first.strip() == header and "…" not in first
+
+
+@pytest.mark.parametrize(
+    ("language", "width", "status"),
+    [
+        ("zh", 60, "测验 · S15 · 自检 · 本题之后还剩 28 题 · 已评分 0"),
+        ("zh", 40, "测验 · S15 · 自检 · 本题之后还剩 28 题"),
+        ("en", 60, "Quiz · S15 · self-check · 28 left after this · 0 rated"),
+    ],
+)
+async def test_quiz_status_drops_whole_parts_where_it_does_not_fit(
+    tmp_path: Path, language: str, width: int, status: str
+) -> None:
+    """The quiz's status line, like the header, drops whole parts from its end, each with its
+    separator: no line ends in a dangling '·' or is cut; a wider terminal shows them again."""
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(width, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuizScreen))
+        await settle(pilot)
+        first = screen_lines(app)[0].strip()
+        assert first == status
+        await pilot.resize_terminal(160, 20)
+        await settle(pilot)
+        assert screen_lines(app)[0].strip().startswith(status + " · ")
 
 
 async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:

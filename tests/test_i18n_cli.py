@@ -56,13 +56,13 @@ def test_ledger_json_keys_and_numbers_are_the_same_in_both_languages(
 
 
 def test_engine_error_in_chinese_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    """An engine check's message (the TP degree must divide the heads) in Chinese, the flag and
+    """An engine check's message (the TP degree must divide the heads) in Chinese, the flags and
     the values literal; English as before."""
     bad = ["calc", "ledger", "--params", "7B", "--tp", "3", "--heads", "32", "--hidden", "4096"]
     assert main(["--lang", "zh", *bad, "--layers", "32"]) == 2
-    assert "--tp: 必须整除 heads（32）；TP 3 不能整除" in capsys.readouterr().err
+    assert "--tp: 必须整除 --heads（32）；TP 3 不能整除" in capsys.readouterr().err
     assert main(["--lang", "en", *bad, "--layers", "32"]) == 2
-    assert "--tp: must divide heads (32); TP 3 does not" in capsys.readouterr().err
+    assert "--tp: must divide --heads (32); TP 3 does not" in capsys.readouterr().err
 
 
 def test_unreadable_progress_file_in_chinese(

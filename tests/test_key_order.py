@@ -14,6 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual import events
@@ -32,7 +33,9 @@ from tests.pilot_helpers import (
     goto_section,
     key,
     terminal_keys,
+    wait_until,
 )
+from tui import strings
 from tui.keys import KeyOrderApp
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.literal import LiteralInput, LiteralTextArea
@@ -52,6 +55,43 @@ async def test_a_burst_of_editing_keys_in_the_ledger_is_applied_in_order(tmp_pat
         assert app.focused is params and params.value == "1B"
         await burst(app, "end", "backspace", "backspace", "7B")
         assert params.value == "7B"
+        await save_and_quit(pilot)
+    assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
+
+
+@pytest.mark.parametrize("save_key", ["ctrl+q", "ctrl+s"])
+async def test_a_save_key_right_after_typing_saves_what_was_typed(
+    tmp_path: Path, notified: Notified, save_key: str
+) -> None:
+    # The field's change climbs to the app one message queue per ancestor after the key was
+    # typed; a save key in the same burst is handled before it has arrived. No autosave: only
+    # the save key writes the file.
+    app = app_for(tmp_path, delay=3600.0)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f2")
+        for name in ("end", "backspace", "backspace", "7", "B", save_key):
+            app.post_message(key(name))
+        if save_key == "ctrl+q":
+            await wait_until(pilot, lambda: app.return_code is not None)
+        else:
+            saved = strings.SAVED_AT.split("{")[0]
+            await wait_until(pilot, lambda: any(saved in text for text in notified.messages))
+    assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
+
+
+async def test_keys_that_came_before_the_first_frame_are_applied_in_order(tmp_path: Path) -> None:
+    # The driver reads keys as soon as the terminal is in application mode, before the first
+    # screen is mounted: posted before the app runs, they wait in its queue the same way.
+    app = app_for(tmp_path)
+    for name in ("f2", "end", "backspace", "backspace", "7", "B"):
+        app.post_message(key(name))
+    async with app.run_test(size=SIZE) as pilot:
+        async with asyncio.timeout(30):  # a key lost on a screen not mounted never finishes
+            await app.keys_done()
+        params = app.query_one("#field-params", Input)
+        assert params.value == "7B"
+        assert app.focused is params
+        assert all(node.display for node in params.ancestors_with_self if isinstance(node, Widget))
         await save_and_quit(pilot)
     assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
 
@@ -149,7 +189,8 @@ async def test_a_key_nothing_takes_is_refused_with_one_hint(
     async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await pilot.press("ctrl+o")
         outline = app.query_one("#outline", OptionList)
-        assert app.focused is outline
+        # The outline takes the focus once its overlay is drawn.
+        await wait_until(pilot, lambda: app.focused is outline)
         highlighted = outline.highlighted
         await burst(app, "typ")
         await pilot.press("e")
@@ -291,13 +332,17 @@ async def test_ctrl_r_scrolls_the_key_points_into_view(tmp_path: Path) -> None:
         reading = app.query_one("#reading")
         key_points = box.query_one(".key-points")
         await pilot.press("ctrl+r")
-        await pilot.pause()
         assert box.revealed
+
         # The answer stays in view, and the key points fill the rest of it (they may be
-        # taller than the view: 45 lines at 80 columns).
-        view, shown = reading.content_region, key_points.region
-        assert view.contains_region(box.text_area.region), (view, box.text_area.region)
-        assert view.intersection(shown).height >= min(shown.height, view.height // 2), shown
+        # taller than the view: 45 lines at 80 columns); the scroll comes after a frame.
+        def in_view() -> bool:
+            view, shown = reading.content_region, key_points.region
+            return view.contains_region(box.text_area.region) and view.intersection(
+                shown
+            ).height >= min(shown.height, view.height // 2)
+
+        await wait_until(pilot, in_view)
 
 
 EDIT_KEYS = ["a", "b", "7", "backspace", "left", "right", "home", "end"]

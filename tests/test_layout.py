@@ -411,7 +411,7 @@ async def test_a_field_error_is_shown_next_to_the_field(tmp_path: Path) -> None:
         assert ledger.children.index(error) == ledger.children.index(heads_row) + 1
         # Korthikanti et al. 2022: the heads split the hidden size, so 3 must divide 2048.
         text = "\n".join(screen_lines(app))
-        assert "heads a: must divide hidden (2048)" in text
+        assert "heads a: must divide “hidden h” (2048)" in text
 
 
 async def test_notifications_replace_each_other_and_stay_off_the_figures(
@@ -488,13 +488,13 @@ def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
     from rich.console import Console
 
     from engine.ledger import compare_conventions
-    from tui.widgets.ledger import comparison_renderable, ledger_renderable
+    from tui.widgets.ledger import LedgerPane, comparison_renderable, ledger_renderable
 
     # GPT-3 175B (Brown et al. 2020) on one rank: four-digit GB figures.
     spec = LedgerSpec(params=175e9, gpu_memory=80e9)
     result = compute_ledger(spec)
     for renderable, values in (
-        (ledger_renderable(result), result.per_rank_bytes.values()),
+        (ledger_renderable(result, LedgerPane().field_named), result.per_rank_bytes.values()),
         (
             comparison_renderable(compare_conventions(spec)),
             [v for r in compare_conventions(spec).values() for v in r.per_rank_bytes.values()],

@@ -495,3 +495,44 @@ async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
         await pilot.pause()
         # Headless there is no shell to suspend to, and the app says so.
         assert notified.messages == [strings.CANNOT_SUSPEND]
+
+
+# --------------------------------------------------------------------- keys during the start-up
+def test_keys_typed_while_the_app_starts_reach_it_unedited(tmp_path: Path) -> None:
+    # The app's modules take a while to import; keys typed meanwhile, in a terminal still in
+    # canonical mode, would be echoed onto the shell's screen and edited by the kernel (the
+    # backspaces erasing bytes of the End key). The prelude makes the wait long, and says when
+    # it starts: after the command line has read its arguments, before the app exists.
+    starting = tmp_path / "starting"
+    prelude = (
+        "import time\n"
+        "from pathlib import Path\n"
+        "import tui.app\n"
+        "_make_app = tui.app.make_app\n"
+        "def slow_make_app(**options):\n"
+        f"    Path({str(starting)!r}).touch()\n"
+        "    time.sleep(1.0)\n"
+        "    return _make_app(**options)\n"
+        "tui.app.make_app = slow_make_app\n"
+    )
+    progress_dir = tmp_path / "progress"
+    progress_dir.mkdir()
+    terminal = Terminal(
+        [sys.executable, "-c", prelude + RUN_APP, "--progress-dir", str(progress_dir)]
+    )
+    try:
+        terminal.wait_for(starting.exists, "start of the app's making")
+        terminal.send("\x1bOQ\x1b[F\x7f\x7f7B")  # F2, End, two backspaces, 7B
+        terminal.wait_for_text(LESSON_DRAWN)
+        assert b"^[" not in terminal.output, "keys echoed by the terminal"
+        terminal.wait_for(lambda: "7B" in terminal.text, "7B in the Ledger's parameters")
+        terminal.send("\x11")  # ctrl+q
+        assert terminal.wait_exit() == 0
+        # The terminal is given back in the modes it had: canonical input and echo.
+        assert terminal._fd is not None
+        local_modes = termios.tcgetattr(terminal._fd)[3]
+        assert local_modes & termios.ICANON and local_modes & termios.ECHO
+    finally:
+        terminal.end()
+    forms = ProgressStore(progress_dir).load("S15").progress.forms
+    assert forms["ledger"]["params"] == "7B"

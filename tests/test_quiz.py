@@ -414,6 +414,22 @@ def test_session_saves_every_answer_and_rating_and_undoes(lesson: Lesson) -> Non
         )
 
 
+def test_a_self_check_answered_in_the_quiz_becomes_the_lessons_empty_answer(
+    lesson: Lesson,
+) -> None:
+    own = {entry.id: f"my own words on {entry.id}" for entry in lesson.self_check}
+    for answers, kept in (({}, False), (own, True)):
+        progress = LessonProgress("S15", answers=dict(answers))
+        session = QuizSession([lesson], {"S15": progress}, lambda p: None, clock=lambda: NOW)
+        question = session.current
+        assert question is not None and question.item.kind == "self-check"
+        session.answer("权重、梯度、优化器状态")
+        # An answer written in the lesson stays; an empty one takes the quiz's.
+        expected = own if kept else {question.item.ref: "权重、梯度、优化器状态"}
+        assert progress.answers == expected
+        assert progress.status == ("not-started" if kept else "in-progress")
+
+
 # ---------------------------------------------------------------------------------- fairness
 # What a strategy runs, with each all-reduce written out as the reduce-scatter and all-gather it
 # is equivalent to (Patarasuk & Yuan 2009, JPDC 69(2); NCCL docs, "Collective Operations":

@@ -29,7 +29,7 @@ from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
-from tests.pilot_helpers import SIZE, Notified, shown
+from tests.pilot_helpers import SIZE, Notified, shown, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
@@ -65,7 +65,9 @@ async def answer_right(pilot: Pilot[int], app: ShardbookApp) -> None:
     wrong answer, the two-line answer, the quiz keys)."""
     question = current(app)
     if question.answer_kind == "text":
-        await paste_answer(pilot, "参数、梯度与优化器状态")
+        # A self-check answered before (in the quiz or the lesson) offers that answer.
+        if not app.screen.query_one("#quiz-answer", QuizAnswer).text:
+            await paste_answer(pilot, "参数、梯度与优化器状态")
         await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.press("3")
@@ -455,6 +457,42 @@ async def test_a_self_check_offers_the_lesson_answer_and_is_rated_without_retypi
         assert data["answers"]["self-check-adam-memory"] == written
         # The next question starts empty.
         assert screen.query_one("#quiz-answer", QuizAnswer).text == ""
+
+
+async def test_a_self_check_answered_in_the_quiz_shows_in_the_lesson(tmp_path: Path) -> None:
+    # Written once, in the quiz: the lesson's empty answer box shows it on return, the file
+    # holds it as the lesson's answer, and the plan counts the question as answered.
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        quiz=QuizOptions(lesson="S15", clock=lambda: NOW, seed=11),
+    )
+    written = "参数 2 B、梯度 2 B、Adam 12 B [bold]x"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(20):  # ] reads the next section, up to the self-check
+            if app.screen.query(SelfCheckBox):
+                break
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+        assert all(box.text_area.text == "" for box in app.screen.query(SelfCheckBox))
+        await pilot.press("f12")
+        await pilot.pause()
+        first = current(app).item
+        assert first.kind == "self-check"
+        await paste_answer(pilot, written)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("3", "escape")
+        await pilot.pause()
+        boxes = {box.item.id: box for box in app.screen.query(SelfCheckBox)}
+        assert boxes[first.ref].text_area.text == written
+        assert [box.text_area.text for id_, box in boxes.items() if id_ != first.ref] == [""] * (
+            len(boxes) - 1
+        )
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: app.return_code is not None)
+    assert ProgressStore(tmp_path).load("S15").progress.answers == {first.ref: written}
 
 
 async def test_a_self_check_revealed_in_the_lesson_is_not_asked_today(tmp_path: Path) -> None:

@@ -134,7 +134,7 @@ async def _leave_a_session(pilot: Pilot[int], app: ShardbookApp) -> list[str]:
     await pilot.press("f10")
     await pilot.pause()
     tradeoffs = app.query_one(TradeoffsPane)
-    await choose(pilot, tradeoffs.query_one("#tradeoffs-link", Select), "100gbps")
+    await choose(pilot, tradeoffs.query_one("#tradeoffs-link", Select), "100gbps", "NVLink + 100")
     await choose(pilot, tradeoffs.query_one("#tradeoffs-model", Select), "llama2-7b", "Llama 2 7B")
     await pilot.press("f4")
     await pilot.pause()

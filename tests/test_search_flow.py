@@ -95,7 +95,7 @@ async def test_search_finds_reduce_scatter_and_enter_marks_it_in_the_reader(
             "专业课程对齐",
         ]
         assert all("reduce-scatter" in p.splitlines()[1] for p in prompts)
-        assert "4 match(es)" in "\n".join(screen_lines(app))
+        assert "4 matches" in "\n".join(screen_lines(app))
         await pilot.press("down", "enter")
         await pilot.pause()
         await pilot.pause()

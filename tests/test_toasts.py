@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -118,3 +119,43 @@ async def test_a_message_in_chinese_over_the_pane_edges_shows_every_character(
             await wait_until(pilot, partial(_toast_reads, app, message))
             await pilot.pause()
             assert any(message in row.replace(" ", "") for row in screen_lines(app))
+
+
+CLOSING = "，。、；：！？）」』”"
+
+
+async def test_a_message_is_broken_by_the_lessons_rules_and_again_on_resize(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """A Chinese message is broken as the lesson is (UAX #14 and kinsoku): no line of the toast
+    starts with closing punctuation, at any width, and after a resize too; the text is shown
+    literally ('[b]' stays) and what was said is kept whole (``text``)."""
+    message = (
+        "[b]另一个 shardbook 窗口正在使用这个进度文件夹，所以本窗口只读：你输入的内容保留在这里，"
+        "不会保存。关闭另一个窗口后按 ctrl+s（两个窗口的修改会合并），或按 F8 导出。"
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        for width in (80, 61, 60, 59, 47, 46, 45, 44, 41, 40):
+            await pilot.resize_terminal(width, 24)
+            app.notify(message, severity="warning")
+            await pilot.pause()
+            await pilot.pause()
+            (toast,) = toasts(app)
+            region = toast.content_region
+            shown = [row[region.x :].strip() for row in screen_lines(app)[region.y : region.bottom]]
+            assert not [row for row in shown if row[:1] in CLOSING], (width, shown)
+            lines = str(toast.render()).split("\n")
+            assert len(lines) == len(shown)
+            assert "".join(lines).replace(" ", "") == message.replace(" ", "")
+            assert all(cell_len(line) <= toast.content_region.width for line in lines), width
+        assert {n.text for n in notified.notifications} == {message}
+        # Resized while on screen: broken again for the new width.
+        await pilot.resize_terminal(53, 24)
+        await pilot.pause()
+        await pilot.pause()
+        (toast,) = toasts(app)
+        lines = str(toast.render()).split("\n")
+        assert not [line for line in lines if line[:1] in CLOSING], lines
+        assert max(cell_len(line) for line in lines) <= toast.content_region.width <= 50

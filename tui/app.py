@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.command import CommandPalette
 from textual.driver import Driver
@@ -80,7 +80,8 @@ from tui.options import QuizOptions
 from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
-from tui.toasts import hint_timeout, show_alone
+from tui.settle import settle
+from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
@@ -198,6 +199,8 @@ class ShardbookApp(KeyOrderApp[int]):
         self._edited_since_export = False
         self._remove_signal_handlers: Callable[[], None] = lambda: None
         self._ending: asyncio.Task[None] | None = None
+        # Saves asked for by a key, waiting for what was typed before it (_when_settled).
+        self._settling: set[asyncio.Task[None]] = set()
         # Where the open lesson was left, as restored (side panes built later read it).
         self.resumed = ResumeState()
         self._place_timer: Timer | None = None
@@ -271,7 +274,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.lesson_file_errors = [error for error in errors if error.path != str(self.content_dir)]
         if self.lesson_file_errors:
             count = len(self.lesson_file_errors)
-            self.notify(strings.LESSON_FILES_UNREADABLE.format(count=count), severity="warning")
+            self.notify(strings.lesson_files_unreadable(count), severity="warning")
         self._take_lock()
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
@@ -709,9 +712,21 @@ class ShardbookApp(KeyOrderApp[int]):
     ) -> None:
         """Every notification is shown literally: they carry file paths, error texts and lesson
         ids, which may hold ``[`` (Widget.notify passes ``markup=True`` itself, so the default
-        alone would not do)."""
+        alone would not do); its lines are broken by the lesson's rules (:mod:`tui.toasts`)."""
         timeout = hint_timeout(severity, timeout)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        notification = BrokenNotification(
+            toast_lines(message, self.size.width),
+            title,
+            severity,
+            self.NOTIFICATION_TIMEOUT if timeout is None else timeout,
+            markup=False,
+            text=message,
+        )
+        self.post_message(Notify(notification))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The message on screen broken again for the new width."""
+        rebreak(self, event.size.width)
 
     def on_notify(self, event: Notify) -> None:
         """A new message replaces the one on screen and is placed off the focused field
@@ -756,6 +771,10 @@ class ShardbookApp(KeyOrderApp[int]):
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions(), context))
 
     def action_save(self) -> None:
+        """ctrl+s: save now, with what was typed right before (:meth:`_when_settled`)."""
+        self._when_settled(self._save_and_say)
+
+    def _save_and_say(self) -> None:
         if self.save_now():
             self.notify(strings.SAVED_AT.format(time=self.last_saved), timeout=2)
 
@@ -842,10 +861,10 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson is None or self.study_session is None:
             return ""
         record = self.study_session.current(self.progress, utc_now())
-        return strings.PLAN_SESSION.format(
-            duration=format_duration(record.duration_s),
-            finished=len(record.steps_finished),
-            written=len(record.answers_written),
+        return strings.plan_session(
+            format_duration(record.duration_s),
+            len(record.steps_finished),
+            len(record.answers_written),
         )
 
     def action_session_summary(self) -> None:
@@ -927,7 +946,11 @@ class ShardbookApp(KeyOrderApp[int]):
 
     async def action_quit(self) -> None:
         """Save first; if saving fails, say so and quit only on a second ctrl+q, which leaves a
-        rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`)."""
+        rescue copy of the unsaved progress (:func:`tui.guard.write_rescue_copy`). What was
+        typed right before is saved too (:meth:`_when_settled`)."""
+        self._when_settled(self._save_and_quit)
+
+    def _save_and_quit(self) -> None:
         self.record_place()
         if self.save_now() or not self.unsaved:
             self.workers.cancel_all()  # a simulation stops now, not after the exit's teardown
@@ -939,6 +962,23 @@ class ShardbookApp(KeyOrderApp[int]):
             return
         self._quit_confirmed = True
         self.notify(strings.QUIT_UNSAVED, severity="error", timeout=20)
+
+    def _when_settled(self, then: Callable[[], None]) -> None:
+        """Run ``then`` (a save) once the changes typed before this key have reached the app.
+
+        A key typed into a field is handled there; the field's change then climbs to the app
+        one message queue per ancestor, and a save key of the same burst can come first. The
+        save waits for them (:func:`tui.settle.settle`) in a task of its own: the key's action
+        runs in the app's queue, which must stay free for the changes to arrive.
+        """
+
+        async def settle_then() -> None:
+            await settle(self)
+            then()
+
+        task = asyncio.get_running_loop().create_task(settle_then())
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
 
     def action_suspend(self) -> None:
         """ctrl+z (in a text box it undoes instead) and the palette: save, then stop the process

@@ -49,6 +49,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
+from tui import terminal
 from tui.settle import settle
 
 if TYPE_CHECKING:
@@ -112,6 +113,15 @@ class ShardbookDriver(LinuxDriver):
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTSTP, self.request_suspend)
         loop.add_signal_handler(signal.SIGCONT, self._resume_after_suspend)
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+        # The start-up held the keys (tui/terminal.py): the modes to restore are those from
+        # before, not the held ones Textual just read.
+        if self.attrs_before is not None:
+            before = terminal.modes_before(self.fileno)
+            if before is not None:
+                self.attrs_before = before
 
     def write(self, data: str) -> None:
         # Nothing reads the queue of a stopped writer: a put would block once it holds 30.

@@ -14,6 +14,13 @@ once it is back at the app every handler and binding of that key has run, a focu
 included, so the next key goes to the widget focused now. Drop the class when Textual keeps keys
 in order itself (tests/test_key_order.py sends the bursts above).
 
+Keys before the first frame. The driver reads keys as soon as the terminal is in application
+mode, and the app takes them as soon as its own mount is done, while the first screen may not
+be composed or mounted yet: a binding then runs on a screen whose ``on_mount`` has not set its
+layout (and undoes the binding's work after it). :class:`KeyOrderApp` holds such keys, in
+order, until the screen on top at start is mounted and has drawn its first frame, and what its
+``on_mount`` queued for after that frame has run (a restored focus, say).
+
 No key in silence. A printable key that nothing took (no text box has the focus and no binding
 wants it) goes to the one text box of the focused item (a Reveal button's answer box), or is
 refused with a hint that replaces the previous one instead of stacking.
@@ -29,15 +36,19 @@ joiners were dropped there. :func:`is_text` counts them as text; the fields in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import unicodedata
 from collections import deque
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
-from textual import events
-from textual.app import App, ReturnType
+from textual import events, on
+from textual.app import App, AutopilotCallbackType, ReturnType
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.notifications import Notification, Notify
+from textual.pilot import Pilot
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -48,6 +59,8 @@ _WATCHDOG_SECONDS = 0.25
 # The refused characters the hint quotes at most (the latest ones).
 _HINT_CHARACTERS = 24
 _HINT_SECONDS = 4.0
+# How long a test's pilot waits for the first screen to take keys.
+_PILOT_WAIT_SECONDS = 30.0
 
 KeyInput = events.Key | events.Paste
 
@@ -113,6 +126,20 @@ class KeyOrderApp(App[ReturnType]):
         self._key_watchdog: Timer | None = None
         self._key_hint: Notification | None = None
         self._refused = ""
+        # Set once the first screen is ready for keys (see module docstring).
+        self._keys_open = asyncio.Event()
+
+    @on(events.Mount)
+    def _open_keys_when_screen_ready(self) -> None:
+        # The screen's queue is read once its on_mount has run; from there, the callback after
+        # its first frame comes behind those its on_mount asked for.
+        screen = self.screen
+        screen.call_later(screen.call_after_refresh, self._open_keys)
+
+    def _open_keys(self) -> None:
+        """The first screen is ready: handle the keys that came meanwhile, in order."""
+        self._keys_open.set()
+        self.call_later(self._send_next_key)  # in the app's own task
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
@@ -123,8 +150,9 @@ class KeyOrderApp(App[ReturnType]):
         await super().on_event(event)
 
     async def _send_next_key(self) -> None:
-        """Route the oldest waiting key as Textual does, unless one is still being handled."""
-        if self._key_marker is not None:
+        """Route the oldest waiting key as Textual does, unless one is still being handled or
+        the first screen is not ready for keys yet."""
+        if self._key_marker is not None or not self._keys_open.is_set():
             return
         if not self._keys_waiting:
             self._keys_idle.set()
@@ -162,6 +190,66 @@ class KeyOrderApp(App[ReturnType]):
         if self._key_watchdog is not None:
             self._key_watchdog.pause()
         await self._send_next_key()
+
+    # A pilot presses keys as a learner does once the screen is drawn: the keys it sends are
+    # not held (Pilot.press would return before they were applied).
+    @asynccontextmanager
+    async def run_test(
+        self,
+        *,
+        headless: bool = True,
+        size: tuple[int, int] | None = (80, 24),
+        tooltips: bool = False,
+        notifications: bool = False,
+        message_hook: Callable[[Message], None] | None = None,
+    ) -> AsyncGenerator[Pilot[ReturnType], None]:
+        """Textual's ``App.run_test``, whose pilot starts once the first screen takes keys."""
+        async with super().run_test(
+            headless=headless,
+            size=size,
+            tooltips=tooltips,
+            notifications=notifications,
+            message_hook=message_hook,
+        ) as pilot:
+            await self._keys_opened(pilot)
+            yield pilot
+
+    async def run_async(
+        self,
+        *,
+        headless: bool = False,
+        inline: bool = False,
+        inline_no_clear: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+        auto_pilot: AutopilotCallbackType | None = None,
+    ) -> ReturnType | None:
+        """Textual's ``App.run_async``; an ``auto_pilot`` (snapshots) starts once the first
+        screen takes keys."""
+        pilot_after_keys_open: AutopilotCallbackType | None = None
+        if auto_pilot is not None:
+            drive = auto_pilot
+
+            async def pilot_after_keys_open(pilot: Pilot[Any]) -> None:
+                await self._keys_opened(pilot)
+                await drive(pilot)
+
+        return await super().run_async(
+            headless=headless,
+            inline=inline,
+            inline_no_clear=inline_no_clear,
+            mouse=mouse,
+            size=size,
+            auto_pilot=pilot_after_keys_open,
+        )
+
+    async def _keys_opened(self, pilot: Pilot[Any]) -> None:
+        # An app that failed to start never opens its keys: the pilot then goes on, and the
+        # test fails on what it finds rather than hanging.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(_PILOT_WAIT_SECONDS):
+                await self._keys_open.wait()
+        await pilot.pause()
 
     async def keys_done(self) -> None:
         """Wait until every key posted to the app before this call has been handled."""

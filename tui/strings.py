@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from engine.i18n import N_, gettext
+from engine.i18n import N_, gettext, ngettext
 
 APP_TITLE = "shardbook"
 
@@ -93,7 +93,6 @@ SWITCH_BLOCKED = N_(
 )
 RESCUED = N_("Progress could not be saved; a copy of it was written to {path}")
 NOT_RESCUED = N_("Progress could not be saved, nor a copy written anywhere: {error}")
-LESSON_FILES_UNREADABLE = N_("{count} lesson file(s) cannot be read; ctrl+p lists them with why.")
 BROKEN_LESSON = N_("(cannot be read)")
 EXPORTED = N_("Exported {what} to {path}")
 EXPORT_FAILED = N_("Could not export: {error}")
@@ -114,8 +113,10 @@ CANNOT_SUSPEND = N_(
 )
 
 # Calculators.
-CALC_LAST_GOOD = N_("(showing the last good result)")
+CALC_LAST_GOOD = N_("{error} (showing the last good result)")
 CALC_ENTER_VALUES = N_("Enter values above.")
+# Another field named inside a calculator's message, by its label on the form.
+FIELD_NAMED = N_("“{label}”")
 LEDGER_EXAMPLE_LOADED = N_(
     "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam."
 )
@@ -177,7 +178,7 @@ QUIZ_KINDS = {
     "misconception": N_("misconception"),
     "matching": N_("matching"),
 }
-QUIZ_LOADING = N_("· reading lessons {read} of {total}…")
+QUIZ_LOADING = N_("reading lessons {read} of {total}…")
 QUIZ_LOADING_ALL = N_(
     "Reading the other lessons: their questions are asked as soon as they are read. "
     "Escape goes back to the lesson."
@@ -228,14 +229,6 @@ QUIZ_RATED = N_("Rated {rating}; next review {due} (in {interval})")
 QUIZ_UNDONE = N_("Last rating undone; the question is asked again.")
 QUIZ_NOTHING_TO_UNDO = N_("Nothing to undo.")
 QUIZ_DONE = N_("Nothing more is due now. Rated this session: {done}.")
-QUIZ_HELD_BACK = N_(
-    "{count} item(s) wait for the next session: each is paired with an item asked just before "
-    "(a misconception and its counterpart, or two drills from one formula), and would give "
-    "it away."
-)
-QUIZ_ANSWERED_TODAY = N_(
-    "{count} self-check question(s) you answered in the lesson today come back tomorrow."
-)
 QUIZ_STATS_ROW = N_(
     "{lesson}: reviewed {reviewed}/{items}, due {due}, recall {recall} ({recalled}/{reviews} "
     "Good/Easy), estimated retrievability {retrievability}, next due {next_due}"
@@ -339,7 +332,6 @@ SEARCH_PLACEHOLDER = N_("Type to search: any case, literal text (reduce-scatter,
 SEARCH_KEYS = N_("up/down: choose · enter: go there · escape: close")
 SEARCH_EMPTY = N_("The lesson as shown, your answers, reflections and exercise notes.")
 SEARCH_NONE = N_("No match.")
-SEARCH_COUNT = N_("{count} match(es)")
 SEARCH_MANY = N_("{count} matches; the first {shown} are listed: type more to narrow them.")
 SEARCH_CLOSE = N_("Close")
 SEARCH_NEXT = N_("Next hit")
@@ -480,9 +472,6 @@ PLAN_NEXT = N_("next: {step}")
 PLAN_NEXT_NONE = N_("next: every step is done")
 PLAN_OBJECTIVES = N_("Objectives (your rating at the start -> at the end)")
 PLAN_OBJECTIVE = N_("{number}. {text}: {start} -> {end}; trained by {done}/{total} done")
-PLAN_SESSION = N_(
-    "This session: {duration}, {finished} step(s) finished, {written} answer(s) written."
-)
 SUMMARY_TITLE = N_("This session")
 SUMMARY_HINT = N_("escape: close. The summary is printed again when you quit.")
 PALETTE_SUMMARY = N_("Session summary: what this session did, what comes next")
@@ -509,6 +498,51 @@ for _name in _SOURCE:
 del _name
 msgids = SimpleNamespace(**_SOURCE)
 """The English source texts by name, untranslated (for class attributes such as BINDINGS)."""
+
+
+# Texts with a count, in the plural form the language gives that count (one form in Chinese).
+def lesson_files_unreadable(count: int) -> str:
+    return ngettext(
+        "{count} lesson file cannot be read; ctrl+p lists it with why.",
+        "{count} lesson files cannot be read; ctrl+p lists them with why.",
+        count,
+    ).format(count=count)
+
+
+def quiz_held_back(count: int) -> str:
+    return ngettext(
+        "{count} item waits for the next session: it is paired with an item asked just before "
+        "(a misconception and its counterpart, or two drills from one formula), and would give "
+        "it away.",
+        "{count} items wait for the next session: each is paired with an item asked just before "
+        "(a misconception and its counterpart, or two drills from one formula), and would give "
+        "it away.",
+        count,
+    ).format(count=count)
+
+
+def quiz_answered_today(count: int) -> str:
+    return ngettext(
+        "{count} self-check question you answered in the lesson today comes back tomorrow.",
+        "{count} self-check questions you answered in the lesson today come back tomorrow.",
+        count,
+    ).format(count=count)
+
+
+def plan_session(duration: str, finished: int, written: int) -> str:
+    return gettext("This session: {duration}, {finished}, {written}.").format(
+        duration=duration,
+        finished=ngettext("{count} step finished", "{count} steps finished", finished).format(
+            count=finished
+        ),
+        written=ngettext("{count} answer written", "{count} answers written", written).format(
+            count=written
+        ),
+    )
+
+
+def search_count(count: int) -> str:
+    return ngettext("{count} match", "{count} matches", count).format(count=count)
 
 
 def translated(value: Any) -> Any:

@@ -4,6 +4,9 @@ for every notification.
 - One at a time: a new message replaces the one on screen, whatever their kinds.
 - Information is a hint (what ctrl+n did, a save, a link opened): it stays
   :data:`HINT_SECONDS` at most. Warnings and errors keep the time they were given.
+- Its text is broken into lines by the lesson's rules (:func:`engine.linebreak.break_text`:
+  UAX #14, no line starting with ``，``), shown literally; Textual would wrap it at spaces only,
+  and cut a run of Chinese anywhere. The lines are broken again when the terminal is resized.
 - A bar across the whole width, at the top under the header; at the bottom above the footer
   when the focused widget is in the top rows and not in the bottom ones (a quiz answer, a
   Ledger field scrolled up), so the field being typed in is never hidden. Its text wraps
@@ -24,6 +27,7 @@ compositor (tui/compositor.py) cuts a line only where the widget in front change
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -31,7 +35,9 @@ from textual.app import App
 from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import Notification
-from textual.widgets._toast import ToastRack
+from textual.widgets._toast import Toast, ToastRack
+
+from engine.linebreak import break_text
 
 # The longest a hint (an information message) stays, in seconds.
 HINT_SECONDS = 4.0
@@ -45,6 +51,40 @@ def hint_timeout(severity: str, timeout: float | None) -> float | None:
     if severity != "information":
         return timeout
     return HINT_SECONDS if timeout is None else min(timeout, HINT_SECONDS)
+
+
+@dataclass
+class BrokenNotification(Notification):
+    """A notification whose ``message`` (what the toast shows) is ``text`` broken into lines
+    for the screen's width by :func:`toast_lines`."""
+
+    text: str = ""
+
+
+def toast_lines(text: str, screen_width: int) -> str:
+    """``text`` broken by the lesson's rules into the lines of a toast across a screen
+    ``screen_width`` cells wide."""
+    width = max(1, screen_width - _FRAME_COLUMNS)
+    return "\n".join(line.rstrip(" ") for line in break_text(text, width))
+
+
+def rebreak(app: App[Any], screen_width: int) -> None:
+    """Break the messages on screen again for a terminal now ``screen_width`` cells wide."""
+    changed = False
+    for notification in app._notifications:
+        if isinstance(notification, BrokenNotification):
+            notification.message = toast_lines(notification.text, screen_width)
+            changed = True
+    if not changed:
+        return
+    for toast in app.screen.query(Toast):
+        toast.refresh(layout=True)
+    try:
+        rack = app.screen.get_child_by_type(ToastRack)
+    except NoMatches:
+        return
+    rows = max((toast_rows(n.message, screen_width) for n in app._notifications), default=1)
+    place(app, rack, rows)
 
 
 def toast_rows(message: str, width: int) -> int:

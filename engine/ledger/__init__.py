@@ -61,6 +61,7 @@ from engine.ledger.form import (
     parse_lora_targets,
 )
 from engine.ledger.model import (
+    ACTIVATION_INPUTS,
     CONVENTION_LABELS,
     CONVENTION_NOTES,
     CONVENTION_SOURCES,
@@ -91,6 +92,7 @@ from engine.ledger.model import (
 )
 
 __all__ = [
+    "ACTIVATION_INPUTS",
     "CONVENTIONS",
     "CONVENTION_LABELS",
     "CONVENTION_NOTES",

@@ -13,11 +13,12 @@ from engine.activations import (
     stage_layer_counts,
     uneven_stages_note,
 )
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import gettext as _
 from engine.ledger.buffers import comm_buffers
 from engine.ledger.host import host_per_node
 from engine.ledger.model import (
+    ACTIVATION_INPUTS,
     CONVENTIONS,
     DTYPE_BYTES,
     MODEL_STATE_KEYS,
@@ -243,7 +244,11 @@ def _activations(spec: LedgerSpec, shape: ModelShape | None) -> StageActivations
         return None
     if spec.layers is None or spec.hidden is None or spec.heads is None:
         missing = next(n for n in ("layers", "hidden", "heads") if getattr(spec, n) is None)
-        raise InputError(missing, _("activations need layers, hidden and heads with seq"))
+        raise InputError(
+            missing,
+            _("activations need {layers}, {hidden} and {heads} with {seq}"),
+            **{name: FieldName(name) for name in ACTIVATION_INPUTS},
+        )
     return stage_activation_bytes(
         seq=spec.seq,
         micro_batch_size=spec.micro_batch_size,

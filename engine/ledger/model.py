@@ -27,6 +27,8 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 
 TERM_KEYS = ("params", "grads", "master_weights", "optimizer_states", "activations", "buffers")
 MODEL_STATE_KEYS = TERM_KEYS[:4]
+ACTIVATION_INPUTS = ("seq", "layers", "hidden", "heads")
+"""The spec fields the activations term needs; without ``seq`` it is not computed."""
 
 DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
 # Optimizer-state bytes per parameter with fp32 states, master weights excluded.
@@ -255,11 +257,13 @@ class PrecisionPreset:
     """A precision/optimizer preset of the Ledger pane.
 
     Attributes:
-        label: what the pane shows.
+        label: its name with its bytes per parameter (weights/grads/K), as the export shows it.
         fields: the :class:`LedgerSpec` fields it sets (apply with ``dataclasses.replace``).
         weight_bytes, grad_bytes, optimizer_bytes: its bytes per parameter under ``zero-paper``
             (optimizer bytes include fp32 master weights, the ZeRO paper's K).
         source: where the figures come from.
+        short_label: its name alone, as the pane's picker shows it (the bytes are the fields
+            under it).
     """
 
     label: str
@@ -268,6 +272,7 @@ class PrecisionPreset:
     grad_bytes: float
     optimizer_bytes: float
     source: str
+    short_label: str
 
 
 PRECISION_PRESETS: dict[str, PrecisionPreset] = {
@@ -278,6 +283,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         2.0,
         12.0,
         sources.ZERO_MODEL_STATES,
+        N_("mixed-precision Adam"),
     ),
     "fp32-adam": PrecisionPreset(
         N_("fp32 Adam 4/4/8"),
@@ -286,6 +292,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         4.0,
         8.0,
         sources.FP32_ADAM_STATES,
+        N_("fp32 Adam"),
     ),
     "sgd-momentum": PrecisionPreset(
         N_("SGD with momentum 2/2/8"),
@@ -294,6 +301,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         2.0,
         8.0,
         OPTIMIZER_SOURCES["sgd-momentum"],
+        N_("SGD with momentum"),
     ),
     "adam-8bit": PrecisionPreset(
         N_("8-bit Adam 2/2/6"),
@@ -302,6 +310,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         2.0,
         6.0,
         OPTIMIZER_SOURCES["adam-8bit"],
+        N_("8-bit Adam"),
     ),
 }
 

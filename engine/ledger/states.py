@@ -10,7 +10,7 @@ from engine.activations import (
     stage_layer_counts,
 )
 from engine.checks import finite_number
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger.model import (
@@ -136,9 +136,8 @@ def placement(
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
             "params",
-            _("give the parameter count, or the architecture ({missing} is missing)").format(
-                missing=missing
-            ),
+            _("give the parameter count, or the architecture ({missing} is missing)"),
+            missing=FieldName(missing),
         )
     p, tp, ep = spec.pp, spec.tp, spec.ep
     n_d = spec.dp * spec.cp
@@ -251,9 +250,12 @@ def expert_share(spec: LedgerSpec) -> float:
     raise InputError(
         "experts",
         _(
-            "the experts' share of the parameters is unknown: give the architecture (layers, "
-            "hidden, vocab) or the share"
+            "the experts' share of the parameters is unknown: give the architecture ({layers}, "
+            "{hidden}, {vocab}) or the share"
         ),
+        layers=FieldName("layers"),
+        hidden=FieldName("hidden"),
+        vocab=FieldName("vocab"),
     )
 
 

@@ -22,7 +22,7 @@ from engine.checks import (
     whole_number,
     zero_stage,
 )
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import gettext
 from engine.ledger.model import (
     CONVENTIONS,
@@ -157,9 +157,10 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
     if spec.heads is not None and spec.heads % spec.tp:
         raise InputError(
             "tp",
-            gettext("must divide heads ({heads}); TP {tp} does not").format(
-                heads=spec.heads, tp=spec.tp
-            ),
+            gettext("must divide {field} ({heads}); TP {tp} does not"),
+            field=FieldName("heads"),
+            heads=spec.heads,
+            tp=spec.tp,
         )
     if spec.kv_heads is not None and spec.kv_heads % spec.tp:
         raise InputError(
@@ -206,7 +207,9 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
         if spec.layers is None or spec.hidden is None:
             raise InputError(
                 "finetune",
-                gettext("LoRA needs the architecture: give a model, or layers and hidden"),
+                gettext("LoRA needs the architecture: give a model, or {layers} and {hidden}"),
+                layers=FieldName("layers"),
+                hidden=FieldName("hidden"),
             )
         if spec.finetune == "qlora" and spec.vocab is None:
             raise InputError("finetune", gettext("QLoRA's 4-bit share needs the vocabulary too"))

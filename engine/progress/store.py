@@ -333,8 +333,10 @@ class ProgressStore:
         if prepared.merged is not None:
             _take_fields(progress, prepared.merged)
         background = BackgroundSave(prepared, on_done)
-        self._background = background
+        # Started before it is published: another thread's load (the quiz reads progress files
+        # in a worker) may finish it at once, and a thread not started cannot be joined.
         background.start()
+        self._background = background
         return background
 
     @property

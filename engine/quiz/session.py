@@ -305,7 +305,10 @@ class QuizSession:
 
     def answer(self, answer: str | bool | int) -> Grade:
         """Grade an answer to the current question and save it at once (before any rating);
-        the question's draft, if any, is dropped: the answer is in the log now.
+        the question's draft, if any, is dropped: the answer is in the log now. A self-check
+        answer also becomes the lesson's answer to that question when the lesson has none yet
+        (``LessonProgress.answers``: the lesson's box shows it, and the plan counts it); an
+        answer written in the lesson is never replaced.
 
         Raises:
             InputError: no current question (field ``answer``) or an answer the question cannot
@@ -317,7 +320,13 @@ class QuizSession:
         grade = self.current.grade(answer)
         self.grade = grade
         lesson_id = self.current.item.lesson_id
-        self.progress[lesson_id].clear_draft(self.current.item.id)
+        progress = self.progress[lesson_id]
+        progress.clear_draft(self.current.item.id)
+        item = self.current.item
+        lesson_answer = progress.answers.get(item.ref, "")
+        if item.kind == "self-check" and isinstance(answer, str) and not lesson_answer.strip():
+            progress.answers[item.ref] = answer
+            progress.touch()
         self.states[lesson_id].record_answer(self.current, grade, self.now())
         self.save(self.progress[lesson_id])
         return grade

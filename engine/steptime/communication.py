@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from engine import sources
 from engine.collectives import collective_cost
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import N_, gettext
 from engine.model_size import ModelSize
 from engine.pipeline import PipelineSpec
@@ -207,7 +207,10 @@ def _tensor_parallel(spec: StepSpec, m: int) -> list[CommTerm]:
         return []
     if spec.layers is None or spec.hidden is None:
         raise InputError(
-            "layers", gettext("TP communication needs the architecture (layers, hidden)")
+            "layers",
+            gettext("TP communication needs the architecture ({layers}, {hidden})"),
+            layers=FieldName("layers"),
+            hidden=FieldName("hidden"),
         )
     s_local = spec.seq // spec.cp
     size = spec.micro_batch_size * s_local * spec.hidden * spec.comm_bytes
@@ -237,7 +240,10 @@ def _context_parallel(spec: StepSpec, m: int, flops: Flops, world: int, x: float
         return []
     if spec.layers is None or spec.hidden is None:
         raise InputError(
-            "layers", gettext("CP communication needs the architecture (layers, hidden)")
+            "layers",
+            gettext("CP communication needs the architecture ({layers}, {hidden})"),
+            layers=FieldName("layers"),
+            hidden=FieldName("hidden"),
         )
     layers = _layers_per_stage(spec)
     size = 2 * spec.micro_batch_size * spec.seq * spec.hidden * spec.comm_bytes / spec.tp

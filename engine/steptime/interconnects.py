@@ -23,6 +23,8 @@ class Interconnect:
         inter_bandwidth: bytes/s of one GPU's link to another node (one direction).
         latency: alpha, seconds per message, on either link.
         source: where the figures come from.
+        short_label: what a picker shows, in a few words (empty: :attr:`label`); the label
+            with its figures is shown beside the results.
     """
 
     name: str
@@ -31,6 +33,12 @@ class Interconnect:
     inter_bandwidth: float
     latency: float
     source: str
+    short_label: str = ""
+
+    @property
+    def picker_label(self) -> str:
+        """The msgid a picker shows: :attr:`short_label`, else :attr:`label`."""
+        return self.short_label or self.label
 
 
 _NVLINK = 450e9
@@ -43,6 +51,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         3e-6,
         "NVIDIA H100 SXM: NVLink 4, 900 GB/s bidirectional = 450 GB/s per direction; "
         "one NVLink domain spans the nodes",
+        N_("NVLink everywhere"),
     ),
     "400gbps": Interconnect(
         "400gbps",
@@ -51,6 +60,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         50e9,
         5e-6,
         "400 Gb/s InfiniBand NDR, one NIC per GPU (DGX H100) = 50 GB/s",
+        N_("NVLink + 400 Gb/s"),
     ),
     "pcie": Interconnect(
         "pcie",
@@ -59,6 +69,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         12.5e9,
         10e-6,
         "PCIe 4.0 x16: 32 GB/s per direction; 100 Gb/s NIC = 12.5 GB/s",
+        N_("PCIe + 100 Gb/s"),
     ),
     "100gbps": Interconnect(
         "100gbps",
@@ -67,6 +78,7 @@ INTERCONNECTS: dict[str, Interconnect] = {
         12.5e9,
         10e-6,
         "100 Gb/s Ethernet/InfiniBand EDR, one NIC per GPU = 12.5 GB/s",
+        N_("NVLink + 100 Gb/s"),
     ),
 }
 """Interconnect presets by name, fastest inter-node link first."""

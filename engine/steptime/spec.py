@@ -16,7 +16,7 @@ from engine.checks import (
     whole_number,
     zero_stage,
 )
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import gettext as _
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
@@ -320,7 +320,9 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
             ),
         )
     if spec.heads is not None and spec.heads % spec.tp:
-        raise InputError("tp", _("must divide heads ({heads})").format(heads=spec.heads))
+        raise InputError(
+            "tp", _("must divide {field} ({heads})"), field=FieldName("heads"), heads=spec.heads
+        )
     if spec.kv_heads is not None and spec.kv_heads % spec.tp:
         raise InputError(
             "tp", _("must divide the key/value heads ({kv_heads})").format(kv_heads=spec.kv_heads)
@@ -328,7 +330,9 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     if spec.layers is not None and spec.pp > spec.layers:
         raise InputError("pp", _("{pp} stages need at least {pp} layers").format(pp=spec.pp))
     if spec.seq % spec.cp:
-        raise InputError("cp", _("must divide seq ({seq})").format(seq=spec.seq))
+        raise InputError(
+            "cp", _("must divide {field} ({seq})"), field=FieldName("seq"), seq=spec.seq
+        )
     if spec.model is not None:
         longest = get_preset(spec.model).max_seq
         if longest is not None and spec.seq > longest:

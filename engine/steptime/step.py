@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine import sources
 from engine.checks import finite_number
-from engine.errors import InputError
+from engine.errors import FieldName, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.steptime.communication import step_communication
@@ -51,13 +51,14 @@ def step_time(spec: StepSpec) -> StepResult:
         missing = next(n for n in ("layers", "hidden", "vocab") if getattr(spec, n) is None)
         raise InputError(
             "params",
-            _("give the parameter count, or the architecture ({missing} is missing)").format(
-                missing=missing
-            ),
+            _("give the parameter count, or the architecture ({missing} is missing)"),
+            missing=FieldName(missing),
         )
     if spec.experts > 1 and size is None:
         raise InputError(
-            "experts", _("MoE step time needs the architecture (layers, hidden, vocab)")
+            "experts",
+            _("MoE step time needs the architecture ({layers}, {hidden}, {vocab})"),
+            **{name: FieldName(name) for name in ("layers", "hidden", "vocab")},
         )
     params = size.total if size is not None else finite_number("params", spec.params)
     if size is not None and spec.params is not None:

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from engine.i18n import gettext
 from tui import strings
+from tui.widgets.reader import BrokenText
 
 # (format, key, label): the order of the list; the key chooses it directly.
 EXPORT_CHOICES: tuple[tuple[str, str, str], ...] = (
@@ -65,7 +66,7 @@ class ExportScreen(ModalScreen[str | None]):
                 ),
                 id="export-formats",
             )
-            yield Static(Content(strings.EXPORT_WHERE.format(folder=self.folder)), classes="hint")
+            yield BrokenText(strings.EXPORT_WHERE.format(folder=self.folder), classes="hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -182,4 +182,4 @@ class HelpScreen(ModalScreen[None]):
                 yield BrokenText(self.focused_help)
             if self.focused_keys:
                 yield KeyTable(self.focused_keys)
-            yield Static(strings.HELP_CLOSE, markup=False, classes="hint")
+            yield BrokenText(strings.HELP_CLOSE, classes="hint")

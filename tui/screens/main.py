@@ -38,7 +38,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static, TabPane
+from textual.widgets import OptionList, Static, TabPane, TextArea
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -232,6 +232,15 @@ class MainScreen(Screen[None]):
         self.resume.restore_focus_later(self.resume.state)
         reading = self.query_one("#reading")
         self.watch(reading, "scroll_y", self._reading_scrolled, init=False)
+
+    def on_screen_resume(self) -> None:
+        # Back from the quiz, whose self-check answer fills an empty answer of the lesson
+        # (engine.quiz.session.QuizSession.answer): the box shown says what is stored.
+        for box in self.query(SelfCheckBox):
+            text = self.progress.answers.get(box.item.id, "")
+            for area in box.query(TextArea):  # none yet in a box still being built
+                if area.text != text:
+                    area.load_text(text)
 
     def on_resize(self, event: events.Resize) -> None:
         self._resized(event.size.width, event.size.height)

@@ -51,6 +51,7 @@ from tui.commands import labelled
 from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
 from tui.widgets.footer import KeysFooter
+from tui.widgets.header import PART_SEPARATOR, FittingLine
 from tui.widgets.literal import LiteralTextArea
 from tui.widgets.reader import BrokenLines
 
@@ -187,7 +188,7 @@ class QuizScreen(Screen[None]):
         self._loading_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="quiz-status", markup=False)
+        yield FittingLine(id="quiz-status")
         with VerticalScroll(id="quiz-question", can_focus=False):
             yield Static("", id="quiz-prompt", markup=False)
             yield Static("", id="quiz-options", markup=False)
@@ -410,7 +411,7 @@ class QuizScreen(Screen[None]):
     # ----------------------------------------------------------------- display
     def _show(self) -> None:
         """Redraw everything for the current phase, move the focus, refresh the footer."""
-        status = self.query_one("#quiz-status", Static)
+        status = self.query_one("#quiz-status", FittingLine)
         prompt = self.query_one("#quiz-prompt", Static)
         options = self.query_one("#quiz-options", Static)
         from_lesson = self.query_one("#quiz-from-lesson", Static)
@@ -425,7 +426,7 @@ class QuizScreen(Screen[None]):
             widget.display = False
         self.query_one("#quiz-question").scroll_home(animate=False)
         if session is None:
-            status.update(strings.QUIZ_TITLE)
+            status.show([strings.QUIZ_TITLE])
             prompt.update(Text(strings.QUIZ_PROBLEM.format(error=self.problem)))
             body.focus()
             self.refresh_bindings()
@@ -437,7 +438,7 @@ class QuizScreen(Screen[None]):
             self.refresh_bindings()
             return
         if phase == "done":
-            status.update(strings.QUIZ_TITLE)
+            status.show([strings.QUIZ_TITLE])
             rows = session.stats()
             prompt.update(self._summary(rows))
             plots.display = True
@@ -500,13 +501,13 @@ class QuizScreen(Screen[None]):
     def _show_status(self) -> None:
         """The status line: the question's lesson and kind, items left and done, the target
         retention; and while other lessons are read, how many."""
-        status = self.query_one("#quiz-status", Static)
+        status = self.query_one("#quiz-status", FittingLine)
         session = self.session
         loading = ""
         if self.reading is not None:
             loading = strings.QUIZ_LOADING.format(read=self.reading[0], total=self.reading[1])
         if session is None or session.current is None:
-            status.update(f"{strings.QUIZ_TITLE} {loading}".strip())
+            status.show([strings.QUIZ_TITLE], loading)
             return
         item = session.current.item
         line = strings.QUIZ_STATUS.format(
@@ -516,7 +517,7 @@ class QuizScreen(Screen[None]):
             done=session.reviewed_this_session,
             target=f"{session.desired_retention:.0%}",
         )
-        status.update(f"{line} {loading}".strip())
+        status.show(line.split(PART_SEPARATOR), loading)
 
     def _draw_plots(self, rows: list[LessonStats]) -> None:
         from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed
@@ -583,9 +584,9 @@ class QuizScreen(Screen[None]):
         assert session is not None
         text = Text(strings.QUIZ_DONE.format(done=session.reviewed_this_session) + "\n")
         if session.held_back:
-            text.append(strings.QUIZ_HELD_BACK.format(count=session.held_back) + "\n")
+            text.append(strings.quiz_held_back(session.held_back) + "\n")
         if session.answered_today:
-            text.append(strings.QUIZ_ANSWERED_TODAY.format(count=len(session.answered_today)))
+            text.append(strings.quiz_answered_today(len(session.answered_today)))
             text.append("\n")
         text.append("\n")
         text.append(self.stats_lines(session, rows))

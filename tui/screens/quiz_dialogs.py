@@ -16,6 +16,7 @@ from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
 from engine.units import parse_number
 from tui import strings
 from tui.widgets.literal import LiteralInput
+from tui.widgets.reader import BrokenText
 
 
 def parse_retention(text: str) -> float:
@@ -114,7 +115,7 @@ class ReviewStatsScreen(ModalScreen[None]):
             yield Static(strings.QUIZ_STATS_TITLE, classes="section-title")
             yield Static(self.text, markup=False)
             yield Vertical(id="stats-plots")
-            yield Static(strings.QUIZ_STATS_CLOSE, markup=False, classes="hint")
+            yield BrokenText(strings.QUIZ_STATS_CLOSE, classes="hint")
 
     async def on_mount(self) -> None:
         from tui.widgets.review_plots import ReviewPlots  # textual-plotext: loaded when needed

@@ -34,7 +34,7 @@ from engine.progress import LessonProgress
 from engine.search import Hit, Place, clip, learner_places, search, snippet
 from tui import strings
 from tui.widgets.literal import LiteralInput, visible_text
-from tui.widgets.reader import MATCH_STYLE
+from tui.widgets.reader import MATCH_STYLE, BrokenText
 
 MAX_LISTED = 200
 """Hits listed at most (a query of one common character matches thousands)."""
@@ -105,7 +105,7 @@ class SearchScreen(ModalScreen[SearchResult]):
             )
             yield Static("", id="search-count", markup=False)
             yield OptionList(id="search-hits")
-            yield Static(strings.SEARCH_KEYS, classes="hint", markup=False)
+            yield BrokenText(strings.SEARCH_KEYS, classes="hint")
 
     @property
     def query_input(self) -> Input:
@@ -151,7 +151,7 @@ class SearchScreen(ModalScreen[SearchResult]):
                 Content(strings.SEARCH_MANY.format(count=len(self.hits), shown=MAX_LISTED))
             )
         else:
-            count.update(Content(strings.SEARCH_COUNT.format(count=len(self.hits))))
+            count.update(Content(strings.search_count(len(self.hits))))
         width = self._width()
         options = self.query_one("#search-hits", OptionList)
         options.clear_options()
@@ -251,7 +251,7 @@ class NotesScreen(ModalScreen[Place | None]):
                 ),
                 id="notes-entries",
             )
-            yield Static(strings.NOTES_KEYS, classes="hint", markup=False)
+            yield BrokenText(strings.NOTES_KEYS, classes="hint")
 
     def on_mount(self) -> None:
         entries = self.query_one("#notes-entries", OptionList)

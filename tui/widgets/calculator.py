@@ -465,6 +465,17 @@ class CalculatorPane(VerticalScroll):
                 return gettext(field.label)
         return name
 
+    def error_text(self, error: InputError) -> str:
+        """``error`` as the pane shows it: the field's label, then the message, which names the
+        other fields it mentions by their labels too."""
+        return gettext("{field}: {message}").format(
+            field=self.label_of(error.field), message=error.naming(self.field_named)
+        )
+
+    def field_named(self, name: str) -> str:
+        """Input ``name`` as a message names it: its label on this form, quoted."""
+        return strings.FIELD_NAMED.format(label=self.label_of(name))
+
     def _result_parts(self) -> tuple[Static, ResultView]:
         # Looked up once, as the fields are (a query walks the pane's widgets on every key).
         if self._parts is None:
@@ -573,14 +584,12 @@ class CalculatorPane(VerticalScroll):
         try:
             outcome = self.compute(values)
         except InputError as error:
-            self.last_error = gettext("{field}: {message}").format(
-                field=self.label_of(error.field), message=error.message
-            )
+            self.last_error = self.error_text(error)
             if self.figure_name:
                 figures = {}
             if by_learner:
                 self._held = None  # the last good figures stay: nothing moves
-                error_widget.update(f"{self.last_error} {strings.CALC_LAST_GOOD}")
+                error_widget.update(strings.CALC_LAST_GOOD.format(error=self.last_error))
             else:
                 error_widget.update(self.last_error)
                 result.show(strings.CALC_ENTER_VALUES)

@@ -37,6 +37,7 @@ from engine.i18n import N_, gettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.fit import Column, FigureTable
+from tui.widgets.reader import BrokenText
 from tui.widgets.side import ChoicesChanged
 
 DEFAULT = "default"
@@ -148,7 +149,7 @@ class CollectivesPane(CalculatorPane):
             self._show_step(step)
 
     def compose_footer(self) -> ComposeResult:
-        yield Static(strings.COLLECTIVE_STEP_HINT, classes="hint")
+        yield BrokenText(strings.COLLECTIVE_STEP_HINT, classes="hint")
         # The picture itself takes focus (its arrows step); the container would take the arrows.
         with ScrollableContainer(id="flow-scroll", can_focus=False):
             yield StepView("", markup=False, id="flow", classes="diagram")
@@ -169,7 +170,7 @@ class CollectivesPane(CalculatorPane):
             )
         except InputError as error:
             # The engine names its arguments (size_bytes); the message names the form's field.
-            raise InputError(_PANE_FIELDS.get(error.field, error.field), error.message) from None
+            raise error.for_field(_PANE_FIELDS.get(error.field, error.field)) from None
         key = (op, algorithm, ranks)
         if key != self._flow_key:
             # Only a new op, algorithm or rank count changes the picture; redrawing it on every

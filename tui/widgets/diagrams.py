@@ -46,6 +46,7 @@ from engine.strategies import get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
+from tui.widgets.reader import BrokenText
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -97,7 +98,7 @@ class DiagramsPane(VerticalScroll):
         yield Select(
             self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
         )
-        yield Static(strings.DIAGRAM_ZOOM_HINT, classes="hint")
+        yield BrokenText(strings.DIAGRAM_ZOOM_HINT, classes="hint")
         # The text parts are broken at the pane's width; the 80-column picture scrolls sideways.
         yield Static("", markup=False, id="diagram-head", classes="diagram-text")
         with ScrollableContainer(id="diagram-scroll"):

@@ -5,14 +5,16 @@ wider than the space between its icon and its clock space, which in Chinese (two
 character) happens from 60 columns down: the lesson's status ends in ``教材已备， …``. Here the
 line drops whole parts instead, the least needed first: the app's name, then the status line's
 parts from its end (the save time, the lesson's status, the plan figure), so that what is shown
-is never cut. The same rule applies in both languages.
+is never cut. The same rule applies in both languages, and to the quiz's status line
+(:class:`FittingLine`).
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.content import Content
-from textual.widgets import Header
+from textual.visual import VisualType
+from textual.widgets import Header, Static
 from textual.widgets._header import HeaderClockSpace, HeaderIcon, HeaderTitle
 
 PART_SEPARATOR = " · "
@@ -27,6 +29,40 @@ def header_forms(title: str, sub_title: str) -> list[tuple[str, str]]:
     for count in range(len(parts), 0, -1):
         forms.append(("", PART_SEPARATOR.join(parts[:count])))
     return forms
+
+
+def fitted(parts: list[str], width: int, tail: str = "") -> str:
+    """``parts`` joined by :data:`PART_SEPARATOR`, less whole parts from the end, each with its
+    separator, until the line fits in ``width`` cells; ``tail`` (a passing state) after them
+    while at least the first part fits beside it; the first part alone (cut by the widget)
+    when even that does not fit."""
+    for ending in ([tail] if tail else [], []):
+        for count in range(len(parts), 0, -1):
+            shown = PART_SEPARATOR.join([*parts[:count], *ending])
+            if cell_len(shown) <= width:
+                return shown
+    return parts[0] if parts else ""
+
+
+class FittingLine(Static):
+    """One line of parts, shown literally as the longest run of its first parts that fits the
+    widget's width, then its tail (see :func:`fitted`; fitted again when the width changes)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(markup=False, id=id)
+        self.parts: list[str] = []
+        self.tail = ""
+
+    def show(self, parts: list[str], tail: str = "") -> None:
+        self.parts, self.tail = parts, tail
+        # The whole line stays the Static's content; what is drawn is fitted (render).
+        self.update(PART_SEPARATOR.join([*parts, tail] if tail else parts))
+
+    def render(self) -> VisualType:
+        width = self.content_size.width
+        if not width:
+            return self.visual
+        return Content(fitted(self.parts, width, self.tail))
 
 
 class FittingHeader(Header):

@@ -8,6 +8,7 @@ loads exercise 1's 1B-parameter example; ctrl+t shows the three conventions side
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ from engine import units
 from engine.exercises import LEDGER_FIGURES, LEDGER_FORM_DEFAULTS
 from engine.i18n import N_, gettext
 from engine.ledger import (
+    ACTIVATION_INPUTS,
     CONVENTION_LABELS,
     CONVENTION_NOTES,
     CONVENTIONS,
@@ -205,8 +207,15 @@ def _bar(result: LedgerResult) -> Text:
     )
 
 
-def ledger_renderable(result: LedgerResult) -> RenderableType:
-    """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed."""
+def activation_inputs(name_of: Callable[[str], str]) -> str:
+    """The inputs the activations term needs, as ``name_of`` names them (the form's labels),
+    in a list."""
+    return strings.LIST_SEPARATOR.join(name_of(key) for key in ACTIVATION_INPUTS)
+
+
+def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> RenderableType:
+    """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed;
+    ``name_of`` names a field (by its label on the form)."""
     table = FigureTable(
         Column(gettext("per rank"), width=13),
         Column("GB", justify="right", min_width=6),
@@ -270,7 +279,9 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
         lines.append(verdict.format(memory=units.format_bytes(result.spec.gpu_memory)))
     if not result.activations_computed:
         lines.append(
-            gettext("activations not computed: enter seq, layers, hidden, heads (▸ below)")
+            gettext("activations not computed: enter {fields} (▸ below)").format(
+                fields=activation_inputs(name_of)
+            )
         )
     lines.extend(result.notes)
     # Broken by the lesson's rules at the pane's width, each note on lines of its own.
@@ -278,14 +289,21 @@ def ledger_renderable(result: LedgerResult) -> RenderableType:
     return Group(table, _bar(result), *notes)
 
 
-def sources_renderable(result: LedgerResult) -> RenderableType:
-    """Each term's formula with the figures put in, and its source."""
+def sources_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> RenderableType:
+    """Each term's formula with the figures put in, and its source; ``name_of`` names a field
+    (by its label on the form)."""
     sources = [Text("\n" + gettext("how each term is computed"), style="bold")]
     for term in result.terms:
+        formula = term.formula
+        if term.name == "activations" and not result.activations_computed:
+            # The engine's reason names its spec fields; the form's labels are what to fill.
+            formula = gettext("not computed: enter {fields}").format(
+                fields=activation_inputs(name_of)
+            )
         sources.append(
             Text(
                 gettext("{term}: {formula}").format(
-                    term=gettext(_TERM_LABELS[term.name][0]), formula=term.formula
+                    term=gettext(_TERM_LABELS[term.name][0]), formula=formula
                 )
             )
         )
@@ -348,7 +366,7 @@ class LedgerPane(CalculatorPane):
             "preset",
             N_("precision"),
             options=(
-                *((preset.label, key) for key, preset in PRECISION_PRESETS.items()),
+                *((preset.short_label, key) for key, preset in PRECISION_PRESETS.items()),
                 (N_("custom bytes/param"), CUSTOM),
             ),
         ),
@@ -375,7 +393,7 @@ class LedgerPane(CalculatorPane):
             N_("model"),
             options=(
                 (N_("custom shape"), CUSTOM),
-                *((preset.title, name) for name, preset in model_presets().items()),
+                *((preset.short or preset.title, name) for name, preset in model_presets().items()),
             ),
         ),
         _field("layers", N_("layers L")),
@@ -436,7 +454,9 @@ class LedgerPane(CalculatorPane):
             renderable = comparison_renderable(compare_conventions(replace(spec)))
             return Outcome(renderable, exercise1_columns(result))
         return Outcome(
-            ledger_renderable(result), exercise1_columns(result), sources_renderable(result)
+            ledger_renderable(result, self.field_named),
+            exercise1_columns(result),
+            sources_renderable(result, self.field_named),
         )
 
     @on(Select.Changed, "#field-preset")

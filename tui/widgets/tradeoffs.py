@@ -60,6 +60,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
+from tui.widgets.reader import BrokenText
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -235,6 +236,28 @@ def _scenario_renderable(index: int, width: int, language: str) -> RenderableTyp
     return Group(*parts)
 
 
+# The step spec's fields that the pickers set, by the picker's label.
+_PICKER_LABELS = {
+    "interconnect": strings.msgids.TRADEOFFS_LINK,
+    "gpus": strings.msgids.TRADEOFFS_WORLD,
+    "model": strings.msgids.TRADEOFFS_MODEL,
+    "global_batch": strings.msgids.TRADEOFFS_BATCH,
+    "seq": strings.msgids.TRADEOFFS_SEQ,
+}
+
+
+def picker_error(error: InputError) -> str:
+    """``error`` naming the pickers by their labels (the engine names its spec fields)."""
+
+    def name_of(key: str) -> str:
+        return strings.FIELD_NAMED.format(label=gettext(_PICKER_LABELS.get(key, key)))
+
+    return gettext("{field}: {message}").format(
+        field=gettext(_PICKER_LABELS.get(error.field, error.field)),
+        message=error.naming(name_of),
+    )
+
+
 class TradeoffsPane(VerticalScroll):
     """Step time and scaling on a chosen interconnect; counterexamples; exercises 4 and 5."""
 
@@ -290,7 +313,7 @@ class TradeoffsPane(VerticalScroll):
         busy.display = False  # shown only while a report takes longer than BUSY_AFTER_S
         yield busy
         yield Static("", id="tradeoffs-result")
-        yield Static(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
+        yield BrokenText(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
         with Horizontal(classes="form-row scenario-buttons"):
             for number in range(1, len(COUNTEREXAMPLES) + 1):
                 yield Button(str(number), id=f"scenario-{number}", compact=True)
@@ -308,7 +331,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "link",
                 strings.TRADEOFFS_LINK,
-                [(gettext(link.label), key) for key, link in INTERCONNECTS.items()],
+                [(gettext(link.picker_label), key) for key, link in INTERCONNECTS.items()],
                 TRADEOFFS_LINK,
             ),
             (
@@ -320,7 +343,7 @@ class TradeoffsPane(VerticalScroll):
             (
                 "model",
                 strings.TRADEOFFS_MODEL,
-                [(preset.shown_title, name) for name, preset in model_presets().items()],
+                [(preset.picker_title, name) for name, preset in model_presets().items()],
                 str(TRADEOFFS_BASE.model),
             ),
             (
@@ -432,7 +455,9 @@ class TradeoffsPane(VerticalScroll):
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            return (choices, width), Text(labelled(get_preset(model).shown_title, str(error)))
+            return (choices, width), Text(
+                labelled(get_preset(model).shown_title, picker_error(error))
+            )
         return (choices, width), report_renderable(report, width)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

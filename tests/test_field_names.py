@@ -1,0 +1,167 @@
+"""A calculator's message names every field it mentions as the learner sees it: by the field's
+label on the form (in the interface language, quoted) in the app, by its flag on the command
+line; never by the engine's spec key (``layers``, ``seq``) on a form that labels it otherwise.
+Every text field of the Ledger, Bubble and Collectives panes is given each kind of bad input in
+both languages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from cli.main import main
+from engine.errors import FieldName, InputError
+from engine.i18n import set_language
+from engine.ledger import INPUT_NAMES
+from tests.pilot_helpers import paste_into, settle, shown
+from tui import strings
+from tui.app import ShardbookApp, make_app
+from tui.widgets.calculator import CalculatorPane
+from tui.widgets.tradeoffs import picker_error
+
+CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
+BAD_INPUTS = ("", "0", "-1", "abc", "1e400")
+PANES = {"ledger": "LedgerPane", "bubble": "BubblePane", "collectives": "CollectivesPane"}
+
+
+def test_an_error_names_other_fields_in_the_callers_words() -> None:
+    error = InputError(
+        "params",
+        "give the parameter count, or the architecture ({missing} is missing)",
+        missing=FieldName("layers"),
+    )
+    assert error.message == "give the parameter count, or the architecture (layers is missing)"
+    assert str(error) == f"params: {error.message}"
+    assert error.naming(lambda key: "--" + key).endswith("(--layers is missing)")
+    assert error.for_field("--params").naming(str.upper).endswith("(LAYERS is missing)")
+    # Without values the text is final: braces a message quotes stay as they are.
+    assert InputError("shape", "{not a placeholder}").message == "{not a placeholder}"
+
+
+def test_command_line_names_its_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "zh", "calc", "ledger", "--dp", "1"]) == 2
+    assert "--params: 请给出参数量或模型结构（缺少 --layers）" in capsys.readouterr().err
+    ledger = ["calc", "ledger", "--params", "1B", "--seq", "2048", "--layers", "24"]
+    assert main([*ledger, "--hidden", "2048", "--heads", "16", "--tp", "3"]) == 2
+    assert "--tp: must divide --heads (16); TP 3 does not" in capsys.readouterr().err
+
+
+def spec_keys() -> set[str]:
+    """Every name the engine gives a calculator input (form keys and spec fields)."""
+    keys = {field.name for pane in CalculatorPane.__subclasses__() for field in pane.all_fields()}
+    return keys | set(INPUT_NAMES) | {"num_microbatches", "size_bytes", "seq", "layers"}
+
+
+def unnamed_keys(message: str, labels: set[str], led_by_label: bool = True) -> set[str]:
+    """The spec keys ``message`` names outside the labels it quotes (and its leading label)."""
+    rest = message
+    if led_by_label:
+        head, _colon, rest = re.split("(: |：)", message, maxsplit=1)
+        assert head in labels, f"not led by a field's label: {message!r}"
+    for label in labels:
+        rest = rest.replace(strings.FIELD_NAMED.format(label=label), "")
+    keys = spec_keys()
+    return {key for key in keys if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", rest)}
+
+
+async def error_after(pilot: Pilot[int], pane: CalculatorPane, box: Input, text: str) -> str:
+    await paste_into(pilot, box, text)
+    error = pane.query_one(".calc-error", Static)
+    return " ".join(shown(error, 300).split()) if error.display else ""
+
+
+async def open_pane(app: ShardbookApp, pilot: Pilot[int], tab: str) -> CalculatorPane:
+    await app.main_screen.open_side_tab(tab)
+    await settle(pilot)
+    pane = app.query_one(PANES[tab], CalculatorPane)
+    if pane.MORE_FIELDS:
+        await pane.open_more()
+        await settle(pilot)
+    return pane
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_ledger_errors_name_fields_by_their_labels(tmp_path: Path, language: str) -> None:
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
+    async with app.run_test(size=(160, 50)) as pilot:
+        pane = await open_pane(app, pilot, "ledger")
+        label = pane.label_of
+        labels = {label(field.name) for field in pane.all_fields()}
+
+        def box(name: str) -> Input:
+            return pane.query_one(f"#field-{name}", Input)
+
+        # The parameter count left empty, no architecture: the missing shape field by its label.
+        error = await error_after(pilot, pane, box("params"), "")
+        assert error.startswith(label("params"))
+        assert strings.FIELD_NAMED.format(label=label("layers")) in error
+        assert not unnamed_keys(error, labels)
+        await paste_into(pilot, box("params"), "1B")
+        # No seq: the line under the figures and the activations term list the fields to fill.
+        wanted = [strings.FIELD_NAMED.format(label=label(k)) for k in ("seq", "layers", "hidden")]
+        for view in pane.query(".calc-result, .calc-details"):
+            text = " ".join(shown(view, 300).split())
+            line = text[text.index(wanted[0]) - 30 : text.index(wanted[-1]) + 30]
+            assert all(name in line for name in wanted), line
+            assert not unnamed_keys(line, labels, led_by_label=False), line
+        # seq without the architecture: every field the activations need, by its label.
+        error = await error_after(pilot, pane, box("seq"), "2048")
+        assert all(name in error for name in wanted), error
+        assert not unnamed_keys(error, labels)
+        # TP that does not divide the heads: the heads by their label.
+        for name, value in (("layers", "24"), ("hidden", "2048"), ("heads", "16")):
+            await paste_into(pilot, box(name), value)
+        error = await error_after(pilot, pane, box("tp"), "3")
+        assert error.startswith(label("tp"))
+        assert strings.FIELD_NAMED.format(label=label("heads")) in error
+        assert not unnamed_keys(error, labels)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, language: str) -> None:
+    """Empty, zero, negative, text and an overflowing number in every text field of the
+    Ledger, Bubble and Collectives forms, the others as they open: each message, as the pane
+    words it, is led by a label of its form, names no field by its key (in English, no key
+    with an underscore: the others are words too), shows no NaN or inf, and (in English) no
+    Chinese. (The form's computation is called directly, as a key in the field calls it: the
+    test above shows such a message on screen.)"""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
+    async with app.run_test(size=(160, 50)) as pilot:
+        messages = 0
+        for tab in PANES:
+            pane = await open_pane(app, pilot, tab)
+            labels = {pane.label_of(field.name) for field in pane.all_fields()}
+            form = pane.values()
+            for field in pane.all_fields():
+                for bad in () if field.options else BAD_INPUTS:
+                    try:
+                        pane.compute({**form, field.name: bad})
+                    except InputError as refused:
+                        error = pane.error_text(refused)
+                    else:
+                        continue
+                    messages += 1
+                    where = f"{tab}.{field.name}={bad!r}: {error}"
+                    unnamed = unnamed_keys(error, labels)
+                    if language == "en":  # "zero", "heads" are English words too
+                        unnamed = {key for key in unnamed if "_" in key}
+                    assert not unnamed, where
+                    assert not re.search(r"\b(nan|inf)\b", error, re.IGNORECASE), where
+                    assert language == "zh" or not CJK.search(error), where
+        assert messages > 100
+
+
+def test_tradeoffs_names_its_pickers() -> None:
+    error = InputError(
+        "seq",
+        "{model} takes at most {longest} tokens per sequence",
+        model="llama2-7b",
+        longest=4096,
+    )
+    assert picker_error(error) == "seq len s: llama2-7b takes at most 4096 tokens per sequence"
+    set_language("zh")
+    assert picker_error(error).startswith("序列长度 s：")
