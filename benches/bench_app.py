@@ -131,6 +131,9 @@ def child(kind: str, content: str, progress: str, started: float) -> None:
         app: Any = minimal_app()
         expected = MINIMAL_TEXT
     else:
+        import gc
+
+        gc.disable()  # as the shardbook command does before importing the app (cli.main.run_tui)
         from tui.app import make_app
 
         app = make_app(content_dir=content, progress_dir=progress)

@@ -10,6 +10,7 @@ Never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import shutil
 import sys
@@ -248,6 +249,9 @@ def run_tui(args: argparse.Namespace) -> int:
     before the full screen starts. Once the app has quit (exit 0), the session's summary is
     printed to stdout (never after a signal: the terminal may be gone, and the session is
     logged in the progress file either way)."""
+    # Paused while the app's modules are imported and until its first frame: what start-up
+    # makes lives as long as the app (see tui.app.ShardbookApp.run, which resumes it).
+    gc.disable()
     from engine.lesson import discover_lessons, lesson_index_path
 
     content_dir = content_folder(args)

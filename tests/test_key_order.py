@@ -76,7 +76,9 @@ async def test_a_save_key_right_after_typing_saves_what_was_typed(
         else:
             saved = strings.SAVED_AT.split("{")[0]
             await wait_until(pilot, lambda: any(saved in text for text in notified.messages))
-    assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
+    progress = ProgressStore(tmp_path).load("S15").progress
+    assert progress.forms["ledger"]["params"] == "7B"
+    assert progress.status == "in-progress", "a calculator worked is the lesson studied"
 
 
 async def test_keys_that_came_before_the_first_frame_are_applied_in_order(tmp_path: Path) -> None:

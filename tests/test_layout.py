@@ -551,6 +551,34 @@ async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: l
         await wait_until(pilot, fitted, timeout=5)
 
 
+async def test_the_footer_hides_the_keys_that_do_not_fit_before_it_lays_them_out(
+    tmp_path: Path,
+) -> None:
+    """At 60 columns some keys do not fit: each recompose leaves only those that do shown, so
+    no frame shows the full row cut at the edge before the keys are fitted."""
+    from tui.widgets.footer import KeysFooter
+
+    fitted_at_recompose: list[list[bool]] = []
+    recompose = KeysFooter.recompose
+
+    async def recorded(footer: KeysFooter) -> None:
+        await recompose(footer)
+        fitted_at_recompose.append([key.display for key in footer._footer_keys()])
+
+    app = app_for(tmp_path)
+    KeysFooter.recompose = recorded  # type: ignore[method-assign,assignment]
+    try:
+        async with app.run_test(size=(60, 20)) as pilot:
+            await wait_until(pilot, lambda: bool(fitted_at_recompose))
+            await pilot.pause()
+            footer = app.screen.query_one(KeysFooter)
+            settled = [key.display for key in footer._footer_keys()]
+    finally:
+        KeysFooter.recompose = recompose  # type: ignore[method-assign]
+    assert not all(settled)  # some keys are hidden at this width
+    assert fitted_at_recompose[-1] == settled
+
+
 async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Path) -> None:
     """The preset fills the model's shape and the figures above the field grow: the pane
     scrolls with them, so the ``model`` field stays on its row (it was pushed off screen)."""

@@ -25,6 +25,8 @@ from tests.pilot_helpers import (
     Notified,
     app_for,
     goto_section,
+    key,
+    keys,
     paste,
     settle,
     wait_until,
@@ -211,6 +213,25 @@ async def test_exit_signals_save_before_exit(tmp_path: Path, signum: int) -> Non
     assert app.return_code == 128 + signum
     saved = ProgressStore(tmp_path).load("S15").progress.reflections
     assert "typed just before the window closed" in saved.values()
+
+
+async def test_a_signal_saves_every_key_received_emoji_sequences_whole(tmp_path: Path) -> None:
+    # The terminal closed right after a burst: the keys the app has received but not yet
+    # handled (it handles them one at a time) are typed before the save, so a ZWJ sequence is
+    # never saved cut after a joiner, and the last word is there.
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    app = app_for(tmp_path, delay=60)  # no autosave: only the signal handler can save
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "reflection")
+        area = app.query("#reading NoteBox TextArea").first(TextArea)
+        area.focus()
+        await pilot.pause()
+        for name in keys(*"杀前 ", *family, *" kill"):
+            app.post_message(key(name))
+        os.kill(os.getpid(), signal.SIGHUP)
+        await wait_until(pilot, lambda: app.return_code is not None)
+    saved = ProgressStore(tmp_path).load("S15").progress.reflections
+    assert f"杀前 {family} kill" in saved.values()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])

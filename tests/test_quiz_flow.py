@@ -204,6 +204,27 @@ async def test_due_only_shows_what_is_due_and_footer_keys_work(tmp_path: Path) -
         assert screen_of(app).phase == "done"
 
 
+async def test_tab_in_the_answer_stays_there_and_says_how_to_leave(tmp_path: Path) -> None:
+    # A Tab that moved the focus in silence turned the next letter into a quiz key: `u` undid
+    # the last rating. It stays in the box, is not typed, and a hint names escape.
+    notified = Notified()
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        for _ in range(8):  # ratings to undo, up to the first drill (a number answer)
+            if current(app).item.kind == "drill":
+                break
+            await answer_right(pilot, app)
+        rated = stored_quiz(tmp_path)["log"]
+        box = screen_of(app).query_one("#quiz-answer", QuizAnswer)
+        assert app.focused is box
+        await pilot.press(*"15", "tab", "u", "shift+tab", "s")
+        await pilot.pause()
+        assert app.focused is box and box.text == "15us"
+        assert stored_quiz(tmp_path)["log"] == rated, "no rating undone"
+        assert any("escape" in text for text in notified.messages)
+
+
 async def test_graded_kinds_take_their_keys(tmp_path: Path) -> None:
     app = make_app(
         progress_dir=tmp_path,

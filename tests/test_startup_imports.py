@@ -93,3 +93,29 @@ def test_the_shardbook_command_opens_the_app_without_building_the_commands(tmp_p
     lines = result.stdout.strip().splitlines()
     assert lines[0] == "S15 True []"
     assert lines[-1] == "True"
+
+
+def test_the_collector_is_paused_until_the_first_frame(tmp_path: Path) -> None:
+    # ShardbookApp.run: no garbage collection before the first frame, the modules' objects out
+    # of the collector's reach (gc.freeze), collecting again once the lesson is drawn.
+    code = (
+        "import gc, os, sys\n"
+        "from textual.app import App\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "collecting = []\n"
+        "display = App._display\n"
+        "def drawn(self, screen, renderable):\n"
+        "    collecting.append(gc.isenabled())\n"
+        "    display(self, screen, renderable)\n"
+        "App._display = drawn\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    frozen = gc.get_freeze_count() > len(sys.modules)\n"
+        "    print(collecting[0], gc.isenabled(), frozen)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "False True True"

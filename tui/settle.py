@@ -11,22 +11,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from textual.app import App
 
-# Changes in flight reach the app within milliseconds; a wedged widget must not delay the save.
-SETTLE_SECONDS = 0.5
+# Changes in flight reach the app within milliseconds (a burst of keys within tens of them on a
+# busy machine); a wedged widget must not delay the save.
+SETTLE_SECONDS = 1.0
 
 
 async def settle(app: App[Any]) -> None:
     """Let the changes already on their way to the app arrive, before a save on a signal.
 
-    A key is drawn in its text box a moment before the box's change message has climbed up to
-    the app, which records it, one message queue per ancestor. Each round waits until every
-    queue on the focused widget's path has handled what it held, which moves such a message up
-    at least one level: as many rounds as levels, :data:`SETTLE_SECONDS` at most in all.
+    First the keys the app has received and not yet handled (:class:`tui.keys.KeyOrderApp`
+    handles them one at a time: the rest of a burst, the last code points of an emoji sequence,
+    keys held until the first screen is drawn) are handled. Then, a key is drawn in its text
+    box a moment before the box's change message has climbed up to the app, which records it,
+    one message queue per ancestor. Each round waits until every queue on the focused widget's
+    path has handled what it held, which moves such a message up at least one level: as many
+    rounds as levels. :data:`SETTLE_SECONDS` at most in all.
     """
-    focused = app.focused if app.screen_stack else None
-    path = [*focused.ancestors_with_self] if focused is not None else [app]
+    from tui.keys import KeyOrderApp
+
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(SETTLE_SECONDS):
+            if isinstance(app, KeyOrderApp):
+                await app.keys_done()
+            focused = app.focused if app.screen_stack else None
+            path = [*focused.ancestors_with_self] if focused is not None else [app]
             for _level in path:
                 handled = []
                 for node in path:

@@ -187,6 +187,10 @@ QUIZ_STATUS = N_(
     "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
 )
 QUIZ_PLACEHOLDER = N_("{field}: enter starts a new line, ctrl+r submits, escape leaves the box")
+QUIZ_TAB_STAYS = N_(
+    "Tab is not typed in the answer and does not leave it: escape leaves the box (then u, r, s "
+    "are the quiz's keys)"
+)
 # The answer box's name, by the unit a drill reads a bare number in (engine.quiz's Question.unit):
 # the placeholder starts with it and a refused answer is named by it, as a calculator's field is.
 QUIZ_ANSWER_FIELD = N_("Your answer")

@@ -69,7 +69,20 @@ _OUTSIDE_THE_BOX = frozenset(
 
 class QuizAnswer(LiteralTextArea):
     """The answer box: a multi-line text box (enter starts a new line; ctrl+r, bound on the
-    screen, submits)."""
+    screen, submits).
+
+    Tab and shift+tab stay in the box and say so: the quiz has no other field to go to, and a
+    focus moved in silence would turn the next letters typed into the quiz's keys (``u`` undoes
+    the last rating). Escape is the one way out (:meth:`QuizScreen.action_blur`).
+    """
+
+    BINDINGS = [
+        Binding("tab", "stay", show=False),
+        Binding("shift+tab", "stay", show=False),
+    ]
+
+    def action_stay(self) -> None:
+        self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
 
 
 class QuizCommands(Provider):

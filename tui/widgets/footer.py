@@ -13,14 +13,16 @@ class is defined, before the language is chosen, so BINDINGS hold the English ms
 footer builds them (:mod:`engine.i18n`).
 
 Textual's Footer also lays its keys out in a row and lets the last ones run past the screen's
-edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key once laid out and
-hides those that do not fit: help and quit first of all (they are always needed), then the others
-in their order (the focused pane's keys first). F1 lists every key.
+edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key from its text and
+styles as soon as it is mounted, before its first layout, and hides those that do not fit:
+help and quit first of all (they are always needed), then the others in their order (the
+focused pane's keys first). F1 lists every key.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel
@@ -39,7 +41,7 @@ class KeysFooter(Footer):
         super().__init__(compact=compact, show_command_palette=show_command_palette)
         self._recompose_queued = False
         self._shown: tuple[object, ...] | None = None
-        # Each key's cells (its width and the margin after it), measured with every key shown.
+        # Each key's cells (its width and the margin after it), from its text and styles.
         self._cells: dict[FooterKey, int] = {}
 
     # ----------------------------------------------------------------- fewer recomposes
@@ -88,38 +90,39 @@ class KeysFooter(Footer):
     # ----------------------------------------------------------------- the keys that fit
     async def recompose(self) -> None:
         await super().recompose()
+        # The keys are mounted and styled: fitted now, before their first layout, so the frame
+        # after a recompose shows only the keys that fit (no frame with every key, cut).
         self._cells = {}
-        self.call_after_refresh(self._fit)
+        self._fit()
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self._fit)
+        self._fit()
 
     def _footer_keys(self) -> list[FooterKey]:
         return [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
+
+    def _key_cells(self, key: FooterKey) -> int:
+        """The cells ``key`` takes in the row, its margin included, from its text and styles
+        (what the layout will give it; a hidden key is measured as well as a shown one)."""
+        if key not in self._cells:
+            content = key.get_content_width(Size(self.size.width, 1), self.app.size)
+            self._cells[key] = content + key.styles.gutter.width + key.styles.margin.width
+        return self._cells[key]
 
     def _fit(self) -> None:
         keys = self._footer_keys()
         if not keys or not self.size.width:
             return  # hidden (a screen too small): fitted on the resize that shows it
-        if any(key not in self._cells for key in keys):
-            if not all(key.display for key in keys):
-                for key in keys:
-                    key.display = True
-                self.call_after_refresh(self._fit)  # measured once laid out again
-                return
-            if not all(key.outer_size.width for key in keys):
-                self.call_after_refresh(self._fit)  # not laid out yet: measured once it is
-                return
-            self._cells = {key: key.outer_size.width + key.styles.margin.width for key in keys}
         room = self.size.width
         for palette in self.query(FooterKey).filter(".-command-palette"):
-            room -= palette.outer_size.width
+            if palette.display:
+                room -= self._key_cells(palette)
         kept = [key for key in keys if key.action in KEPT_ACTIONS]
         shown: set[FooterKey] = set()
         for key in kept + [key for key in keys if key not in kept]:
-            if self._cells[key] <= room:
+            if self._key_cells(key) <= room:
                 shown.add(key)
-                room -= self._cells[key]
+                room -= self._key_cells(key)
             elif key not in kept:
                 break  # the keys after a cut one stay in order: none is shown out of it
         for key in keys:
