@@ -20,6 +20,7 @@ with :func:`tests.pilot_helpers.wait_until`.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import tempfile
@@ -56,6 +57,23 @@ assert isinstance(textual_wait.SLEEP_GRANULARITY, float) and isinstance(
 )
 textual_wait.SLEEP_GRANULARITY = 0.005
 textual_wait.SLEEP_IDLE = textual_wait.SLEEP_GRANULARITY / 20
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that start the app (Pilot flows, which are coroutines, and snapshots) first,
+    every other test after them, each kind in the order collected. pytest-xdist (``--dist
+    loadgroup``) hands a worker its next test when it has two or fewer left, so a long flow started
+    near the end would leave the other core idle while it runs; the many short tests at the end
+    fill both cores until the last one. A stable sort of the collected items, so every worker
+    collects the same order, as xdist requires."""
+
+    def starts_the_app(item: pytest.Item) -> bool:
+        function = getattr(item, "obj", None)
+        return inspect.iscoroutinefunction(function) or "snap_compare" in getattr(
+            item, "fixturenames", ()
+        )
+
+    items.sort(key=lambda item: not starts_the_app(item))
 
 
 @pytest.fixture(scope="session")

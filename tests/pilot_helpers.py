@@ -88,11 +88,18 @@ class Notified:
 
 async def wait_until(pilot: Pilot[int], done: Callable[[], bool], timeout: float = 10.0) -> None:
     """Let the app run until ``done()`` is true (an autosave, a worker's result), at most
-    ``timeout`` seconds; fail with the condition's name otherwise."""
+    ``timeout`` seconds; fail with the condition's name otherwise.
+
+    Each look first waits for every widget of the screen to handle its queued messages, which
+    costs CPU time in proportion to the widgets; the looks come 10 ms apart at first, then
+    further apart up to 50 ms, so a long wait (a simulation process, a save) leaves the CPU to
+    the other tests instead of polling it away."""
     deadline = time.monotonic() + timeout
+    delay = 0.01
     while not done():
         assert time.monotonic() < deadline, f"timed out waiting for {done}"
-        await pilot.pause(0.01)
+        await pilot.pause(delay)
+        delay = min(2 * delay, 0.05)
 
 
 async def type_into(pilot: Pilot[int], widget: Input, text: str) -> None:

@@ -12,6 +12,7 @@ abbreviations listed below); in English no Chinese outside the lesson's text.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
 import json
 import re
@@ -119,6 +120,7 @@ KEEP_IN_ZH = {
 DRAWING = re.compile(r"[PGMOABN]+|[FBWfbw]+")
 
 
+@functools.cache
 def identifiers() -> set[str]:
     """Values a field takes and the sources' own words, shown as they are in both languages:
     the sources' titles (never translated), the schedules, algorithms and the model presets'
@@ -133,13 +135,16 @@ def identifiers() -> set[str]:
     return set(LATIN_WORD.findall(" ".join(names)))
 
 
+@functools.cache
 def lesson_latin_words() -> set[str]:
     """Every Latin word of the lesson (its text quotes the field's English terms)."""
     return set(LATIN_WORD.findall(lesson_text()))
 
 
+@functools.cache
 def lesson_text() -> str:
-    """The lesson's own text: every string value of its YAML file and its source text."""
+    """The lesson's own text: every string value of its YAML file and its source text (read
+    once: the files do not change during a run, and each screen checked reads them)."""
 
     def strings_of(node: object) -> Iterator[str]:
         if isinstance(node, str):

@@ -18,6 +18,8 @@ from engine.errors import InputError
 from engine.lab import LabError, torch_available
 from engine.lab.gloo import GlooRun, is_loopback_socket, run_collectives
 
+# The module-scoped fixture starts the ranks once: its tests run on one worker (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("lab_collectives")
 needs_torch = pytest.mark.skipif(
     not torch_available(), reason="torch not installed: pip install -e '.[lab]'"
 )

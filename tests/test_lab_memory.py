@@ -21,6 +21,9 @@ from engine.lab.memory import MemoryResult, MemorySpec, ledger_spec_for, measure
 from engine.model_size import transformer_param_count
 from tui.app import make_app
 
+# The module-scoped fixture loads torch and measures once: its tests run on one worker
+# (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("lab_memory")
 needs_torch = pytest.mark.skipif(
     not engine.lab.torch_available(), reason="torch not installed: pip install -e '.[lab]'"
 )
