@@ -253,17 +253,19 @@ def _visible_width(text: str) -> int:
     return cell_len(text.rstrip(" "))
 
 
-def _force_split(piece: str, width: int, opportunities: set[int], in_runs: set[int]) -> list[str]:
+def _force_split(
+    piece: str, width: int, opportunities: set[int], in_runs: set[int], heads: set[int]
+) -> list[str]:
     """``piece`` (a line begun, then a part with no allowed break that is wider than ``width``
     by itself) cut into lines that fit. Each cut is the farthest that fits outside the word runs
     that fit the line (in ``in_runs``); inside them, at ``opportunities`` (UAX #14 breaks, such
     as after the ``-`` of ``all-reduce`` when ``all-reduce、`` is too wide); else between any
     grapheme clusters. Never before closing punctuation or a space, nor after opening
-    punctuation, where another cut fits."""
+    punctuation, nor inside a URL's ``scheme://`` (``heads``, found in the whole text: the piece
+    alone may show a URL that is only the tail of a longer one), where another cut fits."""
     from uniseg.graphemecluster import grapheme_cluster_boundaries
 
     clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
-    heads = _url_heads(piece)
     lines: list[str] = []
     start = 0
     while _visible_width(piece[start:]) > width:
@@ -312,6 +314,7 @@ def break_paragraph(text: str, width: int) -> list[str]:
     bounds = [0, *break_positions(text, width), len(text)]
     opportunities = _analysis(text)[0]
     in_runs = _inside_fitting_runs(text, width)
+    heads = _url_heads(text)
     lines: list[str] = []
     line = ""
     for start, end in itertools.pairwise(bounds):
@@ -329,6 +332,7 @@ def break_paragraph(text: str, width: int) -> list[str]:
                 width,
                 {cut - begin for cut in opportunities if begin < cut < end} | {start - begin},
                 {cut - begin for cut in in_runs if begin < cut < end},
+                {cut - begin for cut in heads if begin < cut < end},
             )
             lines.extend(full)
     lines.append(line)

@@ -236,6 +236,10 @@ def a_line_ends_between_break_opportunities_only_inside_a_piece_too_wide(
 
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+# A URL whose tail, read alone, looks like a URL of its own (``e0https://``): the cut followed
+# that tail's scheme and ended a line before it, where the whole piece fitted.
+@example(text="http://a.b/c?d=1&e0https://dlsyscourse.org/lectures/", width=14)
+@example(text="http://a.b/c?d=1&e0https://dlsyscourse.org/lectures/", width=13)
 def test_any_text_at_any_width_keeps_every_rule_of_the_line_breaker(text: str, width: int) -> None:
     """The four properties of the same inputs, each checked on all 300 examples: drawing a text
     and breaking it once (the UAX #14 analysis, most of the time) serves all four, where four
