@@ -474,7 +474,11 @@ async def side_pane_pages(app: ShardbookApp, pilot: Pilot[int]) -> AsyncIterator
         await settle(pilot)
         await app.workers.wait_for_complete()
         await settle(pilot)
-        scroller = tab_pane.query(ScrollableContainer).first()
+        scrollers = tab_pane.query(ScrollableContainer)
+        if not scrollers:  # the Lab without torch: one hint, how to install the extra
+            yield tab, screen_text(app)
+            continue
+        scroller = scrollers.first()
         scroller.scroll_home(animate=False)
         await settle(pilot)
         while True:

@@ -248,7 +248,13 @@ def test_tradeoffs_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
     assert snap_compare(app, terminal_size=(120, 40), press=["f10"])
 
 
-def test_lab_pane(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("torch_installed", [True, False])
+def test_lab_pane(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, torch_installed: bool
+) -> None:
+    # The pane asks once, when it is built, whether torch is there; nothing runs until a
+    # button is pressed, so both states draw the same with or without the lab extra.
+    monkeypatch.setattr("tui.widgets.lab.torch_available", lambda: torch_installed)
     app = make_app(progress_dir=seen(tmp_path))
     assert snap_compare(app, terminal_size=(120, 40), press=["ctrl+l"])
 
