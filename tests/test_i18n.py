@@ -49,6 +49,7 @@ from engine.i18n import (
     language_from_locale,
     set_language,
 )
+from engine.lab import INSTALL_COMMAND
 from engine.ledger import (
     DTYPE_BYTES,
     OPTIMIZER_STATE_BYTES,
@@ -132,6 +133,8 @@ def identifiers() -> set[str]:
     names += [*SCHEDULES, *OPTIMIZER_STATE_BYTES, *DTYPE_BYTES]
     names += [preset.title for preset in model_presets().values()]
     names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
+    # A shell command to type (the Lab without torch: how to install the extra).
+    names.append(INSTALL_COMMAND)
     return set(LATIN_WORD.findall(" ".join(names)))
 
 

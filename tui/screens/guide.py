@@ -18,6 +18,8 @@ search match, where the lesson was left) reads nothing.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, cast
 
 from textual import events
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
 # How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
 # lines, so not long.
 SAY_SECONDS = 4
+# How long ctrl+n waits for a section just shown to be laid out (see _section_laid_out).
+LAYOUT_WAIT_SECONDS = 1.0
 
 
 class SectionRead(Message):
@@ -309,6 +313,21 @@ class StudyGuide:
         widgets.extend(ReadingLink(link.label, link.url, indent) for link in item.links)
         return widgets
 
+    def _section_end(self, reading: Widget) -> SectionEnd | None:
+        """The current section's end in the reader once laid out (it has a size), else None."""
+        section_id = self.screen.current_section
+        ends = [end for end in reading.query_children(SectionEnd) if end.section_id == section_id]
+        return ends[-1] if ends and ends[-1].size.height else None
+
+    async def _section_laid_out(self, reading: Widget) -> None:
+        """Wait (a second at most) until the current section is laid out: a ctrl+n that came
+        right after the one that showed it (two in a burst) measures the section, rather than
+        finding no end on screen and going on with the section unread."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LAYOUT_WAIT_SECONDS):
+                while self._section_end(reading) is None:
+                    await reading.wait_for_refresh()
+
     def check_section_end(self) -> None:
         """Post :class:`SectionRead` when the reader shows the end of the current section
         (laid out: its :class:`SectionEnd` has a size; scrolled to its end, or short enough to
@@ -323,8 +342,7 @@ class StudyGuide:
             return
         reading = screen.query_one("#reading")
         # The section's own end: the one before it may not be removed yet.
-        ends = [end for end in reading.query_children(SectionEnd) if end.section_id == section_id]
-        if not screen.arrangement.reading or not ends or not ends[-1].size.height:
+        if not screen.arrangement.reading or self._section_end(reading) is None:
             return
         if reading.scroll_y >= reading.max_scroll_y:
             screen.post_message(SectionRead(section_id))
@@ -380,6 +398,7 @@ class StudyGuide:
                 screen.set_focus(reading)
                 return
             self.scrolled_in = screen.current_section  # ctrl+n reads on, as a page down does
+            await self._section_laid_out(reading)
             if reading.scroll_y < reading.max_scroll_y:
                 reading.scroll_page_down(animate=False)
                 return
