@@ -12,7 +12,7 @@ the settings under ``resume.<lesson id>``: restored when the lesson opens, writt
 :data:`PLACE_DELAY` seconds after it last moved, and when the lesson is left, the app quits,
 suspends or gets a signal.
 
-Its length (about 950 lines) is the app's policy kept in one place: opening a lesson, the progress
+Its length (about 1,150 lines) is the app's policy kept in one place: opening a lesson, the progress
 lock, saving (autosave, rescue copies, quit and signals), the status line and the messages the
 screens post up all share the progress object and the dirty/saved state; the lesson UI lives in
 ``tui.screens`` (main, resume, jumps, guide, quiz, search, help, export).
