@@ -29,7 +29,7 @@ from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
-from tests.pilot_helpers import SIZE, Notified, shown, wait_until
+from tests.pilot_helpers import SIZE, Notified, goto_section, shown, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
@@ -491,11 +491,7 @@ async def test_a_self_check_answered_in_the_quiz_shows_in_the_lesson(tmp_path: P
     written = "参数 2 B、梯度 2 B、Adam 12 B [bold]x"
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        for _ in range(20):  # ] reads the next section, up to the self-check
-            if app.screen.query(SelfCheckBox):
-                break
-            await pilot.press("right_square_bracket")
-            await pilot.pause()
+        await goto_section(pilot, app, "self-check")
         assert all(box.text_area.text == "" for box in app.screen.query(SelfCheckBox))
         await pilot.press("f12")
         await pilot.pause()
@@ -520,11 +516,7 @@ async def test_a_self_check_revealed_in_the_lesson_is_not_asked_today(tmp_path: 
     app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        for _ in range(20):  # ] reads the next section, up to the self-check
-            if app.screen.query(SelfCheckBox):
-                break
-            await pilot.press("right_square_bracket")
-            await pilot.pause()
+        await goto_section(pilot, app, "self-check")
         app.screen.query(SelfCheckBox).first().text_area.focus()
         await pilot.press(*"weights", "ctrl+r")
         await pilot.pause()
