@@ -595,6 +595,9 @@ async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Pa
         model = ledger.query_one("#field-model", Select)
         model.focus()
         await pilot.pause()
+        # Focusing may scroll the field into view, animated: its row once that is over.
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         row = model.region.y
         await pilot.press("enter", "down", "down", "enter")
         await wait_until(pilot, lambda: model.value != "custom")
