@@ -40,7 +40,6 @@ import contextlib
 import unicodedata
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 from textual import events, on
@@ -193,7 +192,7 @@ class KeyOrderApp(App[ReturnType]):
 
     # A pilot presses keys as a learner does once the screen is drawn: the keys it sends are
     # not held (Pilot.press would return before they were applied).
-    @asynccontextmanager
+    @contextlib.asynccontextmanager
     async def run_test(
         self,
         *,

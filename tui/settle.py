@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from tui.keys import KeyOrderApp
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -27,8 +29,6 @@ async def settle(app: App[Any]) -> None:
     path has handled what it held, which moves such a message up at least one level: as many
     rounds as levels. :data:`SETTLE_SECONDS` at most in all.
     """
-    from tui.keys import KeyOrderApp
-
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(SETTLE_SECONDS):
             if isinstance(app, KeyOrderApp):
