@@ -166,7 +166,9 @@ class ShardbookApp(KeyOrderApp[int]):
         # None: the quiz's defaults (built on F12, so fsrs is not imported at start-up).
         self.quiz_options = quiz
         self.content_dir = content_dir
-        self.store = ProgressStore(progress_dir)
+        # Locked after the first frame (on_mount), or before when a save or an unreadable file
+        # needs it first.
+        self.store = ProgressStore(progress_dir, locking=True)
         self.autosave_delay = autosave_delay
         self.lesson_refs: list[LessonRef] = []
         self.lesson: Lesson | None = None
@@ -301,7 +303,6 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson_file_errors:
             count = len(self.lesson_file_errors)
             self.notify(strings.lesson_files_unreadable(count), severity="warning")
-        self._take_lock()
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
@@ -312,6 +313,10 @@ class ShardbookApp(KeyOrderApp[int]):
         # The line breaks computed for the first screens, for the next start's first frame.
         self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
         self.call_after_refresh(self._first_frame_drawn)
+        # The progress folder's lock (13-15 ms with filelock's import) after the first frame: a
+        # readable progress file is read without it, and whatever needs it first (a save, an
+        # unreadable file to move aside, the settings written) takes it then.
+        self.call_after_refresh(self._take_lock)
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
