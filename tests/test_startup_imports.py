@@ -119,3 +119,39 @@ def test_the_collector_is_paused_until_the_first_frame(tmp_path: Path) -> None:
         "sys.exit(3)\n"
     )
     assert _run(code) == "False True True"
+
+
+def test_the_first_frame_is_drawn_before_the_text_boxes_and_the_lock(tmp_path: Path) -> None:
+    # The answer and note boxes (Textual's TextArea) are imported with the first section that
+    # has them, and the progress folder's lock (filelock) is taken after the first frame; the
+    # app holds the lock once it settles, and a section with boxes still builds them. Not the
+    # first run (that one writes the settings, which takes the lock at once).
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints:\n  first_run_seen: true\n", encoding="utf-8"
+    )
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "first = []\n"
+        "display = app._display\n"
+        "def framed(screen, renderable):\n"
+        "    if not first:\n"
+        "        names = ('textual.widgets._text_area', 'tui.widgets.notes', 'filelock')\n"
+        "        first.append(sorted(m for m in names if m in sys.modules))\n"
+        "    display(screen, renderable)\n"
+        "app._display = framed\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    held = app.store._lock is not None and app.store._lock.is_locked\n"
+        "    screen = app.main_screen\n"
+        "    section = next(s.id for s in screen.sections if s.kind == 'self-check')\n"
+        "    await screen.show_section(section)\n"
+        "    boxes = len(app.query('SelfCheckBox'))\n"
+        "    print(first[0], held, boxes > 0)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "[] True True"

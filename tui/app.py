@@ -84,12 +84,12 @@ from tui.screens.main import MainScreen
 from tui.settle import settle
 from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
-from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
 
 if TYPE_CHECKING:
     from tui.widgets.calculator import CalculatorPane
+    from tui.widgets.notes import NoteBox, SelfCheckBox
 
 DEFAULT_LESSON = "S15"
 SYSTEM_COMMAND_TEXTS = (
@@ -476,8 +476,9 @@ class ShardbookApp(KeyOrderApp[int]):
         return self.lesson.sections if self.lesson is not None else ()
 
     # ----------------------------------------------------------------- learner input
-    @on(NoteBox.Edited)
-    def _note_edited(self, event: NoteBox.Edited) -> None:
+    # By name, not @on: the answer and note boxes' module (and Textual's TextArea) is imported
+    # when a section or pane with boxes is first shown, not before the first frame.
+    def on_note_box_edited(self, event: NoteBox.Edited) -> None:
         targets = {
             "answers": self.progress.answers,
             "reflections": self.progress.reflections,
@@ -490,8 +491,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.progress.touch()
         self.mark_dirty()
 
-    @on(SelfCheckBox.RevealRequested)
-    def _reveal(self, event: SelfCheckBox.RevealRequested) -> None:
+    def on_self_check_box_reveal_requested(self, event: SelfCheckBox.RevealRequested) -> None:
         box = event.box
         if not self.progress.answers.get(box.item.id, "").strip():
             self.notify(strings.REVEAL_FIRST_ANSWER, severity="warning")
