@@ -155,3 +155,35 @@ def test_the_first_frame_is_drawn_before_the_text_boxes_and_the_lock(tmp_path: P
         "sys.exit(3)\n"
     )
     assert _run(code) == "[] True True"
+
+
+def test_the_side_panes_and_quiz_rules_are_added_when_first_used(tmp_path: Path) -> None:
+    # app.tcss alone before the first frame; the side panes' rules (tui/side.tcss) when the
+    # first is built, the quiz's (tui/quiz.tcss) when it opens: each styles its widgets.
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        "from tui.styles import STYLES\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "def added():\n"
+        "    paths = (path for path, _ in app.stylesheet.source)\n"
+        "    ours = (p for p in paths if p.startswith(str(STYLES)) and p.endswith('.tcss'))\n"
+        "    return sorted(os.path.basename(p) for p in ours)\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    first = added()\n"
+        "    await p.press('f2')\n"
+        "    await p.pause()\n"
+        "    side = added()\n"
+        "    label = app.query('LedgerPane .form-label').first().styles.width.value\n"
+        "    await p.press('f12')\n"
+        "    await p.pause()\n"
+        "    status = app.screen.query_one('#quiz-status').styles.padding.left\n"
+        "    print(first, side, added(), label, status)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    added = "['app.tcss'] ['app.tcss', 'side.tcss'] ['app.tcss', 'quiz.tcss', 'side.tcss']"
+    assert _run(code) == f"{added} 14.0 1"

@@ -82,6 +82,7 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.settle import settle
+from tui.styles import QUIZ, use_stylesheet
 from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.side import ChoicesChanged
@@ -785,6 +786,8 @@ class ShardbookApp(KeyOrderApp[int]):
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
         from tui.screens.quiz import RETENTION_KEY, QuizContext, QuizScreen
+
+        use_stylesheet(self, QUIZ)
 
         def save_retention(value: float) -> str:
             self.settings.set(RETENTION_KEY, value)
