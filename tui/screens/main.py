@@ -425,7 +425,7 @@ class MainScreen(Screen[None]):
         from tui.widgets.notes import NoteBox, SelfCheckBox
 
         if section.kind == "self-check":
-            widgets.append(Static(strings.SELF_CHECK_HINT, classes="hint"))
+            widgets.append(BrokenText(strings.SELF_CHECK_HINT, classes="hint"))
             widgets.extend(
                 SelfCheckBox(
                     item,
@@ -438,7 +438,7 @@ class MainScreen(Screen[None]):
             return widgets
         widgets.extend(block_widget(block) for block in section_blocks(section))
         if section.kind == "reflection":
-            widgets.append(Static(strings.REFLECTION_HINT, classes="hint"))
+            widgets.append(BrokenText(strings.REFLECTION_HINT, classes="hint"))
             widgets.extend(
                 NoteBox(
                     "reflections",
