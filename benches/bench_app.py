@@ -74,7 +74,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The code a measured child runs: this checkout's, or another's (``--against``).
+CODE_VARIABLE = "SHARDBOOK_BENCH_CODE"
+sys.path.insert(0, os.environ.get(CODE_VARIABLE, str(ROOT)))
 
 S15 = ROOT / "content" / "S15.yaml"
 SIZE = (80, 24)
@@ -143,8 +145,11 @@ def child(kind: str, content: str, progress: str, started: float) -> None:
         await pilot.pause()
         text = _render(app)
         elapsed = time.monotonic() - started
+        cpu = time.process_time()  # this process's CPU time so far: the load moves it less
         loaded = [name for name in ("numpy", "fsrs", "torch") if name in sys.modules]
-        print(json.dumps({"seconds": elapsed, "ok": expected in text, "loaded": loaded}))
+        print(
+            json.dumps({"seconds": elapsed, "cpu": cpu, "ok": expected in text, "loaded": loaded})
+        )
         sys.stdout.flush()
         if kind != "baseline":
             # What the app writes a few seconds after start-up (the line-break analyses), for
@@ -268,9 +273,12 @@ def child_env(work: Path) -> dict[str, str]:
     return env
 
 
-def startup(runs: int, work: Path, with_many: bool = True) -> dict[str, Any]:
+def startup(
+    runs: int, work: Path, with_many: bool = True, against: Path | None = None
+) -> dict[str, Any]:
     """Figures 1, 2 and 4 (``with_many``: False leaves figure 4 out): fresh processes to the
-    first frame."""
+    first frame. ``against``: another checkout's app measured too, alternated with this one's
+    (``other``), from the same lesson folder."""
     env = child_env(work)
     one = make_content(work / "one", 1)
     many = make_content(work / "many", LESSONS) if with_many else one
@@ -278,12 +286,17 @@ def startup(runs: int, work: Path, with_many: bool = True) -> dict[str, Any]:
     cold = spawn("app", many, progress, env)  # builds the 360-lesson index
     spawn("app", one, progress, env)
     spawn("baseline", one, progress, env)  # warms the OS file cache for both
-    samples: dict[str, list[dict[str, Any]]] = {"baseline": [], "app": [], "many": []}
+    other_env = dict(env, PYTHONPATH=str(against), **{CODE_VARIABLE: str(against)})
+    if against is not None:
+        spawn("app", one, work / "other-progress", other_env)  # its bytecode cached
+    samples: dict[str, list[dict[str, Any]]] = {"baseline": [], "app": [], "many": [], "other": []}
     for _ in range(runs):
         samples["baseline"].append(spawn("baseline", one, progress, env))
         samples["app"].append(spawn("app", one, progress, env))
         if with_many:
             samples["many"].append(spawn("app", many, progress, env))
+        if against is not None:
+            samples["other"].append(spawn("app", one, work / "other-progress", other_env))
     median = {
         name: {
             "seconds": statistics.median(run["seconds"] for run in group),
@@ -292,16 +305,21 @@ def startup(runs: int, work: Path, with_many: bool = True) -> dict[str, Any]:
         for name, group in samples.items()
         if group
     }
-    ratios = [
-        app["seconds"] / base["seconds"]
-        for base, app in zip(samples["baseline"], samples["app"], strict=True)
-    ]
+
+    def ratios(kind: str, measure: str) -> list[float]:
+        pairs = zip(samples["baseline"], samples[kind], strict=False)
+        return [app[measure] / base[measure] for base, app in pairs]
+
     loaded = sorted({m for s in samples["app"] + samples["many"] for m in s["loaded"]})
     return {
         "median": median,
         "cold_many": cold["seconds"],
         "loaded": loaded,
-        "ratios": ratios,
+        "ratios": ratios("app", "seconds"),
+        "cpu": {kind: [run["cpu"] for run in group] for kind, group in samples.items() if group},
+        "cpu_ratios": ratios("app", "cpu"),
+        "other_ratios": ratios("other", "seconds"),
+        "other_cpu_ratios": ratios("other", "cpu"),
     }
 
 
@@ -317,26 +335,35 @@ def _wait_gone(pid: int | None, timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def tmux_first_paint(runs: int, work: Path) -> dict[str, list[float]]:
+def tmux_first_paint(runs: int, work: Path, against: Path | None = None) -> dict[str, list[float]]:
     """Figure 1 measured as a learner sees it: seconds from starting the command in a new 80x24
     tmux pane to the pane showing S15's title (the ``shardbook`` command) or the minimal app's
     text (``bench_app.py --minimal``), polled every 5 ms with ``tmux capture-pane``; ``runs``
     of each, alternated, after one warm-up run of each. A tmux server of its own (``-L``) so no
-    session of the learner's is touched; each pane's process is ended with its session."""
+    session of the learner's is touched; each pane's process is ended with its session.
+    ``against``: another checkout's ``shardbook`` too (``other``), alternated with this one's."""
     env = child_env(work)
     one = make_content(work / "tmux-content", 1)
     progress = work / "tmux-progress"
     script = Path(sys.executable).with_name("shardbook")
     app = [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
+
+    def options(progress: Path) -> list[str]:
+        return ["--content-dir", str(one), "--progress-dir", str(progress)]
+
     commands = {
         "baseline": ([sys.executable, __file__, "--minimal"], MINIMAL_TEXT),
-        "app": ([*app, "--content-dir", str(one), "--progress-dir", str(progress)], S15_TITLE),
+        # Through env, as the other checkout's is: the same exec on both.
+        "app": (["env", f"PYTHONPATH={ROOT}", *app, *options(progress)], S15_TITLE),
     }
+    if against is not None:
+        other = ["env", f"PYTHONPATH={against}", *app, *options(work / "tmux-other-progress")]
+        commands["other"] = (other, S15_TITLE)
     server = ["tmux", "-L", f"bench-app-{os.getpid()}", "-f", "/dev/null"]
     width, height = SIZE
     # The server started before the first measured run: no run pays for its start.
     subprocess.run([*server, "new-session", "-d", "-s", "idle"], check=True, env=env)
-    samples: dict[str, list[float]] = {"baseline": [], "app": []}
+    samples: dict[str, list[float]] = {name: [] for name in commands}
 
     def once(kind: str) -> float:
         command, expected = commands[kind]
@@ -373,11 +400,13 @@ def tmux_first_paint(runs: int, work: Path) -> dict[str, list[float]]:
             _wait_gone(int(pane) if pane.isdigit() else None)
 
     try:
-        once("app")  # fills the bytecode cache, the lesson index, the settings
-        once("baseline")
+        for name in commands:  # fills the bytecode cache, the lesson index, the settings
+            once(name)
         for _ in range(runs):
             samples["app"].append(once("app"))
             samples["baseline"].append(once("baseline"))
+            if against is not None:
+                samples["other"].append(once("other"))
     finally:
         subprocess.run([*server, "kill-server"], env=env)
     return samples
@@ -986,35 +1015,60 @@ def keys_only(keys: int, saves: int) -> int:
     return 0 if ok else 1
 
 
-def first_frame_only(tmux: bool, runs: int) -> int:
+def _spread(ratios: list[float]) -> str:
+    return (
+        f"median of the runs' ratios {statistics.median(ratios):.2f}x "
+        f"(runs: {', '.join(f'{r:.2f}' for r in sorted(ratios))})"
+    )
+
+
+def first_frame_only(tmux: bool, runs: int, against: Path | None = None) -> int:
     """``--first-frame`` / ``--tmux``: figure 1 alone, one way, with each run's ratio (each app
-    run against the baseline run next to it) and their median, and the load average."""
+    run against the baseline run next to it) and their median, and the load average; headless,
+    also the same for the processes' CPU time to the first frame (less moved by other work on
+    the machine than the wall time). ``against``: another checkout's app measured the same way
+    in the same run, alternated (its code, this checkout's lesson and benchmark)."""
     ms = 1e3
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         if tmux:
-            samples = tmux_first_paint(runs, Path(tmp))
-            app, base = samples["app"], samples["baseline"]
+            samples = tmux_first_paint(runs, Path(tmp), against)
             how = "spawn to the title painted in an 80x24 tmux pane"
+            base = samples["baseline"]
+            ratios = {
+                kind: [a / b for a, b in zip(samples[kind], base, strict=True)]
+                for kind in samples
+                if kind != "baseline"
+            }
+            seconds = {kind: statistics.median(values) for kind, values in samples.items()}
         else:
-            start = startup(runs, Path(tmp), with_many=False)
-            app = [start["median"]["app"]["seconds"]]
-            base = [start["median"]["baseline"]["seconds"]]
-            ratios = start["ratios"]
+            start = startup(runs, Path(tmp), with_many=False, against=against)
             how = "spawn to the first full frame, 80x24 headless"
+            ratios = {"app": start["ratios"], "other": start["other_ratios"]}
+            seconds = {kind: value["seconds"] for kind, value in start["median"].items()}
             rss = start["median"]["app"]["rss"], start["median"]["baseline"]["rss"]
-    if tmux:
-        ratios = [a / b for a, b in zip(app, base, strict=True)]
-    ratio = statistics.median(ratios)
+    ratio = statistics.median(ratios["app"])
     cores = os.cpu_count()
     print(f"python {sys.version.split()[0]}; {cores} cores; {runs} runs of each, alternated")
     print(f"load average (1 min) before and after: {load_before:.2f}, {os.getloadavg()[0]:.2f}")
     print(
-        f"1. first frame ({how}): app {statistics.median(app) * ms:.1f} ms, minimal Textual app "
-        f"{statistics.median(base) * ms:.1f} ms; median of the runs' ratios {ratio:.2f}x "
-        f"(runs: {', '.join(f'{r:.2f}' for r in sorted(ratios))})   target <= 1.3x"
+        f"1. first frame ({how}): app {seconds['app'] * ms:.1f} ms, minimal Textual app "
+        f"{seconds['baseline'] * ms:.1f} ms; {_spread(ratios['app'])}   target <= 1.3x"
     )
+    if against is not None:
+        print(f"   {against}: app {seconds['other'] * ms:.1f} ms; {_spread(ratios['other'])}")
     if not tmux:
+        cpu = start["cpu"]
+        print(
+            f"   CPU time to the first frame: app {statistics.median(cpu['app']) * ms:.1f} ms, "
+            f"minimal Textual app {statistics.median(cpu['baseline']) * ms:.1f} ms; "
+            f"{_spread(start['cpu_ratios'])}"
+        )
+        if against is not None:
+            print(
+                f"   {against}: app {statistics.median(cpu['other']) * ms:.1f} ms; "
+                f"{_spread(start['other_cpu_ratios'])}"
+            )
         print(
             f"2. peak memory: app {rss[0] / 2**20:.1f} MiB, minimal Textual app "
             f"{rss[1] / 2**20:.1f} MiB = {rss[0] / rss[1]:.2f}x   target <= 1.5x"
@@ -1042,6 +1096,12 @@ def main(argv: list[str] | None = None) -> int:
         help="figure 1 as a learner sees it: the lesson's title painted in an 80x24 tmux pane",
     )
     parser.add_argument("--runs", type=int, default=None, help="runs of each (default 9; tmux 5)")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="with --first-frame or --tmux: another checkout's app too, alternated in the same run",
+    )
     parser.add_argument("--minimal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -1053,7 +1113,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.first_frame or args.tmux:
         default_runs = 1 if args.quick else 5 if args.tmux else 9
-        return first_frame_only(args.tmux, args.runs or default_runs)
+        return first_frame_only(args.tmux, args.runs or default_runs, args.against)
     runs, keys, saves = (1, 2, 2) if args.quick else (9, 100, 50)
     if args.keys:
         status = keys_only(keys, saves)

@@ -429,6 +429,51 @@ def test_second_store_is_read_only_then_merges_when_the_first_quits(tmp_path: Pa
     second.unlock()
 
 
+def test_a_locking_store_reads_before_it_locks_and_writes_only_holding_the_lock(
+    tmp_path: Path,
+) -> None:
+    # The app's store (locking=True) reads a readable file without the lock (it locks after
+    # the first frame); a window that saved meanwhile is merged, not overwritten.
+    ProgressStore(tmp_path).save(LessonProgress("S15", answers={"q1": "first"}))
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    store = ProgressStore(tmp_path, locking=True)
+    progress = store.load("S15").progress
+    assert not store.read_only  # not asked yet
+    theirs = other.load("S15").progress
+    theirs.answers["q2"] = "the other window's last words"
+    other.save(theirs)
+    progress.answers["q3"] = "mine"
+    with pytest.raises(ProgressError, match="read-only"):
+        store.save(progress)  # a save asks for the lock, held by the other window
+    assert store.read_only
+    other.unlock()
+    store.save(progress)
+    assert ProgressStore(tmp_path).load("S15").progress.answers == {
+        "q1": "first",
+        "q2": "the other window's last words",
+        "q3": "mine",
+    }
+    store.unlock()
+
+
+def test_a_locking_store_moves_an_unreadable_file_aside_only_holding_the_lock(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "S15.yaml").write_bytes(b"answers: [unclosed")
+    other = ProgressStore(tmp_path)
+    assert other.lock()
+    store = ProgressStore(tmp_path, locking=True)
+    with pytest.raises(ProgressError, match="cannot be read"):
+        store.load("S15")
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["S15.yaml"]
+    other.unlock()
+    result = store.load("S15")  # takes the lock, then moves the file aside
+    assert result.quarantined is not None and not store.read_only
+    assert result.quarantined.read_bytes() == b"answers: [unclosed"
+    store.unlock()
+
+
 def test_merge_keeps_each_side_s_change_and_deletions() -> None:
     from engine.progress import merge_progress
 

@@ -119,3 +119,71 @@ def test_the_collector_is_paused_until_the_first_frame(tmp_path: Path) -> None:
         "sys.exit(3)\n"
     )
     assert _run(code) == "False True True"
+
+
+def test_the_first_frame_is_drawn_before_the_text_boxes_and_the_lock(tmp_path: Path) -> None:
+    # The answer and note boxes (Textual's TextArea) are imported with the first section that
+    # has them, and the progress folder's lock (filelock) is taken after the first frame; the
+    # app holds the lock once it settles, and a section with boxes still builds them. Not the
+    # first run (that one writes the settings, which takes the lock at once).
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints:\n  first_run_seen: true\n", encoding="utf-8"
+    )
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "first = []\n"
+        "display = app._display\n"
+        "def framed(screen, renderable):\n"
+        "    if not first:\n"
+        "        names = ('textual.widgets._text_area', 'tui.widgets.notes', 'filelock')\n"
+        "        first.append(sorted(m for m in names if m in sys.modules))\n"
+        "    display(screen, renderable)\n"
+        "app._display = framed\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    held = app.store._lock is not None and app.store._lock.is_locked\n"
+        "    screen = app.main_screen\n"
+        "    section = next(s.id for s in screen.sections if s.kind == 'self-check')\n"
+        "    await screen.show_section(section)\n"
+        "    boxes = len(app.query('SelfCheckBox'))\n"
+        "    print(first[0], held, boxes > 0)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "[] True True"
+
+
+def test_the_side_panes_and_quiz_rules_are_added_when_first_used(tmp_path: Path) -> None:
+    # app.tcss alone before the first frame; the side panes' rules (tui/side.tcss) when the
+    # first is built, the quiz's (tui/quiz.tcss) when it opens: each styles its widgets.
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        "from tui.styles import STYLES\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "def added():\n"
+        "    paths = (path for path, _ in app.stylesheet.source)\n"
+        "    ours = (p for p in paths if p.startswith(str(STYLES)) and p.endswith('.tcss'))\n"
+        "    return sorted(os.path.basename(p) for p in ours)\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    first = added()\n"
+        "    await p.press('f2')\n"
+        "    await p.pause()\n"
+        "    side = added()\n"
+        "    label = app.query('LedgerPane .form-label').first().styles.width.value\n"
+        "    await p.press('f12')\n"
+        "    await p.pause()\n"
+        "    status = app.screen.query_one('#quiz-status').styles.padding.left\n"
+        "    print(first, side, added(), label, status)\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    added = "['app.tcss'] ['app.tcss', 'side.tcss'] ['app.tcss', 'quiz.tcss', 'side.tcss']"
+    assert _run(code) == f"{added} 14.0 1"

@@ -82,14 +82,15 @@ from tui.screens.guide import SectionRead
 from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.settle import settle
+from tui.styles import QUIZ, use_stylesheet
 from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
 from tui.widgets.header import PART_SEPARATOR
-from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
 
 if TYPE_CHECKING:
     from tui.widgets.calculator import CalculatorPane
+    from tui.widgets.notes import NoteBox, SelfCheckBox
 
 DEFAULT_LESSON = "S15"
 SYSTEM_COMMAND_TEXTS = (
@@ -166,7 +167,9 @@ class ShardbookApp(KeyOrderApp[int]):
         # None: the quiz's defaults (built on F12, so fsrs is not imported at start-up).
         self.quiz_options = quiz
         self.content_dir = content_dir
-        self.store = ProgressStore(progress_dir)
+        # Locked after the first frame (on_mount), or before when a save or an unreadable file
+        # needs it first.
+        self.store = ProgressStore(progress_dir, locking=True)
         self.autosave_delay = autosave_delay
         self.lesson_refs: list[LessonRef] = []
         self.lesson: Lesson | None = None
@@ -301,7 +304,6 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson_file_errors:
             count = len(self.lesson_file_errors)
             self.notify(strings.lesson_files_unreadable(count), severity="warning")
-        self._take_lock()
         self._apply_settings()
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
@@ -312,6 +314,10 @@ class ShardbookApp(KeyOrderApp[int]):
         # The line breaks computed for the first screens, for the next start's first frame.
         self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
         self.call_after_refresh(self._first_frame_drawn)
+        # The progress folder's lock (13-15 ms with filelock's import) after the first frame: a
+        # readable progress file is read without it, and whatever needs it first (a save, an
+        # unreadable file to move aside, the settings written) takes it then.
+        self.call_after_refresh(self._take_lock)
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
@@ -471,8 +477,9 @@ class ShardbookApp(KeyOrderApp[int]):
         return self.lesson.sections if self.lesson is not None else ()
 
     # ----------------------------------------------------------------- learner input
-    @on(NoteBox.Edited)
-    def _note_edited(self, event: NoteBox.Edited) -> None:
+    # By name, not @on: the answer and note boxes' module (and Textual's TextArea) is imported
+    # when a section or pane with boxes is first shown, not before the first frame.
+    def on_note_box_edited(self, event: NoteBox.Edited) -> None:
         targets = {
             "answers": self.progress.answers,
             "reflections": self.progress.reflections,
@@ -485,8 +492,7 @@ class ShardbookApp(KeyOrderApp[int]):
         self.progress.touch()
         self.mark_dirty()
 
-    @on(SelfCheckBox.RevealRequested)
-    def _reveal(self, event: SelfCheckBox.RevealRequested) -> None:
+    def on_self_check_box_reveal_requested(self, event: SelfCheckBox.RevealRequested) -> None:
         box = event.box
         if not self.progress.answers.get(box.item.id, "").strip():
             self.notify(strings.REVEAL_FIRST_ANSWER, severity="warning")
@@ -780,6 +786,8 @@ class ShardbookApp(KeyOrderApp[int]):
     def action_quiz(self) -> None:
         """Open the quiz screen over the lesson (F12)."""
         from tui.screens.quiz import RETENTION_KEY, QuizContext, QuizScreen
+
+        use_stylesheet(self, QUIZ)
 
         def save_retention(value: float) -> str:
             self.settings.set(RETENTION_KEY, value)

@@ -11,10 +11,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from filelock import FileLock, Timeout
 
 from engine.errors import ProgressError
 from engine.i18n import gettext as _
@@ -28,6 +27,9 @@ from engine.progress.document import (
 from engine.progress.files import atomic_write_text, describe_os_error, dump_checked, safe_load_yaml
 from engine.progress.merge import merge_progress
 from engine.timefmt import file_stamp, utc_iso, utc_now
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 LOCK_NAME = ".shardbook.lock"
 
@@ -143,12 +145,18 @@ def _fingerprint(path: Path) -> tuple[int, int, int]:
 class ProgressStore:
     """Reads and writes progress files in one folder, one ``<lesson id>.yaml`` per lesson.
 
-    A store that called :meth:`lock` writes only while it holds the folder's lock; others (the
-    CLI, which only reads, and tests) write freely.
+    A store that called :meth:`lock`, or was made with ``locking=True``, writes only while it
+    holds the folder's lock; others (the CLI, which only reads, and tests) write freely.
+
+    ``locking=True`` (the app): the lock is taken when first needed, by :meth:`lock` or by the
+    first save, or by a load that finds the file unreadable (only the lock's holder moves a
+    file aside). The app takes it after its first frame: a readable file needs no lock to be
+    read, and a save merges with whatever another window wrote since (:meth:`save`).
     """
 
-    def __init__(self, folder: Path | str) -> None:
+    def __init__(self, folder: Path | str, *, locking: bool = False) -> None:
         self.folder = Path(folder)
+        self.locking = locking
         self._lock: FileLock | None = None
         # Per lesson: the document as last loaded or saved (the base of a merge).
         self._base: dict[str, dict[str, Any]] = {}
@@ -174,6 +182,9 @@ class ProgressStore:
         Raises:
             ProgressError: the folder cannot be created or the lock file cannot be opened.
         """
+        # Imported when first locked: a store that only reads never needs it.
+        from filelock import FileLock, Timeout
+
         if self._lock is None:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
@@ -221,8 +232,9 @@ class ProgressStore:
 
         An unreadable file (bad YAML, bad UTF-8, wrong shape) is moved aside under a
         timestamped name and reported in the result, never overwritten. Readers that will not
-        save (``quarantine=False``: listing, exporting; or a read-only store) get a
-        ProgressError instead, and the file stays where it is.
+        save (``quarantine=False``: listing, exporting; or a read-only store, or a locking one
+        that cannot take the lock now) get a ProgressError instead, and the file stays where
+        it is.
 
         Raises:
             ProgressError: the file exists but cannot be opened, was written by a newer
@@ -235,7 +247,9 @@ class ProgressStore:
         self._written.pop(lesson_id, None)
         self._blocked.pop(lesson_id, None)
         try:
-            result = self._load(path, lesson_id, quarantine and not self.read_only)
+            result = self._load(
+                path, lesson_id, quarantine and (self.locking or not self.read_only)
+            )
         except ProgressError as error:
             self._blocked[lesson_id] = error.message
             raise
@@ -260,6 +274,8 @@ class ProgressStore:
             reason = (
                 _("not valid UTF-8") if isinstance(error, UnicodeDecodeError) else error.message
             )
+            if quarantine and self.locking:
+                quarantine = self.lock()  # only the lock's holder moves a file aside (asked again)
             if not quarantine:
                 raise ProgressError(
                     str(path), _("cannot be read: {reason}").format(reason=reason)
@@ -369,7 +385,7 @@ class ProgressStore:
                 str(path),
                 _("not saved: {reason}").format(reason=self._blocked[progress.lesson_id]),
             )
-        if self._lock is not None and not self.lock():
+        if (self.locking or self._lock is not None) and not self.lock():
             raise ProgressError(
                 str(self.folder),
                 _(

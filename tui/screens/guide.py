@@ -29,7 +29,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.widget import Widget
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 from engine.exercises import get_note
@@ -49,13 +49,13 @@ from engine.reading import BULLET, section_blocks
 from engine.strategies import get_strategy
 from engine.timefmt import utc_now
 from tui import strings
-from tui.widgets.notes import NoteBox, scroll_into_view
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
     from tui.widgets.diagrams import DiagramsPane
+    from tui.widgets.notes import NoteBox
 
 # How long the message saying where ctrl+n went stays (seconds): it covers the lesson's first
 # lines, so not long.
@@ -377,6 +377,8 @@ class StudyGuide:
         screen = self.screen
         focused = screen.focused
         if focused is not None and self.lesson is not None:
+            from tui.widgets.notes import NoteBox
+
             for node in focused.ancestors_with_self:
                 if isinstance(node, NoteBox):
                     return self._box_place(node)
@@ -473,10 +475,16 @@ class StudyGuide:
             await self.show_in_reader(step.section_id)
             target = screen.query_one("#reading")
             if step.kind in ("self-check", "reflection"):
+                from tui.widgets.notes import NoteBox
+
                 for box in screen.query("#reading NoteBox").results(NoteBox):
                     if box.item.id == step.item_id:
                         target = box.text_area
         if target is not None:
+            from textual.widgets import TextArea
+
+            from tui.widgets.notes import scroll_into_view
+
             # Scrolled to once laid out: a pane just built has no regions to scroll to yet.
             screen.set_focus(target, scroll_visible=False)
             shown = target.parent if isinstance(target, TextArea) else target

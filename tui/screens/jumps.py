@@ -16,8 +16,6 @@ from textual.widgets import OptionList, Tabs
 
 from tui import strings
 from tui.screens.layout import META_ID
-from tui.widgets.literal import LiteralTextArea
-from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenText
 from tui.widgets.side import LazyTabPane, SideTabs
 
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from engine.search import Place
     from tui.screens.main import MainScreen
     from tui.screens.search import SearchResult
+    from tui.widgets.notes import NoteBox
 
 
 class SearchJumps:
@@ -85,6 +84,10 @@ class SearchJumps:
             if span is not None:
                 self._mark_in_reader(reading, place.text, span)
             return
+        # The boxes' module is imported with the first section that has boxes, not before the
+        # first frame (a section just shown imported it).
+        from tui.widgets.notes import NoteBox
+
         for box in reading.query(NoteBox):
             if box.kind == place.source and box.item.id == place.item_id:
                 self._enter_box(box, span)
@@ -114,6 +117,8 @@ class SearchJumps:
         target = next((t for t in reading.query(BrokenText) if text in t.text), None)
         if target is None:
             return
+        from tui.widgets.notes import SelfCheckBox
+
         offset = target.text.index(text)
         start, end = offset + span[0], offset + span[1]
         box = next((node for node in target.ancestors if isinstance(node, SelfCheckBox)), None)
@@ -133,6 +138,8 @@ class SearchJumps:
         reading.scroll_to(y=max(0, top - content.height // 3), animate=False, immediate=True)
 
     def _enter_box(self, box: NoteBox, span: tuple[int, int] | None) -> None:
+        from tui.widgets.literal import LiteralTextArea
+
         area = box.text_area
         if not isinstance(area, LiteralTextArea):
             return
@@ -167,6 +174,8 @@ class SearchJumps:
 
             if place.strategy in STRATEGY_NAMES:
                 await show_strategy(place.strategy)
+        from tui.widgets.notes import NoteBox
+
         for box in tab.query(NoteBox):
             if box.item.id == place.item_id:
                 self._enter_box(box, span)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -42,7 +42,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static, TabPane, TextArea
+from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -69,12 +69,14 @@ from tui.screens.layout import (
 from tui.screens.resume import PlaceKeeper
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import FittingHeader
-from tui.widgets.notes import NoteBox, SelfCheckBox
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.side import LazyTabPane, OpenedLesson, SideTabs
 
 if TYPE_CHECKING:
+    from textual.widgets import TextArea
+
     from engine.search import Place
+    from tui.widgets.notes import SelfCheckBox
 
 
 class LessonCommands(CommandsProvider):
@@ -240,9 +242,12 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         # Back from the quiz, whose self-check answer fills an empty answer of the lesson
         # (engine.quiz.session.QuizSession.answer): the box shown says what is stored.
-        for box in self.query(SelfCheckBox):
-            text = self.progress.answers.get(box.item.id, "")
-            for area in box.query(TextArea):  # none yet in a box still being built
+        # By name: the answer boxes' module (and Textual's TextArea) is imported when a section
+        # with boxes is first shown, not for the first frame.
+        for box in self.query("SelfCheckBox"):
+            text = self.progress.answers.get(cast("SelfCheckBox", box).item.id, "")
+            # None yet in a box still being built.
+            for area in cast("list[TextArea]", list(box.query("TextArea"))):
                 if area.text != text:
                     area.load_text(text)
 
@@ -417,6 +422,8 @@ class MainScreen(Screen[None]):
         study = self.guide.section_widgets(section)
         if study is not None:
             return widgets + study
+        from tui.widgets.notes import NoteBox, SelfCheckBox
+
         if section.kind == "self-check":
             widgets.append(BrokenText(strings.SELF_CHECK_HINT, classes="hint"))
             widgets.extend(

@@ -39,6 +39,7 @@ from textual.widgets import TabbedContent, TabPane
 from engine.lesson import Lesson
 from engine.progress import LessonProgress
 from tui import strings
+from tui.styles import SIDE_PANES, use_stylesheet
 
 
 class ChoicesChanged(Message):
@@ -85,6 +86,7 @@ class LazyTabPane(TabPane):
         """Import and mount the content (once), with the lesson and choices handed down."""
         if self._mounting is not None:
             return
+        use_stylesheet(self.app, SIDE_PANES)  # its rules, before its first widget is styled
         module_name, _, class_name = self.factory.partition(":")
         widget: Widget = getattr(importlib.import_module(module_name), class_name)()
         self._content = widget
