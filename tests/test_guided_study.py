@@ -420,6 +420,40 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
 
 
+async def test_the_plan_view_shows_the_next_step_at_every_size(tmp_path: Path) -> None:
+    """With the first 15 steps done, the plan opens on the 16th, highlighted and on screen (the
+    first ◌ in the list), at 40x12 as at 160x50: on a short screen the counts give their rows
+    to the steps (they had none at 40x12), on a taller one they are shown above them."""
+    import dataclasses
+
+    from tests.pilot_helpers import screen_lines
+
+    for width, height in ((40, 12), (60, 20), (80, 24), (160, 50)):
+        folder = tmp_path / f"{width}x{height}"
+        folder.mkdir()
+        app = app_for(folder)
+        async with app.run_test(size=(width, height)) as pilot:
+            await settle(pilot)
+            plan = app.main_screen.guide.plan(reviews=True)
+            steps = tuple(
+                dataclasses.replace(step, state="done" if index < 15 else "todo")
+                for index, step in enumerate(plan.steps)
+            )
+            app.push_screen(PlanScreen(dataclasses.replace(plan, steps=steps), ""))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, PlanScreen)
+            listing = screen.query_one("#plan-steps", OptionList)
+            assert listing.highlighted == 15
+            assert listing.region.height >= 5, (width, height)
+            lines = screen_lines(app)
+            to_do = [n for n, line in enumerate(lines) if "◌ to do" in line]
+            assert to_do, (width, height, lines)
+            assert listing.region.y <= to_do[0] < listing.region.bottom
+            counts = any("sections 0/11 read" in line for line in lines)
+            assert counts == (height >= 18), (width, height)
+
+
 async def test_every_line_of_the_plan_view_is_reached_by_keys(tmp_path: Path) -> None:
     """At 80x24 the objectives' ratings and the reviews line, below the steps, are scrolled to by
     End, ctrl+End, PageDown and Down; enter there stays in the plan."""
