@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -532,23 +533,35 @@ async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> No
         other.unlock()
 
 
-async def test_a_step_message_goes_when_ctrl_n_moves_to_the_next_section_to_read(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("language", "first", "second"),
+    [
+        ("en", "Step 1/25: read 一句话定义. Read it;", "Step 2/25: read 学习目标."),
+        ("zh", "第 1/25 步：阅读 一句话定义。", "第 2/25 步：阅读 学习目标。"),
+    ],
+)
+async def test_ctrl_n_says_which_section_it_moved_on_to(
+    tmp_path: Path, language: str, first: str, second: str
 ) -> None:
-    """ctrl+n says a reading step once (the message would cover the text); moving on to the
-    next section to read takes the first one's message away: it names a step left behind."""
-    app = app_for(tmp_path)
+    """ctrl+n says how reading goes on once; moving on to the next section to read replaces that
+    message at once (it names a step left behind) with a line naming the new step, in English
+    and in Chinese."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
+
+        def toasts() -> list[str]:
+            return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+        await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(
-            pilot,
-            lambda: any("Step 1/25" in str(toast.render()) for toast in app.screen.query("Toast")),
-        )
+        await wait_until(pilot, lambda: any(first in text for text in toasts()))
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.main_screen.current_section != "definition")
-        await pilot.pause()
-        await pilot.pause()
-        assert not app.screen.query("Toast")  # at once, not when the hint's time runs out
+        await wait_until(pilot, lambda: any(second in text for text in toasts()))
+        assert not any(first in text for text in toasts())
+        assert all(len(text.splitlines()) == 1 for text in toasts()), toasts()
         assert "definition" in app.progress.read
 
 

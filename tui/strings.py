@@ -401,6 +401,8 @@ STEP_SAY = {
     "reviews": N_("Reviews are due: rate each one."),
 }
 STEP_HERE = N_("Step {number}/{total}: {step}. {say}")
+# ctrl+n on to the next section to read, once STEP_HERE has said how reading goes on.
+STEP_READ_ON = N_("Step {number}/{total}: {step}.")
 # A numbered step as ctrl+n names it; with the strategy a note of it is about.
 STEP_NUMBERED = {
     "exercise": N_("exercise {number}"),
