@@ -128,6 +128,48 @@ async def test_palette_offers_each_command_once(tmp_path: Path) -> None:
         assert "Zoom (f5)" in titles
 
 
+@pytest.mark.parametrize(
+    ("language", "quit", "summary", "keys"),
+    [
+        ("zh", "退出 (ctrl+q)", "本次小结", "按键"),
+        ("en", "Quit (ctrl+q)", "Session summary", "Keys"),
+    ],
+)
+async def test_palette_titles_are_distinct_and_apart_from_their_help(
+    tmp_path: Path, language: str, quit: str, summary: str, keys: str
+) -> None:
+    """Every command the palette lists has a title of its own (ctrl+q, ctrl+c and Textual's
+    own Quit were three 退出 doing the same thing: one is offered), and its help line says
+    more than the title (the session summary's said the same words twice)."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        commands = app.screen.query_one(CommandList)
+
+        def prompts() -> list[tuple[str, str]]:
+            texts = (
+                str(commands.get_option_at_index(n).prompt) for n in range(commands.option_count)
+            )
+            return [(text.split("\n")[0], text.partition("\n")[2]) for text in texts]
+
+        def answered() -> bool:
+            # Each provider has answered: Textual's (Keys), the app's (quit), the lesson's (F12).
+            titles = [title for title, _ in prompts()]
+            return quit in titles and keys in titles and any("(f12)" in t for t in titles)
+
+        await wait_until(pilot, answered)
+        await settle(pilot)
+        listed = prompts()
+        titles = [title for title, _ in listed]
+        assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+        assert quit in titles and summary in titles
+        assert sum(title.startswith(quit.split()[0]) for title in titles) == 1
+        assert all(title != help_line for title, help_line in listed), listed
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20), (40, 12), (120, 40)])
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_help_wraps_every_key_and_text_whole(

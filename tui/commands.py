@@ -62,9 +62,10 @@ APP_BINDINGS: list[BindingType] = [
         ),
         id="suspend",
     ),
+    # The action ctrl+q runs: the palette offers the command once, under ctrl+q.
     Binding(
         "ctrl+c",
-        "interrupt",
+        "quit",
         N_("Quit"),
         show=False,
         tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),

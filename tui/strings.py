@@ -480,7 +480,8 @@ PLAN_OBJECTIVES = N_("Objectives (your rating at the start -> at the end)")
 PLAN_OBJECTIVE = N_("{number}. {text}: {start} -> {end}; trained by {done}/{total} done")
 SUMMARY_TITLE = N_("This session")
 SUMMARY_HINT = N_("escape: close. The summary is printed again when you quit.")
-PALETTE_SUMMARY = N_("Session summary: what this session did, what comes next")
+PALETTE_SUMMARY = N_("Session summary")
+PALETTE_SUMMARY_HELP = N_("What this session did and what comes next")
 
 # The command palette (ctrl+p).
 PALETTE_PLACEHOLDER = N_("Search for commands…")
