@@ -170,6 +170,35 @@ async def test_palette_titles_are_distinct_and_apart_from_their_help(
         assert all(title != help_line for title, help_line in listed), listed
 
 
+@pytest.mark.parametrize("size", [(40, 12), (40, 24), (60, 20)])
+async def test_palette_help_lines_are_broken_by_the_lessons_rules(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """In Chinese at 40 columns Textual wrapped a help line at its spaces only (保存并挂起到
+    shell；fg, then 恢复 on a line of its own, the rest of the line left empty): the palette's
+    help lines are the lesson's line breaks (engine.linebreak.break_text) at the list's width."""
+    from engine.linebreak import break_text
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        first = await first_palette_hit(app, pilot, "suspend")
+        title, _, help_text = first.partition("\n")
+        assert title == "挂起 (ctrl+z)"
+        await settle(pilot)
+        lines = [line.strip() for line in screen_lines(app)]
+        start = lines.index(title) + 1
+        shown = []
+        for line in lines[start:]:
+            if not line or line.startswith("▁"):
+                break
+            shown.append(line)
+        assert "".join(shown).replace(" ", "") == help_text.replace(" ", ""), shown
+        widths = range(20, size[0] + 1)
+        assert any(shown == break_text(help_text, width) for width in widths), shown
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20), (40, 12), (120, 40)])
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_help_wraps_every_key_and_text_whole(
