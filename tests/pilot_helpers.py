@@ -212,7 +212,16 @@ def key(name: str) -> events.Key:
 
 def keys(*names: str) -> list[str]:
     """Key names; a multi-character word that is not a key name is split into characters."""
-    named = set(CHARACTERS) | {"end", "home", "left", "right", "ctrl+home", "ctrl+end", "ctrl+r"}
+    named = set(CHARACTERS) | {
+        "end",
+        "home",
+        "left",
+        "right",
+        "ctrl+home",
+        "ctrl+end",
+        "ctrl+r",
+        "pagedown",
+    }
     return [part for name in names for part in ([name] if name in named else list(name))]
 
 

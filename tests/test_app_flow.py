@@ -19,6 +19,7 @@ from tests.pilot_helpers import (
     SIZE,
     Notified,
     app_for,
+    burst,
     choose,
     goto_section,
     paste_into,
@@ -54,6 +55,26 @@ async def test_visit_every_section(tmp_path: Path) -> None:
             title = app.query_one("#reading .section-title", BrokenText)
             assert title.text == app.lesson.section(app.main_screen.current_section).title
         assert visited == [section.id for section in app.lesson.sections]
+
+
+async def test_a_page_key_right_after_a_section_change_scrolls_the_new_section(
+    tmp_path: Path,
+) -> None:
+    """] then PageDown in one burst, as a fast reader types them: the new section opens at
+    its top and the page key scrolls it (the top is not set a frame later, over the key)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "core")
+        reading = app.query_one("#reading")
+        reading.focus()
+        await burst(app, "]", "pagedown")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert app.main_screen.current_section == "mechanism"
+        assert reading.max_scroll_y > 0
+        # A page is the pane's height less a line or so: far more than arrows would give.
+        assert reading.scroll_y >= reading.scrollable_content_region.height // 2
 
 
 async def test_ledger_pane_shows_the_papers_figures(tmp_path: Path) -> None:

@@ -145,6 +145,10 @@ async def _leave_a_session(pilot: Pilot[int], app: ShardbookApp) -> list[str]:
     await pilot.press("right", "right", "right")
     app.query_one("#reading").focus()
     await pilot.press("pagedown", "down", "down")
+    # A scroll key's scroll is animated and may start a frame after the key is handled: the
+    # position is read once no animation is left.
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     return screen_lines(app)
 
@@ -163,7 +167,15 @@ async def test_restart_restores_section_scroll_side_tab_and_choices(tmp_path: Pa
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         # The place is restored a frame or more after the first.
-        await wait_until(pilot, lambda: app.query_one("#reading").scroll_y == scroll)
+        reading = app.query_one("#reading")
+        try:
+            await wait_until(pilot, lambda: reading.scroll_y == scroll)
+        except AssertionError:
+            shown = [type(child).__name__ for child in reading.children]
+            raise AssertionError(
+                f"scroll_y {reading.scroll_y} (max {reading.max_scroll_y}), {scroll} wanted;"
+                f" saved {saved}; reading pane holds {shown}"
+            ) from None
         assert app.main_screen.current_section == "mechanism"
         assert app.query_one("#side").display
         assert app.query_one(CollectivesPane).step == 3

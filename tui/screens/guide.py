@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from textual import events
+from textual.actions import SkipAction
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
@@ -70,6 +72,10 @@ class SectionRead(Message):
         self.section_id = section_id
 
 
+# Frames a scroll key waits at most for a section just shown to be laid out (one or two).
+LAYOUT_FRAMES = 10
+
+
 class ReadingPane(VerticalScroll):
     """The reading pane. It says when the learner scrolls it themselves (a key, the wheel, the
     scroll bar), so the app's own scrolling (a section shown, a search match, the place
@@ -82,29 +88,45 @@ class ReadingPane(VerticalScroll):
     def _by_learner(self) -> None:
         self.post_message(self.LearnerScrolled())
 
-    def action_scroll_down(self) -> None:
+    def _laid_out(self) -> bool:
+        """Whether the content shown is laid out: its first block has a height (a section just
+        shown has none until its first layout; a hidden pane has none either, and waits for
+        nothing)."""
+        shown = next((child for child in self.children if child.display), None)
+        return shown is None or bool(shown.region.height) or not self.region.height
+
+    def _scroll_key(self, scroll: Callable[[], None], frames: int = LAYOUT_FRAMES) -> None:
+        """A scroll key, applied once the content is laid out (``frames`` more frames at most):
+        typed in one burst with the key that showed a section, it scrolls that section instead
+        of the empty pane before its layout."""
+        if frames and not self._laid_out():
+            self.call_after_refresh(self._scroll_later, scroll, frames - 1)
+            return
         self._by_learner()
-        super().action_scroll_down()
+        scroll()  # SkipAction when there is nothing to scroll: the key goes on to the screen
+
+    def _scroll_later(self, scroll: Callable[[], None], frames: int) -> None:
+        # The key has been handled: nothing to scroll is nothing to do.
+        with contextlib.suppress(SkipAction):
+            self._scroll_key(scroll, frames)
+
+    def action_scroll_down(self) -> None:
+        self._scroll_key(super().action_scroll_down)
 
     def action_scroll_up(self) -> None:
-        self._by_learner()
-        super().action_scroll_up()
+        self._scroll_key(super().action_scroll_up)
 
     def action_page_down(self) -> None:
-        self._by_learner()
-        super().action_page_down()
+        self._scroll_key(super().action_page_down)
 
     def action_page_up(self) -> None:
-        self._by_learner()
-        super().action_page_up()
+        self._scroll_key(super().action_page_up)
 
     def action_scroll_end(self) -> None:
-        self._by_learner()
-        super().action_scroll_end()
+        self._scroll_key(super().action_scroll_end)
 
     def action_scroll_home(self) -> None:
-        self._by_learner()
-        super().action_scroll_home()
+        self._scroll_key(super().action_scroll_home)
 
     # Textual calls these as well as Widget's own handlers, which do the scrolling.
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:

@@ -385,7 +385,7 @@ class MainScreen(Screen[None]):
         self.current_section = section_id
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
-        reading.scroll_home(animate=False)
+        reading.scroll_home(animate=False, immediate=True)
         widgets = self._section_widgets(section_id)
         if any(section.id == section_id for section in self.sections):
             # Once laid out, the reader can tell whether the section's end is on screen.
@@ -645,10 +645,12 @@ class MainScreen(Screen[None]):
     @on(ReadingPane.LearnerScrolled)
     def _learner_scrolled(self, event: ReadingPane.LearnerScrolled) -> None:
         event.stop()
+        self.resume.forget_pending_scroll()
         self.guide.scrolled_in = self.current_section
         self.guide.check_section_end()
 
     @on(SectionEnd.LaidOut)
     def _section_laid_out(self, event: SectionEnd.LaidOut) -> None:
         event.stop()
+        self.resume.section_laid_out()
         self.guide.check_section_end()

@@ -146,12 +146,21 @@ class PlaceKeeper:
             screen.show_section(state.section)
         if state.block or state.line:
             self._pending_scroll = (state.section, state.block, state.line)
-            # In the reading pane's queue: after the scroll home that show_section queued there.
-            screen.query_one("#reading").call_after_refresh(self._restore_scroll, 5)
+            # A section not laid out after the next frame is scrolled when it is.
+            screen.query_one("#reading").call_after_refresh(self._scroll_in_frames, 5)
 
-    def _restore_scroll(self, tries: int) -> None:
-        """Scroll the reading pane to the block and line of ``_pending_scroll`` once the section
-        is laid out (``tries`` more frames at most)."""
+    def _scroll_in_frames(self, tries: int) -> None:
+        """:meth:`section_laid_out` now and after each of ``tries`` more frames while the place
+        is pending (the lesson's first page has no section end to say it is laid out)."""
+        self.section_laid_out()
+        if self._pending_scroll is not None and tries > 0:
+            self.screen.query_one("#reading").call_after_refresh(self._scroll_in_frames, tries - 1)
+
+    def section_laid_out(self) -> None:
+        """The reading pane's section has been laid out (or may have been): scroll it to the
+        block and line still pending, if any. While the section has no height (not laid out
+        yet, or the reading pane hidden) the place stays pending, and is what :meth:`place`
+        says."""
         if self._pending_scroll is None:
             return
         section, block, line = self._pending_scroll
@@ -161,13 +170,15 @@ class PlaceKeeper:
             self._pending_scroll = None
             return
         region = children[block].region
-        if not region.height and tries > 0:  # not laid out yet
-            reading.call_after_refresh(self._restore_scroll, tries - 1)
+        if not region.height:
             return
         self._pending_scroll = None
-        if region.height:
-            top = region.y - reading.scrollable_content_region.y + reading.scroll_offset.y
-            reading.scroll_to(y=top + min(line, region.height - 1), animate=False, immediate=True)
+        top = region.y - reading.scrollable_content_region.y + reading.scroll_offset.y
+        reading.scroll_to(y=top + min(line, region.height - 1), animate=False, immediate=True)
+
+    def forget_pending_scroll(self) -> None:
+        """The learner scrolled: a place still to be restored is not theirs any more."""
+        self._pending_scroll = None
 
     def _reading_anchor(self) -> tuple[int, int]:
         """The reading pane's top as (block, line): the first block reaching below it and how
