@@ -254,7 +254,16 @@ QUIZ_RETENTION_HELP = N_(
     "{default:.2f}). Higher means shorter intervals and more reviews. It applies to the "
     "ratings you give from now on. Enter saves, escape cancels."
 )
-QUIZ_RETENTION_BAD = N_("Type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%).")
+# What is wrong with a typed desired retention, then the range it takes.
+QUIZ_RETENTION_EMPTY = N_(
+    "Nothing typed: type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
+)
+QUIZ_RETENTION_NOT_NUMBER = N_(
+    "{text} is not a number: type one from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
+)
+QUIZ_RETENTION_OUT_OF_RANGE = N_(
+    "{text} is outside {low:.2f}-{high:.2f}: type a number in that range (for example 0.85 or 85%)."
+)
 QUIZ_RETENTION_SET = N_("Desired retention {value:.2f}: saved in {path}.")
 QUIZ_RETENTION_NOT_SAVED = N_("Desired retention {value:.2f} for this window only: {why}")
 QUIZ_PALETTE_RETENTION = N_("Quiz: set the desired retention (r)")
