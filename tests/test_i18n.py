@@ -1011,3 +1011,21 @@ async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: 
         await wait_until(
             pilot, lambda: app.focused is not None and app.focused.id == "field-params"
         )
+
+
+def test_chinese_text_brackets_a_figure_with_full_width_brackets() -> None:
+    """A byte count in both conventions and a due date with how far off it is: ASCII brackets in
+    English, full-width ones in Chinese text (the catalog's templates, as the rest of the
+    Chinese text writes them). 80e9 B = 80.00 GB = 74.51 GiB (80e9 / 2**30)."""
+    import datetime as dt
+
+    from engine.quiz_stats import next_due_text
+    from engine.units import format_bytes
+
+    now = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+    due = "2026-12-10T10:15:00+00:00"
+    assert format_bytes(80e9) == "80.00 GB (74.51 GiB)"
+    assert next_due_text(due, dt.UTC, now) == "2026-12-10 10:15 (in 3 days)"
+    set_language("zh")
+    assert format_bytes(80e9) == "80.00 GB（74.51 GiB）"
+    assert next_due_text(due, dt.UTC, now) == "2026-12-10 10:15（3 天后）"
