@@ -19,7 +19,7 @@ from engine import units
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import ProgressStore
-from tests.pilot_helpers import app_for, screen_lines, wait_until
+from tests.pilot_helpers import app_for, screen_lines, settle, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
     MIN_HEIGHT,
@@ -653,3 +653,23 @@ async def test_the_diagrams_answer_shows_whole_in_the_side_pane(
         assert head.region.width <= width
         joined = "".join(text.split())
         assert "".join(SPLIT_ANSWERS[language, strategy].split()) in joined
+
+
+async def test_every_side_pane_keeps_a_column_from_the_divider(tmp_path: Path) -> None:
+    """Beside the lesson, every side pane's text starts one blank column right of the divider:
+    the Diagrams, Collectives and Lab panes had no left padding and their text touched it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for keys, pane_name in (
+            (("f2",), "LedgerPane"),
+            (("f3",), "BubblePane"),
+            (("f4",), "DiagramsPane"),
+            (("f4",), "CollectivesPane"),
+            (("f10",), "TradeoffsPane"),
+            (("ctrl+l",), "LabPane"),
+        ):
+            await pilot.press(*keys)
+            await settle(pilot)
+            pane = app.query_one(pane_name)
+            assert pane.region.width > 0, pane_name
+            assert pane.content_region.x - pane.region.x == 1, pane_name
