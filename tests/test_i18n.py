@@ -847,8 +847,9 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
     tmp_path: Path, language: str
 ) -> None:
     """Each option of every picker in the Ledger (its less-used fields included), Bubble,
-    Collectives and Trade-offs fits the picker at 80x24, so the value chosen is read whole
-    (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space)."""
+    Collectives, Trade-offs and Diagrams fits the picker at 80x24, so the value chosen is read
+    whole (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space, the Diagrams pane's
+    ``FSDP/ZeRO-3 - parameters, gr…``)."""
     from rich.cells import cell_len
     from textual.widgets import Static
     from textual.widgets._select import SelectOverlay
@@ -856,7 +857,7 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
     app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for tab in ("ledger", "bubble", "collectives", "tradeoffs"):
+        for tab in ("ledger", "bubble", "collectives", "tradeoffs", "diagrams"):
             tab_pane = await app.main_screen.open_side_tab(tab)
             await settle(pilot)
             if tab == "ledger":
