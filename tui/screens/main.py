@@ -418,7 +418,7 @@ class MainScreen(Screen[None]):
         if study is not None:
             return widgets + study
         if section.kind == "self-check":
-            widgets.append(Static(strings.SELF_CHECK_HINT, classes="hint"))
+            widgets.append(BrokenText(strings.SELF_CHECK_HINT, classes="hint"))
             widgets.extend(
                 SelfCheckBox(
                     item,
@@ -431,7 +431,7 @@ class MainScreen(Screen[None]):
             return widgets
         widgets.extend(block_widget(block) for block in section_blocks(section))
         if section.kind == "reflection":
-            widgets.append(Static(strings.REFLECTION_HINT, classes="hint"))
+            widgets.append(BrokenText(strings.REFLECTION_HINT, classes="hint"))
             widgets.extend(
                 NoteBox(
                     "reflections",
