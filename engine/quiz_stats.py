@@ -180,7 +180,10 @@ def next_due_text(next_due: str, tz: dt.tzinfo | None, now: dt.datetime | None) 
     then ``(in 3 days)`` from ``now`` when given."""
     due = dt.datetime.fromisoformat(next_due)
     shown = local_text(due, tz)
-    return shown if now is None else f"{shown} ({relative(due, now)})"
+    if now is None:
+        return shown
+    # Brackets through the catalog: full-width in Chinese text (2026-12-08 10:30（3 天后）).
+    return _("{date} ({relative})").format(date=shown, relative=relative(due, now))
 
 
 def stats_text(

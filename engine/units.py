@@ -267,8 +267,11 @@ def format_gib(num_bytes: float, digits: int = 2) -> str:
 
 
 def format_bytes(num_bytes: float, digits: int = 2) -> str:
-    """Both conventions, labelled: ``'16.00 GB (14.90 GiB)'``."""
-    return f"{format_gb(num_bytes, digits)} ({format_gib(num_bytes, digits)})"
+    """Both conventions, labelled: ``'16.00 GB (14.90 GiB)'`` (in Chinese with full-width
+    brackets, ``'16.00 GB（14.90 GiB）'``: the catalog's template)."""
+    return _("{gb} ({gib})").format(
+        gb=format_gb(num_bytes, digits), gib=format_gib(num_bytes, digits)
+    )
 
 
 def format_count(count: float) -> str:

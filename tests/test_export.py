@@ -485,3 +485,24 @@ def test_ratings_readings_and_looks_are_exported() -> None:
     assert "Your rating: at the start not yet; at the end can." in markdown
     assert "<https://pdos.csail.mit.edu/6.824/>" in markdown
     assert "no note written yet:_ DP - data parallel: main collective" in markdown
+
+
+def test_the_chinese_export_names_the_ledger_inputs_as_the_ledger_pane_does() -> None:
+    """The export's inputs table showed the Ledger's stored ids in Chinese (``| model | custom |``,
+    ``zero-paper``): each row is labelled and valued as the pane shows it, in the interface
+    language; a less-used input at its default is left out, as the others are."""
+    from engine.exercises import LEDGER_FORM_DEFAULTS
+
+    progress = LessonProgress("S15", status="in-progress")
+    progress.forms["ledger"] = dict(LEDGER_FORM_DEFAULTS)
+    set_language("zh")
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert "| 每参数字节数口径 | ZeRO 论文 |" in markdown
+    assert "zero-paper" not in markdown and "custom" not in markdown
+    assert "| model |" not in markdown and "| 模型 |" not in markdown  # the default: unset
+    progress.forms["ledger"].update(model="llama2-7b", bias="no", convention="megatron")
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert "| 模型 | Llama 2 7B |" in markdown
+    assert "| 线性层 bias | 否 |" in markdown
+    assert "| 每参数字节数口径 | Megatron-LM |" in markdown
+    assert "llama2-7b" not in markdown

@@ -81,3 +81,29 @@ async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
     _front, body = split_front_matter(markdown)
     assert "| parameters N | 1Q |" in body
     assert "No figures" in body and "12.00 GB" not in body
+
+
+async def test_the_export_dialog_is_whole_at_40x12_and_exports(tmp_path: Path) -> None:
+    """At 40x12 the dialog was taller than the screen: its title and the folder it writes to
+    were cut off. Now every part of it is on screen, the formats scroll, and a key exports."""
+    from tests.pilot_helpers import screen_lines
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        await pilot.press("f8")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        body = screen.query_one("#export-body")
+        assert body.region.y >= 0 and body.region.bottom <= 12
+        formats = screen.query_one("#export-formats", OptionList)
+        assert formats.region.height >= 3
+        text = "\n".join(screen_lines(app))
+        assert "Export your notes" in text and "m  Markdown (.md)" in text
+        assert "escape: cancel." in text  # the hint's end: the folder is above it
+        await pilot.press("end")
+        await settle(pilot)
+        assert "a  Anki deck (.apkg)" in "\n".join(screen_lines(app))
+        await pilot.press("escape", "f8", "m")
+        await wait_until(pilot, lambda: any((tmp_path / "exports").glob("*.md")))

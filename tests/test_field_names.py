@@ -165,3 +165,27 @@ def test_tradeoffs_names_its_pickers() -> None:
     assert picker_error(error) == "seq len s: llama2-7b takes at most 4096 tokens per sequence"
     set_language("zh")
     assert picker_error(error).startswith("序列长度 s：")
+
+
+@pytest.mark.parametrize(
+    ("language", "by_stages", "by_micro_batches"),
+    [
+        ("en", "stages p: 2*p*m", "micro-batches m: 2*p*m"),
+        ("zh", "stage 数 p：2*p*m", "micro-batch 数 m：2*p*m"),
+    ],
+)
+async def test_the_bubble_size_limit_is_said_on_the_field_edited(
+    tmp_path: Path, language: str, by_stages: str, by_micro_batches: str
+) -> None:
+    """The simulator's limit is on p·m: its message is labelled by the one of them the learner
+    changed (it was always labelled by m, even after an edit of p)."""
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await settle(pilot)
+        pane = app.query_one("BubblePane", CalculatorPane)
+        error = pane.query_one(".calc-error", Static)
+        await paste_into(pilot, pane.query_one("#field-stages", Input), "300000")
+        assert shown(error).startswith(by_stages), shown(error)
+        await paste_into(pilot, pane.query_one("#field-micro_batches", Input), "9")
+        assert shown(error).startswith(by_micro_batches), shown(error)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -420,6 +421,40 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
 
 
+async def test_the_plan_view_shows_the_next_step_at_every_size(tmp_path: Path) -> None:
+    """With the first 15 steps done, the plan opens on the 16th, highlighted and on screen (the
+    first ◌ in the list), at 40x12 as at 160x50: on a short screen the counts give their rows
+    to the steps (they had none at 40x12), on a taller one they are shown above them."""
+    import dataclasses
+
+    from tests.pilot_helpers import screen_lines
+
+    for width, height in ((40, 12), (60, 20), (80, 24), (160, 50)):
+        folder = tmp_path / f"{width}x{height}"
+        folder.mkdir()
+        app = app_for(folder)
+        async with app.run_test(size=(width, height)) as pilot:
+            await settle(pilot)
+            plan = app.main_screen.guide.plan(reviews=True)
+            steps = tuple(
+                dataclasses.replace(step, state="done" if index < 15 else "todo")
+                for index, step in enumerate(plan.steps)
+            )
+            app.push_screen(PlanScreen(dataclasses.replace(plan, steps=steps), ""))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, PlanScreen)
+            listing = screen.query_one("#plan-steps", OptionList)
+            assert listing.highlighted == 15
+            assert listing.region.height >= 5, (width, height)
+            lines = screen_lines(app)
+            to_do = [n for n, line in enumerate(lines) if "◌ to do" in line]
+            assert to_do, (width, height, lines)
+            assert listing.region.y <= to_do[0] < listing.region.bottom
+            counts = any("sections 0/11 read" in line for line in lines)
+            assert counts == (height >= 18), (width, height)
+
+
 async def test_every_line_of_the_plan_view_is_reached_by_keys(tmp_path: Path) -> None:
     """At 80x24 the objectives' ratings and the reviews line, below the steps, are scrolled to by
     End, ctrl+End, PageDown and Down; enter there stays in the plan."""
@@ -498,23 +533,35 @@ async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> No
         other.unlock()
 
 
-async def test_a_step_message_goes_when_ctrl_n_moves_to_the_next_section_to_read(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("language", "first", "second"),
+    [
+        ("en", "Step 1/25: read 一句话定义. Read it;", "Step 2/25: read 学习目标."),
+        ("zh", "第 1/25 步：阅读 一句话定义。", "第 2/25 步：阅读 学习目标。"),
+    ],
+)
+async def test_ctrl_n_says_which_section_it_moved_on_to(
+    tmp_path: Path, language: str, first: str, second: str
 ) -> None:
-    """ctrl+n says a reading step once (the message would cover the text); moving on to the
-    next section to read takes the first one's message away: it names a step left behind."""
-    app = app_for(tmp_path)
+    """ctrl+n says how reading goes on once; moving on to the next section to read replaces that
+    message at once (it names a step left behind) with a line naming the new step, in English
+    and in Chinese."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
+
+        def toasts() -> list[str]:
+            return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+        await settle(pilot)
         await pilot.press("ctrl+n")
-        await wait_until(
-            pilot,
-            lambda: any("Step 1/25" in str(toast.render()) for toast in app.screen.query("Toast")),
-        )
+        await wait_until(pilot, lambda: any(first in text for text in toasts()))
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.main_screen.current_section != "definition")
-        await pilot.pause()
-        await pilot.pause()
-        assert not app.screen.query("Toast")  # at once, not when the hint's time runs out
+        await wait_until(pilot, lambda: any(second in text for text in toasts()))
+        assert not any(first in text for text in toasts())
+        assert all(len(text.splitlines()) == 1 for text in toasts()), toasts()
         assert "definition" in app.progress.read
 
 

@@ -128,6 +128,77 @@ async def test_palette_offers_each_command_once(tmp_path: Path) -> None:
         assert "Zoom (f5)" in titles
 
 
+@pytest.mark.parametrize(
+    ("language", "quit", "summary", "keys"),
+    [
+        ("zh", "退出 (ctrl+q)", "本次小结", "按键"),
+        ("en", "Quit (ctrl+q)", "Session summary", "Keys"),
+    ],
+)
+async def test_palette_titles_are_distinct_and_apart_from_their_help(
+    tmp_path: Path, language: str, quit: str, summary: str, keys: str
+) -> None:
+    """Every command the palette lists has a title of its own (ctrl+q, ctrl+c and Textual's
+    own Quit were three 退出 doing the same thing: one is offered), and its help line says
+    more than the title (the session summary's said the same words twice)."""
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        commands = app.screen.query_one(CommandList)
+
+        def prompts() -> list[tuple[str, str]]:
+            texts = (
+                str(commands.get_option_at_index(n).prompt) for n in range(commands.option_count)
+            )
+            return [(text.split("\n")[0], text.partition("\n")[2]) for text in texts]
+
+        def answered() -> bool:
+            # Each provider has answered: Textual's (Keys), the app's (quit), the lesson's (F12).
+            titles = [title for title, _ in prompts()]
+            return quit in titles and keys in titles and any("(f12)" in t for t in titles)
+
+        await wait_until(pilot, answered)
+        await settle(pilot)
+        listed = prompts()
+        titles = [title for title, _ in listed]
+        assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+        assert quit in titles and summary in titles
+        assert sum(title.startswith(quit.split()[0]) for title in titles) == 1
+        assert all(title != help_line for title, help_line in listed), listed
+
+
+@pytest.mark.parametrize("size", [(40, 12), (40, 24), (60, 20)])
+async def test_palette_help_lines_are_broken_by_the_lessons_rules(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """In Chinese at 40 columns Textual wrapped a help line at its spaces only (保存并挂起到
+    shell；fg, then 恢复 on a line of its own, the rest of the line left empty): the palette's
+    help lines are the lesson's line breaks (engine.linebreak.break_text) at the list's width."""
+    from engine.linebreak import break_text
+    from tui.app import make_app
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        first = await first_palette_hit(app, pilot, "suspend")
+        title, _, help_text = first.partition("\n")
+        assert title == "挂起 (ctrl+z)"
+        await settle(pilot)
+        lines = [line.strip() for line in screen_lines(app)]
+        start = lines.index(title) + 1
+        shown = []
+        for line in lines[start:]:
+            if not line or line.startswith("▁"):
+                break
+            shown.append(line)
+        assert "".join(shown).replace(" ", "") == help_text.replace(" ", ""), shown
+        widths = range(20, size[0] + 1)
+        assert any(shown == break_text(help_text, width) for width in widths), shown
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20), (40, 12), (120, 40)])
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_help_wraps_every_key_and_text_whole(

@@ -847,8 +847,9 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
     tmp_path: Path, language: str
 ) -> None:
     """Each option of every picker in the Ledger (its less-used fields included), Bubble,
-    Collectives and Trade-offs fits the picker at 80x24, so the value chosen is read whole
-    (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space)."""
+    Collectives, Trade-offs and Diagrams fits the picker at 80x24, so the value chosen is read
+    whole (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space, the Diagrams pane's
+    ``FSDP/ZeRO-3 - parameters, gr…``)."""
     from rich.cells import cell_len
     from textual.widgets import Static
     from textual.widgets._select import SelectOverlay
@@ -856,7 +857,7 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
     app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for tab in ("ledger", "bubble", "collectives", "tradeoffs"):
+        for tab in ("ledger", "bubble", "collectives", "tradeoffs", "diagrams"):
             tab_pane = await app.main_screen.open_side_tab(tab)
             await settle(pilot)
             if tab == "ledger":
@@ -1011,3 +1012,21 @@ async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: 
         await wait_until(
             pilot, lambda: app.focused is not None and app.focused.id == "field-params"
         )
+
+
+def test_chinese_text_brackets_a_figure_with_full_width_brackets() -> None:
+    """A byte count in both conventions and a due date with how far off it is: ASCII brackets in
+    English, full-width ones in Chinese text (the catalog's templates, as the rest of the
+    Chinese text writes them). 80e9 B = 80.00 GB = 74.51 GiB (80e9 / 2**30)."""
+    import datetime as dt
+
+    from engine.quiz_stats import next_due_text
+    from engine.units import format_bytes
+
+    now = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
+    due = "2026-12-10T10:15:00+00:00"
+    assert format_bytes(80e9) == "80.00 GB (74.51 GiB)"
+    assert next_due_text(due, dt.UTC, now) == "2026-12-10 10:15 (in 3 days)"
+    set_language("zh")
+    assert format_bytes(80e9) == "80.00 GB（74.51 GiB）"
+    assert next_due_text(due, dt.UTC, now) == "2026-12-10 10:15（3 天后）"

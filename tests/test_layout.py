@@ -19,7 +19,7 @@ from engine import units
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import ProgressStore
-from tests.pilot_helpers import app_for, screen_lines, wait_until
+from tests.pilot_helpers import app_for, screen_lines, settle, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
     MIN_HEIGHT,
@@ -485,6 +485,8 @@ async def test_a_side_pane_shown_with_f6_at_80_columns_is_shown_at_the_next_star
 
 @pytest.mark.parametrize("width", [20, 26, 30, 36, 44, 60])
 def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
+    """Wider than the pane, a table's rows stack, each figure whole under its column's name;
+    a row's label is never cut either (the Ledger's "naive N × precision" was, to 13 cells)."""
     from rich.console import Console
 
     from engine.ledger import compare_conventions
@@ -493,12 +495,14 @@ def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
     # GPT-3 175B (Brown et al. 2020) on one rank: four-digit GB figures.
     spec = LedgerSpec(params=175e9, gpu_memory=80e9)
     result = compute_ledger(spec)
-    for renderable, values in (
-        (ledger_renderable(result, LedgerPane().field_named), result.per_rank_bytes.values()),
+    for index, (renderable, values) in enumerate(
         (
-            comparison_renderable(compare_conventions(spec)),
-            [v for r in compare_conventions(spec).values() for v in r.per_rank_bytes.values()],
-        ),
+            (ledger_renderable(result, LedgerPane().field_named), result.per_rank_bytes.values()),
+            (
+                comparison_renderable(compare_conventions(spec)),
+                [v for r in compare_conventions(spec).values() for v in r.per_rank_bytes.values()],
+            ),
+        )
     ):
         console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
         console.print(renderable)
@@ -507,7 +511,9 @@ def test_ledger_tables_stack_rather_than_cut_a_figure(width: int) -> None:
         assert all(cell_len(line) <= width for line in text.splitlines())
         for value in values:
             assert f"{value / units.GB:,.2f}" in tokens, (value, text)
-        assert not re.search(r"[\d.,]…|…[\d.,]", text), text  # no figure ends in an ellipsis
+        assert "…" not in text, text  # no figure, and no label either, ends in an ellipsis
+        if index == 0:  # the ledger: its label column as wide as it needs (it was 13 cells)
+            assert "naive N × precision" in text
 
 
 async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
@@ -647,3 +653,23 @@ async def test_the_diagrams_answer_shows_whole_in_the_side_pane(
         assert head.region.width <= width
         joined = "".join(text.split())
         assert "".join(SPLIT_ANSWERS[language, strategy].split()) in joined
+
+
+async def test_every_side_pane_keeps_a_column_from_the_divider(tmp_path: Path) -> None:
+    """Beside the lesson, every side pane's text starts one blank column right of the divider:
+    the Diagrams, Collectives and Lab panes had no left padding and their text touched it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for keys, pane_name in (
+            (("f2",), "LedgerPane"),
+            (("f3",), "BubblePane"),
+            (("f4",), "DiagramsPane"),
+            (("f4",), "CollectivesPane"),
+            (("f10",), "TradeoffsPane"),
+            (("ctrl+l",), "LabPane"),
+        ):
+            await pilot.press(*keys)
+            await settle(pilot)
+            pane = app.query_one(pane_name)
+            assert pane.region.width > 0, pane_name
+            assert pane.content_region.x - pane.region.x == 1, pane_name

@@ -627,6 +627,52 @@ async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
         assert isinstance(app.screen, RetentionScreen)
 
 
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("", "Nothing typed: type a number from 0.70 to 0.97"),
+        ("  ", "Nothing typed: type a number from 0.70 to 0.97"),
+        ("abc", "'abc' is not a number: type one from 0.70 to 0.97"),
+        ("0,85", "'0,85' is not a number: type one from 0.70 to 0.97"),
+        ("nan", "'nan' is not a number"),
+        ("0.5", "0.5 is outside 0.70-0.97: type a number in that range"),
+        ("150%", "150% is outside 0.70-0.97"),
+        ("-0.8", "-0.8 is outside 0.70-0.97"),
+        ("0", "0 is outside 0.70-0.97"),
+    ],
+)
+def test_a_bad_retention_is_told_what_is_wrong(typed: str, message: str) -> None:
+    """The dialog said the same line for every bad value: it names what is wrong (nothing
+    typed, not a number, outside the range FSRS is set for, the range given)."""
+    from engine.errors import InputError
+    from tui.screens.quiz_dialogs import parse_retention
+
+    with pytest.raises(InputError) as raised:
+        parse_retention(typed)
+    assert raised.value.message.startswith(message), raised.value.message
+    assert parse_retention(" 85% ") == 0.85 and parse_retention("0.97") == 0.97
+
+
+async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path) -> None:
+    from tui.screens.quiz_dialogs import RetentionScreen
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.push_screen(RetentionScreen(0.9))
+        await pilot.pause()
+        error = app.screen.query_one("#retention-error", Static)
+        for typed, said in (
+            ("", "没有输入：请输入 0.70 到 0.97 之间的数"),
+            ("x", "'x' 不是数字"),
+            ("99%", "99% 超出 0.70-0.97：请输入这个范围内的数"),
+        ):
+            await pilot.press("end", "ctrl+u", *typed, "enter")
+            await pilot.pause()
+            assert shown(error).startswith(said), shown(error)
+        assert isinstance(app.screen, RetentionScreen)
+
+
 def stored_log(progress_dir: Path) -> list[dict[str, Any]]:
     path = progress_dir / "S15.yaml"
     if not path.exists():

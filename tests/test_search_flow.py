@@ -286,3 +286,19 @@ async def test_on_a_narrow_screen_a_jump_brings_its_pane_and_the_box_into_view(
         assert isinstance(area, TextArea) and area.selected_text == "切层内"
         assert app.query_one("#reading").display and not app.query_one("#side").display
         assert "切层内矩阵" in "\n".join(screen_lines(app))
+
+
+async def test_search_at_40x12_shows_several_hits(tmp_path: Path) -> None:
+    """At 40x12 the margins and the query's border left the hits one row (one section's name,
+    no line of its text): now the query, the count and at least two hits with their lines."""
+    app = make_app(progress_dir=tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+f", *"ZeRO")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        hits = screen.query_one("#search-hits", OptionList)
+        assert hits.option_count > 2 and hits.region.height >= 5
+        text = "\n".join(screen_lines(app))
+        assert "ZeRO" in text and "matches" in text and "escape: close" in text

@@ -916,9 +916,9 @@ class ShardbookApp(KeyOrderApp[int]):
         return [
             (
                 strings.PALETTE_SUMMARY,
-                strings.PALETTE_SUMMARY,
+                strings.PALETTE_SUMMARY_HELP,
                 self.action_session_summary,
-                strings.msgids.PALETTE_SUMMARY,
+                f"{strings.msgids.PALETTE_SUMMARY} {strings.msgids.PALETTE_SUMMARY_HELP}",
             ),
         ]
 
@@ -1027,10 +1027,6 @@ class ShardbookApp(KeyOrderApp[int]):
             return
         driver.request_suspend()
 
-    async def action_interrupt(self) -> None:
-        """ctrl+c outside a text selection (a selection is copied): save and quit, like ctrl+q."""
-        await self.action_quit()
-
     # ----------------------------------------------------------------- interface language
     def language_palette_entries(self) -> list[PaletteEntry]:
         """The palette's switch to each other interface language (its name in its own words)."""
@@ -1090,6 +1086,8 @@ class ShardbookApp(KeyOrderApp[int]):
         """Textual's own palette commands (theme, quit, keys, screenshot...) in the interface
         language (their English texts are msgids in :data:`SYSTEM_COMMAND_TEXTS`)."""
         for command in super().get_system_commands(screen):
+            if command.callback == self.action_quit:
+                continue  # ctrl+q's entry saves and quits: the same command, offered once
             yield command._replace(title=gettext(command.title), help=gettext(command.help))
 
     def action_command_palette(self) -> None:

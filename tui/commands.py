@@ -22,14 +22,26 @@ from rich.align import Align
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.command import (
+    Command,
+    CommandList,
+    CommandPalette,
+    DiscoveryHit,
+    Hit,
+    Hits,
+    Provider,
+)
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.dom import DOMNode
 from textual.fuzzy import Matcher
-from textual.visual import VisualType
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, current_language, gettext
+from engine.linebreak import line_spans
 
 # The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
 # are not priority bindings: a text box uses them first (undo; copy a selection).
@@ -62,9 +74,10 @@ APP_BINDINGS: list[BindingType] = [
         ),
         id="suspend",
     ),
+    # The action ctrl+q runs: the palette offers the command once, under ctrl+q.
     Binding(
         "ctrl+c",
-        "interrupt",
+        "quit",
         N_("Quit"),
         show=False,
         tooltip=N_("Save and quit (in a text box with a selection, ctrl+c copies it)"),
@@ -338,14 +351,58 @@ NO_MATCHES_ID = "--no-matches"
 NO_MATCHES = N_("No matches found")
 
 
+class BrokenPrompt(Visual):
+    """A palette entry's prompt (``Content``: its title, a line break, its help line, styled by
+    the palette) broken by the lesson's rules (:func:`engine.linebreak.line_spans`) at the
+    width it is drawn in, again when that changes: Textual wraps a prompt at spaces only, which
+    left a Chinese help line's first line half empty at 40 columns (保存并挂起到 shell；fg, then
+    恢复 on the next). The lines are the prompt's own ``Content``, so its styles (the help
+    line's colour, the letters a query matched) are drawn by Textual as before."""
+
+    def __init__(self, content: Content) -> None:
+        self.content = content
+        self._broken: tuple[int, Content] | None = None
+
+    def __str__(self) -> str:
+        return self.content.plain
+
+    def broken(self, width: int) -> Content:
+        """The prompt with a line break at each of the lesson's break positions for ``width``."""
+        if self._broken is None or self._broken[0] != width:
+            spans = line_spans(self.content.plain, max(1, width))
+            lines = Content("\n").join(self.content[start:end] for start, end in spans)
+            self._broken = (width, lines)
+        return self._broken[1]
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        return self.broken(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.content.get_optimal_width(rules, container_width)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.broken(width).get_height(rules, width)
+
+
 class _CommandList(CommandList):
-    """The palette's list, its "No matches found" line in the interface language."""
+    """The palette's list: its "No matches found" line in the interface language, and each
+    entry broken into lines by the lesson's rules (:class:`BrokenPrompt`)."""
 
     def add_option(self, option: Option | VisualType | None = None) -> Self:
         if isinstance(option, Option) and option.id == NO_MATCHES_ID:
             shown = Align.center(Text(gettext(NO_MATCHES), style="not bold"))
             option = Option(shown, disabled=True, id=NO_MATCHES_ID)
         return super().add_option(option)
+
+    def add_options(self, new_options: Iterable[Option | VisualType | None]) -> Self:
+        return super().add_options(
+            Command(BrokenPrompt(option.prompt), option.hit, option.id, option.disabled)
+            if isinstance(option, Command) and isinstance(option.prompt, Content)
+            else option
+            for option in new_options
+        )
 
 
 class LanguagePalette(CommandPalette):

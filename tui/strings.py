@@ -254,7 +254,16 @@ QUIZ_RETENTION_HELP = N_(
     "{default:.2f}). Higher means shorter intervals and more reviews. It applies to the "
     "ratings you give from now on. Enter saves, escape cancels."
 )
-QUIZ_RETENTION_BAD = N_("Type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%).")
+# What is wrong with a typed desired retention, then the range it takes.
+QUIZ_RETENTION_EMPTY = N_(
+    "Nothing typed: type a number from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
+)
+QUIZ_RETENTION_NOT_NUMBER = N_(
+    "{text} is not a number: type one from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
+)
+QUIZ_RETENTION_OUT_OF_RANGE = N_(
+    "{text} is outside {low:.2f}-{high:.2f}: type a number in that range (for example 0.85 or 85%)."
+)
 QUIZ_RETENTION_SET = N_("Desired retention {value:.2f}: saved in {path}.")
 QUIZ_RETENTION_NOT_SAVED = N_("Desired retention {value:.2f} for this window only: {why}")
 QUIZ_PALETTE_RETENTION = N_("Quiz: set the desired retention (r)")
@@ -401,6 +410,8 @@ STEP_SAY = {
     "reviews": N_("Reviews are due: rate each one."),
 }
 STEP_HERE = N_("Step {number}/{total}: {step}. {say}")
+# ctrl+n on to the next section to read, once STEP_HERE has said how reading goes on.
+STEP_READ_ON = N_("Step {number}/{total}: {step}.")
 # A numbered step as ctrl+n names it; with the strategy a note of it is about.
 STEP_NUMBERED = {
     "exercise": N_("exercise {number}"),
@@ -478,7 +489,8 @@ PLAN_OBJECTIVES = N_("Objectives (your rating at the start -> at the end)")
 PLAN_OBJECTIVE = N_("{number}. {text}: {start} -> {end}; trained by {done}/{total} done")
 SUMMARY_TITLE = N_("This session")
 SUMMARY_HINT = N_("escape: close. The summary is printed again when you quit.")
-PALETTE_SUMMARY = N_("Session summary: what this session did, what comes next")
+PALETTE_SUMMARY = N_("Session summary")
+PALETTE_SUMMARY_HELP = N_("What this session did and what comes next")
 
 # The command palette (ctrl+p).
 PALETTE_PLACEHOLDER = N_("Search for commands…")

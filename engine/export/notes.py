@@ -21,8 +21,9 @@ from engine.exercises import (
 )
 from engine.i18n import N_, current_language
 from engine.i18n import gettext as _
-from engine.ledger import PRECISION_PRESETS
+from engine.ledger import PRECISION_PRESETS, convention_label
 from engine.lesson import Item, Lesson, Section
+from engine.model_presets import get_preset, model_presets
 from engine.progress import (
     LessonProgress,
 )
@@ -91,6 +92,18 @@ LEDGER_INPUTS: tuple[tuple[str, str, str | None], ...] = (
     ("micro_batches", N_("micro-batches m"), ""),
     ("virtual_stages", N_("virtual stages v"), "1"),
     ("largest_layer_params", N_("largest layer (parameters, DeepSpeed ZeRO-3)"), ""),
+    ("model", N_("model"), "custom"),
+    ("kv_heads", N_("key/value heads"), ""),
+    ("mlp", "MLP", "gelu"),
+    ("norm", N_("norm"), "layernorm"),
+    ("bias", N_("linear bias"), "yes"),
+    ("tied_embeddings", N_("tied embeddings"), "yes"),
+    ("attention", N_("attention kernel"), "eager"),
+    ("finetune", N_("fine-tuning"), "full"),
+    ("lora_rank", N_("LoRA rank r"), "8"),
+    ("lora_targets", N_("LoRA targets"), "q,v"),
+    ("offload", N_("offload"), "none"),
+    ("top_k", N_("experts per token (top-k)"), "1"),
 )
 
 
@@ -119,14 +132,30 @@ def ledger_inputs(form: dict[str, str]) -> list[tuple[str, str, str]]:
         text = form.get(name, "").strip()
         if not text or (unset is not None and text == unset):
             continue
-        if name == "preset":
-            preset = PRECISION_PRESETS.get(text)
-            text = _(preset.label) if preset else _("custom bytes per parameter")
-        rows.append((name, _(label), text))
+        rows.append((name, _(label), shown_input(name, text)))
     for name, value in form.items():
         if name not in known and value.strip():
             rows.append((name, name.replace("_", " "), value.strip()))
     return rows
+
+
+def shown_input(name: str, text: str) -> str:
+    """A Ledger input's stored text as the Ledger pane shows it, in the interface language:
+    a precision preset, a convention or a model preset by its label (``zero-paper`` is "ZeRO
+    paper", ``ZeRO 论文`` in Chinese; ``custom`` is "custom shape"), yes and no translated;
+    any other text as typed."""
+    if name == "preset":
+        preset = PRECISION_PRESETS.get(text)
+        return _(preset.label) if preset else _("custom bytes per parameter")
+    if name == "convention":
+        return convention_label(text)
+    if name == "model":
+        if text == "custom":
+            return _("custom shape")
+        return get_preset(text).shown_title if text in model_presets() else text
+    if text in ("yes", "no"):
+        return _(text)
+    return text
 
 
 def exercise1_figures(progress: LessonProgress) -> dict[str, float]:

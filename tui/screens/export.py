@@ -11,14 +11,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.i18n import gettext
 from tui import strings
-from tui.widgets.reader import BrokenText
+from tui.widgets.reader import BrokenLines, BrokenText
 
 # (format, key, label): the order of the list; the key chooses it directly.
 EXPORT_CHOICES: tuple[tuple[str, str, str], ...] = (
@@ -39,7 +38,17 @@ class ExportScreen(ModalScreen[str | None]):
         background: $surface; border: thick $primary; padding: 0 1;
     }
     #export-formats { height: auto; margin: 1 0; }
+    ExportScreen .export-title { text-style: bold; color: $accent; margin: 0 0 1 0; }
+    ExportScreen .export-hint { color: $text-muted; margin: 0 0 1 0; }
+    ExportScreen.-short #export-body { height: 100%; }
+    ExportScreen.-short #export-formats { height: 1fr; margin: 0; border: none; }
+    ExportScreen.-short .export-title, ExportScreen.-short .export-hint { margin: 0; }
     """
+    # Under 18 rows (40x12) the dialog was taller than the screen, its title and where the file
+    # goes cut off: there the margins and the list's border give their rows to the formats,
+    # which scroll (the title and the hint have classes of their own: the app's `.section-title`
+    # and `.hint` margins would win over this default CSS).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (18, "-tall")]
     BINDINGS = [
         Binding("escape", "dismiss(None)", strings.msgids.EXPORT_CANCEL, id="export_cancel"),
         # F8 again takes the highlighted format (F8 F8 exports Markdown, as before).
@@ -58,15 +67,15 @@ class ExportScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-body"):
-            yield Static(strings.EXPORT_TITLE, classes="section-title")
+            yield BrokenText(strings.EXPORT_TITLE, classes="export-title")
             yield OptionList(
                 *(
-                    Option(Content(f"{key}  {gettext(label)}"), id=fmt)
+                    Option(BrokenLines(f"{key}  {gettext(label)}", indent="   "), id=fmt)
                     for fmt, key, label in EXPORT_CHOICES
                 ),
                 id="export-formats",
             )
-            yield BrokenText(strings.EXPORT_WHERE.format(folder=self.folder), classes="hint")
+            yield BrokenText(strings.EXPORT_WHERE.format(folder=self.folder), classes="export-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

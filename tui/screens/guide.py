@@ -508,17 +508,19 @@ class StudyGuide:
             await mounting
 
     def say(self, place: Place, plan: Plan) -> None:
-        """Tell the learner which step this is and what to do here (for a section to read, only
-        the first time: the message would cover the text)."""
+        """Tell the learner which step this is and what to do here (for a section to read, what
+        to do only the first time; after it, which step alone: a line over the text)."""
         step = place.step
-        if step.kind == "read":
-            if self._said_read:
-                # The message of an earlier step would name a step the learner has left.
-                self.screen.app.clear_notifications()
-                return
-            self._said_read = True
         lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
         number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step.id), 0)
+        if step.kind == "read":
+            if self._said_read:
+                text = strings.STEP_READ_ON.format(
+                    number=number, total=len(lesson_steps), step=describe_step(step)
+                )
+                self.screen.notify(text.replace("\n", " "), timeout=SAY_SECONDS)
+                return
+            self._said_read = True
         # Short: the pane or the box's label shows the lesson's own words.
         numbered = strings.STEP_NUMBERED.get(step.kind)
         what = numbered.format(number=step.number) if numbered and step.number else None

@@ -23,15 +23,26 @@ def parse_retention(text: str) -> float:
     """A desired retention typed by the learner: ``0.85`` or ``85%``.
 
     Raises:
-        InputError: field ``desired retention``: not a number, or outside 0.70-0.97.
+        InputError: field ``desired retention``, its message saying what is wrong: nothing
+            typed, not a number, or outside 0.70-0.97 (a negative number is outside too).
     """
     raw = text.strip()
-    scale = 100.0 if raw.endswith("%") else 1.0
-    value = parse_number("desired retention", raw.removesuffix("%")) / scale
     low, high = DESIRED_RETENTION_RANGE
-    if not low <= value <= high:
-        raise InputError("desired retention", strings.QUIZ_RETENTION_BAD.format(low=low, high=high))
-    return round(value, 4)
+    if not raw:
+        raise InputError(
+            "desired retention", strings.QUIZ_RETENTION_EMPTY.format(low=low, high=high)
+        )
+    scale = 100.0 if raw.endswith("%") else 1.0
+    number = raw.removesuffix("%").strip()
+    outside = strings.QUIZ_RETENTION_OUT_OF_RANGE.format(text=raw, low=low, high=high)
+    try:
+        value = parse_number("desired retention", number.removeprefix("-"), allow_zero=True)
+    except InputError:
+        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=repr(raw), low=low, high=high)
+        raise InputError("desired retention", message) from None
+    if number.startswith("-") or not low <= value / scale <= high:
+        raise InputError("desired retention", outside)
+    return round(value / scale, 4)
 
 
 class RetentionScreen(ModalScreen[float | None]):
@@ -79,10 +90,8 @@ class RetentionScreen(ModalScreen[float | None]):
         event.stop()
         try:
             value = parse_retention(event.value)
-        except InputError:
-            low, high = DESIRED_RETENTION_RANGE
-            message = strings.QUIZ_RETENTION_BAD.format(low=low, high=high)
-            self.query_one("#retention-error", Static).update(message)
+        except InputError as error:
+            self.query_one("#retention-error", Static).update(error.message)
             return
         self.dismiss(value)
 

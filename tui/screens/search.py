@@ -70,7 +70,15 @@ class SearchScreen(ModalScreen[SearchResult]):
     #search-query { margin: 0 0 0 0; }
     #search-count { color: $text-muted; }
     #search-hits { height: 1fr; border: none; }
+    SearchScreen .search-title { text-style: bold; color: $accent; margin: 0 0 1 0; }
+    SearchScreen .search-hint { color: $text-muted; margin: 0 0 1 0; }
+    SearchScreen.-short .search-title, SearchScreen.-short .search-hint { margin: 0; }
+    SearchScreen.-short #search-query { border: none; height: 1; }
     """
+    # Under 18 rows (40x12) the margins and the query's border left the hits one row: there
+    # they give their rows to the hits (the title and the hint have classes of their own: the
+    # app's `.section-title` and `.hint` margins would win over this default CSS).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (18, "-tall")]
     BINDINGS = [
         Binding("escape", "close", strings.msgids.SEARCH_CLOSE, id="search_close"),
         Binding("down", "move(1)", strings.msgids.SEARCH_NEXT, show=False, id="search_next"),
@@ -99,13 +107,13 @@ class SearchScreen(ModalScreen[SearchResult]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-body"):
-            yield Static(strings.SEARCH_TITLE, classes="section-title", markup=False)
+            yield Static(strings.SEARCH_TITLE, classes="search-title", markup=False)
             yield LiteralInput(
                 self._query, placeholder=strings.SEARCH_PLACEHOLDER, id="search-query"
             )
             yield Static("", id="search-count", markup=False)
             yield OptionList(id="search-hits")
-            yield BrokenText(strings.SEARCH_KEYS, classes="hint")
+            yield BrokenText(strings.SEARCH_KEYS, classes="search-hint")
 
     @property
     def query_input(self) -> Input:

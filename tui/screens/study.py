@@ -98,8 +98,19 @@ class PlanScreen(ModalScreen[str | None]):
     PlanScreen > Vertical { height: 100%; }
     PlanScreen OptionList { height: 1fr; border: none; padding: 0; }
     PlanScreen .plan-head { margin: 0; }
+    PlanScreen .plan-title { text-style: bold; color: $accent; margin: 0 0 1 0; }
+    PlanScreen .plan-hint { color: $text-muted; margin: 0 0 1 0; }
+    PlanScreen.-short .plan-counts { display: none; }
+    PlanScreen.-short .plan-title, PlanScreen.-short .plan-hint { margin: 0; }
+    PlanScreen.-short OptionList, PlanScreen.-short OptionList:focus { border: none; }
     """
     )
+    # Under 18 rows the counts, the next step and the session line would leave the steps no row
+    # (40x12: none at all): the title keeps the steps done, the next step is highlighted, and
+    # the margins and the list's border give their rows to the steps (the title and the hint
+    # have classes of their own: the app's `.section-title` and `.hint` margins would win over
+    # this default CSS).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (18, "-tall")]
     BINDINGS = [
         Binding("escape,f11", "dismiss(None)", N_("Close"), id="plan_close"),
         Binding("s", "summary", N_("Session summary"), id="plan_summary"),
@@ -159,10 +170,10 @@ class PlanScreen(ModalScreen[str | None]):
         options.append(Option(BrokenLines(review_line(plan.reviews))))
         with Vertical():
             title = strings.PLAN_TITLE.format(lesson=plan.lesson_id, figure=plan.figure)
-            yield BrokenText(title, classes="section-title plan-head")
-            yield BrokenText("\n".join(head), classes="plan-head")
+            yield BrokenText(title, classes="plan-title")
+            yield BrokenText("\n".join(head), classes="plan-head plan-counts")
             yield OptionList(*options, id="plan-steps")
-            yield BrokenText(strings.PLAN_HINT, classes="hint")
+            yield BrokenText(strings.PLAN_HINT, classes="plan-hint")
 
     def on_mount(self) -> None:
         # The plan says where each step is: a toast of the last ctrl+n would cover its counts.

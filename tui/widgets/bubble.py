@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import units
 from engine.checks import one_of
+from engine.errors import InputError
 from engine.i18n import N_, gettext
 from engine.pipeline import (
     SCHEDULES,
@@ -319,6 +320,8 @@ class BubblePane(CalculatorPane):
         self._timeline: tuple[list[str], int] = ([], 0)
         # The last form that computed (a simulation in a worker is shown only for it).
         self._good_values: dict[str, str] = {}
+        # p, m and v as the last compute saw them (:meth:`compute` names the one changed).
+        self._sized_values: dict[str, str] = {}
         # Started on the first large simulation; ended with the pane (and with the app).
         self.simulation_process = SimulationProcess()
 
@@ -341,8 +344,18 @@ class BubblePane(CalculatorPane):
         specs = [spec_from_form(values, values["schedule"])]
         if values["compare"] != NONE:
             specs.append(spec_from_form(values, values["compare"]))
+        # The size limit is on p·m (·v): said on the one of them the learner just changed, so
+        # the message is labelled by the field that was edited, not always by m.
+        sizes = ("stages", "micro_batches", "virtual_stages")
+        edited = [
+            name for name in sizes if self._sized_values.get(name, values[name]) != values[name]
+        ]
+        self._sized_values = {name: values[name] for name in sizes}
         for spec in specs:
-            check_simulated_size(spec)
+            try:
+                check_simulated_size(spec)
+            except InputError as error:
+                raise error.for_field(edited[0]) if len(edited) == 1 else error from None
         # A newer good form: a simulation still running is for values no longer shown. (Bad
         # input leaves it running: its figures are the last good result the pane keeps.)
         self.workers.cancel_group(self, SIMULATION_GROUP)

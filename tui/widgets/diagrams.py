@@ -144,8 +144,10 @@ class DiagramsPane(VerticalScroll):
         return [(self._option_label(name), name) for name in STRATEGY_NAMES]
 
     def _option_label(self, name: str) -> str:
-        """The strategy's title with the mark of its notes (see module docstring)."""
-        title = f"{gettext(get_strategy(name).title)} ({name})"
+        """The strategy's short name with the mark of its notes (see module docstring): its
+        title's part before " - " (``FSDP/ZeRO-3 (zero3)``), whole in the picker at 80x24,
+        where the full title was cut; the full title heads the diagram below it."""
+        title = f"{gettext(get_strategy(name).title).split(' - ')[0]} ({name})"
         if not self.is_attached:
             return f"  {title}"
         notes = [note.id for note in strategy_notes(name)]

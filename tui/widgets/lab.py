@@ -50,7 +50,7 @@ class LabPane(Vertical):
     )
 
     DEFAULT_CSS = """
-    LabPane { padding: 0 1 0 0; }
+    LabPane { padding: 0 1; }
     #lab-buttons { height: auto; margin: 0 0 1 0; }
     #lab-buttons Button { margin: 0 1 0 0; }
     #lab-status { height: auto; color: $text-muted; }

@@ -203,7 +203,7 @@ def _bar(result: LedgerResult) -> Text:
         set_cell_size(naive, width),
         Text("N" * naive_cells, style="bold white"),
         "  ",
-        gettext("(N = params x precision)"),
+        gettext("(N = params × precision)"),
     )
 
 
@@ -217,7 +217,9 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
     """The ledger result as a table in GB (1e9) and GiB (2^30), a bar, and what it assumed;
     ``name_of`` names a field (by its label on the form)."""
     table = FigureTable(
-        Column(gettext("per rank"), width=13),
+        # As wide as its longest label in the interface language: a fixed width cut the English
+        # "naive N × precision" (the table stacks its rows where the pane is too narrow).
+        Column(gettext("per rank")),
         Column("GB", justify="right", min_width=6),
         Column("GiB", justify="right", min_width=6),
         gap=1,
@@ -236,7 +238,7 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         Text(f"{total / units.GIB:,.2f}", style="bold"),
     )
     table.add_row(
-        gettext("naive N x precision"),
+        gettext("naive N × precision"),
         f"{result.naive_bytes / units.GB:,.2f}",
         f"{result.naive_bytes / units.GIB:,.2f}",
     )
