@@ -3,6 +3,7 @@ them (their ``BINDINGS``): nothing is kept in a second list that could drift fro
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import OptionList, TextArea
 
-from tests.pilot_helpers import SIZE, app_for, goto_section, screen_lines, settle, wait_until
+from tests.pilot_helpers import ROOT, SIZE, app_for, goto_section, screen_lines, settle, wait_until
 from tui.app import ShardbookApp
 from tui.screens.help import HelpScreen
 
@@ -280,3 +281,18 @@ async def test_palette_in_chinese_finds_a_command_by_its_english_name(
         first = await first_palette_hit(app, pilot, query)
         assert title in first, first
         assert query not in first.casefold()
+
+
+async def test_palette_help_lines_are_shown_literally(tmp_path: Path) -> None:
+    """An entry's help line is shown as it is: a lesson's path (here a folder named like
+    markup) is the help of "Open lesson", and Textual would read it as markup."""
+    from tui.app import make_app
+
+    content = tmp_path / "a[/ [bold]x[/bold]"  # folders a[, " [bold]x[" and bold]
+    content.mkdir(parents=True)
+    shutil.copy(ROOT / "content" / "S15.yaml", content / "S15.yaml")
+    app = make_app(content_dir=content, progress_dir=tmp_path / "progress", autosave_delay=0.05)
+    async with app.run_test(size=(120, 30)) as pilot:
+        first = await first_palette_hit(app, pilot, "open lesson")
+        assert first.startswith("Open lesson: S15")
+        assert str(content / "S15.yaml") in first.replace("\n", "")

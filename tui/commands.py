@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Self
+from typing import Self, cast
 
 from rich.align import Align
 from rich.text import Text
@@ -330,7 +330,7 @@ class CommandsProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, help_text, callback, *_english in self._entries():
-            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
+            yield DiscoveryHit(Content(title), callback, text=title, help=_literal(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -342,7 +342,13 @@ class CommandsProvider(Provider):
             if english and current_language() != "en":
                 score = max(score, matcher.match(english[0]) / 2)
             if score > 0:
-                yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)
+                yield Hit(
+                    score,
+                    _highlight(matcher, title),
+                    callback,
+                    text=title,
+                    help=_literal(help_text),
+                )
 
 
 NO_MATCHES_ID = "--no-matches"
@@ -413,6 +419,14 @@ class LanguagePalette(CommandPalette):
     def compose(self) -> ComposeResult:
         for widget in super().compose():
             yield _CommandList() if type(widget) is CommandList else widget
+
+
+def _literal(help_text: str) -> str:
+    """``help_text`` to be shown as it is: Textual reads a hit's help line as markup
+    (``Content.from_markup``), which returns a ``Content`` unchanged; the help of an entry may
+    be a lesson's path or a lesson file's error, where ``[`` is text. (A ``Content`` where the
+    hit's field is typed ``str``: Textual is pinned exactly, pyproject.toml.)"""
+    return cast("str", Content(help_text))
 
 
 def _highlight(matcher: Matcher, title: str) -> Content:
