@@ -694,3 +694,24 @@ async def test_the_panes_key_again_brings_its_focused_field_back_into_view(tmp_p
         await settle(pilot)
         assert app.focused is params
         assert pane.region.contains_region(params.region)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (120, 40)])
+async def test_a_resize_keeps_the_side_pane_being_typed_in(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Typing in the Ledger at 80x24, the terminal made narrower (the lesson first there) or
+    wider: the field stays on screen and focused, and the next key lands in it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await settle(pilot)
+        params = app.query_one("#field-params", Input)
+        assert app.focused is params
+        await pilot.press("end", "backspace", "backspace")
+        await pilot.resize_terminal(*size)
+        await settle(pilot)
+        await pilot.press("7", "B")
+        await settle(pilot)
+        assert app.focused is params and params.value == "7B"
+        assert app.main_screen.arrangement.side
