@@ -380,17 +380,24 @@ def hanging_spans(
 ) -> list[tuple[str, int, int]]:
     """The lines of :func:`hanging_lines` as ``(prefix, start, end)``: each line is ``prefix``
     (the marker, an indent, or nothing) followed by ``normalize_newlines(text)[start:end]``.
-    Where the marker leaves no room, it stands alone on the first line, ``(first, 0, 0)``."""
+    The first line has the room ``first`` leaves, each line after it the room ``rest`` leaves.
+    Where either leaves no room, the marker stands alone on the first line, ``(first, 0, 0)``."""
     indent = " " * cell_len(first) if rest is None else rest
-    room = width - max(cell_len(first), cell_len(indent))
-    if room < 1:
+    first_room = width - cell_len(first)
+    rest_room = width - cell_len(indent)
+    if min(first_room, rest_room) < 1:
         return [
             (first.rstrip(" "), 0, 0),
             *(("", start, end) for start, end in line_spans(text, max(width, 1))),
         ]
+    spans = line_spans(text, first_room)
+    if len(spans) > 1 and rest_room != first_room:
+        # The lines after the first have their own room: broken again from the second on.
+        second = spans[1][0]
+        rest_spans = line_spans(normalize_newlines(text)[second:], rest_room)
+        spans = [spans[0], *((second + start, second + end) for start, end in rest_spans)]
     return [
-        (first if index == 0 else indent, start, end)
-        for index, (start, end) in enumerate(line_spans(text, room))
+        (first if index == 0 else indent, start, end) for index, (start, end) in enumerate(spans)
     ]
 
 
