@@ -647,3 +647,40 @@ async def test_a_section_is_read_when_the_learner_scrolls_through_it(tmp_path: P
         assert reading.max_scroll_y == 0 and app.progress.read == []
         await pilot.press("down")
         await wait_until(pilot, lambda: "definition" in app.progress.read)
+
+
+async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinished_step(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """ctrl+n past exercise 2's DP note, then the Ledger by hand (F2, the learner's own 3B model:
+    exercise 1 done there): the learner has left the note ctrl+n put them at, so ctrl+n goes to
+    the first unfinished step in the plan's order (exercise 2's DP note, the plan view's next
+    step), not on from the FSDP note. Each note of exercise 2 says which part of the step it
+    is."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        for _ in range(60):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            if "exercise 2, DP" in last_message(notified):
+                break
+        else:
+            raise AssertionError("ctrl+n never reached exercise 2's DP note")
+        assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "Step 7/25, part 2/4: exercise 2, FSDP" in last_message(notified)
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press("end", "backspace", "backspace", "3", "B")
+        await saved_now(pilot, app)
+        plan = build_plan(LESSON, app.progress)
+        assert plan.step("exercise:exercise-ledger").done
+        following = plan.next_step
+        assert following is not None and following.id == "exercise:exercise-diagrams"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex2.dp.split"

@@ -410,6 +410,8 @@ STEP_SAY = {
     "reviews": N_("Reviews are due: rate each one."),
 }
 STEP_HERE = N_("Step {number}/{total}: {step}. {say}")
+# The same for one place of a step worked in several (exercise 2's notes, one at a time).
+STEP_PART_HERE = N_("Step {number}/{total}, part {part}/{parts}: {step}. {say}")
 # ctrl+n on to the next section to read, once STEP_HERE has said how reading goes on.
 STEP_READ_ON = N_("Step {number}/{total}: {step}.")
 # A numbered step as ctrl+n names it; with the strategy a note of it is about.

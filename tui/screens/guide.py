@@ -372,11 +372,15 @@ class StudyGuide:
     # ----------------------------------------------------------------- ctrl+n
     def current_place(self) -> tuple[str, str] | None:
         """Where the learner is: the answer or note box that has the focus, else the section
-        the reader shows when the focus is in it, else where ctrl+n last went (a calculator's
-        field says nothing: the learner may be trying it out, not working an exercise)."""
+        the reader shows when the focus is in it, else where ctrl+n last went while the focus
+        stays in that place's side pane (a calculator's field says nothing: the learner may be
+        trying it out, not working an exercise). None once the learner went to another side
+        pane themselves: they left that place, and ctrl+n starts from the plan's start."""
         screen = self.screen
         focused = screen.focused
         if focused is not None and self.lesson is not None:
+            from textual.widgets import TabPane
+
             from tui.widgets.notes import NoteBox
 
             for node in focused.ancestors_with_self:
@@ -387,7 +391,19 @@ class StudyGuide:
                     if any(s.id == section for s in screen.sections):
                         return (f"read:{section}", "")
                     return self.last_place
+                if isinstance(node, TabPane):
+                    return self.last_place if node.id == self._last_pane() else None
         return self.last_place
+
+    def _last_pane(self) -> str | None:
+        """The side pane where ctrl+n last went (an exercise's), else None."""
+        if self.last_place is None:
+            return None
+        try:
+            step = self.drawn.step(self.last_place[0])
+        except KeyError:
+            return None
+        return step.worked_in if step.kind == "exercise" else None
 
     def _box_place(self, box: NoteBox) -> tuple[str, str] | None:
         item_id = box.item.id
@@ -539,8 +555,19 @@ class StudyGuide:
             say = strings.STEP_SAY[step.kind]
         if step.kind == "reflection":
             what = describe_step(step)
+        places = study_places(plan, self.progress)
+        keys = [other.key for other in places if other.step.id == step.id]
         if step.kind == "reviews":
             text = say
+        elif len(keys) > 1 and place.key in keys:
+            text = strings.STEP_PART_HERE.format(
+                number=number,
+                total=len(lesson_steps),
+                part=keys.index(place.key) + 1,
+                parts=len(keys),
+                step=what.replace("\n", " "),
+                say=say,
+            )
         else:
             text = strings.STEP_HERE.format(
                 number=number, total=len(lesson_steps), step=what.replace("\n", " "), say=say
