@@ -283,3 +283,14 @@ def test_the_analysis_cache_serves_a_new_process_the_same_breaks(
         with pytest.raises(AssertionError, match="analysed again"):
             break_paragraph(text, 8)
     linebreak._analysis.cache_clear()
+
+
+def test_the_first_line_has_the_room_its_own_prefix_leaves() -> None:
+    # No marker, continuation lines indented by 4: the first line may take all 10 cells.
+    assert hanging_lines("aaaa bbbb cccc dddd", 10, "", "    ") == [
+        "aaaa bbbb",
+        "    cccc",
+        "    dddd",
+    ]
+    # And the other way round: a wide marker, continuation lines flush left.
+    assert hanging_lines("aaaa bbbb cccc", 10, "1234. ", "") == ["1234. aaaa", "bbbb cccc"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.lesson import Formula, Item, Section, load_lesson
 from engine.paths import resolve_content_dir
 from engine.reading import BULLET, meta_blocks, section_blocks
+from tui.widgets.reader import FormulaLine
 
 LESSON = load_lesson(resolve_content_dir(None) / "S15.yaml")
 
@@ -64,3 +65,14 @@ def test_meta_lines_and_the_learners_status() -> None:
     assert lines[0] == "内容类型：预习教材（不代表已完成）"
     assert "总路线：Day 105 / 360" in lines
     assert lines[-1] == "my status：in progress"
+
+
+def test_a_formula_lines_annotation_wraps_under_its_own_column() -> None:
+    # S15, 机制与推导: the two bubble conventions, each with the works that use it after it.
+    line = "bubble / ideal = (p − 1) / m              Megatron-LM、Ultra-Scale Playbook 的口径"
+    column = line.index("Megatron")
+    lines = FormulaLine(line).lines_at(70)
+    assert len(lines) == 2 and lines[0].startswith("bubble / ideal")
+    assert lines[1] == " " * column + "Playbook 的口径"
+    # Too little room beside the column: the annotation continues under the line's start.
+    assert FormulaLine(line).lines_at(50)[1][0] != " "

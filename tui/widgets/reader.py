@@ -11,6 +11,8 @@ and it can be selected and copied like any Textual text. A search match in it ca
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -66,12 +68,18 @@ class BrokenText(Widget):
         self._lines = (-1, [])
         self.refresh(layout=True)
 
+    def hang(self, width: int) -> str | None:
+        """The indent of the lines after the first at ``width`` cells; None: as wide as the
+        marker."""
+        return None
+
     def lines_at(self, width: int) -> list[str]:
         """The lines drawn at ``width`` cells (cached for the last width)."""
         width = max(width, 1)
         if self._lines[0] != width:
-            if self._marker:
-                lines = hanging_lines(self._text, width, self._marker)
+            rest = self.hang(width)
+            if self._marker or rest is not None:
+                lines = hanging_lines(self._text, width, self._marker, rest)
             else:
                 lines = [line.rstrip(" ") for line in break_text(self._text, width)]
             self._lines = (width, lines)
@@ -106,7 +114,8 @@ class BrokenText(Widget):
 
     def line_of(self, offset: int) -> int:
         """The line (0-based, at the current width) that shows ``text[offset]``."""
-        spans = hanging_spans(self._text, max(self.size.width, 1), self._marker)
+        width = max(self.size.width, 1)
+        spans = hanging_spans(self._text, width, self._marker, self.hang(width))
         for index, (_prefix, start, end) in enumerate(spans):
             if offset < end or (start == end and offset == start):
                 return index
@@ -118,7 +127,8 @@ class BrokenText(Widget):
             return content
         low, high = self._highlight
         position = 0
-        for prefix, start, end in hanging_spans(self._text, max(self.size.width, 1), self._marker):
+        width = max(self.size.width, 1)
+        for prefix, start, end in hanging_spans(self._text, width, self._marker, self.hang(width)):
             if start < high and low < end:
                 begin = position + len(prefix) + max(low, start) - start
                 content = content.stylize(
@@ -128,9 +138,30 @@ class BrokenText(Widget):
         return content
 
 
+# A formula line's annotation column: after the last run of two or more spaces.
+_ANNOTATION = re.compile(r"^(.*\S)( {2,})(?=\S)")
+# The room an annotation needs to hang under its column rather than under the formula.
+_ANNOTATION_ROOM = 12
+
+
+class FormulaLine(BrokenText):
+    """One line of a formula's Unicode form. A line with an annotation after it in a column of
+    its own (``bubble / ideal = (p − 1) / m    Megatron-LM 的口径``) that wraps continues
+    under that column, so the rest of the annotation never reads as another formula line;
+    where the column leaves too little room, under the line's start."""
+
+    def hang(self, width: int) -> str | None:
+        found = _ANNOTATION.match(self.text)
+        if found is None or "\n" in self.text:
+            return None
+        column = cell_len(found.group(1)) + len(found.group(2))
+        return " " * column if width - column >= _ANNOTATION_ROOM else None
+
+
 def block_widget(block: Block) -> BrokenText:
     """The widget that shows one block of ``engine.reading`` (its kind is its CSS class)."""
-    return BrokenText(block.text, marker=block.marker, classes=f"block-{block.kind}")
+    kind = FormulaLine if block.kind == "formula" else BrokenText
+    return kind(block.text, marker=block.marker, classes=f"block-{block.kind}")
 
 
 class BrokenLines:
