@@ -6,7 +6,24 @@ OverflowError or a NaN result. The UI and the CLI show ``str(error)`` as is.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
+
+# Unicode categories written as escapes in a quoted input: controls, line and paragraph
+# separators, surrogates.
+_ESCAPED = frozenset({"Cc", "Zl", "Zp", "Cs"})
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes what the learner typed: in single quotes, each control
+    character (a tab, an escape), line or paragraph separator and lone surrogate written as
+    Python writes it (``\\t``, ``\\x1b``) so that it cannot move the cursor, colour the
+    screen or break the line, and every other character as typed (``repr`` also escapes the
+    joiners and variation selectors inside an emoji: 👩\\u200d💻)."""
+    shown = "".join(
+        repr(char)[1:-1] if unicodedata.category(char) in _ESCAPED else char for char in text
+    )
+    return f"'{shown}'"
 
 
 class ShardbookError(Exception):

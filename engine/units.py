@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 
 GB = 1e9
@@ -65,17 +65,17 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
         raise InputError(
             field,
             _("{text}: use '.' for decimals; ',' only between groups of 3 digits").format(
-                text=repr(raw.strip())
+                text=quoted(raw.strip())
             ),
         )
     match = _NUMBER_RE.match(raw.replace("_", "").replace(",", ""))
     if match is None:
-        raise InputError(field, _("{text} is not a number").format(text=repr(raw.strip())))
+        raise InputError(field, _("{text} is not a number").format(text=quoted(raw.strip())))
     try:
         value = float(match.group(1))
     except (ValueError, OverflowError):
         raise InputError(
-            field, _("{text} is not a number").format(text=repr(raw.strip()))
+            field, _("{text} is not a number").format(text=quoted(raw.strip()))
         ) from None
     return _finite(field, value), (match.group(2) or "").strip()
 
@@ -113,7 +113,7 @@ def parse_number(field: str, text: str | float | int, *, allow_zero: bool = Fals
     value, suffix = _split(field, text)
     if suffix:
         raise InputError(
-            field, _("unexpected unit {unit}; enter a plain number").format(unit=repr(suffix))
+            field, _("unexpected unit {unit}; enter a plain number").format(unit=quoted(suffix))
         )
     return _check_sign(field, value, allow_zero)
 
@@ -141,7 +141,7 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
     key = suffix.upper()
     if key not in _COUNT_SUFFIX:
         raise InputError(
-            field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=repr(suffix))
+            field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=quoted(suffix))
         )
     return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key]), allow_zero)
 
@@ -160,7 +160,7 @@ def parse_int(
     key = suffix.upper()
     if key not in _COUNT_SUFFIX:
         raise InputError(
-            field, _("{text} is not a whole number").format(text=repr(str(text).strip()))
+            field, _("{text} is not a whole number").format(text=quoted(str(text).strip()))
         )
     value = _scaled(field, value, _COUNT_SUFFIX[key])
     # Messages show the value as typed (100000000), not its float's shortest form (1e+08).
@@ -192,7 +192,7 @@ def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False
         raise InputError(
             field,
             _("unknown unit {unit}; use B, KB, MB, GB, TB, KiB, MiB, GiB").format(
-                unit=repr(suffix)
+                unit=quoted(suffix)
             ),
         )
     return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), allow_zero)
@@ -227,7 +227,9 @@ def parse_rate(field: str, text: str | float | int) -> float:
     if key not in _BYTE_SUFFIX:
         raise InputError(
             field,
-            _("unknown unit {unit}; use e.g. 100GB/s, 25GiB/s, 400Gb/s").format(unit=repr(suffix)),
+            _("unknown unit {unit}; use e.g. 100GB/s, 25GiB/s, 400Gb/s").format(
+                unit=quoted(suffix)
+            ),
         )
     return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), False)
 
@@ -242,7 +244,7 @@ def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) 
     key = suffix.upper()
     if key not in _TIME_SUFFIX:
         raise InputError(
-            field, _("unknown unit {unit}; use s, ms, us or ns").format(unit=repr(suffix))
+            field, _("unknown unit {unit}; use s, ms, us or ns").format(unit=quoted(suffix))
         )
     return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key]), allow_zero)
 

@@ -673,3 +673,45 @@ async def test_every_side_pane_keeps_a_column_from_the_divider(tmp_path: Path) -
             pane = app.query_one(pane_name)
             assert pane.region.width > 0, pane_name
             assert pane.content_region.x - pane.region.x == 1, pane_name
+
+
+async def test_the_panes_key_again_brings_its_focused_field_back_into_view(tmp_path: Path) -> None:
+    """F2, the form scrolled down to its figures, F2 again: the parameter count is on screen
+    before the learner types over it (the focus was there already, so nothing scrolled)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await settle(pilot)
+        params = app.query_one("#field-params", Input)
+        assert app.focused is params
+        pane = app.query_one("LedgerPane")
+        await pilot.press("pagedown", "pagedown")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert not pane.region.contains_region(params.region)
+        await pilot.press("f2")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert app.focused is params
+        assert pane.region.contains_region(params.region)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (120, 40)])
+async def test_a_resize_keeps_the_side_pane_being_typed_in(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Typing in the Ledger at 80x24, the terminal made narrower (the lesson first there) or
+    wider: the field stays on screen and focused, and the next key lands in it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await settle(pilot)
+        params = app.query_one("#field-params", Input)
+        assert app.focused is params
+        await pilot.press("end", "backspace", "backspace")
+        await pilot.resize_terminal(*size)
+        await settle(pilot)
+        await pilot.press("7", "B")
+        await settle(pilot)
+        assert app.focused is params and params.value == "7B"
+        assert app.main_screen.arrangement.side

@@ -762,7 +762,7 @@ async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(
     tmp_path: Path, notified: Notified
 ) -> None:
     app = quiz_app(tmp_path)
-    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await pilot.pause()
         for _ in range(8):
             if current(app).item.kind == "drill":
@@ -781,6 +781,14 @@ async def test_a_refused_drill_answer_names_the_answer_box_with_its_unit(
             message = notified.messages[-1]
             assert message.startswith(f"{field}: ") and why in message, message
         assert screen_of(app).phase == "answer"
+        assert app.screen.query("Toast")
+        # Answered then: the last refusal's message is not left beside "Right.".
+        answer.load_text(repr(drill.expected / SCALE[drill.unit]))
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "Right." in shown(app.screen.query_one("#quiz-feedback", Static))
+        await pilot.pause()
+        assert not app.screen.query("Toast")
 
 
 # ---------------------------------------------------------------------------------- drafts
@@ -874,3 +882,16 @@ async def test_an_answer_typed_in_the_quiz_is_saved_when_the_terminal_closes(
         await pilot.pause(0.2)
     assert app.return_code == 128 + signum
     assert stored_drafts(tmp_path)[item.id]["text"] == "typed, then closed"
+
+
+async def test_the_lessons_hint_does_not_follow_into_the_quiz(tmp_path: Path) -> None:
+    """ctrl+n says which step it went to; F12 right after: the quiz's first question is not
+    covered by that message (a warning or an error would stay: they are still true)."""
+    app = f12_app(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: bool(app.screen.query("Toast")))
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuizScreen))
+        await pilot.pause()
+        assert not app.screen.query("Toast")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import units
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 
 
 @pytest.mark.parametrize(
@@ -109,3 +109,24 @@ def test_a_decimal_comma_is_refused_not_read_as_thousands(text: str) -> None:
     for parser in (units.parse_number, units.parse_count, units.parse_bytes):
         with pytest.raises(InputError, match=r"use '\.' for decimals"):
             parser("seq", text)
+
+
+def test_a_message_quotes_an_emoji_as_it_was_typed() -> None:
+    # 👩‍💻 is three code points, woman + zero-width joiner + laptop (Unicode emoji ZWJ
+    # sequence): repr() would show the joiner as \u200d.
+    with pytest.raises(InputError) as error:
+        units.parse_count("params", "7B👩\u200d💻")
+    assert "'B👩\u200d💻'" in str(error.value)
+    with pytest.raises(InputError) as error:
+        units.parse_count("params", "1B\x1b[31m\tx")
+    assert "\t" not in str(error.value) and "\x1b" not in str(error.value)
+    assert "'B\\x1b[31m\\tx'" in str(error.value)
+
+
+@given(st.text())
+def test_a_quoted_input_has_no_character_that_moves_the_cursor(text: str) -> None:
+    shown = quoted(text)
+    assert shown.startswith("'") and shown.endswith("'")
+    assert not any(char in shown for char in "\n\r\t\x1b\x07\x00\u2028\u2029\x85")
+    if all(char.isprintable() for char in text):
+        assert shown == f"'{text}'"

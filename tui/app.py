@@ -83,7 +83,14 @@ from tui.screens.layout import META_ID
 from tui.screens.main import MainScreen
 from tui.settle import settle
 from tui.styles import QUIZ, use_stylesheet
-from tui.toasts import BrokenNotification, hint_timeout, rebreak, show_alone, toast_lines
+from tui.toasts import (
+    BrokenNotification,
+    hint_timeout,
+    rebreak,
+    show_alone,
+    toast_lines,
+    withdraw,
+)
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.side import ChoicesChanged
 from tui.widgets.study import AnswerLooked, ObjectiveRated
@@ -788,6 +795,8 @@ class ShardbookApp(KeyOrderApp[int]):
         from tui.screens.quiz import RETENTION_KEY, QuizContext, QuizScreen
 
         use_stylesheet(self, QUIZ)
+        # A lesson's hint (what ctrl+n did) would cover the first question.
+        withdraw(self, "information")
 
         def save_retention(value: float) -> str:
             self.settings.set(RETENTION_KEY, value)

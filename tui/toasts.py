@@ -1,7 +1,8 @@
 """How messages (Textual's toasts) are shown, in one place: the app calls :func:`show_alone`
 for every notification.
 
-- One at a time: a new message replaces the one on screen, whatever their kinds.
+- One at a time: a new message replaces the one on screen, whatever their kinds. A message
+  that stopped being true, or belongs to a screen left, is withdrawn (:func:`withdraw`).
 - Information is a hint (what ctrl+n did, a save, a link opened): it stays
   :data:`HINT_SECONDS` at most. Warnings and errors keep the time they were given.
 - Its text is broken into lines by the lesson's rules (:func:`engine.linebreak.break_text`:
@@ -113,6 +114,15 @@ def show_alone(app: App[Any], notification: Notification) -> None:
     place(app, rack, rows)
     # Again once laid out: ctrl+n scrolls the field it focused into view after this.
     app.call_after_refresh(place, app, rack, rows)
+
+
+def withdraw(app: App[Any], *severities: str) -> None:
+    """Take the messages of ``severities`` off the screen: what they said is no longer so (a
+    refused answer's warning once an answer is taken), or belongs to the screen being left (a
+    lesson's hint when the quiz opens over it)."""
+    for notification in list(app._notifications):
+        if notification.severity in severities:
+            app._unnotify(notification)
 
 
 def place(app: App[object], rack: ToastRack, rows: int) -> None:

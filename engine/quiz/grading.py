@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 from engine.units import GB, parse_bytes, parse_number, parse_time, unit_suffix
 
@@ -50,7 +50,7 @@ def parse_answer(text: str, unit: str) -> float:
     if fraction is not None:
         numerator, denominator, percent, suffix = fraction.groups()
         if float(denominator) == 0:
-            raise InputError("answer", _("{text} divides by zero").format(text=repr(raw)))
+            raise InputError("answer", _("{text} divides by zero").format(text=quoted(raw)))
         value = float(numerator) / float(denominator)
         return parse_answer(f"{value!r}{percent}{suffix or ''}", unit)
     if unit in ("fraction", "") and raw.endswith("%"):
@@ -66,7 +66,7 @@ def parse_answer(text: str, unit: str) -> float:
             raise InputError(
                 "answer",
                 _("{text}: answer with a number, a fraction (3/11) or a percentage (25%)").format(
-                    text=repr(raw)
+                    text=quoted(raw)
                 ),
             ) from None
         raise

@@ -263,7 +263,13 @@ class MainScreen(Screen[None]):
         if new != "too-small" and new != self._usable:
             self._usable = new
             self.outline_open = False
-            self.side_shown = side_default(new, self.side_preference)
+            # The pane being worked in stays: a field typed in a moment ago must not vanish
+            # under the next key (the layout's default decides only where the focus is not
+            # in the side pane shown).
+            side = self.query_one(SideTabs)
+            working = self.focused is not None and side in self.focused.ancestors
+            keep = working and self.arrangement.side
+            self.side_shown = keep or side_default(new, self.side_preference)
         self._arrange()
 
     def watch_side_shown(self) -> None:

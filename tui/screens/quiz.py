@@ -50,6 +50,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
+from tui.toasts import withdraw
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import PART_SEPARATOR, FittingLine
 from tui.widgets.literal import LiteralTextArea
@@ -640,6 +641,8 @@ class QuizScreen(Screen[None]):
         except InputError as error:
             self.notify(labelled(self.answer_field, error.message), severity="warning")
             return
+        # What a refused answer was told is not true of this one.
+        withdraw(self.app, "warning")
         self._show()
 
     def action_submit(self) -> None:

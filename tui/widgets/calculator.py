@@ -445,7 +445,12 @@ class CalculatorPane(VerticalScroll):
 
     def focus_first(self) -> None:
         if self.FIELDS:
-            self.query_one(f"#field-{self.FIELDS[0].name}").focus()
+            field = self.query_one(f"#field-{self.FIELDS[0].name}")
+            if field.has_focus:
+                # Textual scrolls only to a widget it moves the focus to: the pane's key again,
+                # with the form scrolled down to its figures, brings the field back into view.
+                field.scroll_visible(animate=False)
+            field.focus()
 
     async def study_target(self, note_id: str) -> Widget | None:
         """Where an exercise worked in this pane is done: its first field (ctrl+n)."""
