@@ -57,8 +57,8 @@ MAX_LISTED = 200
 """Hits listed at most (a query of one common character matches thousands)."""
 
 MAX_QUERY = 200
-"""Characters a query holds at most: more than any passage a learner looks for (a paragraph of
-the lesson runs to a few hundred characters, a line of it to well under this)."""
+"""Characters a query holds at most: a sentence looked for fits; thousands slowed each key (see
+the module docstring)."""
 
 SEARCH_PAUSE_SECONDS = 0.15
 """How long after a change deferred in a burst the search runs if no later change ran it."""
@@ -150,8 +150,8 @@ class SearchScreen(ModalScreen[SearchResult]):
         self.hits: list[Hit] = []
         # The texts searched, listed once: nothing else changes them while the search is open.
         self._places = list(searchable_places(lesson, progress))
-        # The query whose search waits for the rest of a burst (None: the hits are current).
-        self._waiting_query: str | None = None
+        # The search of the query shown waits for the rest of a burst (False: the hits are its).
+        self._search_due = False
         self._search_timer: Timer | None = None
         self._cut = False  # characters past MAX_QUERY were left out of the query shown
 
@@ -191,7 +191,7 @@ class SearchScreen(ModalScreen[SearchResult]):
         app = self.app
         if isinstance(app, KeyOrderApp) and app.keys_waiting:
             # More keys of a burst wait: each is drawn at once, the search runs once after them.
-            self._waiting_query = event.value
+            self._search_due = True
             if self._search_timer is None:
                 self._search_timer = self.set_timer(SEARCH_PAUSE_SECONDS, self._search_after_pause)
             else:
@@ -216,7 +216,7 @@ class SearchScreen(ModalScreen[SearchResult]):
 
     def _search_waiting(self) -> None:
         """Run the search a burst deferred, if any (the hits then match the query shown)."""
-        if self._waiting_query is not None:
+        if self._search_due:
             self.run_search(self.query_input.value)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -228,7 +228,7 @@ class SearchScreen(ModalScreen[SearchResult]):
 
     def run_search(self, query: str) -> None:
         """List the hits of ``query`` (all of them up to :data:`MAX_LISTED`)."""
-        self._waiting_query = None
+        self._search_due = False
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None
