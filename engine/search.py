@@ -23,7 +23,7 @@ character that folds to two, such as ``ß``, is matched as a whole).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
@@ -124,7 +124,13 @@ def find_all(text: str, query: str) -> list[tuple[int, int]]:
     """
     if not query.strip():
         return []
-    needle = fold(query)
+    return _find_folded(text, fold(query))
+
+
+def _find_folded(text: str, needle: str) -> list[tuple[int, int]]:
+    """:func:`find_all` for a query already folded (:func:`fold`): a search folds its query
+    once, not once per text (folding a long query for each of the lesson's texts made typing
+    into the search field slow down as the query grew)."""
     if not needle:
         return []  # a query of characters that fold to nothing (a lone default-ignorable)
     haystack, origin = _folded(text)
@@ -234,12 +240,19 @@ def searchable_places(lesson: Lesson, progress: LessonProgress) -> Iterator[Plac
 def search(lesson: Lesson, progress: LessonProgress, query: str) -> list[Hit]:
     """Every match of ``query`` in the lesson and the learner's text, in the lesson's order
     (see module docstring); ``[]`` for an empty or blank query."""
+    return search_places(searchable_places(lesson, progress), query)
+
+
+def search_places(places: Iterable[Place], query: str) -> list[Hit]:
+    """Every match of ``query`` in ``places``, in their order (:func:`search` over the places
+    :func:`searchable_places` gave, listed once for many queries); ``[]`` for a blank query."""
     if not query.strip():
         return []
+    needle = fold(query)
     return [
         Hit(place, start, end)
-        for place in searchable_places(lesson, progress)
-        for start, end in find_all(place.text, query)
+        for place in places
+        for start, end in _find_folded(place.text, needle)
     ]
 
 

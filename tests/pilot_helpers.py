@@ -213,7 +213,9 @@ def key(name: str) -> events.Key:
 def keys(*names: str) -> list[str]:
     """Key names; a multi-character word that is not a key name is split into characters."""
     named = set(CHARACTERS) | {
+        "down",
         "end",
+        "escape",
         "home",
         "left",
         "right",

@@ -17,11 +17,14 @@ from engine.progress import LessonProgress
 from engine.search import (
     ELLIPSIS,
     HEADER_ID,
+    Hit,
+    Place,
     find_all,
     fold,
     learner_places,
     reader_texts,
     search,
+    search_places,
     snippet,
 )
 
@@ -143,6 +146,17 @@ def test_every_match_holds_the_query_folded(text: str, query: str) -> None:
         assert fold(query) in fold(text[start:end])
     if query.strip() and fold(query) and fold(query) not in fold(text):
         assert find_all(text, query) == []
+
+
+@given(st.lists(texts, max_size=6), texts)
+def test_searching_many_texts_finds_what_each_text_holds(
+    texts_searched: list[str], query: str
+) -> None:
+    # The query is folded once for all the texts: the hits are still each text's own matches.
+    places = [Place("core", "lesson", text) for text in texts_searched]
+    assert search_places(places, query) == [
+        Hit(place, start, end) for place in places for start, end in find_all(place.text, query)
+    ]
 
 
 # ----------------------------------------------------------------- what is searched

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TextArea
 
 from engine.progress import LessonProgress, ProgressStore
-from engine.search import HEADER_ID, reader_texts
+from engine.search import HEADER_ID, Hit, Place, reader_texts, search_places
 from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines
 from tui.app import ShardbookApp, make_app
+from tui.screens import search as search_screen
 from tui.screens.layout import META_ID
 from tui.screens.search import NotesScreen, SearchScreen
 from tui.widgets.diagrams import DiagramsPane
@@ -302,3 +304,96 @@ async def test_search_at_40x12_shows_several_hits(tmp_path: Path) -> None:
         assert hits.option_count > 2 and hits.region.height >= 5
         text = "\n".join(screen_lines(app))
         assert "ZeRO" in text and "matches" in text and "escape: close" in text
+
+
+# The sections whose text names reduce-scatter (content/S15.yaml), as the first test lists them.
+REDUCE_SCATTER_SECTIONS = ["学习目标", "核心知识", "自检问题", "专业课程对齐"]
+
+
+def count_searches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every query the search screen searches from now on, in order."""
+    queries: list[str] = []
+
+    def counted(places: list[Place], query: str) -> list[Hit]:
+        queries.append(query)
+        return search_places(places, query)
+
+    monkeypatch.setattr(search_screen, "search_places", counted)
+    return queries
+
+
+async def test_a_burst_of_keys_is_searched_once_it_is_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queries = count_searches(monkeypatch)
+    app = app_with(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        searched_before = len(queries)
+        # Keys as a terminal sends a fast typist's or an unbracketed paste's: all at once.
+        typed = ["all-gather " * 8, *["backspace"] * 88, "REDUCE-SCATTER"]
+        await burst(app, *typed)
+        await pilot.pause()  # the last key's change climbs to the screen after the key is done
+        assert screen.query_input.value == "REDUCE-SCATTER"
+        key_count = 88 + 88 + len("REDUCE-SCATTER")
+        assert len(queries) - searched_before < key_count // 10
+        assert queries[-1] == "REDUCE-SCATTER"  # searched once no key waits
+        assert [p.splitlines()[0] for p in listed(screen)] == REDUCE_SCATTER_SECTIONS
+        assert "4 matches" in "\n".join(screen_lines(app))
+
+
+async def test_down_and_enter_in_the_burst_use_the_hits_of_the_query_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queries = count_searches(monkeypatch)
+    app = app_with(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/")
+        # The last character's search waits for down and enter, which run it first.
+        await burst(app, "REDUCE-SCATTER", "down", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SearchScreen)
+        assert queries[-1] == "REDUCE-SCATTER"
+        assert app.main_screen.current_section == "core"  # the second hit, as in the first test
+        ((_text, match),) = marked(app)
+        assert match == "reduce-scatter"
+
+
+async def test_escape_right_after_a_burst_closes_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queries = count_searches(monkeypatch)
+    app = app_with(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/")
+        searched_before = len(queries)
+        await burst(app, "all-gather " * 10, "escape")
+        assert not isinstance(app.screen, SearchScreen)
+        assert len(queries) - searched_before < 110 // 10
+        await pilot.press("/")  # the query typed is there again
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_input.value == "all-gather " * 10
+
+
+async def test_a_query_is_cut_at_200_characters_and_the_screen_says_so(tmp_path: Path) -> None:
+    app = app_with(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        cut_note = "Only the first 200 characters are kept."
+        await burst(app, "zero " * 50)
+        await pilot.pause()
+        assert screen.query_input.value == ("zero " * 50)[:200]
+        assert cut_note in "\n".join(screen_lines(app))
+        await pilot.press("backspace")
+        assert screen.query_input.value == ("zero " * 50)[:199]
+        assert cut_note not in "\n".join(screen_lines(app))
+        # A paste that does not fit keeps what fits, not nothing.
+        await pilot.press("ctrl+u")
+        app.post_message(events.Paste("REDUCE-SCATTER " * 20))
+        await pilot.pause()
+        assert screen.query_input.value == ("REDUCE-SCATTER " * 20)[:200]
+        assert cut_note in "\n".join(screen_lines(app))

@@ -250,6 +250,11 @@ class KeyOrderApp(App[ReturnType]):
                 await self._keys_open.wait()
         await pilot.pause()
 
+    @property
+    def keys_waiting(self) -> int:
+        """How many keys came and wait behind the one being handled (the rest of a burst)."""
+        return len(self._keys_waiting)
+
     async def keys_done(self) -> None:
         """Wait until every key posted to the app before this call has been handled."""
         taken = asyncio.Event()

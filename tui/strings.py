@@ -346,6 +346,8 @@ SEARCH_KEYS = N_("up/down: choose · enter: go there · escape: close")
 SEARCH_EMPTY = N_("The lesson as shown, your answers, reflections and exercise notes.")
 SEARCH_NONE = N_("No match.")
 SEARCH_MANY = N_("{count} matches; the first {shown} are listed: type more to narrow them.")
+# What the count line says ({found}) after characters past the query's limit were left out.
+SEARCH_CUT = N_("Only the first {limit} characters are kept. {found}")
 SEARCH_CLOSE = N_("Close")
 SEARCH_NEXT = N_("Next hit")
 SEARCH_PREVIOUS = N_("Previous hit")

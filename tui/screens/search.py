@@ -3,7 +3,13 @@
 :class:`SearchScreen` searches the lesson text as the reader shows it and the learner's own
 answers, reflections and exercise notes (``engine.search``) as the query is typed, and lists the
 hits, each with its section (and the field, for the learner's text) and a snippet with the match
-marked. Enter takes the highlighted hit; the main screen then shows it (``MainScreen.jump_to``).
+marked. Keys that come in a burst (a paste without bracketed paste, a fast typist over SSH) are
+each drawn in the query at once; the search runs when the burst is typed (no key left waiting),
+or :data:`SEARCH_PAUSE_SECONDS` after the last change when the burst ends with a key that changes
+no text, and before up/down or Enter uses the hits. The query holds :data:`MAX_QUERY` characters
+at most (the count line says so when more were typed or pasted): Textual's Input measures its
+whole value on each key, so thousands of characters slowed each further key. Enter takes the
+highlighted hit; the main screen then shows it (``MainScreen.jump_to``).
 :class:`NotesScreen` lists everything the learner wrote, in the lesson's order, read-only; Enter
 goes to where the entry is edited.
 
@@ -24,20 +30,38 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.lesson import Lesson
 from engine.linebreak import hanging_lines, widest
 from engine.progress import LessonProgress
-from engine.search import Hit, Place, clip, learner_places, search, snippet
+from engine.search import (
+    Hit,
+    Place,
+    clip,
+    learner_places,
+    search_places,
+    searchable_places,
+    snippet,
+)
 from tui import strings
+from tui.keys import KeyOrderApp
 from tui.widgets.literal import LiteralInput, visible_text
 from tui.widgets.reader import MATCH_STYLE, BrokenText
 
 MAX_LISTED = 200
 """Hits listed at most (a query of one common character matches thousands)."""
+
+MAX_QUERY = 200
+"""Characters a query holds at most: a sentence looked for fits; thousands slowed each key (see
+the module docstring)."""
+
+SEARCH_PAUSE_SECONDS = 0.15
+"""How long after a change deferred in a burst the search runs if no later change ran it."""
 
 
 def place_heading(place: Place, titles: Mapping[str, str]) -> str:
@@ -47,6 +71,26 @@ def place_heading(place: Place, titles: Mapping[str, str]) -> str:
         return section
     field = strings.SEARCH_FIELDS[place.source].format(number=place.number, label=place.label)
     return f"{section} · {field}"
+
+
+class QueryInput(LiteralInput):
+    """The query: :data:`MAX_QUERY` characters at most; what is typed or pasted past them is
+    left out, and :class:`QueryInput.Cut` tells the screen (Input's own ``max_length`` refuses
+    a whole paste that does not fit, with a bell for each key)."""
+
+    class Cut(Message):
+        """Characters typed or pasted past :data:`MAX_QUERY` were left out."""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        value = self.value
+        start, end = sorted((max(0, start), min(len(value), end)))
+        room = MAX_QUERY - (len(value) - (end - start))
+        if len(text) > room:
+            text = text[: max(room, 0)]
+            self.post_message(self.Cut())
+            if not text and start == end:
+                return
+        super().replace(text, start, end)
 
 
 @dataclass(frozen=True)
@@ -104,12 +148,18 @@ class SearchScreen(ModalScreen[SearchResult]):
         self.titles = titles
         self._query = query
         self.hits: list[Hit] = []
+        # The texts searched, listed once: nothing else changes them while the search is open.
+        self._places = list(searchable_places(lesson, progress))
+        # The search of the query shown waits for the rest of a burst (False: the hits are its).
+        self._search_due = False
+        self._search_timer: Timer | None = None
+        self._cut = False  # characters past MAX_QUERY were left out of the query shown
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-body"):
             yield Static(strings.SEARCH_TITLE, classes="search-title", markup=False)
-            yield LiteralInput(
-                self._query, placeholder=strings.SEARCH_PLACEHOLDER, id="search-query"
+            yield QueryInput(
+                self._query[:MAX_QUERY], placeholder=strings.SEARCH_PLACEHOLDER, id="search-query"
             )
             yield Static("", id="search-count", markup=False)
             yield OptionList(id="search-hits")
@@ -129,6 +179,7 @@ class SearchScreen(ModalScreen[SearchResult]):
         self.dismiss(SearchResult(self.query_input.value, None))
 
     def action_move(self, delta: int) -> None:
+        self._search_waiting()
         hits = self.query_one("#search-hits", OptionList)
         if hits.option_count:
             current = hits.highlighted if hits.highlighted is not None else -1
@@ -137,7 +188,36 @@ class SearchScreen(ModalScreen[SearchResult]):
     @on(Input.Changed, "#search-query")
     def _query_changed(self, event: Input.Changed) -> None:
         event.stop()
+        app = self.app
+        if isinstance(app, KeyOrderApp) and app.keys_waiting:
+            # More keys of a burst wait: each is drawn at once, the search runs once after them.
+            self._search_due = True
+            if self._search_timer is None:
+                self._search_timer = self.set_timer(SEARCH_PAUSE_SECONDS, self._search_after_pause)
+            else:
+                self._search_timer.reset()
+            return
         self.run_search(event.value)
+
+    @on(QueryInput.Cut)
+    def _query_cut(self, event: QueryInput.Cut) -> None:
+        event.stop()
+        if not self._cut:
+            self._cut = True
+            self._show_count(self.query_input.value)
+
+    def _search_after_pause(self) -> None:
+        self._search_timer = None
+        app = self.app
+        if isinstance(app, KeyOrderApp) and app.keys_waiting:
+            self._search_timer = self.set_timer(SEARCH_PAUSE_SECONDS, self._search_after_pause)
+            return
+        self._search_waiting()
+
+    def _search_waiting(self) -> None:
+        """Run the search a burst deferred, if any (the hits then match the query shown)."""
+        if self._search_due:
+            self.run_search(self.query_input.value)
 
     def on_resize(self, event: events.Resize) -> None:
         self.run_search(self.query_input.value)  # snippets fit the new width
@@ -148,18 +228,14 @@ class SearchScreen(ModalScreen[SearchResult]):
 
     def run_search(self, query: str) -> None:
         """List the hits of ``query`` (all of them up to :data:`MAX_LISTED`)."""
-        self.hits = search(self.lesson, self.progress, query)
-        count = self.query_one("#search-count", Static)
-        if not query.strip():
-            count.update(Content(strings.SEARCH_EMPTY))
-        elif not self.hits:
-            count.update(Content(strings.SEARCH_NONE))
-        elif len(self.hits) > MAX_LISTED:
-            count.update(
-                Content(strings.SEARCH_MANY.format(count=len(self.hits), shown=MAX_LISTED))
-            )
-        else:
-            count.update(Content(strings.search_count(len(self.hits))))
+        self._search_due = False
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        self.hits = search_places(self._places, query)
+        if len(query) < MAX_QUERY:
+            self._cut = False
+        self._show_count(query)
         width = self._width()
         options = self.query_one("#search-hits", OptionList)
         options.clear_options()
@@ -169,6 +245,20 @@ class SearchScreen(ModalScreen[SearchResult]):
         )
         if self.hits:
             options.highlighted = 0
+
+    def _show_count(self, query: str) -> None:
+        """How many hits (or why none), and whether the query was cut."""
+        if not query.strip():
+            said = strings.SEARCH_EMPTY
+        elif not self.hits:
+            said = strings.SEARCH_NONE
+        elif len(self.hits) > MAX_LISTED:
+            said = strings.SEARCH_MANY.format(count=len(self.hits), shown=MAX_LISTED)
+        else:
+            said = strings.search_count(len(self.hits))
+        if self._cut:
+            said = strings.SEARCH_CUT.format(limit=MAX_QUERY, found=said)
+        self.query_one("#search-count", Static).update(Content(said))
 
     def _prompt(self, hit: Hit, width: int) -> Content:
         heading = Content(clip(visible_text(place_heading(hit.place, self.titles)), width))
@@ -185,6 +275,7 @@ class SearchScreen(ModalScreen[SearchResult]):
     @on(Input.Submitted, "#search-query")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        self._search_waiting()
         self._choose(self.query_one("#search-hits", OptionList).highlighted)
 
     @on(OptionList.OptionSelected, "#search-hits")
