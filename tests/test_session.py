@@ -174,7 +174,10 @@ def test_the_summary_says_what_was_done_and_what_comes_next(lesson: Lesson) -> N
     # indented under it (the terminal's own wrap started it at the first column).
     narrow = render_summary(summary, BEIJING, width=40).splitlines()
     assert all(cell_len(line) <= 40 for line in narrow)
-    item = narrow.index("  exercise 5: 记录一个无法从公式单独判")
+    item = next(n for n, line in enumerate(narrow) if line.startswith("  exercise 5: 记录"))
+    # The first line has the room its own indent leaves (two cells more than the next lines):
+    # it ends at the 40th cell or one before it (a Chinese character takes two).
+    assert cell_len(narrow[item]) >= 39
     assert narrow[item + 1].startswith("    ") and not narrow[item + 1].startswith("     ")
     plan_line = next(n for n, line in enumerate(narrow) if line.startswith("plan: 7/25"))
     assert narrow[plan_line + 1].startswith("  ")
