@@ -675,15 +675,21 @@ async def test_every_side_pane_keeps_a_column_from_the_divider(tmp_path: Path) -
             assert pane.content_region.x - pane.region.x == 1, pane_name
 
 
+async def ledger_params(pilot: Pilot[int], app: ShardbookApp) -> Input:
+    """F2: the Ledger's parameter count, focused."""
+    await pilot.press("f2")
+    await settle(pilot)
+    params = app.query_one("#field-params", Input)
+    assert app.focused is params
+    return params
+
+
 async def test_the_panes_key_again_brings_its_focused_field_back_into_view(tmp_path: Path) -> None:
     """F2, the form scrolled down to its figures, F2 again: the parameter count is on screen
     before the learner types over it (the focus was there already, so nothing scrolled)."""
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f2")
-        await settle(pilot)
-        params = app.query_one("#field-params", Input)
-        assert app.focused is params
+        params = await ledger_params(pilot, app)
         pane = app.query_one("LedgerPane")
         await pilot.press("pagedown", "pagedown")
         await pilot.wait_for_scheduled_animations()
@@ -704,10 +710,7 @@ async def test_a_resize_keeps_the_side_pane_being_typed_in(
     wider: the field stays on screen and focused, and the next key lands in it."""
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f2")
-        await settle(pilot)
-        params = app.query_one("#field-params", Input)
-        assert app.focused is params
+        params = await ledger_params(pilot, app)
         await pilot.press("end", "backspace", "backspace")
         await pilot.resize_terminal(*size)
         await settle(pilot)
