@@ -4,7 +4,9 @@ Run: ``python benches/bench_app.py [--quick]``. Every figure is a ratio against 
 measured in the same run on the same machine, beside its absolute value:
 
 1. start-up: time from spawning ``python`` to the first full frame of the app on lesson S15 (80x24,
-   headless: the screen laid out and rendered once through the compositor), in a fresh process
+   headless: the last frame the compositor renders, ``App._display``, before the app is idle,
+   so the screen with everything composed at start-up laid out and drawn; the wait for idle
+   itself is not counted), in a fresh process
    each time, against a minimal Textual app (a Header, a Static, a Footer) measured the same way;
    median of several runs, the two interleaved. Target <= 1.3x. ``--first-frame`` runs figures
    1 and 2 alone and gives each run's ratio (the app against the baseline run before it) and
