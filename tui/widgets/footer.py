@@ -43,6 +43,11 @@ class KeysFooter(Footer):
         self._shown: tuple[object, ...] | None = None
         # Each key's cells (its width and the margin after it), from its text and styles.
         self._cells: dict[FooterKey, int] = {}
+        # The keys are composed with the footer, from the screen's bindings then, so the first
+        # frame lays them out with everything else (Textual's Footer composes none until the
+        # first change of bindings, and the keys then cost a layout of their own). When the
+        # focus is given, the keys are built again only if what they show changed.
+        self.set_reactive(Footer._bindings_ready, True)
 
     # ----------------------------------------------------------------- fewer recomposes
     def _bindings_shown(self) -> tuple[object, ...]:
@@ -75,6 +80,7 @@ class KeysFooter(Footer):
         await self.recompose()
 
     def compose(self) -> ComposeResult:
+        self._shown = self._bindings_shown()
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 if not widget.has_class("-command-palette"):
@@ -102,25 +108,34 @@ class KeysFooter(Footer):
         self._cells = {}
         self._fit()
 
+    def on_mount(self) -> None:
+        # Textual's Footer.on_mount (which subscribes to the bindings) runs too: Textual calls
+        # each class's handler.
+        self._fit()  # the keys composed with the footer, before the first layout
+
     def on_resize(self) -> None:
         self._fit()
 
     def _footer_keys(self) -> list[FooterKey]:
         return [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
 
+    def _width(self) -> int:
+        """The footer's width: the screen's before its first layout (it spans the screen)."""
+        return self.size.width or (self.screen.size.width if self.display else 0)
+
     def _key_cells(self, key: FooterKey) -> int:
         """The cells ``key`` takes in the row, its margin included, from its text and styles
         (what the layout will give it; a hidden key is measured as well as a shown one)."""
         if key not in self._cells:
-            content = key.get_content_width(Size(self.size.width, 1), self.app.size)
+            content = key.get_content_width(Size(self._width(), 1), self.app.size)
             self._cells[key] = content + key.styles.gutter.width + key.styles.margin.width
         return self._cells[key]
 
     def _fit(self) -> None:
         keys = self._footer_keys()
-        if not keys or not self.size.width:
+        room = self._width()
+        if not keys or not room:
             return  # hidden (a screen too small): fitted on the resize that shows it
-        room = self.size.width
         for palette in self.query(FooterKey).filter(".-command-palette"):
             if palette.display:
                 room -= self._key_cells(palette)
