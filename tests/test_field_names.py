@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from cli.main import main
-from engine.errors import FieldName, InputError
+from engine.errors import FieldName, InputError, quoted
 from engine.i18n import set_language
 from engine.ledger import INPUT_NAMES
 from engine.linebreak import NO_BREAK_SPACE
@@ -191,6 +191,8 @@ async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, lang
                         unnamed = {key for key in unnamed if "_" in key}
                     assert not unnamed, where
                     assert not re.search(r"\b(nan|inf)\b", error, re.IGNORECASE), where
+                    if bad in ("abc", "1e400"):  # what was typed, quoted as typed
+                        assert quoted(bad) in error, where
                     assert language == "zh" or not CJK.search(error), where
         assert messages > 100
 
