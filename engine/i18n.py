@@ -28,6 +28,8 @@ LOCALE_DIR: Final = Path(__file__).with_name("locale")
 LANGUAGES: Final = ("zh", "en")
 """The interface languages, as ``--lang`` and the ``language`` setting name them."""
 DEFAULT_LANGUAGE: Final = "en"
+SOURCE_LANGUAGE: Final = "en"
+"""The language the msgids are written in."""
 LOCALES: Final = {"zh": "zh_CN", "en": "en"}
 """Each language's catalog folder under :data:`LOCALE_DIR`."""
 LANGUAGE_NAMES: Final = {"zh": "中文", "en": "English"}
@@ -43,11 +45,18 @@ _current: list[str] = [DEFAULT_LANGUAGE]
 
 def _catalog(language: str) -> _gettext.NullTranslations:
     """The compiled catalog of ``language``; a missing ``.mo`` file (a checkout whose catalogs
-    were never compiled) falls back to the English source texts."""
+    were never compiled) falls back to the English source texts.
+
+    English is the source language and its catalog holds every msgid unchanged (a test checks
+    it), so English looks nothing up: reading its 170 kB ``.mo`` file took 6 ms of every
+    start-up. Its plural rule is English's, as ``NullTranslations`` has it (``n != 1``)."""
     if language not in _translations:
-        _translations[language] = _gettext.translation(
-            DOMAIN, LOCALE_DIR, languages=[LOCALES[language]], fallback=True
-        )
+        if language == SOURCE_LANGUAGE:
+            _translations[language] = _gettext.NullTranslations()
+        else:
+            _translations[language] = _gettext.translation(
+                DOMAIN, LOCALE_DIR, languages=[LOCALES[language]], fallback=True
+            )
     return _translations[language]
 
 

@@ -48,6 +48,7 @@ from engine.i18n import (
     gettext,
     language_from_environment,
     language_from_locale,
+    ngettext,
     set_language,
 )
 from engine.lab import INSTALL_COMMAND
@@ -296,6 +297,23 @@ def test_chinese_catalog_translates() -> None:
     set_language("zh")
     assert gettext("Quiz") == "测验"
     assert gettext("saved {time}").format(time="10:15") == "已保存 10:15"
+
+
+def test_the_english_catalog_is_its_msgids() -> None:
+    """English is the source language and is not looked up (engine.i18n reads no catalog for
+    it): its catalog must say what the code says, or an English text changed only in the
+    catalog would never be shown."""
+    entries = [message for message in catalog("en") if message.id]
+    assert len(entries) > 1000
+    changed = [
+        message.id
+        for message in entries
+        if (message.string if isinstance(message.id, str) else tuple(message.string)) != message.id
+    ]
+    assert changed == []
+    assert ngettext("{count} step", "{count} steps", 1) == "{count} step"
+    assert ngettext("{count} step", "{count} steps", 2) == "{count} steps"
+    assert ngettext("{count} step", "{count} steps", 0) == "{count} steps"
 
 
 @pytest.mark.parametrize("locale", ["zh_CN", "en"])

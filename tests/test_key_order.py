@@ -205,6 +205,45 @@ async def test_a_key_nothing_takes_is_refused_with_one_hint(
         assert len(toasts) == 1 and 'Not typed: "type"' in toasts[0]
 
 
+async def test_a_paste_nothing_takes_is_refused_with_a_hint_not_run_as_keys(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Text pasted where no text box has the focus (the lesson) is not lost without a word:
+    a hint shows it literally, and none of its characters runs as a key (``/`` would search)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        app.post_message(events.Paste("hello [bold]x /search\n"))
+        await wait_until(pilot, lambda: bool(notified.messages))
+        assert notified.messages[-1].startswith('Not typed: "hello [bold]x /search"')
+        toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len(toasts) == 1 and '"hello [bold]x /search"' in toasts[0]
+        assert app.screen is screen and not app.dirty
+        app.post_message(events.Paste("a very long paste of a whole paragraph of notes"))
+        await wait_until(pilot, lambda: "…" in notified.messages[-1])
+        assert 'Not typed: "a very long paste of a …"' in notified.messages[-1]
+
+
+async def test_a_paste_on_the_reveal_button_goes_into_its_answer(
+    tmp_path: Path, notified: Notified
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox).first()
+        box.text_area.focus()
+        await pilot.press(*"one", "tab")
+        assert isinstance(app.focused, Button)
+        app.post_message(events.Paste(" two [/] 数据"))
+        await wait_until(pilot, lambda: box.text_area.text == "one two [/] 数据")
+        assert app.focused is box.text_area
+        assert not notified.messages, "a routed paste needs no hint"
+        await save_and_quit(pilot)
+    answer = ProgressStore(tmp_path).load("S15").progress.answers[box.item.id]
+    assert answer == "one two [/] 数据"
+
+
 async def test_printable_bindings_still_work_outside_text_boxes(
     tmp_path: Path, notified: Notified
 ) -> None:

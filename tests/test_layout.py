@@ -560,29 +560,46 @@ async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: l
 async def test_the_footer_hides_the_keys_that_do_not_fit_before_it_lays_them_out(
     tmp_path: Path,
 ) -> None:
-    """At 60 columns some keys do not fit: each recompose leaves only those that do shown, so
-    no frame shows the full row cut at the edge before the keys are fitted."""
+    """At 60 columns some keys do not fit: the keys composed with the footer, and again after
+    each recompose, are fitted before their first layout, so no frame shows the full row cut at
+    the edge. The first keys come with the first frame (no recompose after it)."""
     from tui.widgets.footer import KeysFooter
 
-    fitted_at_recompose: list[list[bool]] = []
-    recompose = KeysFooter.recompose
+    fitted_when_built: list[list[bool]] = []
+    on_mount, recompose = KeysFooter.on_mount, KeysFooter.recompose
 
-    async def recorded(footer: KeysFooter) -> None:
+    def shown_keys(footer: KeysFooter) -> list[bool]:
+        return [key.display for key in footer._footer_keys()]
+
+    def mounted(footer: KeysFooter) -> None:
+        on_mount(footer)
+        fitted_when_built.append(shown_keys(footer))
+
+    async def recomposed(footer: KeysFooter) -> None:
         await recompose(footer)
-        fitted_at_recompose.append([key.display for key in footer._footer_keys()])
+        fitted_when_built.append(shown_keys(footer))
 
     app = app_for(tmp_path)
-    KeysFooter.recompose = recorded  # type: ignore[method-assign,assignment]
+    KeysFooter.on_mount = mounted  # type: ignore[method-assign]
+    KeysFooter.recompose = recomposed  # type: ignore[method-assign,assignment]
     try:
         async with app.run_test(size=(60, 20)) as pilot:
-            await wait_until(pilot, lambda: bool(fitted_at_recompose))
+            await wait_until(pilot, lambda: bool(fitted_when_built))
             await pilot.pause()
             footer = app.screen.query_one(KeysFooter)
-            settled = [key.display for key in footer._footer_keys()]
+            first = shown_keys(footer)
+            assert len(fitted_when_built) == 1  # composed once: no recompose at start-up
+            assert not all(first)  # some keys are hidden at this width
+            assert fitted_when_built[-1] == first
+            await pilot.press("f2")  # the Ledger's form takes the focus: other keys
+            await wait_until(pilot, lambda: len(fitted_when_built) > 1)
+            await pilot.pause()
+            settled = shown_keys(footer)
     finally:
+        KeysFooter.on_mount = on_mount  # type: ignore[method-assign]
         KeysFooter.recompose = recompose  # type: ignore[method-assign]
-    assert not all(settled)  # some keys are hidden at this width
-    assert fitted_at_recompose[-1] == settled
+    assert not all(settled)
+    assert fitted_when_built[-1] == settled
 
 
 async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Path) -> None:

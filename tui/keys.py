@@ -279,7 +279,7 @@ class KeyOrderApp(App[ReturnType]):
         event.prevent_default()
         if await self._check_bindings(event.key):
             return
-        field = self._nearest_text_field(event)
+        field = self._nearest_text_field(event.key, event.character)
         if field is None:
             self._refuse(event.character or event.key)
             return
@@ -288,9 +288,32 @@ class KeyOrderApp(App[ReturnType]):
         field.screen.set_focus(field)
         field.post_message(event.copy())
 
-    def _nearest_text_field(self, event: events.Key) -> Widget | None:
-        """The one text field that would take ``event`` in the innermost container of the
-        focused widget that has any; None where there are none or several."""
+    async def on_paste(self, event: events.Paste) -> None:
+        # A paste that came up to the app. A text box has it already (Textual's TextArea
+        # inserts it and lets it bubble); anywhere else it would be lost without a word: like
+        # a typed key, it goes to the one text field near the focus, or a hint says so.
+        marker = self._key_marker
+        if marker is not None and marker.key is event:
+            self.call_next(marker.send_to, self)
+        focused = self.focused
+        if not event.text or (focused is not None and focused.check_consume_key("a", "a")):
+            return
+        field = self._nearest_text_field("a", "a")
+        if field is None:
+            pasted = " ".join(event.text.split())
+            if len(pasted) > _HINT_CHARACTERS:
+                pasted = pasted[: _HINT_CHARACTERS - 1] + "…"
+            self._refuse(pasted)
+            return
+        field.screen.set_focus(field)
+        # Forwarded, as Textual routes input: the paste bubbles up from a TextArea, and the app
+        # must not take it for a new one (on_event queues only input not forwarded).
+        field._forward_event(events.Paste(event.text))
+
+    def _nearest_text_field(self, key: str, character: str | None) -> Widget | None:
+        """The one text field that would take the key ``key`` (typing ``character``) in the
+        innermost container of the focused widget that has any; None where there are none or
+        several."""
         start = self.focused or self.screen
         for container in start.ancestors_with_self:
             if not isinstance(container, Widget):
@@ -299,7 +322,7 @@ class KeyOrderApp(App[ReturnType]):
                 widget
                 for widget in container.query("*")
                 if widget.focusable
-                and widget.check_consume_key(event.key, event.character)
+                and widget.check_consume_key(key, character)
                 and _shown_within(widget, container)
             ]
             if fields:

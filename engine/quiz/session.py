@@ -20,6 +20,7 @@ import copy
 import datetime as dt
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import zip_longest
 
 from fsrs import Card
 
@@ -61,7 +62,7 @@ def review_queue(
     due: list[tuple[dt.datetime, int, QuizItem]] = []
     new_by_kind: dict[str, list[QuizItem]] = {}
     for index, (item, state) in enumerate(entries):
-        if item in skip:
+        if skip and item in skip:  # an item's hash (a frozen dataclass's) is not free
             continue
         card = state.card(item.id)
         if card is None:
@@ -72,8 +73,9 @@ def review_queue(
     if not due_only:
         order = ("self-check", "misconception", "matching", "drill")
         lists = [_spread(new_by_kind.get(kind, [])) for kind in order]
-        for round_index in range(max((len(x) for x in lists), default=0)):
-            queue.extend(x[round_index] for x in lists if round_index < len(x))
+        queue.extend(
+            item for round_items in zip_longest(*lists) for item in round_items if item is not None
+        )
     return queue
 
 
@@ -207,9 +209,14 @@ class QuizSession:
         # An answer typed and not submitted last time: its question comes back first, with it.
         drafted = [item for item in queue if item.id in self.progress[item.lesson_id].drafts]
         self.queue = [*drafted, *(item for item in queue if item not in drafted)]
-        self.answered_today = [
-            item for item in review_queue(entries, now, self.due_only) if item in skip
-        ]
+        # In the order the whole queue would ask them (only when there are any: with hundreds
+        # of lessons each pass over the queue is tens of ms on the event loop, where the quiz
+        # joins the lessons read in its worker).
+        self.answered_today = (
+            [item for item in review_queue(entries, now, self.due_only) if item in skip]
+            if skip
+            else []
+        )
 
     def _answered_in_lesson(self, item: QuizItem, today: dt.date) -> bool:
         if item.kind != "self-check":

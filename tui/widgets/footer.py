@@ -46,6 +46,11 @@ class KeysFooter(Footer):
         # Each key's or group's cells (its width and the margin after it), from its text and
         # styles.
         self._cells: dict[Widget, int] = {}
+        # The keys are composed with the footer, from the screen's bindings then, so the first
+        # frame lays them out with everything else (Textual's Footer composes none until the
+        # first change of bindings, and the keys then cost a layout of their own). When the
+        # focus is given, the keys are built again only if what they show changed.
+        self.set_reactive(Footer._bindings_ready, True)
 
     # ----------------------------------------------------------------- fewer recomposes
     def _bindings_shown(self) -> tuple[object, ...]:
@@ -78,6 +83,7 @@ class KeysFooter(Footer):
         await self.recompose()
 
     def compose(self) -> ComposeResult:
+        self._shown = self._bindings_shown()
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 widget.description = gettext(widget.description)
@@ -98,11 +104,20 @@ class KeysFooter(Footer):
         self._cells = {}
         self._fit()
 
+    def on_mount(self) -> None:
+        # Textual's Footer.on_mount (which subscribes to the bindings) runs too: Textual calls
+        # each class's handler.
+        self._fit()  # the keys composed with the footer, before the first layout
+
     def on_resize(self) -> None:
         self._fit()
 
     def _footer_keys(self) -> list[FooterKey]:
         return [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
+
+    def _width(self) -> int:
+        """The footer's width: the screen's before its first layout (it spans the screen)."""
+        return self.size.width or (self.screen.size.width if self.display else 0)
 
     def _footer_items(self) -> list[tuple[Widget, ...]]:
         """What the row holds, in order, each shown or hidden as one: a key, or a group of keys
@@ -125,15 +140,15 @@ class KeysFooter(Footer):
             if isinstance(widget, KeyGroup):
                 content = sum(self._cells_of(child) for child in widget.children)
             else:
-                content = widget.get_content_width(Size(self.size.width, 1), self.app.size)
+                content = widget.get_content_width(Size(self._width(), 1), self.app.size)
             self._cells[widget] = content + widget.styles.gutter.width + widget.styles.margin.width
         return self._cells[widget]
 
     def _fit(self) -> None:
         items = self._footer_items()
-        if not items or not self.size.width:
+        room = self._width()
+        if not items or not room:
             return  # hidden (a screen too small): fitted on the resize that shows it
-        room = self.size.width
         for palette in self.query(FooterKey).filter(".-command-palette"):
             if palette.display:
                 room -= self._cells_of(palette)
