@@ -938,6 +938,8 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
         ("zh", (60, 20), "S15 · 计划 0/25 · 教材已备，尚未学习"),
         ("zh", (120, 40), "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习"),
         ("en", (40, 12), "S15 · plan 0/25"),
+        # The status line less its last part leaves room for the app's name (it was dropped).
+        ("en", (60, 20), "shardbook — S15 · plan 0/25"),
         ("en", (120, 40), "shardbook — S15 · plan 0/25 · material ready, not studied"),
     ],
 )
@@ -945,7 +947,8 @@ async def test_header_drops_whole_parts_where_it_does_not_fit(
     tmp_path: Path, language: str, size: tuple[int, int], header: str
 ) -> None:
     """The header's line is never cut with an ellipsis: where it does not fit, the app's name
-    goes first, then the status line's parts from its end; a resize fits it again."""
+    goes first, then the status line's parts from its end, the name coming back beside the
+    parts left where it fits; a resize fits it again."""
     app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
