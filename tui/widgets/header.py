@@ -5,8 +5,8 @@ wider than the space between its icon and its clock space, which in Chinese (two
 character) happens from 60 columns down: the lesson's status ends in ``教材已备， …``. Here the
 line drops whole parts instead, the least needed first: the app's name, then the status line's
 parts from its end (the save time, the lesson's status, the plan figure), so that what is shown
-is never cut; the name comes back where the parts left leave room for it. The same rule applies in both languages, and to the quiz's status line
-(:class:`FittingLine`).
+is never cut; the name comes back where the parts left leave room for it. The same rule applies
+in both languages, and to the quiz's status line (:class:`FittingLine`).
 """
 
 from __future__ import annotations
