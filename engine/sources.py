@@ -185,8 +185,9 @@ MOE_CAPACITY: Final = cite(
 
 # -- Collectives
 
-# The paper's title as written, with a description in the interface language where shown
-# (gettext(MPICH_COSTS)): it starts with MPICH_COLLECTIVES_PAPER (tests/test_collectives.py).
+# The paper's title as written, then a description translated where it is shown (gettext of
+# this text: the collective's cost, the quiz); it starts with MPICH_COLLECTIVES_PAPER
+# (tests/test_i18n.py checks it).
 MPICH_COSTS: Final = N_(
     "Thakur, Rabenseifner, Gropp 2005, Optimization of Collective Communication Operations in "
     "MPICH (IJHPCA 19(1)), the MPICH algorithm notes"
