@@ -626,8 +626,8 @@ async def test_a_read_only_window_does_not_write_the_setting(tmp_path: Path) -> 
     second = quiz_app(tmp_path, lesson="S15")
     try:
         async with second.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            assert second.store.read_only
+            # The lock is tried once the first frame has settled (nothing writes before then).
+            await wait_until(pilot, lambda: second.store.read_only)
             await pilot.press("escape", "r")
             await pilot.pause()
             await pilot.press(*("backspace",) * 4, *"0.85", "enter")
