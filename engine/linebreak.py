@@ -46,6 +46,11 @@ from rich.cells import cell_len
 from engine.paths import cache_dir
 
 JOINERS: Final = frozenset("-/._")
+# UAX #14 class GL ("glue"): no break before or after it (LB12, LB12a).
+NO_BREAK_SPACE: Final = "\u00a0"
+# Words (any script's letters and digits, with the joiners) glued by NO-BREAK SPACEs: a name such
+# as a field's label with its symbol, kept on one line like a word run (see :func:`unbreakable`).
+_GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -126,7 +131,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 2
+ANALYSIS_CACHE_VERSION: Final = 3
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -220,7 +225,8 @@ def _analyse(text: str) -> Analysis:
             opening_before = is_opening(text[index - 1])
         if breakables[index] and not is_closing(text[index]) and not opening_before:
             positions.append(index)
-    runs = tuple((start, end, cell_len(text[start:end])) for start, end in word_runs(text))
+    spans = sorted([*word_runs(text), *(glued.span() for glued in _GLUED.finditer(text))])
+    runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)
     return tuple(positions), runs
 
 
@@ -416,6 +422,14 @@ def hanging_lines(text: str, width: int, first: str = "", rest: str | None = Non
         prefix + normalized[start:end]
         for prefix, start, end in hanging_spans(text, width, first, rest)
     ]
+
+
+def unbreakable(text: str) -> str:
+    """``text`` with each space a NO-BREAK SPACE, so that no line is broken inside it while it
+    fits the line: a name set into a sentence, such as a form field's label with its symbol
+    (``参数量 N``), which a break at its space (or between its Chinese characters, which UAX #14
+    allows) would part from the symbol. It looks the same on screen."""
+    return text.replace(" ", NO_BREAK_SPACE)
 
 
 def cell_width(text: str) -> int:

@@ -32,6 +32,7 @@ from rich.cells import cell_len
 
 from engine.exercises import EXERCISE_ITEMS, answered_notes, note_label
 from engine.lesson import Lesson, Section, meta_lines
+from engine.linebreak import is_closing, is_opening, word_runs
 from engine.progress import LessonProgress
 from engine.reading import section_blocks
 
@@ -260,28 +261,50 @@ def _one_line(text: str) -> str:
     return " ".join(text.split("\n")).replace("\r", " ").replace("\t", " ")
 
 
+def _inside_words(text: str) -> set[int]:
+    """The positions inside a word run of ``text`` (a Latin word, an identifier, a number or a
+    URL: :func:`engine.linebreak.word_runs`), where a cut would split the word."""
+    return {index for start, end in word_runs(text) for index in range(start + 1, end)}
+
+
 def clip(text: str, width: int) -> str:
-    """The start of ``text`` in at most ``width`` cells, an ellipsis marking a cut."""
+    """The start of ``text`` in at most ``width`` cells, an ellipsis marking a cut. The cut is
+    made where a line may end by the reader's rules (:mod:`engine.linebreak`): never inside a
+    Latin word, an identifier, a number or a URL, nor right after opening punctuation; the
+    spaces before it are left out. Only where no such place leaves any text (one word wider
+    than the room) is the text cut at the last character that fits."""
     if cell_len(text) <= width:
         return text
-    kept = ""
-    for char in text:
-        if cell_len(kept + char) > width - 1:
-            break
-        kept += char
-    return kept + ELLIPSIS if width >= 1 else ""
+    if width < 1:
+        return ""
+    fits = 0
+    while fits < len(text) and cell_len(text[: fits + 1]) <= width - 1:
+        fits += 1
+    inside = _inside_words(text)
+    for cut in range(fits, 0, -1):
+        kept = text[:cut].rstrip(" ")
+        if cut not in inside and kept and not is_opening(kept[-1]):
+            return kept + ELLIPSIS
+    return text[:fits] + ELLIPSIS
 
 
 def _fit_start(text: str, width: int) -> str:
-    """The end of ``text`` in at most ``width`` cells, an ellipsis marking a cut."""
+    """The end of ``text`` in at most ``width`` cells, an ellipsis marking a cut: made, as
+    :func:`clip` makes it, outside words, and never before closing punctuation (no ``…，``);
+    the spaces after it are left out."""
     if cell_len(text) <= width:
         return text
-    kept = ""
-    for char in reversed(text):
-        if cell_len(char + kept) > width - 1:
-            break
-        kept = char + kept
-    return ELLIPSIS + kept if width >= 1 else ""
+    if width < 1:
+        return ""
+    first = len(text)
+    while first > 0 and cell_len(text[first - 1 :]) <= width - 1:
+        first -= 1
+    inside = _inside_words(text)
+    for cut in range(first, len(text)):
+        kept = text[cut:].lstrip(" ")
+        if cut not in inside and kept and not is_closing(kept[0]):
+            return ELLIPSIS + kept
+    return ELLIPSIS + text[first:]
 
 
 def snippet(text: str, start: int, end: int, width: int) -> Snippet:

@@ -56,7 +56,7 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
     if isinstance(text, bool):
         raise InputError(field, _("expected a number, got a boolean"))
     if isinstance(text, int | float):
-        return _finite(field, float(text)), ""
+        return _finite(field, float(text), text), ""
     raw = str(text)
     if not raw.strip():
         raise InputError(field, _("is empty; enter a number"))
@@ -77,21 +77,31 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
         raise InputError(
             field, _("{text} is not a number").format(text=quoted(raw.strip()))
         ) from None
-    return _finite(field, value), (match.group(2) or "").strip()
+    return _finite(field, value, raw), (match.group(2) or "").strip()
 
 
-def _finite(field: str, value: float) -> float:
+def too_large(field: str, text: str | float | int) -> InputError:
+    """The error for ``text`` whose value overflows a float (``1e400``, ``1e300 TB``): typed
+    text is quoted as typed, as every message quoting the learner's input does."""
+    if isinstance(text, str):
+        return InputError(
+            field, _("{text} is too large (overflows a float)").format(text=quoted(text.strip()))
+        )
+    return InputError(field, _("is too large (overflows a float)"))
+
+
+def _finite(field: str, value: float, text: str | float | int) -> float:
     if math.isnan(value):
         raise InputError(field, _("is not a number (NaN)"))
     if math.isinf(value):
-        raise InputError(field, _("is too large (overflows a float)"))
+        raise too_large(field, text)
     return value
 
 
-def _scaled(field: str, value: float, scale: float) -> float:
+def _scaled(field: str, value: float, scale: float, text: str | float | int) -> float:
     result = value * scale
     if math.isinf(result):
-        raise InputError(field, _("is too large (overflows a float)"))
+        raise too_large(field, text)
     return result
 
 
@@ -143,7 +153,7 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
         raise InputError(
             field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=quoted(suffix))
         )
-    return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key]), allow_zero)
+    return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key], text), allow_zero)
 
 
 def parse_int(
@@ -162,7 +172,7 @@ def parse_int(
         raise InputError(
             field, _("{text} is not a whole number").format(text=quoted(str(text).strip()))
         )
-    value = _scaled(field, value, _COUNT_SUFFIX[key])
+    value = _scaled(field, value, _COUNT_SUFFIX[key], text)
     # Messages show the value as typed (100000000), not its float's shortest form (1e+08).
     typed = str(text).strip()
     if value != math.floor(value):
@@ -195,7 +205,7 @@ def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False
                 unit=quoted(suffix)
             ),
         )
-    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), allow_zero)
+    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key], text), allow_zero)
 
 
 def parse_rate(field: str, text: str | float | int) -> float:
@@ -223,7 +233,7 @@ def parse_rate(field: str, text: str | float | int) -> float:
         unit = unit[:-1] + "bit"
     key = unit.upper()
     if key in _RATE_BIT_SUFFIX:
-        return _check_sign(field, _scaled(field, value, _RATE_BIT_SUFFIX[key] / 8.0), False)
+        return _check_sign(field, _scaled(field, value, _RATE_BIT_SUFFIX[key] / 8.0, text), False)
     if key not in _BYTE_SUFFIX:
         raise InputError(
             field,
@@ -231,7 +241,7 @@ def parse_rate(field: str, text: str | float | int) -> float:
                 unit=quoted(suffix)
             ),
         )
-    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key]), False)
+    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key], text), False)
 
 
 def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) -> float:
@@ -246,7 +256,7 @@ def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) 
         raise InputError(
             field, _("unknown unit {unit}; use s, ms, us or ns").format(unit=quoted(suffix))
         )
-    return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key]), allow_zero)
+    return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key], text), allow_zero)
 
 
 def _format_in(value: float, unit: str, digits: int) -> str:

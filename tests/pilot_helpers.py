@@ -38,10 +38,12 @@ SIZE = (80, 24)
 
 
 def shown(widget: Static | ResultView, width: int = 120) -> str:
-    """The text a Static or a calculator's result shows, as plain text."""
+    """The text a Static or a calculator's result shows, as plain text (a no-break space, which
+    keeps a field's label on one line, read as the space it looks like, as in
+    :func:`screen_lines`)."""
     console = Console(width=width, record=True, file=io.StringIO())
     console.print(widget.content)
-    return console.export_text()
+    return console.export_text().replace("\xa0", " ")
 
 
 def reading_text(app: ShardbookApp) -> str:

@@ -265,9 +265,9 @@ async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_pat
         await pilot.press("f2", "ctrl+g")
         await wait_until(pilot, lambda: app.query_one("LedgerPane").result is not None)
         await pilot.press("ctrl+q")
-    # Only the folder's lock file (engine.progress.LOCK_NAME) and the settings (the first-run
-    # hint was shown): no progress file.
-    assert sorted(path.name for path in tmp_path.iterdir()) == [".shardbook.lock", "settings.yaml"]
+    # Only the folder's lock file (engine.progress.LOCK_NAME): no progress file, and no settings
+    # (no lesson, so no first-run hint was shown to remember).
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".shardbook.lock"]
 
 
 async def test_ledger_pane_breakdown_matches_the_cli(tmp_path: Path) -> None:

@@ -14,13 +14,14 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from cli.main import main
-from engine.errors import FieldName, InputError
+from engine.errors import FieldName, InputError, quoted
 from engine.i18n import set_language
 from engine.ledger import INPUT_NAMES
-from tests.pilot_helpers import paste_into, settle, shown
+from engine.linebreak import NO_BREAK_SPACE
+from tests.pilot_helpers import paste_into, settle, shown, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
-from tui.widgets.calculator import CalculatorPane
+from tui.widgets.calculator import CalculatorPane, ResultView
 from tui.widgets.tradeoffs import picker_error
 
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
@@ -57,7 +58,9 @@ def spec_keys() -> set[str]:
 
 
 def unnamed_keys(message: str, labels: set[str], led_by_label: bool = True) -> set[str]:
-    """The spec keys ``message`` names outside the labels it quotes (and its leading label)."""
+    """The spec keys ``message`` names outside the labels it quotes (and its leading label).
+    A label's spaces may be no-break spaces (it is kept on one line): read as spaces."""
+    message = message.replace(NO_BREAK_SPACE, " ")
     rest = message
     if led_by_label:
         head, _colon, rest = re.split("(: |：)", message, maxsplit=1)
@@ -121,6 +124,43 @@ async def test_ledger_errors_name_fields_by_their_labels(tmp_path: Path, languag
         assert not unnamed_keys(error, labels)
 
 
+def drawn_lines(widget: Static | ResultView) -> list[str]:
+    """The lines ``widget`` draws at its width, as the learner sees them."""
+    return [
+        widget.render_line(y).text.replace(NO_BREAK_SPACE, " ").rstrip()
+        for y in range(widget.size.height)
+    ]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_label_is_never_parted_from_its_symbol(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """In Chinese, the Ledger's message and the line listing the fields the activations need
+    name the fields by their labels (`参数量 N`, `序列长度 s`); each label is drawn whole on one
+    line (at 80x24 the list was broken as `“序列长度` / `s”、…`)."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language="zh")
+    async with app.run_test(size=size) as pilot:
+        pane = await open_pane(app, pilot, "ledger")
+        labels = [pane.label_of(name) for name in ("params", "layers", "seq", "hidden", "heads")]
+        notes = pane.query_one(".calc-result", ResultView)
+        error = pane.query_one(".calc-error", Static)
+        await error_after(pilot, pane, pane.query_one("#field-params", Input), "")
+        drawn = {"error": drawn_lines(error)}
+        await paste_into(pilot, pane.query_one("#field-params", Input), "1B")
+        await wait_until(pilot, lambda: "▸" in "".join(drawn_lines(notes)))
+        drawn["notes"] = drawn_lines(notes)
+        named = 0
+        for where, lines in drawn.items():
+            flat = "".join(lines).replace(" ", "")
+            for label in labels:
+                anywhere = flat.count(label.replace(" ", ""))
+                whole = sum(line.count(label) for line in lines)
+                assert whole == anywhere, (where, label, lines)
+                named += anywhere
+        assert named >= 6, drawn
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, language: str) -> None:
     """Empty, zero, negative, text and an overflowing number in every text field of the
@@ -151,6 +191,8 @@ async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, lang
                         unnamed = {key for key in unnamed if "_" in key}
                     assert not unnamed, where
                     assert not re.search(r"\b(nan|inf)\b", error, re.IGNORECASE), where
+                    if bad in ("abc", "1e400"):  # what was typed, quoted as typed
+                        assert quoted(bad) in error, where
                     assert language == "zh" or not CJK.search(error), where
         assert messages > 100
 
@@ -162,9 +204,12 @@ def test_tradeoffs_names_its_pickers() -> None:
         model="llama2-7b",
         longest=4096,
     )
-    assert picker_error(error) == "seq len s: llama2-7b takes at most 4096 tokens per sequence"
+    # Each label is kept on one line: its spaces are no-break spaces.
+    assert picker_error(error) == (
+        "seq\xa0len\xa0s: llama2-7b takes at most 4096 tokens per sequence"
+    )
     set_language("zh")
-    assert picker_error(error).startswith("序列长度 s：")
+    assert picker_error(error).startswith("序列长度\xa0s：")
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,15 @@ from engine.export import export_text
 from engine.lesson import load_lesson
 from engine.plan import build_plan, study_places
 from engine.progress import ProgressStore
-from tests.pilot_helpers import S15_FILE, SIZE, Notified, app_for, settle, wait_until
+from tests.pilot_helpers import (
+    S15_FILE,
+    SIZE,
+    Notified,
+    app_for,
+    goto_section,
+    settle,
+    wait_until,
+)
 from tui.app import ShardbookApp
 from tui.screens.study import PlanScreen, SummaryScreen
 from tui.widgets.confirm import ConfirmScreen
@@ -563,6 +571,48 @@ async def test_ctrl_n_says_which_section_it_moved_on_to(
         assert not any(first in text for text in toasts())
         assert all(len(text.splitlines()) == 1 for text in toasts()), toasts()
         assert "definition" in app.progress.read
+
+
+async def test_ctrl_n_that_reads_a_section_says_the_next_step_and_a_question_stays_in_sight(
+    tmp_path: Path,
+) -> None:
+    """At 80x24, the ctrl+n whose page down reads a long section to its end says so and names
+    the step ctrl+n goes to next (it said nothing); the ctrl+n that then goes up to self-check
+    1's box leaves the question above the box in sight beside the message (the message covered
+    it for 4 s)."""
+    app = app_for(tmp_path)
+    notified = Notified()
+    async with app.run_test(size=(80, 24), message_hook=notified.hook, notifications=True) as pilot:
+        await settle(pilot)
+        for section_id, title, after in (
+            ("mechanism", "机制与推导", "step 5/25, read 最小练习或观察步骤"),
+            ("self-check", "自检问题", "step 14/25, self-check 1: "),
+        ):
+            await goto_section(pilot, app, section_id)
+            for _ in range(12):
+                if section_id in app.progress.read:
+                    break
+                await pilot.press("ctrl+n")
+                await settle(pilot)
+            assert section_id in app.progress.read
+            said = f"{title}: read to its end. Next, ctrl+n: {after}"
+            assert last_message(notified).startswith(said), last_message(notified)
+        await pilot.press("ctrl+n")
+        box = next(box for box in app.query(NoteBox) if box.item.id == LESSON.self_check[0].id)
+        await wait_until(pilot, lambda: app.focused is box.text_area)
+        question = box.query_one(".note-label")
+        reading = app.query_one("#reading")
+
+        def question_in_sight() -> bool:
+            toasts = [toast.region for toast in app.screen.query("Toast")]
+            return (
+                bool(toasts)
+                and reading.region.contains_region(question.region)
+                and not any(toast.overlaps(question.region) for toast in toasts)
+            )
+
+        await wait_until(pilot, question_in_sight, timeout=3)
+        assert last_message(notified).startswith("Step 14/25: self-check 1.")
 
 
 async def test_the_plan_view_lines_up_by_terminal_cells_in_chinese(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ import yaml
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from rich.console import Console
 from textual.command import CommandPalette
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
@@ -809,6 +810,45 @@ def test_formula_words_in_chinese() -> None:
     assert " with L=32, h=4096" in english and "8 experts ×" in english
 
 
+def test_bubble_and_collective_lines_in_chinese() -> None:
+    """The Bubble's closed form parts its two conventions with the language's semicolon, and
+    the Collectives' source line describes the paper in the interface language; the paper's
+    title stays as written."""
+    from engine.collectives import collective_cost
+    from engine.pipeline import PipelineSpec, closed_form_bubble
+    from tui.widgets.collectives import cost_renderable
+
+    def source_line(cost_text: str) -> str:
+        return next(line for line in cost_text.splitlines() if line.startswith(("来源", "source")))
+
+    def rendered() -> str:
+        cost = collective_cost("all-reduce", 8, 1e9, 100e9, 5e-6, "ring")
+        console = Console(width=400, record=True, file=io.StringIO())
+        console.print(cost_renderable(cost, "all-reduce", 8))
+        return console.export_text()
+
+    # GPipe with p = 4, m = 8: bubble/ideal (p-1)/m = 3/8 (Narayanan et al. 2021 §2.2.1),
+    # bubble/total (p-1)/(m+p-1) = 3/11 (Huang et al. 2019).
+    spec = PipelineSpec(schedule="gpipe", stages=4, num_microbatches=8)
+    set_language("zh")
+    assert closed_form_bubble(spec).formula == (
+        "bubble/ideal = (p-1)/m = 3/8 = 0.375；bubble/total = (p-1)/(m+p-1) = 3/11"
+    )
+    assert closed_form_bubble(spec).source == (
+        f"{sources.ONE_F_ONE_B_BUBBLE}；{sources.GPIPE_BUBBLE}"
+    )
+    line = source_line(rendered())
+    paper, bus = sources.MPICH_COLLECTIVES_PAPER, sources.BUS_BANDWIDTH
+    assert line == f"来源：{paper}，MPICH 算法说明；{bus}", line
+    set_language("en")
+    assert closed_form_bubble(spec).formula == (
+        "bubble/ideal = (p-1)/m = 3/8 = 0.375; bubble/total = (p-1)/(m+p-1) = 3/11"
+    )
+    line = source_line(rendered())
+    assert line == f"source: {paper}, the MPICH algorithm notes; {bus}", line
+    assert sources.MPICH_COSTS.startswith(sources.MPICH_COLLECTIVES_PAPER)
+
+
 def test_provenance_and_notes_use_the_languages_punctuation() -> None:
     """A formula's note and what it rests on: full-width colon and semicolon in Chinese
     (``注：``, ``补充材料；来源：``), the ASCII ones in English; the sources' titles between them
@@ -898,6 +938,8 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
         ("zh", (60, 20), "S15 · 计划 0/25 · 教材已备，尚未学习"),
         ("zh", (120, 40), "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习"),
         ("en", (40, 12), "S15 · plan 0/25"),
+        # The status line less its last part leaves room for the app's name (it was dropped).
+        ("en", (60, 20), "shardbook — S15 · plan 0/25"),
         ("en", (120, 40), "shardbook — S15 · plan 0/25 · material ready, not studied"),
     ],
 )
@@ -905,7 +947,8 @@ async def test_header_drops_whole_parts_where_it_does_not_fit(
     tmp_path: Path, language: str, size: tuple[int, int], header: str
 ) -> None:
     """The header's line is never cut with an ellipsis: where it does not fit, the app's name
-    goes first, then the status line's parts from its end; a resize fits it again."""
+    goes first, then the status line's parts from its end, the name coming back beside the
+    parts left where it fits; a resize fits it again."""
     app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

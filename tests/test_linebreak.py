@@ -27,6 +27,7 @@ from engine.linebreak import (
     hanging_lines,
     is_closing,
     is_opening,
+    unbreakable,
     word_runs,
 )
 from engine.paths import resolve_content_dir
@@ -117,6 +118,39 @@ def test_word_runs() -> None:
     assert word_runs("用 FSDP/ZeRO，T_step 与 7.5B") == [(2, 11), (12, 18), (21, 25)]
     assert is_closing("。") and is_closing("，") and is_closing("」") and is_closing("：")
     assert is_opening("（") and is_opening("「") and not is_opening("a")
+
+
+# A calculator's message naming fields by their labels (the Ledger's, in Chinese): UAX #14 breaks
+# at the space in `参数量 N` and between its Chinese characters, which left `参数量` at a line's
+# end and `N：…` on the next.
+LABELLED = "{params}：请给出参数量或模型结构（缺少 “{layers}”）；activation 未计算：请填写 “{seq}”"
+LABELS = ("参数量 N", "层数 L", "序列长度 s")
+
+
+# From 12 cells: `“层数 L”）；` (12 cells, no break allowed in it by UAX #14 or by the rule on
+# punctuation) fits a line; narrower, a cut inside the label is the only one left.
+@pytest.mark.parametrize("width", range(12, 60))
+def test_a_label_set_unbreakable_stays_on_one_line(width: int) -> None:
+    glued = [unbreakable(label) for label in LABELS]
+    text = LABELLED.format(**dict(zip(("params", "layers", "seq"), glued, strict=True)))
+    lines = break_paragraph(text, width)
+    assert "".join(lines) == text
+    assert all(cell_len(line.rstrip(" ")) <= width for line in lines), lines
+    for label in glued:
+        assert _lines_holding(lines, label), (label, lines)
+
+
+def test_labels_with_plain_spaces_are_broken() -> None:
+    """Without :func:`unbreakable`, the labels above are parted from their symbols at some of
+    these widths (what the test above guards against)."""
+    text = LABELLED.format(params=LABELS[0], layers=LABELS[1], seq=LABELS[2])
+    parted = {
+        width
+        for width in range(12, 60)
+        for lines in [break_paragraph(text, width)]
+        if not all(_lines_holding(lines, label) for label in LABELS)
+    }
+    assert len(parted) > 10
 
 
 # The reading pane beside the side pane at 80x24 cut a link `https:` / `//dlsyscourse.org/...`.

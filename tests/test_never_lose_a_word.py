@@ -160,7 +160,7 @@ async def test_second_window_is_read_only_then_merges(tmp_path: Path) -> None:
         app = app_for(tmp_path)
         notified = Notified()
         async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
-            # The lock is asked for once the first frame has settled (a timer), not before.
+            # The lock is tried once the first frame has settled (nothing writes before then).
             await wait_until(pilot, lambda: "READ-ONLY" in app.sub_title)
             assert any("read-only" in message for message in notified.messages)
             await goto_section(pilot, app, "self-check")

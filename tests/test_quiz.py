@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InputError, ProgressError
+from engine.errors import InputError, ProgressError, quoted
 from engine.lesson import Lesson
 from engine.model_presets import get_preset
 from engine.progress import LessonProgress, ProgressStore
@@ -163,6 +163,20 @@ def test_answers_accept_units_and_percentages() -> None:
         with pytest.raises(InputError) as caught:
             time.grade(bad)
         assert caught.value.field == "answer"
+
+
+@pytest.mark.parametrize("unit", ["GB", "ms", "fraction", ""])
+def test_a_refused_answer_is_quoted_as_typed(unit: str) -> None:
+    """Every message about an answer that is not a number quotes it as typed, an overflowing
+    one too (``1e400`` was answered "is too large (overflows a float)")."""
+    huge = "1" + "0" * 400
+    for bad in ("abc", "1e400", "1e400 GB", "  1e400  ", f"{huge}/3", "1e400%", "abc%"):
+        if bad.endswith("%") and unit not in ("fraction", ""):
+            continue
+        with pytest.raises(InputError) as caught:
+            parse_answer(bad, unit)
+        assert caught.value.field == "answer"
+        assert quoted(bad.strip()) in caught.value.message, (bad, caught.value.message)
 
 
 @settings(max_examples=200, deadline=None)

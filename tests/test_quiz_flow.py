@@ -29,7 +29,7 @@ from cli.main import main
 from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
-from tests.pilot_helpers import SIZE, Notified, goto_section, shown, wait_until
+from tests.pilot_helpers import SIZE, Notified, goto_section, screen_lines, shown, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
@@ -402,6 +402,36 @@ async def test_the_question_stays_visible_after_every_drill_solution(
         assert seen == len(DRILL_TEMPLATES)  # every numeric drill of the lesson came up
 
 
+async def test_a_true_false_question_shows_only_footer_keys_that_fit_whole(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    """At 80x24 the true/false keys' group (`t f True/False`) was measured without its label,
+    so the row ran into the palette key and cut the last key (`f1▏^p palette`): every key shown
+    ends before the palette key, and help and quit are among them."""
+    review_before(tmp_path, lesson, ("self-check",))
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert current(app).answer_kind == "true-false"
+
+        def fitted() -> bool:
+            palette = app.screen.query_one("FooterKey.-command-palette")
+            shown = [
+                widget
+                for widget in app.screen.query("FooterKey, FooterLabel")
+                if widget.display and widget is not palette and widget.region.width
+            ]
+            footer = screen_lines(app)[-1]
+            return (
+                "f1 Help" in footer
+                and "^q Quit" in footer
+                and "True/False" in footer
+                and all(widget.region.right <= palette.region.x for widget in shown)
+            )
+
+        await wait_until(pilot, fitted, timeout=5)
+
+
 async def test_quiz_keys_never_type_into_the_answer_and_undo_is_reachable(tmp_path: Path) -> None:
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:
@@ -596,8 +626,8 @@ async def test_a_read_only_window_does_not_write_the_setting(tmp_path: Path) -> 
     second = quiz_app(tmp_path, lesson="S15")
     try:
         async with second.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            assert second.store.read_only
+            # The lock is tried once the first frame has settled (nothing writes before then).
+            await wait_until(pilot, lambda: second.store.read_only)
             await pilot.press("escape", "r")
             await pilot.pause()
             await pilot.press(*("backspace",) * 4, *"0.85", "enter")

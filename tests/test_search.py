@@ -25,6 +25,7 @@ from engine.search import (
     reader_texts,
     search,
     search_places,
+    searchable_places,
     snippet,
 )
 
@@ -200,6 +201,39 @@ def test_a_snippet_centres_the_match_on_one_line() -> None:
     assert found.before.startswith(ELLIPSIS) and found.after.endswith(ELLIPSIS)
     assert cell_len(found.before + found.match + found.after) <= 50
     assert snippet("a\nb", 0, 1, 10).after == " b"
+
+
+# A Latin word, identifier or number, as the reader keeps it whole (README, "How the lesson's
+# lines are broken").
+WORD_CHARS = re.compile(r"[A-Za-z0-9_./-]")
+
+
+def cuts_a_word(text: str, cut: int) -> bool:
+    return 0 < cut < len(text) and all(WORD_CHARS.match(text[i]) for i in (cut - 1, cut))
+
+
+def test_a_snippet_is_cut_between_words() -> None:
+    """At 80x24 the hits read `context paral…`, `…handari et al.`, `…eRO-2`: each cut is now
+    between words (and no `…` is followed by `，`), at the widths of the search at 80, 100 and
+    120 columns."""
+    cuts = 0
+    for place in searchable_places(LESSON, LessonProgress("S15")):
+        text = " ".join(place.text.split("\n"))
+        for query in ("ZeRO", "all-gather", "memory", "bubble", "rank", "FSDP"):
+            for start in (m.start() for m in re.finditer(re.escape(query), text)):
+                for width in (74, 94, 114):
+                    found = snippet(text, start, start + len(query), width)
+                    assert found.match == query
+                    if found.before.startswith(ELLIPSIS):
+                        kept = found.before[1:]
+                        assert kept and not kept.startswith(("，", "、", "；", "。")), found
+                        assert not cuts_a_word(text, start - len(kept)), found
+                        cuts += 1
+                    if found.after.endswith(ELLIPSIS):
+                        kept = found.after[:-1]
+                        assert not cuts_a_word(text, start + len(query) + len(kept)), found
+                        cuts += 1
+    assert cuts > 20
 
 
 @given(texts, st.data(), st.integers(1, 80))

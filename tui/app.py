@@ -260,8 +260,8 @@ class ShardbookApp(KeyOrderApp[int]):
         return settings
 
     def _apply_settings(self) -> None:
-        """The theme from the settings, and their problems said once; the first-run hint is
-        remembered as seen."""
+        """The theme from the settings, and their problems said once. (The first-run hint is
+        remembered as seen once it was read: ``MainScreen.hint_seen``.)"""
         self._settings_applied = True
         theme = self.settings.get("theme")
         if theme in self.available_themes:
@@ -274,7 +274,6 @@ class ShardbookApp(KeyOrderApp[int]):
             )
         for problem in self.settings.problems:
             self.notify(f"{self.settings_store.path}: {problem}", severity="warning", timeout=10)
-        self.settings.set("hints.first_run_seen", True)
         self.save_settings()
 
     def save_settings(self) -> str:

@@ -422,6 +422,9 @@ STEP_NUMBERED = {
     "self-check": N_("self-check {number}"),
 }
 STEP_NOTE = N_("{step}, {strategy}: {label}")
+# ctrl+n's page down that reads a section to its end: the step ctrl+n goes to next.
+STEP_SECTION_READ = N_("{section}: read to its end. Next, ctrl+n: step {number}/{total}, {step}.")
+STEP_SECTION_READ_END = N_("{section}: read to its end.")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
 EXERCISE_ITEM_STATE = N_("{glyph} {state} · Enter: work it in {where}")

@@ -120,7 +120,11 @@ def collective_cost(
     alpha = parse_time("latency_s", latency_s)
     name = check_algorithm(op, algorithm, max(p, 2))
     factor = bus_bandwidth_factor(op, p)
-    source = sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else sources.MPICH_COSTS
+    # The MPICH paper's description is in the interface language, the titles as written.
+    algorithm_source = (
+        sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else _(sources.MPICH_COSTS)
+    )
+    source = _("; ").join((algorithm_source, sources.BUS_BANDWIDTH))
     if p == 1 or n == 0:
         # NCCL returns at once for one rank or a count of 0: nothing is sent.
         reason = _("one rank") if p == 1 else _("zero bytes")
@@ -138,7 +142,7 @@ def collective_cost(
             bus_bandwidth_factor=factor,
             steps=0,
             formula="0 (" + _("{reason}: nothing to send").format(reason=reason) + ")",
-            source=f"{source}; {sources.BUS_BANDWIDTH}",
+            source=source,
         )
     steps, wire, busiest, formula = closed_form(op, name, p, n)
     time_s = steps * alpha + wire / bandwidth
@@ -159,7 +163,7 @@ def collective_cost(
         bus_bandwidth_factor=factor,
         steps=steps,
         formula=formula,
-        source=f"{source}; {sources.BUS_BANDWIDTH}",
+        source=source,
     )
 
 

@@ -67,11 +67,15 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
     no_p2p = spec.p2p_time == 0
     if spec.schedule in ("gpipe", "1f1b"):
         over_ideal = (p - 1) / m
-        formula = (
-            f"bubble/ideal = (p-1)/m = {p - 1}/{m} = {_num(over_ideal)}; "
-            f"bubble/total = (p-1)/(m+p-1) = {p - 1}/{m + p - 1}"
+        # The two conventions' formulas, parted as a formula text's parts are (full-width in
+        # Chinese).
+        formula = _("; ").join(
+            (
+                f"bubble/ideal = (p-1)/m = {p - 1}/{m} = {_num(over_ideal)}",
+                f"bubble/total = (p-1)/(m+p-1) = {p - 1}/{m + p - 1}",
+            )
         )
-        source = f"{sources.ONE_F_ONE_B_BUBBLE}; {sources.GPIPE_BUBBLE}"
+        source = _("; ").join((sources.ONE_F_ONE_B_BUBBLE, sources.GPIPE_BUBBLE))
         return _closed(
             formula, over_ideal, source, over_ideal * ideal, ideal, _("no p2p time"), no_p2p
         )

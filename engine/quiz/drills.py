@@ -221,9 +221,9 @@ def _closed_form(params: Params) -> ClosedForm:
 
 
 def _bubble_solution(closed: ClosedForm, expected: float) -> str:
-    return f"{closed.formula}\nbubble/total = bubble/ideal / (1 + bubble/ideal); " + _(
-        "answer = {value}"
-    ).format(value=show_value(expected, "fraction"))
+    answer = _("answer = {value}").format(value=show_value(expected, "fraction"))
+    relation = "bubble/total = bubble/ideal / (1 + bubble/ideal)"
+    return f"{closed.formula}\n" + _("; ").join((relation, answer))
 
 
 @register

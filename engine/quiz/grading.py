@@ -8,12 +8,13 @@ kind (:func:`parse_answer`).
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Final
 
 from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
-from engine.units import GB, parse_bytes, parse_number, parse_time, unit_suffix
+from engine.units import GB, parse_bytes, parse_number, parse_time, too_large, unit_suffix
 
 _UNIT_SCALE: Final = {"GB": GB, "ms": 1e-3, "fraction": 1.0, "": 1.0}
 _FRACTION_RE: Final = re.compile(
@@ -52,8 +53,11 @@ def parse_answer(text: str, unit: str) -> float:
         if float(denominator) == 0:
             raise InputError("answer", _("{text} divides by zero").format(text=quoted(raw)))
         value = float(numerator) / float(denominator)
+        if math.isinf(value):  # a numerator of hundreds of digits
+            raise too_large("answer", raw)
         return parse_answer(f"{value!r}{percent}{suffix or ''}", unit)
     if unit in ("fraction", "") and raw.endswith("%"):
+        unit_suffix("answer", raw)  # its errors quote the answer as typed, the % included
         return parse_number("answer", raw[:-1], allow_zero=True) / 100.0
     try:
         return parse_number("answer", raw, allow_zero=True) * _UNIT_SCALE[unit]

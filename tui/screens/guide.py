@@ -440,7 +440,11 @@ class StudyGuide:
             self.scrolled_in = screen.current_section  # ctrl+n reads on, as a page down does
             await self._section_laid_out(reading)
             if reading.scroll_y < reading.max_scroll_y:
+                page = reading.scrollable_content_region.height
+                last_page = reading.scroll_y + page >= reading.max_scroll_y
                 reading.scroll_page_down(animate=False)
+                if last_page:  # this page down reads the section: say what comes next
+                    self.say_read(plan, current)
                 return
             self.check_section_end()  # its end on screen already: read, and on to the next
         place = next_place(study_places(plan, self.progress), current)
@@ -501,11 +505,14 @@ class StudyGuide:
 
             from tui.widgets.notes import scroll_into_view
 
-            # Scrolled to once laid out: a pane just built has no regions to scroll to yet.
+            # Scrolled to once laid out: a pane just built has no regions to scroll to yet. An
+            # answer box in the lesson goes to the middle of the reader, its question above
+            # it: the message saying where ctrl+n went covers the reader's top rows, and the
+            # question to answer must stay in sight while it is shown.
             screen.set_focus(target, scroll_visible=False)
             shown = target.parent if isinstance(target, TextArea) else target
             if isinstance(shown, Widget):
-                scroll_into_view(shown)
+                scroll_into_view(shown, center=step.kind in ("self-check", "reflection"))
         self.say(place, plan)
 
     async def show_in_reader(self, section_id: str) -> None:
@@ -523,16 +530,37 @@ class StudyGuide:
                 outline.highlighted = index
             await mounting
 
+    @staticmethod
+    def _number(plan: Plan, step_id: str) -> tuple[int, int]:
+        """Step ``step_id``'s number among the lesson's steps (0 for the reviews), and their
+        count."""
+        lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
+        number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step_id), 0)
+        return number, len(lesson_steps)
+
+    def say_read(self, plan: Plan, current: tuple[str, str]) -> None:
+        """ctrl+n paged to the end of the section at ``current`` (it is read now): say so, and
+        which step ctrl+n goes to next, as a ctrl+n that moves says where it went."""
+        section = plan.step(current[0]).title
+        place = next_place(study_places(plan, self.progress), current)
+        number, total = self._number(plan, place.step.id) if place is not None else (0, 0)
+        if place is None or not number:
+            text = strings.STEP_SECTION_READ_END.format(section=section)
+        else:
+            text = strings.STEP_SECTION_READ.format(
+                section=section, number=number, total=total, step=describe_step(place.step)
+            )
+        self.screen.notify(text.replace("\n", " "), timeout=SAY_SECONDS)
+
     def say(self, place: Place, plan: Plan) -> None:
         """Tell the learner which step this is and what to do here (for a section to read, what
         to do only the first time; after it, which step alone: a line over the text)."""
         step = place.step
-        lesson_steps = [s for s in plan.steps if s.kind != "reviews"]
-        number = next((n for n, s in enumerate(lesson_steps, 1) if s.id == step.id), 0)
+        number, total = self._number(plan, step.id)
         if step.kind == "read":
             if self._said_read:
                 text = strings.STEP_READ_ON.format(
-                    number=number, total=len(lesson_steps), step=describe_step(step)
+                    number=number, total=total, step=describe_step(step)
                 )
                 self.screen.notify(text.replace("\n", " "), timeout=SAY_SECONDS)
                 return
@@ -562,7 +590,7 @@ class StudyGuide:
         elif len(keys) > 1 and place.key in keys:
             text = strings.STEP_PART_HERE.format(
                 number=number,
-                total=len(lesson_steps),
+                total=total,
                 part=keys.index(place.key) + 1,
                 parts=len(keys),
                 step=what.replace("\n", " "),
@@ -570,6 +598,6 @@ class StudyGuide:
             )
         else:
             text = strings.STEP_HERE.format(
-                number=number, total=len(lesson_steps), step=what.replace("\n", " "), say=say
+                number=number, total=total, step=what.replace("\n", " "), say=say
             )
         self.screen.notify(text, timeout=SAY_SECONDS)

@@ -41,6 +41,7 @@ from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
@@ -77,6 +78,10 @@ if TYPE_CHECKING:
 
     from engine.search import Place
     from tui.widgets.notes import SelfCheckBox
+
+
+HINT_SEEN_SECONDS = 8.0
+"""How long the first-run hint is on screen before it counts as seen (five keys to read)."""
 
 
 class LessonCommands(CommandsProvider):
@@ -140,6 +145,9 @@ class MainScreen(Screen[None]):
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.first_run = first_run
+        # The first-run hint was put on screen, and its timer (HINT_SEEN_SECONDS) while it runs.
+        self._hint_shown = False
+        self._hint_timer: Timer | None = None
         self.lesson: Lesson | None = None
         self.lesson_error = ""
         self.progress = LessonProgress("")
@@ -392,6 +400,8 @@ class MainScreen(Screen[None]):
         left = self.current_section
         if section_id != left and left:
             self.first_run = False  # the hint was seen on the lesson's first page
+            if self._hint_shown:
+                self.hint_seen()  # dismissed: the learner left the page it is on
         self.guide.scrolled_in = None
         self.current_section = section_id
         reading = self.query_one("#reading", VerticalScroll)
@@ -402,6 +412,15 @@ class MainScreen(Screen[None]):
             # Once laid out, the reader can tell whether the section's end is on screen.
             widgets.append(SectionEnd(section_id))
         return reading.mount_all(widgets)
+
+    def hint_seen(self) -> None:
+        """The first-run hint was on screen :data:`HINT_SEEN_SECONDS`, or the learner left the
+        page it is on: remembered (``hints.first_run_seen``), so it is not shown again. A window
+        closed before then (a terminal closed a second after the start) shows it next time."""
+        if self._hint_timer is not None:
+            self._hint_timer.stop()
+            self._hint_timer = None
+            self.post_message(self.SettingChanged("hints.first_run_seen", True))
 
     def refresh_section(self) -> None:
         """Show the current section again (the progress it shows changed underneath)."""
@@ -418,6 +437,9 @@ class MainScreen(Screen[None]):
         if section_id == META_ID:
             if self.first_run:
                 widgets.append(BrokenText(strings.FIRST_RUN_HINT, classes="hint first-run"))
+                if not self._hint_shown:
+                    self._hint_shown = True
+                    self._hint_timer = self.set_timer(HINT_SEEN_SECONDS, self.hint_seen)
             widgets.append(BrokenText(self.lesson.title, classes="section-title"))
             status = strings.MY_STATUS.format(status=gettext(STATUS_LABELS[self.progress.status]))
             widgets.extend(block_widget(block) for block in meta_blocks(self.lesson, status))

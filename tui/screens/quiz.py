@@ -582,7 +582,10 @@ class QuizScreen(Screen[None]):
         after = Text()
         if question.sources:
             after.append(
-                strings.KEY_POINTS_SOURCES + "; ".join(question.sources) + "\n", style="dim"
+                strings.KEY_POINTS_SOURCES
+                + gettext("; ").join(gettext(source) for source in question.sources)
+                + "\n",
+                style="dim",
             )
         if grade.suggested is not None:
             label = gettext(RATINGS[grade.suggested])

@@ -29,9 +29,11 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError
 from engine.i18n import gettext
+from engine.linebreak import unbreakable
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
+from tui.widgets.reader import BrokenLines
 from tui.widgets.side import OpenedLesson
 from tui.widgets.study import PaneExercises
 
@@ -472,14 +474,15 @@ class CalculatorPane(VerticalScroll):
 
     def error_text(self, error: InputError) -> str:
         """``error`` as the pane shows it: the field's label, then the message, which names the
-        other fields it mentions by their labels too."""
+        other fields it mentions by their labels too (each label kept on one line)."""
         return gettext("{field}: {message}").format(
-            field=self.label_of(error.field), message=error.naming(self.field_named)
+            field=unbreakable(self.label_of(error.field)), message=error.naming(self.field_named)
         )
 
     def field_named(self, name: str) -> str:
-        """Input ``name`` as a message names it: its label on this form, quoted."""
-        return strings.FIELD_NAMED.format(label=self.label_of(name))
+        """Input ``name`` as a message names it: its label on this form, quoted, never broken
+        across lines (``“层数 L”``, not ``“层数`` then ``L”``)."""
+        return strings.FIELD_NAMED.format(label=unbreakable(self.label_of(name)))
 
     def _result_parts(self) -> tuple[Static, ResultView]:
         # Looked up once, as the fields are (a query walks the pane's widgets on every key).
@@ -594,9 +597,11 @@ class CalculatorPane(VerticalScroll):
                 figures = {}
             if by_learner:
                 self._held = None  # the last good figures stay: nothing moves
-                error_widget.update(strings.CALC_LAST_GOOD.format(error=self.last_error))
+                error_widget.update(
+                    BrokenLines(strings.CALC_LAST_GOOD.format(error=self.last_error), indent="")
+                )
             else:
-                error_widget.update(self.last_error)
+                error_widget.update(BrokenLines(self.last_error, indent=""))
                 result.show(strings.CALC_ENTER_VALUES)
                 self._queue_details(None, typing=False)
             self._place_error(error_widget, error.field)

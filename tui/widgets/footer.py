@@ -16,7 +16,8 @@ Textual's Footer also lays its keys out in a row and lets the last ones run past
 edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key from its text and
 styles as soon as it is mounted, before its first layout, and hides those that do not fit:
 help and quit first of all (they are always needed), then the others in their order (the
-focused pane's keys first). F1 lists every key.
+focused pane's keys first). A group of keys (the quiz's ``t f True/False``) is measured with
+its label and shown or hidden whole. F1 lists every key.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey, FooterLabel
+from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 
 from engine.i18n import gettext
 
@@ -41,8 +43,9 @@ class KeysFooter(Footer):
         super().__init__(compact=compact, show_command_palette=show_command_palette)
         self._recompose_queued = False
         self._shown: tuple[object, ...] | None = None
-        # Each key's cells (its width and the margin after it), from its text and styles.
-        self._cells: dict[FooterKey, int] = {}
+        # Each key's or group's cells (its width and the margin after it), from its text and
+        # styles.
+        self._cells: dict[Widget, int] = {}
         # The keys are composed with the footer, from the screen's bindings then, so the first
         # frame lays them out with everything else (Textual's Footer composes none until the
         # first change of bindings, and the keys then cost a layout of their own). When the
@@ -123,29 +126,55 @@ class KeysFooter(Footer):
         """The footer's width: the screen's before its first layout (it spans the screen)."""
         return self.size.width or (self.screen.size.width if self.display else 0)
 
-    def _key_cells(self, key: FooterKey) -> int:
-        """The cells ``key`` takes in the row, its margin included, from its text and styles
-        (what the layout will give it; a hidden key is measured as well as a shown one)."""
-        if key not in self._cells:
-            content = key.get_content_width(Size(self._width(), 1), self.app.size)
-            self._cells[key] = content + key.styles.gutter.width + key.styles.margin.width
-        return self._cells[key]
+    def _footer_items(self) -> list[tuple[Widget, ...]]:
+        """What the row holds, in order, each shown or hidden as one: a key, or a group of keys
+        with the label Textual puts after it (the quiz's ``t f`` then ``True/False``)."""
+        items: list[tuple[Widget, ...]] = []
+        for child in self.children:
+            if isinstance(child, FooterLabel) and items and isinstance(items[-1][0], KeyGroup):
+                items[-1] = (*items[-1], child)
+            elif isinstance(child, KeyGroup | FooterLabel) or (
+                isinstance(child, FooterKey) and not child.has_class("-command-palette")
+            ):
+                items.append((child,))
+        return items
+
+    def _cells_of(self, widget: Widget) -> int:
+        """The cells ``widget`` takes in the row, its margin included, from its text and styles
+        (what the layout will give it; a hidden one is measured as well as a shown one); a
+        group: its keys, and its own margin."""
+        if widget not in self._cells:
+            if isinstance(widget, KeyGroup):
+                content = sum(self._cells_of(child) for child in widget.children)
+            else:
+                content = widget.get_content_width(Size(self._width(), 1), self.app.size)
+            self._cells[widget] = content + widget.styles.gutter.width + widget.styles.margin.width
+        return self._cells[widget]
 
     def _fit(self) -> None:
-        keys = self._footer_keys()
+        items = self._footer_items()
         room = self._width()
-        if not keys or not room:
+        if not items or not room:
             return  # hidden (a screen too small): fitted on the resize that shows it
         for palette in self.query(FooterKey).filter(".-command-palette"):
             if palette.display:
-                room -= self._key_cells(palette)
-        kept = [key for key in keys if key.action in KEPT_ACTIONS]
-        shown: set[FooterKey] = set()
-        for key in kept + [key for key in keys if key not in kept]:
-            if self._key_cells(key) <= room:
-                shown.add(key)
-                room -= self._key_cells(key)
-            elif key not in kept:
+                room -= self._cells_of(palette)
+        kept = [
+            item
+            for item in items
+            if isinstance(item[0], FooterKey) and item[0].action in KEPT_ACTIONS
+        ]
+        shown: set[tuple[Widget, ...]] = set()
+        for item in kept + [item for item in items if item not in kept]:
+            cells = sum(self._cells_of(widget) for widget in item)
+            if cells <= room:
+                shown.add(item)
+                room -= cells
+            elif item not in kept:
                 break  # the keys after a cut one stay in order: none is shown out of it
-        for key in keys:
-            key.display = key in shown
+        for item in items:
+            for widget in item:
+                widget.display = item in shown
+                if isinstance(widget, KeyGroup):
+                    for key in widget.query(FooterKey):
+                        key.display = widget.display

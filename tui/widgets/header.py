@@ -5,8 +5,8 @@ wider than the space between its icon and its clock space, which in Chinese (two
 character) happens from 60 columns down: the lesson's status ends in ``教材已备， …``. Here the
 line drops whole parts instead, the least needed first: the app's name, then the status line's
 parts from its end (the save time, the lesson's status, the plan figure), so that what is shown
-is never cut. The same rule applies in both languages, and to the quiz's status line
-(:class:`FittingLine`).
+is never cut; the name comes back where the parts left leave room for it. The same rule applies
+in both languages, and to the quiz's status line (:class:`FittingLine`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,17 @@ PART_SEPARATOR = " · "
 
 
 def header_forms(title: str, sub_title: str) -> list[tuple[str, str]]:
-    """The header's (title, sub_title) forms, longest first: the whole line, the status line
-    alone, then the status line less one part from its end at a time, down to its first."""
+    """The header's (title, sub_title) forms, the most preferred first: the status line with
+    all its parts, then less one part from its end at a time, down to its first; each with the
+    app's name, then without it. The name goes before a part of the status line, and comes back
+    where the parts left leave room for it (``shardbook — S15 · plan 0/25`` at 60 columns)."""
     parts = sub_title.split(PART_SEPARATOR) if sub_title else []
-    forms = [(title, sub_title)]
+    if not parts:
+        return [(title, sub_title)]
+    forms = []
     for count in range(len(parts), 0, -1):
-        forms.append(("", PART_SEPARATOR.join(parts[:count])))
+        shown = PART_SEPARATOR.join(parts[:count])
+        forms.extend([(title, shown), ("", shown)] if title else [("", shown)])
     return forms
 
 

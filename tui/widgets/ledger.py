@@ -294,7 +294,9 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
 def sources_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> RenderableType:
     """Each term's formula with the figures put in, and its source; ``name_of`` names a field
     (by its label on the form)."""
-    sources = [Text("\n" + gettext("how each term is computed"), style="bold")]
+    sources: list[RenderableType] = [
+        Text("\n" + gettext("how each term is computed"), style="bold")
+    ]
     for term in result.terms:
         formula = term.formula
         if term.name == "activations" and not result.activations_computed:
@@ -302,13 +304,12 @@ def sources_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> R
             formula = gettext("not computed: enter {fields}").format(
                 fields=activation_inputs(name_of)
             )
-        sources.append(
-            Text(
-                gettext("{term}: {formula}").format(
-                    term=gettext(_TERM_LABELS[term.name][0]), formula=formula
-                )
-            )
+        line = gettext("{term}: {formula}").format(
+            term=gettext(_TERM_LABELS[term.name][0]), formula=formula
         )
+        # The fields to fill, by their labels: broken by the lesson's rules, each label whole.
+        missing = term.name == "activations" and not result.activations_computed
+        sources.append(BrokenLines(line, indent="") if missing else Text(line))
         sources.append(
             Text("  " + gettext("source: {source}").format(source=term.source), style="dim")
         )

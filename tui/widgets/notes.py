@@ -94,17 +94,22 @@ def keep_focus_in_view(pane: Widget) -> None:
     scroll_into_view(box if box is not None else focused)
 
 
-def scroll_into_view(target: Widget, frames: int = 5) -> None:
+def scroll_into_view(target: Widget, frames: int = 5, *, center: bool = False) -> None:
     """Scroll ``target`` into view after each of the next ``frames`` refreshes: what is built
     or unfolded above it (note boxes mounting, an answer unfolding) may change the layout a
-    frame after the first scroll, and scrolling to a widget already in view does nothing."""
+    frame after the first scroll, and scrolling to a widget already in view does nothing.
+    ``center``: to the middle of its scroll view (as far as the view scrolls), away from the
+    top and bottom rows where a message is shown (``tui.toasts``)."""
 
     def scroll() -> None:
         if not target.is_attached:
             return
-        target.scroll_visible(animate=False)
+        if center:
+            target.screen.scroll_to_center(target, animate=False)
+        else:
+            target.scroll_visible(animate=False)
         if frames > 1:
-            scroll_into_view(target, frames - 1)
+            scroll_into_view(target, frames - 1, center=center)
 
     target.call_after_refresh(scroll)
 

@@ -40,6 +40,7 @@ from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.i18n import N_, current_language, gettext
 from engine.lesson import Item
+from engine.linebreak import unbreakable
 from engine.model_presets import get_preset, model_presets
 from engine.scaling import ScalingPlot, scaling_plot
 from engine.steptime import INTERCONNECTS
@@ -250,10 +251,10 @@ def picker_error(error: InputError) -> str:
     """``error`` naming the pickers by their labels (the engine names its spec fields)."""
 
     def name_of(key: str) -> str:
-        return strings.FIELD_NAMED.format(label=gettext(_PICKER_LABELS.get(key, key)))
+        return strings.FIELD_NAMED.format(label=unbreakable(gettext(_PICKER_LABELS.get(key, key))))
 
     return gettext("{field}: {message}").format(
-        field=gettext(_PICKER_LABELS.get(error.field, error.field)),
+        field=unbreakable(gettext(_PICKER_LABELS.get(error.field, error.field))),
         message=error.naming(name_of),
     )
 
