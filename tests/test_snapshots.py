@@ -278,8 +278,14 @@ def test_read_only_window(snap_compare, tmp_path: Path) -> None:  # type: ignore
 
     holder = ProgressStore(seen(tmp_path))
     assert holder.lock()
+    app = make_app(progress_dir=tmp_path)
+
+    async def read_only_said(pilot: Pilot[int]) -> None:
+        # The lock is tried once the first frame has settled (a timer), not before.
+        await wait_until(pilot, lambda: "READ-ONLY" in app.sub_title)
+
     try:
-        assert snap_compare(make_app(progress_dir=tmp_path), terminal_size=SIZE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=read_only_said)
     finally:
         holder.unlock()
 

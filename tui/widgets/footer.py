@@ -86,6 +86,13 @@ class KeysFooter(Footer):
         self._shown = self._bindings_shown()
         for widget in super().compose():
             if isinstance(widget, FooterKey):
+                if not widget.has_class("-command-palette"):
+                    # Born in the footer's style: a key starts compact and its binding to the
+                    # footer's ``compact`` switches it when mounted, each switch restyling the
+                    # key (twice per key and recompose); with the value set, neither happens.
+                    # The palette's key is not bound, and stays compact.
+                    widget.set_reactive(FooterKey.compact, self.compact)
+                    widget.set_class(self.compact, "-compact", update=False)
                 widget.description = gettext(widget.description)
                 # The tooltip's attribute, not its setter: the setter updates the screen's
                 # tooltip at once, which while composing is the screen being left, and moves

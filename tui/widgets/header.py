@@ -12,6 +12,7 @@ in both languages, and to the quiz's status line (:class:`FittingLine`).
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.visual import VisualType
 from textual.widgets import Header, Static
@@ -70,9 +71,25 @@ class FittingLine(Static):
         return Content(fitted(self.parts, width, self.tail))
 
 
+class OneLineTitle(HeaderTitle):
+    """Textual's header title, which a new title repaints without laying the screen out again:
+    it is one line (``text-wrap: nowrap``) as wide as the header, so a title of one line
+    changes what it draws, never its size. The status line changes after every save (its
+    time, the plan's figure), and each change laid out every widget of the screen."""
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        text = content.plain if isinstance(content, Content) else content
+        one_line = isinstance(text, str) and "\n" not in text
+        super().update(content, layout=layout and not one_line)
+
+
 class FittingHeader(Header):
     """A :class:`textual.widgets.Header` whose line is the longest form that fits whole (see
     module docstring); at a width where even the shortest does not fit, that one is cut."""
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            yield OneLineTitle() if type(widget) is HeaderTitle else widget
 
     def _title_width(self) -> int:
         """Cells between the icon and the clock space (0 before the first layout)."""

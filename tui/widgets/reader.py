@@ -63,10 +63,18 @@ class BrokenText(Widget):
         return self._marker
 
     def update(self, text: str) -> None:
-        """Show ``text`` instead (broken at the same width)."""
+        """Show ``text`` instead (broken at the same width). The screen is laid out again only
+        where the height changes: a text of as many lines at the width it was last broken at
+        is repainted in place (a plan mark after each save changed one line of a pane's
+        exercises, and each laid out the whole screen)."""
+        if text == self._text:
+            return
+        width, lines = self._lines
         self._text = text
         self._lines = (-1, [])
-        self.refresh(layout=True)
+        width_is_fixed = self.styles.width is not None and not self.styles.width.is_auto
+        same_height = width > 0 and width_is_fixed and len(self.lines_at(width)) == len(lines)
+        self.refresh(layout=not same_height)
 
     def hang(self, width: int) -> str | None:
         """The indent of the lines after the first at ``width`` cells; None: as wide as the
