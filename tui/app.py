@@ -125,8 +125,8 @@ EXPORT_GROUP = "export"
 # Seconds after start-up when the line-break analyses are written to the cache.
 ANALYSIS_SAVE_DELAY = 3.0
 LOCK_DELAY = 0.2
-"""Seconds after start-up when the progress folder's lock is taken: after the first frame and
-the two or three that complete it (about 0.1 s on a 2-core machine)."""
+"""Seconds after the first paint when the progress folder's lock is taken: after the two or
+three frames that complete the first screen (about 0.1 s on a 2-core machine)."""
 PLACE_DELAY = 2.0
 """Seconds after the last move (section, scroll, side tab, a pane's choice) before where the
 lesson was left is written to the settings."""
@@ -324,10 +324,11 @@ class ShardbookApp(KeyOrderApp[int]):
         self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
         self.call_after_refresh(self._first_frame_drawn)
         # The progress folder's lock (13-15 ms with filelock's import) once the first frame has
-        # settled (the frames that follow the first paint, the footer's and the header's, do not
-        # wait for it): a readable progress file is read without it, and whatever needs it first
-        # (a save, an unreadable file to move aside, the settings written) takes it then.
-        self.set_timer(LOCK_DELAY, self._take_lock)
+        # settled: LOCK_DELAY after the first paint (the frames that complete it, however slow
+        # a loaded machine makes them, do not wait for it). A readable progress file is read
+        # without it, and whatever needs it first (a save, an unreadable file to move aside,
+        # the settings written) takes it then.
+        self.call_after_refresh(self.set_timer, LOCK_DELAY, self._take_lock)
 
     # ----------------------------------------------------------------- lessons
     def _lesson_path(self, lesson_id: str) -> Path | None:
