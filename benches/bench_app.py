@@ -303,7 +303,14 @@ def startup(
     cold = spawn("app", many, progress, env)  # builds the 360-lesson index
     spawn("app", one, progress, env)
     spawn("baseline", one, progress, env)  # warms the OS file cache for both
-    other_env = dict(env, PYTHONPATH=str(against), **{CODE_VARIABLE: str(against)})
+    # A cache folder of its own: another version's line-break cache (another version number)
+    # would be thrown away and rebuilt by each in turn.
+    other_env = dict(
+        env,
+        PYTHONPATH=str(against),
+        XDG_CACHE_HOME=str(work / "other-cache"),
+        **{CODE_VARIABLE: str(against)},
+    )
     if against is not None:
         spawn("app", one, work / "other-progress", other_env)  # its bytecode cached
     samples: dict[str, list[dict[str, Any]]] = {"baseline": [], "app": [], "many": [], "other": []}
@@ -374,7 +381,13 @@ def tmux_first_paint(runs: int, work: Path, against: Path | None = None) -> dict
         "app": (["env", f"PYTHONPATH={ROOT}", *app, *options(progress)], S15_TITLE),
     }
     if against is not None:
-        other = ["env", f"PYTHONPATH={against}", *app, *options(work / "tmux-other-progress")]
+        other = [
+            "env",
+            f"PYTHONPATH={against}",
+            f"XDG_CACHE_HOME={work / 'tmux-other-cache'}",  # its own (see startup)
+            *app,
+            *options(work / "tmux-other-progress"),
+        ]
         commands["other"] = (other, S15_TITLE)
     server = ["tmux", "-L", f"bench-app-{os.getpid()}", "-f", "/dev/null"]
     width, height = SIZE
