@@ -36,6 +36,7 @@ from tests.pilot_helpers import (
     wait_until,
 )
 from tui import strings
+from tui.app import ShardbookApp
 from tui.keys import KeyOrderApp
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.literal import LiteralInput, LiteralTextArea
@@ -166,16 +167,22 @@ async def test_answer_reveal_tab_tab_type_is_saved_and_tab_order_never_changes(
     assert progress.revealed == [boxes[0].item.id]
 
 
+async def on_the_first_reveal_button(pilot: Pilot[int], app: ShardbookApp) -> SelfCheckBox:
+    """The first self-check question's answer begun (``one``), then Tab to its reveal button."""
+    await goto_section(pilot, app, "self-check")
+    box = app.query(SelfCheckBox).first()
+    box.text_area.focus()
+    await pilot.press(*"one", "tab")
+    assert isinstance(app.focused, Button)
+    return box
+
+
 async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(
     tmp_path: Path, notified: Notified
 ) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
-        await goto_section(pilot, app, "self-check")
-        box = app.query(SelfCheckBox).first()
-        box.text_area.focus()
-        await pilot.press(*"one", "tab")
-        assert isinstance(app.focused, Button)
+        box = await on_the_first_reveal_button(pilot, app)
         await burst(app, " two", "enter")
         assert box.text_area.text == "one two\n"
         assert app.focused is box.text_area
@@ -230,11 +237,7 @@ async def test_a_paste_on_the_reveal_button_goes_into_its_answer(
 ) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
-        await goto_section(pilot, app, "self-check")
-        box = app.query(SelfCheckBox).first()
-        box.text_area.focus()
-        await pilot.press(*"one", "tab")
-        assert isinstance(app.focused, Button)
+        box = await on_the_first_reveal_button(pilot, app)
         app.post_message(events.Paste(" two [/] 数据"))
         await wait_until(pilot, lambda: box.text_area.text == "one two [/] 数据")
         assert app.focused is box.text_area
