@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
@@ -370,6 +370,33 @@ async def test_each_lesson_reopens_where_it_was_left(tmp_path: Path) -> None:
         await pilot.press("ctrl+q")
     saved = resume_on_disk(progress)
     assert (saved["S15"]["section"], saved["S99"]["section"]) == ("core", "exercises")
+
+
+async def test_a_restored_field_takes_the_next_key_at_its_end(tmp_path: Path) -> None:
+    """The Ledger's field that had the focus gets it back after a restart with the cursor at
+    the end of its value, not the whole value selected: the learner's first key is added, it
+    does not replace a value they did not choose to edit."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        field = await wait_for_params(pilot, app)
+        field.focus()
+        await pilot.press("end", "ctrl+u", *"13B")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == "field-params"
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        field = await wait_for_params(pilot, app)
+        await wait_until(pilot, lambda: app.focused is field)
+        await pilot.pause()
+        await pilot.press("0")
+        await wait_until(pilot, lambda: field.value == "13B0")
+
+
+async def wait_for_params(pilot: Pilot[int], app: ShardbookApp) -> Input:
+    await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
+    return app.main_screen.query_one("#field-params", Input)
 
 
 async def test_restart_gives_the_focus_and_the_side_scroll_back(tmp_path: Path) -> None:

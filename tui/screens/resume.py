@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.containers import ScrollableContainer, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
 from tui.screens.layout import META_ID
@@ -78,6 +78,12 @@ class PlaceKeeper:
             target = next((w for w in widget.query("*") if w.focusable), None)
         if target is not None:
             screen.set_focus(target)
+            if isinstance(target, Input):
+                # Textual's Input selects its whole value when it takes the focus, so the
+                # learner's first key would replace a value they did not choose to edit (and
+                # the autosave keep it): the cursor goes to its end instead, after the Focus
+                # event's selection.
+                target.call_later(target.action_end)
 
     def _restore_side_scroll(self, pane: Widget, y: int, tries: int) -> None:
         """Scroll ``pane``'s scroller to ``y`` once its content is that tall (``tries`` more
