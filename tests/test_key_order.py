@@ -247,6 +247,24 @@ async def test_a_paste_on_the_reveal_button_goes_into_its_answer(
     assert answer == "one two [/] 数据"
 
 
+async def test_a_paste_of_several_lines_into_a_field_says_only_the_first_was_kept(
+    tmp_path: Path, notified: Notified
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
+        field = app.main_screen.query_one("#field-params", Input)
+        field.focus()
+        await pilot.press("end", "ctrl+u")
+        app.post_message(events.Paste("3B\n[bold]x\tY"))
+        await wait_until(pilot, lambda: field.value == "3B" and bool(notified.messages))
+        assert notified.messages[-1] == strings.PASTE_FIRST_LINE
+        app.post_message(events.Paste("0"))  # one line: nothing to say
+        await wait_until(pilot, lambda: field.value == "3B0")
+        assert len(notified.messages) == 1
+
+
 async def test_printable_bindings_still_work_outside_text_boxes(
     tmp_path: Path, notified: Notified
 ) -> None:

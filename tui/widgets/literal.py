@@ -23,6 +23,7 @@ from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Document, Selection
 
 from engine.i18n import N_
+from tui import strings
 from tui.keys import is_format_character, is_text
 
 _PICTURES = {code: chr(0x2400 + code) for code in range(32) if code != 9}
@@ -138,6 +139,12 @@ class LiteralInput(Input):
                 self.insert_text_at_cursor(event.character)
             else:
                 self.replace(event.character, *selection)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # Textual's Input (its handler runs after this one) keeps the first line only: the
+        # learner is told, not left to find the rest missing.
+        if len(event.text.splitlines()) > 1:
+            self.notify(strings.PASTE_FIRST_LINE, severity="warning", markup=False)
 
     def render_line(self, y: int) -> Strip:
         return visible_controls(super().render_line(y))
