@@ -104,6 +104,12 @@ async def wait_until(pilot: Pilot[int], done: Callable[[], bool], timeout: float
         delay = min(2 * delay, 0.05)
 
 
+async def params_field(pilot: Pilot[int], app: ShardbookApp) -> Input:
+    """The Ledger's ``params`` field, once the Ledger (built when first shown) has it."""
+    await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
+    return app.main_screen.query_one("#field-params", Input)
+
+
 async def type_into(pilot: Pilot[int], widget: Input, text: str) -> None:
     """Replace a field's text by typing it, key by key."""
     widget.focus()

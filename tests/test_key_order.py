@@ -32,6 +32,7 @@ from tests.pilot_helpers import (
     burst,
     goto_section,
     key,
+    params_field,
     terminal_keys,
     wait_until,
 )
@@ -253,8 +254,7 @@ async def test_a_paste_of_several_lines_into_a_field_says_only_the_first_was_kep
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.press("f2")
-        await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
-        field = app.main_screen.query_one("#field-params", Input)
+        field = await params_field(pilot, app)
         field.focus()
         await pilot.press("end", "ctrl+u")
         app.post_message(events.Paste("3B\n[bold]x\tY"))

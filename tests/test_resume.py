@@ -17,12 +17,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
-from textual.widgets import Input, Select
+from textual.widgets import Select
 
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
 from engine.settings import Settings, SettingsStore
-from tests.pilot_helpers import SIZE, app_for, choose, goto_section, screen_lines, wait_until
+from tests.pilot_helpers import (
+    SIZE,
+    app_for,
+    choose,
+    goto_section,
+    params_field,
+    screen_lines,
+    wait_until,
+)
 from tests.test_lifecycle import shardbook, type_an_answer
 from tui import app as app_module
 from tui.app import ShardbookApp, make_app
@@ -379,7 +387,7 @@ async def test_a_restored_field_takes_the_next_key_at_its_end(tmp_path: Path) ->
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
-        field = await wait_for_params(pilot, app)
+        field = await params_field(pilot, app)
         field.focus()
         await pilot.press("end", "ctrl+u", *"13B")
         await pilot.pause()
@@ -387,16 +395,11 @@ async def test_a_restored_field_takes_the_next_key_at_its_end(tmp_path: Path) ->
     assert resume_on_disk(tmp_path)["S15"]["focus"] == "field-params"
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        field = await wait_for_params(pilot, app)
+        field = await params_field(pilot, app)
         await wait_until(pilot, lambda: app.focused is field)
         await pilot.pause()
         await pilot.press("0")
         await wait_until(pilot, lambda: field.value == "13B0")
-
-
-async def wait_for_params(pilot: Pilot[int], app: ShardbookApp) -> Input:
-    await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
-    return app.main_screen.query_one("#field-params", Input)
 
 
 async def test_restart_gives_the_focus_and_the_side_scroll_back(tmp_path: Path) -> None:
