@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import events
@@ -16,7 +17,9 @@ from textual.widgets import TabbedContent, TabPane, Tabs
 
 from tui import strings
 from tui.styles import SIDE_PANES, use_stylesheet
-from tui.widgets.side import SideTab
+
+if TYPE_CHECKING:
+    from tui.widgets.side import SideTab  # which imports this module when first shown
 
 
 class LazyTabPane(TabPane):
