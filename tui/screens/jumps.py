@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import AwaitMount
-from textual.widgets import OptionList
 
 from tui import strings
 from tui.screens.layout import META_ID
@@ -105,11 +104,8 @@ class SearchJumps:
         # own focus keeping moves it only out of a pane just hidden).
         reading = screen.query_one("#reading", VerticalScroll)
         screen.set_focus(reading, scroll_visible=False)
-        ids = [META_ID, *(section.id for section in screen.sections)]
-        if section_id in ids:
-            screen.query_one("#outline", OptionList).highlighted = ids.index(section_id)
-            if section_id != screen.current_section:
-                screen.show_section(section_id)
+        if section_id in screen.section_ids() and section_id != screen.current_section:
+            screen.show_section(section_id)  # the outline follows
         await AwaitMount(reading, list(reading.children))
         return reading
 

@@ -152,6 +152,9 @@ class MainScreen(Screen[None]):
         self.lesson_error = ""
         self.progress = LessonProgress("")
         self.current_section = META_ID
+        # The outline, built when first shown (see _arrange), and its mount while it is built.
+        self._outline: OptionList | None = None
+        self._outline_mounting: AwaitMount | None = None
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
         # Where the lesson was left (restore_place, place: tui/screens/resume.py).
@@ -174,7 +177,9 @@ class MainScreen(Screen[None]):
         )
         yield FittingHeader(icon="")
         with Horizontal(id="main"):
-            yield OptionList(id="outline")
+            # The outline is built when first shown (a column, or ctrl+o over the lesson).
+            if self._outline_shown_at_start():
+                yield self._make_outline()
             yield ReadingPane(id="reading")
             # The tabs are built when the side pane is first shown, and each tab's content on
             # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
@@ -218,6 +223,26 @@ class MainScreen(Screen[None]):
                 changed = True
         if changed:
             self.update_node_styles()
+
+    def _outline_shown_at_start(self) -> bool:
+        first = size_class(*self.app.size)
+        if first == "too-small":
+            return False
+        side = self._side_shown_at_start()
+        return arrange(first, side, self.reading_mode, False, False).outline != "hidden"
+
+    def _make_outline(self) -> OptionList:
+        """The outline, with the lesson's entries and the section shown highlighted."""
+        outline = OptionList(*self._outline_options(), id="outline")
+        ids = self.section_ids()
+        if self.current_section in ids and outline.option_count:
+            outline.highlighted = ids.index(self.current_section)
+        self._outline = outline
+        return outline
+
+    def outline(self) -> OptionList | None:
+        """The outline; None until it is first shown (it is built then)."""
+        return self._outline
 
     def _side_shown_at_start(self) -> bool:
         """Whether the first frame shows the side pane: what :meth:`on_mount` decides from the
@@ -313,6 +338,10 @@ class MainScreen(Screen[None]):
         self._set_layout_classes(self.size_class, shown)
         if shown.side:
             self.query_one(SideTabs).show_panes()
+        if shown.outline != "hidden" and self._outline is None:
+            self._outline_mounting = self.query_one("#main").mount(
+                self._make_outline(), before="#reading"
+            )
         self.call_after_refresh(self._keep_focus_on_screen)
 
     async def _keep_focus_on_screen(self) -> None:
@@ -324,15 +353,13 @@ class MainScreen(Screen[None]):
         hidden = [
             pane
             for pane, on_screen in (
-                ("#outline", shown.outline != "hidden"),
-                ("#reading", shown.reading),
-                ("#side", shown.side),
+                (self._outline, shown.outline != "hidden"),
+                (self.query_one("#reading"), shown.reading),
+                (self.query_one("#side"), shown.side),
             )
-            if not on_screen
+            if not on_screen and pane is not None
         ]
-        if focused is not None and not any(
-            self.query_one(pane) in focused.ancestors_with_self for pane in hidden
-        ):
+        if focused is not None and not any(pane in focused.ancestors_with_self for pane in hidden):
             return
         if shown.reading:
             # At once (Widget.focus is deferred): a jump that focuses a field meanwhile wins.
@@ -373,14 +400,23 @@ class MainScreen(Screen[None]):
     def sections(self) -> tuple[Section, ...]:
         return self.lesson.sections if self.lesson is not None else ()
 
-    def _fill_outline(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        outline.clear_options()
+    def section_ids(self) -> list[str]:
+        """The outline's entries' ids in order: the lesson's header, then each section."""
+        return [META_ID, *(section.id for section in self.sections)]
+
+    def _outline_options(self) -> list[Option]:
         options = [Option(BrokenLines(strings.META_SECTION), id=META_ID)]
         options.extend(
             Option(self.guide.outline_prompt(section), id=section.id) for section in self.sections
         )
-        outline.add_options(options)
+        return options
+
+    def _fill_outline(self) -> None:
+        outline = self._outline
+        if outline is None:
+            return  # filled when it is built
+        outline.clear_options()
+        outline.add_options(self._outline_options())
         outline.highlighted = 0
 
     @on(OptionList.OptionHighlighted, "#outline")
@@ -407,6 +443,10 @@ class MainScreen(Screen[None]):
                 self.hint_seen()  # dismissed: the learner left the page it is on
         self.guide.scrolled_in = None
         self.current_section = section_id
+        ids = self.section_ids()
+        if self._outline is not None and section_id in ids:
+            self._outline.highlighted = ids.index(section_id)  # the outline follows
+        self.post_message(self.PlaceChanged())
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False, immediate=True)
@@ -489,12 +529,10 @@ class MainScreen(Screen[None]):
         if self.size_class == "narrow":
             self.side_shown = False
         self.outline_open = False
-        outline = self.query_one("#outline", OptionList)
-        outline.highlighted = index
-        option_id = outline.get_option_at_index(index).id
+        section_id = self.section_ids()[index]
         mounting = None
-        if option_id is not None and option_id != self.current_section:
-            mounting = self.show_section(option_id)
+        if section_id != self.current_section:
+            mounting = self.show_section(section_id)
         self.call_later(self._focus_reading, mounting)
 
     async def _focus_reading(self, mounting: AwaitMount | None = None) -> None:
@@ -556,19 +594,21 @@ class MainScreen(Screen[None]):
         self.reading_mode = False
         self.zoomed = not self.zoomed
 
-    def action_focus_outline(self) -> None:
+    async def action_focus_outline(self) -> None:
         """ctrl+o: go to the outline (over the lesson where it is not a column); again: back."""
-        outline = self.query_one("#outline", OptionList)
-        if self.outline_open and self.focused is outline:
+        outline = self._outline
+        if outline is not None and self.outline_open and self.focused is outline:
             self.action_close_outline()
             return
         self.zoomed = False
         if self.size_class != "wide" or self.reading_mode:
-            self.outline_open = True
-            self.call_after_refresh(outline.focus)  # focusable once the overlay is drawn
-        else:
-            # At once, not queued: a key that follows ctrl+o in the same burst goes to the outline.
-            self.set_focus(outline)
+            self.outline_open = True  # built now if it is not (see _arrange)
+        outline = self._outline
+        assert outline is not None  # shown, so built
+        if self._outline_mounting is not None:
+            await self._outline_mounting
+        # At once, not queued: a key that follows ctrl+o in the same burst goes to the outline.
+        self.set_focus(outline)
 
     def action_close_outline(self) -> None:
         self.outline_open = False
@@ -577,12 +617,13 @@ class MainScreen(Screen[None]):
     def action_next_section(self, step: int = 1) -> None:
         """``]`` (``[``: ``step`` -1): read the next (previous) section; the lesson comes back
         on screen if it was not."""
-        outline = self.query_one("#outline", OptionList)
         self.zoomed = False
         if self.size_class == "narrow":
             self.side_shown = False
-        if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + step) % outline.option_count
+        ids = self.section_ids()
+        if self.lesson is not None:
+            index = ids.index(self.current_section) if self.current_section in ids else 0
+            self.show_section(ids[(index + step) % len(ids)])
         reading = self.query_one("#reading")
         if self.focused is None or reading in self.focused.ancestors:
             # The focused item goes with the section it was in; the reader keeps the focus.
@@ -605,10 +646,6 @@ class MainScreen(Screen[None]):
         """Where the lesson is now (what :meth:`restore_place` restores); None while the lesson's
         panes are not there (being built, or taken down as the app exits): nothing to read."""
         return self.resume.place()
-
-    @on(OptionList.OptionHighlighted, "#outline")
-    def _section_place_changed(self) -> None:
-        self.post_message(self.PlaceChanged())
 
     def on_tabbed_content_tab_activated(self) -> None:
         # By name: the side tabs' module (and Textual's TabbedContent) is imported when the

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 from textual.containers import ScrollableContainer, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
-from tui.screens.layout import META_ID
 from tui.widgets.side import SideTabs
 
 if TYPE_CHECKING:
@@ -141,10 +140,8 @@ class PlaceKeeper:
     def restore_section(self, state: ResumeState) -> None:
         """The section, and the reading pane's top once the section is laid out."""
         screen = self.screen
-        ids = [META_ID, *(section.id for section in screen.sections)]
-        if screen.lesson is None or state.section not in ids:
+        if screen.lesson is None or state.section not in screen.section_ids():
             return
-        screen.query_one("#outline", OptionList).highlighted = ids.index(state.section)
         if state.section != screen.current_section:
             screen.show_section(state.section)
         if state.block or state.line:

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import events
+from textual.app import RenderResult
 from textual.content import Content
+from textual.renderables.blank import Blank
 from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
 
@@ -34,6 +36,11 @@ class LazyTabPane(TabPane):
     @property
     def built(self) -> bool:
         return self._mounting is not None
+
+    def render(self) -> RenderResult:
+        # Blank until the content is mounted (a frame or two), not Textual's name of an empty
+        # widget ("LazyTabPane#ledger").
+        return Blank(self.background_colors[1])
 
     def build(self) -> None:
         """Build and mount the content (once)."""
