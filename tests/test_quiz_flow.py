@@ -432,6 +432,47 @@ async def test_a_true_false_question_shows_only_footer_keys_that_fit_whole(
         await wait_until(pilot, fitted, timeout=5)
 
 
+@pytest.mark.parametrize(
+    ("language", "submit", "judge", "instruction"),
+    [
+        ("en", "^r Submit", "t f True/False", "Press t (true) or f (false)."),
+        ("zh", "^r 提交", "t f 判断", "按 t（对）或 f（错）。"),
+    ],
+    ids=["en", "zh"],
+)
+async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_is_whole(
+    tmp_path: Path, lesson: Lesson, language: str, submit: str, judge: str, instruction: str
+) -> None:
+    """At 40x12 a self-check's ``^r Submit`` and a true/false question's ``t f True/False``
+    were dropped from the footer while ``^p palette`` stayed, and the instruction under the
+    statement was cut after ``Press t``: the keys that answer come first, and the instruction
+    is on screen whole, wrapped."""
+    review_before(tmp_path, lesson, ("self-check",))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert current(app).answer_kind == "true-false"
+        await wait_until(pilot, lambda: judge in screen_lines(app)[-1], timeout=5)
+        on_screen = "".join(line.strip() for line in screen_lines(app)[:-1])
+        assert instruction.replace(" ", "") in on_screen.replace(" ", "")
+    review_before(tmp_path, lesson, ("misconception", "matching"))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert screen_of(app).typing
+        await wait_until(pilot, lambda: submit in screen_lines(app)[-1], timeout=5)
+
+
 async def test_quiz_keys_never_type_into_the_answer_and_undo_is_reachable(tmp_path: Path) -> None:
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:

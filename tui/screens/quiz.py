@@ -66,6 +66,9 @@ RETENTION_KEY = "review.desired_retention"
 _OUTSIDE_THE_BOX = frozenset(
     {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
 )
+# The actions that answer what the quiz asks now: where the footer is short of room, their keys
+# are shown before help, quit and the palette.
+_ANSWERING = frozenset({"submit", "edit", "judge", "choose", "rate", "accept", "restart"})
 
 
 class QuizAnswer(LiteralTextArea):
@@ -207,6 +210,9 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-prompt", markup=False)
             yield Static("", id="quiz-options", markup=False)
         with VerticalScroll(id="quiz-body", can_focus=True):
+            # What to press, in the region that scrolls: below a long question on a short
+            # screen it would be cut off the question's region.
+            yield Static("", id="quiz-instruction", markup=False)
             yield Static(strings.QUIZ_FROM_LESSON, id="quiz-from-lesson", markup=False)
             yield QuizAnswer(
                 "",
@@ -218,7 +224,7 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
         yield Static("", id="quiz-ratings", markup=False)
-        yield KeysFooter(compact=False)
+        yield KeysFooter(compact=False, first_actions=_ANSWERING)
 
     def on_mount(self) -> None:
         try:
@@ -428,6 +434,7 @@ class QuizScreen(Screen[None]):
         status = self.query_one("#quiz-status", FittingLine)
         prompt = self.query_one("#quiz-prompt", Static)
         options = self.query_one("#quiz-options", Static)
+        instruction = self.query_one("#quiz-instruction", Static)
         from_lesson = self.query_one("#quiz-from-lesson", Static)
         answer = self.query_one("#quiz-answer", QuizAnswer)
         feedback = self.query_one("#quiz-feedback", Static)
@@ -436,7 +443,7 @@ class QuizScreen(Screen[None]):
         body = self.query_one("#quiz-body", VerticalScroll)
         phase = self.phase
         session = self.session
-        for widget in (options, from_lesson, answer, feedback, plots, ratings):
+        for widget in (options, instruction, from_lesson, answer, feedback, plots, ratings):
             widget.display = False
         self.query_one("#quiz-question").scroll_home(animate=False)
         if session is None:
@@ -473,8 +480,8 @@ class QuizScreen(Screen[None]):
             options.update(Text("\n".join(lines)))
             options.display = True
         if question.answer_kind == "true-false" and phase == "answer":
-            options.update(Text(strings.QUIZ_JUDGE_HINT))
-            options.display = True
+            instruction.update(BrokenLines(strings.QUIZ_JUDGE_HINT, ""))
+            instruction.display = True
         draft = session.draft()
         if question is not self._filled_for:
             # A new question: the box starts with the answer typed and not submitted last
