@@ -125,6 +125,19 @@ def withdraw(app: App[Any], *severities: str) -> None:
             app._unnotify(notification)
 
 
+def withdraw_one(app: App[Any], notification: Notification) -> None:
+    """Take ``notification`` off every screen of the stack: under a dialog the screen below
+    still shows its toast (Textual refreshes only the top screen's), until it times out."""
+    if notification in app._notifications:
+        app._unnotify(notification)
+    toast_id = ToastRack._toast_id(notification)
+    for screen in app.screen_stack:
+        for rack in screen.query_children(ToastRack):
+            for holder in list(rack.children):
+                if holder.id == toast_id:
+                    holder.remove()
+
+
 def place(app: App[object], rack: ToastRack, rows: int) -> None:
     """Dock the toasts at the bottom when the focused widget is in the top ``rows`` rows under
     the header and not in the bottom ones above the footer; at the top otherwise."""
