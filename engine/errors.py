@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 from collections.abc import Callable
+from typing import Final
 
 # Unicode categories written as escapes in a quoted input: controls, line and paragraph
 # separators, surrogates.
@@ -42,10 +43,21 @@ def beginning(text: str, limit: int) -> str:
     return escaped("".join(clusters[: max(0, limit - 1)])) + "…"
 
 
+QUOTED_CHARACTERS: Final = 32
+"""The most characters of what the learner typed that a message quotes: a value pasted 2,000
+characters long is quoted by its beginning, not filling the screen (the field keeps it all)."""
+
+
 def quoted(text: str) -> str:
-    """``text`` as a message quotes what the learner typed: :func:`escaped`, in single
-    quotes."""
-    return f"'{escaped(text)}'"
+    """``text`` as a message quotes what the learner typed: :func:`beginning` (at most
+    :data:`QUOTED_CHARACTERS`), in single quotes."""
+    return f"'{typed_value(text)}'"
+
+
+def typed_value(text: str) -> str:
+    """What the learner typed, as a message shows it without quotes (``got 1.5``):
+    :func:`beginning`, at most :data:`QUOTED_CHARACTERS`."""
+    return beginning(text, QUOTED_CHARACTERS)
 
 
 class ShardbookError(Exception):
