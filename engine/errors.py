@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Callable
 from typing import Final
 
+from engine.i18n import gettext
+
 # Unicode categories written as escapes in a quoted input: controls, line and paragraph
 # separators, surrogates.
 _ESCAPED = frozenset({"Cc", "Zl", "Zp", "Cs"})
@@ -50,8 +52,8 @@ characters long is quoted by its beginning, not filling the screen (the field ke
 
 def quoted(text: str) -> str:
     """``text`` as a message quotes what the learner typed: :func:`beginning` (at most
-    :data:`QUOTED_CHARACTERS`), in single quotes."""
-    return f"'{typed_value(text)}'"
+    :data:`QUOTED_CHARACTERS`), in the interface language's quotes (``'abc'``, ``“abc”``)."""
+    return gettext("'{text}'").format(text=typed_value(text))
 
 
 def typed_value(text: str) -> str:

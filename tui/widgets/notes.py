@@ -162,7 +162,7 @@ class SelfCheckBox(NoteBox):
             for point in self.item.key_points:
                 yield BrokenText(point, marker=BULLET, classes="key-point")
             if self.item.key_point_sources:
-                sources = "; ".join(self.item.key_point_sources)
+                sources = strings.SOURCES_SEPARATOR.join(self.item.key_point_sources)
                 yield BrokenText(strings.KEY_POINTS_SOURCES + sources, classes="key-point-sources")
 
     @property
