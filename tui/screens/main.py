@@ -264,7 +264,13 @@ class MainScreen(Screen[None]):
 
     def _resized(self, width: int, height: int) -> None:
         self.size_class = size_class(width, height)
-        self.query_one("#too-small", Static).update(too_small_message(width, height))
+        # Written only while it is shown: Static.update lays the screen out again, even for
+        # the same text, and a live resize sends many sizes.
+        if self.size_class == "too-small":
+            message = too_small_message(width, height)
+            too_small = self.query_one("#too-small", Static)
+            if too_small.content != message:
+                too_small.update(message)
 
     # ----------------------------------------------------------------- layout state
     def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
