@@ -445,8 +445,9 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
 ) -> None:
     """At 40x12 a self-check's ``^r Submit`` and a true/false question's ``t f True/False``
     were dropped from the footer while ``^p palette`` stayed, and the instruction under the
-    statement was cut after ``Press t``: the keys that answer come first, and the instruction
-    is on screen whole, wrapped."""
+    statement was cut after ``Press t``, as were a matching question's choices after ``a)``:
+    the keys that answer come first, and the instruction and the choices are on screen whole,
+    wrapped."""
     review_before(tmp_path, lesson, ("self-check",))
     app = make_app(
         progress_dir=tmp_path,
@@ -458,9 +459,30 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
         await pilot.pause()
         assert current(app).answer_kind == "true-false"
         await wait_until(pilot, lambda: judge in screen_lines(app)[-1], timeout=5)
-        on_screen = "".join(line.strip() for line in screen_lines(app)[:-1])
-        assert instruction.replace(" ", "") in on_screen.replace(" ", "")
-    review_before(tmp_path, lesson, ("misconception", "matching"))
+        on_screen = "".join(line.strip() for line in screen_lines(app)[:-1]).replace(" ", "")
+        assert instruction.replace(" ", "") in on_screen
+        # The statement too, to its end (it was cut at the question region's half screen).
+        assert current(app).prompt.replace(" ", "")[-8:] in on_screen
+    review_before(tmp_path, lesson, ("misconception",))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        # A matching question: its four choices were cut off the question's region (only
+        # "a)" showed); they are in the region that scrolls, the one with the focus.
+        assert current(app).answer_kind == "choice"
+        assert app.focused is app.screen.query_one("#quiz-body")
+        await wait_until(pilot, lambda: "a b c d" in screen_lines(app)[-1], timeout=5)
+        assert any(line.strip().startswith("a)") for line in screen_lines(app))
+        await pilot.press("end")  # the focused region scrolls to the last choice
+        await wait_until(
+            pilot, lambda: any(line.strip().startswith("d)") for line in screen_lines(app))
+        )
+    review_before(tmp_path, lesson, ("matching",))
     app = make_app(
         progress_dir=tmp_path,
         autosave_delay=0.05,

@@ -8,9 +8,12 @@ the app comes down in a :class:`QuizContext`: data, and callbacks for the app to
 quiz changed (called at once, so a save is done before the next key).
 
 Layout: the question stays at the top (its own region, never scrolled away by the solution), the
-answer box and the feedback scroll below it, and a bar above the footer shows each rating key with
-its next interval. In the answer box enter starts a new line and ctrl+r submits; the quiz's own
-keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into an answer.
+choices or what to press, the answer box and the feedback scroll below it, and a bar above the
+footer shows each rating key with its next interval. A true/false or matching question is asked
+in the region that scrolls, with its choices (nothing is typed and nothing scrolls it away), so
+a short screen shows all of it as the arrows scroll. In the answer box enter starts a new line
+and ctrl+r submits; the quiz's own keys (ratings, ``u``, ``r``, ``s``) act only outside it, so
+they never type into an answer.
 
 Its length (about 720 lines) is one screen's: the keys, the question and feedback views, the
 rating bar, the lessons loaded in a worker and the statistics text all read and change the same
@@ -208,10 +211,11 @@ class QuizScreen(Screen[None]):
         yield FittingLine(id="quiz-status")
         with VerticalScroll(id="quiz-question", can_focus=False):
             yield Static("", id="quiz-prompt", markup=False)
-            yield Static("", id="quiz-options", markup=False)
         with VerticalScroll(id="quiz-body", can_focus=True):
-            # What to press, in the region that scrolls: below a long question on a short
-            # screen it would be cut off the question's region.
+            # A question answered by a key, its choices and what to press, in the region that
+            # scrolls (and has the focus): on a short screen they were cut off the question's.
+            yield Static("", id="quiz-statement", markup=False)
+            yield Static("", id="quiz-options", markup=False)
             yield Static("", id="quiz-instruction", markup=False)
             yield Static(strings.QUIZ_FROM_LESSON, id="quiz-from-lesson", markup=False)
             yield QuizAnswer(
@@ -433,6 +437,8 @@ class QuizScreen(Screen[None]):
         """Redraw everything for the current phase, move the focus, refresh the footer."""
         status = self.query_one("#quiz-status", FittingLine)
         prompt = self.query_one("#quiz-prompt", Static)
+        statement = self.query_one("#quiz-statement", Static)
+        question_box = self.query_one("#quiz-question", VerticalScroll)
         options = self.query_one("#quiz-options", Static)
         instruction = self.query_one("#quiz-instruction", Static)
         from_lesson = self.query_one("#quiz-from-lesson", Static)
@@ -443,8 +449,18 @@ class QuizScreen(Screen[None]):
         body = self.query_one("#quiz-body", VerticalScroll)
         phase = self.phase
         session = self.session
-        for widget in (options, instruction, from_lesson, answer, feedback, plots, ratings):
+        for widget in (
+            statement,
+            options,
+            instruction,
+            from_lesson,
+            answer,
+            feedback,
+            plots,
+            ratings,
+        ):
             widget.display = False
+        question_box.display = True
         self.query_one("#quiz-question").scroll_home(animate=False)
         if session is None:
             status.show([strings.QUIZ_TITLE])
@@ -471,13 +487,18 @@ class QuizScreen(Screen[None]):
         question = session.current
         assert question is not None
         self._show_status()
-        prompt.update(Group(*(BrokenLines(line, "") for line in question.prompt.splitlines())))
+        asked = Group(*(BrokenLines(line, "") for line in question.prompt.splitlines()))
+        keyed = phase == "answer" and question.answer_kind in ("true-false", "choice")
+        question_box.display = not keyed
+        statement.display = keyed
+        (statement if keyed else prompt).update(asked)
         if question.options:
-            lines = [
-                f"{letter}) {text}"
+            # Broken by the lesson's rules, each choice's wrapped lines under its text.
+            choices = (
+                BrokenLines(f"{letter}) {text}", "   ")
                 for letter, text in zip(_LETTERS, question.options, strict=False)
-            ]
-            options.update(Text("\n".join(lines)))
+            )
+            options.update(Group(*choices))
             options.display = True
         if question.answer_kind == "true-false" and phase == "answer":
             instruction.update(BrokenLines(strings.QUIZ_JUDGE_HINT, ""))
