@@ -433,15 +433,21 @@ async def test_a_true_false_question_shows_only_footer_keys_that_fit_whole(
 
 
 @pytest.mark.parametrize(
-    ("language", "submit", "judge", "instruction"),
+    ("language", "submit", "judge", "instruction", "good"),
     [
-        ("en", "^r Submit", "t f True/False", "Press t (true) or f (false)."),
-        ("zh", "^r 提交", "t f 判断", "按 t（对）或 f（错）。"),
+        ("en", "^r Submit", "t f True/False", "Press t (true) or f (false).", "3 Good 10 min"),
+        ("zh", "^r 提交", "t f 判断", "按 t（对）或 f（错）。", "3 良好 10 分钟"),
     ],
     ids=["en", "zh"],
 )
 async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_is_whole(
-    tmp_path: Path, lesson: Lesson, language: str, submit: str, judge: str, instruction: str
+    tmp_path: Path,
+    lesson: Lesson,
+    language: str,
+    submit: str,
+    judge: str,
+    instruction: str,
+    good: str,
 ) -> None:
     """At 40x12 a self-check's ``^r Submit`` and a true/false question's ``t f True/False``
     were dropped from the footer while ``^p palette`` stayed, and the instruction under the
@@ -463,6 +469,18 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
         assert instruction.replace(" ", "") in on_screen
         # The statement too, to its end (it was cut at the question region's half screen).
         assert current(app).prompt.replace(" ", "")[-8:] in on_screen
+        # Answered: the rating keys wrap whole ("3" was left at a line's end, "Good 10 min" on
+        # the next), and no line of them starts with the "·" between two.
+        await pilot.press("t")
+        ratings = app.screen.query_one("#quiz-ratings")
+        await wait_until(pilot, lambda: ratings.region.height >= 2)
+        lines = [
+            line.strip() for line in screen_lines(app)[ratings.region.y : ratings.region.bottom]
+        ]
+        assert good in lines[0] + "\n" + lines[1] and not any(
+            line.startswith("·") for line in lines
+        ), lines
+        assert all(line.split("  ·  ")[-1][:1].isdigit() for line in lines), lines
     review_before(tmp_path, lesson, ("misconception",))
     app = make_app(
         progress_dir=tmp_path,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,6 +45,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
+from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
@@ -90,6 +91,22 @@ class QuizAnswer(LiteralTextArea):
 
     def action_stay(self) -> None:
         self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
+
+
+class RatingBar:
+    """The rating keys (a styled text) broken into lines by the lesson's rules at the width it
+    is drawn in: a key is not parted from its name and interval, and no line starts with the
+    ``·`` between two keys (Rich would wrap at any space)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for start, end in line_spans(self.text.plain, max(1, options.max_width)):
+            line = self.text[start:end]
+            # The glue was for the line breaker: the terminal gets plain spaces.
+            plain = line.plain.replace(NO_BREAK_SPACE, " ")
+            yield Text(plain, spans=list(line.spans), no_wrap=True, overflow="crop")
 
 
 class QuizCommands(Provider):
@@ -573,7 +590,7 @@ class QuizScreen(Screen[None]):
         plots.mount(widget)
         self.call_after_refresh(widget.show, rows)
 
-    def _rating_bar(self) -> Text:
+    def _rating_bar(self) -> RatingBar:
         """Each rating key with the interval fsrs gives it now, the suggested one in bold."""
         session = self.session
         assert session is not None
@@ -585,8 +602,9 @@ class QuizScreen(Screen[None]):
             label = strings.QUIZ_RATING_KEY.format(
                 key=rating, label=gettext(RATINGS[rating]), interval=format_interval(interval)
             )
-            text.append(label, style="bold reverse" if rating == suggested else "")
-        return text
+            # One unit where it fits: never "3" at a line's end and "Good 10 min" on the next.
+            text.append(unbreakable(label), style="bold reverse" if rating == suggested else "")
+        return RatingBar(text)
 
     def _feedback(self) -> Group:
         """Right or not, the answers, then the worked solution or the key points, broken into
