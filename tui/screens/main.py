@@ -43,7 +43,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static, TabPane
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -71,7 +71,7 @@ from tui.screens.resume import PlaceKeeper
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import FittingHeader
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
-from tui.widgets.side import LazyTabPane, OpenedLesson, SideTabs
+from tui.widgets.side import OpenedLesson, SideTab, SideTabs
 
 if TYPE_CHECKING:
     from textual.widgets import TextArea
@@ -178,21 +178,23 @@ class MainScreen(Screen[None]):
             yield ReadingPane(id="reading")
             # The tabs are built when the side pane is first shown, and each tab's content on
             # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
-            with SideTabs(id="side", initial="ledger", build_tabs=self._side_shown_at_start()):
-                yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
-                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
-                yield LazyTabPane(
-                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
-                )
-                yield LazyTabPane(
+            tabs = [
+                SideTab(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger"),
+                SideTab(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble"),
+                SideTab(strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"),
+                SideTab(
                     strings.TAB_COLLECTIVES,
                     "tui.widgets.collectives:CollectivesPane",
                     id="collectives",
-                )
-                yield LazyTabPane(
+                ),
+                SideTab(
                     strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
-                )
-                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
+                ),
+                SideTab(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab"),
+            ]
+            yield SideTabs(
+                tabs, id="side", initial="ledger", build_tabs=self._side_shown_at_start()
+            )
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
@@ -341,10 +343,7 @@ class MainScreen(Screen[None]):
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
-        await side.ready()
-        pane = side.get_pane(side.active)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
+        pane = await side.open_tab()
         focused = self.focused
         if focused is not None and side in focused.ancestors:
             return  # focused in the side pane meanwhile (a jump to a note there)
@@ -368,9 +367,7 @@ class MainScreen(Screen[None]):
         self.show_section(META_ID)
         # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
         # shows it when it is.
-        opened = OpenedLesson(self.lesson, self.progress)
-        for pane in self.query_one(SideTabs).panes():
-            pane.show_lesson(opened)
+        self.query_one(SideTabs).show_lesson(OpenedLesson(self.lesson, self.progress))
 
     @property
     def sections(self) -> tuple[Section, ...]:
@@ -521,26 +518,21 @@ class MainScreen(Screen[None]):
             tab = "collectives"
         self.focus_tab_pane(await self.open_side_tab(tab))
 
-    async def open_side_tab(self, tab: str) -> TabPane:
-        """Show side tab ``tab`` and return its pane once its content is built."""
+    async def open_side_tab(self, tab: str) -> Widget:
+        """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
+        built."""
         side = self.query_one(SideTabs)
         side.choose(tab)  # before the side pane is shown: its tabs may be built with it
         self.reading_mode = False
         self.side_shown = True
-        await side.ready()
-        side.active = tab
-        pane = side.get_pane(tab)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
-        return pane
+        return await side.open_tab(tab)
 
-    def focus_tab_pane(self, pane: TabPane) -> None:
+    def focus_tab_pane(self, pane: Widget) -> None:
         for child in pane.children:
             focus_first = getattr(child, "focus_first", None)
             if focus_first is not None:
                 focus_first()
                 return
-        self.query_one(SideTabs).focus()
 
     async def action_toggle_side(self) -> None:
         """F6: hide the side pane, or show it (on a narrow screen: switch pane). Remembered."""
@@ -618,8 +610,9 @@ class MainScreen(Screen[None]):
     def _section_place_changed(self) -> None:
         self.post_message(self.PlaceChanged())
 
-    @on(SideTabs.TabActivated)
-    def _tab_place_changed(self) -> None:
+    def on_tabbed_content_tab_activated(self) -> None:
+        # By name: the side tabs' module (and Textual's TabbedContent) is imported when the
+        # side pane is first shown, not for the first frame.
         self.post_message(self.PlaceChanged())
 
     # ----------------------------------------------------------------- search and my notes

@@ -18,7 +18,7 @@ from textual.widgets import Input, OptionList
 
 from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
 from tui.screens.layout import META_ID
-from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.side import SideTabs
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -58,11 +58,9 @@ class PlaceKeeper:
         side tab shown. Nothing when that widget is gone or its pane is not on screen."""
         screen = self.screen
         side = screen.query_one(SideTabs)
-        shown = side.get_pane(side.active) if side.active else None
-        pane = shown if isinstance(shown, LazyTabPane) and screen.side_shown else None
-        in_side = pane is not None
-        if pane is not None and state.side_tab == side.active:
-            await pane.ready()
+        in_side = bool(side.active) and screen.side_shown
+        if in_side and state.side_tab == side.active:
+            pane = await side.open_tab()
             if state.side_scroll:
                 self._restore_side_scroll(pane, state.side_scroll, 10)
         if not state.focus:
@@ -124,7 +122,7 @@ class PlaceKeeper:
 
     def _side_scroll(self, side: SideTabs) -> int:
         """The shown side tab's scroll position in lines (0 when it has none)."""
-        pane = side.get_pane(side.active) if side.active else None
+        pane = side.active_pane()
         if pane is None:
             return 0
         scrollers = pane.query(ScrollableContainer)
@@ -133,8 +131,7 @@ class PlaceKeeper:
     def restore_choices(self, state: ResumeState) -> None:
         """Hand each side tab its pane's choices of ``state`` (a pane not built yet takes them
         when it is)."""
-        for pane in self.screen.query_one(SideTabs).panes():
-            pane.restore_choices(state.panes.get(str(pane.id), {}))
+        self.screen.query_one(SideTabs).restore_choices(state.panes)
 
     def restore_layout(self, state: ResumeState, initial: bool) -> None:
         """The side tab, and the side pane shown or hidden when the layout is the one it was
@@ -224,10 +221,7 @@ class PlaceKeeper:
             return None
         side = sides.first(SideTabs)
         panes = {name: dict(choices) for name, choices in self.state.panes.items()}
-        for pane in side.panes():
-            choices = pane.choices()
-            if choices is not None:
-                panes[str(pane.id)] = choices
+        panes.update(side.choices())
         block, line = self._reading_anchor()
         usable = screen.size_class in SIDE_SIZES
         return ResumeState(
