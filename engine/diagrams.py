@@ -202,7 +202,9 @@ def strategy_diagram_parts(
         _("Volume per step: {volume}.").format(volume=_(strategy.volume)), "  ", "    ", width
     )
     comm += _wrap(
-        _("Source: {source}.").format(source=ascii_text(strategy.volume_source)),
+        _("Source: {source}.").format(
+            source=ascii_text(_("; ").join(_(source) for source in strategy.volume_sources))
+        ),
         "  ",
         "    ",
         width,

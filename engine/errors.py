@@ -6,24 +6,60 @@ OverflowError or a NaN result. The UI and the CLI show ``str(error)`` as is.
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from collections.abc import Callable
+from typing import Final
+
+from engine.i18n import gettext
 
 # Unicode categories written as escapes in a quoted input: controls, line and paragraph
 # separators, surrogates.
 _ESCAPED = frozenset({"Cc", "Zl", "Zp", "Cs"})
 
 
-def quoted(text: str) -> str:
-    """``text`` as a message quotes what the learner typed: in single quotes, each control
-    character (a tab, an escape), line or paragraph separator and lone surrogate written as
-    Python writes it (``\\t``, ``\\x1b``) so that it cannot move the cursor, colour the
-    screen or break the line, and every other character as typed (``repr`` also escapes the
-    joiners and variation selectors inside an emoji: 👩\\u200d💻)."""
-    shown = "".join(
+def escaped(text: str) -> str:
+    """``text`` as a message shows what the learner typed: each control character (a tab, an
+    escape), line or paragraph separator and lone surrogate written as Python writes it
+    (``\\t``, ``\\x1b``) so that it cannot move the cursor, colour the screen or break the
+    line, and every other character as typed (``repr`` also escapes the joiners and variation
+    selectors inside an emoji: 👩\\u200d💻)."""
+    return "".join(
         repr(char)[1:-1] if unicodedata.category(char) in _ESCAPED else char for char in text
     )
-    return f"'{shown}'"
+
+
+def beginning(text: str, limit: int) -> str:
+    """:func:`escaped` ``text`` cut to its first ``limit`` characters: a longer text keeps its
+    first ``limit - 1`` user-perceived characters (Unicode grapheme clusters, UAX #29, so an
+    emoji sequence is kept or left whole; an escape stands for its one character and is never
+    cut in two) and ends in ``…``."""
+    if len(text) <= limit:
+        return escaped(text)
+    # Imported here: only a long text needs it, and the module is on the start-up path.
+    from uniseg.graphemecluster import grapheme_clusters
+
+    clusters = list(itertools.islice(grapheme_clusters(text), limit + 1))
+    if len(clusters) <= limit:
+        return escaped(text)
+    return escaped("".join(clusters[: max(0, limit - 1)])) + "…"
+
+
+QUOTED_CHARACTERS: Final = 32
+"""The most characters of what the learner typed that a message quotes: a value pasted 2,000
+characters long is quoted by its beginning, not filling the screen (the field keeps it all)."""
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes what the learner typed: :func:`beginning` (at most
+    :data:`QUOTED_CHARACTERS`), in the interface language's quotes (``'abc'``, ``“abc”``)."""
+    return gettext("'{text}'").format(text=typed_value(text))
+
+
+def typed_value(text: str) -> str:
+    """What the learner typed, as a message shows it without quotes (``got 1.5``):
+    :func:`beginning`, at most :data:`QUOTED_CHARACTERS`."""
+    return beginning(text, QUOTED_CHARACTERS)
 
 
 class ShardbookError(Exception):

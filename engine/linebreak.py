@@ -14,7 +14,15 @@ and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
 - no line starts with closing punctuation (``。，、；：！？）」』``, UAX #14 classes CL, CP, EX, IS,
   NS, and closing quotes) or ends with opening punctuation (class OP and opening quotes).
   UAX #14 already forbids most of these breaks; the rule also holds where a run wider than the
-  line has to be split between two characters.
+  line has to be split between two characters;
+- no line starts with the separator ``·`` between the parts of a line (``start not rated · end
+  not rated``): it stays at the end of the line with the word before it (UAX #14 gives it class
+  AI, read as a letter, after which a space allows a break);
+- no break inside a Chinese word of two characters set apart by a space on at least one side
+  (and on the other a space, punctuation or Latin text: ``未评`` in ``开始 未评 · 结束 未评`` and in
+  ``：未评 -> 未评；``, ``练习 4-5``), where it fits: UAX #14 allows a break between any two
+  ideographs, which split such a word (a mark, a label) in two. Running Chinese text
+  (``、参数、``) breaks between any two characters, as Chinese is set.
 
 Lines are filled greedily. A piece between two break opportunities that is wider than the line
 by itself is split between grapheme clusters (never inside one), so every line fits except one
@@ -51,6 +59,15 @@ NO_BREAK_SPACE: Final = "\u00a0"
 # Words (any script's letters and digits, with the joiners) glued by NO-BREAK SPACEs: a name such
 # as a field's label with its symbol, kept on one line like a word run (see :func:`unbreakable`).
 _GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
+# The separator between the parts of a line: never the first character of one.
+SEPARATOR: Final = "·"
+# CJK unified ideographs (and their extension A and compatibility block).
+_IDEOGRAPH: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A word of two ideographs with none beside it, and a space (or the text's edge) on one side.
+_TWO_IDEOGRAPHS: Final = re.compile(
+    rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
+    rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
+)
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -131,7 +148,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 3
+ANALYSIS_CACHE_VERSION: Final = 4
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -223,9 +240,15 @@ def _analyse(text: str) -> Analysis:
     for index in range(1, len(text)):
         if text[index - 1] != " ":
             opening_before = is_opening(text[index - 1])
-        if breakables[index] and not is_closing(text[index]) and not opening_before:
+        if (
+            breakables[index]
+            and not is_closing(text[index])
+            and not opening_before
+            and text[index] != SEPARATOR
+        ):
             positions.append(index)
-    spans = sorted([*word_runs(text), *(glued.span() for glued in _GLUED.finditer(text))])
+    glued = [*_GLUED.finditer(text), *_TWO_IDEOGRAPHS.finditer(text)]
+    spans = sorted([*word_runs(text), *(match.span() for match in glued)])
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)
     return tuple(positions), runs
 

@@ -52,7 +52,7 @@ def _provenance(added: bool, sources: tuple[str, ...], labels: MarkdownLabels) -
     words = [gettext(labels.added)] if added else []
     if sources:
         shown = gettext(labels.labelled).format(
-            label=gettext(labels.sources), text="; ".join(sources)
+            label=gettext(labels.sources), text=gettext(labels.separator).join(sources)
         )
         words.append(shown)
     return [Block("provenance", gettext(labels.separator).join(words))] if words else []

@@ -31,6 +31,7 @@ from typing import Final, Literal
 from rich.cells import cell_len
 
 from engine.exercises import EXERCISE_ITEMS, answered_notes, note_label
+from engine.i18n import gettext
 from engine.lesson import Lesson, Section, meta_lines
 from engine.linebreak import is_closing, is_opening, word_runs
 from engine.progress import LessonProgress
@@ -168,7 +169,7 @@ def reader_texts(
             if item.id in revealed:
                 texts.extend(item.key_points)
                 if item.key_point_sources:
-                    texts.append("; ".join(item.key_point_sources))
+                    texts.append(gettext("; ").join(item.key_point_sources))
         return texts
     items = iter(section.items)
     for block in section_blocks(section):

@@ -162,13 +162,16 @@ ACTIVATIONS_MEASURED_REGIONS: Final = cite(ACTIVATION_RECOMPUTATION_PAPER, "§4.
 ZERO_COMMUNICATION: Final = cite(ZERO_PAPER, "§7")
 MEGATRON_COMMUNICATION: Final = cite(MEGATRON_LM_PAPER, "§3.2")
 SEQUENCE_PARALLEL_COMMUNICATION: Final = cite(ACTIVATION_RECOMPUTATION_PAPER, "§4.2.2")
-EXPERT_PARALLEL_COMMUNICATION: Final = (
-    f"{GSHARD_PAPER} §2-3 for dispatch/combine all-to-all; volume derived here, assuming "
-    "uniform routing"
+# Works as written, then what this project derives from them, translated where shown (gettext
+# of the whole text, as MPICH_COSTS below); each starts with its works (tests/test_i18n.py
+# checks it).
+EXPERT_PARALLEL_COMMUNICATION: Final = N_(
+    "Lepikhin et al. 2020, GShard (arXiv:2006.16668) §2-3 for dispatch/combine all-to-all; "
+    "volume derived here, assuming uniform routing"
 )
-CONTEXT_PARALLEL_COMMUNICATION: Final = (
-    f"{MEGATRON_CP_DOCS}; {RING_ATTENTION_PAPER}; volume derived here for K and V without "
-    "grouped-query attention"
+CONTEXT_PARALLEL_COMMUNICATION: Final = N_(
+    "Megatron Core docs, context parallelism; Liu et al. 2023, Ring Attention "
+    "(arXiv:2310.01889); volume derived here for K and V without grouped-query attention"
 )
 DDP_OVERLAP: Final = (
     f"{PYTORCH_DDP_DOCS}: bucketed all-reduce overlaps backward (bucket_cap_mb 25); no_sync "
@@ -193,9 +196,11 @@ MPICH_COSTS: Final = N_(
     "MPICH (IJHPCA 19(1)), the MPICH algorithm notes"
 )
 BUS_BANDWIDTH: Final = f"{NCCL_TESTS_REPO} doc/PERFORMANCE.md (algbw = S/t, busbw = algbw × factor)"
-DOUBLE_BINARY_TREE: Final = (
-    f"{TWO_TREE_PAPER}; {NCCL_REPO} src/graph/trees.cc (double binary tree), src/graph/tuning.cc "
-    "(tree all-reduce: algorithm bandwidth = bus bandwidth / 2, 2·log2 hops of latency)"
+DOUBLE_BINARY_TREE: Final = N_(
+    "Sanders, Speck, Träff 2009, Two-tree algorithms for full bandwidth broadcast, reduction and "
+    "scan (Parallel Computing 35(12)); NVIDIA/nccl src/graph/trees.cc (double binary tree), "
+    "src/graph/tuning.cc (tree all-reduce: algorithm bandwidth = bus bandwidth / 2, 2·log2 hops "
+    "of latency)"
 )
 
 # -- Pipeline bubble

@@ -84,8 +84,9 @@ class Strategy:
         collectives: the collectives it runs, in the order they run within a step.
         point_to_point: ``True`` when its main transfer goes between neighbouring ranks
             (pipeline stages) instead of among all ranks.
-        volume: the total communication volume per step (ASCII), with ``volume_source``.
-        volume_source: where ``volume`` comes from.
+        volume: the total communication volume per step (ASCII), with ``volume_sources``.
+        volume_sources: where ``volume`` comes from: the works cited, each shown through
+            gettext (a description after a work's title is translated).
         needs: the answer to "when does it need other ranks' data?" (ASCII).
         wait: one wait its communication can cause (ASCII).
         recovers: the answer to "where does it recover from after a failure?" (ASCII).
@@ -102,7 +103,7 @@ class Strategy:
     collectives: tuple[CollectiveUse, ...]
     point_to_point: bool
     volume: str
-    volume_source: str
+    volume_sources: tuple[str, ...]
     needs: str
     wait: str
     recovers: str
@@ -179,7 +180,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=(_DP_GRAD_ALL_REDUCE,),
         point_to_point=False,
         volume=N_("2*Psi elements per step"),
-        volume_source=sources.ZERO_COMMUNICATION,
+        volume_sources=(sources.ZERO_COMMUNICATION,),
         needs=(
             N_(
                 "Only in backward: gradients are all-reduced before the optimizer step; "
@@ -225,7 +226,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
         volume=N_("2*Psi elements per step, the same as DP"),
-        volume_source=sources.ZERO_COMMUNICATION,
+        volume_sources=(sources.ZERO_COMMUNICATION,),
         needs=(
             N_(
                 "After backward: the summed gradients of its shard (reduce-scatter); after the "
@@ -272,7 +273,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         collectives=_ZERO12_COLLECTIVES,
         point_to_point=False,
         volume=N_("2*Psi elements per step, the same as DP"),
-        volume_source=sources.ZERO_COMMUNICATION,
+        volume_sources=(sources.ZERO_COMMUNICATION,),
         needs=(
             N_(
                 "During backward: each gradient bucket is reduce-scattered to its shard's owner; "
@@ -340,7 +341,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         ),
         point_to_point=False,
         volume=N_("3*Psi elements per step, 1.5 times DP"),
-        volume_source=sources.ZERO_COMMUNICATION,
+        volume_sources=(sources.ZERO_COMMUNICATION,),
         needs=(
             N_(
                 "Before every layer, in forward and again in backward: that layer's full "
@@ -401,7 +402,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         ),
         point_to_point=False,
         volume=N_("8*b*s*h*(t-1)/t elements per layer per device per micro-batch"),
-        volume_source=sources.MEGATRON_COMMUNICATION,
+        volume_sources=(sources.MEGATRON_COMMUNICATION,),
         needs=(
             N_(
                 "Inside every layer, in forward and in backward: the partial results of the "
@@ -477,9 +478,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         volume=(
             N_("8*b*s*h*(t-1)/t elements per layer per device per micro-batch, the same as TP")
         ),
-        volume_source=(
-            f"{sources.SEQUENCE_PARALLEL_COMMUNICATION}; {sources.MEGATRON_COMMUNICATION}"
-        ),
+        volume_sources=(sources.SEQUENCE_PARALLEL_COMMUNICATION, sources.MEGATRON_COMMUNICATION),
         needs=(
             N_(
                 "At the entry and exit of every attention and MLP block, in forward and in "
@@ -540,7 +539,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
         ),
         point_to_point=True,
         volume=N_("2*b*s*h elements per micro-batch per stage boundary (forward and backward)"),
-        volume_source=sources.MEGATRON_COMMUNICATION,
+        volume_sources=(sources.MEGATRON_COMMUNICATION,),
         needs=(
             N_(
                 "Per micro-batch: the previous stage's activations before its forward, and the "
@@ -616,7 +615,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "2*Psi_shared per step"
             )
         ),
-        volume_source=f"{sources.EXPERT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
+        volume_sources=(sources.EXPERT_PARALLEL_COMMUNICATION, sources.ZERO_COMMUNICATION),
         needs=(
             N_(
                 "In every MoE layer, in forward and backward: tokens go to the ranks of their "
@@ -689,7 +688,7 @@ _STRATEGY_LIST: tuple[Strategy, ...] = (
                 "2*Psi per step"
             )
         ),
-        volume_source=f"{sources.CONTEXT_PARALLEL_COMMUNICATION}; {sources.ZERO_COMMUNICATION}",
+        volume_sources=(sources.CONTEXT_PARALLEL_COMMUNICATION, sources.ZERO_COMMUNICATION),
         needs=(
             N_(
                 "In every attention layer: its queries need the keys and values of the other "

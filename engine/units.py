@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from engine.errors import InputError, quoted
+from engine.errors import InputError, quoted, typed_value
 from engine.i18n import gettext as _
 
 GB = 1e9
@@ -174,7 +174,7 @@ def parse_int(
         )
     value = _scaled(field, value, _COUNT_SUFFIX[key], text)
     # Messages show the value as typed (100000000), not its float's shortest form (1e+08).
-    typed = str(text).strip()
+    typed = typed_value(str(text).strip())
     if value != math.floor(value):
         raise InputError(field, _("must be a whole number, got {value}").format(value=typed))
     if value < minimum:

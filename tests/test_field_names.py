@@ -18,6 +18,7 @@ from engine.errors import FieldName, InputError, quoted
 from engine.i18n import set_language
 from engine.ledger import INPUT_NAMES
 from engine.linebreak import NO_BREAK_SPACE
+from engine.progress import ProgressStore
 from tests.pilot_helpers import paste_into, settle, shown, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
@@ -25,7 +26,9 @@ from tui.widgets.calculator import CalculatorPane, ResultView
 from tui.widgets.tradeoffs import picker_error
 
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
-BAD_INPUTS = ("", "0", "-1", "abc", "1e400")
+# A value pasted 2,003 characters long (past a float's range): quoted by its beginning only.
+LONG_INPUT = "9" * 2003
+BAD_INPUTS = ("", "0", "-1", "abc", "1e400", LONG_INPUT)
 PANES = {"ledger": "LedgerPane", "bubble": "BubblePane", "collectives": "CollectivesPane"}
 
 
@@ -124,6 +127,27 @@ async def test_ledger_errors_name_fields_by_their_labels(tmp_path: Path, languag
         assert not unnamed_keys(error, labels)
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_a_refused_long_value_is_quoted_by_its_beginning_and_kept_whole(
+    tmp_path: Path, language: str
+) -> None:
+    """2,003 nines pasted into the Ledger's parameter count were quoted in full under the
+    form: the message quotes its first characters and an ellipsis, led by the field's label;
+    the field keeps every character, and the form is saved as typed."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_pane(app, pilot, "ledger")
+        field = pane.query_one("#field-params", Input)
+        error = await error_after(pilot, pane, field, LONG_INPUT)
+        assert error.startswith(pane.label_of("params"))
+        assert "9" * 31 + "…" in error and "9" * 33 not in error
+        assert len(error) < 200
+        assert field.value == LONG_INPUT
+        await pilot.press("ctrl+q")
+    saved = ProgressStore(tmp_path).load("S15").progress.forms["ledger"]
+    assert saved["params"] == LONG_INPUT
+
+
 def drawn_lines(widget: Static | ResultView) -> list[str]:
     """The lines ``widget`` draws at its width, as the learner sees them."""
     return [
@@ -193,6 +217,8 @@ async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, lang
                     assert not re.search(r"\b(nan|inf)\b", error, re.IGNORECASE), where
                     if bad in ("abc", "1e400"):  # what was typed, quoted as typed
                         assert quoted(bad) in error, where
+                    if bad == LONG_INPUT:  # its beginning, never the whole of it
+                        assert "9" * 31 + "…" in error and "9" * 33 not in error, where
                     assert language == "zh" or not CJK.search(error), where
         assert messages > 100
 

@@ -224,13 +224,60 @@ async def test_a_paste_nothing_takes_is_refused_with_a_hint_not_run_as_keys(
         screen = app.screen
         app.post_message(events.Paste("hello [bold]x /search\n"))
         await wait_until(pilot, lambda: bool(notified.messages))
-        assert notified.messages[-1].startswith('Not typed: "hello [bold]x /search"')
+        # The line break as README says a control character is quoted: \n, not a space.
+        assert notified.messages[-1].startswith('Not typed: "hello [bold]x /search\\n"')
         toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
-        assert len(toasts) == 1 and '"hello [bold]x /search"' in toasts[0]
+        assert len(toasts) == 1 and '"hello [bold]x /search\\n"' in toasts[0]
         assert app.screen is screen and not app.dirty
         app.post_message(events.Paste("a very long paste of a whole paragraph of notes"))
         await wait_until(pilot, lambda: "…" in notified.messages[-1])
+        # A paste is its own hint: the one before is not glued to it.
         assert 'Not typed: "a very long paste of a …"' in notified.messages[-1]
+
+
+async def test_a_pasted_tab_is_quoted_as_an_escape_and_each_paste_has_its_own_hint(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """A tab and a line break pasted on the lesson were drawn as spaces, and two pastes were
+    run together in one hint (``"12"``): each paste is quoted alone, as pasted, its control
+    characters written ``\\t`` and ``\\n``; keys typed after it start a hint of their own."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        app.post_message(events.Paste("a\tb\nc"))
+        await wait_until(pilot, lambda: bool(notified.messages))
+        assert 'Not typed: "a\\tb\\nc"' in notified.messages[-1]
+        app.post_message(events.Paste("2"))
+        await wait_until(pilot, lambda: len(notified.messages) == 2)
+        assert 'Not typed: "2"' in notified.messages[-1]
+        await pilot.press("x")
+        await wait_until(pilot, lambda: len(notified.messages) == 3)
+        assert 'Not typed: "x"' in notified.messages[-1]
+        toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len(toasts) == 1 and '"x"' in toasts[0]
+
+
+async def test_the_not_typed_hint_goes_when_a_dialog_opens_over_it(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """The hint stayed drawn over the search dialog's title after ``/`` opened it: a screen
+    pushed over the one where a key was refused takes the hint away, on every screen."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        main = app.screen
+        await pilot.press("x")
+        await wait_until(pilot, lambda: bool(main.query("Toast")))
+        await pilot.press("slash")
+        await wait_until(pilot, lambda: app.screen is not main)
+        await pilot.pause()
+        for screen in app.screen_stack:
+            assert not [str(toast.render()) for toast in screen.query("Toast")]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(notified.messages) == 2)
+        assert 'Not typed: "y"' in notified.messages[-1]  # not "xy"
 
 
 async def test_a_paste_on_the_reveal_button_goes_into_its_answer(

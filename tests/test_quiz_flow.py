@@ -432,6 +432,87 @@ async def test_a_true_false_question_shows_only_footer_keys_that_fit_whole(
         await wait_until(pilot, fitted, timeout=5)
 
 
+@pytest.mark.parametrize(
+    ("language", "submit", "judge", "instruction", "good"),
+    [
+        ("en", "^r Submit", "t f True/False", "Press t (true) or f (false).", "3 Good 10 min"),
+        ("zh", "^r 提交", "t f 判断", "按 t（对）或 f（错）。", "3 良好 10 分钟"),
+    ],
+    ids=["en", "zh"],
+)
+async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_is_whole(
+    tmp_path: Path,
+    lesson: Lesson,
+    language: str,
+    submit: str,
+    judge: str,
+    instruction: str,
+    good: str,
+) -> None:
+    """At 40x12 a self-check's ``^r Submit`` and a true/false question's ``t f True/False``
+    were dropped from the footer while ``^p palette`` stayed, and the instruction under the
+    statement was cut after ``Press t``, as were a matching question's choices after ``a)``:
+    the keys that answer come first, and the instruction and the choices are on screen whole,
+    wrapped."""
+    review_before(tmp_path, lesson, ("self-check",))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert current(app).answer_kind == "true-false"
+        await wait_until(pilot, lambda: judge in screen_lines(app)[-1], timeout=5)
+        on_screen = "".join(line.strip() for line in screen_lines(app)[:-1]).replace(" ", "")
+        assert instruction.replace(" ", "") in on_screen
+        # The statement too, to its end (it was cut at the question region's half screen).
+        assert current(app).prompt.replace(" ", "")[-8:] in on_screen
+        # Answered: the rating keys wrap whole ("3" was left at a line's end, "Good 10 min" on
+        # the next), and no line of them starts with the "·" between two.
+        await pilot.press("t")
+        ratings = app.screen.query_one("#quiz-ratings")
+        await wait_until(pilot, lambda: ratings.region.height >= 2)
+        lines = [
+            line.strip() for line in screen_lines(app)[ratings.region.y : ratings.region.bottom]
+        ]
+        assert good in lines[0] + "\n" + lines[1] and not any(
+            line.startswith("·") for line in lines
+        ), lines
+        assert all(line.split("  ·  ")[-1][:1].isdigit() for line in lines), lines
+    review_before(tmp_path, lesson, ("misconception",))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        # A matching question: its four choices were cut off the question's region (only
+        # "a)" showed); they are in the region that scrolls, the one with the focus.
+        assert current(app).answer_kind == "choice"
+        assert app.focused is app.screen.query_one("#quiz-body")
+        await wait_until(pilot, lambda: "a b c d" in screen_lines(app)[-1], timeout=5)
+        assert any(line.strip().startswith("a)") for line in screen_lines(app))
+        await pilot.press("end")  # the focused region scrolls to the last choice
+        await wait_until(
+            pilot, lambda: any(line.strip().startswith("d)") for line in screen_lines(app))
+        )
+    review_before(tmp_path, lesson, ("matching",))
+    app = make_app(
+        progress_dir=tmp_path,
+        autosave_delay=0.05,
+        language=language,
+        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
+    )
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert screen_of(app).typing
+        await wait_until(pilot, lambda: submit in screen_lines(app)[-1], timeout=5)
+
+
 async def test_quiz_keys_never_type_into_the_answer_and_undo_is_reachable(tmp_path: Path) -> None:
     app = quiz_app(tmp_path, lesson="S15")
     async with app.run_test(size=SIZE) as pilot:

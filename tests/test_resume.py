@@ -36,6 +36,8 @@ from tui import app as app_module
 from tui.app import ShardbookApp, make_app
 from tui.widgets.collectives import CollectivesPane
 from tui.widgets.diagrams import DiagramsPane
+from tui.widgets.literal import LiteralTextArea
+from tui.widgets.notes import SelfCheckBox
 from tui.widgets.tradeoffs import TradeoffsPane
 
 
@@ -400,6 +402,34 @@ async def test_a_restored_field_takes_the_next_key_at_its_end(tmp_path: Path) ->
         await pilot.pause()
         await pilot.press("0")
         await wait_until(pilot, lambda: field.value == "13B0")
+
+
+async def test_restart_gives_the_focus_back_to_a_self_check_answer_with_the_cursor_at_its_end(
+    tmp_path: Path,
+) -> None:
+    """The focus in a self-check answer box was kept as the reading pane's (the box had no id
+    to name it by), so after a restart no box had it: the box that had it gets it back, the
+    cursor at the end of its two lines, and the next key typed goes there."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await goto_section(pilot, app, "self-check")
+        box = app.query(SelfCheckBox)[1]
+        box.text_area.focus()
+        await pilot.pause()
+        await pilot.press(*"my", "enter", *"answer")
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == f"answers:{box.item.id}"
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.focused, LiteralTextArea))
+        area = app.focused
+        assert isinstance(area, LiteralTextArea)
+        restored = next(node for node in area.ancestors if isinstance(node, SelfCheckBox))
+        assert restored.item.id == box.item.id and area.text == "my\nanswer"
+        assert area.cursor_location == (1, len("answer")) and not area.selected_text
+        await pilot.press("s")
+        await wait_until(pilot, lambda: area.text == "my\nanswers")
 
 
 async def test_restart_gives_the_focus_and_the_side_scroll_back(tmp_path: Path) -> None:

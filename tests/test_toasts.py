@@ -159,3 +159,39 @@ async def test_a_message_is_broken_by_the_lessons_rules_and_again_on_resize(
         lines = str(toast.render()).split("\n")
         assert not [line for line in lines if line[:1] in CLOSING], lines
         assert max(cell_len(line) for line in lines) <= toast.content_region.width <= 50
+
+
+async def test_ctrl_ns_message_leaves_the_side_panes_tabs_in_sight(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """At 80x24 ctrl+n's message (the step it took the learner to, the Ledger's first field)
+    was drawn over the side pane's tab row for its 4 seconds: it starts under the tabs, and
+    the field and the figures are not under it either."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        for _ in range(12):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            if "exercise 1" in notified.messages[-1]:
+                break
+        assert "exercise 1" in notified.messages[-1]
+        tabs = app.main_screen.query_one("SideTabs Tabs")
+        field = app.query_one("#field-params")
+        assert app.focused is field
+
+        def clear_of_the_tabs() -> bool:
+            shown = toasts(app)
+            return (
+                len(shown) == 1
+                and tabs.region.height > 0
+                and not shown[0].region.overlaps(tabs.region)
+                and not shown[0].region.overlaps(field.region)
+            )
+
+        await wait_until(pilot, clear_of_the_tabs, timeout=3)
+        (toast,) = toasts(app)
+        assert "exercise 1" in str(toast.render())
+        assert toast.region.y == tabs.region.bottom
+        figures = app.query_one("LedgerPane .calc-result")
+        assert not toast.region.overlaps(figures.region)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import units
-from engine.errors import InputError, quoted
+from engine.errors import QUOTED_CHARACTERS, InputError, quoted
 
 
 @pytest.mark.parametrize(
@@ -128,5 +128,7 @@ def test_a_quoted_input_has_no_character_that_moves_the_cursor(text: str) -> Non
     shown = quoted(text)
     assert shown.startswith("'") and shown.endswith("'")
     assert not any(char in shown for char in "\n\r\t\x1b\x07\x00\u2028\u2029\x85")
-    if all(char.isprintable() for char in text):
+    if all(char.isprintable() for char in text) and len(text) <= QUOTED_CHARACTERS:
         assert shown == f"'{text}'"
+    # A long text: its beginning (a grapheme is kept or left whole) and an ellipsis.
+    assert len(shown) <= len(repr(text)) + 2 or shown.endswith("…'")

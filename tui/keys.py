@@ -51,7 +51,9 @@ from textual.pilot import Pilot
 from textual.timer import Timer
 from textual.widget import Widget
 
+from engine.errors import beginning
 from tui import strings
+from tui.toasts import withdraw_one
 
 # How often a key whose marker may be lost (its widget was removed meanwhile) is checked.
 _WATCHDOG_SECONDS = 0.25
@@ -125,6 +127,7 @@ class KeyOrderApp(App[ReturnType]):
         self._key_watchdog: Timer | None = None
         self._key_hint: Notification | None = None
         self._refused = ""
+        self._hint_grows = True
         # Set once the first screen is ready for keys (see module docstring).
         self._keys_open = asyncio.Event()
 
@@ -134,6 +137,15 @@ class KeyOrderApp(App[ReturnType]):
         # its first frame comes behind those its on_mount asked for.
         screen = self.screen
         screen.call_later(screen.call_after_refresh, self._open_keys)
+        # What was not typed on one screen is not news on the next (a dialog opened over it:
+        # the hint would cover its title).
+        self.screen_change_signal.subscribe(self, self._withdraw_key_hint, immediate=True)
+
+    def _withdraw_key_hint(self, _screen: object = None) -> None:
+        """Take the "not typed" hint off the screen, and start the next one afresh."""
+        hint, self._key_hint, self._refused = self._key_hint, None, ""
+        if hint is not None:
+            withdraw_one(self, hint)
 
     def _open_keys(self) -> None:
         """The first screen is ready: handle the keys that came meanwhile, in order."""
@@ -300,10 +312,9 @@ class KeyOrderApp(App[ReturnType]):
             return
         field = self._nearest_text_field("a", "a")
         if field is None:
-            pasted = " ".join(event.text.split())
-            if len(pasted) > _HINT_CHARACTERS:
-                pasted = pasted[: _HINT_CHARACTERS - 1] + "…"
-            self._refuse(pasted)
+            # Its own hint, its beginning as pasted (a tab written \t): not glued to what was
+            # refused before it, nor grown by what comes after.
+            self._refuse(beginning(event.text, _HINT_CHARACTERS), grows=False)
             return
         field.screen.set_focus(field)
         # Forwarded, as Textual routes input: the paste bubbles up from a TextArea, and the app
@@ -331,14 +342,18 @@ class KeyOrderApp(App[ReturnType]):
                 return None
         return None
 
-    def _refuse(self, character: str) -> None:
-        """Tell the learner the key was not typed, in one toast that grows while they type."""
+    def _refuse(self, character: str, grows: bool = True) -> None:
+        """Tell the learner the key was not typed, in one toast that grows while they type
+        (``grows``: a paste is quoted alone, and is not grown)."""
         hint = self._key_hint
-        if hint is not None and not hint.has_expired:
+        live = hint is not None and hint in self._notifications and not hint.has_expired
+        if live and grows and self._hint_grows:
             self._refused = (self._refused + character)[-_HINT_CHARACTERS:]
-            self._unnotify(hint)  # Textual's own remover; App offers only clear-all publicly
         else:
             self._refused = character
+        self._hint_grows = grows
+        if hint is not None and live:
+            self._unnotify(hint)  # Textual's own remover; App offers only clear-all publicly
         self._key_hint = Notification(
             strings.KEY_NOT_TYPED.format(text=self._refused),
             severity="warning",

@@ -337,6 +337,8 @@ BUBBLE_SIMULATING = N_(
     "replaces this one"
 )
 BUBBLE_SIMULATION_FAILED = N_("the simulation failed: {error}")
+# The Bubble pane's heading: the schedule and its sizes ("gpipe: p=4, m=8").
+BUBBLE_HEADING = N_("{schedule}: p={stages}, m={micro_batches}")
 BUBBLE_TIME_UNIT = N_("t = op-time units: the t_F, t_B, t_W entered below (default 1 each)")
 
 # Search (/ and ctrl+f) and the notes view (ctrl+e).
@@ -444,6 +446,8 @@ OBJECTIVE_TRAINED = N_("trained by {trainers} ({done}/{total} done)")
 STEP_KINDS = {"exercise": N_("exercise"), "self-check": N_("self-check")}
 # Between the items of a list in a sentence ("exercise 2, self-check 2").
 LIST_SEPARATOR = N_(", ")
+# Between the works a text cites ("sources: A; B"): full-width in Chinese.
+SOURCES_SEPARATOR = N_("; ")
 OBJECTIVE_RATING = N_("your rating: start {start} · end {end}")
 OBJECTIVE_RATING_FOCUSED = N_(
     "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1 not yet · 2 partly · "

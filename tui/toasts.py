@@ -10,8 +10,9 @@ for every notification.
   and cut a run of Chinese anywhere. The lines are broken again when the terminal is resized.
 - A bar across the whole width, at the top under the header; at the bottom above the footer
   when the focused widget is in the top rows and not in the bottom ones (a quiz answer, a
-  Ledger field scrolled up), so the field being typed in is never hidden. Its text wraps
-  within the screen and it never covers the header or the footer (``app.tcss``).
+  Ledger field scrolled up), so the field being typed in is never hidden. At the top it starts
+  under a row of tabs right below the header (the side pane's), which stays in sight. Its
+  text wraps within the screen and it never covers the header or the footer (``app.tcss``).
 
 Why the whole width: Textual 8.2.8 repaints only the cells a toast covered when it goes
 (``Compositor.render_partial_update``), and renders each widget's lines cropped to that area
@@ -30,12 +31,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakSet
 
 from rich.cells import cell_len
 from textual.app import App
 from textual.css.query import NoMatches
-from textual.geometry import Region
+from textual.geometry import Region, Spacing
 from textual.notifications import Notification
+from textual.screen import Screen
 from textual.widgets._toast import Toast, ToastRack
 
 from engine.linebreak import break_text
@@ -114,6 +117,29 @@ def show_alone(app: App[Any], notification: Notification) -> None:
     place(app, rack, rows)
     # Again once laid out: ctrl+n scrolls the field it focused into view after this.
     app.call_after_refresh(place, app, rack, rows)
+    screen = app.screen
+    if screen not in _FOLLOWED:
+        # And whenever the screen is laid out again while a message is up (the side pane and
+        # its tabs hidden by F7 or F6, the focus moved).
+        _FOLLOWED.add(screen)
+        screen.screen_layout_refresh_signal.subscribe(app, _place_again, immediate=True)
+
+
+# The screens whose new layouts place the message on them again.
+_FOLLOWED: WeakSet[Screen[Any]] = WeakSet()
+
+
+def _place_again(screen: Screen[Any]) -> None:
+    """Place the message on ``screen`` again for its new layout, if one is shown."""
+    app = screen.app
+    if not app._notifications or screen is not app.screen:
+        return
+    try:
+        rack = screen.get_child_by_type(ToastRack)
+    except NoMatches:
+        return
+    width = screen.size.width
+    place(app, rack, max(toast_rows(n.message, width) for n in app._notifications))
 
 
 def withdraw(app: App[Any], *severities: str) -> None:
@@ -125,16 +151,38 @@ def withdraw(app: App[Any], *severities: str) -> None:
             app._unnotify(notification)
 
 
+def withdraw_one(app: App[Any], notification: Notification) -> None:
+    """Take ``notification`` off every screen of the stack: under a dialog the screen below
+    still shows its toast (Textual refreshes only the top screen's), until it times out."""
+    if notification in app._notifications:
+        app._unnotify(notification)
+    toast_id = ToastRack._toast_id(notification)
+    for screen in app.screen_stack:
+        for rack in screen.query_children(ToastRack):
+            for holder in list(rack.children):
+                if holder.id == toast_id:
+                    holder.remove()
+
+
 def place(app: App[object], rack: ToastRack, rows: int) -> None:
-    """Dock the toasts at the bottom when the focused widget is in the top ``rows`` rows under
-    the header and not in the bottom ones above the footer; at the top otherwise."""
+    """Dock the toasts at the top, under the header and under a row of tabs right below it
+    (the side pane's, beside the lesson: ctrl+n's message covered them for its 4 seconds);
+    at the bottom above the footer when the focused widget is in the top ``rows`` rows there
+    and not in the bottom ones."""
     screen = app.screen
     width, height = screen.size
+    under_header = Region(0, 1, width, 1)
+    # By the type's name: no import of Textual's tabs on the start-up path for it.
+    tabs = [tab.region for tab in screen.query("Tabs") if tab.display and tab.region]
+    top = max((region.bottom for region in tabs if region.overlaps(under_header)), default=1)
     focused = screen.focused
     bottom = False
     if focused is not None and focused.region:
         shown = focused.region
-        top_rows = Region(0, 1, width, rows)
+        top_rows = Region(0, top, width, rows)
         bottom_rows = Region(0, max(1, height - 1 - rows), width, rows)
         bottom = shown.overlaps(top_rows) and not shown.overlaps(bottom_rows)
     rack.set_class(bottom, "-bottom")
+    margin = Spacing(0, 0, 1, 0) if bottom else Spacing(top, 0, 0, 0)
+    if rack.styles.margin != margin:
+        rack.styles.margin = margin

@@ -120,10 +120,9 @@ def collective_cost(
     alpha = parse_time("latency_s", latency_s)
     name = check_algorithm(op, algorithm, max(p, 2))
     factor = bus_bandwidth_factor(op, p)
-    # The MPICH paper's description is in the interface language, the titles as written.
-    algorithm_source = (
-        sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else _(sources.MPICH_COSTS)
-    )
+    # The works' descriptions are in the interface language, their titles as written.
+    cited = sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else sources.MPICH_COSTS
+    algorithm_source = _(cited)
     source = _("; ").join((algorithm_source, sources.BUS_BANDWIDTH))
     if p == 1 or n == 0:
         # NCCL returns at once for one rank or a count of 0: nothing is sent.

@@ -76,7 +76,9 @@ def anki_cards(lesson: Lesson) -> list[dict[str, str]]:
                 "kind": item.kind,
                 "question": prompt,
                 "answer": answer,
-                "sources": "; ".join(question.sources),
+                # As the quiz shows them: a work's description in the language, its
+                # separator the language's.
+                "sources": _("; ").join(_(source) for source in question.sources),
             }
         )
     return cards

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 from engine.ledger.model import DEFAULT_LORA_TARGETS
 from engine.ledger.validate import checked_targets
@@ -117,9 +117,9 @@ def parse_device_memory(field: str, text: str) -> float:
         raise InputError(
             field,
             _(
-                "{text!r} is {value:g} bytes, less than any accelerator has; was the unit left "
+                "{text} is {value:g} bytes, less than any accelerator has; was the unit left "
                 "out? (80GB = 80e9 bytes, 80GiB = 80 x 2^30)"
-            ).format(text=text.strip(), value=value),
+            ).format(text=quoted(text.strip()), value=value),
         )
     return value
 

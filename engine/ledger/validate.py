@@ -22,7 +22,7 @@ from engine.checks import (
     whole_number,
     zero_stage,
 )
-from engine.errors import FieldName, InputError
+from engine.errors import FieldName, InputError, quoted
 from engine.i18n import gettext
 from engine.ledger.model import (
     CONVENTIONS,
@@ -55,8 +55,8 @@ def checked_targets(names: object) -> tuple[str, ...]:
         if name not in LORA_TARGETS:
             raise InputError(
                 "lora_targets",
-                gettext("{name!r} is not one of {choices} (comma list)").format(
-                    name=name, choices=", ".join(LORA_TARGETS)
+                gettext("{name} is not one of {choices} (comma list)").format(
+                    name=quoted(str(name)), choices=", ".join(LORA_TARGETS)
                 ),
             )
     if not names:

@@ -125,7 +125,8 @@ def formula_markdown(formula: Formula, labels: MarkdownLabels = DEFAULT_LABELS) 
 def _provenance(added: bool, sources: Sequence[str], labels: MarkdownLabels) -> str:
     words = [labels.added] if added else []
     if sources:
-        words.append(labels.labelled.format(label=labels.sources, text="; ".join(sources)))
+        sources_text = labels.separator.join(sources)
+        words.append(labels.labelled.format(label=labels.sources, text=sources_text))
     return f"*{escape_markdown(labels.separator.join(words))}*" if words else ""
 
 

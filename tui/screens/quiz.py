@@ -8,9 +8,12 @@ the app comes down in a :class:`QuizContext`: data, and callbacks for the app to
 quiz changed (called at once, so a save is done before the next key).
 
 Layout: the question stays at the top (its own region, never scrolled away by the solution), the
-answer box and the feedback scroll below it, and a bar above the footer shows each rating key with
-its next interval. In the answer box enter starts a new line and ctrl+r submits; the quiz's own
-keys (ratings, ``u``, ``r``, ``s``) act only outside it, so they never type into an answer.
+choices or what to press, the answer box and the feedback scroll below it, and a bar above the
+footer shows each rating key with its next interval. A true/false or matching question is asked
+in the region that scrolls, with its choices (nothing is typed and nothing scrolls it away), so
+a short screen shows all of it as the arrows scroll. In the answer box enter starts a new line
+and ctrl+r submits; the quiz's own keys (ratings, ``u``, ``r``, ``s``) act only outside it, so
+they never type into an answer.
 
 Its length (about 720 lines) is one screen's: the keys, the question and feedback views, the
 rating bar, the lessons loaded in a worker and the statistics text all read and change the same
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -42,6 +45,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
 from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
+from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
 from engine.quiz_stats import LessonStats, next_due_text, percent
@@ -66,6 +70,9 @@ RETENTION_KEY = "review.desired_retention"
 _OUTSIDE_THE_BOX = frozenset(
     {"rate", "accept", "judge", "choose", "undo", "retention", "stats", "restart", "edit", "leave"}
 )
+# The actions that answer what the quiz asks now: where the footer is short of room, their keys
+# are shown before help, quit and the palette.
+_ANSWERING = frozenset({"submit", "edit", "judge", "choose", "rate", "accept", "restart"})
 
 
 class QuizAnswer(LiteralTextArea):
@@ -84,6 +91,22 @@ class QuizAnswer(LiteralTextArea):
 
     def action_stay(self) -> None:
         self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
+
+
+class RatingBar:
+    """The rating keys (a styled text) broken into lines by the lesson's rules at the width it
+    is drawn in: a key is not parted from its name and interval, and no line starts with the
+    ``·`` between two keys (Rich would wrap at any space)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for start, end in line_spans(self.text.plain, max(1, options.max_width)):
+            line = self.text[start:end]
+            # The glue was for the line breaker: the terminal gets plain spaces.
+            plain = line.plain.replace(NO_BREAK_SPACE, " ")
+            yield Text(plain, spans=list(line.spans), no_wrap=True, overflow="crop")
 
 
 class QuizCommands(Provider):
@@ -205,8 +228,12 @@ class QuizScreen(Screen[None]):
         yield FittingLine(id="quiz-status")
         with VerticalScroll(id="quiz-question", can_focus=False):
             yield Static("", id="quiz-prompt", markup=False)
-            yield Static("", id="quiz-options", markup=False)
         with VerticalScroll(id="quiz-body", can_focus=True):
+            # A question answered by a key, its choices and what to press, in the region that
+            # scrolls (and has the focus): on a short screen they were cut off the question's.
+            yield Static("", id="quiz-statement", markup=False)
+            yield Static("", id="quiz-options", markup=False)
+            yield Static("", id="quiz-instruction", markup=False)
             yield Static(strings.QUIZ_FROM_LESSON, id="quiz-from-lesson", markup=False)
             yield QuizAnswer(
                 "",
@@ -218,7 +245,7 @@ class QuizScreen(Screen[None]):
             yield Static("", id="quiz-feedback")
             yield Vertical(id="quiz-plots")
         yield Static("", id="quiz-ratings", markup=False)
-        yield KeysFooter(compact=False)
+        yield KeysFooter(compact=False, first_actions=_ANSWERING)
 
     def on_mount(self) -> None:
         try:
@@ -427,7 +454,10 @@ class QuizScreen(Screen[None]):
         """Redraw everything for the current phase, move the focus, refresh the footer."""
         status = self.query_one("#quiz-status", FittingLine)
         prompt = self.query_one("#quiz-prompt", Static)
+        statement = self.query_one("#quiz-statement", Static)
+        question_box = self.query_one("#quiz-question", VerticalScroll)
         options = self.query_one("#quiz-options", Static)
+        instruction = self.query_one("#quiz-instruction", Static)
         from_lesson = self.query_one("#quiz-from-lesson", Static)
         answer = self.query_one("#quiz-answer", QuizAnswer)
         feedback = self.query_one("#quiz-feedback", Static)
@@ -436,8 +466,18 @@ class QuizScreen(Screen[None]):
         body = self.query_one("#quiz-body", VerticalScroll)
         phase = self.phase
         session = self.session
-        for widget in (options, from_lesson, answer, feedback, plots, ratings):
+        for widget in (
+            statement,
+            options,
+            instruction,
+            from_lesson,
+            answer,
+            feedback,
+            plots,
+            ratings,
+        ):
             widget.display = False
+        question_box.display = True
         self.query_one("#quiz-question").scroll_home(animate=False)
         if session is None:
             status.show([strings.QUIZ_TITLE])
@@ -464,17 +504,22 @@ class QuizScreen(Screen[None]):
         question = session.current
         assert question is not None
         self._show_status()
-        prompt.update(Group(*(BrokenLines(line, "") for line in question.prompt.splitlines())))
+        asked = Group(*(BrokenLines(line, "") for line in question.prompt.splitlines()))
+        keyed = phase == "answer" and question.answer_kind in ("true-false", "choice")
+        question_box.display = not keyed
+        statement.display = keyed
+        (statement if keyed else prompt).update(asked)
         if question.options:
-            lines = [
-                f"{letter}) {text}"
+            # Broken by the lesson's rules, each choice's wrapped lines under its text.
+            choices = (
+                BrokenLines(f"{letter}) {text}", "   ")
                 for letter, text in zip(_LETTERS, question.options, strict=False)
-            ]
-            options.update(Text("\n".join(lines)))
+            )
+            options.update(Group(*choices))
             options.display = True
         if question.answer_kind == "true-false" and phase == "answer":
-            options.update(Text(strings.QUIZ_JUDGE_HINT))
-            options.display = True
+            instruction.update(BrokenLines(strings.QUIZ_JUDGE_HINT, ""))
+            instruction.display = True
         draft = session.draft()
         if question is not self._filled_for:
             # A new question: the box starts with the answer typed and not submitted last
@@ -545,7 +590,7 @@ class QuizScreen(Screen[None]):
         plots.mount(widget)
         self.call_after_refresh(widget.show, rows)
 
-    def _rating_bar(self) -> Text:
+    def _rating_bar(self) -> RatingBar:
         """Each rating key with the interval fsrs gives it now, the suggested one in bold."""
         session = self.session
         assert session is not None
@@ -557,8 +602,9 @@ class QuizScreen(Screen[None]):
             label = strings.QUIZ_RATING_KEY.format(
                 key=rating, label=gettext(RATINGS[rating]), interval=format_interval(interval)
             )
-            text.append(label, style="bold reverse" if rating == suggested else "")
-        return text
+            # One unit where it fits: never "3" at a line's end and "Good 10 min" on the next.
+            text.append(unbreakable(label), style="bold reverse" if rating == suggested else "")
+        return RatingBar(text)
 
     def _feedback(self) -> Group:
         """Right or not, the answers, then the worked solution or the key points, broken into

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.containers import ScrollableContainer, VerticalScroll
-from textual.css.query import NoMatches
+from textual.css.query import InvalidQueryFormat, NoMatches
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -64,10 +64,16 @@ class PlaceKeeper:
                 self._restore_side_scroll(pane, state.side_scroll, 10)
         if not state.focus:
             return
-        try:
-            widget: Widget | None = screen.get_widget_by_id(state.focus)
-        except NoMatches:
-            widget = None
+        # An answer or note box, by its item (it has no widget id), else the widget by its id.
+        from tui.widgets.notes import NoteBox  # as where the boxes are built: off the start-up
+
+        boxes = screen.query(NoteBox)
+        widget: Widget | None = next((box for box in boxes if box.place_name == state.focus), None)
+        if widget is None:
+            try:
+                widget = screen.get_widget_by_id(state.focus)
+            except (NoMatches, InvalidQueryFormat):  # gone, or a name no widget id can be
+                widget = None
         if widget is None or (not in_side and side in widget.ancestors_with_self):
             return
         target = widget if widget.focusable else None
@@ -95,15 +101,21 @@ class PlaceKeeper:
         scroller.scroll_to(y=y, animate=False, immediate=True)
 
     def _focus_place(self) -> str:
-        """The focused widget as :class:`ResumeState` keeps it: its id, else that of its
-        nearest container with one (a box inside a pane: the pane); ``""`` for none."""
+        """The focused widget as :class:`ResumeState` keeps it: its id, else the name of the
+        answer or note box it is in (:attr:`NoteBox.place_name`), else the id of its nearest
+        container with one (a field inside a pane: the pane); ``""`` for none."""
         focused = self.screen.focused
         if focused is None:
             return ""
+        from tui.widgets.notes import NoteBox
+
+        check = FIELD_CHECKS["focus"]
         for node in focused.ancestors_with_self:
             if node is self.screen:
                 break
-            if node.id and FIELD_CHECKS["focus"](node.id):
+            if isinstance(node, NoteBox) and check(node.place_name):
+                return node.place_name
+            if node.id and check(node.id):
                 return node.id
         return ""
 

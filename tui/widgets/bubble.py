@@ -112,15 +112,21 @@ def _figures(result: PipelineResult) -> FigureTable:
     return table
 
 
-def _heading(result: PipelineResult) -> Text:
-    return Text(
-        f"{result.spec.schedule}: p={result.spec.stages}, m={result.num_microbatches}", style="bold"
+def _heading(spec: PipelineSpec, micro_batches: int) -> Text:
+    """The schedule and its sizes, in the interface language's punctuation."""
+    text = strings.BUBBLE_HEADING.format(
+        schedule=spec.schedule, stages=spec.stages, micro_batches=micro_batches
     )
+    return Text(text, style="bold")
 
 
 def bubble_renderable(result: PipelineResult) -> RenderableType:
     """Both bubble figures beside the closed form, and the peak in flight."""
-    return Group(_heading(result), _figures(result), _note(strings.BUBBLE_TIME_UNIT))
+    return Group(
+        _heading(result.spec, result.num_microbatches),
+        _figures(result),
+        _note(strings.BUBBLE_TIME_UNIT),
+    )
 
 
 def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
@@ -129,8 +135,7 @@ def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
     table = FigureTable(Column(), Column(justify="right"), show_header=False)
     table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
     table.add_row(gettext("closed form b/total"), f"{closed.bubble_fraction:.4g}")
-    heading = Text(f"{spec.schedule}: p={spec.stages}, m={spec.num_microbatches}", style="bold")
-    return Group(heading, table)
+    return Group(_heading(spec, spec.num_microbatches), table)
 
 
 def bubble_details(
@@ -142,7 +147,7 @@ def bubble_details(
     closed = result.closed_form
     in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
-        *([_heading(result)] if heading else []),
+        *([_heading(result.spec, result.num_microbatches)] if heading else []),
         _note(gettext("closed form: {formula}").format(formula=closed.formula)),
         _note(gettext("source: {source}").format(source=closed.source)),
         _note(gettext("in flight per stage: {counts}").format(counts=in_flight)),

@@ -15,9 +15,10 @@ footer builds them (:mod:`engine.i18n`).
 Textual's Footer also lays its keys out in a row and lets the last ones run past the screen's
 edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key from its text and
 styles as soon as it is mounted, before its first layout, and hides those that do not fit:
-help and quit first of all (they are always needed), then the others in their order (the
-focused pane's keys first). A group of keys (the quiz's ``t f True/False``) is measured with
-its label and shown or hidden whole. F1 lists every key.
+first the keys that answer what the screen asks now (the quiz's ``t f True/False``,
+``^r Submit``: ``first_actions``), then help and quit (always needed), then the command
+palette's key, then the others in their order (the focused pane's keys first). A group of keys
+is measured with its label and shown or hidden whole. F1 lists every key.
 """
 
 from __future__ import annotations
@@ -39,8 +40,17 @@ class KeysFooter(Footer):
     """A :class:`textual.widgets.Footer` that skips recomposes that would change nothing and
     shows the keys that fit whole, in the interface language (see module docstring)."""
 
-    def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        compact: bool = False,
+        show_command_palette: bool = True,
+        first_actions: frozenset[str] = frozenset(),
+    ) -> None:
+        """``first_actions``: the actions (their names, without arguments: ``judge`` for
+        ``judge(True)``) whose keys are kept before every other key where room is short."""
         super().__init__(compact=compact, show_command_palette=show_command_palette)
+        self.first_actions = first_actions
         self._recompose_queued = False
         self._shown: tuple[object, ...] | None = None
         # Each key's or group's cells (its width and the margin after it), from its text and
@@ -156,25 +166,27 @@ class KeysFooter(Footer):
         room = self._width()
         if not items or not room:
             return  # hidden (a screen too small): fitted on the resize that shows it
-        for palette in self.query(FooterKey).filter(".-command-palette"):
-            if palette.display:
-                room -= self._cells_of(palette)
-        kept = [
-            item
-            for item in items
-            if isinstance(item[0], FooterKey) and item[0].action in KEPT_ACTIONS
-        ]
+        first = [item for item in items if _actions(item) & self.first_actions]
+        kept = [item for item in items if item not in first and _actions(item) & KEPT_ACTIONS]
+        palette = [(key,) for key in self.query(FooterKey).filter(".-command-palette")]
+        rest = [item for item in items if item not in first and item not in kept]
         shown: set[tuple[Widget, ...]] = set()
-        for item in kept + [item for item in items if item not in kept]:
+        for item in first + kept + palette + rest:
             cells = sum(self._cells_of(widget) for widget in item)
             if cells <= room:
                 shown.add(item)
                 room -= cells
-            elif item not in kept:
+            elif item in rest:
                 break  # the keys after a cut one stay in order: none is shown out of it
-        for item in items:
+        for item in items + palette:
             for widget in item:
                 widget.display = item in shown
                 if isinstance(widget, KeyGroup):
                     for key in widget.query(FooterKey):
                         key.display = widget.display
+
+
+def _actions(item: tuple[Widget, ...]) -> set[str]:
+    """The names of the actions of an item's keys (``judge`` for ``judge(True)``)."""
+    keys = [key for widget in item for key in (widget, *widget.query(FooterKey))]
+    return {key.action.partition("(")[0] for key in keys if isinstance(key, FooterKey)}

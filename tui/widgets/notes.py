@@ -69,6 +69,14 @@ class NoteBox(Vertical):
         self.query_one(".note-label", BrokenText).update(label)
 
     @property
+    def place_name(self) -> str:
+        """The box's name where the lesson was left (``resume.<lesson>.focus``:
+        ``answers-self-check-1``), so that the focus in it is given back after a restart. Not a
+        widget id: a section shown again mounts its boxes while the old ones are still being
+        removed, and two widgets with one id would raise."""
+        return note_box_name(self.kind, self.item.id)
+
+    @property
     def text_area(self) -> TextArea:
         return self.query_one(TextArea)
 
@@ -76,6 +84,11 @@ class NoteBox(Vertical):
     def _changed(self, event: TextArea.Changed) -> None:
         event.stop()
         self.post_message(self.Edited(self.kind, self.item.id, event.text_area.text))
+
+
+def note_box_name(kind: str, item_id: str) -> str:
+    """:attr:`NoteBox.place_name` of the box of ``kind`` for ``item_id``."""
+    return f"{kind}:{item_id}"
 
 
 def keep_focus_in_view(pane: Widget) -> None:
@@ -149,7 +162,7 @@ class SelfCheckBox(NoteBox):
             for point in self.item.key_points:
                 yield BrokenText(point, marker=BULLET, classes="key-point")
             if self.item.key_point_sources:
-                sources = "; ".join(self.item.key_point_sources)
+                sources = strings.SOURCES_SEPARATOR.join(self.item.key_point_sources)
                 yield BrokenText(strings.KEY_POINTS_SOURCES + sources, classes="key-point-sources")
 
     @property

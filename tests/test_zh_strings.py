@@ -1,0 +1,164 @@
+"""The Chinese interface as good as the English one where a learner's trial found it was not:
+sources joined with ASCII ``;`` (a section's supplement line, the Anki export), a refused value in
+ASCII quotes, English descriptions after the works a figure cites, an ASCII colon in the Bubble
+pane's heading; and lines broken inside the two-character mark ``未评`` or starting with the
+separator ``·`` (in English too)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from engine import sources
+from engine.collectives import collective_cost
+from engine.diagrams import strategy_diagram
+from engine.errors import InputError
+from engine.export.anki import anki_cards
+from engine.i18n import set_language
+from engine.lesson import load_lesson
+from engine.linebreak import break_text
+from engine.plan import build_plan
+from engine.progress import LessonProgress
+from engine.quiz import ask, lesson_items
+from engine.reading import section_blocks
+from engine.units import parse_count
+from tui import strings
+from tui.screens.study import step_line
+from tui.widgets.bubble import closed_form_renderable, spec_from_form
+
+LESSON = load_lesson(Path(__file__).resolve().parent.parent / "content" / "S15.yaml")
+
+
+@pytest.fixture
+def zh() -> Iterator[None]:
+    set_language("zh")
+    yield
+    set_language("en")
+
+
+def test_a_supplement_line_joins_its_sources_as_the_language_does(zh: None) -> None:
+    """``补充材料；来源：A；B`` (the mechanism section cites the GPipe paper and Megatron-LM on one
+    line), never ``A; B`` inside the Chinese line; ``A; B`` in English."""
+    blocks = [
+        block.text
+        for section in LESSON.sections
+        for block in section_blocks(section)
+        if block.kind == "provenance" and "GPipe" in block.text
+    ]
+    assert blocks and all("；" in text and "; " not in text for text in blocks)
+    set_language("en")
+    blocks = [
+        block.text
+        for section in LESSON.sections
+        for block in section_blocks(section)
+        if block.kind == "provenance" and "GPipe" in block.text
+    ]
+    assert blocks and all("; " in text and "；" not in text for text in blocks)
+
+
+def test_a_refused_value_is_quoted_with_the_languages_quotes(zh: None) -> None:
+    with pytest.raises(InputError) as error:
+        parse_count("ranks", "abc")
+    assert "“abc”" in error.value.message and "'abc'" not in error.value.message
+    set_language("en")
+    with pytest.raises(InputError) as error:
+        parse_count("ranks", "abc")
+    assert "'abc'" in error.value.message
+
+
+def test_what_is_derived_after_a_works_title_is_translated(zh: None) -> None:
+    """The EP and CP diagrams' volume sources and the double binary tree's cost source said
+    "volume derived here, assuming uniform routing" and "(tree all-reduce: algorithm bandwidth
+    = bus bandwidth / 2 ...)" in the Chinese interface; the works' titles stay as written."""
+    for name in ("ep", "cp"):
+        diagram = strategy_diagram(name)
+        assert "derived here" not in diagram and "本项目推导" in diagram, name
+    assert "Lepikhin et al. 2020, GShard (arXiv:2006.16668)" in strategy_diagram("ep")
+    cost = collective_cost("all-reduce", 8, "1GB", "100GB/s", "5us", "double-binary-tree")
+    assert "tree all-reduce：算法带宽 = 总线带宽 / 2" in cost.source
+    assert cost.source.startswith(sources.TWO_TREE_PAPER)
+    assert "double binary tree" not in cost.source
+    set_language("en")
+    cost = collective_cost("all-reduce", 8, "1GB", "100GB/s", "5us", "double-binary-tree")
+    assert "(tree all-reduce: algorithm bandwidth = bus bandwidth / 2" in cost.source
+    # The whole texts are their msgids: each starts with the works it cites, as written.
+    assert sources.EXPERT_PARALLEL_COMMUNICATION.startswith(sources.GSHARD_PAPER)
+    assert sources.CONTEXT_PARALLEL_COMMUNICATION.startswith(
+        f"{sources.MEGATRON_CP_DOCS}; {sources.RING_ATTENTION_PAPER}"
+    )
+    assert sources.DOUBLE_BINARY_TREE.startswith(f"{sources.TWO_TREE_PAPER}; {sources.NCCL_REPO}")
+
+
+def test_the_bubble_heading_uses_the_languages_colon(zh: None) -> None:
+    form = {
+        "stages": "4",
+        "micro_batches": "8",
+        "virtual_stages": "2",
+        "t_forward": "1",
+        "t_backward_input": "1",
+        "t_backward_weight": "1",
+        "p2p_time": "0",
+    }
+    console = Console(width=60, record=True, color_system=None)
+    console.print(closed_form_renderable(spec_from_form(form, "gpipe")))
+    assert console.export_text().splitlines()[0] == "gpipe：p=4，m=8"
+    set_language("en")
+    console = Console(width=60, record=True, color_system=None)
+    console.print(closed_form_renderable(spec_from_form(form, "gpipe")))
+    assert console.export_text().splitlines()[0] == "gpipe: p=4, m=8"
+
+
+def test_the_anki_export_joins_sources_as_the_language_does(zh: None) -> None:
+    """A card citing several works joins them with ``；`` in Chinese, as the quiz screen does
+    (``; `` inside one work's citation stays as the citation is written); a card on EP cites
+    GShard with what is derived from it, translated."""
+    cited = {
+        item.id: ask(item, LESSON, random.Random(f"{LESSON.id}/{item.id}")).sources
+        for item in lesson_items(LESSON)
+    }
+    several = {item_id for item_id, works in cited.items() if len(works) > 1}
+    cards = {card["id"]: card["sources"] for card in anki_cards(LESSON)}
+    assert several
+    for item_id in several:
+        assert cards[item_id].count("；") >= len(cited[item_id]) - 1, cards[item_id]
+    gshard = [text for text in cards.values() if "GShard" in text]
+    assert gshard and all("derived here" not in text for text in gshard)
+    set_language("en")
+    cards = {card["id"]: card["sources"] for card in anki_cards(LESSON)}
+    for item_id in several:
+        assert cards[item_id] == "; ".join(cited[item_id])
+
+
+def _lines_at_every_width(text: str) -> Iterator[tuple[int, list[str]]]:
+    # From 16 cells: narrower, a word and the separator after it may not fit one line.
+    for width in range(16, 90):
+        yield width, break_text(text, width)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_no_line_starts_with_a_separator_and_no_mark_is_split(language: str) -> None:
+    """The self-rating line under an objective and a step of the plan view (F11), at every
+    width: ``·`` stays at the end of the line before, and ``未评`` is never split in two."""
+    set_language(language)
+    try:
+        rating = strings.OBJECTIVE_RATING.format(start=strings.NOT_RATED, end=strings.NOT_RATED)
+        focused = strings.OBJECTIVE_RATING_FOCUSED.format(
+            start_mark="▸", end_mark="", start=strings.NOT_RATED, end=strings.NOT_RATED
+        )
+        plan = build_plan(LESSON, LessonProgress(LESSON.id))
+        steps = [step_line(plan, index) for index in range(len(plan.steps))]
+        for text in (rating, focused, *steps):
+            for width, lines in _lines_at_every_width(text):
+                assert not any(line.startswith("·") for line in lines), (width, lines)
+                if language == "zh":
+                    assert not any(
+                        before.rstrip().endswith("未") and after.startswith("评")
+                        for before, after in itertools.pairwise(lines)
+                    ), (width, lines)
+    finally:
+        set_language("en")
