@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from tests.pilot_helpers import (
@@ -131,3 +132,24 @@ async def test_the_footer_keys_of_a_new_focus_are_styled_once_when_mounted(
             assert key.compact == footer.compact
             assert key.has_class("-compact") == footer.compact
         assert [node for node in restyled if isinstance(node, FooterKey)] == []
+
+
+async def test_the_hidden_too_small_message_asks_no_layout_and_is_right_when_shown(
+    tmp_path: Path,
+) -> None:
+    # The too-small message is rewritten on each resize; Static.update asks for a layout even
+    # for the same text, so a live resize at a usable size laid the screen out once more per size.
+    layouts = Layouts()
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=layouts.hook) as pilot:
+        await pilot.pause()
+        too_small = app.main_screen.query_one("#too-small", Static)
+        layouts.widgets.clear()
+        for width in (81, 82, 80):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+        assert too_small not in layouts.widgets
+        await pilot.resize_terminal(30, 8)  # under 40x12: only the message is shown
+        await wait_until(pilot, lambda: too_small.display)
+        await pilot.pause()
+        assert "30x8" in " ".join(screen_lines(app))

@@ -197,14 +197,24 @@ async def test_the_outline_opens_over_the_lesson_at_80_columns(tmp_path: Path) -
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        # Hidden at this size, the outline is not built for the first frame; ] still moves on.
+        assert not app.query("#outline")
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert main(app).current_section == "definition"
+        await pilot.press("ctrl+o", "down", "down", "enter")  # one burst: each key lands
+        await pilot.pause()
         outline = app.query_one("#outline", OptionList)
+        assert outline.highlighted == 3  # built on the section shown, then moved twice
+        assert main(app).current_section == "core"
         assert not outline.display
+        assert app.focused is app.query_one("#reading")
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert outline.display and app.focused is outline
-        await pilot.press("down", "down", "enter")
+        await pilot.press("up", "up", "enter")
         await pilot.pause()
-        assert main(app).current_section == "objectives"
+        assert main(app).current_section == "definition"
         assert not outline.display
         assert app.focused is app.query_one("#reading")
 
@@ -769,3 +779,32 @@ async def test_a_resize_keeps_the_side_pane_being_typed_in(
         await settle(pilot)
         assert app.focused is params and params.value == "7B"
         assert app.main_screen.arrangement.side
+
+
+async def test_a_side_tab_shown_at_start_is_blank_until_its_content_is_there(
+    tmp_path: Path,
+) -> None:
+    # At 120x40 the side pane is in the first frame; the tab where the lesson was left comes a
+    # frame or two later: meanwhile its tab pane draws nothing (Textual draws an empty widget's
+    # class name).
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: bool(app.query("BubblePane")))
+        await pilot.press("ctrl+q")
+    app = app_for(tmp_path)
+    frames: list[list[str]] = []
+    display = app._display
+
+    def recorded(screen: object, renderable: object) -> None:
+        display(screen, renderable)  # type: ignore[arg-type]
+        if renderable is not None:
+            frames.append(screen_lines(app))
+
+    app._display = recorded  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(app.query("BubblePane")))
+        await settle(pilot)
+    assert len(frames) > 1 and "Pipeline bubble" in " ".join(frames[-1])
+    assert "Pipeline bubble" not in " ".join(frames[0])  # the tab's content after the first
+    assert not [line for frame in frames for line in frame if "TabPane" in line]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
-from textual.widgets import Select, Static, TabbedContent, TextArea
+from textual.widgets import Select, Static, TextArea
 
 from engine.export import export_text
 from engine.i18n import set_language
@@ -25,6 +25,7 @@ from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.reader import BrokenText
+from tui.widgets.side import SideTabs
 from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane, scenario_renderable
 
 
@@ -33,7 +34,7 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f10")
         await settle(pilot)
-        assert app.query_one("#side", TabbedContent).active == "tradeoffs"
+        assert app.query_one(SideTabs).active == "tradeoffs"
         pane = app.query_one(TradeoffsPane)
         link = pane.query_one("#tradeoffs-link", Select)
         assert app.focused is link

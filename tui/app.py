@@ -432,7 +432,8 @@ class ShardbookApp(KeyOrderApp[int]):
     def get_driver_class(self) -> type[Driver]:
         """Textual's Linux driver with the resume guard and hang-up handling of tui.driver."""
         driver_class = super().get_driver_class()
-        if sys.platform == "win32":
+        # By name first: headless (tests, benchmarks) needs neither module imported.
+        if sys.platform == "win32" or driver_class.__name__ != "LinuxDriver":
             return driver_class
         from textual.drivers.linux_driver import LinuxDriver
 

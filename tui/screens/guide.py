@@ -220,7 +220,7 @@ class StudyGuide:
             self._plan = None
             return ""
         plan = self.plan()
-        if not self.screen.query("#outline"):
+        if not self.screen.query("#reading"):
             # A save before the screen is composed: the marks are drawn on the next refresh.
             return plan.figure
         drawn = self._plan
@@ -250,10 +250,11 @@ class StudyGuide:
 
     def _draw_states(self) -> None:
         screen = self.screen
-        outline = screen.query_one("#outline", OptionList)
-        for section in screen.sections:
-            if _option_index(outline, section.id) is not None:
-                outline.replace_option_prompt(section.id, self.outline_prompt(section))
+        outline = screen.outline()  # one built later is drawn with the states of then
+        if outline is not None:
+            for section in screen.sections:
+                if _option_index(outline, section.id) is not None:
+                    outline.replace_option_prompt(section.id, self.outline_prompt(section))
         for item in screen.query(ExerciseItem):
             item.show_state(self.state(item.step_id))
         for objective in screen.query(ObjectiveItem):
@@ -423,7 +424,7 @@ class StudyGuide:
         if self.lesson is None:
             screen.notify(screen.lesson_error or strings.LESSON_ERROR_TITLE, severity="error")
             return
-        if not screen.query_one("#outline", OptionList).option_count:
+        if screen.current_section not in screen.section_ids():
             return  # a key before the lesson is on screen
         self.refresh()
         plan = self.drawn
@@ -523,12 +524,7 @@ class StudyGuide:
             screen.side_shown = False
         screen.outline_open = False
         if section_id != screen.current_section:
-            mounting = screen.show_section(section_id)
-            outline = screen.query_one("#outline", OptionList)
-            index = _option_index(outline, section_id)
-            if index is not None:
-                outline.highlighted = index
-            await mounting
+            await screen.show_section(section_id)  # the outline follows
 
     @staticmethod
     def _number(plan: Plan, step_id: str) -> tuple[int, int]:

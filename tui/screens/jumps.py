@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING
 
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import AwaitMount
-from textual.widgets import OptionList, Tabs
 
 from tui import strings
 from tui.screens.layout import META_ID
 from tui.widgets.reader import BrokenText
-from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.side import SideTabs
 
 if TYPE_CHECKING:
     from engine.search import Place
@@ -105,11 +104,8 @@ class SearchJumps:
         # own focus keeping moves it only out of a pane just hidden).
         reading = screen.query_one("#reading", VerticalScroll)
         screen.set_focus(reading, scroll_visible=False)
-        ids = [META_ID, *(section.id for section in screen.sections)]
-        if section_id in ids:
-            screen.query_one("#outline", OptionList).highlighted = ids.index(section_id)
-            if section_id != screen.current_section:
-                screen.show_section(section_id)
+        if section_id in screen.section_ids() and section_id != screen.current_section:
+            screen.show_section(section_id)  # the outline follows
         await AwaitMount(reading, list(reading.children))
         return reading
 
@@ -162,12 +158,10 @@ class SearchJumps:
         screen.reading_mode = False
         screen.outline_open = False
         screen.side_shown = True
-        await side.ready()
-        side.active = place.pane
-        screen.set_focus(side.query_one(Tabs), scroll_visible=False)  # see _read_section
-        tab = side.get_pane(place.pane)
-        if isinstance(tab, LazyTabPane):
-            await tab.ready()
+        tabbed = await side.ready()
+        tabbed.active = place.pane
+        screen.set_focus(tabbed.tab_row, scroll_visible=False)  # see _read_section
+        tab = await side.open_tab(place.pane)
         show_strategy = getattr(tab.children[0] if tab.children else None, "show_strategy", None)
         if place.strategy and show_strategy is not None:
             from engine.diagrams import STRATEGY_NAMES

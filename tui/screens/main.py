@@ -43,7 +43,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static, TabPane
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -71,7 +71,7 @@ from tui.screens.resume import PlaceKeeper
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import FittingHeader
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
-from tui.widgets.side import LazyTabPane, OpenedLesson, SideTabs
+from tui.widgets.side import OpenedLesson, SideTab, SideTabs
 
 if TYPE_CHECKING:
     from textual.widgets import TextArea
@@ -152,6 +152,9 @@ class MainScreen(Screen[None]):
         self.lesson_error = ""
         self.progress = LessonProgress("")
         self.current_section = META_ID
+        # The outline, built when first shown (see _arrange), and its mount while it is built.
+        self._outline: OptionList | None = None
+        self._outline_mounting: AwaitMount | None = None
         # The last usable size class: coming back from too small keeps the layout as it was.
         self._usable: SizeClass | None = None
         # Where the lesson was left (restore_place, place: tui/screens/resume.py).
@@ -174,25 +177,29 @@ class MainScreen(Screen[None]):
         )
         yield FittingHeader(icon="")
         with Horizontal(id="main"):
-            yield OptionList(id="outline")
+            # The outline is built when first shown (a column, or ctrl+o over the lesson).
+            if self._outline_shown_at_start():
+                yield self._make_outline()
             yield ReadingPane(id="reading")
             # The tabs are built when the side pane is first shown, and each tab's content on
             # its first view (tui.widgets.side): a side pane hidden at start costs nothing.
-            with SideTabs(id="side", initial="ledger", build_tabs=self._side_shown_at_start()):
-                yield LazyTabPane(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger")
-                yield LazyTabPane(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble")
-                yield LazyTabPane(
-                    strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"
-                )
-                yield LazyTabPane(
+            tabs = [
+                SideTab(strings.TAB_LEDGER, "tui.widgets.ledger:LedgerPane", id="ledger"),
+                SideTab(strings.TAB_BUBBLE, "tui.widgets.bubble:BubblePane", id="bubble"),
+                SideTab(strings.TAB_DIAGRAMS, "tui.widgets.diagrams:DiagramsPane", id="diagrams"),
+                SideTab(
                     strings.TAB_COLLECTIVES,
                     "tui.widgets.collectives:CollectivesPane",
                     id="collectives",
-                )
-                yield LazyTabPane(
+                ),
+                SideTab(
                     strings.TAB_TRADEOFFS, "tui.widgets.tradeoffs:TradeoffsPane", id="tradeoffs"
-                )
-                yield LazyTabPane(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab")
+                ),
+                SideTab(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab"),
+            ]
+            yield SideTabs(
+                tabs, id="side", initial="ledger", build_tabs=self._side_shown_at_start()
+            )
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
@@ -216,6 +223,26 @@ class MainScreen(Screen[None]):
                 changed = True
         if changed:
             self.update_node_styles()
+
+    def _outline_shown_at_start(self) -> bool:
+        first = size_class(*self.app.size)
+        if first == "too-small":
+            return False
+        side = self._side_shown_at_start()
+        return arrange(first, side, self.reading_mode, False, False).outline != "hidden"
+
+    def _make_outline(self) -> OptionList:
+        """The outline, with the lesson's entries and the section shown highlighted."""
+        outline = OptionList(*self._outline_options(), id="outline")
+        ids = self.section_ids()
+        if self.current_section in ids and outline.option_count:
+            outline.highlighted = ids.index(self.current_section)
+        self._outline = outline
+        return outline
+
+    def outline(self) -> OptionList | None:
+        """The outline; None until it is first shown (it is built then)."""
+        return self._outline
 
     def _side_shown_at_start(self) -> bool:
         """Whether the first frame shows the side pane: what :meth:`on_mount` decides from the
@@ -264,7 +291,13 @@ class MainScreen(Screen[None]):
 
     def _resized(self, width: int, height: int) -> None:
         self.size_class = size_class(width, height)
-        self.query_one("#too-small", Static).update(too_small_message(width, height))
+        # Written only while it is shown: Static.update lays the screen out again, even for
+        # the same text, and a live resize sends many sizes.
+        if self.size_class == "too-small":
+            message = too_small_message(width, height)
+            too_small = self.query_one("#too-small", Static)
+            if too_small.content != message:
+                too_small.update(message)
 
     # ----------------------------------------------------------------- layout state
     def watch_size_class(self, old: SizeClass, new: SizeClass) -> None:
@@ -305,6 +338,10 @@ class MainScreen(Screen[None]):
         self._set_layout_classes(self.size_class, shown)
         if shown.side:
             self.query_one(SideTabs).show_panes()
+        if shown.outline != "hidden" and self._outline is None:
+            self._outline_mounting = self.query_one("#main").mount(
+                self._make_outline(), before="#reading"
+            )
         self.call_after_refresh(self._keep_focus_on_screen)
 
     async def _keep_focus_on_screen(self) -> None:
@@ -316,15 +353,13 @@ class MainScreen(Screen[None]):
         hidden = [
             pane
             for pane, on_screen in (
-                ("#outline", shown.outline != "hidden"),
-                ("#reading", shown.reading),
-                ("#side", shown.side),
+                (self._outline, shown.outline != "hidden"),
+                (self.query_one("#reading"), shown.reading),
+                (self.query_one("#side"), shown.side),
             )
-            if not on_screen
+            if not on_screen and pane is not None
         ]
-        if focused is not None and not any(
-            self.query_one(pane) in focused.ancestors_with_self for pane in hidden
-        ):
+        if focused is not None and not any(pane in focused.ancestors_with_self for pane in hidden):
             return
         if shown.reading:
             # At once (Widget.focus is deferred): a jump that focuses a field meanwhile wins.
@@ -335,10 +370,7 @@ class MainScreen(Screen[None]):
     async def _focus_side_pane(self) -> None:
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
-        await side.ready()
-        pane = side.get_pane(side.active)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
+        pane = await side.open_tab()
         focused = self.focused
         if focused is not None and side in focused.ancestors:
             return  # focused in the side pane meanwhile (a jump to a note there)
@@ -362,22 +394,29 @@ class MainScreen(Screen[None]):
         self.show_section(META_ID)
         # Every side tab, built or not, the one way (tui.widgets.side): a pane not built yet
         # shows it when it is.
-        opened = OpenedLesson(self.lesson, self.progress)
-        for pane in self.query_one(SideTabs).panes():
-            pane.show_lesson(opened)
+        self.query_one(SideTabs).show_lesson(OpenedLesson(self.lesson, self.progress))
 
     @property
     def sections(self) -> tuple[Section, ...]:
         return self.lesson.sections if self.lesson is not None else ()
 
-    def _fill_outline(self) -> None:
-        outline = self.query_one("#outline", OptionList)
-        outline.clear_options()
+    def section_ids(self) -> list[str]:
+        """The outline's entries' ids in order: the lesson's header, then each section."""
+        return [META_ID, *(section.id for section in self.sections)]
+
+    def _outline_options(self) -> list[Option]:
         options = [Option(BrokenLines(strings.META_SECTION), id=META_ID)]
         options.extend(
             Option(self.guide.outline_prompt(section), id=section.id) for section in self.sections
         )
-        outline.add_options(options)
+        return options
+
+    def _fill_outline(self) -> None:
+        outline = self._outline
+        if outline is None:
+            return  # filled when it is built
+        outline.clear_options()
+        outline.add_options(self._outline_options())
         outline.highlighted = 0
 
     @on(OptionList.OptionHighlighted, "#outline")
@@ -404,6 +443,10 @@ class MainScreen(Screen[None]):
                 self.hint_seen()  # dismissed: the learner left the page it is on
         self.guide.scrolled_in = None
         self.current_section = section_id
+        ids = self.section_ids()
+        if self._outline is not None and section_id in ids:
+            self._outline.highlighted = ids.index(section_id)  # the outline follows
+        self.post_message(self.PlaceChanged())
         reading = self.query_one("#reading", VerticalScroll)
         reading.remove_children()
         reading.scroll_home(animate=False, immediate=True)
@@ -486,12 +529,10 @@ class MainScreen(Screen[None]):
         if self.size_class == "narrow":
             self.side_shown = False
         self.outline_open = False
-        outline = self.query_one("#outline", OptionList)
-        outline.highlighted = index
-        option_id = outline.get_option_at_index(index).id
+        section_id = self.section_ids()[index]
         mounting = None
-        if option_id is not None and option_id != self.current_section:
-            mounting = self.show_section(option_id)
+        if section_id != self.current_section:
+            mounting = self.show_section(section_id)
         self.call_later(self._focus_reading, mounting)
 
     async def _focus_reading(self, mounting: AwaitMount | None = None) -> None:
@@ -515,26 +556,21 @@ class MainScreen(Screen[None]):
             tab = "collectives"
         self.focus_tab_pane(await self.open_side_tab(tab))
 
-    async def open_side_tab(self, tab: str) -> TabPane:
-        """Show side tab ``tab`` and return its pane once its content is built."""
+    async def open_side_tab(self, tab: str) -> Widget:
+        """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
+        built."""
         side = self.query_one(SideTabs)
         side.choose(tab)  # before the side pane is shown: its tabs may be built with it
         self.reading_mode = False
         self.side_shown = True
-        await side.ready()
-        side.active = tab
-        pane = side.get_pane(tab)
-        if isinstance(pane, LazyTabPane):
-            await pane.ready()
-        return pane
+        return await side.open_tab(tab)
 
-    def focus_tab_pane(self, pane: TabPane) -> None:
+    def focus_tab_pane(self, pane: Widget) -> None:
         for child in pane.children:
             focus_first = getattr(child, "focus_first", None)
             if focus_first is not None:
                 focus_first()
                 return
-        self.query_one(SideTabs).focus()
 
     async def action_toggle_side(self) -> None:
         """F6: hide the side pane, or show it (on a narrow screen: switch pane). Remembered."""
@@ -558,19 +594,21 @@ class MainScreen(Screen[None]):
         self.reading_mode = False
         self.zoomed = not self.zoomed
 
-    def action_focus_outline(self) -> None:
+    async def action_focus_outline(self) -> None:
         """ctrl+o: go to the outline (over the lesson where it is not a column); again: back."""
-        outline = self.query_one("#outline", OptionList)
-        if self.outline_open and self.focused is outline:
+        outline = self._outline
+        if outline is not None and self.outline_open and self.focused is outline:
             self.action_close_outline()
             return
         self.zoomed = False
         if self.size_class != "wide" or self.reading_mode:
-            self.outline_open = True
-            self.call_after_refresh(outline.focus)  # focusable once the overlay is drawn
-        else:
-            # At once, not queued: a key that follows ctrl+o in the same burst goes to the outline.
-            self.set_focus(outline)
+            self.outline_open = True  # built now if it is not (see _arrange)
+        outline = self._outline
+        assert outline is not None  # shown, so built
+        if self._outline_mounting is not None:
+            await self._outline_mounting
+        # At once, not queued: a key that follows ctrl+o in the same burst goes to the outline.
+        self.set_focus(outline)
 
     def action_close_outline(self) -> None:
         self.outline_open = False
@@ -579,12 +617,13 @@ class MainScreen(Screen[None]):
     def action_next_section(self, step: int = 1) -> None:
         """``]`` (``[``: ``step`` -1): read the next (previous) section; the lesson comes back
         on screen if it was not."""
-        outline = self.query_one("#outline", OptionList)
         self.zoomed = False
         if self.size_class == "narrow":
             self.side_shown = False
-        if outline.option_count:
-            outline.highlighted = ((outline.highlighted or 0) + step) % outline.option_count
+        ids = self.section_ids()
+        if self.lesson is not None:
+            index = ids.index(self.current_section) if self.current_section in ids else 0
+            self.show_section(ids[(index + step) % len(ids)])
         reading = self.query_one("#reading")
         if self.focused is None or reading in self.focused.ancestors:
             # The focused item goes with the section it was in; the reader keeps the focus.
@@ -608,12 +647,9 @@ class MainScreen(Screen[None]):
         panes are not there (being built, or taken down as the app exits): nothing to read."""
         return self.resume.place()
 
-    @on(OptionList.OptionHighlighted, "#outline")
-    def _section_place_changed(self) -> None:
-        self.post_message(self.PlaceChanged())
-
-    @on(SideTabs.TabActivated)
-    def _tab_place_changed(self) -> None:
+    def on_tabbed_content_tab_activated(self) -> None:
+        # By name: the side tabs' module (and Textual's TabbedContent) is imported when the
+        # side pane is first shown, not for the first frame.
         self.post_message(self.PlaceChanged())
 
     # ----------------------------------------------------------------- search and my notes

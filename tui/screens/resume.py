@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 from textual.containers import ScrollableContainer, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
-from tui.screens.layout import META_ID
-from tui.widgets.side import LazyTabPane, SideTabs
+from tui.widgets.side import SideTabs
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -58,11 +57,9 @@ class PlaceKeeper:
         side tab shown. Nothing when that widget is gone or its pane is not on screen."""
         screen = self.screen
         side = screen.query_one(SideTabs)
-        shown = side.get_pane(side.active) if side.active else None
-        pane = shown if isinstance(shown, LazyTabPane) and screen.side_shown else None
-        in_side = pane is not None
-        if pane is not None and state.side_tab == side.active:
-            await pane.ready()
+        in_side = bool(side.active) and screen.side_shown
+        if in_side and state.side_tab == side.active:
+            pane = await side.open_tab()
             if state.side_scroll:
                 self._restore_side_scroll(pane, state.side_scroll, 10)
         if not state.focus:
@@ -112,7 +109,7 @@ class PlaceKeeper:
 
     def _side_scroll(self, side: SideTabs) -> int:
         """The shown side tab's scroll position in lines (0 when it has none)."""
-        pane = side.get_pane(side.active) if side.active else None
+        pane = side.active_pane()
         if pane is None:
             return 0
         scrollers = pane.query(ScrollableContainer)
@@ -121,8 +118,7 @@ class PlaceKeeper:
     def restore_choices(self, state: ResumeState) -> None:
         """Hand each side tab its pane's choices of ``state`` (a pane not built yet takes them
         when it is)."""
-        for pane in self.screen.query_one(SideTabs).panes():
-            pane.restore_choices(state.panes.get(str(pane.id), {}))
+        self.screen.query_one(SideTabs).restore_choices(state.panes)
 
     def restore_layout(self, state: ResumeState, initial: bool) -> None:
         """The side tab, and the side pane shown or hidden when the layout is the one it was
@@ -144,10 +140,8 @@ class PlaceKeeper:
     def restore_section(self, state: ResumeState) -> None:
         """The section, and the reading pane's top once the section is laid out."""
         screen = self.screen
-        ids = [META_ID, *(section.id for section in screen.sections)]
-        if screen.lesson is None or state.section not in ids:
+        if screen.lesson is None or state.section not in screen.section_ids():
             return
-        screen.query_one("#outline", OptionList).highlighted = ids.index(state.section)
         if state.section != screen.current_section:
             screen.show_section(state.section)
         if state.block or state.line:
@@ -212,10 +206,7 @@ class PlaceKeeper:
             return None
         side = sides.first(SideTabs)
         panes = {name: dict(choices) for name, choices in self.state.panes.items()}
-        for pane in side.panes():
-            choices = pane.choices()
-            if choices is not None:
-                panes[str(pane.id)] = choices
+        panes.update(side.choices())
         block, line = self._reading_anchor()
         usable = screen.size_class in SIDE_SIZES
         return ResumeState(

@@ -1,45 +1,45 @@
-"""The side tabs, built on first view: a hidden tab costs nothing at start-up.
+"""The side pane, built on first view: a hidden side pane costs nothing at start-up.
 
-Each side pane imports its engine module (numpy for the pipeline and collectives simulators) and
-mounts dozens of widgets. A :class:`LazyTabPane` names its pane's class by import path and mounts
-it the first time its tab is active while the side pane is on screen, however it is activated
-(F-key, click, palette, or ``active`` set in code). Where the side pane starts hidden (an
-80-column terminal gives the lesson the room), not even the Ledger is built before it is shown.
+Each side tab's content imports its engine module (numpy for the pipeline and collectives
+simulators) and mounts dozens of widgets, and Textual's tab widgets (``TabbedContent``,
+``Tabs``) are modules of their own. :class:`SideTabs` is a plain container, the side pane's
+column: where the side pane starts hidden (an 80-column terminal gives the lesson the room),
+neither the tab row nor Textual's tab modules are imported before it is first shown; it then
+mounts :class:`~tui.widgets.side_tabs.LazyTabbedContent`, which builds a tab's content (a
+:class:`SideTab`, named by import path) the first time that tab is active, however it is
+activated (F-key, click, palette, or ``active`` set in code).
 
 Every tab stays visible: where the full names do not fit the pane's width, shortened ones (each
 marked with a dot) are shown instead.
 
 Data down, one path: the main screen hands the opened lesson and the learner's progress
-(:class:`OpenedLesson`) to every :class:`LazyTabPane` with ``show_lesson``, when the lesson
-opens and whenever another one does; the tab pane keeps it and hands it to its pane, at once
-when the pane is built, else when it builds it. Each pane (a :class:`SidePane`) has the same
-method and shows what it was given, whether it comes before the pane is mounted (it is shown
-when it is) or after (shown at once). Choices remembered where the lesson was left
-(``engine.resume``: Diagrams' strategy, Trade-offs' pickers, Collectives' step) come down the
-same way (``restore_choices``), and are read back with ``choices()``; a pane posts
-:class:`ChoicesChanged` when the learner changes one.
+(:class:`OpenedLesson`) to :meth:`SideTabs.show_lesson`, when the lesson opens and whenever
+another one does; each :class:`SideTab` keeps it and hands it to its content, at once when the
+content is built, else when it builds it. Each content (a :class:`SidePane`) has the same method
+and shows what it was given, whether it comes before the pane is mounted (it is shown when it
+is) or after (shown at once). Choices remembered where the lesson was left (``engine.resume``:
+Diagrams' strategy, Trade-offs' pickers, Collectives' step) come down the same way
+(:meth:`SideTabs.restore_choices`), and are read back with :meth:`SideTabs.choices`; a pane
+posts :class:`ChoicesChanged` when the learner changes one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from rich.cells import cell_len
-from textual import events
 from textual.app import ComposeResult
-from textual.content import Content
 from textual.message import Message
-from textual.widget import AwaitMount, Widget
-from textual.widgets import TabbedContent, TabPane
+from textual.widget import Widget
 
 from engine.lesson import Lesson
 from engine.progress import LessonProgress
-from tui import strings
-from tui.styles import SIDE_PANES, use_stylesheet
+
+if TYPE_CHECKING:
+    from tui.widgets.side_tabs import LazyTabbedContent
 
 
 class ChoicesChanged(Message):
@@ -65,181 +65,170 @@ class SidePane(Protocol):
         """Show ``opened``: at once when mounted, else when the pane is mounted."""
 
 
-class LazyTabPane(TabPane):
-    """A tab pane whose content, ``module:ClassName`` (a :class:`SidePane` built with no
-    arguments), is imported and mounted on first activation; it hands the content the opened
-    lesson and the pane's remembered choices (see module docstring)."""
+class SideTab:
+    """One side tab: its title, its id and its content, ``module:ClassName`` (a
+    :class:`SidePane` built with no arguments), imported and built on first need. It keeps the
+    opened lesson and the remembered choices until then (see module docstring)."""
 
     def __init__(self, title: str, factory: str, *, id: str) -> None:
-        super().__init__(title, id=id)
+        self.title = title
         self.factory = factory
-        self._mounting: AwaitMount | None = None
-        self._content: Widget | None = None
+        self.id = id
+        self.content: Widget | None = None
         self._opened = OpenedLesson()
         self._choices: Mapping[str, Any] = {}
 
-    @property
-    def built(self) -> bool:
-        return self._mounting is not None
-
-    def build(self) -> None:
-        """Import and mount the content (once), with the lesson and choices handed down."""
-        if self._mounting is not None:
-            return
-        use_stylesheet(self.app, SIDE_PANES)  # its rules, before its first widget is styled
-        module_name, _, class_name = self.factory.partition(":")
-        widget: Widget = getattr(importlib.import_module(module_name), class_name)()
-        self._content = widget
-        cast(SidePane, widget).show_lesson(self._opened)
-        self._restore_content_choices()
-        self._mounting = self.mount(widget)
-
-    async def ready(self) -> None:
-        """Build the content if needed and wait until it is mounted (its ``on_mount`` has run)."""
-        self.build()
-        assert self._mounting is not None
-        await self._mounting
+    def build(self) -> Widget:
+        """Import and build the content (once), the lesson and choices handed to it; the caller
+        mounts it."""
+        if self.content is None:
+            module_name, _, class_name = self.factory.partition(":")
+            widget: Widget = getattr(importlib.import_module(module_name), class_name)()
+            self.content = widget
+            cast(SidePane, widget).show_lesson(self._opened)
+            self._restore_content_choices()
+        return self.content
 
     def show_lesson(self, opened: OpenedLesson) -> None:
-        """Hand ``opened`` to the pane: now when it is built, else when it is."""
+        """Hand ``opened`` to the content: now when it is built, else when it is."""
         self._opened = opened
-        if self._content is not None:
-            cast(SidePane, self._content).show_lesson(opened)
+        if self.content is not None:
+            cast(SidePane, self.content).show_lesson(opened)
 
     def restore_choices(self, choices: Mapping[str, Any]) -> None:
-        """Hand the pane its ``choices`` as the lesson was left: now when it is built, else
+        """Hand the content its ``choices`` as the lesson was left: now when it is built, else
         when it is (``{}``: the defaults)."""
         self._choices = choices
-        if self._content is not None:
+        if self.content is not None:
             self._restore_content_choices()
 
     def _restore_content_choices(self) -> None:
-        restore = getattr(self._content, "restore_choices", None)
+        restore = getattr(self.content, "restore_choices", None)
         if restore is not None:
             restore(self._choices)
 
     def choices(self) -> dict[str, Any] | None:
-        """The pane's choices now; None while it is not built (or not yet mounted) and for a
-        pane that remembers none."""
-        content = self._content
+        """The content's choices now; None while it is not built (or not yet mounted) and for
+        a pane that remembers none."""
+        content = self.content
         read = getattr(content, "choices", None)
         if content is None or not content.is_mounted or read is None:
             return None
         return dict(read())
 
 
-class SideTabs(TabbedContent):
-    """A TabbedContent that builds its tabs when the side pane is first on screen, and a
-    :class:`LazyTabPane`'s content when its tab becomes active on screen, with tab labels that
-    fit its width (see module docstring).
+class SideTabs(Widget):
+    """The side pane's column: the tab row and the tabs' contents once first shown, nothing
+    before (see module docstring).
 
-    Until the side pane is first shown, the tab row and the panes (16 widgets) are not built:
-    the chosen tab is kept (:meth:`choose`, :attr:`current`), and the panes are reached through
-    :meth:`panes`; :meth:`ready` waits until the tabs are built and one is active."""
+    Until then the chosen tab is kept (:meth:`choose`, :attr:`current`) and the tabs'
+    lesson and choices are kept by their :class:`SideTab`; :meth:`ready` builds the tab row and
+    waits until one tab is active, :meth:`open_tab` also until that tab's content is mounted."""
 
     DEFAULT_CSS = """
+    SideTabs LazyTabbedContent { height: 1fr; }
     SideTabs Tabs { padding-left: 1; }
     SideTabs Tab { padding: 0 1 0 0; }
     """
 
-    def __init__(self, *, id: str, initial: str, build_tabs: bool = False) -> None:
-        """``build_tabs``: build the tabs with the widget (the side pane is in the first frame),
-        not when it is first shown."""
-        super().__init__(id=id, initial=initial)
-        # False until the side pane is first on screen (see show_panes).
-        self.on_screen = False
-        self._labels: dict[str, str] = {}
+    def __init__(
+        self, tabs: Iterable[SideTab], *, id: str, initial: str, build_tabs: bool = False
+    ) -> None:
+        """``build_tabs``: build the tab row with the widget (the side pane is in the first
+        frame), not when it is first shown."""
+        super().__init__(id=id)
+        self.tabs = list(tabs)
+        self._initial = initial
+        self._build_with_widget = build_tabs
         self._build_after_first_frame = False
-        # The tabs are composed when the side pane is first shown (show_panes); set once they
-        # are built and one of them is active (TabbedContent sets ``active`` then).
-        self._composed = build_tabs
-        self._built = False
-        self._activated = asyncio.Event()
+        self._tabbed: LazyTabbedContent | None = None
+        self._built = asyncio.Event()
 
     def compose(self) -> ComposeResult:
-        if self._composed:
-            yield from super().compose()
+        if self._build_with_widget:
+            yield self._make_tabbed()
 
-    def panes(self) -> list[LazyTabPane]:
-        """Every side tab's pane, built or not (before the tabs are built too)."""
-        return [pane for pane in self._tab_content if isinstance(pane, LazyTabPane)]
+    def _make_tabbed(self, on_screen: bool = False) -> LazyTabbedContent:
+        from tui.widgets.side_tabs import LazyTabbedContent
 
-    def has_pane(self, pane_id: str) -> bool:
-        return any(pane.id == pane_id for pane in self.panes())
+        self._tabbed = LazyTabbedContent(
+            self.tabs,
+            initial=self._initial,
+            build_after_first_frame=self._build_after_first_frame,
+            activated=self._built.set,
+            on_screen=on_screen,
+        )
+        return self._tabbed
 
     @property
     def current(self) -> str:
-        """The active tab's id; before the tabs are built, the one they will open on."""
-        return self.active or self._initial
+        """The active tab's id; before the tab row is built, the one it will open on."""
+        return (self._tabbed.active if self._tabbed is not None else "") or self._initial
+
+    @property
+    def active(self) -> str:
+        """The active tab's id; ``""`` while the tab row is not built or none is active yet."""
+        return self._tabbed.active if self._tabbed is not None else ""
+
+    def has_pane(self, pane_id: str) -> bool:
+        return any(tab.id == pane_id for tab in self.tabs)
 
     def choose(self, pane_id: str) -> None:
-        """Make ``pane_id`` the active tab: now if the tabs are built, else the one they are
+        """Make ``pane_id`` the active tab: now if the tab row is built, else the one it is
         built with (a caller that shows the side pane chooses first)."""
         self._initial = pane_id
-        if self._activated.is_set():
-            self.active = pane_id
-
-    async def ready(self) -> None:
-        """Build the tabs if they are not yet, and wait until they are and one is active."""
-        self._compose_tabs()
-        await self._activated.wait()
+        if self._tabbed is not None:
+            self._tabbed.choose(pane_id)
 
     def build_after_first_frame(self) -> None:
-        """Build the first tab shown after the frame that first shows the side pane, not
+        """Build the first tab's content after the frame that first shows the side pane, not
         before it (a tab restored where the lesson was left: the first frame stays as fast as
         with the side pane hidden; the tab's content follows in the next frames)."""
         self._build_after_first_frame = True
+        if self._tabbed is not None:
+            self._tabbed.build_after_first_frame = True
 
     def show_panes(self) -> None:
-        """The side pane is on screen: build the tabs, and the active tab's pane, if they are
-        not built yet."""
-        self.on_screen = True
-        if not self._composed:
-            self._compose_tabs()  # the first active tab's pane is built when it is activated
-            return
-        self.watch_active(self.active)
+        """The side pane is on screen: build the tab row and the active tab's content if they
+        are not built yet (a tab row built with the widget builds no content before this)."""
+        if self._tabbed is None:
+            self.mount(self._make_tabbed(on_screen=True))
+        else:
+            self._tabbed.show_panes()
 
-    def _compose_tabs(self) -> None:
-        if not self._composed:
-            self._composed = True
-            self.call_later(self._build_tabs)
+    async def ready(self) -> LazyTabbedContent:
+        """Build the tab row if it is not yet, and wait until it is and one tab is active."""
+        self.show_panes()
+        await self._built.wait()
+        assert self._tabbed is not None
+        return self._tabbed
 
-    async def _build_tabs(self) -> None:
-        await self.recompose()
-        self._built = True  # every tab pane is mounted: one can be built in it
-        self.fit_labels(self.size.width)  # built after the last resize
-        self.watch_active(self.active)
+    async def open_tab(self, pane_id: str | None = None) -> Widget:
+        """Make ``pane_id`` the active tab (None: the active one stays), and return its pane
+        (Textual's ``TabPane``) once its content is built and mounted."""
+        tabbed = await self.ready()
+        if pane_id is not None:
+            tabbed.active = pane_id
+        return await tabbed.ready_pane(tabbed.active)
 
-    def watch_active(self, active: str) -> None:
-        if not active or not self._built:
-            return
-        self._activated.set()
-        if not self.on_screen:
-            return
-        if self._build_after_first_frame:
-            self._build_after_first_frame = False
-            self.call_after_refresh(lambda: self.watch_active(self.active))
-            return
-        pane = self.get_pane(active)
-        if isinstance(pane, LazyTabPane):
-            pane.build()
+    def active_pane(self) -> Widget | None:
+        """The active tab's pane (Textual's ``TabPane``); None while the tab row is not built."""
+        if self._tabbed is None or not self._tabbed.active:
+            return None
+        return self._tabbed.get_pane(self._tabbed.active)
 
-    def on_mount(self) -> None:
-        self._built = self._composed  # built with the widget: its panes are mounted now
+    def show_lesson(self, opened: OpenedLesson) -> None:
+        """Hand ``opened`` to every tab, built or not."""
+        for tab in self.tabs:
+            tab.show_lesson(opened)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.fit_labels(event.size.width)
+    def restore_choices(self, by_tab: Mapping[str, Mapping[str, Any]]) -> None:
+        """Hand each tab its choices in ``by_tab`` (keyed by tab id; a tab not named gets
+        ``{}``, its defaults), built or not."""
+        for tab in self.tabs:
+            tab.restore_choices(by_tab.get(tab.id, {}))
 
-    def fit_labels(self, width: int) -> None:
-        """Full tab names when they all fit in ``width`` cells, else the shortened ones."""
-        if not self._labels:
-            self._labels = {
-                str(pane.id): self.get_tab(pane).label.plain for pane in self.query(TabPane)
-            }
-        # Each tab is its label plus one cell of padding; the tab row starts one cell in.
-        full = 1 + sum(cell_len(label) + 1 for label in self._labels.values())
-        for pane_id, label in self._labels.items():
-            wanted = label if full <= width else strings.TAB_SHORT.get(pane_id, label)
-            tab = self.get_tab(pane_id)
-            if tab.label.plain != wanted:
-                tab.label = Content(wanted)
+    def choices(self) -> dict[str, dict[str, Any]]:
+        """The choices of every tab whose content is built and remembers some, by tab id."""
+        found = {tab.id: tab.choices() for tab in self.tabs}
+        return {tab_id: choices for tab_id, choices in found.items() if choices is not None}
