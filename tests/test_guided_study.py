@@ -82,6 +82,7 @@ def diagram_text(app: ShardbookApp) -> str:
 
 
 # ----------------------------------------------------------------- the whole lesson
+@pytest.mark.long
 async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     tmp_path: Path, notified: Notified
 ) -> None:

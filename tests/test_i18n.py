@@ -210,13 +210,15 @@ def fields(text: str) -> list[str]:
     return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
 
 
-def marked_messages() -> set[str]:
-    """Every text the code marks for translation (``N_``, ``gettext``), as Babel extracts it."""
+@functools.cache
+def marked_messages() -> frozenset[str]:
+    """Every text the code marks for translation (``N_``, ``gettext``), as Babel extracts it
+    (once: both locales' tests compare against the same sources)."""
     found: set[str] = set()
     for folder in ("engine", "tui", "cli"):
         for _file, _line, message, _comments, _context in extract_from_dir(ROOT / folder):
             found.update(message if isinstance(message, tuple) else (message,))
-    return {message for message in found if message}
+    return frozenset(message for message in found if message)
 
 
 def catalog_entries(locale: str) -> dict[str, tuple[str, ...]]:
@@ -564,6 +566,7 @@ async def test_lang_zh_step_messages_name_each_step_in_chinese(tmp_path: Path) -
         assert [text for text in said if english_left(text)] == []
 
 
+@pytest.mark.long
 async def test_lang_en_screens_show_no_chinese_outside_the_lesson(tmp_path: Path) -> None:
     app = make_app(progress_dir=tmp_path, language="en")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -985,6 +988,7 @@ async def test_quiz_status_drops_whole_parts_where_it_does_not_fit(
         assert screen_lines(app)[0].strip().startswith(status + " · ")
 
 
+@pytest.mark.long
 async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
     """At 60x20 in Chinese no line of any side tab's page ends in an ellipsis: not the header
     (it drops whole parts), not a figure (``在途峰值 8 个 micro-batch`` is stacked or wrapped)."""
@@ -1038,6 +1042,7 @@ def test_export_next_due_in_local_time_in_chinese() -> None:
     assert f"{due:%Y-%m-%d %H:%M %z}" in text and "+00:00" not in text
 
 
+@pytest.mark.long
 async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: Path) -> None:
     """The palette's language switch builds the screen again: the focused widget (here a
     Ledger field) has the focus again and the Diagrams tab is scrolled where it was."""

@@ -100,6 +100,7 @@ async def test_keys_that_came_before_the_first_frame_are_applied_in_order(tmp_pa
     assert ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"] == "7B"
 
 
+@pytest.mark.long
 async def test_tab_in_a_burst_moves_the_focus_before_the_next_characters(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -348,6 +348,7 @@ def _ledger_rows(result_lines: list[str]) -> dict[str, list[str]]:
     return rows
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("size", [(60, 20), (80, 24)])
 async def test_every_ledger_figure_on_screen_is_the_engines_value_whole(
     tmp_path: Path, size: tuple[int, int]
@@ -400,6 +401,7 @@ async def test_every_ledger_figure_on_screen_is_the_engines_value_whole(
                 )
 
 
+@pytest.mark.long
 async def test_a_field_error_is_shown_next_to_the_field(tmp_path: Path) -> None:
     from textual.widgets import Button, Static
 

@@ -628,6 +628,7 @@ _VALUE = st.recursive(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=200)
 @given(data=st.dictionaries(_TEXT, _VALUE, max_size=6), edits=st.lists(st.tuples(_TEXT, _VALUE)))
 def test_dump_checked_equals_the_whole_dump_after_any_edits(

@@ -160,6 +160,7 @@ def saved_form(folder: Path, form_name: str) -> dict[str, str]:
     return form
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", list(FORM_CASES))
 async def test_calculator_fields_come_back_after_a_switch_and_a_restart(
     tmp_path: Path, case: str
