@@ -40,10 +40,11 @@ NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 SCALE = {"GB": 1e9, "ms": 1e-3, "fraction": 1.0, "": 1.0}
 
 
-def quiz_app(progress_dir: Path, **options: Any) -> ShardbookApp:
+def quiz_app(progress_dir: Path, language: str | None = None, **options: Any) -> ShardbookApp:
     return make_app(
         progress_dir=progress_dir,
         autosave_delay=0.05,
+        language=language,
         quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, **options),
     )
 
@@ -455,12 +456,7 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
     the keys that answer come first, and the instruction and the choices are on screen whole,
     wrapped."""
     review_before(tmp_path, lesson, ("self-check",))
-    app = make_app(
-        progress_dir=tmp_path,
-        autosave_delay=0.05,
-        language=language,
-        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
-    )
+    app = quiz_app(tmp_path, language, lesson="S15")
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.pause()
         assert current(app).answer_kind == "true-false"
@@ -482,12 +478,7 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
         ), lines
         assert all(line.split("  ·  ")[-1][:1].isdigit() for line in lines), lines
     review_before(tmp_path, lesson, ("misconception",))
-    app = make_app(
-        progress_dir=tmp_path,
-        autosave_delay=0.05,
-        language=language,
-        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
-    )
+    app = quiz_app(tmp_path, language, lesson="S15")
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.pause()
         # A matching question: its four choices were cut off the question's region (only
@@ -501,12 +492,7 @@ async def test_at_40x12_the_footer_keeps_the_answering_keys_and_the_instruction_
             pilot, lambda: any(line.strip().startswith("d)") for line in screen_lines(app))
         )
     review_before(tmp_path, lesson, ("matching",))
-    app = make_app(
-        progress_dir=tmp_path,
-        autosave_delay=0.05,
-        language=language,
-        quiz=QuizOptions(open_at_start=True, clock=lambda: NOW, seed=11, lesson="S15"),
-    )
+    app = quiz_app(tmp_path, language, lesson="S15")
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.pause()
         assert screen_of(app).typing

@@ -44,20 +44,19 @@ def zh() -> Iterator[None]:
 def test_a_supplement_line_joins_its_sources_as_the_language_does(zh: None) -> None:
     """``补充材料；来源：A；B`` (the mechanism section cites the GPipe paper and Megatron-LM on one
     line), never ``A; B`` inside the Chinese line; ``A; B`` in English."""
-    blocks = [
-        block.text
-        for section in LESSON.sections
-        for block in section_blocks(section)
-        if block.kind == "provenance" and "GPipe" in block.text
-    ]
+
+    def gpipe_lines() -> list[str]:
+        return [
+            block.text
+            for section in LESSON.sections
+            for block in section_blocks(section)
+            if block.kind == "provenance" and "GPipe" in block.text
+        ]
+
+    blocks = gpipe_lines()
     assert blocks and all("；" in text and "; " not in text for text in blocks)
     set_language("en")
-    blocks = [
-        block.text
-        for section in LESSON.sections
-        for block in section_blocks(section)
-        if block.kind == "provenance" and "GPipe" in block.text
-    ]
+    blocks = gpipe_lines()
     assert blocks and all("; " in text and "；" not in text for text in blocks)
 
 
