@@ -22,6 +22,7 @@ from tests.pilot_helpers import (
     burst,
     choose,
     goto_section,
+    params_field,
     paste_into,
     reading_text,
     result_text,
@@ -309,3 +310,31 @@ async def test_notifications_show_paths_and_errors_literally(
         await pilot.pause()
         assert "/tmp/a[/b/[bold]x.md" in notified.messages and "a[/ [link=x]y" in notified.messages
         assert all(not notification.markup for notification in notified.notifications)
+
+
+async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
+    tmp_path: Path,
+) -> None:
+    # A form saved with a refused value comes back refused: no figures, "Enter values above."
+    # Another refused edit then said "(showing the last good result)" over that line.
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await paste_into(pilot, await params_field(pilot, app), "abc")
+        await pilot.press("ctrl+q")  # saves the form as it is
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        result = ledger.query_one(".calc-result", ResultView)
+        error = ledger.query_one(".calc-error", Static)
+        await wait_until(pilot, lambda: "params N" in shown(error))
+        await paste_into(pilot, params, "xyz")
+        assert "params N" in shown(error) and "last good" not in shown(error)
+        assert "Enter values above." in shown(result)
+        # Figures shown, then a refused edit: they stay, and the message says so.
+        await paste_into(pilot, params, "7B")
+        await wait_until(pilot, lambda: "total" in shown(result))
+        await paste_into(pilot, params, "-1")
+        assert "last good result" in shown(error) and "total" in shown(result)

@@ -266,6 +266,9 @@ class CalculatorPane(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(classes="calculator")
         self.last_error = ""
+        # Whether the result shows figures (else "Enter values above."): only then can a
+        # refused edit keep them on screen as the last good result.
+        self._showing_figures = False
         self._last_values: dict[str, str] = {}
         self._filling = False
         self._details: tuple[RenderableType | None, bool] = (None, False)
@@ -573,8 +576,8 @@ class CalculatorPane(VerticalScroll):
 
         ``by_learner`` is True when the learner changed the form (then the app saves it); on
         bad input the figures of the form as it was just before stay on screen, labelled as
-        the last good result. Otherwise (a restore, a resize) they are cleared: they could
-        belong to another form. ``typing`` (by default ``by_learner``) is True for an edit of
+        the last good result (where there are none, the message alone). Otherwise (a
+        restore, a resize) they are cleared: they could belong to another form. ``typing`` (by default ``by_learner``) is True for an edit of
         a text field: the result keeps its height (see :class:`ResultView`).
         """
         typing = by_learner if typing is None else typing
@@ -595,7 +598,7 @@ class CalculatorPane(VerticalScroll):
             self.last_error = self.error_text(error)
             if self.figure_name:
                 figures = {}
-            if by_learner:
+            if by_learner and self._showing_figures:
                 self._held = None  # the last good figures stay: nothing moves
                 error_widget.update(
                     BrokenLines(strings.CALC_LAST_GOOD.format(error=self.last_error), indent="")
@@ -603,6 +606,7 @@ class CalculatorPane(VerticalScroll):
             else:
                 error_widget.update(BrokenLines(self.last_error, indent=""))
                 result.show(strings.CALC_ENTER_VALUES)
+                self._showing_figures = False
                 self._queue_details(None, typing=False)
             self._place_error(error_widget, error.field)
             error_widget.display = True
@@ -612,6 +616,7 @@ class CalculatorPane(VerticalScroll):
                 error_widget.update("")
                 error_widget.display = False
             result.show(outcome.renderable, typing=typing)
+            self._showing_figures = True
             self._queue_details(outcome.details, typing)
             figures = outcome.figures
         self.post_message(
