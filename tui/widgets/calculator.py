@@ -577,8 +577,9 @@ class CalculatorPane(VerticalScroll):
         ``by_learner`` is True when the learner changed the form (then the app saves it); on
         bad input the figures of the form as it was just before stay on screen, labelled as
         the last good result (where there are none, the message alone). Otherwise (a
-        restore, a resize) they are cleared: they could belong to another form. ``typing`` (by default ``by_learner``) is True for an edit of
-        a text field: the result keeps its height (see :class:`ResultView`).
+        restore, a resize) they are cleared: they could belong to another form. ``typing``
+        (by default ``by_learner``) is True for an edit of a text field: the result keeps its
+        height (see :class:`ResultView`).
         """
         typing = by_learner if typing is None else typing
         focused = self.screen.focused if by_learner else None
