@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from rich.cells import cell_len
+
 from tui import strings
 
 # The outline's first entry: the lesson's header page, before its sections.
@@ -39,10 +41,11 @@ def size_class(width: int, height: int) -> SizeClass:
 
 
 def too_small_message(width: int, height: int) -> str:
-    """One line saying the size needed: the longest wording that fits ``width`` columns."""
+    """One line saying the size needed: the longest wording that fits ``width`` columns (by
+    terminal cells: a Chinese character takes two)."""
     need, now = f"{MIN_WIDTH}x{MIN_HEIGHT}", f"{width}x{height}"
     wordings = [wording.format(need=need, now=now) for wording in strings.TOO_SMALL]
-    return next((text for text in wordings if len(text) <= width), wordings[-1])
+    return next((text for text in wordings if cell_len(text) <= width), wordings[-1])
 
 
 @dataclass(frozen=True)
