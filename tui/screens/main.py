@@ -172,13 +172,12 @@ class MainScreen(Screen[None]):
         # screen and every widget in it at once (Textual's update_styles), and on_mount finds
         # these already set.
         first = size_class(*self.app.size)
-        self._set_layout_classes(
-            first, arrange(first, self._side_shown_at_start(), self.reading_mode, False, False)
-        )
+        shown = arrange(first, self._side_shown_at_start(), self.reading_mode, False, False)
+        self._set_layout_classes(first, shown)
         yield FittingHeader(icon="")
         with Horizontal(id="main"):
             # The outline is built when first shown (a column, or ctrl+o over the lesson).
-            if self._outline_shown_at_start():
+            if shown.outline != "hidden":
                 yield self._make_outline()
             yield ReadingPane(id="reading")
             # The tabs are built when the side pane is first shown, and each tab's content on
@@ -197,9 +196,7 @@ class MainScreen(Screen[None]):
                 ),
                 SideTab(strings.TAB_LAB, "tui.widgets.lab:LabPane", id="lab"),
             ]
-            yield SideTabs(
-                tabs, id="side", initial="ledger", build_tabs=self._side_shown_at_start()
-            )
+            yield SideTabs(tabs, id="side", initial="ledger", build_tabs=shown.side)
         yield Static("", id="too-small", markup=False)
         # The palette's own hint would overflow 80 columns; ctrl+p is in F1 and the README.
         yield KeysFooter(compact=True, show_command_palette=False)
@@ -223,13 +220,6 @@ class MainScreen(Screen[None]):
                 changed = True
         if changed:
             self.update_node_styles()
-
-    def _outline_shown_at_start(self) -> bool:
-        first = size_class(*self.app.size)
-        if first == "too-small":
-            return False
-        side = self._side_shown_at_start()
-        return arrange(first, side, self.reading_mode, False, False).outline != "hidden"
 
     def _make_outline(self) -> OptionList:
         """The outline, with the lesson's entries and the section shown highlighted."""

@@ -5,7 +5,6 @@ the side pane is first shown (see that module's docstring): Textual's ``TabbedCo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -81,7 +80,7 @@ class LazyTabbedContent(TabbedContent):
         self.build_after_first_frame = build_after_first_frame
         self._activated = activated
         self._labels: dict[str, str] = {}
-        self._mounted = asyncio.Event()
+        self._mounted = False
 
     def choose(self, pane_id: str) -> None:
         """Make ``pane_id`` the active tab: now if one is active, else the one the tab row
@@ -92,7 +91,7 @@ class LazyTabbedContent(TabbedContent):
             self._initial = pane_id
 
     def on_mount(self) -> None:
-        self._mounted.set()
+        self._mounted = True
         self.fit_labels(self.size.width)
         self.watch_active(self.active)
 
@@ -102,7 +101,7 @@ class LazyTabbedContent(TabbedContent):
         self.watch_active(self.active)
 
     def watch_active(self, active: str) -> None:
-        if not active or not self._mounted.is_set():
+        if not active or not self._mounted:
             return
         self._activated()
         if not self.on_screen:
