@@ -353,7 +353,7 @@ class KeyOrderApp(App[ReturnType]):
             self._refused = character
         self._hint_grows = grows
         if hint is not None and live:
-            self._unnotify(hint)  # Textual's own remover; App offers only clear-all publicly
+            withdraw_one(self, hint)  # the one remover of a hint (tui.toasts)
         self._key_hint = Notification(
             strings.KEY_NOT_TYPED.format(text=self._refused),
             severity="warning",
