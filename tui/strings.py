@@ -507,6 +507,8 @@ PALETTE_SUMMARY_HELP = N_("What this session did and what comes next")
 
 # The command palette (ctrl+p).
 PALETTE_PLACEHOLDER = N_("Search for commands…")
+# A command's title with its key: the language's brackets (full-width in Chinese).
+PALETTE_COMMAND = N_("{command} ({key})")
 PALETTE_GO_TO = N_("Go to: {title}")
 PALETTE_GO_TO_HELP = N_("Read this section")
 PALETTE_OPEN_LESSON = N_("Open lesson: {lesson}")
