@@ -54,7 +54,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
-from tui.toasts import withdraw
+from tui.toasts import HINT_SECONDS, withdraw
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import PART_SEPARATOR, FittingLine
 from tui.widgets.literal import LiteralTextArea
@@ -223,6 +223,10 @@ class QuizScreen(Screen[None]):
         # (lessons read, lessons to read) while the other lessons load in a worker, else None.
         self.reading: tuple[int, int] | None = None
         self._loading_timer: Timer | None = None
+        # The last rating and its next review, said in the bar above the footer for a few
+        # seconds: a message over the question covered its first lines at 40x12.
+        self._rated: str | None = None
+        self._rated_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield FittingLine(id="quiz-status")
@@ -442,6 +446,8 @@ class QuizScreen(Screen[None]):
         changed = self.session.keep_draft(event.text_area.text)
         if changed is not None:
             self.context.draft_changed(changed)
+            # Typing has begun: the last rating's bar gives its rows back to the answer box.
+            self._rated_said()
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -495,6 +501,7 @@ class QuizScreen(Screen[None]):
             status.show([strings.QUIZ_TITLE])
             rows = session.stats()
             prompt.update(self._summary(rows))
+            self._show_rated(ratings)
             plots.display = True
             self.call_after_refresh(self._draw_plots, rows)
             body.scroll_home(animate=False)
@@ -528,7 +535,12 @@ class QuizScreen(Screen[None]):
             answer.placeholder = strings.QUIZ_PLACEHOLDER.format(field=self.answer_field)
             answer.load_text(session.lesson_answer() if draft is None else draft)
             answer.move_cursor(answer.document.end)
-        if question.answer_kind in ("text", "number"):
+        if question.answer_kind == "text" or (
+            question.answer_kind == "number" and phase == "answer"
+        ):
+            # A graded number is quoted in the verdict ("yours: 300"): its box goes, and the
+            # verdict is the body's first line. Scrolled to below the box, a frame after the
+            # body grew, it stayed below the box in a terminal at 40x12.
             answer.display = True
             answer.read_only = phase != "answer"
             answer.can_focus = phase == "answer"
@@ -544,18 +556,39 @@ class QuizScreen(Screen[None]):
             else:
                 body.focus()
             body.scroll_home(animate=False)
+            self._show_rated(ratings)
         else:
+            self._rated = None
             feedback.update(self._feedback())
             feedback.display = True
             ratings.update(self._rating_bar())
             ratings.display = True
             body.focus()
-            if question.answer_kind == "text":
-                # The learner's own answer above the key points, to compare.
+            if question.answer_kind in ("text", "number"):
+                # The learner's own answer above the key points, to compare; a number's verdict
+                # first.
                 body.scroll_home(animate=False)
             else:
                 self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
         self.refresh_bindings()
+
+    def _show_rated(self, ratings: Static) -> None:
+        """The last rating in the bar above the footer, under the next question (nothing of
+        which it covers), while it is news."""
+        if self._rated is not None:
+            ratings.update(BrokenLines(self._rated, ""))
+            ratings.display = True
+
+    def _rated_said(self) -> None:
+        """The last rating has been on screen long enough, or the learner types the next
+        answer: its bar goes (in the answer phase; after an answer the bar holds the rating
+        keys)."""
+        if self._rated_timer is not None:
+            self._rated_timer.stop()
+            self._rated_timer = None
+        if self._rated is not None:
+            self._rated = None
+            self.query_one("#quiz-ratings", Static).display = False
 
     def _show_status(self) -> None:
         """The status line: the question's lesson and kind, items left and done, the target
@@ -713,14 +746,14 @@ class QuizScreen(Screen[None]):
         assert self.session is not None
         interval = self.session.intervals()[rating]
         card = self.session.rate(rating)
-        self.notify(
-            strings.QUIZ_RATED.format(
-                rating=gettext(RATINGS[rating]),
-                due=local_text(card.due, self.options.tz),
-                interval=duration_text(interval),
-            ),
-            timeout=3,
+        self._rated = strings.QUIZ_RATED.format(
+            rating=gettext(RATINGS[rating]),
+            due=local_text(card.due, self.options.tz),
+            interval=duration_text(interval),
         )
+        if self._rated_timer is not None:
+            self._rated_timer.stop()
+        self._rated_timer = self.set_timer(HINT_SECONDS, self._rated_said)
         self._show()
 
     def action_accept(self) -> None:
@@ -737,6 +770,7 @@ class QuizScreen(Screen[None]):
         if question is None:
             self.notify(strings.QUIZ_NOTHING_TO_UNDO, severity="warning")
             return
+        self._rated = None
         self.notify(strings.QUIZ_UNDONE, timeout=3)
         self._show()
 
