@@ -430,7 +430,7 @@ async def test_a_field_error_is_shown_next_to_the_field(tmp_path: Path) -> None:
         assert ledger.children.index(error) == ledger.children.index(heads_row) + 1
         # Korthikanti et al. 2022: the heads split the hidden size, so 3 must divide 2048.
         text = "\n".join(screen_lines(app))
-        assert "heads a: must divide “hidden h” (2048)" in text
+        assert "heads a: must divide 'hidden h' (2048)" in text
 
 
 async def test_notifications_replace_each_other_and_stay_off_the_figures(

@@ -115,8 +115,9 @@ CANNOT_SUSPEND = N_(
 # Calculators.
 CALC_LAST_GOOD = N_("{error} (showing the last good result)")
 CALC_ENTER_VALUES = N_("Enter values above.")
-# Another field named inside a calculator's message, by its label on the form.
-FIELD_NAMED = N_("“{label}”")
+# Another field named inside a calculator's message, by its label on the form, in the quotes
+# the language's messages use for what was typed too ('abc' in English, “abc” in Chinese).
+FIELD_NAMED = N_("'{label}'")
 LEDGER_EXAMPLE_LOADED = N_(
     "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam."
 )
