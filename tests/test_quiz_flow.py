@@ -1046,3 +1046,38 @@ async def test_at_40x12_a_drills_verdict_is_the_first_line_under_the_question(
         assert feedback.region.y == body.region.y
         verdict = screen_lines(app)[body.region.y].strip()
         assert verdict.startswith("Not quite.  yours: 5"), verdict
+
+
+async def test_at_40x12_a_matching_verdict_names_both_choices_in_words(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    """A matching question answered: the verdict is the body's first line and quotes the choice
+    made and the one expected, each with its text (``expected: d)`` at a line's end, the
+    choice's words wrapped out of view under the choices, read as nothing)."""
+    review_before(tmp_path, lesson, ("self-check", "misconception"))
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        while current(app).item.kind != "matching":
+            await answer_right(pilot, app)
+        question = current(app)
+        assert isinstance(question.expected, int)
+        wrong = (question.expected + 1) % len(question.options)
+        if wrong in (question.accepted or ()):
+            wrong = (question.expected + 2) % len(question.options)
+        await pilot.press("abcd"[wrong])
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        await pilot.pause()
+        body = screen.query_one("#quiz-body")
+        lines = [line.strip() for line in screen_lines(app)[body.region.y : body.region.bottom]]
+        assert lines[0] == "Not quite.", lines
+        yours = f"yours: {'abcd'[wrong]}) {question.options[wrong].split()[0]}"
+        assert lines[1].startswith(yours), lines
+        feedback = screen.query_one("#quiz-feedback", Static)
+        drawn = [
+            feedback.render_line(y).text.replace("\xa0", " ").strip()
+            for y in range(feedback.size.height)
+        ]
+        expected = question.expected_text().split()
+        assert any(line.startswith(f"expected: {expected[0]} {expected[1]}") for line in drawn), drawn

@@ -48,6 +48,7 @@ from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path
 from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
+from engine.quiz.model import CHOICE_KEYS
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.timefmt import duration_text, format_interval, local_text
 from tui import strings
@@ -93,10 +94,11 @@ class QuizAnswer(LiteralTextArea):
         self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
 
 
-class RatingBar:
-    """The rating keys (a styled text) broken into lines by the lesson's rules at the width it
-    is drawn in: a key is not parted from its name and interval, and no line starts with the
-    ``·`` between two keys (Rich would wrap at any space)."""
+class StyledLines:
+    """A styled text broken into lines by the lesson's rules at the width it is drawn in (Rich
+    would wrap at any space): the rating keys, a key not parted from its name and interval and
+    no line starting with the ``·`` between two keys; a verdict, ``expected:`` not parted from
+    what was expected."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
@@ -516,8 +518,9 @@ class QuizScreen(Screen[None]):
         question_box.display = not keyed
         statement.display = keyed
         (statement if keyed else prompt).update(asked)
-        if question.options:
-            # Broken by the lesson's rules, each choice's wrapped lines under its text.
+        if question.options and phase == "answer":
+            # Broken by the lesson's rules, each choice's wrapped lines under its text. Once
+            # answered, the verdict quotes the choice made and the one expected.
             choices = (
                 BrokenLines(f"{letter}) {text}", "   ")
                 for letter, text in zip(_LETTERS, question.options, strict=False)
@@ -539,8 +542,7 @@ class QuizScreen(Screen[None]):
             question.answer_kind == "number" and phase == "answer"
         ):
             # A graded number is quoted in the verdict ("yours: 300"): its box goes, and the
-            # verdict is the body's first line. Scrolled to below the box, a frame after the
-            # body grew, it stayed below the box in a terminal at 40x12.
+            # verdict is the body's first line.
             answer.display = True
             answer.read_only = phase != "answer"
             answer.can_focus = phase == "answer"
@@ -564,12 +566,10 @@ class QuizScreen(Screen[None]):
             ratings.update(self._rating_bar())
             ratings.display = True
             body.focus()
-            if question.answer_kind in ("text", "number"):
-                # The learner's own answer above the key points, to compare; a number's verdict
-                # first.
-                body.scroll_home(animate=False)
-            else:
-                self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
+            # A self-check's own answer above the key points, to compare; else the verdict
+            # first, under the question (scrolled to below the choices or the answer box a
+            # frame after the body grew, it stayed out of view in a terminal at 40x12).
+            body.scroll_home(animate=False)
         self.refresh_bindings()
 
     def _show_rated(self, ratings: Static) -> None:
@@ -623,7 +623,7 @@ class QuizScreen(Screen[None]):
         plots.mount(widget)
         self.call_after_refresh(widget.show, rows)
 
-    def _rating_bar(self) -> RatingBar:
+    def _rating_bar(self) -> StyledLines:
         """Each rating key with the interval fsrs gives it now, the suggested one in bold."""
         session = self.session
         assert session is not None
@@ -637,7 +637,7 @@ class QuizScreen(Screen[None]):
             )
             # One unit where it fits: never "3" at a line's end and "Good 10 min" on the next.
             text.append(unbreakable(label), style="bold reverse" if rating == suggested else "")
-        return RatingBar(text)
+        return StyledLines(text)
 
     def _feedback(self) -> Group:
         """Right or not, the answers, then the worked solution or the key points, broken into
@@ -651,13 +651,26 @@ class QuizScreen(Screen[None]):
             text.append(strings.QUIZ_RIGHT, style="bold green")
         elif grade.correct is False:
             text.append(strings.QUIZ_WRONG, style="bold red")
-        if grade.correct is not None:
+        answers: list[BrokenLines] = []
+        if question.answer_kind == "choice" and question.options:
+            # Each choice whole on lines of its own, its letter on the line of its text: the
+            # letters alone ("yours: a  expected: d)", the choice wrapped away) said nothing.
+            shown = (
+                (strings.QUIZ_YOUR_ANSWER, question.choice_text(CHOICE_KEYS.index(grade.answer))),
+                (strings.QUIZ_EXPECTED, question.expected_text()),
+            )
+            for label, choice in shown:
+                glued = choice.replace(") ", ")" + NO_BREAK_SPACE, 1)
+                answers.append(BrokenLines(label + glued))
+        elif grade.correct is not None:
             # A true/false answer is kept as "true" or "false": shown in the interface language.
             answer = gettext(grade.answer) if question.answer_kind == "true-false" else grade.answer
-            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{answer}")
-            text.append(f"  {strings.QUIZ_EXPECTED}{question.expected_text()}\n")
-        title = strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION
-        text.append(title, style="bold")
+            text.append("  " + unbreakable(strings.QUIZ_YOUR_ANSWER + answer))
+            text.append("  " + unbreakable(strings.QUIZ_EXPECTED + question.expected_text()))
+        heading = Text(
+            strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION,
+            style="bold",
+        )
         after = Text()
         if question.sources:
             after.append(
@@ -673,7 +686,8 @@ class QuizScreen(Screen[None]):
             hint = strings.QUIZ_RATE_HINT
         after.append(hint, style="italic")
         solution = (BrokenLines(line) for line in question.solution.splitlines())
-        return Group(text, *solution, after)
+        verdict = [StyledLines(text)] if text else []
+        return Group(*verdict, *answers, heading, *solution, after)
 
     def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session
