@@ -585,6 +585,37 @@ async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
             assert scroll.region.width == 80
 
 
+@pytest.mark.parametrize("width", [82, 100, 120])
+async def test_zoomed_with_room_the_diagrams_and_collectives_keep_the_panes_padding(
+    tmp_path: Path, width: int
+) -> None:
+    """Zoomed (F5), Diagrams and Collectives started at column 0 at any width, the other panes
+    one column in: from 82 columns, where the 80-column pictures still fit beside it, they keep
+    the same column on each side; and every diagram still fits."""
+    from engine.diagrams import STRATEGY_NAMES
+    from tui.widgets.collectives import CollectivesPane
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.press("f4", "f5")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        assert pane.content_region.x == 1 and pane.content_region.right == width - 1
+        scroll = app.query_one("#diagram-scroll")
+        for name in STRATEGY_NAMES:
+            pane.show(name)
+            await pilot.pause()
+            assert scroll.max_scroll_x == 0, name
+        await pilot.press("f4")
+        await pilot.pause()
+        collectives = app.query_one(CollectivesPane)
+        assert collectives.content_region.x == 1
+        lines = screen_lines(app)
+        title = next(line for line in lines if "Collective data flow" in line)
+        assert title.startswith(" Collective data flow"), title
+
+
 # ----------------------------------------------------------------- the footer
 @pytest.mark.parametrize("keys", [[], ["f2"], ["f12"]])
 async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: list[str]) -> None:
