@@ -1080,4 +1080,5 @@ async def test_at_40x12_a_matching_verdict_names_both_choices_in_words(
             for y in range(feedback.size.height)
         ]
         expected = question.expected_text().split()
-        assert any(line.startswith(f"expected: {expected[0]} {expected[1]}") for line in drawn), drawn
+        wanted = f"expected: {expected[0]} {expected[1]}"
+        assert any(line.startswith(wanted) for line in drawn), drawn
