@@ -63,11 +63,17 @@ _GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).
 _IDEOGRAPH: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+
+
 # A word of two ideographs with none beside it, and a space (or the text's edge) on one side.
-_TWO_IDEOGRAPHS: Final = re.compile(
-    rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
-    rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
-)
+# Compiled when an analysis first needs it: its ranges of ideographs take about 5 ms to compile,
+# and with the analysis cache warm the first frame needs none.
+@lru_cache(maxsize=1)
+def _two_ideographs() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
+        rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
+    )
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -247,7 +253,7 @@ def _analyse(text: str) -> Analysis:
             and text[index] != SEPARATOR
         ):
             positions.append(index)
-    glued = [*_GLUED.finditer(text), *_TWO_IDEOGRAPHS.finditer(text)]
+    glued = [*_GLUED.finditer(text), *_two_ideographs().finditer(text)]
     spans = sorted([*word_runs(text), *(match.span() for match in glued)])
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)
     return tuple(positions), runs
