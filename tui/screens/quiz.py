@@ -44,7 +44,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
-from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
+from engine.lesson import (
+    Lesson,
+    LessonRef,
+    discover_lessons,
+    lesson_index_path,
+    load_lesson_cached,
+)
 from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
@@ -320,7 +326,7 @@ class QuizScreen(Screen[None]):
             if worker.is_cancelled:
                 return None
             try:
-                lesson = load_lesson(ref.path)
+                lesson = load_lesson_cached(ref.path)
                 loaded = store.load(lesson.id)
             except (ContentError, ProgressError) as error:
                 problems.append((str(error), "error"))
