@@ -344,6 +344,9 @@ class QuizScreen(Screen[None]):
                 gc.freeze()
         to_save: list[LessonProgress] = []
         session = self._session(lessons, progress, to_save.append, desired_retention)
+        # Its items and states (thousands of objects with hundreds of lessons) live as long
+        # as the quiz too: out of reach of the full collections that would scan them.
+        gc.freeze()
         return _Loaded(session, to_save, problems)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
