@@ -66,17 +66,27 @@ _GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).
 _IDEOGRAPH: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# A word of two ideographs with none beside it, and a space (or the text's edge) on one side.
-_TWO_IDEOGRAPHS: Final = re.compile(
-    rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
-    rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
-)
 
-# A reference word of a paper and its number or letter (Figure 1, Table 2, Eq. 7, App. B).
-_REFERENCE: Final = re.compile(
-    r"\b(?:Figure|Fig\.|Table|Eq\.|Eqs\.|Equation|Section|Sec\.|Appendix|App\.|Algorithm) "
-    r"(?:[0-9][0-9.]*[0-9]|[0-9]|[A-Z]\b)"
-)
+
+# A word of two ideographs with none beside it, and a space (or the text's edge) on one side.
+# Compiled when an analysis first needs it: its ranges of ideographs take about 5 ms to compile,
+# and with the analysis cache warm the first frame needs none.
+@lru_cache(maxsize=1)
+def _two_ideographs() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
+        rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
+    )
+
+
+# A reference word of a paper and its number or letter (Figure 1, Table 2, Eq. 7, App. B);
+# compiled when an analysis first needs it, as the pattern above.
+@lru_cache(maxsize=1)
+def _reference() -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:Figure|Fig\.|Table|Eq\.|Eqs\.|Equation|Section|Sec\.|Appendix|App\.|Algorithm) "
+        r"(?:[0-9][0-9.]*[0-9]|[0-9]|[A-Z]\b)"
+    )
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -256,7 +266,11 @@ def _analyse(text: str) -> Analysis:
             and text[index] != SEPARATOR
         ):
             positions.append(index)
-    glued = [*_GLUED.finditer(text), *_TWO_IDEOGRAPHS.finditer(text), *_REFERENCE.finditer(text)]
+    glued = [
+        *_GLUED.finditer(text),
+        *_two_ideographs().finditer(text),
+        *_reference().finditer(text),
+    ]
     spans = sorted([*word_runs(text), *(match.span() for match in glued)])
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)
     return tuple(positions), runs

@@ -44,7 +44,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
-from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
+from engine.lesson import (
+    Lesson,
+    LessonRef,
+    discover_lessons,
+    lesson_index_path,
+    load_lesson_cached,
+)
 from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
@@ -326,7 +332,7 @@ class QuizScreen(Screen[None]):
             if worker.is_cancelled:
                 return None
             try:
-                lesson = load_lesson(ref.path)
+                lesson = load_lesson_cached(ref.path)
                 loaded = store.load(lesson.id)
             except (ContentError, ProgressError) as error:
                 problems.append((str(error), "error"))
@@ -344,6 +350,9 @@ class QuizScreen(Screen[None]):
                 gc.freeze()
         to_save: list[LessonProgress] = []
         session = self._session(lessons, progress, to_save.append, desired_retention)
+        # Its items and states (thousands of objects with hundreds of lessons) live as long
+        # as the quiz too: out of reach of the full collections that would scan them.
+        gc.freeze()
         return _Loaded(session, to_save, problems)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
