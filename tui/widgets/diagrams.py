@@ -59,6 +59,17 @@ _WITH_ALL = ("questions",)
 _SELECT_VALUE: Reactive[object] = vars(Select)["value"]
 
 
+# Zoomed (F5), a pane of 80-column pictures keeps the other panes' column of padding on each
+# side where the terminal leaves room for it: from 82 columns. At 80 and 81 the pictures take
+# every column (tui/side.tcss).
+ROOMY_WIDTH = WIDTH + 2
+
+
+def mark_roomy(pane: Widget) -> None:
+    """Class ``-roomy`` on ``pane`` when it is at least :data:`ROOMY_WIDTH` columns wide."""
+    pane.set_class(pane.size.width >= ROOMY_WIDTH, "-roomy")
+
+
 class DiagramsPane(VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
@@ -109,6 +120,7 @@ class DiagramsPane(VerticalScroll):
         yield Vertical(id="strategy-notes")
 
     def on_resize(self) -> None:
+        mark_roomy(self)
         if (
             self.is_mounted
             and self._shown
