@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.keys import key_to_character
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 
 from engine import units
 from engine.i18n import set_language
@@ -614,6 +614,29 @@ async def test_zoomed_with_room_the_diagrams_and_collectives_keep_the_panes_padd
         lines = screen_lines(app)
         title = next(line for line in lines if "Collective data flow" in line)
         assert title.startswith(" Collective data flow"), title
+
+
+async def test_the_diagrams_text_is_broken_again_when_its_scroll_bar_appears(
+    tmp_path: Path,
+) -> None:
+    """Beside the lesson at 100 columns in Chinese, the parts unfolded by ctrl+r made the pane
+    scroll, and its scroll bar narrowed the text broken for the width before: Textual wrapped
+    its lines again at spaces (切分：… 1/4, 的样本； alone, 权重不切分 indented). The text is
+    broken again at the new width: each line drawn is one of its lines."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("enter")
+        head = app.query_one("#diagram-head", Static)
+        await wait_until(pilot, lambda: "切分" in str(head.render()))
+        await pilot.pause()
+        await pilot.pause()
+        lines = str(head.render()).split("\n")
+        assert head.size.height == len(lines), lines
+        assert max(cell_len(line) for line in lines) <= head.content_region.width
 
 
 # ----------------------------------------------------------------- the footer

@@ -128,6 +128,12 @@ class DiagramsPane(VerticalScroll):
         ):
             self.refresh_folds()  # the text parts broken again at the new width
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scroll bar appearing (a part unfolded, notes mounted) narrows the pane's text
+        # without a resize: broken at the width before, its lines wrapped again at spaces
+        # (切分：… 1/4 / 的样本； / 权重不切分 beside the lesson at 100 columns).
+        self.call_after_refresh(self.on_resize)
+
     def on_mount(self) -> None:
         self._show_opened()
 
