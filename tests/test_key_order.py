@@ -518,3 +518,24 @@ async def test_escape_leaves_a_calculator_field_keeping_what_was_typed(
         await pilot.press("escape", "right_square_bracket")
         await wait_until(pilot, lambda: app.main_screen.current_section != section)
         assert field.value == "7B"
+
+
+async def test_escape_leaves_a_note_box_keeping_what_was_typed(tmp_path: Path) -> None:
+    """Escape in a reflection box did nothing: the ``]`` typed next went into the box. It moves
+    the focus to the reading pane, the box keeps what was typed, and ``]`` reads on."""
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "reflection")
+        await wait_until(pilot, lambda: bool(app.main_screen.query(NoteBox)))
+        box = app.main_screen.query(NoteBox).first()
+        area = box.query_one(LiteralTextArea)
+        area.focus()
+        await pilot.press("r", "i", "n", "g", "escape")
+        await pilot.pause()
+        assert app.focused is app.query_one("#reading")
+        assert area.text == "ring"
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: app.main_screen.current_section != "reflection")
+        assert app.progress.reflections[box.item.id] == "ring"

@@ -34,10 +34,11 @@ def _pane_classes() -> tuple[tuple[str, type[DOMNode]], ...]:
     from tui.widgets.collectives import StepView
     from tui.widgets.ledger import LedgerPane
     from tui.widgets.literal import LiteralTextArea
-    from tui.widgets.notes import SelfCheckBox
+    from tui.widgets.notes import NoteBox, SelfCheckBox
 
     return (
         (N_("answer or note box"), LiteralTextArea),
+        (N_("answer or note box"), NoteBox),
         (N_("self-check answer"), SelfCheckBox),
         (N_("Ledger"), LedgerPane),
         (N_("Collectives picture"), StepView),

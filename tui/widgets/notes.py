@@ -32,6 +32,9 @@ class NoteBox(Vertical):
         "Tab moves to the next field; entering a box puts the cursor at the end of its text; "
         "ctrl+home / ctrl+end go to the start / end of the text."
     )
+    # Escape leaves the box for the pane around it (the lesson, or a side pane), whose keys
+    # (], ?, /) then work, as it leaves a calculator's field; the text stays as typed.
+    BINDINGS = [Binding("escape", "leave_box", N_("Leave the box"), show=False, id="leave_box")]
 
     class Edited(Message):
         """The learner changed item ``item_id`` of ``kind`` ("answers" or "reflections")."""
@@ -62,6 +65,27 @@ class NoteBox(Vertical):
             placeholder=self._placeholder,
             classes="note-text",
         )
+
+    def _pane(self) -> Widget | None:
+        """The nearest focusable widget around the box (the reading pane, a side pane)."""
+        return next(
+            (
+                widget
+                for widget in self.ancestors
+                if isinstance(widget, Widget) and widget.focusable
+            ),
+            None,
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_box":
+            return self._pane() is not None
+        return True
+
+    def action_leave_box(self) -> None:
+        pane = self._pane()
+        if pane is not None:
+            pane.focus()
 
     def set_label(self, label: str) -> None:
         """Show ``label`` above the box instead."""
