@@ -15,7 +15,7 @@ from pathlib import Path
 from cli.main import check_lesson_id, content_folder
 from engine.errors import ContentError, ProgressError
 from engine.i18n import gettext as _
-from engine.lesson import discover_lessons, load_lesson
+from engine.lesson import discover_lessons, load_lesson_cached
 from engine.paths import resolve_progress_dir
 from engine.progress import ProgressStore
 from engine.quiz import lesson_stats
@@ -78,7 +78,7 @@ def run_stats(args: argparse.Namespace) -> int:
     problems = [str(error) for error in errors]
     for ref in refs:
         try:
-            lesson = load_lesson(ref.path)
+            lesson = load_lesson_cached(ref.path)
             # Reading only: an unreadable progress file stays where it is.
             progress = store.load(ref.id, quarantine=False).progress
             rows.append(lesson_stats(lesson, progress, now, local.tzinfo))

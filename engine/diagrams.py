@@ -2,9 +2,10 @@
 
 Both are drawn from engine records, never typed by hand: a strategy diagram from its
 :class:`~engine.strategies.Strategy` (so the picture cannot disagree with the description), a
-collective diagram from a :class:`~engine.collectives.Simulation` step. Every line is ASCII and at
-most :data:`WIDTH` columns, so the app can show them in a ``Static`` with markup off and the CLI can
-print them anywhere.
+collective diagram from a :class:`~engine.collectives.Simulation` step. Every line is at most
+:data:`WIDTH` columns, and ASCII in English (``Psi``, ``Sec. 7``), so the app can show them in a
+``Static`` with markup off and the CLI can print them anywhere; in Chinese the text keeps the
+lesson's signs (``Ψ``, ``§7``) and full-width punctuation.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from engine.errors import InputError
 from engine.i18n import N_, current_language
 from engine.i18n import gettext as _
 from engine.linebreak import cell_width, hanging_lines, pad_cells
-from engine.sources import ascii_text
+from engine.sources import ascii_text, joined
 from engine.strategies import DIAGRAM_RANKS, HOLDING_WIDTH, Strategy, get_strategy
 
 WIDTH = 80
@@ -185,7 +186,10 @@ def strategy_diagram_parts(
         picture = _boxes(strategy, "", "")
         if transfers:
             for number, use in enumerate(uses, start=1):
-                picture += _bus(f"({number}) {use.collective}, {_(use.phase)}")
+                label = _("({number}) {collective}, {phase}")
+                picture += _bus(
+                    label.format(number=number, collective=use.collective, phase=_(use.phase))
+                )
         marks = [f"({number})" for number in range(1, len(uses) + 1)]
     picture.append("")
     comm = [_("Collectives:")]
@@ -201,9 +205,11 @@ def strategy_diagram_parts(
     comm += _wrap(
         _("Volume per step: {volume}.").format(volume=_(strategy.volume)), "  ", "    ", width
     )
+    # The English diagrams are ASCII (Sec. 7); the Chinese ones keep the sources' own signs (§7).
+    source = joined(*strategy.volume_sources)
     comm += _wrap(
         _("Source: {source}.").format(
-            source=ascii_text(_("; ").join(_(source) for source in strategy.volume_sources))
+            source=ascii_text(source) if current_language() == "en" else source
         ),
         "  ",
         "    ",

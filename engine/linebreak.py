@@ -22,7 +22,10 @@ and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
   (and on the other a space, punctuation or Latin text: ``未评`` in ``开始 未评 · 结束 未评`` and in
   ``：未评 -> 未评；``, ``练习 4-5``), where it fits: UAX #14 allows a break between any two
   ideographs, which split such a word (a mark, a label) in two. Running Chinese text
-  (``、参数、``) breaks between any two characters, as Chinese is set.
+  (``、参数、``) breaks between any two characters, as Chinese is set;
+- no break between a reference word and its number (``Figure 1``, ``Table 2``, ``Eq. 7``,
+  ``Sec. 7``, ``App. B``), where it fits: the number alone at the start of a line reads as a new
+  figure.
 
 Lines are filled greedily. A piece between two break opportunities that is wider than the line
 by itself is split between grapheme clusters (never inside one), so every line fits except one
@@ -63,11 +66,27 @@ _GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).
 _IDEOGRAPH: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+
+
 # A word of two ideographs with none beside it, and a space (or the text's edge) on one side.
-_TWO_IDEOGRAPHS: Final = re.compile(
-    rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
-    rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
-)
+# Compiled when an analysis first needs it: its ranges of ideographs take about 5 ms to compile,
+# and with the analysis cache warm the first frame needs none.
+@lru_cache(maxsize=1)
+def _two_ideographs() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:(?<![^ ])[{_IDEOGRAPH}]{{2}}(?![{_IDEOGRAPH}])"
+        rf"|(?<![{_IDEOGRAPH}])[{_IDEOGRAPH}]{{2}}(?![^ ]))"
+    )
+
+
+# A reference word of a paper and its number or letter (Figure 1, Table 2, Eq. 7, App. B);
+# compiled when an analysis first needs it, as the pattern above.
+@lru_cache(maxsize=1)
+def _reference() -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:Figure|Fig\.|Table|Eq\.|Eqs\.|Equation|Section|Sec\.|Appendix|App\.|Algorithm) "
+        r"(?:[0-9][0-9.]*[0-9]|[0-9]|[A-Z]\b)"
+    )
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -148,7 +167,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 4
+ANALYSIS_CACHE_VERSION: Final = 5
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -247,7 +266,11 @@ def _analyse(text: str) -> Analysis:
             and text[index] != SEPARATOR
         ):
             positions.append(index)
-    glued = [*_GLUED.finditer(text), *_TWO_IDEOGRAPHS.finditer(text)]
+    glued = [
+        *_GLUED.finditer(text),
+        *_two_ideographs().finditer(text),
+        *_reference().finditer(text),
+    ]
     spans = sorted([*word_runs(text), *(match.span() for match in glued)])
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)
     return tuple(positions), runs

@@ -57,8 +57,9 @@ def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path
 
 
 def cache_dir() -> Path:
-    """The folder of caches that are always safe to delete (the lesson index, the line-break
-    analyses): ``$SHARDBOOK_CACHE_DIR``, else the platform's user cache folder."""
+    """The folder of caches that are always safe to delete (the lesson index, the parsed
+    lessons, the line-break analyses): ``$SHARDBOOK_CACHE_DIR``, else the platform's user cache
+    folder."""
     env = os.environ.get("SHARDBOOK_CACHE_DIR")
     if env:
         return Path(env).expanduser()

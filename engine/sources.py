@@ -6,6 +6,10 @@ same way everywhere: authors, year, short title and arXiv id, or ``owner/reposit
 function) and, where it helps, what that part says. Modules import these names; a result's
 ``source`` text is built from them, so two calculators never cite one paper two ways.
 
+A text that cites several works is a tuple of citations (:data:`Citations`), never one string
+with the separator written in: :func:`joined` puts the interface language's separator between
+them where the text is shown (``; `` in English, ``；`` in Chinese).
+
 Text is Unicode (``§``, ``·``, ``×``). The ASCII diagrams write a citation with
 :func:`ascii_text`.
 """
@@ -14,12 +18,29 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.i18n import N_
+from engine.i18n import N_, gettext
+
+Citations = tuple[str, ...]
+"""Several citations of one figure, in the order they are read."""
 
 
 def cite(work: str, part: str) -> str:
     """``work`` followed by the part cited: ``cite(ZERO_PAPER, "§7")``."""
     return f"{work} {part}"
+
+
+def joined(*citations: str | Citations) -> str:
+    """The citations (single ones and :data:`Citations`, flattened) as one text in the current
+    interface language: each translated where it is a marked text (:data:`MPICH_COSTS`), then
+    separated by the language's separator (``; ``, ``；`` in Chinese)."""
+    return gettext("; ").join(gettext(citation) for citation in flattened(*citations))
+
+
+def flattened(*citations: str | Citations) -> Citations:
+    """The citations, single ones and :data:`Citations`, as one tuple in order."""
+    return tuple(
+        part for item in citations for part in ((item,) if isinstance(item, str) else item)
+    )
 
 
 # -- Papers
@@ -88,18 +109,21 @@ MEGATRON_MEMORY_ESTIMATOR: Final = (
 
 ZERO_MODEL_STATES: Final = cite(ZERO_PAPER, "§3.1, §5.1, Figure 1")
 ADAM_STATES: Final = cite(ZERO_PAPER, "§3.1 (fp32 momentum 4 + variance 4)")
-MEGATRON_MODEL_STATES: Final = (
-    f"{MEGATRON_MEMORY_ESTIMATOR}; {MEGATRON_LM_REPO} docs/source/api-guide/dist_optimizer.md"
+MEGATRON_MODEL_STATES: Final[Citations] = (
+    MEGATRON_MEMORY_ESTIMATOR,
+    f"{MEGATRON_LM_REPO} docs/source/api-guide/dist_optimizer.md",
 )
-DEEPSPEED_ESTIMATORS: Final = (
+DEEPSPEED_ESTIMATORS: Final[Citations] = (
     f"{DEEPSPEED_REPO} deepspeed/runtime/zero/stage_1_and_2.py "
-    "estimate_zero2_model_states_mem_needs; stage3.py estimate_zero3_model_states_mem_needs"
+    "estimate_zero2_model_states_mem_needs",
+    f"{DEEPSPEED_REPO} deepspeed/runtime/zero/stage3.py estimate_zero3_model_states_mem_needs",
 )
 SGD_MOMENTUM_STATES: Final = cite(
     TRANSFORMER_MATH_DOCS, "(momentum 4 B/param; 8 with master weights)"
 )
-ADAM_8BIT_STATES: Final = (
-    f"{TRANSFORMER_MATH_DOCS}; {ADAM_8BIT_PAPER}: two 1-byte states, 6 B/param with master weights"
+ADAM_8BIT_STATES: Final[Citations] = (
+    TRANSFORMER_MATH_DOCS,
+    f"{ADAM_8BIT_PAPER}: two 1-byte states, 6 B/param with master weights",
 )
 FP32_ADAM_STATES: Final = cite(TRANSFORMER_MATH_DOCS, "(fp32 AdamW: 4 + 4 + 8)")
 FP32_GRAD_ACCUMULATION: Final = cite(
@@ -113,9 +137,9 @@ PURE_BF16_STATES: Final = (
 )
 DDP_BUCKET: Final = cite(PYTORCH_DDP_DOCS, "bucket_cap_mb (default 25 MiB)")
 FSDP_UNITS: Final = cite(FSDP_PAPER, "§3: one unit gathered whole, plus prefetched units")
-LORA_ADAPTERS: Final = (
-    f"{LORA_PAPER} §4.1: W0 + BA, B d×r and A r×k, r·(d + k) trainable per adapted matrix; "
-    f"default targets q, v as {PEFT_REPO} src/peft/utils/constants.py maps Llama"
+LORA_ADAPTERS: Final[Citations] = (
+    f"{LORA_PAPER} §4.1: W0 + BA, B d×r and A r×k, r·(d + k) trainable per adapted matrix",
+    f"default targets q, v as {PEFT_REPO} src/peft/utils/constants.py maps Llama",
 )
 QLORA_NF4: Final = cite(
     QLORA_PAPER,
@@ -123,26 +147,26 @@ QLORA_NF4: Final = cite(
     "bits per parameter; bitsandbytes quantizes the linear layers, the embeddings and the output "
     "layer stay 16-bit",
 )
-OFFLOAD: Final = (
-    f"{ZERO_OFFLOAD_PAPER} §4: gradients, fp32 master weights and optimizer states on the host; "
-    f"{ZERO_INFINITY_PAPER}: the parameters too"
+OFFLOAD: Final[Citations] = (
+    f"{ZERO_OFFLOAD_PAPER} §4: gradients, fp32 master weights and optimizer states on the host",
+    f"{ZERO_INFINITY_PAPER}: the parameters too",
 )
 STAGE_PLACEMENT: Final = (
     f"{MEGATRON_LM_REPO} megatron/core/models/common/language_module/language_module.py "
     "setup_embeddings_and_output_layer: embedding on the first stage, output layer (a copy of "
     "the embedding when tied) on the last"
 )
-PARAM_COUNT: Final = (
-    f"{cite(MEGATRON_LM_PAPER, '§5.1 Eq. 2')} (GPT layout); {MEGATRON_MEMORY_ESTIMATOR} (GQA, "
-    "gated MLP, RMSNorm, MoE, untied)"
+PARAM_COUNT: Final[Citations] = (
+    f"{cite(MEGATRON_LM_PAPER, '§5.1 Eq. 2')} (GPT layout)",
+    f"{MEGATRON_MEMORY_ESTIMATOR} (GQA, gated MLP, RMSNorm, MoE, untied)",
 )
 
 # -- Activations
 
 ACTIVATIONS_TABLE2: Final = cite(ACTIVATION_RECOMPUTATION_PAPER, "§4.1-4.2, Table 2")
-ACTIVATIONS_FIRST_STAGE: Final = (
-    f"{cite(ACTIVATION_RECOMPUTATION_PAPER, '§4.2.3 Eq. 5')} (1F1B first stage: p "
-    f"micro-batches); interleaving factor 1 + (p-1)/(p·v): {MEGATRON_MEMORY_ESTIMATOR}"
+ACTIVATIONS_FIRST_STAGE: Final[Citations] = (
+    f"{cite(ACTIVATION_RECOMPUTATION_PAPER, '§4.2.3 Eq. 5')} (1F1B first stage: p micro-batches)",
+    f"interleaving factor 1 + (p-1)/(p·v): {MEGATRON_MEMORY_ESTIMATOR}",
 )
 ACTIVATIONS_EMBEDDING_OUTPUT: Final = cite(
     ACTIVATION_RECOMPUTATION_PAPER, "§4.3 (input-embedding dropout; output layer and loss)"
@@ -178,8 +202,9 @@ DDP_OVERLAP: Final = (
     "defers it to the last micro-batch"
 )
 FSDP_PREFETCH: Final = cite(FSDP_PAPER, "§3: prefetch overlaps gathers")
-ALL_REDUCE_DECOMPOSITION: Final = (
-    f"{BANDWIDTH_OPTIMAL_ALLREDUCE_PAPER}: all-reduce = reduce-scatter + all-gather; {NCCL_DOCS}"
+ALL_REDUCE_DECOMPOSITION: Final[Citations] = (
+    f"{BANDWIDTH_OPTIMAL_ALLREDUCE_PAPER}: all-reduce = reduce-scatter + all-gather",
+    NCCL_DOCS,
 )
 MOE_CAPACITY: Final = cite(
     SWITCH_PAPER,
@@ -195,7 +220,11 @@ MPICH_COSTS: Final = N_(
     "Thakur, Rabenseifner, Gropp 2005, Optimization of Collective Communication Operations in "
     "MPICH (IJHPCA 19(1)), the MPICH algorithm notes"
 )
-BUS_BANDWIDTH: Final = f"{NCCL_TESTS_REPO} doc/PERFORMANCE.md (algbw = S/t, busbw = algbw × factor)"
+# The file as written, then its definitions with their words translated where shown (gettext, as
+# MPICH_COSTS); it starts with NCCL_TESTS_REPO (tests/test_i18n.py checks it).
+BUS_BANDWIDTH: Final = N_(
+    "NVIDIA/nccl-tests doc/PERFORMANCE.md (algbw = S/t, busbw = algbw × factor)"
+)
 DOUBLE_BINARY_TREE: Final = N_(
     "Sanders, Speck, Träff 2009, Two-tree algorithms for full bandwidth broadcast, reduction and "
     "scan (Parallel Computing 35(12)); NVIDIA/nccl src/graph/trees.cc (double binary tree), "
@@ -220,9 +249,9 @@ FULL_RECOMPUTE_FLOPS_EQ3: Final = cite(MEGATRON_LM_PAPER, "Eq. 3 (full recomputa
 TIME_TO_TRAIN_EQ4: Final = cite(MEGATRON_LM_PAPER, "§5.1 Eq. 4")
 SIX_N_FLOPS: Final = cite(SCALING_LAWS_PAPER, "§2.1: 6·N FLOPs per token")
 MFU: Final = cite(PALM_PAPER, "App. B: MFU = model FLOP/s / peak")
-A100_PEAK: Final = (
-    "NVIDIA A100 datasheet: 312 TFLOP/s dense BF16; "
-    f"{cite(MEGATRON_LM_PAPER, '§5.1')} reach 52% of peak"
+A100_PEAK: Final[Citations] = (
+    "NVIDIA A100 datasheet: 312 TFLOP/s dense BF16",
+    f"{cite(MEGATRON_LM_PAPER, '§5.1')} reach 52% of peak",
 )
 
 # -- Spaced review

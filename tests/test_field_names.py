@@ -148,6 +148,26 @@ async def test_a_label_is_never_parted_from_its_symbol(
         assert named >= 6, drawn
 
 
+@pytest.mark.parametrize(("language", "quote"), [("en", "'{}'"), ("zh", "“{}”")])
+async def test_fields_are_quoted_as_typed_text_is_in_the_language(
+    tmp_path: Path, language: str, quote: str
+) -> None:
+    """The Ledger's line listing the fields the activations need quotes their labels as every
+    message of the language quotes (what was typed: ``'abc'`` in English, ``“abc”`` in Chinese);
+    in English it had the Chinese ``“”``."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = await open_pane(app, pilot, "ledger")
+        notes = pane.query_one(".calc-result", ResultView)
+        await wait_until(pilot, lambda: "▸" in "".join(drawn_lines(notes)))
+        line = " ".join(line.strip() for line in drawn_lines(notes) if line.strip())
+        label = pane.label_of("seq")
+        assert quote.format(label) in line, line
+        assert quoted("abc") == quote.format("abc")
+        if language == "en":
+            assert "“" not in line and "”" not in line, line
+
+
 async def ledger_errors_name_fields_by_their_labels(app: ShardbookApp, pilot: Pilot[int]) -> None:
     """The Ledger's messages on screen as fields are pasted into, from its default form."""
     pane = await open_pane(app, pilot, "ledger")

@@ -15,6 +15,7 @@ import datetime as dt
 import functools
 import io
 import json
+import random
 import re
 import string
 from collections.abc import AsyncIterator, Iterator
@@ -114,9 +115,10 @@ KEEP_IN_ZH = {
     *("algbw", "busbw", "alpha", "beta", "alpha-beta", "tF", "tB", "tW", "AdamW", "GPT"),
     *("ms", "us"),
     *("Megatron", "Playbook", "GPipe", "Zero-Bubble"),  # the Bubble's conventions, by source
-    # The diagrams' terms: the parameter count Psi (ASCII), attention's query, key and value,
-    # LayerNorm, sequence parallelism, MoE's router, a collective's root, PyTorch's DDP.
-    *("Psi", "query", "key", "value", "LN", "LayerNorm", "SP", "router", "root", "DDP"),
+    # The diagrams' terms: attention's query, key and value, LayerNorm, sequence parallelism,
+    # MoE's router, a collective's root, PyTorch's DDP (the parameter count is Ψ in Chinese, as
+    # the lesson writes it; Psi only in the English diagrams, which are ASCII).
+    *("query", "key", "value", "LN", "LayerNorm", "SP", "router", "root", "DDP"),
 }
 # What a pane draws with letters: the Ledger's bar (P, G, M, O, A, B, N) and the Bubble's
 # timeline (F, B, W, their lower-case runs).
@@ -128,7 +130,13 @@ def identifiers() -> set[str]:
     """Values a field takes and the sources' own words, shown as they are in both languages:
     the sources' titles (never translated), the schedules, algorithms and the model presets'
     names."""
-    cited = [value for value in vars(sources).values() if isinstance(value, str) and value]
+    cited = [
+        citation
+        for value in vars(sources).values()
+        if isinstance(value, str | tuple)
+        for citation in sources.flattened(value)
+        if isinstance(citation, str) and citation
+    ]
     names = [*cited, *map(sources.ascii_text, cited), *OPERATIONS]
     # The conventions are shown by their labels and the model presets by their titles (a model's
     # name: Llama 2 7B), not by the ids --convention and --model take.
@@ -372,6 +380,11 @@ def test_diagrams_in_chinese_keep_their_columns() -> None:
         english_boxes = [line for line in english[name].splitlines() if line.startswith(("|", "+"))]
         assert [cell_width(line) for line in boxes] == [cell_width(line) for line in english_boxes]
         assert all(line.count("|") == 8 for line in boxes if line.startswith("|")), name
+        # A collective's bus names its phase after a full-width comma: (1) all-reduce，反向.
+        buses = [line for line in text.splitlines() if re.search(r"-- \(\d\) ", line)]
+        assert all("，" in line and ", " not in line for line in buses), (name, buses)
+    assert "(1) all-reduce，反向" in strategy_diagram("dp")
+    assert "每步 2Ψ 个元素" in strategy_diagram("dp")
     for op in COLLECTIVE_NAMES:
         for step in range(collective_step_count(op, 5) + 1):
             assert english_left(collective_diagram(op, step, 5)) == set(), (op, step)
@@ -842,7 +855,9 @@ def test_bubble_and_collective_lines_in_chinese() -> None:
     )
     line = source_line(rendered())
     paper, bus = sources.MPICH_COLLECTIVES_PAPER, sources.BUS_BANDWIDTH
-    assert line == f"来源：{paper}，MPICH 算法说明；{bus}", line
+    # NCCL-tests' doc/PERFORMANCE.md names its file as written, its words in the language.
+    bus_zh = "NVIDIA/nccl-tests doc/PERFORMANCE.md（algbw = S/t，busbw = algbw × 系数）"
+    assert line == f"来源：{paper}，MPICH 算法说明；{bus_zh}", line
     set_language("en")
     assert closed_form_bubble(spec).formula == (
         "bubble/ideal = (p-1)/m = 3/8 = 0.375; bubble/total = (p-1)/(m+p-1) = 3/11"
@@ -850,6 +865,61 @@ def test_bubble_and_collective_lines_in_chinese() -> None:
     line = source_line(rendered())
     assert line == f"source: {paper}, the MPICH algorithm notes; {bus}", line
     assert sources.MPICH_COSTS.startswith(sources.MPICH_COLLECTIVES_PAPER)
+    assert sources.BUS_BANDWIDTH.startswith(sources.NCCL_TESTS_REPO)
+
+
+def test_several_sources_are_separated_by_the_languages_semicolon() -> None:
+    """A figure that rests on several works lists them with the language's separator: ``；`` in
+    Chinese, ``; `` in English, the works' own text as written. Megatron-LM's memory convention
+    rests on its estimator and its distributed-optimizer guide (NVIDIA/Megatron-LM
+    megatron/training/theoretical_memory_usage.py, docs/source/api-guide/dist_optimizer.md),
+    DeepSpeed's on its two estimators (microsoft/DeepSpeed stage_1_and_2.py and stage3.py); these
+    were one English string each, their ``; `` shown in the Chinese panes and quiz."""
+    from engine.lesson import load_lesson
+    from engine.quiz.items import ask, lesson_items
+    from engine.quiz.misconceptions import MISCONCEPTIONS
+
+    estimator = "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py"
+    guide = "NVIDIA/Megatron-LM docs/source/api-guide/dist_optimizer.md"
+    megatron = LedgerSpec(params=1e9, dp=8, zero_stage=1, convention="megatron")
+    deepspeed = LedgerSpec(params=1e9, dp=8, zero_stage=3, convention="deepspeed")
+    for language, separator in (("zh", "；"), ("en", "; ")):
+        set_language(language)
+        terms = {term.name: term.source for term in compute_ledger(megatron).terms}
+        assert terms["params"].startswith(f"{estimator}{separator}{guide}"), terms["params"]
+        for term in compute_ledger(deepspeed).terms:
+            if "estimate_zero2_model_states_mem_needs" in term.source:
+                assert f"estimate_zero2_model_states_mem_needs{separator}" in term.source
+    set_language("zh")
+    terms = {term.name: term.source for term in compute_ledger(megatron).terms}
+    assert "; " not in terms["params"] and "; " not in terms["optimizer_states"]
+    # The quiz lists a question's works one by one, and joins them in the language.
+    lesson = load_lesson(LESSON)
+    ref = "misconception-params-times-precision"
+    assert ref in MISCONCEPTIONS
+    item = next(item for item in lesson_items(lesson) if item.ref == ref)
+    question = ask(item, lesson, random.Random(0))
+    assert question.sources[-2:] == (estimator, guide)
+
+
+def test_a_chinese_value_is_put_in_without_a_space_before_it() -> None:
+    """Chinese sets no space between two Chinese words: a value that starts with one (练习 1,
+    专家) follows its Chinese text directly or after punctuation (由练习 1, 切分：专家), never
+    after a space (由 练习 1, 切分 专家)."""
+    from engine.lesson import load_lesson
+    from engine.quiz.items import ask, lesson_items
+
+    apart = re.compile(r"[\u4e00-\u9fff] [\u4e00-\u9fff]")
+    set_language("zh")
+    trained = strings.OBJECTIVE_TRAINED.format(trainers="练习 1 ◌、自检 2 ✓", done=1, total=2)
+    assert trained.startswith("由练习 1"), trained
+    exported = gettext("Trained by {trainers}.").format(trainers="练习 1、自检 2")
+    assert not apart.search(exported), exported
+    lesson = load_lesson(LESSON)
+    for item in lesson_items(lesson):
+        if item.kind == "matching":
+            options = ask(item, lesson, random.Random(0)).options
+            assert not [option for option in options if apart.search(option)], options
 
 
 def test_provenance_and_notes_use_the_languages_punctuation() -> None:

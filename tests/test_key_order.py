@@ -492,3 +492,29 @@ def test_any_burst_of_editing_keys_gives_what_the_keys_one_by_one_give(names: li
             return field.value
 
     assert asyncio.run(run()) == model(names)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_escape_leaves_a_calculator_field_keeping_what_was_typed(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Escape in a calculator's field did nothing: the learner was stuck typing ``]`` into it.
+    It moves the focus to the pane, the field keeps what was typed, and the lesson's keys work
+    (``]`` reads on) instead of being typed; escape outside a field changes nothing."""
+    from tui.widgets.ledger import LedgerPane
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.focused, Input))
+        field = app.focused
+        assert isinstance(field, Input)
+        await pilot.press("end", "backspace", "backspace", "7", "B", "escape")
+        await pilot.pause()
+        pane = app.query_one(LedgerPane)
+        assert app.focused is pane
+        assert field.value == "7B"
+        section = app.main_screen.current_section
+        await pilot.press("escape", "right_square_bracket")
+        await wait_until(pilot, lambda: app.main_screen.current_section != section)
+        assert field.value == "7B"

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.keys import key_to_character
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 
 from engine import units
 from engine.i18n import set_language
@@ -430,7 +430,7 @@ async def test_a_field_error_is_shown_next_to_the_field(tmp_path: Path) -> None:
         assert ledger.children.index(error) == ledger.children.index(heads_row) + 1
         # Korthikanti et al. 2022: the heads split the hidden size, so 3 must divide 2048.
         text = "\n".join(screen_lines(app))
-        assert "heads a: must divide “hidden h” (2048)" in text
+        assert "heads a: must divide 'hidden h' (2048)" in text
 
 
 async def test_notifications_replace_each_other_and_stay_off_the_figures(
@@ -583,6 +583,60 @@ async def test_zoomed_at_80_columns_every_diagram_fits(tmp_path: Path) -> None:
             await pilot.pause()
             assert scroll.max_scroll_x == 0, name  # nothing to the right: no column cut
             assert scroll.region.width == 80
+
+
+@pytest.mark.parametrize("width", [82, 100, 120])
+async def test_zoomed_with_room_the_diagrams_and_collectives_keep_the_panes_padding(
+    tmp_path: Path, width: int
+) -> None:
+    """Zoomed (F5), Diagrams and Collectives started at column 0 at any width, the other panes
+    one column in: from 82 columns, where the 80-column pictures still fit beside it, they keep
+    the same column on each side; and every diagram still fits."""
+    from engine.diagrams import STRATEGY_NAMES
+    from tui.widgets.collectives import CollectivesPane
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.press("f4", "f5")
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        assert pane.content_region.x == 1 and pane.content_region.right == width - 1
+        scroll = app.query_one("#diagram-scroll")
+        for name in STRATEGY_NAMES:
+            pane.show(name)
+            await pilot.pause()
+            assert scroll.max_scroll_x == 0, name
+        await pilot.press("f4")
+        await pilot.pause()
+        collectives = app.query_one(CollectivesPane)
+        assert collectives.content_region.x == 1
+        lines = screen_lines(app)
+        title = next(line for line in lines if "Collective data flow" in line)
+        assert title.startswith(" Collective data flow"), title
+
+
+async def test_the_diagrams_text_is_broken_again_when_its_scroll_bar_appears(
+    tmp_path: Path,
+) -> None:
+    """Beside the lesson at 100 columns in Chinese, the parts unfolded by ctrl+r made the pane
+    scroll, and its scroll bar narrowed the text broken for the width before: Textual wrapped
+    its lines again at spaces (切分：… 1/4, 的样本； alone, 权重不切分 indented). The text is
+    broken again at the new width: each line drawn is one of its lines."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("enter")
+        head = app.query_one("#diagram-head", Static)
+        await wait_until(pilot, lambda: "切分" in str(head.render()))
+        await pilot.pause()
+        await pilot.pause()
+        lines = str(head.render()).split("\n")
+        assert head.size.height == len(lines), lines
+        assert max(cell_len(line) for line in lines) <= head.content_region.width
 
 
 # ----------------------------------------------------------------- the footer

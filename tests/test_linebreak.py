@@ -96,6 +96,22 @@ def test_examples() -> None:
     assert break_paragraph("", 10) == [""]
 
 
+@pytest.mark.parametrize("width", range(8, 40))
+def test_a_figure_and_its_number_stay_on_one_line(width: int) -> None:
+    """``Figure`` at a line's end with ``1`` on the next read as two things: a reference word
+    and its number (the lesson's ZeRO 论文 Figure 1, a source's Table 2, Eq. 7) stay together
+    where they fit."""
+    lesson_text = next(
+        formula.note
+        for section in LESSON.sections
+        for formula in section.formulas
+        if "Figure 1" in formula.note
+    )
+    for text in (lesson_text, "Korthikanti et al. 2022 §4.1-4.2, Table 2; Eq. 7 (model FLOPs)"):
+        for line in break_paragraph(text, width):
+            assert not re.search(r"(Figure|Table|Eq\.) *$", line), (width, line)
+
+
 def test_break_text_keeps_each_line() -> None:
     assert break_text("第一行\n\nsecond line", 6) == ["第一行", "", "second ", "line"]
 

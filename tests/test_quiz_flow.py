@@ -992,3 +992,93 @@ async def test_the_lessons_hint_does_not_follow_into_the_quiz(tmp_path: Path) ->
         await wait_until(pilot, lambda: isinstance(app.screen, QuizScreen))
         await pilot.pause()
         assert not app.screen.query("Toast")
+
+
+async def test_at_40x12_a_rating_is_said_above_the_footer_over_nothing(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    """After a rating, its message covered the next question's first lines for 4 seconds at
+    40x12 (a message bar under the status line). It is said in the bar above the footer, which
+    holds the rating keys once an answer is graded: the next question shows from its first
+    line, and the bar gives its rows back at the first key typed into the answer."""
+    review_before(tmp_path, lesson, ("self-check", "misconception", "matching"))
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(40, 12), notifications=True) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        ratings = screen.query_one("#quiz-ratings", Static)
+        assert current(app).item.kind == "drill"
+        await pilot.press("5", "ctrl+r")
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        await pilot.press("3")
+        await wait_until(pilot, lambda: screen.phase == "answer" and ratings.display)
+        await pilot.pause()
+        assert not list(app.screen.query("Toast"))
+        lines = screen_lines(app)
+        bar = " ".join(line.strip() for line in lines[ratings.region.y : ratings.region.bottom])
+        assert bar.startswith("Rated Good; next review") and "(in 10 minutes)" in bar, bar
+        prompt = screen.query_one("#quiz-prompt", Static)
+        first_words = current(app).prompt.split()[:3]
+        assert lines[prompt.region.y].split()[:3] == first_words, lines
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not ratings.display)
+
+
+async def test_at_40x12_a_drills_verdict_is_the_first_line_under_the_question(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    """A graded number answer: the verdict (which quotes the answer) is the body's first line,
+    the answer box gone. Scrolled into view under the box a frame after the body grew, it stayed
+    below the box in a terminal at 40x12 when the answer had taken several lines before."""
+    review_before(tmp_path, lesson, ("self-check", "misconception", "matching"))
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        assert current(app).answer_kind == "number"
+        await pilot.press("1", "enter", "2", "enter", "3", "enter", *"40")
+        await pilot.press(*["backspace"] * 8, "5", "ctrl+r")
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        await pilot.pause()
+        body = screen.query_one("#quiz-body")
+        feedback = screen.query_one("#quiz-feedback", Static)
+        assert not screen.query_one("#quiz-answer", QuizAnswer).display
+        assert feedback.region.y == body.region.y
+        verdict = screen_lines(app)[body.region.y].strip()
+        assert verdict.startswith("Not quite.  yours: 5"), verdict
+
+
+async def test_at_40x12_a_matching_verdict_names_both_choices_in_words(
+    tmp_path: Path, lesson: Lesson
+) -> None:
+    """A matching question answered: the verdict is the body's first line and quotes the choice
+    made and the one expected, each with its text (``expected: d)`` at a line's end, the
+    choice's words wrapped out of view under the choices, read as nothing)."""
+    review_before(tmp_path, lesson, ("self-check", "misconception"))
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        while current(app).item.kind != "matching":
+            await answer_right(pilot, app)
+        question = current(app)
+        assert isinstance(question.expected, int)
+        wrong = (question.expected + 1) % len(question.options)
+        if wrong in (question.accepted or ()):
+            wrong = (question.expected + 2) % len(question.options)
+        await pilot.press("abcd"[wrong])
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        await pilot.pause()
+        body = screen.query_one("#quiz-body")
+        lines = [line.strip() for line in screen_lines(app)[body.region.y : body.region.bottom]]
+        assert lines[0] == "Not quite.", lines
+        yours = f"yours: {'abcd'[wrong]}) {question.options[wrong].split()[0]}"
+        assert lines[1].startswith(yours), lines
+        feedback = screen.query_one("#quiz-feedback", Static)
+        drawn = [
+            feedback.render_line(y).text.replace("\xa0", " ").strip()
+            for y in range(feedback.size.height)
+        ]
+        expected = question.expected_text().split()
+        wanted = f"expected: {expected[0]} {expected[1]}"
+        assert any(line.startswith(wanted) for line in drawn), drawn

@@ -258,7 +258,7 @@ async def test_the_quiz_asks_at_once_and_joins_the_other_lessons_when_read(
     are parsed (in a worker); a key typed meanwhile is handled before they are; then one queue
     holds all three lessons' items."""
     gate = Gate()
-    real_load = quiz_module.load_lesson
+    real_load = quiz_module.load_lesson_cached
 
     def gated(path: Path | str) -> Any:
         if "reading started" not in gate.events:
@@ -266,7 +266,7 @@ async def test_the_quiz_asks_at_once_and_joins_the_other_lessons_when_read(
             gate.wait()
         return real_load(path)
 
-    monkeypatch.setattr(quiz_module, "load_lesson", gated)
+    monkeypatch.setattr(quiz_module, "load_lesson_cached", gated)
     monkeypatch.setenv("SHARDBOOK_CACHE_DIR", str(tmp_path / "cache"))
     content = copies_of_s15(tmp_path / "content", 2)
     app = make_app(

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from tests.pilot_helpers import SIZE, Notified, app_for, screen_lines, wait_until
+from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizOptions
 from tui.toasts import HINT_SECONDS
@@ -159,6 +160,30 @@ async def test_a_message_is_broken_by_the_lessons_rules_and_again_on_resize(
         lines = str(toast.render()).split("\n")
         assert not [line for line in lines if line[:1] in CLOSING], lines
         assert max(cell_len(line) for line in lines) <= toast.content_region.width <= 50
+
+
+async def test_the_not_typed_hint_is_broken_by_the_lessons_rules(tmp_path: Path) -> None:
+    """The hint for keys typed outside a text box is broken like every other message: in Chinese
+    at 40x12 it was wrapped by Textual at its spaces (a line ended after ``；Tab ... F1`` with
+    cells free, ``列出全部按键。`` on the next), its lines now are the lesson's line breaks
+    at the toast's width, the hint's words filling each line."""
+    from engine.linebreak import break_text
+
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(40, 12), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("x", "y")
+        await wait_until(pilot, lambda: len(toasts(app)) == 1)
+        await pilot.pause()
+        (toast,) = toasts(app)
+        width = toast.content_region.width
+        text = strings.KEY_NOT_TYPED.format(text="xy")
+        assert text.startswith("未输入")
+        expected = [line.rstrip(" ") for line in break_text(text, width)]
+        assert str(toast.render()).split("\n") == expected
+        region = toast.content_region
+        shown = [row[region.x :].rstrip() for row in screen_lines(app)[region.y : region.bottom]]
+        assert [row.rstrip() for row in shown] == expected, shown
 
 
 async def test_ctrl_ns_message_leaves_the_side_panes_tabs_in_sight(

@@ -56,7 +56,7 @@ from engine.lesson import (
     Section,
     discover_lessons,
     lesson_index_path,
-    load_lesson,
+    load_lesson_cached,
 )
 from engine.lesson_reveals import note_lesson_reveal
 from engine.linebreak import save_analysis_cache
@@ -382,7 +382,7 @@ class ShardbookApp(KeyOrderApp[int]):
                 raise ContentError(
                     str(self.content_dir), None, strings.NO_SUCH_LESSON.format(lesson=lesson_id)
                 )
-            return load_lesson(path), ""
+            return load_lesson_cached(path), ""
         except ContentError as error:
             return None, str(error)
 

@@ -42,6 +42,7 @@ from textual.widgets.option_list import Option
 
 from engine.i18n import N_, current_language, gettext
 from engine.linebreak import line_spans
+from tui import strings
 
 # The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
 # are not priority bindings: a text box uses them first (undo; copy a selection).
@@ -323,7 +324,9 @@ class CommandsProvider(Provider):
                 continue
             offered.add(runs)
             help_text = gettext(binding.tooltip)
-            title = f"{gettext(binding.description)} ({key_display(binding.key)})"
+            title = strings.PALETTE_COMMAND.format(
+                command=gettext(binding.description), key=key_display(binding.key)
+            )
             run = partial(self.app.run_action, binding.action, node)
             entries.append((title, help_text, run, f"{binding.description} {binding.tooltip}"))
         return entries + self.extra_entries()

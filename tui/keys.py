@@ -53,7 +53,7 @@ from textual.widget import Widget
 
 from engine.errors import beginning
 from tui import strings
-from tui.toasts import withdraw_one
+from tui.toasts import broken_notification, withdraw_one
 
 # How often a key whose marker may be lost (its widget was removed meanwhile) is checked.
 _WATCHDOG_SECONDS = 0.25
@@ -354,11 +354,11 @@ class KeyOrderApp(App[ReturnType]):
         self._hint_grows = grows
         if hint is not None and live:
             withdraw_one(self, hint)  # the one remover of a hint (tui.toasts)
-        self._key_hint = Notification(
+        self._key_hint = broken_notification(
             strings.KEY_NOT_TYPED.format(text=self._refused),
-            severity="warning",
-            timeout=_HINT_SECONDS,
-            markup=False,
+            self.size.width,
+            "warning",
+            _HINT_SECONDS,
         )
         self.post_message(Notify(self._key_hint))
 

@@ -115,8 +115,9 @@ CANNOT_SUSPEND = N_(
 # Calculators.
 CALC_LAST_GOOD = N_("{error} (showing the last good result)")
 CALC_ENTER_VALUES = N_("Enter values above.")
-# Another field named inside a calculator's message, by its label on the form.
-FIELD_NAMED = N_("“{label}”")
+# Another field named inside a calculator's message, by its label on the form, in the quotes
+# the language's messages use for what was typed too ('abc' in English, “abc” in Chinese).
+FIELD_NAMED = N_("'{label}'")
 LEDGER_EXAMPLE_LOADED = N_(
     "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam."
 )
@@ -507,6 +508,8 @@ PALETTE_SUMMARY_HELP = N_("What this session did and what comes next")
 
 # The command palette (ctrl+p).
 PALETTE_PLACEHOLDER = N_("Search for commands…")
+# A command's title with its key: the language's brackets (full-width in Chinese).
+PALETTE_COMMAND = N_("{command} ({key})")
 PALETTE_GO_TO = N_("Go to: {title}")
 PALETTE_GO_TO_HELP = N_("Read this section")
 PALETTE_OPEN_LESSON = N_("Open lesson: {lesson}")

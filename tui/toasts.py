@@ -37,7 +37,7 @@ from rich.cells import cell_len
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.geometry import Region, Spacing
-from textual.notifications import Notification
+from textual.notifications import Notification, SeverityLevel
 from textual.screen import Screen
 from textual.widgets._toast import Toast, ToastRack
 
@@ -63,6 +63,18 @@ class BrokenNotification(Notification):
     for the screen's width by :func:`toast_lines`."""
 
     text: str = ""
+
+
+def broken_notification(
+    text: str, screen_width: int, severity: SeverityLevel, timeout: float
+) -> BrokenNotification:
+    """A notification of ``text`` shown literally, its lines broken for a screen
+    ``screen_width`` cells wide (and again when it is resized: :func:`rebreak`), as
+    ``App.notify`` makes them: a plain ``Notification`` is wrapped by Textual at its spaces only
+    (the "not typed" hint in Chinese at 40 columns broke after ``F1``, half a line left empty)."""
+    return BrokenNotification(
+        toast_lines(text, screen_width), "", severity, timeout, markup=False, text=text
+    )
 
 
 def toast_lines(text: str, screen_width: int) -> str:

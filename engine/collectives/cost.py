@@ -122,8 +122,7 @@ def collective_cost(
     factor = bus_bandwidth_factor(op, p)
     # The works' descriptions are in the interface language, their titles as written.
     cited = sources.DOUBLE_BINARY_TREE if name == "double-binary-tree" else sources.MPICH_COSTS
-    algorithm_source = _(cited)
-    source = _("; ").join((algorithm_source, sources.BUS_BANDWIDTH))
+    source = sources.joined(cited, sources.BUS_BANDWIDTH)
     if p == 1 or n == 0:
         # NCCL returns at once for one rank or a count of 0: nothing is sent.
         reason = _("one rank") if p == 1 else _("zero bytes")

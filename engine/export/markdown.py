@@ -214,7 +214,7 @@ def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgr
             start=_rating_words(rating.start), end=_rating_words(rating.end)
         )
         if item.trained_by:
-            trained = ", ".join(names.get(trainer, trainer) for trainer in item.trained_by)
+            trained = _(", ").join(names.get(trainer, trainer) for trainer in item.trained_by)
             line += " " + _("Trained by {trainers}.").format(trainers=trained)
         parts.append(_one_line(line))
     return parts

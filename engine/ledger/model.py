@@ -40,13 +40,15 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adam-8bit": 2.0,
 }
 
-OPTIMIZER_SOURCES: dict[str, str] = {
-    "adam": sources.ADAM_STATES,
-    "adamw": f"{sources.ADAM_STATES}; AdamW keeps the same",
-    "sgd": "plain SGD keeps no optimizer state",
-    "sgd-momentum": sources.SGD_MOMENTUM_STATES,
+OPTIMIZER_SOURCES: dict[str, sources.Citations] = {
+    "adam": (sources.ADAM_STATES,),
+    "adamw": (sources.ADAM_STATES, N_("AdamW keeps the same")),
+    "sgd": (N_("plain SGD keeps no optimizer state"),),
+    "sgd-momentum": (sources.SGD_MOMENTUM_STATES,),
     "adam-8bit": sources.ADAM_8BIT_STATES,
 }
+"""What each optimizer's states rest on, translated and joined where shown
+(:func:`engine.sources.joined`)."""
 
 # 4-bit NF4 weights; one 8-bit constant per block of 64 weights and one fp32 constant per 256 of
 # those blocks (double quantization): 4 + 8/64 + 32/(64·256) bits.
@@ -54,8 +56,8 @@ NF4_BYTES_PER_PARAM = (4 + 8 / 64 + 32 / (64 * 256)) / 8
 
 DEEPSPEED_BUFFER_FACTOR = 1.5
 
-CONVENTION_SOURCES: dict[str, str] = {
-    "zero-paper": sources.ZERO_MODEL_STATES,
+CONVENTION_SOURCES: dict[str, sources.Citations] = {
+    "zero-paper": (sources.ZERO_MODEL_STATES,),
     "megatron": sources.MEGATRON_MODEL_STATES,
     "deepspeed": sources.DEEPSPEED_ESTIMATORS,
 }
@@ -261,7 +263,7 @@ class PrecisionPreset:
         fields: the :class:`LedgerSpec` fields it sets (apply with ``dataclasses.replace``).
         weight_bytes, grad_bytes, optimizer_bytes: its bytes per parameter under ``zero-paper``
             (optimizer bytes include fp32 master weights, the ZeRO paper's K).
-        source: where the figures come from.
+        source: where the figures come from (:func:`engine.sources.joined` shows them).
         short_label: its name alone, as the pane's picker shows it (the bytes are the fields
             under it).
     """
@@ -271,7 +273,7 @@ class PrecisionPreset:
     weight_bytes: float
     grad_bytes: float
     optimizer_bytes: float
-    source: str
+    source: sources.Citations
     short_label: str
 
 
@@ -282,7 +284,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         2.0,
         2.0,
         12.0,
-        sources.ZERO_MODEL_STATES,
+        (sources.ZERO_MODEL_STATES,),
         N_("mixed-precision Adam"),
     ),
     "fp32-adam": PrecisionPreset(
@@ -291,7 +293,7 @@ PRECISION_PRESETS: dict[str, PrecisionPreset] = {
         4.0,
         4.0,
         8.0,
-        sources.FP32_ADAM_STATES,
+        (sources.FP32_ADAM_STATES,),
         N_("fp32 Adam"),
     ),
     "sgd-momentum": PrecisionPreset(

@@ -112,7 +112,7 @@ def host_figure(draft: Figures, value: float, gpn: int, nodes: int) -> dict[str,
             formula = _(
                 "the offloaded model states of one rank {bytes} × {gpus} GPUs per node = {total}"
             ).format(bytes=bytes_text(moved), gpus=gpn, total=bytes_text(value))
-        source = sources.OFFLOAD
+        source = sources.joined(sources.OFFLOAD)
     else:
         psi = draft.stage.dense + draft.stage.expert
         init = "zero_init" if spec.zero_init else _("no zero_init")
@@ -143,7 +143,7 @@ def host_figure(draft: Figures, value: float, gpn: int, nodes: int) -> dict[str,
             "DeepSpeed's estimate per node, offload {offload}: {text} = {total} "
             "(buffer factor {factor}: DeepSpeed's additional_buffer_factor)"
         ).format(offload=spec.offload, text=text, total=bytes_text(value), factor=f"{factor:g}")
-        source = sources.DEEPSPEED_ESTIMATORS
+        source = sources.joined(sources.DEEPSPEED_ESTIMATORS)
     return {
         "bytes": value,
         "per": "node",
@@ -231,30 +231,31 @@ def zero_stage_name(spec: LedgerSpec) -> str:
     return _(_STAGE_NAMES[spec.zero_stage])
 
 
-def term_source(spec: LedgerSpec, key: str, source: str) -> str:
+def term_source(spec: LedgerSpec, key: str, convention: sources.Citations) -> str:
     """The sources of the term ``key``: the convention's, and those of every option that changes
-    it."""
+    it, in the interface language (:func:`engine.sources.joined`)."""
+    cited: list[str | sources.Citations] = [convention]
     if key == "params" and spec.params is None:
-        source = f"{source}; N: {sources.PARAM_COUNT}"
+        cited.append(_("N: {source}").format(source=sources.joined(sources.PARAM_COUNT)))
     if key == "params" and spec.pp > 1:
-        source = f"{source}; {sources.STAGE_PLACEMENT}"
+        cited.append(sources.STAGE_PLACEMENT)
     if spec.finetune != "full":
-        source = f"{source}; {sources.LORA_ADAPTERS}"
+        cited.append(sources.LORA_ADAPTERS)
         if spec.finetune == "qlora" and key == "params":
-            source = f"{source}; {sources.QLORA_NF4}"
+            cited.append(sources.QLORA_NF4)
     if spec.offload != "none" and is_offloaded(spec.offload, key):
-        source = f"{source}; {sources.OFFLOAD}"
+        cited.append(sources.OFFLOAD)
     if key == "grads" and spec.fp32_grad_accumulation:
-        source = f"{source}; {sources.FP32_GRAD_ACCUMULATION}"
+        cited.append(sources.FP32_GRAD_ACCUMULATION)
     if key == "optimizer_states" and not spec.master_weights and DTYPE_BYTES[spec.dtype] < 4:
-        source = f"{source}; {sources.PURE_BF16_STATES}"
+        cited.append(sources.PURE_BF16_STATES)
     if key == "optimizer_states" and spec.optimizer not in ("adam", "adamw"):
-        return f"{source}; {OPTIMIZER_SOURCES[spec.optimizer]}"
-    if spec.convention == "megatron" and spec.zero_stage >= 2:
-        return f"{source}; " + _("stages 2-3 beyond its estimator, as {source}").format(
-            source=sources.FSDP_UNITS
+        cited.append(OPTIMIZER_SOURCES[spec.optimizer])
+    elif spec.convention == "megatron" and spec.zero_stage >= 2:
+        cited.append(
+            _("stages 2-3 beyond its estimator, as {source}").format(source=sources.FSDP_UNITS)
         )
-    return source
+    return sources.joined(*cited)
 
 
 def activation_term(
@@ -288,12 +289,15 @@ def activation_term(
         text += separator + _("stage {stage} of {stages}, the most loaded: {bytes}").format(
             stage=stage.position + 1, stages=spec.pp, bytes=bytes_text(value)
         )
-    source = f"{sources.ACTIVATIONS_TABLE2}; {sources.ACTIVATIONS_FIRST_STAGE}"
+    cited: list[str | sources.Citations] = [
+        sources.ACTIVATIONS_TABLE2,
+        sources.ACTIVATIONS_FIRST_STAGE,
+    ]
     if spec.vocab is not None:
-        source += f"; {sources.ACTIVATIONS_EMBEDDING_OUTPUT}"
+        cited.append(sources.ACTIVATIONS_EMBEDDING_OUTPUT)
     if described.per_layer.shape is not None and described.per_layer.row not in _TABLE2_ROWS:
-        source += f"; {sources.ACTIVATIONS_GENERAL_SHAPE}"
-    return LedgerTerm("activations", value, text, source)
+        cited.append(sources.ACTIVATIONS_GENERAL_SHAPE)
+    return LedgerTerm("activations", value, text, sources.joined(*cited))
 
 
 _TABLE2_ROWS = frozenset(
@@ -324,7 +328,7 @@ def buffer_term(spec: LedgerSpec, buffer: Buffer) -> LedgerTerm:
         return LedgerTerm("buffers", value, text, sources.DDP_BUCKET)
     if buffer.case == "deepspeed":
         text = _("the gathered largest layer is in params and grads (DeepSpeed ZeRO-3 estimator)")
-        return LedgerTerm("buffers", value, text, sources.DEEPSPEED_ESTIMATORS)
+        return LedgerTerm("buffers", value, text, sources.joined(sources.DEEPSPEED_ESTIMATORS))
     if buffer.case == "unknown":
         return LedgerTerm("buffers", value, _("FSDP unit unknown: 0"), sources.FSDP_UNITS)
     text = _(

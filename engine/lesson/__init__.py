@@ -4,8 +4,9 @@ the lesson index and the Markdown of the reading pane.
 A lesson is a YAML file (``schema_version: 1``) turned into frozen dataclasses
 (:mod:`~engine.lesson.model`). Reading is safe and literal (:mod:`~engine.lesson.yaml_nodes`),
 checking strict and complete (:mod:`~engine.lesson.schema`, :mod:`~engine.lesson.loader`); a
-content folder is listed through a cached index (:mod:`~engine.lesson.index`); sections render as
-Markdown in which the lesson's text stays literal (:mod:`~engine.lesson.markdown`).
+content folder is listed through a cached index (:mod:`~engine.lesson.index`), and a lesson read
+once is loaded from a cache of its parsed model (:mod:`~engine.lesson.parsed`); sections render
+as Markdown in which the lesson's text stays literal (:mod:`~engine.lesson.markdown`).
 """
 
 from engine.lesson.index import (
@@ -43,6 +44,7 @@ from engine.lesson.model import (
     Link,
     Section,
 )
+from engine.lesson.parsed import load_lesson_cached, parsed_lesson_path
 from engine.lesson.schema import url_problem
 from engine.lesson.yaml_nodes import MAX_DEPTH, MAX_FILE_BYTES
 
@@ -77,7 +79,9 @@ __all__ = [
     "lesson_markdown",
     "links_markdown",
     "load_lesson",
+    "load_lesson_cached",
     "meta_lines",
+    "parsed_lesson_path",
     "read_head",
     "section_markdown",
     "url_problem",

@@ -75,7 +75,7 @@ def closed_form_bubble(spec: PipelineSpec) -> ClosedForm:
                 f"bubble/total = (p-1)/(m+p-1) = {p - 1}/{m + p - 1}",
             )
         )
-        source = _("; ").join((sources.ONE_F_ONE_B_BUBBLE, sources.GPIPE_BUBBLE))
+        source = sources.joined(sources.ONE_F_ONE_B_BUBBLE, sources.GPIPE_BUBBLE)
         return _closed(
             formula, over_ideal, source, over_ideal * ideal, ideal, _("no p2p time"), no_p2p
         )

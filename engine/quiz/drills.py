@@ -88,7 +88,12 @@ class Drill(ABC):
         """
 
     def _number(
-        self, item: QuizItem, params: Params, prompt: str, solution: str, *cited: str
+        self,
+        item: QuizItem,
+        params: Params,
+        prompt: str,
+        solution: str,
+        *cited: str | sources.Citations,
     ) -> Question:
         return Question(
             item,
@@ -99,7 +104,7 @@ class Drill(ABC):
             self.unit,
             DRILL_TOLERANCE,
             solution=solution,
-            sources=cited,
+            sources=sources.flattened(*cited),
         )
 
 

@@ -151,7 +151,7 @@ def make_matching(item: QuizItem, params: Params) -> Question:
         )
     cited = tuple(dict.fromkeys(use.source for use in right.collectives))
     if {"all-reduce", "reduce-scatter", "all-gather"} & set(right.collective_names()):
-        cited += (sources.ALL_REDUCE_DECOMPOSITION,)
+        cited += sources.ALL_REDUCE_DECOMPOSITION
     return Question(
         item, prompt, "choice", dict(params), expected, options=options,
         solution=solution, sources=cited, accepted=accepted,

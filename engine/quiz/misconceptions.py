@@ -51,7 +51,7 @@ MISCONCEPTIONS: Final[Mapping[str, Misconception]] = {
         ),
         sources=(
             sources.cite(sources.ZERO_PAPER, "§3.1"),
-            sources.MEGATRON_MODEL_STATES,
+            *sources.MEGATRON_MODEL_STATES,
         ),
     ),
     "misconception-linear-scaling": Misconception(

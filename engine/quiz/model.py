@@ -115,8 +115,16 @@ class Question:
         if self.answer_kind == "true-false":
             return _("true") if self.expected else _("false")
         if self.answer_kind == "choice" and isinstance(self.expected, int):
-            return f"{CHOICE_KEYS[self.expected]}) {self.options[self.expected]}"
+            return self.choice_text(self.expected)
         return ""
+
+    def choice_text(self, index: int) -> str:
+        """Option ``index`` (0-3) with its letter: ``b) splits the batch | runs all-reduce``.
+
+        Raises:
+            IndexError: no such option.
+        """
+        return f"{CHOICE_KEYS[index]}) {self.options[index]}"
 
     def grade(self, answer: str | bool | int) -> Grade:
         """Grade an answer: text for ``number`` and ``text``, a bool for ``true-false``, an

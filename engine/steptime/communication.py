@@ -122,7 +122,7 @@ def _data_parallel(
                 exposed,
                 f"all-reduce of Ψ {psi:.4g} × {w:g} B (2Ψ on the wire); exposed = max(last "
                 f"bucket {t_bucket:.3g} s, t − last micro-batch backward {backward:.3g} s)",
-                f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
+                sources.joined(sources.ZERO_COMMUNICATION, sources.DDP_OVERLAP),
             )
         ]
     if spec.zero_stage in (1, 2):
@@ -141,7 +141,7 @@ def _data_parallel(
                 t_rs,
                 max(t_bucket, t_rs - backward),
                 f"reduce-scatter of Ψ {psi:.4g} × {w:g} B, bucketed during the last backward",
-                f"{sources.ZERO_COMMUNICATION}; {sources.DDP_OVERLAP}",
+                sources.joined(sources.ZERO_COMMUNICATION, sources.DDP_OVERLAP),
             ),
             _term(
                 N_("ZeRO parameters"),
@@ -178,7 +178,9 @@ def _data_parallel(
             fwd_exposed,
             f"m {m} × all-gather of Ψ {psi:.4g} × {w:g} B; exposed = max(m × first unit "
             f"({unit_text}), t − forward compute)",
-            f"{sources.ZERO_COMMUNICATION} (3Ψ per micro-batch); {sources.FSDP_PREFETCH}",
+            sources.joined(
+                f"{sources.ZERO_COMMUNICATION} (3Ψ per micro-batch)", sources.FSDP_PREFETCH
+            ),
         ),
         _term(
             N_("FSDP backward gather + gradients"),
@@ -191,7 +193,7 @@ def _data_parallel(
             bwd_exposed,
             f"m {m} × (all-gather + reduce-scatter of Ψ × {w:g} B); exposed = max(m × first "
             "unit, t − backward compute)",
-            f"{sources.ZERO_COMMUNICATION}; {sources.FSDP_PREFETCH}",
+            sources.joined(sources.ZERO_COMMUNICATION, sources.FSDP_PREFETCH),
         ),
     ]
 
@@ -318,5 +320,5 @@ def _pipeline_p2p(spec: StepSpec, m: int, pipe_spec: PipelineSpec, t_compute: fl
         exposed,
         f"b·s·h = {size:.4g} B per micro-batch each way (2·m·v sends per stage); exposed = "
         "simulated iteration with p2p − without",
-        f"{sources.MEGATRON_COMMUNICATION}; {PIPELINE_SOURCE}",
+        sources.joined(sources.MEGATRON_COMMUNICATION, PIPELINE_SOURCE),
     )

@@ -89,7 +89,7 @@ def compute_time(
             N_("ideal compute"),
             ideal,
             f"hardware FLOPs / (world {world} × X); {x_text}",
-            f"{flops.source}; {sources.A100_PEAK}",
+            sources.joined(flops.source, sources.A100_PEAK),
         ),
     ]
     per_micro_batch = ideal / num_microbatches
@@ -118,7 +118,7 @@ def compute_time(
                 f"{spec.schedule}, p={spec.pp}, m={num_microbatches}{interleaved}: simulated "
                 f"bubble/ideal {piped.bubble_over_ideal:.4g} (closed form "
                 f"{piped.closed_form.formula})",
-                f"{PIPELINE_SOURCE}; {piped.closed_form.source}",
+                sources.joined(PIPELINE_SOURCE, piped.closed_form.source),
             )
         )
     return ComputeTime(

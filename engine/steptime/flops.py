@@ -115,11 +115,11 @@ def korthikanti_flops(
         # Eq. 8 adds 12·B·L·s²·h, three times the attention core's forward (q in place of h).
         hardware = model + 3 * L * attention
         hw_formula = "72·B·L·s·h²·(1 + s/(3h) + V/(12·h·L)) = Eq. 7 + 12·B·L·s²·h"
-        source = f"{sources.MODEL_FLOPS_EQ7}; {sources.SELECTIVE_RECOMPUTE_FLOPS_EQ8}"
+        source = sources.joined(sources.MODEL_FLOPS_EQ7, sources.SELECTIVE_RECOMPUTE_FLOPS_EQ8)
     elif recompute == "full":
         hardware = 4 * L * layer + 3 * logits
         hw_formula = "96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) = 4·layers + 3·logits"
-        source = f"{sources.MODEL_FLOPS_EQ7}; {sources.FULL_RECOMPUTE_FLOPS_EQ3}"
+        source = sources.joined(sources.MODEL_FLOPS_EQ7, sources.FULL_RECOMPUTE_FLOPS_EQ3)
     else:
         hardware = model
         hw_formula = "= model FLOPs (no recomputation)"
@@ -156,7 +156,7 @@ def six_n_flops(params: float, tokens: float, recompute: str = "none") -> Flops:
     source = (
         sources.SIX_N_FLOPS
         if recompute != "full"
-        else f"{sources.SIX_N_FLOPS}; {sources.TIME_TO_TRAIN_EQ4}"
+        else sources.joined(sources.SIX_N_FLOPS, sources.TIME_TO_TRAIN_EQ4)
     )
     return Flops(
         "6N",

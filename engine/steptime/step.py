@@ -114,7 +114,7 @@ def step_time(spec: StepSpec) -> StepResult:
             )
         )
     if size is not None:
-        notes.append(f"N from the architecture: {sources.PARAM_COUNT}")
+        notes.append(f"N from the architecture: {sources.joined(sources.PARAM_COUNT)}")
     return StepResult(
         spec=spec,
         world_size=world,

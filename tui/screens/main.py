@@ -22,7 +22,7 @@ restored with :meth:`MainScreen.restore_place` (by ``tui.screens.resume.PlaceKee
 notes view (ctrl+e) are screens of their own (``tui.screens.search``); :meth:`MainScreen.jump_to`
 shows what they chose (``tui.screens.jumps``). Guided study is ``tui.screens.guide``.
 
-The module (about 650 lines) is the screen's layout state and its bindings together: each key
+The module (about 720 lines) is the screen's layout state and its bindings together: each key
 changes one of the reactive attributes above, and their watchers are the only code that lays
 the screen out.
 """

@@ -44,17 +44,24 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ContentError, InputError, ProgressError, ShardbookError
 from engine.i18n import gettext
-from engine.lesson import Lesson, LessonRef, discover_lessons, lesson_index_path, load_lesson
+from engine.lesson import (
+    Lesson,
+    LessonRef,
+    discover_lessons,
+    lesson_index_path,
+    load_lesson_cached,
+)
 from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
 from engine.quiz import RATINGS, QuizSession
+from engine.quiz.model import CHOICE_KEYS
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.timefmt import duration_text, format_interval, local_text
 from tui import strings
 from tui.commands import labelled
 from tui.options import QuizOptions
 from tui.screens.quiz_dialogs import RetentionScreen, ReviewStatsScreen
-from tui.toasts import withdraw
+from tui.toasts import HINT_SECONDS, withdraw
 from tui.widgets.footer import KeysFooter
 from tui.widgets.header import PART_SEPARATOR, FittingLine
 from tui.widgets.literal import LiteralTextArea
@@ -93,10 +100,11 @@ class QuizAnswer(LiteralTextArea):
         self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
 
 
-class RatingBar:
-    """The rating keys (a styled text) broken into lines by the lesson's rules at the width it
-    is drawn in: a key is not parted from its name and interval, and no line starts with the
-    ``·`` between two keys (Rich would wrap at any space)."""
+class StyledLines:
+    """A styled text broken into lines by the lesson's rules at the width it is drawn in (Rich
+    would wrap at any space): the rating keys, a key not parted from its name and interval and
+    no line starting with the ``·`` between two keys; a verdict, ``expected:`` not parted from
+    what was expected."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
@@ -223,6 +231,10 @@ class QuizScreen(Screen[None]):
         # (lessons read, lessons to read) while the other lessons load in a worker, else None.
         self.reading: tuple[int, int] | None = None
         self._loading_timer: Timer | None = None
+        # The last rating and its next review, said in the bar above the footer for a few
+        # seconds: a message over the question covered its first lines at 40x12.
+        self._rated: str | None = None
+        self._rated_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield FittingLine(id="quiz-status")
@@ -320,7 +332,7 @@ class QuizScreen(Screen[None]):
             if worker.is_cancelled:
                 return None
             try:
-                lesson = load_lesson(ref.path)
+                lesson = load_lesson_cached(ref.path)
                 loaded = store.load(lesson.id)
             except (ContentError, ProgressError) as error:
                 problems.append((str(error), "error"))
@@ -338,6 +350,9 @@ class QuizScreen(Screen[None]):
                 gc.freeze()
         to_save: list[LessonProgress] = []
         session = self._session(lessons, progress, to_save.append, desired_retention)
+        # Its items and states (thousands of objects with hundreds of lessons) live as long
+        # as the quiz too: out of reach of the full collections that would scan them.
+        gc.freeze()
         return _Loaded(session, to_save, problems)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -442,6 +457,8 @@ class QuizScreen(Screen[None]):
         changed = self.session.keep_draft(event.text_area.text)
         if changed is not None:
             self.context.draft_changed(changed)
+            # Typing has begun: the last rating's bar gives its rows back to the answer box.
+            self._rated_said()
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -495,6 +512,7 @@ class QuizScreen(Screen[None]):
             status.show([strings.QUIZ_TITLE])
             rows = session.stats()
             prompt.update(self._summary(rows))
+            self._show_rated(ratings)
             plots.display = True
             self.call_after_refresh(self._draw_plots, rows)
             body.scroll_home(animate=False)
@@ -509,8 +527,9 @@ class QuizScreen(Screen[None]):
         question_box.display = not keyed
         statement.display = keyed
         (statement if keyed else prompt).update(asked)
-        if question.options:
-            # Broken by the lesson's rules, each choice's wrapped lines under its text.
+        if question.options and phase == "answer":
+            # Broken by the lesson's rules, each choice's wrapped lines under its text. Once
+            # answered, the verdict quotes the choice made and the one expected.
             choices = (
                 BrokenLines(f"{letter}) {text}", "   ")
                 for letter, text in zip(_LETTERS, question.options, strict=False)
@@ -528,7 +547,11 @@ class QuizScreen(Screen[None]):
             answer.placeholder = strings.QUIZ_PLACEHOLDER.format(field=self.answer_field)
             answer.load_text(session.lesson_answer() if draft is None else draft)
             answer.move_cursor(answer.document.end)
-        if question.answer_kind in ("text", "number"):
+        if question.answer_kind == "text" or (
+            question.answer_kind == "number" and phase == "answer"
+        ):
+            # A graded number is quoted in the verdict ("yours: 300"): its box goes, and the
+            # verdict is the body's first line.
             answer.display = True
             answer.read_only = phase != "answer"
             answer.can_focus = phase == "answer"
@@ -544,18 +567,37 @@ class QuizScreen(Screen[None]):
             else:
                 body.focus()
             body.scroll_home(animate=False)
+            self._show_rated(ratings)
         else:
+            self._rated = None
             feedback.update(self._feedback())
             feedback.display = True
             ratings.update(self._rating_bar())
             ratings.display = True
             body.focus()
-            if question.answer_kind == "text":
-                # The learner's own answer above the key points, to compare.
-                body.scroll_home(animate=False)
-            else:
-                self.call_after_refresh(feedback.scroll_visible, top=True, animate=False)
+            # A self-check's own answer above the key points, to compare; else the verdict
+            # first, under the question (scrolled to below the choices or the answer box a
+            # frame after the body grew, it stayed out of view in a terminal at 40x12).
+            body.scroll_home(animate=False)
         self.refresh_bindings()
+
+    def _show_rated(self, ratings: Static) -> None:
+        """The last rating in the bar above the footer, under the next question (nothing of
+        which it covers), while it is news."""
+        if self._rated is not None:
+            ratings.update(BrokenLines(self._rated, ""))
+            ratings.display = True
+
+    def _rated_said(self) -> None:
+        """The last rating has been on screen long enough, or the learner types the next
+        answer: its bar goes (in the answer phase; after an answer the bar holds the rating
+        keys)."""
+        if self._rated_timer is not None:
+            self._rated_timer.stop()
+            self._rated_timer = None
+        if self._rated is not None:
+            self._rated = None
+            self.query_one("#quiz-ratings", Static).display = False
 
     def _show_status(self) -> None:
         """The status line: the question's lesson and kind, items left and done, the target
@@ -590,7 +632,7 @@ class QuizScreen(Screen[None]):
         plots.mount(widget)
         self.call_after_refresh(widget.show, rows)
 
-    def _rating_bar(self) -> RatingBar:
+    def _rating_bar(self) -> StyledLines:
         """Each rating key with the interval fsrs gives it now, the suggested one in bold."""
         session = self.session
         assert session is not None
@@ -604,7 +646,7 @@ class QuizScreen(Screen[None]):
             )
             # One unit where it fits: never "3" at a line's end and "Good 10 min" on the next.
             text.append(unbreakable(label), style="bold reverse" if rating == suggested else "")
-        return RatingBar(text)
+        return StyledLines(text)
 
     def _feedback(self) -> Group:
         """Right or not, the answers, then the worked solution or the key points, broken into
@@ -618,13 +660,26 @@ class QuizScreen(Screen[None]):
             text.append(strings.QUIZ_RIGHT, style="bold green")
         elif grade.correct is False:
             text.append(strings.QUIZ_WRONG, style="bold red")
-        if grade.correct is not None:
+        answers: list[BrokenLines] = []
+        if question.answer_kind == "choice" and question.options:
+            # Each choice whole on lines of its own, its letter on the line of its text: the
+            # letters alone ("yours: a  expected: d)", the choice wrapped away) said nothing.
+            shown = (
+                (strings.QUIZ_YOUR_ANSWER, question.choice_text(CHOICE_KEYS.index(grade.answer))),
+                (strings.QUIZ_EXPECTED, question.expected_text()),
+            )
+            for label, choice in shown:
+                glued = choice.replace(") ", ")" + NO_BREAK_SPACE, 1)
+                answers.append(BrokenLines(label + glued))
+        elif grade.correct is not None:
             # A true/false answer is kept as "true" or "false": shown in the interface language.
             answer = gettext(grade.answer) if question.answer_kind == "true-false" else grade.answer
-            text.append(f"  {strings.QUIZ_YOUR_ANSWER}{answer}")
-            text.append(f"  {strings.QUIZ_EXPECTED}{question.expected_text()}\n")
-        title = strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION
-        text.append(title, style="bold")
+            text.append("  " + unbreakable(strings.QUIZ_YOUR_ANSWER + answer))
+            text.append("  " + unbreakable(strings.QUIZ_EXPECTED + question.expected_text()))
+        heading = Text(
+            strings.QUIZ_KEY_POINTS if question.answer_kind == "text" else strings.QUIZ_SOLUTION,
+            style="bold",
+        )
         after = Text()
         if question.sources:
             after.append(
@@ -640,7 +695,8 @@ class QuizScreen(Screen[None]):
             hint = strings.QUIZ_RATE_HINT
         after.append(hint, style="italic")
         solution = (BrokenLines(line) for line in question.solution.splitlines())
-        return Group(text, *solution, after)
+        verdict = [StyledLines(text)] if text else []
+        return Group(*verdict, *answers, heading, *solution, after)
 
     def _summary(self, rows: list[LessonStats]) -> Text:
         session = self.session
@@ -713,14 +769,14 @@ class QuizScreen(Screen[None]):
         assert self.session is not None
         interval = self.session.intervals()[rating]
         card = self.session.rate(rating)
-        self.notify(
-            strings.QUIZ_RATED.format(
-                rating=gettext(RATINGS[rating]),
-                due=local_text(card.due, self.options.tz),
-                interval=duration_text(interval),
-            ),
-            timeout=3,
+        self._rated = strings.QUIZ_RATED.format(
+            rating=gettext(RATINGS[rating]),
+            due=local_text(card.due, self.options.tz),
+            interval=duration_text(interval),
         )
+        if self._rated_timer is not None:
+            self._rated_timer.stop()
+        self._rated_timer = self.set_timer(HINT_SECONDS, self._rated_said)
         self._show()
 
     def action_accept(self) -> None:
@@ -737,6 +793,7 @@ class QuizScreen(Screen[None]):
         if question is None:
             self.notify(strings.QUIZ_NOTHING_TO_UNDO, severity="warning")
             return
+        self._rated = None
         self.notify(strings.QUIZ_UNDONE, timeout=3)
         self._show()
 

@@ -19,6 +19,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -28,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError
-from engine.i18n import gettext
+from engine.i18n import N_, gettext
 from engine.linebreak import unbreakable
 from tui import strings
 from tui.compositor import in_view
@@ -242,6 +243,11 @@ class CalculatorPane(VerticalScroll):
     # The side pane's id where lesson exercises may be worked (engine.lesson.PANES): the pane
     # then says which of them it serves, above its form.
     STUDY_PANE: ClassVar[str] = ""
+    # Escape leaves a field for the pane, whose keys (and the lesson's: ], ?, /) then work; the
+    # field keeps what was typed. Not in the footer: F1 lists it.
+    BINDINGS: ClassVar = [
+        Binding("escape", "leave_field", N_("Leave the field"), show=False, id="leave_field")
+    ]
 
     class FormChanged(Message):
         """The form changed: its values as typed, and the figures of the result. ``figures`` is
@@ -287,6 +293,17 @@ class CalculatorPane(VerticalScroll):
         self._main_field_ids = {f"field-{field.name}" for field in self.FIELDS}
         # The lesson and progress the main screen handed down (tui.widgets.side).
         self.opened = OpenedLesson()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            # Only from one of this form's fields: elsewhere escape is another key's (an
+            # outline to close, a dialog).
+            focused = self.screen.focused
+            return isinstance(focused, Input | Select) and self in focused.ancestors
+        return True
+
+    def action_leave_field(self) -> None:
+        self.focus()
 
     @classmethod
     def all_fields(cls) -> tuple[Field, ...]:

@@ -36,6 +36,7 @@ from engine.errors import InputError
 from engine.i18n import N_, gettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.diagrams import mark_roomy
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenText
 from tui.widgets.side import ChoicesChanged
@@ -136,6 +137,9 @@ class CollectivesPane(CalculatorPane):
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
+
+    def on_resize(self) -> None:
+        mark_roomy(self)
 
     def restore(self, values: dict[str, str]) -> None:
         # A form saved when binomial was called tree: show it under its current name.

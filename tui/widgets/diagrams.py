@@ -59,6 +59,17 @@ _WITH_ALL = ("questions",)
 _SELECT_VALUE: Reactive[object] = vars(Select)["value"]
 
 
+# Zoomed (F5), a pane of 80-column pictures keeps the other panes' column of padding on each
+# side where the terminal leaves room for it: from 82 columns. At 80 and 81 the pictures take
+# every column (tui/side.tcss).
+ROOMY_WIDTH = WIDTH + 2
+
+
+def mark_roomy(pane: Widget) -> None:
+    """Class ``-roomy`` on ``pane`` when it is at least :data:`ROOMY_WIDTH` columns wide."""
+    pane.set_class(pane.size.width >= ROOMY_WIDTH, "-roomy")
+
+
 class DiagramsPane(VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
@@ -109,12 +120,19 @@ class DiagramsPane(VerticalScroll):
         yield Vertical(id="strategy-notes")
 
     def on_resize(self) -> None:
+        mark_roomy(self)
         if (
             self.is_mounted
             and self._shown
             and self.scrollable_content_region.width != (self._drawn_width)
         ):
             self.refresh_folds()  # the text parts broken again at the new width
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scroll bar appearing (a part unfolded, notes mounted) narrows the pane's text
+        # without a resize: broken at the width before, its lines wrapped again at spaces
+        # (切分：… 1/4 / 的样本； / 权重不切分 beside the lesson at 100 columns).
+        self.call_after_refresh(self.on_resize)
 
     def on_mount(self) -> None:
         self._show_opened()

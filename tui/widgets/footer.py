@@ -180,10 +180,17 @@ class KeysFooter(Footer):
                 break  # the keys after a cut one stay in order: none is shown out of it
         for item in items + palette:
             for widget in item:
-                widget.display = item in shown
+                # Set only when it changes: setting it lays the key out again and drops the
+                # width just measured, so the layout would render every key once more.
+                _show(widget, item in shown)
                 if isinstance(widget, KeyGroup):
                     for key in widget.query(FooterKey):
-                        key.display = widget.display
+                        _show(key, widget.display)
+
+
+def _show(widget: Widget, shown: bool) -> None:
+    if widget.display != shown:
+        widget.display = shown
 
 
 def _actions(item: tuple[Widget, ...]) -> set[str]:
