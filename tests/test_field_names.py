@@ -90,43 +90,6 @@ async def open_pane(app: ShardbookApp, pilot: Pilot[int], tab: str) -> Calculato
     return pane
 
 
-@pytest.mark.parametrize("language", ["zh", "en"])
-async def test_ledger_errors_name_fields_by_their_labels(tmp_path: Path, language: str) -> None:
-    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
-    async with app.run_test(size=(160, 50)) as pilot:
-        pane = await open_pane(app, pilot, "ledger")
-        label = pane.label_of
-        labels = {label(field.name) for field in pane.all_fields()}
-
-        def box(name: str) -> Input:
-            return pane.query_one(f"#field-{name}", Input)
-
-        # The parameter count left empty, no architecture: the missing shape field by its label.
-        error = await error_after(pilot, pane, box("params"), "")
-        assert error.startswith(label("params"))
-        assert strings.FIELD_NAMED.format(label=label("layers")) in error
-        assert not unnamed_keys(error, labels)
-        await paste_into(pilot, box("params"), "1B")
-        # No seq: the line under the figures and the activations term list the fields to fill.
-        wanted = [strings.FIELD_NAMED.format(label=label(k)) for k in ("seq", "layers", "hidden")]
-        for view in pane.query(".calc-result, .calc-details"):
-            text = " ".join(shown(view, 300).split())
-            line = text[text.index(wanted[0]) - 30 : text.index(wanted[-1]) + 30]
-            assert all(name in line for name in wanted), line
-            assert not unnamed_keys(line, labels, led_by_label=False), line
-        # seq without the architecture: every field the activations need, by its label.
-        error = await error_after(pilot, pane, box("seq"), "2048")
-        assert all(name in error for name in wanted), error
-        assert not unnamed_keys(error, labels)
-        # TP that does not divide the heads: the heads by their label.
-        for name, value in (("layers", "24"), ("hidden", "2048"), ("heads", "16")):
-            await paste_into(pilot, box(name), value)
-        error = await error_after(pilot, pane, box("tp"), "3")
-        assert error.startswith(label("tp"))
-        assert strings.FIELD_NAMED.format(label=label("heads")) in error
-        assert not unnamed_keys(error, labels)
-
-
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_a_refused_long_value_is_quoted_by_its_beginning_and_kept_whole(
     tmp_path: Path, language: str
@@ -205,14 +168,50 @@ async def test_fields_are_quoted_as_typed_text_is_in_the_language(
             assert "“" not in line and "”" not in line, line
 
 
+async def ledger_errors_name_fields_by_their_labels(app: ShardbookApp, pilot: Pilot[int]) -> None:
+    """The Ledger's messages on screen as fields are pasted into, from its default form."""
+    pane = await open_pane(app, pilot, "ledger")
+    label = pane.label_of
+    labels = {label(field.name) for field in pane.all_fields()}
+
+    def box(name: str) -> Input:
+        return pane.query_one(f"#field-{name}", Input)
+
+    # The parameter count left empty, no architecture: the missing shape field by its label.
+    error = await error_after(pilot, pane, box("params"), "")
+    assert error.startswith(label("params"))
+    assert strings.FIELD_NAMED.format(label=label("layers")) in error
+    assert not unnamed_keys(error, labels)
+    await paste_into(pilot, box("params"), "1B")
+    # No seq: the line under the figures and the activations term list the fields to fill.
+    wanted = [strings.FIELD_NAMED.format(label=label(k)) for k in ("seq", "layers", "hidden")]
+    for view in pane.query(".calc-result, .calc-details"):
+        text = " ".join(shown(view, 300).split())
+        line = text[text.index(wanted[0]) - 30 : text.index(wanted[-1]) + 30]
+        assert all(name in line for name in wanted), line
+        assert not unnamed_keys(line, labels, led_by_label=False), line
+    # seq without the architecture: every field the activations need, by its label.
+    error = await error_after(pilot, pane, box("seq"), "2048")
+    assert all(name in error for name in wanted), error
+    assert not unnamed_keys(error, labels)
+    # TP that does not divide the heads: the heads by their label.
+    for name, value in (("layers", "24"), ("hidden", "2048"), ("heads", "16")):
+        await paste_into(pilot, box(name), value)
+    error = await error_after(pilot, pane, box("tp"), "3")
+    assert error.startswith(label("tp"))
+    assert strings.FIELD_NAMED.format(label=label("heads")) in error
+    assert not unnamed_keys(error, labels)
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, language: str) -> None:
     """Empty, zero, negative, text and an overflowing number in every text field of the
     Ledger, Bubble and Collectives forms, the others as they open: each message, as the pane
     words it, is led by a label of its form, names no field by its key (in English, no key
     with an underscore: the others are words too), shows no NaN or inf, and (in English) no
-    Chinese. (The form's computation is called directly, as a key in the field calls it: the
-    test above shows such a message on screen.)"""
+    Chinese. (The form's computation is called directly, as a key in the field calls it.)
+    Then, in the same app, the Ledger's messages on screen as the learner pastes into its
+    fields (:func:`ledger_errors_name_fields_by_their_labels`)."""
     app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language=language)
     async with app.run_test(size=(160, 50)) as pilot:
         messages = 0
@@ -241,6 +240,7 @@ async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, lang
                         assert "9" * 31 + "…" in error and "9" * 33 not in error, where
                     assert language == "zh" or not CJK.search(error), where
         assert messages > 100
+        await ledger_errors_name_fields_by_their_labels(app, pilot)
 
 
 def test_tradeoffs_names_its_pickers() -> None:

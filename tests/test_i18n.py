@@ -948,41 +948,17 @@ def test_provenance_and_notes_use_the_languages_punctuation() -> None:
 
 # ----------------------------------------------------------------- layout in both languages
 @pytest.mark.parametrize("language", ["zh", "en"])
-async def test_form_labels_are_whole_and_apart_from_their_values(
+async def test_form_labels_and_every_choice_of_a_calculator_read_whole_at_80x24(
     tmp_path: Path, language: str
 ) -> None:
     """Every calculator field's label is shown whole with at least one cell before its value
-    (``micro-batch 数 m`` was cut to ``micro-batch 数`` and ran into its 8), in both languages,
-    the less-used Ledger fields included."""
+    (``micro-batch 数 m`` was cut to ``micro-batch 数`` and ran into its 8), the less-used
+    Ledger fields included. Each option of every picker in the Ledger (its less-used fields
+    included), Bubble, Collectives, Trade-offs and Diagrams fits the picker, so the value
+    chosen is read whole (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space, the
+    Diagrams pane's ``FSDP/ZeRO-3 - parameters, gr…``). Both in one app per language."""
     from rich.cells import cell_len
-    from textual.widgets import Label
-
-    app = make_app(progress_dir=tmp_path, language=language)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        for tab in ("ledger", "bubble", "collectives"):
-            tab_pane = await app.main_screen.open_side_tab(tab)
-            await settle(pilot)
-            if tab == "ledger":
-                await tab_pane.query_one(LedgerPane).open_more()
-                await settle(pilot)
-            labels = list(tab_pane.query(".form-label").results(Label))
-            assert labels, tab
-            for label in labels:
-                text = str(label.content)
-                assert label.size.width > cell_len(text), (tab, text, label.size.width)
-
-
-@pytest.mark.parametrize("language", ["zh", "en"])
-async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
-    tmp_path: Path, language: str
-) -> None:
-    """Each option of every picker in the Ledger (its less-used fields included), Bubble,
-    Collectives, Trade-offs and Diagrams fits the picker at 80x24, so the value chosen is read
-    whole (``节点内 NVLink，400`` and ``本课的 1B 级`` were cut at a space, the Diagrams pane's
-    ``FSDP/ZeRO-3 - parameters, gr…``)."""
-    from rich.cells import cell_len
-    from textual.widgets import Static
+    from textual.widgets import Label, Static
     from textual.widgets._select import SelectOverlay
 
     app = make_app(progress_dir=tmp_path, language=language)
@@ -994,6 +970,12 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
             if tab == "ledger":
                 await tab_pane.query_one(LedgerPane).open_more()
                 await settle(pilot)
+            if tab in ("ledger", "bubble", "collectives"):
+                labels = list(tab_pane.query(".form-label").results(Label))
+                assert labels, tab
+                for label in labels:
+                    text = str(label.content)
+                    assert label.size.width > cell_len(text), (tab, text, label.size.width)
             selects = list(tab_pane.query(Select).results(Select))
             assert selects, tab
             for select in selects:
@@ -1005,31 +987,44 @@ async def test_every_choice_of_a_calculator_reads_whole_at_80x24(
 
 
 @pytest.mark.parametrize(
-    ("language", "size", "header"),
+    ("language", "headers"),
     [
-        ("zh", (40, 12), "S15 · 计划 0/25"),
-        ("zh", (60, 20), "S15 · 计划 0/25 · 教材已备，尚未学习"),
-        ("zh", (120, 40), "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习"),
-        ("en", (40, 12), "S15 · plan 0/25"),
-        # The status line less its last part leaves room for the app's name (it was dropped).
-        ("en", (60, 20), "shardbook — S15 · plan 0/25"),
-        ("en", (120, 40), "shardbook — S15 · plan 0/25 · material ready, not studied"),
+        (
+            "zh",
+            {
+                (40, 12): "S15 · 计划 0/25",
+                (120, 40): "shardbook — S15 · 计划 0/25 · 教材已备，尚未学习",
+                (60, 20): "S15 · 计划 0/25 · 教材已备，尚未学习",
+            },
+        ),
+        (
+            "en",
+            {
+                (40, 12): "S15 · plan 0/25",
+                (120, 40): "shardbook — S15 · plan 0/25 · material ready, not studied",
+                # The status line less its last part leaves room for the app's name (it was
+                # dropped).
+                (60, 20): "shardbook — S15 · plan 0/25",
+            },
+        ),
     ],
 )
 async def test_header_drops_whole_parts_where_it_does_not_fit(
-    tmp_path: Path, language: str, size: tuple[int, int], header: str
+    tmp_path: Path, language: str, headers: dict[tuple[int, int], str]
 ) -> None:
     """The header's line is never cut with an ellipsis: where it does not fit, the app's name
     goes first, then the status line's parts from its end, the name coming back beside the
-    parts left where it fits; a resize fits it again."""
+    parts left where it fits; a resize fits it again. One app, resized from 120x40 to each
+    size in turn (40x12, back to 120x40, then 60x20)."""
     app = make_app(progress_dir=tmp_path, language=language)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.resize_terminal(*size)
-        await settle(pilot)
-        await settle(pilot)
-        first = screen_lines(app)[0]
-        assert first.strip() == header and "…" not in first
+        for size, header in headers.items():
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            await settle(pilot)
+            first = screen_lines(app)[0]
+            assert first.strip() == header and "…" not in first, size
 
 
 @pytest.mark.parametrize(

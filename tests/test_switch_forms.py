@@ -160,48 +160,78 @@ def saved_form(folder: Path, form_name: str) -> dict[str, str]:
     return form
 
 
-@pytest.mark.long
-@pytest.mark.parametrize("case", list(FORM_CASES))
-async def test_calculator_fields_come_back_after_a_switch_and_a_restart(
-    tmp_path: Path, case: str
-) -> None:
+# The cases that share one app: each in its own pane (the Ledger's four are apart, one app
+# each). Each pane is filled, then the language switched twice and the app restarted, and each
+# pane's fields checked: one app, two switches and a restart for up to three panes.
+RUNS = [
+    ["ledger-typed-bytes", "bubble"],
+    ["ledger-preset-and-fields", "collectives"],
+    ["ledger-preset-then-bytes"],
+    ["ledger-more-fields"],
+]
+
+
+async def fill(app: ShardbookApp, pilot: Pilot[int], case: str) -> dict[str, str]:
+    """Open the case's pane, take its steps, check the fields show them; the form as typed."""
     tab, steps, expected = FORM_CASES[case]
+    await app.main_screen.open_side_tab(tab)
+    await settle(pilot)
+    pane = calculator(app, tab)
+    for action, field, text in steps:
+        if action == "more":
+            await pane.open_more()
+            await settle(pilot)
+            continue
+        widget = pane.query_one(f"#field-{field}")
+        if action == "type":
+            assert isinstance(widget, Input)
+            await type_into(pilot, widget, text)
+        else:
+            assert isinstance(widget, Select)
+            widget.value = text
+            await settle(pilot)
+    typed = pane.values()
+    assert {name: typed[name] for name in expected} == expected, case
+    return typed
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("cases", RUNS, ids=["+".join(run) for run in RUNS])
+async def test_calculator_fields_come_back_after_a_switch_and_a_restart(
+    tmp_path: Path, cases: list[str]
+) -> None:
+    assert sorted(case for run in RUNS for case in run) == sorted(FORM_CASES)
+    tabs = [FORM_CASES[case][0] for case in cases]
+    assert len(set(tabs)) == len(tabs)  # one case per pane
     app = make_app(progress_dir=tmp_path, language="en")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await app.main_screen.open_side_tab(tab)
-        await settle(pilot)
-        pane = calculator(app, tab)
-        for action, field, text in steps:
-            if action == "more":
-                await pane.open_more()
-                await settle(pilot)
-                continue
-            widget = pane.query_one(f"#field-{field}")
-            if action == "type":
-                assert isinstance(widget, Input)
-                await type_into(pilot, widget, text)
-            else:
-                assert isinstance(widget, Select)
-                widget.value = text
-                await settle(pilot)
-        typed = pane.values()
-        assert {name: typed[name] for name in expected} == expected
-        await wait_until(pilot, lambda: saved_form(tmp_path, tab) == typed)
+        typed = {tab: await fill(app, pilot, case) for tab, case in zip(tabs, cases, strict=True)}
+        for tab in tabs:
+            await wait_until(pilot, lambda tab=tab: saved_form(tmp_path, tab) == typed[tab])
         for name, language in (("中文", "zh"), ("English", "en")):
             await switch(app, pilot, name, language)
-            assert calculator(app, tab).values() == typed
-            # Nothing saved that the learner did not type: the form on disk is unchanged.
-            assert saved_form(tmp_path, tab) == typed
+            # The pane open at the switch is rebuilt as it was; the others when shown again.
+            for tab in reversed(tabs):
+                if tab != tabs[-1]:
+                    await app.main_screen.open_side_tab(tab)
+                    await settle(pilot)
+                assert calculator(app, tab).values() == typed[tab], tab
+                # Nothing saved that the learner did not type: the form on disk is unchanged.
+                assert saved_form(tmp_path, tab) == typed[tab], tab
+            await app.main_screen.open_side_tab(tabs[-1])
+            await settle(pilot)
     restarted = make_app(progress_dir=tmp_path, language="en")
     async with restarted.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await restarted.main_screen.open_side_tab(tab)
-        await settle(pilot)
-        await restarted.workers.wait_for_complete()
-        await settle(pilot)
-        assert calculator(restarted, tab).values() == typed
-    assert saved_form(tmp_path, tab) == typed
+        for tab in tabs:
+            await restarted.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            await restarted.workers.wait_for_complete()
+            await settle(pilot)
+            assert calculator(restarted, tab).values() == typed[tab], tab
+    for tab in tabs:
+        assert saved_form(tmp_path, tab) == typed[tab], tab
 
 
 def choose_other(select: Select[str]) -> str:
@@ -211,36 +241,40 @@ def choose_other(select: Select[str]) -> str:
     return value
 
 
-@pytest.mark.parametrize("tab", ["tradeoffs", "diagrams"])
-async def test_side_pane_choices_come_back_after_a_switch_and_a_restart(
-    tmp_path: Path, tab: str
-) -> None:
+async def test_side_pane_choices_come_back_after_a_switch_and_a_restart(tmp_path: Path) -> None:
+    """The Trade-offs and Diagrams panes' choices, both made in one app: each pane shows them
+    again after each switch and after a restart."""
+    tabs = ("tradeoffs", "diagrams")
     app = make_app(progress_dir=tmp_path, language="en")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tab_pane = await app.main_screen.open_side_tab(tab)
-        await settle(pilot)
-        chosen = {}
-        for select in tab_pane.query(Select):
-            assert select.id is not None
-            chosen[select.id] = choose_other(select)
+        chosen: dict[str, dict[str | None, str]] = {}
+        for tab in tabs:
+            tab_pane = await app.main_screen.open_side_tab(tab)
             await settle(pilot)
-        assert chosen
+            chosen[tab] = {}
+            for select in tab_pane.query(Select):
+                assert select.id is not None
+                chosen[tab][select.id] = choose_other(select)
+                await settle(pilot)
+            assert chosen[tab], tab
         await app.workers.wait_for_complete()
         await settle(pilot)
         place = app.main_screen.place()
         assert place is not None
         for name, language in (("中文", "zh"), ("English", "en")):
             await switch(app, pilot, name, language)
-            tab_pane = await app.main_screen.open_side_tab(tab)
-            await settle(pilot)
-            shown = {select.id: select.value for select in tab_pane.query(Select)}
-            assert shown == chosen
+            for tab in tabs:
+                tab_pane = await app.main_screen.open_side_tab(tab)
+                await settle(pilot)
+                shown = {select.id: select.value for select in tab_pane.query(Select)}
+                assert shown == chosen[tab], tab
             assert app.main_screen.place() == place
     restarted = make_app(progress_dir=tmp_path, language="en")
     async with restarted.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tab_pane = await restarted.main_screen.open_side_tab(tab)
-        await settle(pilot)
-        shown = {select.id: select.value for select in tab_pane.query(Select)}
-        assert shown == chosen
+        for tab in tabs:
+            tab_pane = await restarted.main_screen.open_side_tab(tab)
+            await settle(pilot)
+            shown = {select.id: select.value for select in tab_pane.query(Select)}
+            assert shown == chosen[tab], tab

@@ -7,9 +7,10 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from uniseg.graphemecluster import grapheme_clusters
 
 from engine import units
-from engine.errors import QUOTED_CHARACTERS, InputError, quoted
+from engine.errors import QUOTED_CHARACTERS, InputError, beginning, escaped, quoted
 
 
 @pytest.mark.parametrize(
@@ -132,3 +133,24 @@ def test_a_quoted_input_has_no_character_that_moves_the_cursor(text: str) -> Non
         assert shown == f"'{text}'"
     # A long text: its beginning (a grapheme is kept or left whole) and an ellipsis.
     assert len(shown) <= len(repr(text)) + 2 or shown.endswith("…'")
+
+
+# Characters whose grapheme boundaries depend on their neighbours (UAX #29): combining marks,
+# the zero-width joiner and emoji, regional indicators (flags pair up), Hangul jamo, CR LF.
+_CLUSTERING = st.text(
+    alphabet=st.sampled_from(
+        "ae9 \r\n\u0301\u0308\u200d\U0001f469\U0001f4bb\ufe0f"
+        "\u1100\u1161\u11a8\uac00\U0001f1eb\U0001f1f7"
+    ),
+    max_size=300,
+)
+
+
+@given(_CLUSTERING, st.integers(min_value=1, max_value=40))
+def test_a_long_texts_beginning_is_its_first_whole_graphemes(text: str, limit: int) -> None:
+    # Expected from the whole text's grapheme clusters (uniseg, UAX #29), however long it is.
+    clusters = list(grapheme_clusters(text))
+    if len(clusters) > limit:
+        assert beginning(text, limit) == escaped("".join(clusters[: limit - 1])) + "…"
+    else:
+        assert beginning(text, limit) == escaped(text)
