@@ -6,6 +6,10 @@ an engine spec, calls one engine function and returns what to show: the figures,
 ``InputError``; the pane then shows the message under the form and keeps the last good result
 on screen. The pane holds no formula. Each key is answered in one frame (README "Performance"): see
 :class:`FormInput` and :class:`ResultView`.
+
+Its length (about 640 lines) is the one shape every pane shares: the field, the result view that
+answers a key in one frame and the pane's recompute and restore read the same form state, and
+split apart each would need the others' internals.
 """
 
 from __future__ import annotations
