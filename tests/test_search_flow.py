@@ -397,3 +397,23 @@ async def test_a_query_is_cut_at_200_characters_and_the_screen_says_so(tmp_path:
         await pilot.pause()
         assert screen.query_input.value == ("REDUCE-SCATTER " * 20)[:200]
         assert cut_note in "\n".join(screen_lines(app))
+
+
+def test_a_tab_in_the_notes_view_takes_the_cells_it_is_drawn_in() -> None:
+    # A reflection holding a tab was broken as if the tab took no cell, then drawn 8 wide: the
+    # line's end ("ed] <b>html</b>") was cut off the screen.
+    import io
+
+    from rich.console import Console
+
+    from tui.screens.search import EntryPrompt
+
+    text = "🇨🇳\tTAB-here \\[escaped] <b>html</b> end"
+    console = Console(width=40, file=io.StringIO(), color_system=None, legacy_windows=False)
+    with console.capture() as capture:
+        console.print(EntryPrompt("your reflection", text))
+    lines = capture.get().splitlines()
+    assert all(len(line) <= 40 for line in lines), lines
+    shown = " ".join(line.strip() for line in lines[1:])
+    for word in text.split():
+        assert word in shown, (word, lines)

@@ -290,7 +290,9 @@ class EntryPrompt:
 
     def __init__(self, heading: str, text: str) -> None:
         self.heading = visible_text(heading)
-        self.text = visible_text(text)
+        # A tab becomes the spaces to the next stop of 4 (the answer box's indent): the line
+        # breaker counts a tab as no cell, and Rich would then draw it 8 wide, past the line.
+        self.text = visible_text(text).expandtabs(4)
 
     def __str__(self) -> str:
         return f"{self.heading}\n{self.text}"
