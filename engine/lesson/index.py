@@ -190,7 +190,12 @@ def discover_lessons(
 INDEX_VERSION: Final = 1
 # Git's "racy" rule: a file modified within the filesystem's timestamp resolution (2 s on FAT)
 # of being indexed could change again without its mtime changing; it is not cached.
-_RACY_NS: Final = 2_000_000_000
+RACY_NS: Final = 2_000_000_000
+
+
+def file_stamp(info: os.stat_result) -> list[int]:
+    """What identifies a version of a file in the caches: [mtime_ns, ctime_ns, size, inode]."""
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
 
 
 def lesson_index_path(content_dir: Path) -> Path:
@@ -219,7 +224,7 @@ def _lesson_stamps(folder: Path) -> list[tuple[Path, list[int]]]:
             except OSError:
                 stamp: list[int] = []  # never matches a cached entry: the file is read again
             else:
-                stamp = [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
+                stamp = file_stamp(info)
             found.append((folder / entry.name, stamp))
     return sorted(found)
 
@@ -286,7 +291,7 @@ def _write_index(
     keep = {
         name: entry
         for name, entry in fresh.items()
-        if entry["stamp"] and now - entry["stamp"][0] > _RACY_NS
+        if entry["stamp"] and now - entry["stamp"][0] > RACY_NS
     }
     if keep == cached:
         return

@@ -26,6 +26,7 @@ import hashlib
 import io
 import os
 import pickle
+import threading
 import time
 from dataclasses import replace
 from functools import lru_cache
@@ -33,14 +34,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.lesson import model, schema
+from engine.lesson.index import RACY_NS, file_stamp
 from engine.lesson.loader import load_lesson
 from engine.lesson.model import Lesson
 from engine.paths import cache_dir
 
 # Bump when what a pickle holds changes in a way the modules' stamp would not show.
 PARSED_CACHE_VERSION: Final = 1
-# Git's "racy" rule, as the lesson index applies it.
-_RACY_NS: Final = 2_000_000_000
 # What a cache file may name: the lesson model's classes and the path of the file.
 _ALLOWED_GLOBALS: Final = frozenset(
     {
@@ -98,7 +98,7 @@ def load_lesson_cached(path: Path | str) -> Lesson:
             PARSED_CACHE_VERSION,
             _code_stamp(),
             str(file.resolve()),
-            (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino),
+            tuple(file_stamp(info)),
         )
     except (OSError, RuntimeError):
         return load_lesson(file)  # its message names the file and what is wrong
@@ -106,7 +106,7 @@ def load_lesson_cached(path: Path | str) -> Lesson:
     if cached is not None:
         return cached if cached.path == file else replace(cached, path=file)
     lesson = load_lesson(file)
-    if time.time_ns() - info.st_mtime_ns > _RACY_NS:
+    if time.time_ns() - info.st_mtime_ns > RACY_NS:
         _write(cache, key, lesson)
     return lesson
 
@@ -131,7 +131,8 @@ def _read(cache: Path, key: tuple[Any, ...]) -> Lesson | None:
 
 
 def _write(cache: Path, key: tuple[Any, ...], lesson: Lesson) -> None:
-    temp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+    # Per thread too: the quiz's reading worker and the app may write the same lesson at once.
+    temp = cache.with_name(f".{cache.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         temp.write_bytes(pickle.dumps((key, lesson), protocol=pickle.HIGHEST_PROTOCOL))
