@@ -122,6 +122,7 @@ SYSTEM_COMMAND_TEXTS = (
 """The titles and help of Textual's system commands (``App.get_system_commands``, Textual 8.2.8)
 and the descriptions of Textual's own keys that the footer shows, for the catalog."""
 EXPORT_GROUP = "export"
+LOCK_GROUP = "progress-lock"
 # Seconds after start-up when the line-break analyses are written to the cache.
 ANALYSIS_SAVE_DELAY = 3.0
 LOCK_DELAY = 0.2
@@ -323,11 +324,11 @@ class ShardbookApp(KeyOrderApp[int]):
         # The line breaks computed for the first screens, for the next start's first frame.
         self.set_timer(ANALYSIS_SAVE_DELAY, save_analysis_cache)
         self.call_after_refresh(self._first_frame_drawn)
-        # The progress folder's lock (13-15 ms with filelock's import) once the first frame has
-        # settled: LOCK_DELAY after the first paint (the frames that complete it, however slow
-        # a loaded machine makes them, do not wait for it). A readable progress file is read
-        # without it, and whatever needs it first (a save, an unreadable file to move aside,
-        # the settings written) takes it then.
+        # The progress folder's lock (13-15 ms with filelock's import, in a thread) once the
+        # first frame has settled: LOCK_DELAY after the first paint (the frames that complete
+        # it, however slow a loaded machine makes them, do not wait for it). A readable
+        # progress file is read without it, and whatever needs it first (a save, an unreadable
+        # file to move aside, the settings written) takes it then.
         self.call_after_refresh(self.set_timer, LOCK_DELAY, self._take_lock)
 
     # ----------------------------------------------------------------- lessons
@@ -417,16 +418,22 @@ class ShardbookApp(KeyOrderApp[int]):
         )
         self.main_screen.show_lesson(None, self.lesson_error, self.progress)
 
-    def _take_lock(self) -> None:
-        try:
-            writable = self.store.lock()
-        except ProgressError as error:
-            self.save_error = str(error)
-            message = strings.SAVE_FAILED.format(error=error)
+    @work(thread=True, exclusive=True, group=LOCK_GROUP, exit_on_error=False)
+    def _take_lock(self) -> bool:
+        """Take the progress folder's lock off the event loop: filelock's import is 13-15 ms
+        of the interpreter, and 40-60 ms of the event loop's time when a quiz opened at
+        start-up is reading lessons in another thread meanwhile. The outcome is told by
+        :meth:`_lock_taken`."""
+        return self.store.lock()
+
+    def _lock_taken(self, worker: Worker[bool]) -> None:
+        if worker.state == WorkerState.ERROR:
+            self.save_error = str(worker.error)
+            message = strings.SAVE_FAILED.format(error=worker.error)
             self.notify(message, severity="error", timeout=20, markup=False)
             return
         self.read_only = self.store.read_only
-        if not writable:
+        if worker.result is False:
             self.notify(strings.READ_ONLY_NOTICE, severity="warning", timeout=30)
 
     def get_driver_class(self) -> type[Driver]:
@@ -982,6 +989,9 @@ class ShardbookApp(KeyOrderApp[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group == LOCK_GROUP and event.state in (WorkerState.ERROR, WorkerState.SUCCESS):
+            self._lock_taken(worker)
+            return
         if worker.group != EXPORT_GROUP:
             return
         if event.state == WorkerState.ERROR:

@@ -158,6 +158,9 @@ class ProgressStore:
         self.folder = Path(folder)
         self.locking = locking
         self._lock: FileLock | None = None
+        # lock() and unlock() may run in different threads (the app takes the lock in one, a
+        # quiz's worker may ask for it while loading): one at a time.
+        self._lock_guard = threading.RLock()
         # Per lesson: the document as last loaded or saved (the base of a merge).
         self._base: dict[str, dict[str, Any]] = {}
         # (inode, size, mtime_ns) of the file as this store last wrote it: while the file still
@@ -182,6 +185,10 @@ class ProgressStore:
         Raises:
             ProgressError: the folder cannot be created or the lock file cannot be opened.
         """
+        with self._lock_guard:
+            return self._take_lock()
+
+    def _take_lock(self) -> bool:
         # Imported when first locked: a store that only reads never needs it.
         from filelock import FileLock, Timeout
 
@@ -203,6 +210,11 @@ class ProgressStore:
         return True
 
     @property
+    def holds_lock(self) -> bool:
+        """True while this store holds the folder's lock."""
+        return self._lock is not None and self._lock.is_locked
+
+    @property
     def read_only(self) -> bool:
         """True when this store asked for the lock and another instance holds it."""
         return self._lock is not None and not self._lock.is_locked
@@ -211,8 +223,9 @@ class ProgressStore:
         """Finish a write in flight, then release the folder's lock (the app calls this when it
         exits): only the lock's holder writes."""
         self.finish_background()
-        if self._lock is not None and self._lock.is_locked:
-            self._lock.release()
+        with self._lock_guard:
+            if self._lock is not None and self._lock.is_locked:
+                self._lock.release()
 
     def _remove_stale_temp_files(self) -> None:
         # Only the lock holder writes, so a temp file now is one a killed writer left behind.
