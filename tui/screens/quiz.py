@@ -15,7 +15,7 @@ a short screen shows all of it as the arrows scroll. In the answer box enter sta
 and ctrl+r submits; the quiz's own keys (ratings, ``u``, ``r``, ``s``) act only outside it, so
 they never type into an answer.
 
-Its length (about 720 lines) is one screen's: the keys, the question and feedback views, the
+Its length (about 830 lines) is one screen's: the keys, the question and feedback views, the
 rating bar, the lessons loaded in a worker and the statistics text all read and change the same
 session and widgets, so splitting them would pass the screen's state around; its two dialogs are
 in ``tui.screens.quiz_dialogs``.
