@@ -162,9 +162,11 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         quote_item="mechanism-step",
         explanation=N_(
             "A 1.3B model fits on one GPU. With 64 GPUs and a global batch of 64, each GPU "
-            "computes one sample, but the gradient all-reduce still moves 2Ψ: it no longer hides "
-            "behind the short backward and efficiency falls. The same GPUs with a 16x larger "
-            "batch hide it again."
+            "computes one sample, but the gradient all-reduce still moves 2Ψ: it outlasts the "
+            "short backward it overlaps, the rest of it is exposed, and efficiency falls. The "
+            "same GPUs with a 16x larger batch (16 micro-batches each, the gradients "
+            "accumulated and reduced once) leave the same time exposed but spread it over 16x "
+            "the compute, so efficiency recovers."
         ),
         cases=(
             Case("DP 64, batch 64", replace(_1B, dp=64, global_batch=64), 80e9),

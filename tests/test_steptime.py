@@ -431,6 +431,14 @@ def test_counterexamples_quote_the_lesson_and_show_their_point() -> None:
     assert dp.fits is False and zero3.fits is True and tp_pp.fits is True
     assert tp_pp.step.t_step_s < zero3.step.t_step_s
     assert small[0].efficiency < small[1].efficiency < 1
+    # Its text: the 16x batch is 16 micro-batches a GPU, gradients accumulated and reduced once,
+    # so the same all-reduce leaves the same time exposed (DDP overlaps only the last
+    # micro-batch's backward, PyTorch DistributedDataParallel's no_sync) over 16x the compute.
+    one_sample, sixteen = (case.step for case in small)
+    assert (one_sample.num_microbatches, sixteen.num_microbatches) == (1, 16)
+    assert one_sample.t_comm_exposed_s > 0
+    assert sixteen.t_comm_exposed_s == pytest.approx(one_sample.t_comm_exposed_s)
+    assert sixteen.t_compute_s == pytest.approx(16 * one_sample.t_compute_s, rel=1e-3)
     balanced, capped, roomy = moe
     assert balanced.step.t_sync_wait_s == 0 < capped.step.t_sync_wait_s < roomy.step.t_sync_wait_s
 
