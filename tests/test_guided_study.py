@@ -94,6 +94,7 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
+    rated_at_end: list[str] = []
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.pause()
         for _ in range(200):
@@ -105,7 +106,12 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
             if isinstance(focused, Input | TextArea):
                 # Scrolled to once its pane is laid out: a frame or two on a loaded machine.
                 await wait_until(pilot, lambda field=focused: in_view(field))
-            if isinstance(focused, Input):
+            if isinstance(focused, ObjectiveItem):
+                # Every step done, ctrl+n asks for each objective's rating at the end.
+                assert last_message(notified).startswith("Every step is done: rate objective")
+                await pilot.press("3")
+                rated_at_end.append(focused.item.id)
+            elif isinstance(focused, Input):
                 await pilot.press("7", "B")
                 typed.append("7B")
             elif isinstance(focused, TextArea):
@@ -133,6 +139,10 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
         assert len(progress.read) == len(LESSON.sections)
         assert not progress.looked  # every answer was written before it was shown
         assert "plan 25/25" in app.sub_title
+        # The lesson: "Rate each objective before you study and again at the end" (its 4).
+        objectives = [item.id for item in LESSON.objectives]
+        assert rated_at_end == objectives and len(objectives) == 4
+        assert all(progress.objective_rating(o).end == "can" for o in objectives)
         # A finished plan is marked complete without a question.
         await pilot.press("f9")
         await pilot.pause()

@@ -432,6 +432,10 @@ STEP_SECTION_READ = N_("{section}: read to its end. Next, ctrl+n: step {number}/
 STEP_SECTION_READ_END = N_("{section}: read to its end.")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
+RATE_AT_THE_END = N_(
+    "Every step is done: rate objective {number} again now, at the end: 1 not yet, 2 partly, "
+    "3 can ({unrated} not rated at the end; ctrl+n goes on)."
+)
 EXERCISE_ITEM_STATE = N_("{glyph} {state} · Enter: work it in {where}")
 EXERCISE_HINT = N_(
     "Each exercise says where it is worked and how far you are: Tab to it and press Enter, or "

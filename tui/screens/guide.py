@@ -196,6 +196,9 @@ class StudyGuide:
         # The section the learner scrolled in since it was shown (only there can an end on
         # screen mean it was read).
         self.scrolled_in: str | None = None
+        # Objectives ctrl+n has put the learner on to rate at the end, this session: each is
+        # asked once, so ctrl+n moves on past one the learner leaves unrated.
+        self._asked_at_end: set[str] = set()
 
     @property
     def lesson(self) -> Lesson | None:
@@ -461,11 +464,37 @@ class StudyGuide:
             await self.go(Place(reviews), plan)
             return
         assert self.lesson is not None
+        # The lesson asks for each objective to be rated again at the end: once every step is
+        # done, ctrl+n puts the learner on each one not rated at the end yet, then says done.
+        unrated = [o for o in plan.objectives if not o.rating.end]
+        asking = next((o for o in unrated if o.id not in self._asked_at_end), None)
+        if asking is not None and self.progress.status != "complete":
+            self._asked_at_end.add(asking.id)
+            await self._rate_at_the_end(asking.id, len(unrated))
+            return
         if self.progress.status == "complete":
             self.screen.notify(strings.ALL_DONE_COMPLETE.format(lesson=self.lesson.id))
         else:
             text = strings.ALL_DONE.format(lesson=self.lesson.id, counts=plan.counts.line())
             self.screen.notify(text, timeout=SAY_SECONDS)
+
+    async def _rate_at_the_end(self, objective_id: str, unrated: int) -> None:
+        """Put the learner on objective ``objective_id`` in the reader, ready to rate it at the
+        end, and say so (``unrated``: how many are not rated at the end yet)."""
+        assert self.lesson is not None
+        section = next(s for s in self.lesson.sections if s.kind == "objectives")
+        await self.show_in_reader(section.id)
+        screen = self.screen
+        items = list(screen.query("#reading ObjectiveItem").results(ObjectiveItem))
+        number, item = next((n, i) for n, i in enumerate(items, 1) if i.item.id == objective_id)
+        self.last_place = None
+        screen.set_focus(item, scroll_visible=False)
+        item.action_phase("end")
+        from tui.widgets.notes import scroll_into_view
+
+        scroll_into_view(item, center=True)
+        text = strings.RATE_AT_THE_END.format(number=number, unrated=unrated)
+        screen.notify(text, timeout=SAY_SECONDS)
 
     async def go_to_step(self, step_id: str) -> None:
         """Go to step ``step_id`` (the plan view, Enter on an exercise): its first place not
