@@ -560,6 +560,10 @@ async def test_a_self_check_offers_the_lesson_answer_and_is_rated_without_retypi
         assert current(app).item.id == "self-check:self-check-adam-memory"
         assert screen.query_one("#quiz-answer", QuizAnswer).text == written
         assert screen.query_one("#quiz-from-lesson").display
+        # What it says is what happens: an edit is this review's, the lesson keeps its own.
+        said = shown(screen.query_one("#quiz-from-lesson", Static))
+        assert "for this review" in said and "the lesson keeps its own" in said
+        await pilot.press("end", "!")
         await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.press("4")
@@ -568,7 +572,7 @@ async def test_a_self_check_offers_the_lesson_answer_and_is_rated_without_retypi
         assert (entry["item"], entry["rating"], entry["answer"]) == (
             "self-check:self-check-adam-memory",
             4,
-            written,
+            written + "!",
         )
         # The lesson's own answer is untouched.
         data = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))

@@ -200,8 +200,11 @@ QUIZ_ANSWER_FIELDS = {
     "ms": N_("Your answer (ms)"),
     "fraction": N_("Your answer (fraction or %)"),
 }
+# The lesson's answer is a start: a quiz answer is kept with its review, never in the lesson's
+# place (engine.quiz.session.QuizSession.answer).
 QUIZ_FROM_LESSON = N_(
-    "Your answer from the lesson is below: edit it or press ctrl+r to reveal the key points."
+    "Your answer from the lesson is below, to start from: edit it for this review (the lesson "
+    "keeps its own) or press ctrl+r to reveal the key points."
 )
 QUIZ_FROM_DRAFT = N_(
     "Your answer typed last time and not submitted is below: edit it or press ctrl+r to submit."
