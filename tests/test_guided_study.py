@@ -8,6 +8,7 @@ is logged and summed up."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,8 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
         assert len(progress.read) == len(LESSON.sections)
         assert not progress.looked  # every answer was written before it was shown
         assert "plan 25/25" in app.sub_title
+        # A step quoted in a message ends its sentence once (a question's ？, no full stop after).
+        assert not [m for m in notified.messages if re.search(r"[?!？！。][.。]", m)]
         # The lesson: "Rate each objective before you study and again at the end" (its 4).
         objectives = [item.id for item in LESSON.objectives]
         assert rated_at_end == objectives and len(objectives) == 4

@@ -10,6 +10,7 @@ defined and translated where the footer and the help show it) reads ``strings.ms
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -600,3 +601,13 @@ def __getattr__(name: str) -> Any:
         return translated(_SOURCE[name])
     except KeyError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+# A sentence end and the full stop a message puts after the text it quotes (``内存？.``).
+_DOUBLE_STOP = re.compile(r"([?!？！。])[.。]")
+
+
+def single_stops(text: str) -> str:
+    """``text`` without the full stop a message puts after a quoted step that ends its own
+    sentence: a self-check's question (``…的内存？.`` is ``…的内存？``)."""
+    return _DOUBLE_STOP.sub(r"\1", text)

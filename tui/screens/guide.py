@@ -321,6 +321,7 @@ class StudyGuide:
         following = plan.next_step
         step = describe_step(following).replace("\n", " ") if following else ""
         text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
+        text = strings.single_stops(text)
         return [BrokenText(text if following else strings.META_DONE, classes="hint meta-next")]
 
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
@@ -575,7 +576,7 @@ class StudyGuide:
             text = strings.STEP_SECTION_READ.format(
                 section=section, number=number, total=total, step=describe_step(place.step)
             )
-        self.screen.notify(text.replace("\n", " "), timeout=SAY_SECONDS)
+        self.screen.notify(strings.single_stops(text.replace("\n", " ")), timeout=SAY_SECONDS)
 
     def say(self, place: Place, plan: Plan) -> None:
         """Tell the learner which step this is and what to do here (for a section to read, what
@@ -587,7 +588,9 @@ class StudyGuide:
                 text = strings.STEP_READ_ON.format(
                     number=number, total=total, step=describe_step(step)
                 )
-                self.screen.notify(text.replace("\n", " "), timeout=SAY_SECONDS)
+                self.screen.notify(
+                    strings.single_stops(text.replace("\n", " ")), timeout=SAY_SECONDS
+                )
                 return
             self._said_read = True
         # Short: the pane or the box's label shows the lesson's own words.
@@ -625,4 +628,4 @@ class StudyGuide:
             text = strings.STEP_HERE.format(
                 number=number, total=total, step=what.replace("\n", " "), say=say
             )
-        self.screen.notify(text, timeout=SAY_SECONDS)
+        self.screen.notify(strings.single_stops(text), timeout=SAY_SECONDS)
