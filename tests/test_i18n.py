@@ -913,8 +913,11 @@ def test_a_chinese_value_is_put_in_without_a_space_before_it() -> None:
     set_language("zh")
     trained = strings.OBJECTIVE_TRAINED.format(trainers="练习 1 ◌、自检 2 ✓", done=1, total=2)
     assert trained.startswith("由练习 1"), trained
-    exported = gettext("Trained by {trainers}.").format(trainers="练习 1、自检 2")
+    exported = gettext(
+        "Your rating: at the start {start}; at the end {end}. Trained by {trainers}."
+    ).format(start="部分能", end="未评", trainers="练习 1、自检 2")
     assert not apart.search(exported), exported
+    assert "。 " not in exported and exported.endswith("由练习 1、自检 2 训练。"), exported
     lesson = load_lesson(LESSON)
     for item in lesson_items(lesson):
         if item.kind == "matching":

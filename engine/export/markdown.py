@@ -210,12 +210,17 @@ def _objectives_markdown(lesson: Lesson, section: Section, progress: LessonProgr
     for number, item in enumerate(section.items, start=1):
         rating = progress.objective_rating(item.id)
         parts.append(f"### {number}. {_one_line(item.text)}")
-        line = _("Your rating: at the start {start}; at the end {end}.").format(
-            start=_rating_words(rating.start), end=_rating_words(rating.end)
-        )
+        start, end = _rating_words(rating.start), _rating_words(rating.end)
         if item.trained_by:
+            # One sentence pair per language: Chinese sets no space after its 。.
             trained = _(", ").join(names.get(trainer, trainer) for trainer in item.trained_by)
-            line += " " + _("Trained by {trainers}.").format(trainers=trained)
+            line = _(
+                "Your rating: at the start {start}; at the end {end}. Trained by {trainers}."
+            ).format(start=start, end=end, trainers=trained)
+        else:
+            line = _("Your rating: at the start {start}; at the end {end}.").format(
+                start=start, end=end
+            )
         parts.append(_one_line(line))
     return parts
 
