@@ -390,6 +390,25 @@ async def test_objectives_are_rated_at_the_start_and_the_end(tmp_path: Path) -> 
     assert "Your rating: at the start partly; at the end can." in markdown
 
 
+async def test_a_rating_key_and_its_word_stay_on_one_line(tmp_path: Path) -> None:
+    """A focused objective lists its keys (``1 not yet · 2 partly · 3 can``): broken at any
+    width a reader may have, no line ends with a key whose word went to the next line."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.main_screen.goto(2)  # 学习目标
+        await pilot.pause()
+        objective = app.query(ObjectiveItem).first()
+        app.screen.set_focus(objective)
+        await pilot.press("2")  # the start rated: the line as the learner then sees it
+        line = objective.query_one(".study-line", BrokenText)
+        await wait_until(pilot, lambda: "keys" in line.text and "partly ·" in line.text)
+        for width in range(20, 100):
+            rows = [row.replace("\xa0", " ").rstrip() for row in line.lines_at(width)]
+            keys = rows[next(n for n, row in enumerate(rows) if "keys" in row) :]
+            assert any("3 can" in row for row in keys), (width, keys)
+            assert not [row for row in keys if re.search(r"(^|[ ·:])[0-3]$", row)], (width, keys)
+
+
 async def test_a_reading_link_opens_in_the_browser(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     opened: list[str] = []

@@ -458,9 +458,10 @@ LIST_SEPARATOR = N_(", ")
 # Between the works a text cites ("sources: A; B"): full-width in Chinese.
 SOURCES_SEPARATOR = N_("; ")
 OBJECTIVE_RATING = N_("your rating: start {start} · end {end}")
+# A key and its word are joined by no-break spaces: a line never ends between them ("3" / "can").
 OBJECTIVE_RATING_FOCUSED = N_(
-    "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1 not yet · 2 partly · "
-    "3 can · 0 clear · s/e start/end"
+    "your rating: {start_mark}start {start} · {end_mark}end {end}; keys: 1\u00a0not\u00a0yet · "
+    "2\u00a0partly · 3\u00a0can · 0\u00a0clear · s/e\u00a0start/end"
 )
 OBJECTIVE_KEYS = {
     "1": N_("Not yet"),
