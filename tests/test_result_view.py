@@ -188,17 +188,20 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         # the side pane; every F one column, every B two (never 0.375 columns per unit).
         assert view.virtual_size.width == len("stage 3 ") + 33 > view.size.width
         assert view.lines[0] == "stage 0 " + "F" * 8 + "." * 9 + "Bb" * 8
+        # Cut by the pane's edge, a row says so in its last cell: time goes on to the right.
+        shown_cells = view.size.width - len("stage 0 ")
+        assert view.render_line(0).text == "stage 0 " + view.lines[0][8:][: shown_cells - 1] + "›"
         view.focus()
         await pilot.press("end")
         await pilot.pause()
         assert view.scroll_x == view.max_scroll_x > 0
-        # The time axis scrolled; the stage labels stayed.
-        shown_cells = view.size.width - len("stage 0 ")
-        assert view.render_line(0).text == "stage 0 " + view.lines[0][-shown_cells:]
+        # The time axis scrolled; the stage labels stayed; the cut is now on the left.
+        assert view.render_line(0).text == "stage 0 ‹" + view.lines[0][-shown_cells + 1 :]
         assert view.render_line(0).text.endswith(".BbBbBbBbBbBbBbBb")
         await pilot.press("home")
         await pilot.pause()
         assert view.render_line(0).text.startswith("stage 0 FFFF")
+        assert view.render_line(0).text.endswith("›")
         # A longer time axis (m = 16: 57 units) scrolls to its new end.
         await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "16")
         await pilot.pause()
@@ -207,7 +210,7 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         await pilot.press("end")
         await pilot.pause()
         assert view.scroll_x == view.max_scroll_x == view.virtual_size.width - view.size.width
-        assert view.render_line(0).text == "stage 0 " + view.lines[0][-shown_cells:]
+        assert view.render_line(0).text == "stage 0 ‹" + view.lines[0][-shown_cells + 1 :]
         assert view.lines[0].endswith("Bb" * 16)
 
 

@@ -211,10 +211,15 @@ def outcome_of(simulated: list[Simulated]) -> tuple[Outcome, tuple[list[str], in
     return Outcome(Group(*figures[1:]), details=Group(*details[1:])), (timeline, label_width)
 
 
+# Drawn in the edge cell of a timeline row that goes on beyond the pane's edge.
+MORE_BEFORE = "‹"
+MORE_AFTER = "›"
+
+
 class TimelineView(ScrollView, can_focus=True):
     """Pipeline timelines drawn at whole columns per time unit: never squeezed nor wrapped; when
     wider than the pane they scroll sideways (Tab focuses it; left/right, page up/down, home and
-    end, or the mouse)."""
+    end, or the mouse), a row's cut edge marked ‹ or ›."""
 
     DEFAULT_CSS = """
     TimelineView {
@@ -275,7 +280,15 @@ class TimelineView(ScrollView, can_focus=True):
         line = self.lines[y] if y < len(self.lines) else ""
         if line.startswith("stage "):
             label, cells = line[: self.label_width], line[self.label_width :]
-            line = label + cells[scroll_x : scroll_x + width - len(label)]
+            room = width - len(label)
+            shown = cells[scroll_x : scroll_x + room]
+            # A row cut by the pane's edge says so at that edge (as ``less -S`` does): time
+            # goes on to the right (›) or came before the left (‹).
+            if shown and scroll_x > 0:
+                shown = MORE_BEFORE + shown[1:]
+            if shown and len(cells) > scroll_x + room:
+                shown = shown[:-1] + MORE_AFTER
+            line = label + shown
         strip = Strip([Segment(line, self.rich_style)])
         return strip.crop_extend(0, width, self.rich_style)
 
