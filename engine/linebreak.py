@@ -25,7 +25,10 @@ and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
   (``、参数、``) breaks between any two characters, as Chinese is set;
 - no break between a reference word and its number (``Figure 1``, ``Table 2``, ``Eq. 7``,
   ``Sec. 7``, ``App. B``), where it fits: the number alone at the start of a line reads as a new
-  figure.
+  figure;
+- no break between a number and its unit (``50 GB/s``, ``80 GiB``, ``8 GPUs``, ``8 张 GPU``,
+  ``12 ms``) or between a one-letter symbol and its value (``h 2048``, ``p 4``), where it fits:
+  the unit or the value alone at the start of a line reads as a new quantity.
 
 Lines are filled greedily. A piece between two break opportunities that is wider than the line
 by itself is split between grapheme clusters (never inside one), so every line fits except one
@@ -87,6 +90,15 @@ def _reference() -> re.Pattern[str]:
         r"\b(?:Figure|Fig\.|Table|Eq\.|Eqs\.|Equation|Section|Sec\.|Appendix|App\.|Algorithm) "
         r"(?:[0-9][0-9.]*[0-9]|[0-9]|[A-Z]\b)"
     )
+
+
+# A number and its unit (50 GB/s, 80 GiB, 8 GPUs, 8 张 GPU, 12 ms), or a one-letter symbol and
+# its value (h 2048); compiled when an analysis first needs it, as the patterns above.
+@lru_cache(maxsize=1)
+def _quantity() -> re.Pattern[str]:
+    number = r"[0-9](?:[0-9.,]*[0-9])?(?:[eE][+-]?[0-9]+)?"
+    unit = r"(?:[KMGTP]i?B(?:/s)?|[KMGT]b/s|B|FLOP/s|ms|us|µs|ns|s|GPUs?|张 GPU|张|倍)"
+    return re.compile(rf"(?<![\w.]){number} {unit}(?![\w/])|(?<![\w.])[A-Za-z] {number}(?![\w.])")
 
 
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
@@ -167,7 +179,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 5
+ANALYSIS_CACHE_VERSION: Final = 6
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -270,6 +282,7 @@ def _analyse(text: str) -> Analysis:
         *_GLUED.finditer(text),
         *_two_ideographs().finditer(text),
         *_reference().finditer(text),
+        *_quantity().finditer(text),
     ]
     spans = sorted([*word_runs(text), *(match.span() for match in glued)])
     runs = tuple((start, end, cell_len(text[start:end])) for start, end in spans)

@@ -8,6 +8,7 @@ the 80x24 reading pane was 29 cells wide, the 60x20 one 14, the 120x40 one about
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -110,6 +111,29 @@ def test_a_figure_and_its_number_stay_on_one_line(width: int) -> None:
     for text in (lesson_text, "Korthikanti et al. 2022 §4.1-4.2, Table 2; Eq. 7 (model FLOPs)"):
         for line in break_paragraph(text, width):
             assert not re.search(r"(Figure|Table|Eq\.) *$", line), (width, line)
+
+
+@pytest.mark.parametrize("width", range(12, 40))
+def test_a_number_and_its_unit_stay_on_one_line(width: int) -> None:
+    """A unit or a value alone at a line's start reads as a new quantity: ``50`` / ``GB/s``,
+    ``h`` / ``2048``, ``8 张`` / ``GPU`` (the Trade-offs pane's assumptions in Chinese) stay
+    together where they fit; the text is kept whole."""
+    texts = (
+        "节点内 NVLink，400 Gb/s 网络（50 GB/s）",
+        "模型 1.3B，h 2048，每步 8 张 GPU，序列 s 2048",
+        "The link moves 12.5 GB/s; a step of 12 ms on 8 GPUs holds 80 GiB",
+    )
+    for text in texts:
+        lines = break_paragraph(text, width)
+        assert "".join(lines) == text
+        for line, after in itertools.pairwise(lines):
+            assert not re.match(r"(GB/s|Gb/s|GiB|ms|GPUs?)\b", after), (width, line, after)
+            assert not re.search(r"(^|[ ，,])[hs] $", line), (width, line, after)
+            assert not (re.search(r"[0-9] $", line) and after.startswith(("张", "GB", "Gb"))), (
+                width,
+                line,
+                after,
+            )
 
 
 def test_break_text_keeps_each_line() -> None:

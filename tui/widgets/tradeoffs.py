@@ -40,7 +40,7 @@ from engine.errors import InputError
 from engine.exercises import answer_folded
 from engine.i18n import N_, current_language, gettext
 from engine.lesson import Item
-from engine.linebreak import unbreakable
+from engine.linebreak import break_text, unbreakable
 from engine.model_presets import get_preset, model_presets
 from engine.scaling import ScalingPlot, scaling_plot
 from engine.steptime import INTERCONNECTS
@@ -102,6 +102,13 @@ def _seconds(value: float) -> str:
     return "0 s" if value == 0 else f"{value / 1e-9:.3g} ns"
 
 
+def _dim_text(text: str, width: int) -> Text:
+    """``text`` broken by the lesson's rules at ``width`` (Rich's wrap parts a number from its
+    unit: ``（50`` / ``GB/s）``), dimmed."""
+    lines = (line.rstrip(" ") for line in break_text(text, max(width, 1)))
+    return Text("\n".join(lines), style="dim")
+
+
 def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
     """The growth table (exercise 4) and the scaling plot."""
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
@@ -130,11 +137,11 @@ def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
     )
     return Group(
         Text(strings.TRADEOFFS_ASSUMPTIONS, style="bold"),
-        Text("\n".join(report.assumptions), style="dim"),
+        _dim_text("\n".join(report.assumptions), width),
         Text(""),
         Text(title, style="bold"),
         table,
-        Text(strings.TRADEOFFS_GROWTH_NOTE, style="dim"),
+        _dim_text(strings.TRADEOFFS_GROWTH_NOTE, width),
         Text(""),
         Text(strings.TRADEOFFS_PLOT_TITLE, style="bold"),
         plot_renderable(plot),
