@@ -639,11 +639,7 @@ async def test_switching_keeps_the_place_and_unsaved_text(tmp_path: Path) -> Non
         await settle(pilot)
         assert app.main_screen is not screen
         assert app.screen is app.main_screen
-        for _ in range(20):
-            if app.main_screen.place() == before:
-                break
-            await pilot.pause(0.05)
-        assert app.main_screen.place() == before
+        await wait_until(pilot, lambda: app.main_screen.place() == before)
         new_box = app.main_screen.query(SelfCheckBox).first()
         assert new_box.text_area.text == "ZeRO-2 分片梯度"
         assert app.dirty

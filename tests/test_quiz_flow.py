@@ -952,12 +952,12 @@ async def test_a_drill_typed_and_left_comes_back_first_with_the_same_values(
             await answer_right(pilot, app)
         drill = current(app)
         await pilot.press("1", "2", ".", "5")
-        await pilot.pause(0.2)  # the autosave, 0.05 s after the last key
-        assert stored_drafts(tmp_path)[drill.item.id] == {"text": "12.5", "params": drill.params}
+        # The autosave, 0.05 s after the last key.
+        expected = {"text": "12.5", "params": drill.params}
+        await wait_until(pilot, lambda: stored_drafts(tmp_path).get(drill.item.id) == expected)
         # Typed back to the empty box it started as: no draft left.
         await pilot.press("backspace", "backspace", "backspace", "backspace")
-        await pilot.pause(0.2)
-        assert stored_drafts(tmp_path) == {}
+        await wait_until(pilot, lambda: stored_drafts(tmp_path) == {})
         await pilot.press("4", "2")
         await pilot.press("escape", "escape")  # out of the box, out of the quiz
         await pilot.pause()
@@ -980,7 +980,7 @@ async def test_an_answer_typed_in_the_quiz_is_saved_when_the_terminal_closes(
         item = current(app).item
         await pilot.press(*"typed, then closed")
         os.kill(os.getpid(), signum)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 128 + signum
     assert stored_drafts(tmp_path)[item.id]["text"] == "typed, then closed"
 
