@@ -599,9 +599,10 @@ async def test_zoomed_with_room_the_diagrams_and_collectives_keep_the_panes_padd
     app = app_for(tmp_path)
     async with app.run_test(size=(width, 30)) as pilot:
         await pilot.press("f4", "f5")
-        await pilot.pause()
         pane = app.query_one(DiagramsPane)
-        assert pane.content_region.x == 1 and pane.content_region.right == width - 1
+        # Its padding is set when it learns its width (a resize event after the zoom's layout).
+        await wait_until(pilot, lambda: pane.content_region.x == 1)
+        assert pane.content_region.right == width - 1
         scroll = app.query_one("#diagram-scroll")
         for name in STRATEGY_NAMES:
             pane.show(name)
@@ -610,7 +611,7 @@ async def test_zoomed_with_room_the_diagrams_and_collectives_keep_the_panes_padd
         await pilot.press("f4")
         await pilot.pause()
         collectives = app.query_one(CollectivesPane)
-        assert collectives.content_region.x == 1
+        await wait_until(pilot, lambda: collectives.content_region.x == 1)
         lines = screen_lines(app)
         title = next(line for line in lines if "Collective data flow" in line)
         assert title.startswith(" Collective data flow"), title

@@ -66,8 +66,10 @@ ROOMY_WIDTH = WIDTH + 2
 
 
 def mark_roomy(pane: Widget) -> None:
-    """Class ``-roomy`` on ``pane`` when it is at least :data:`ROOMY_WIDTH` columns wide."""
-    pane.set_class(pane.size.width >= ROOMY_WIDTH, "-roomy")
+    """Class ``-roomy`` on ``pane`` when it is at least :data:`ROOMY_WIDTH` columns wide, its
+    padding included: the padding the class gives must not take it away again (82 columns
+    less 2 of padding is 80, which would drop the class, and so on at each resize)."""
+    pane.set_class(pane.outer_size.width >= ROOMY_WIDTH, "-roomy")
 
 
 class DiagramsPane(VerticalScroll):
