@@ -80,7 +80,10 @@ class PlaceKeeper:
         if target is None:
             target = next((w for w in widget.query("*") if w.focusable), None)
         if target is not None:
-            screen.set_focus(target)
+            # In the side tab whose scroll position is being restored, the focus does not scroll
+            # the tab to it: the learner's place is as it was, however the two were left.
+            keep_scroll = bool(in_side and state.side_scroll and side in target.ancestors)
+            screen.set_focus(target, scroll_visible=not keep_scroll)
             if isinstance(target, Input):
                 # Textual's Input selects its whole value when it takes the focus, so the
                 # learner's first key would replace a value they did not choose to edit (and
