@@ -30,6 +30,7 @@ from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
 from tests.pilot_helpers import SIZE, Notified, goto_section, screen_lines, shown, wait_until
+from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
@@ -1082,3 +1083,43 @@ async def test_at_40x12_a_matching_verdict_names_both_choices_in_words(
         expected = question.expected_text().split()
         wanted = f"expected: {expected[0]} {expected[1]}"
         assert any(line.startswith(wanted) for line in drawn), drawn
+
+
+@pytest.mark.parametrize(
+    ("size", "answer"),
+    [
+        ((40, 12), "参数、梯度与优化器状态"),
+        ((40, 12), "参数\n梯度\n优化器状态\nactivation\n通信 buffer"),
+        ((80, 24), "参数、梯度与优化器状态"),
+    ],
+)
+async def test_a_self_checks_key_points_begin_on_screen_once_answered(
+    tmp_path: Path, lesson: Lesson, size: tuple[int, int], answer: str
+) -> None:
+    """A self-check submitted: the key points' heading and first line are on screen. At 40x12
+    they were below the answer box, out of view with no sign of them. Where the body has room
+    (80x24) the learner's answer stays above them, to compare."""
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        question = current(app)
+        assert question.answer_kind == "text"
+        await paste_answer(pilot, answer)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        heading = strings.QUIZ_KEY_POINTS.split()[0]
+
+        def heading_row() -> int | None:
+            lines = [line.strip() for line in screen_lines(app)]
+            return next((row for row, line in enumerate(lines) if line.startswith(heading)), None)
+
+        await wait_until(pilot, lambda: heading_row() is not None)
+        at = heading_row()
+        assert at is not None
+        lines = [line.strip() for line in screen_lines(app)]
+        # The first key point's first line (broken at 40 columns: its start) follows.
+        first_point = question.solution.splitlines()[0]
+        assert any(line and first_point.startswith(line[:8]) for line in lines[at + 1 :]), lines
+        answer_shown = answer.splitlines()[0] in "\n".join(lines)
+        assert answer_shown or size == (40, 12)
