@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import N_
 from engine.quiz_stats import LessonStats
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
@@ -38,7 +38,7 @@ def parse_retention(text: str) -> float:
     try:
         value = parse_number("desired retention", number.removeprefix("-"), allow_zero=True)
     except InputError:
-        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=repr(raw), low=low, high=high)
+        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=quoted(raw), low=low, high=high)
         raise InputError("desired retention", message) from None
     if number.startswith("-") or not low <= value / scale <= high:
         raise InputError("desired retention", outside)
