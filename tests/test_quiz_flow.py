@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +37,7 @@ from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
 from tui.screens.quiz import QuizAnswer, QuizScreen
 from tui.widgets.notes import SelfCheckBox
+from tui.widgets.reader import BrokenText
 
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 SCALE = {"GB": 1e9, "ms": 1e-3, "fraction": 1.0, "": 1.0}
@@ -662,7 +664,7 @@ async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_pa
         await pilot.pause()
         await pilot.press(*("backspace",) * 4, *"0.5", "enter")
         await pilot.pause()
-        assert "0.70" in shown(app.screen.query_one("#retention-error", Static))
+        assert "0.70" in app.screen.query_one("#retention-error", BrokenText).text
         await pilot.press(*("backspace",) * 3, *"80%", "enter")
         await pilot.pause()
         assert app.screen is screen
@@ -759,7 +761,13 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         await pilot.pause()
         app.push_screen(RetentionScreen(0.9))
         await pilot.pause()
-        error = app.screen.query_one("#retention-error", Static)
+        # The help broken by the lesson's rules: each English word on one line (Rich's wrap
+        # drew "En" at a line's end and "ter 保存" under it).
+        help_text = app.screen.query_one("#retention-help", BrokenText)
+        assert "Enter" in help_text.text
+        for word in re.findall(r"[A-Za-z]+", help_text.text):
+            assert any(word in line for line in help_text.lines), (word, help_text.lines)
+        error = app.screen.query_one("#retention-error", BrokenText)
         for typed, said in (
             ("", "没有输入：请输入 0.70 到 0.97 之间的数"),
             ("x", "“x”不是数字"),
@@ -767,7 +775,7 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         ):
             await pilot.press("end", "ctrl+u", *typed, "enter")
             await pilot.pause()
-            assert shown(error).startswith(said), shown(error)
+            assert error.text.startswith(said), error.text
         assert isinstance(app.screen, RetentionScreen)
 
 

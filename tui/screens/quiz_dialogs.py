@@ -74,14 +74,16 @@ class RetentionScreen(ModalScreen[float | None]):
         low, high = DESIRED_RETENTION_RANGE
         with Vertical(id="retention-box"):
             yield Static(strings.QUIZ_RETENTION_TITLE, classes="section-title")
-            yield Static(
+            # Broken by the lesson's rules: Rich's wrap parts a word inside Chinese text
+            # ("En" / "ter 保存").
+            yield BrokenText(
                 strings.QUIZ_RETENTION_HELP.format(
                     low=low, high=high, default=DESIRED_RETENTION_DEFAULT
                 ),
-                markup=False,
+                id="retention-help",
             )
             yield LiteralInput(f"{self.current:.2f}", id="retention-input")
-            yield Static("", id="retention-error", markup=False)
+            yield BrokenText("", id="retention-error")
 
     def on_mount(self) -> None:
         self.query_one("#retention-input", LiteralInput).focus()
@@ -91,7 +93,7 @@ class RetentionScreen(ModalScreen[float | None]):
         try:
             value = parse_retention(event.value)
         except InputError as error:
-            self.query_one("#retention-error", Static).update(error.message)
+            self.query_one("#retention-error", BrokenText).update(error.message)
             return
         self.dismiss(value)
 
