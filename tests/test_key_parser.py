@@ -53,8 +53,7 @@ def parsed(*reads: str, parser: XTermParser | None = None) -> list[tuple[str, st
         ("\x1ba", [ESCAPE, ("a", "a")]),
         ("\x1bA", [ESCAPE, ("A", "A")]),
         ("\x1b中", [ESCAPE, ("中", "中")]),
-        # Textual's table: ctrl+right (iTerm's natural editing), ¡ (a Mac's option+1), enter.
-        ("\x1bf", [ESCAPE, ("f", "f")]),
+        # Textual's table: ¡ (a Mac's option+1; 1 rates an objective), and enter.
         ("\x1b1", [ESCAPE, ("1", "1")]),
         ("\x1b\r", [ESCAPE, ("enter", "\r")]),
         # alt+up as xterm reports it; alt+a and alt+shift+a in the kitty protocol.
@@ -80,8 +79,11 @@ def test_an_escape_and_the_key_after_it_are_two_keys(
         (["\x1b[27u"], [("escape", None)]),  # Escape in the kitty protocol
         (["]"], [("right_square_bracket", "]")]),
         (["\x1b[200~[a] 中\x1b[201~"], [("paste", "[a] 中")]),
-        # Alt+backspace and alt+delete delete a word in a text field: kept whole.
+        # The text fields' word keys, kept whole: alt+backspace and alt+delete delete a word,
+        # ESC b and ESC f (iTerm's option+left/right) move by one.
         (["\x1b\x7f"], [("ctrl+w", None)]),
+        (["\x1bb"], [("ctrl+left", None)]),
+        (["\x1bf"], [("ctrl+right", None)]),
         (["\x1b[127;3u"], [("alt+backspace", None)]),
         (["\x1b[3;3~"], [("alt+delete", None)]),
     ],

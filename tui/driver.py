@@ -70,8 +70,10 @@ if TYPE_CHECKING:
 
 ESC = "\x1b"
 # Kept as one key: alt+backspace (an xterm sends ESC DEL, which Textual reads as ctrl+w) and
-# alt+delete delete a word in Textual's Input and TextArea (their BINDINGS).
-_WHOLE_SEQUENCES = frozenset({ESC + "\x7f"})
+# alt+delete delete a word in Textual's Input and TextArea (their BINDINGS); ESC b and ESC f
+# are option+left/right in iTerm's "natural text editing", a word left/right in them, while b
+# and f after an Escape mean nothing to the lesson.
+_WHOLE_SEQUENCES = frozenset({ESC + "\x7f", ESC + "b", ESC + "f"})
 _WHOLE_KEYS = frozenset({"alt+backspace", "alt+delete"})
 
 
@@ -84,11 +86,12 @@ class EscapeFirstParser(XTermParser):
 
     A terminal sends alt+X as ESC X, the same bytes as Escape then X, and Textual 8.2.8's parser
     (``textual/_xterm_parser.py``) reads ESC and a character arriving within its escape delay
-    (``ESCDELAY``, 100 ms) as one key: ``alt+a``, a key of its table (ESC f is ``ctrl+right``),
-    or the character alone (ESC ] is ``]``). The app binds no alt key, and Escape leaves a text
-    box, so the two keys are what the learner meant; a key a terminal reports with an alt
-    modifier (alt+up: ESC [1;3A) is read the same way. Alt+backspace and alt+delete stay whole:
-    the text fields delete a word on them.
+    (``ESCDELAY``, 100 ms) as one key: ``alt+a``, a key of its table (ESC 1 is ``¡``, a Mac's
+    option+1), or the character alone (ESC ] is ``]``). The app binds no alt key, and Escape
+    leaves a text box, so the two keys are what the learner meant; a key a terminal reports with
+    an alt modifier (alt+up: ESC [1;3A) is read the same way. The word keys of the text fields
+    stay whole: alt+backspace and alt+delete (delete a word), ESC b and ESC f (a word left and
+    right, as iTerm sends option+left/right).
     """
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
