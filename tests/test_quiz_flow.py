@@ -779,6 +779,33 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         assert isinstance(app.screen, RetentionScreen)
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_at_40x12_the_retention_dialog_fits_and_shows_what_is_wrong(
+    tmp_path: Path, language: str
+) -> None:
+    """The dialog was 64 columns wide (its help cut at the 40th), and the message under the
+    field came below the fold: a refused value seemed to do nothing."""
+    from tui.screens.quiz_dialogs import RetentionScreen
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        app.push_screen(RetentionScreen(0.9))
+        await pilot.pause()
+        help_text = app.screen.query_one("#retention-help", BrokenText)
+        assert help_text.size.width <= 40 - 6  # inside the border and the padding
+        await pilot.press("end", "ctrl+u", *"xyz", "enter")
+        error = app.screen.query_one("#retention-error", BrokenText)
+        await wait_until(pilot, lambda: bool(error.lines))
+        first = error.lines[0].strip()
+        assert first.startswith("'xyz'" if language == "en" else "“xyz”"), first
+
+        def on_screen() -> bool:
+            return any(first in line for line in screen_lines(app))
+
+        await wait_until(pilot, on_screen)
+
+
 def stored_log(progress_dir: Path) -> list[dict[str, Any]]:
     path = progress_dir / "S15.yaml"
     if not path.exists():

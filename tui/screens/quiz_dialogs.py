@@ -54,6 +54,7 @@ class RetentionScreen(ModalScreen[float | None]):
     }
     #retention-box {
         width: 64;
+        max-width: 100%;
         height: auto;
         padding: 1 2;
         border: round $primary;
@@ -87,13 +88,23 @@ class RetentionScreen(ModalScreen[float | None]):
 
     def on_mount(self) -> None:
         self.query_one("#retention-input", LiteralInput).focus()
+        error = self.query_one("#retention-error", BrokenText)
+        error.display = False
+        # On a short screen (40x12) the dialog scrolls, and the message under the field came
+        # below the fold: once it is laid out (its size changed), the dialog shows its end.
+        self.watch(error, "virtual_size", self._error_laid_out, init=False)
+
+    def _error_laid_out(self, _size: object) -> None:
+        self.call_later(self.scroll_end, animate=False)
 
     def on_input_submitted(self, event: LiteralInput.Submitted) -> None:
         event.stop()
         try:
             value = parse_retention(event.value)
         except InputError as error:
-            self.query_one("#retention-error", BrokenText).update(error.message)
+            shown = self.query_one("#retention-error", BrokenText)
+            shown.update(error.message)
+            shown.display = True
             return
         self.dismiss(value)
 
