@@ -578,7 +578,7 @@ async def test_reading_in_a_read_only_window_quits_at_once(tmp_path: Path) -> No
     ("language", "first", "second"),
     [
         ("en", "Step 1/25: read 一句话定义. Read it;", "Step 2/25: read 学习目标."),
-        ("zh", "第 1/25 步：阅读 一句话定义。", "第 2/25 步：阅读 学习目标。"),
+        ("zh", "第 1/25 步：阅读“一句话定义”。", "第 2/25 步：阅读“学习目标”。"),
     ],
 )
 async def test_ctrl_n_says_which_section_it_moved_on_to(

@@ -539,3 +539,38 @@ async def test_escape_leaves_a_note_box_keeping_what_was_typed(tmp_path: Path) -
         await pilot.press("right_square_bracket")
         await wait_until(pilot, lambda: app.main_screen.current_section != "reflection")
         assert app.progress.reflections[box.item.id] == "ring"
+
+
+async def test_escape_and_a_key_in_one_burst_leave_the_box_then_run_the_key(
+    tmp_path: Path,
+) -> None:
+    """Escape and ``]`` arriving together (one read of the terminal): the ``]`` went into the
+    box Escape had left, as the focus change came after it. It reads on, the box as typed."""
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "reflection")
+        await wait_until(pilot, lambda: bool(app.main_screen.query(NoteBox)))
+        box = app.main_screen.query(NoteBox).first()
+        area = box.query_one(LiteralTextArea)
+        area.focus()
+        await burst(app, "ring", "escape", "]")
+        assert area.text == "ring"
+        assert app.focused is app.query_one("#reading")
+        await wait_until(pilot, lambda: app.main_screen.current_section != "reflection")
+        assert app.progress.reflections[box.item.id] == "ring"
+
+
+async def test_escape_and_a_key_in_one_burst_leave_a_calculator_field(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.focused, Input))
+        field = app.focused
+        assert isinstance(field, Input)
+        section = app.main_screen.current_section
+        await burst(app, "end", "backspace", "backspace", "7B", "escape", "]")
+        assert field.value == "7B"
+        assert app.focused is app.query_one(LedgerPane)
+        await wait_until(pilot, lambda: app.main_screen.current_section != section)

@@ -497,6 +497,22 @@ async def test_ctrl_z_undoes_in_a_text_box_and_suspend_is_a_palette_command(
         assert notified.messages == [strings.CANNOT_SUSPEND]
 
 
+# --------------------------------------------------------------------- keys in one read
+def test_escape_and_a_key_in_one_read_leave_the_box_then_run_the_key(tmp_path: Path) -> None:
+    """ESC ] in one write, as ``tmux send-keys Escape ]`` or a fast typist over SSH sends them:
+    Textual's parser read it as ``]`` alone, typed into the answer box (tests/test_key_parser.py
+    has the parser's side). The driver's keys are Escape, which leaves the box, then ``]``,
+    which reads on."""
+    with shardbook(tmp_path, PRELUDE_NO_AUTOSAVE) as terminal:
+        type_an_answer(terminal)
+        assert "自检问题" in terminal.rows[1]
+        terminal.send("\x1b]")
+        terminal.wait_for(lambda: "专业课程对齐" in terminal.rows[1], "next section", 10)
+        terminal.send("\x11")  # ctrl+q
+        assert terminal.wait_exit() == 0
+    assert saved_answers(tmp_path) == [TYPED]
+
+
 # --------------------------------------------------------------------- keys during the start-up
 def test_keys_typed_while_the_app_starts_reach_it_unedited(tmp_path: Path) -> None:
     # The app's modules take a while to import; keys typed meanwhile, in a terminal still in

@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -30,11 +31,13 @@ from engine.lesson import Lesson
 from engine.progress import ProgressStore
 from engine.quiz import DRILL_TEMPLATES, Question, QuizState, ask, lesson_items
 from tests.pilot_helpers import SIZE, Notified, goto_section, screen_lines, shown, wait_until
+from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.options import QuizOptions
 from tui.screens.help import HelpScreen
 from tui.screens.quiz import QuizAnswer, QuizScreen
 from tui.widgets.notes import SelfCheckBox
+from tui.widgets.reader import BrokenText
 
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 SCALE = {"GB": 1e9, "ms": 1e-3, "fraction": 1.0, "": 1.0}
@@ -665,7 +668,7 @@ async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_pa
         await pilot.pause()
         await pilot.press(*("backspace",) * 4, *"0.5", "enter")
         await pilot.pause()
-        assert "0.70" in shown(app.screen.query_one("#retention-error", Static))
+        assert "0.70" in app.screen.query_one("#retention-error", BrokenText).text
         await pilot.press(*("backspace",) * 3, *"80%", "enter")
         await pilot.pause()
         assert app.screen is screen
@@ -762,16 +765,49 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         await pilot.pause()
         app.push_screen(RetentionScreen(0.9))
         await pilot.pause()
-        error = app.screen.query_one("#retention-error", Static)
+        # The help broken by the lesson's rules: each English word on one line (Rich's wrap
+        # drew "En" at a line's end and "ter 保存" under it).
+        help_text = app.screen.query_one("#retention-help", BrokenText)
+        assert "Enter" in help_text.text
+        for word in re.findall(r"[A-Za-z]+", help_text.text):
+            assert any(word in line for line in help_text.lines), (word, help_text.lines)
+        error = app.screen.query_one("#retention-error", BrokenText)
         for typed, said in (
             ("", "没有输入：请输入 0.70 到 0.97 之间的数"),
-            ("x", "'x' 不是数字"),
+            ("x", "“x”不是数字"),
             ("99%", "99% 超出 0.70-0.97：请输入这个范围内的数"),
         ):
             await pilot.press("end", "ctrl+u", *typed, "enter")
             await pilot.pause()
-            assert shown(error).startswith(said), shown(error)
+            assert error.text.startswith(said), error.text
         assert isinstance(app.screen, RetentionScreen)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_at_40x12_the_retention_dialog_fits_and_shows_what_is_wrong(
+    tmp_path: Path, language: str
+) -> None:
+    """The dialog was 64 columns wide (its help cut at the 40th), and the message under the
+    field came below the fold: a refused value seemed to do nothing."""
+    from tui.screens.quiz_dialogs import RetentionScreen
+
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        app.push_screen(RetentionScreen(0.9))
+        await pilot.pause()
+        help_text = app.screen.query_one("#retention-help", BrokenText)
+        assert help_text.size.width <= 40 - 6  # inside the border and the padding
+        await pilot.press("end", "ctrl+u", *"xyz", "enter")
+        error = app.screen.query_one("#retention-error", BrokenText)
+        await wait_until(pilot, lambda: bool(error.lines))
+        first = error.lines[0].strip()
+        assert first.startswith("'xyz'" if language == "en" else "“xyz”"), first
+
+        def on_screen() -> bool:
+            return any(first in line for line in screen_lines(app))
+
+        await wait_until(pilot, on_screen)
 
 
 def stored_log(progress_dir: Path) -> list[dict[str, Any]]:
@@ -1086,3 +1122,43 @@ async def test_at_40x12_a_matching_verdict_names_both_choices_in_words(
         expected = question.expected_text().split()
         wanted = f"expected: {expected[0]} {expected[1]}"
         assert any(line.startswith(wanted) for line in drawn), drawn
+
+
+@pytest.mark.parametrize(
+    ("size", "answer"),
+    [
+        ((40, 12), "参数、梯度与优化器状态"),
+        ((40, 12), "参数\n梯度\n优化器状态\nactivation\n通信 buffer"),
+        ((80, 24), "参数、梯度与优化器状态"),
+    ],
+)
+async def test_a_self_checks_key_points_begin_on_screen_once_answered(
+    tmp_path: Path, lesson: Lesson, size: tuple[int, int], answer: str
+) -> None:
+    """A self-check submitted: the key points' heading and first line are on screen. At 40x12
+    they were below the answer box, out of view with no sign of them. Where the body has room
+    (80x24) the learner's answer stays above them, to compare."""
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        question = current(app)
+        assert question.answer_kind == "text"
+        await paste_answer(pilot, answer)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.phase != "answer")
+        heading = strings.QUIZ_KEY_POINTS.split()[0]
+
+        def heading_row() -> int | None:
+            lines = [line.strip() for line in screen_lines(app)]
+            return next((row for row, line in enumerate(lines) if line.startswith(heading)), None)
+
+        await wait_until(pilot, lambda: heading_row() is not None)
+        at = heading_row()
+        assert at is not None
+        lines = [line.strip() for line in screen_lines(app)]
+        # The first key point's first line (broken at 40 columns: its start) follows.
+        first_point = question.solution.splitlines()[0]
+        assert any(line and first_point.startswith(line[:8]) for line in lines[at + 1 :]), lines
+        answer_shown = answer.splitlines()[0] in "\n".join(lines)
+        assert answer_shown or size == (40, 12)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +20,18 @@ from engine.diagrams import strategy_diagram
 from engine.errors import InputError
 from engine.export.anki import anki_cards
 from engine.i18n import set_language
+from engine.ledger.form import parse_device_memory
+from engine.ledger.validate import checked_targets
 from engine.lesson import load_lesson
 from engine.linebreak import break_text
-from engine.plan import build_plan
+from engine.plan import build_plan, describe_step
 from engine.progress import LessonProgress
 from engine.quiz import ask, lesson_items
+from engine.quiz.grading import parse_answer
 from engine.reading import section_blocks
-from engine.units import parse_count
+from engine.units import parse_bytes, parse_count, parse_int, parse_number, parse_time
 from tui import strings
+from tui.screens.quiz_dialogs import parse_retention
 from tui.screens.study import step_line
 from tui.widgets.bubble import closed_form_renderable, spec_from_form
 
@@ -68,6 +72,50 @@ def test_a_refused_value_is_quoted_with_the_languages_quotes(zh: None) -> None:
     with pytest.raises(InputError) as error:
         parse_count("ranks", "abc")
     assert "'abc'" in error.value.message
+
+
+@pytest.mark.parametrize(
+    ("refuse", "message"),
+    [
+        pytest.param(lambda: parse_int("ranks", "4 GPUs"), "“4 GPUs”不是整数", id="whole"),
+        pytest.param(
+            lambda: parse_number("x", "1e999"), "“1e999”太大（超出浮点数范围）", id="large"
+        ),
+        pytest.param(lambda: parse_number("x", "5kg"), "多余的单位“kg”；请只输入数字", id="unit"),
+        pytest.param(lambda: parse_count("x", "5Q"), "未知后缀“Q”；", id="suffix"),
+        pytest.param(lambda: parse_bytes("x", "5QB"), "未知单位“QB”；", id="bytes"),
+        pytest.param(lambda: parse_time("x", "5m"), "未知单位“m”；", id="time"),
+        pytest.param(
+            lambda: parse_number("x", "1,5"), "“1,5”：小数点请用“.”；“,”只能用于", id="comma"
+        ),
+        pytest.param(lambda: parse_device_memory("x", "80"), "“80”是 80 字节，", id="memory"),
+        pytest.param(lambda: checked_targets(["q", "z"]), "“z”不是 q, k, v", id="lora"),
+        pytest.param(lambda: parse_answer("1/0", "GB"), "“1/0”除以零", id="zero"),
+        pytest.param(
+            lambda: parse_retention("abc"),
+            "“abc”不是数字：请输入 0.70 到 0.97 之间的数",
+            id="retention",
+        ),
+    ],
+)
+def test_a_quoted_value_joins_the_chinese_around_it_without_a_space(
+    zh: None, refuse: Callable[[], object], message: str
+) -> None:
+    """As “abc”不是数字 and 请填写“序列长度 s”: no space between a Chinese quote and the Chinese
+    beside it, and the quotes are Chinese (the retention dialog said 'abc' 不是数字)."""
+    with pytest.raises(InputError) as error:
+        refuse()
+    assert error.value.message.startswith(message), error.value.message
+
+
+def test_a_reading_step_quotes_the_sections_title(zh: None) -> None:
+    """阅读“核心知识”, as the other steps are joined (练习 2：…, 反思：…); 阅读 核心知识 put a
+    space between two Chinese words."""
+    plan = build_plan(LESSON, LessonProgress(LESSON.id))
+    (step,) = (step for step in plan.steps if step.id == "read:core")
+    assert describe_step(step) == "阅读“核心知识”"
+    set_language("en")
+    assert describe_step(step) == "read 核心知识"
 
 
 def test_what_is_derived_after_a_works_title_is_translated(zh: None) -> None:

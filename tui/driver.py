@@ -14,10 +14,15 @@ when a terminal goes away or the process is stopped and continued:
 3. Its SIGTSTP/SIGCONT handlers run inside the signal handler, between any two bytecodes of the
    main thread (Textualize/textual#6298), and nothing redraws the screen after a resume from
    outside (``kill -TSTP``, then ``fg``): it stays blank until a key is pressed.
+4. Its key parser reads an escape and the character that follows within its escape delay as one
+   key (alt+X: a terminal sends alt+X as ESC X), or drops the escape (ESC ] is ``]``), so
+   Escape then ``]`` arriving together (a fast typist over SSH, ``tmux send-keys Escape ]``)
+   typed ``]`` into the text box that Escape should have left.
 
 ``ShardbookDriver`` handles SIGTSTP and SIGCONT on the event loop (between messages, like the
 app's other signals), resumes only after its own suspend, drops output once the terminal is gone
-or the writer has stopped, and repaints the whole screen after a resume.
+or the writer has stopped, repaints the whole screen after a resume, and reads keys with
+:class:`EscapeFirstParser`.
 
 Upstream reproducer, to try before dropping this module (``tests/test_lifecycle.py`` has the same
 check, run with the stock driver, and fails once Textual no longer starts a second writer)::
@@ -43,10 +48,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import selectors
 import signal
 import termios
+from codecs import getincrementaldecoder
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from textual import events
+from textual._loop import loop_last
+from textual._parser import ParseError
+from textual._xterm_parser import SPECIAL_KEY_TO_CHARACTER, XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 from tui import terminal
@@ -54,6 +66,74 @@ from tui.settle import settle
 
 if TYPE_CHECKING:
     from textual.app import App
+
+
+ESC = "\x1b"
+# Kept as one key: alt+backspace (an xterm sends ESC DEL, which Textual reads as ctrl+w) and
+# alt+delete delete a word in Textual's Input and TextArea (their BINDINGS); ESC b and ESC f
+# are option+left/right in iTerm's "natural text editing", a word left/right in them, while b
+# and f after an Escape mean nothing to the lesson.
+_WHOLE_SEQUENCES = frozenset({ESC + "\x7f", ESC + "b", ESC + "f"})
+_WHOLE_KEYS = frozenset({"alt+backspace", "alt+delete"})
+
+
+def _escape_key() -> events.Key:
+    return events.Key("escape", ESC)
+
+
+class EscapeFirstParser(XTermParser):
+    """Textual's key parser, reading alt+X as the two keys Escape and X, in that order.
+
+    A terminal sends alt+X as ESC X, the same bytes as Escape then X, and Textual 8.2.8's parser
+    (``textual/_xterm_parser.py``) reads ESC and a character arriving within its escape delay
+    (``ESCDELAY``, 100 ms) as one key: ``alt+a``, a key of its table (ESC 1 is ``¡``, a Mac's
+    option+1), or the character alone (ESC ] is ``]``). The app binds no alt key, and Escape
+    leaves a text box, so the two keys are what the learner meant; a key a terminal reports with
+    an alt modifier (alt+up: ESC [1;3A) is read the same way. The word keys of the text fields
+    stay whole: alt+backspace and alt+delete (delete a word), ESC b and ESC f (a word left and
+    right, as iTerm sends option+left/right).
+    """
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
+        if alt:  # ESC, then ``sequence`` (one character) within the escape delay
+            yield _escape_key()
+            yield from super()._sequence_to_key_events(sequence)
+            return
+        if (
+            len(sequence) == 2
+            and sequence[0] == ESC
+            and sequence[1] != ESC
+            and sequence not in _WHOLE_SEQUENCES
+        ):
+            # ESC and one character that Textual's table names as one key; nothing (a longer
+            # sequence such as ESC [ A may follow) when the table does not.
+            if list(super()._sequence_to_key_events(sequence)):
+                yield _escape_key()
+                yield from super()._sequence_to_key_events(sequence[1])
+            return
+        for key in super()._sequence_to_key_events(sequence):
+            yield from self._split_alt(key)
+
+    def _split_alt(self, key: events.Key) -> Iterator[events.Key]:
+        """``key``, or Escape and ``key`` without alt when alt is one of its modifiers."""
+        *modifiers, name = key.key.split("+")
+        if "alt" not in modifiers or key.key in _WHOLE_KEYS:
+            yield key
+            return
+        yield _escape_key()
+        modifiers.remove("alt")
+        character = key.character
+        if character is not None and len(character) == 1 and character.isprintable():
+            yield from super()._sequence_to_key_events(character)
+        elif len(name) == 1 and modifiers in ([], ["shift"]):
+            # Typed without alt, a letter is itself (``a``), with shift its capital (``A``).
+            text = name.upper() if modifiers else name
+            yield events.Key(text, text)
+        else:
+            yield events.Key(
+                "+".join([*modifiers, name]),
+                None if modifiers else SPECIAL_KEY_TO_CHARACTER.get(name),
+            )
 
 
 class TerminalOutput:
@@ -122,6 +202,39 @@ class ShardbookDriver(LinuxDriver):
             before = terminal.modes_before(self.fileno)
             if before is not None:
                 self.attrs_before = before
+
+    def run_input_thread(self) -> None:
+        """Textual 8.2.8's ``LinuxDriver.run_input_thread`` (read the terminal, post its events),
+        with :class:`EscapeFirstParser` for its ``XTermParser``."""
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        fileno = self.fileno
+        parser = EscapeFirstParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+
+        def process_selector_events(
+            selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False
+        ) -> None:
+            for last, (_selector_key, mask) in loop_last(selector_events):
+                if mask & selectors.EVENT_READ:
+                    unicode_data = decode(os.read(fileno, 1024 * 4), final=final and last)
+                    if not unicode_data:  # standard input is a pipe, at its end
+                        break
+                    for event in parser.feed(unicode_data):
+                        self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                process_selector_events(selector.select(0.1))
+            selector.unregister(self.fileno)
+            process_selector_events(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+            with contextlib.suppress(EOFError, ParseError):
+                for _event in parser.feed(""):
+                    pass
 
     def write(self, data: str) -> None:
         # Nothing reads the queue of a stopped writer: a put would block once it holds 30.

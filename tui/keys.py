@@ -183,6 +183,14 @@ class KeyOrderApp(App[ReturnType]):
     async def on_key_handled(self, marker: KeyHandled) -> None:
         marker.stop()
         if marker is self._key_marker:
+            # A key that reached the app was ahead of its marker in the app's queue, and its
+            # bindings ran there; what they queued (Widget.focus: a call_later) may be behind
+            # the marker, which came up from the screen meanwhile. The next key goes once that
+            # ran: after an Escape that left a text box, not into the box (a burst: Escape ]).
+            self.call_later(self._finish_key, marker)
+
+    async def _finish_key(self, marker: KeyHandled) -> None:
+        if marker is self._key_marker:  # not already finished by a second copy of the marker
             await self._key_finished()
 
     async def _check_lost_key(self) -> None:

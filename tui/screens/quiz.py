@@ -53,7 +53,7 @@ from engine.lesson import (
 )
 from engine.linebreak import NO_BREAK_SPACE, line_spans, unbreakable
 from engine.progress import LessonProgress, ProgressStore
-from engine.quiz import RATINGS, QuizSession
+from engine.quiz import RATINGS, Question, QuizSession
 from engine.quiz.model import CHOICE_KEYS
 from engine.quiz_stats import LessonStats, next_due_text, percent
 from engine.timefmt import duration_text, format_interval, local_text
@@ -235,6 +235,8 @@ class QuizScreen(Screen[None]):
         # seconds: a message over the question covered its first lines at 40x12.
         self._rated: str | None = None
         self._rated_timer: Timer | None = None
+        # The self-check whose key points are to be placed once the body is laid out.
+        self._key_points_for: Question | None = None
 
     def compose(self) -> ComposeResult:
         yield FittingLine(id="quiz-status")
@@ -260,6 +262,7 @@ class QuizScreen(Screen[None]):
         yield KeysFooter(compact=False, first_actions=_ANSWERING)
 
     def on_mount(self) -> None:
+        self.watch(self.query_one("#quiz-body"), "virtual_size", self._body_laid_out, init=False)
         try:
             self.session = self._start()
         except ShardbookError as error:
@@ -579,7 +582,33 @@ class QuizScreen(Screen[None]):
             # first, under the question (scrolled to below the choices or the answer box a
             # frame after the body grew, it stayed out of view in a terminal at 40x12).
             body.scroll_home(animate=False)
+            if question.answer_kind == "text":
+                # Placed once the body is laid out with them (_body_laid_out): a callback
+                # after the next refresh can run before that layout, in a terminal.
+                self._key_points_for = question
         self.refresh_bindings()
+
+    def _body_laid_out(self, _size: object) -> None:
+        """The body's scrollable size changed: it was laid out anew."""
+        if self._key_points_for is not None:
+            self.call_later(self._key_points_into_view)  # once the whole layout is done
+
+    def _key_points_into_view(self) -> None:
+        """Where the learner's answer above a self-check's key points leaves them less than
+        half the body (a terminal at 40x12: the answer box filled it, the key points out of
+        view with no sign of them), scroll their heading to the body's top; the answer is
+        above, a scroll away."""
+        question, self._key_points_for = self._key_points_for, None
+        session = self.session
+        if session is None or session.current is not question or self.phase != "feedback":
+            return  # rated (or undone) meanwhile
+        body = self.query_one("#quiz-body", VerticalScroll)
+        feedback = self.query_one("#quiz-feedback", Static)
+        rows = body.scrollable_content_region.height
+        top = feedback.virtual_region.y  # in the body scrolled to its top, as _show asked
+        if rows - top < min(feedback.outer_size.height, (rows + 1) // 2):
+            # Deferred as _show's scroll_home is, so applied after it.
+            body.scroll_to(y=top, animate=False)
 
     def _show_rated(self, ratings: Static) -> None:
         """The last rating in the bar above the footer, under the next question (nothing of

@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import N_
 from engine.quiz_stats import LessonStats
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
@@ -38,7 +38,7 @@ def parse_retention(text: str) -> float:
     try:
         value = parse_number("desired retention", number.removeprefix("-"), allow_zero=True)
     except InputError:
-        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=repr(raw), low=low, high=high)
+        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=quoted(raw), low=low, high=high)
         raise InputError("desired retention", message) from None
     if number.startswith("-") or not low <= value / scale <= high:
         raise InputError("desired retention", outside)
@@ -54,6 +54,7 @@ class RetentionScreen(ModalScreen[float | None]):
     }
     #retention-box {
         width: 64;
+        max-width: 100%;
         height: auto;
         padding: 1 2;
         border: round $primary;
@@ -74,24 +75,36 @@ class RetentionScreen(ModalScreen[float | None]):
         low, high = DESIRED_RETENTION_RANGE
         with Vertical(id="retention-box"):
             yield Static(strings.QUIZ_RETENTION_TITLE, classes="section-title")
-            yield Static(
+            # Broken by the lesson's rules: Rich's wrap parts a word inside Chinese text
+            # ("En" / "ter 保存").
+            yield BrokenText(
                 strings.QUIZ_RETENTION_HELP.format(
                     low=low, high=high, default=DESIRED_RETENTION_DEFAULT
                 ),
-                markup=False,
+                id="retention-help",
             )
             yield LiteralInput(f"{self.current:.2f}", id="retention-input")
-            yield Static("", id="retention-error", markup=False)
+            yield BrokenText("", id="retention-error")
 
     def on_mount(self) -> None:
         self.query_one("#retention-input", LiteralInput).focus()
+        error = self.query_one("#retention-error", BrokenText)
+        error.display = False
+        # On a short screen (40x12) the dialog scrolls, and the message under the field came
+        # below the fold: once it is laid out (its size changed), the dialog shows its end.
+        self.watch(error, "virtual_size", self._error_laid_out, init=False)
+
+    def _error_laid_out(self, _size: object) -> None:
+        self.call_later(self.scroll_end, animate=False)
 
     def on_input_submitted(self, event: LiteralInput.Submitted) -> None:
         event.stop()
         try:
             value = parse_retention(event.value)
         except InputError as error:
-            self.query_one("#retention-error", Static).update(error.message)
+            shown = self.query_one("#retention-error", BrokenText)
+            shown.update(error.message)
+            shown.display = True
             return
         self.dismiss(value)
 
