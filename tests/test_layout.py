@@ -19,7 +19,7 @@ from engine import units
 from engine.i18n import set_language
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
-from engine.progress import ProgressStore
+from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import app_for, screen_lines, settle, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
@@ -637,6 +637,51 @@ async def test_the_diagrams_text_is_broken_again_when_its_scroll_bar_appears(
         lines = str(head.render()).split("\n")
         assert head.size.height == len(lines), lines
         assert max(cell_len(line) for line in lines) <= head.content_region.width
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_the_diagrams_text_is_broken_for_its_width_after_another_tab(
+    tmp_path: Path, language: str
+) -> None:
+    """The learner's trial: from a DP note reached from the notes view, F3 (Bubble) then F4.
+    Leaving the note box drew the text again while the pane was hidden, at 80 columns. The
+    lesson scrolled meanwhile (a frame drawn by a scroll lays out only what is on screen), and
+    Textual sent the pane no Resize when shown again at its old size: its 80-column lines were
+    wrapped again at spaces (``until`` alone, lines indented wrongly, in Chinese a line
+    starting with ；). Each line drawn is one of the text's lines, within the width, none
+    starting with closing punctuation."""
+    from tui.widgets.diagrams import DiagramsPane
+
+    notes = {
+        "ex2.dp.split": "the batch",
+        "ex3.dp.comm": "all-reduce",
+        "ex3.dp.wait": "the gradients' sum",
+    }
+    ProgressStore(tmp_path).save(LessonProgress("S15", notes=notes))
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press("home", "enter")
+        await wait_until(pilot, lambda: isinstance(app.focused, TextArea))
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.query_one(DiagramsPane).region.width == 0)
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        app.query_one("#reading", Widget).scroll_to(y=3, animate=False)  # the lesson scrolled
+        await pilot.pause()
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: pane.region.width > 0)
+        await pilot.pause()
+        await pilot.pause()
+        for part in ("#diagram-head", "#diagram-tail"):
+            text = pane.query_one(part, Static)
+            if not text.display:
+                continue
+            lines = str(text.render()).split("\n")
+            assert text.size.height == len(lines), (part, lines)
+            assert max(cell_len(line) for line in lines) <= text.size.width, (part, lines)
+            assert not any(line and is_closing(line[0]) for line in lines), (part, lines)
 
 
 # ----------------------------------------------------------------- the footer
