@@ -335,6 +335,41 @@ async def test_too_small_says_the_size_needed_and_the_layout_recovers(tmp_path: 
         assert app.focused is not None and app.focused.display
 
 
+@pytest.mark.parametrize(
+    ("keys", "first", "last"),
+    [
+        # Look first in Diagrams: the question ends with the third note's name.
+        (["f4", "ctrl+r"], "Look at the engine's answer", "wait it can cause."),
+        # F9 with the plan's steps left: the list, then the question.
+        (["f9"], "S15 is not finished", "Mark it complete anyway?"),
+    ],
+)
+async def test_at_40x12_a_confirmation_keeps_its_keys_on_screen_and_scrolls(
+    tmp_path: Path, keys: list[str], first: str, last: str
+) -> None:
+    """At 40x12 the confirmation was taller than the screen: its keys line (enter / y, escape)
+    was cut off below the question, and End and PageDown did not scroll the question. The keys
+    line is on screen under the question's first rows, and End shows the question's end."""
+    from tui.widgets.confirm import ConfirmScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert any(first in line for line in lines), lines
+        assert any("enter / y: yes · escape: no" in line for line in lines), lines
+        assert not any(last in line for line in lines), lines
+        await pilot.press("end")
+        await wait_until(pilot, lambda: any(last in line for line in screen_lines(app)))
+        assert any("enter / y: yes · escape: no" in line for line in screen_lines(app))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+
+
 async def test_at_40x12_the_lesson_is_readable(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
