@@ -6,18 +6,30 @@ from pathlib import Path
 
 import pytest
 import yaml
-from textual.widgets import Input, Select, Static
+from textual.widget import Widget
+from textual.widgets import Input, Select, Static, TextArea
 
 from engine.errors import InputError
 from engine.exercises import ALL_NOTES, EXERCISE_STRATEGIES, answered_notes, get_note
 from engine.export import export_data, export_markdown, split_front_matter
 from engine.lesson import load_lesson
-from engine.progress import LessonProgress
+from engine.progress import LessonProgress, ProgressStore
 from engine.strategies import get_strategy
 from tests.notes_render import quotes
-from tests.pilot_helpers import app_for, choose, paste_into, shown, wait_until, write
+from tests.pilot_helpers import (
+    app_for,
+    choose,
+    params_field,
+    paste_into,
+    settle,
+    shown,
+    wait_until,
+    write,
+)
 from tui.widgets.calculator import ResultView
+from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox
+from tui.widgets.side import SideTabs
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = load_lesson(ROOT / "content" / "S15.yaml")
@@ -187,3 +199,109 @@ def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:
     assert not answer_folded("ex3.dp.comm", lesson, progress)
     progress.mark_looked(["ex3.dp.wait"], dt.datetime(2026, 12, 7, tzinfo=dt.UTC))
     assert not answer_folded("ex3.dp.wait", lesson, progress)
+
+
+# ----------------------------------------------------------------- focus after a pane switch
+WRITTEN_NOTES = {
+    "ex2.dp.split": "the batch",
+    "ex3.dp.comm": "all-reduce",
+    "ex3.dp.wait": "the gradients' sum",
+    "ex2.pp.split": "layers",
+    "ex3.pp.comm": "send/recv",
+    "ex3.pp.wait": "the bubble",
+}
+
+
+async def test_a_note_box_left_for_another_pane_has_the_focus_again_on_coming_back(
+    tmp_path: Path,
+) -> None:
+    """The learner's trial: from the notes view (ctrl+e, Home, enter) the cursor is in the DP
+    note in Diagrams; F3 (Bubble) then F4 gave the focus to the strategy picker, scrolled out of
+    view above the note box shown, so `layers` was not typed and the space opened the picker
+    over the header. Coming back, the note box has the focus again, in view, and every key of
+    ` layers split` lands in it."""
+    ProgressStore(tmp_path).save(LessonProgress("S15", notes=dict(WRITTEN_NOTES)))
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press("home", "enter")
+        await wait_until(pilot, lambda: isinstance(app.focused, TextArea))
+        area = app.focused
+        assert isinstance(area, TextArea) and area.text == "the batch"
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.query_one("#side", SideTabs).current == "bubble")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: app.focused is area)
+        await pilot.pause()
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        assert pane.region.contains_region(area.region)
+        await pilot.press(*" layers split")
+        await pilot.pause()
+        assert area.text == "the batch layers split"
+        assert app.focused is area
+        assert not pane.query_one("#strategy", Select).expanded
+
+
+async def test_a_field_left_for_another_pane_has_the_focus_again_and_its_key_again_the_first(
+    tmp_path: Path,
+) -> None:
+    """Every side pane keeps its focus over a switch, not only Diagrams: the Ledger's second
+    field, left for Bubble (F3), has the focus again after F2; F2 pressed in the Ledger itself
+    still goes to its first field (README, "No key typed in silence")."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        first = await params_field(pilot, app)
+        await wait_until(pilot, lambda: app.focused is first)
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.focused is not first)
+        second = app.focused
+        assert isinstance(second, Widget) and second.id is not None
+        assert second.id.startswith("field-")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.focused is not second)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.focused is second)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.focused is first)
+
+
+async def test_a_widget_given_the_focus_on_coming_back_is_scrolled_into_view(
+    tmp_path: Path,
+) -> None:
+    """The strategy picker had the focus in Diagrams, scrolled to its notes below: F3 then F4
+    gave it the focus again out of view, where a space opened it over the header. It is
+    scrolled into view with the focus."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        pane = app.query_one(DiagramsPane)
+        select = pane.query_one("#strategy", Select)
+        await wait_until(pilot, lambda: app.focused is select and pane.max_scroll_y > 0)
+        pane.scroll_end(animate=False, immediate=True)
+        await wait_until(pilot, lambda: not pane.region.contains_region(select.region))
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.focused is not select)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: app.focused is select)
+        await wait_until(pilot, lambda: pane.region.contains_region(select.region))
+
+
+async def test_the_side_pane_hidden_and_shown_again_gives_the_focus_back(tmp_path: Path) -> None:
+    """F6 hid the side pane with the Diagrams picker focused: Textual moved the focus to a
+    hidden sibling (the picture's scroll) on its way to the lesson, and F6 again gave the focus
+    to that instead of the picker."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        select = app.query_one(DiagramsPane).query_one("#strategy", Select)
+        await wait_until(pilot, lambda: app.focused is select)
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: app.focused is app.query_one("#reading"))
+        await settle(pilot)
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: app.focused is not app.query_one("#reading"))
+        await settle(pilot)
+        assert app.focused is select

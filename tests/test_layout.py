@@ -19,7 +19,7 @@ from engine import units
 from engine.i18n import set_language
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
-from engine.progress import ProgressStore
+from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import app_for, screen_lines, settle, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
@@ -335,6 +335,41 @@ async def test_too_small_says_the_size_needed_and_the_layout_recovers(tmp_path: 
         assert app.focused is not None and app.focused.display
 
 
+@pytest.mark.parametrize(
+    ("keys", "first", "last"),
+    [
+        # Look first in Diagrams: the question ends with the third note's name.
+        (["f4", "ctrl+r"], "Look at the engine's answer", "wait it can cause."),
+        # F9 with the plan's steps left: the list, then the question.
+        (["f9"], "S15 is not finished", "Mark it complete anyway?"),
+    ],
+)
+async def test_at_40x12_a_confirmation_keeps_its_keys_on_screen_and_scrolls(
+    tmp_path: Path, keys: list[str], first: str, last: str
+) -> None:
+    """At 40x12 the confirmation was taller than the screen: its keys line (enter / y, escape)
+    was cut off below the question, and End and PageDown did not scroll the question. The keys
+    line is on screen under the question's first rows, and End shows the question's end."""
+    from tui.widgets.confirm import ConfirmScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert any(first in line for line in lines), lines
+        assert any("enter / y: yes · escape: no" in line for line in lines), lines
+        assert not any(last in line for line in lines), lines
+        await pilot.press("end")
+        await wait_until(pilot, lambda: any(last in line for line in screen_lines(app)))
+        assert any("enter / y: yes · escape: no" in line for line in screen_lines(app))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+
+
 async def test_at_40x12_the_lesson_is_readable(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
@@ -638,6 +673,51 @@ async def test_the_diagrams_text_is_broken_again_when_its_scroll_bar_appears(
         lines = str(head.render()).split("\n")
         assert head.size.height == len(lines), lines
         assert max(cell_len(line) for line in lines) <= head.content_region.width
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_the_diagrams_text_is_broken_for_its_width_after_another_tab(
+    tmp_path: Path, language: str
+) -> None:
+    """The learner's trial: from a DP note reached from the notes view, F3 (Bubble) then F4.
+    Leaving the note box drew the text again while the pane was hidden, at 80 columns. The
+    lesson scrolled meanwhile (a frame drawn by a scroll lays out only what is on screen), and
+    Textual sent the pane no Resize when shown again at its old size: its 80-column lines were
+    wrapped again at spaces (``until`` alone, lines indented wrongly, in Chinese a line
+    starting with ；). Each line drawn is one of the text's lines, within the width, none
+    starting with closing punctuation."""
+    from tui.widgets.diagrams import DiagramsPane
+
+    notes = {
+        "ex2.dp.split": "the batch",
+        "ex3.dp.comm": "all-reduce",
+        "ex3.dp.wait": "the gradients' sum",
+    }
+    ProgressStore(tmp_path).save(LessonProgress("S15", notes=notes))
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press("home", "enter")
+        await wait_until(pilot, lambda: isinstance(app.focused, TextArea))
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.query_one(DiagramsPane).region.width == 0)
+        await pilot.pause()
+        pane = app.query_one(DiagramsPane)
+        app.query_one("#reading", Widget).scroll_to(y=3, animate=False)  # the lesson scrolled
+        await pilot.pause()
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: pane.region.width > 0)
+        await pilot.pause()
+        await pilot.pause()
+        for part in ("#diagram-head", "#diagram-tail"):
+            text = pane.query_one(part, Static)
+            if not text.display:
+                continue
+            lines = str(text.render()).split("\n")
+            assert text.size.height == len(lines), (part, lines)
+            assert max(cell_len(line) for line in lines) <= text.size.width, (part, lines)
+            assert not any(line and is_closing(line[0]) for line in lines), (part, lines)
 
 
 # ----------------------------------------------------------------- the footer

@@ -540,11 +540,21 @@ class MainScreen(Screen[None]):
         return True
 
     async def action_side_tab(self, tab: str) -> None:
-        """Show side tab ``tab`` and focus its first field (F4 on Diagrams: Collectives)."""
+        """Show side tab ``tab`` and focus in it: the widget that had the focus there, else its
+        first field; pressed with the focus in the tab, its first field (F4 on Diagrams:
+        Collectives)."""
         side = self.query_one(SideTabs)
         if tab == "diagrams" and side.current == "diagrams" and self.arrangement.side:
             tab = "collectives"
-        self.focus_tab_pane(await self.open_side_tab(tab))
+        pane = side.active_pane()
+        again = (
+            side.current == tab
+            and self.arrangement.side
+            and pane is not None
+            and self.focused is not None
+            and pane in self.focused.ancestors
+        )
+        self.focus_tab_pane(await self.open_side_tab(tab), first=again)
 
     async def open_side_tab(self, tab: str) -> Widget:
         """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
@@ -555,12 +565,39 @@ class MainScreen(Screen[None]):
         self.side_shown = True
         return await side.open_tab(tab)
 
-    def focus_tab_pane(self, pane: Widget) -> None:
-        for child in pane.children:
-            focus_first = getattr(child, "focus_first", None)
-            if focus_first is not None:
-                focus_first()
-                return
+    def focus_tab_pane(self, pane: Widget, *, first: bool = False) -> None:
+        """Focus in side tab ``pane`` (a ``TabPane``): the widget that last had the focus there
+        (the note box being written), else, or with ``first``, the pane's first field; then
+        scroll the focused widget into view once laid out (a widget focused in a pane scrolled
+        elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
+        back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
+        if back is not None:
+            self.set_focus(back, scroll_visible=False)
+        else:
+            for child in pane.children:
+                focus_first = getattr(child, "focus_first", None)
+                if focus_first is not None:
+                    focus_first()
+                    break
+        # On the app's queue, after the focus a pane's focus_first moved there (Widget.focus is
+        # deferred on it).
+        self.app.call_later(self._scroll_to_focus, pane)
+
+    def _scroll_to_focus(self, pane: Widget) -> None:
+        focused = self.focused
+        if focused is None or pane not in focused.ancestors:
+            return
+        # By name: the boxes' module (and Textual's TextArea) is imported by the panes that have
+        # boxes, not by the others.
+        if any(
+            cls.__name__ == "NoteBox" for node in focused.ancestors for cls in type(node).__mro__
+        ):
+            # In a note box: the whole box, label included (its module is imported by then).
+            from tui.widgets.notes import keep_focus_in_view
+
+            keep_focus_in_view(pane)
+        else:
+            focused.call_after_refresh(focused.scroll_visible, animate=False)
 
     async def action_toggle_side(self) -> None:
         """F6: hide the side pane, or show it (on a narrow screen: switch pane). Remembered."""

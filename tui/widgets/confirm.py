@@ -27,12 +27,20 @@ MODAL_CSS = """
 """
 
 
+# The most rows the question and its list take before they scroll (where the screen has more).
+BODY_ROWS = 20
+
+
 class ConfirmScreen(ModalScreen[bool]):
-    """A question with a yes (enter, y) and a no (escape, n); dismissed with True or False."""
+    """A question with a yes (enter, y) and a no (escape, n); dismissed with True or False.
+
+    The title and the keys line are always on screen: the question and its list between them
+    take the rows left (at most :data:`BODY_ROWS`) and scroll, with the arrows, PageUp/PageDown
+    and Home/End, where they need more (at 40x12 the keys line was cut off below them)."""
 
     DEFAULT_CSS = (
         MODAL_CSS.format(name="ConfirmScreen")
-        + "ConfirmScreen VerticalScroll { height: auto; max-height: 20; }"
+        + f"ConfirmScreen VerticalScroll {{ height: auto; max-height: {BODY_ROWS}; }}"
     )
     BINDINGS = [
         Binding("enter,y", "dismiss(True)", N_("Yes"), id="confirm_yes"),
@@ -48,10 +56,34 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield BrokenText(strings.CONFIRM_TITLE, classes="section-title")
-            with VerticalScroll(can_focus=False):
+            with VerticalScroll():
                 yield BrokenText(self.question, classes="confirm-question")
                 for line in self.lines:
                     yield BrokenText(line, marker="- ", classes="confirm-line")
                 if self.ask:
                     yield BrokenText(self.ask, classes="confirm-ask")
             yield BrokenText(strings.CONFIRM_YES, classes="hint")
+
+    def on_mount(self) -> None:
+        self._fit_body()
+        # Its keys scroll it; enter, y, escape and n are the screen's.
+        self.query_one(VerticalScroll).focus()
+
+    def on_resize(self) -> None:
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """Cap the body's rows at what the screen leaves beside the title and the keys line,
+        as broken at the dialog's width (a body of auto height in a box capped at the screen's
+        height would push the keys line out of it, not scroll)."""
+        box = self.query_one("ConfirmScreen > Vertical", Vertical)
+        screen_width, screen_height = self.app.size
+        declared = box.styles.width.cells if box.styles.width is not None else None
+        width = min(declared or screen_width, screen_width) - box.styles.gutter.width
+        around = box.styles.gutter.height + sum(
+            len(text.lines_at(width)) + text.styles.margin.height
+            for text in box.query_children(BrokenText)
+        )
+        self.query_one(VerticalScroll).styles.max_height = max(
+            1, min(BODY_ROWS, screen_height - around)
+        )

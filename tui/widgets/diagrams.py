@@ -17,7 +17,8 @@ and none written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from textual import events, on
@@ -25,6 +26,8 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical, VerticalScroll
+from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Select, Static, TextArea
@@ -72,6 +75,39 @@ def mark_roomy(pane: Widget) -> None:
     pane.set_class(pane.outer_size.width >= ROOMY_WIDTH, "-roomy")
 
 
+class DiagramText(Static):
+    """A text part of the diagram (before or after the picture), broken by the engine at the
+    width it is laid out and drawn at, whenever that is, not at a width read from the pane
+    beforehand: a pane behind another tab has none (a note box left there draws the text
+    again), and Textual does not always send a pane shown again at its old size a Resize (not
+    after a frame drawn by a scroll), nor tell it that its scroll bar narrowed it. Broken for
+    another width, the lines were wrapped again at spaces."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__("", markup=False, id=id, classes="diagram-text")
+        self._text_at: Callable[[int], str] = lambda width: ""
+        self._broken: tuple[int, str] = (-1, "")
+
+    def show_text(self, text_at: Callable[[int], str]) -> None:
+        """Show ``text_at(width)``: the text broken at ``width`` cells, called with the width
+        the widget is laid out at (cached for the last width)."""
+        self._text_at = text_at
+        self._broken = (-1, "")
+        self.refresh(layout=True)
+
+    def text_at(self, width: int) -> str:
+        if self._broken[0] != width:
+            self._broken = (width, self._text_at(width))
+        return self._broken[1]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        text = self.text_at(width)
+        return text.count("\n") + 1 if text else 0
+
+    def render(self) -> Content:
+        return Content(self.text_at(self.size.width))
+
+
 class DiagramsPane(VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
@@ -103,8 +139,6 @@ class DiagramsPane(VerticalScroll):
         # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
         self.opened = OpenedLesson()
         self._wanted = STRATEGY_NAMES[0]
-        # The columns the diagram's text was last broken at.
-        self._drawn_width = 0
 
     def compose(self) -> ComposeResult:
         yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
@@ -113,28 +147,16 @@ class DiagramsPane(VerticalScroll):
         )
         yield BrokenText(strings.DIAGRAM_ZOOM_HINT, classes="hint")
         # The text parts are broken at the pane's width; the 80-column picture scrolls sideways.
-        yield Static("", markup=False, id="diagram-head", classes="diagram-text")
+        yield DiagramText(id="diagram-head")
         with ScrollableContainer(id="diagram-scroll"):
             yield Static("", markup=False, id="diagram", classes="diagram")
-        yield Static("", markup=False, id="diagram-tail", classes="diagram-text")
+        yield DiagramText(id="diagram-tail")
         yield Static("", markup=False, id="diagram-folded", classes="folded")
         yield Static(strings.EXERCISE_NOTES_TITLE, classes="more-title", markup=False)
         yield Vertical(id="strategy-notes")
 
     def on_resize(self) -> None:
         mark_roomy(self)
-        if (
-            self.is_mounted
-            and self._shown
-            and self.scrollable_content_region.width != (self._drawn_width)
-        ):
-            self.refresh_folds()  # the text parts broken again at the new width
-
-    def watch_show_vertical_scrollbar(self) -> None:
-        # The scroll bar appearing (a part unfolded, notes mounted) narrows the pane's text
-        # without a resize: broken at the width before, its lines wrapped again at spaces
-        # (切分：… 1/4 / 的样本； / 权重不切分 beside the lesson at 100 columns).
-        self.call_after_refresh(self.on_resize)
 
     def on_mount(self) -> None:
         self._show_opened()
@@ -265,29 +287,38 @@ class DiagramsPane(VerticalScroll):
     def refresh_folds(self) -> None:
         """Draw the diagram without its folded parts, and say what is folded."""
         folded = set(self.folded_parts())
-        shown = set(DIAGRAM_PARTS) - folded
-        texts = {"head": "", "picture": "", "tail": ""}
-        where = "head"
-        # Before its first layout the pane has no width: the diagram's own 80 columns.
-        width = self.scrollable_content_region.width or WIDTH
-        self._drawn_width = width
-        for part, lines in strategy_diagram_parts(
-            self.strategy, transfers="comm" in shown, width=width
-        ):
-            if part == "picture":
-                where = "picture"
-            elif where == "picture":
-                where = "tail"
-            if part in folded or (part == "picture" and "split" in folded):
-                continue
-            if part in _WITH_ALL and folded:
-                continue
-            texts[where] += lines
-        self.query_one("#diagram-head", Static).update(texts["head"].removesuffix("\n"))
-        self.query_one("#diagram", Static).update(texts["picture"])
-        tail = self.query_one("#diagram-tail", Static)
-        tail.update(texts["tail"].removesuffix("\n"))
-        tail.display = bool(texts["tail"])
+        strategy = self.strategy
+
+        @functools.cache  # the head and the tail at one width: the parts are drawn once
+        def texts(width: int) -> dict[str, str]:
+            """The text before the picture, the picture and the text after it, the texts
+            broken at ``width`` cells (the picture is 80 columns at any width)."""
+            shown = set(DIAGRAM_PARTS) - folded
+            texts = {"head": "", "picture": "", "tail": ""}
+            where = "head"
+            for part, lines in strategy_diagram_parts(
+                strategy, transfers="comm" in shown, width=width
+            ):
+                if part == "picture":
+                    where = "picture"
+                elif where == "picture":
+                    where = "tail"
+                if part in folded or (part == "picture" and "split" in folded):
+                    continue
+                if part in _WITH_ALL and folded:
+                    continue
+                texts[where] += lines
+            return texts
+
+        # Each text part breaks its lines when laid out, at its own width (DiagramText).
+        whole = texts(WIDTH)
+        self.query_one("#diagram-head", DiagramText).show_text(
+            lambda width: texts(width)["head"].removesuffix("\n")
+        )
+        self.query_one("#diagram", Static).update(whole["picture"])
+        tail = self.query_one("#diagram-tail", DiagramText)
+        tail.show_text(lambda width: texts(width)["tail"].removesuffix("\n"))
+        tail.display = bool(whole["tail"])
         note = self.query_one("#diagram-folded", Static)
         parts = gettext("; ").join(
             strings.FOLDED_PARTS[part] for part in DIAGRAM_PARTS if part in folded

@@ -21,6 +21,9 @@ is) or after (shown at once). Choices remembered where the lesson was left (``en
 Diagrams' strategy, Trade-offs' pickers, Collectives' step) come down the same way
 (:meth:`SideTabs.restore_choices`), and are read back with :meth:`SideTabs.choices`; a pane
 posts :class:`ChoicesChanged` when the learner changes one.
+
+Each tab remembers the widget last focused in it (:meth:`SideTabs.focused_last`): the main screen
+gives it the focus again when the learner comes back to the tab.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from textual import events
 from textual.app import ComposeResult
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widget import Widget
 
@@ -75,6 +80,8 @@ class SideTab:
         self.factory = factory
         self.id = id
         self.content: Widget | None = None
+        # The widget last focused in the content (see SideTabs.focused_last).
+        self.last_focused: Widget | None = None
         self._opened = OpenedLesson()
         self._choices: Mapping[str, Any] = {}
 
@@ -178,7 +185,20 @@ class SideTabs(Widget):
         built with (a caller that shows the side pane chooses first)."""
         self._initial = pane_id
         if self._tabbed is not None:
+            self._leave_for(pane_id)
             self._tabbed.choose(pane_id)
+
+    def _leave_for(self, pane_id: str) -> None:
+        """Before another tab is shown, move the focus off the tab left (its widget is
+        remembered) to the tab row: Textual moves the focus of a widget hidden to a sibling of
+        it, hidden too, and TabbedContent then shows that tab again for a frame (F3 from the
+        Diagrams picker focused the picture's scroll, and F4 gave that the focus back)."""
+        tabbed = self._tabbed
+        focused = self.screen.focused
+        if tabbed is None or not tabbed.active or pane_id == tabbed.active or focused is None:
+            return
+        if tabbed in focused.ancestors:
+            self.screen.set_focus(tabbed.tab_row, scroll_visible=False)
 
     def build_after_first_frame(self) -> None:
         """Build the first tab's content after the frame that first shows the side pane, not
@@ -208,6 +228,7 @@ class SideTabs(Widget):
         (Textual's ``TabPane``) once its content is built and mounted."""
         tabbed = await self.ready()
         if pane_id is not None:
+            self._leave_for(pane_id)
             tabbed.active = pane_id
         return await tabbed.ready_pane(tabbed.active)
 
@@ -216,6 +237,28 @@ class SideTabs(Widget):
         if self._tabbed is None or not self._tabbed.active:
             return None
         return self._tabbed.get_pane(self._tabbed.active)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Not where Textual moves the focus of a widget hidden with the side pane (F6): to a
+        # sibling, hidden too (the Diagrams picker's went to the picture's scroll).
+        if not _shown_within(event.widget, self):
+            return
+        for tab in self.tabs:
+            if tab.content is not None and tab.content in event.widget.ancestors_with_self:
+                tab.last_focused = event.widget
+                return
+
+    def focused_last(self, pane_id: str) -> Widget | None:
+        """The widget that last had the focus in tab ``pane_id``, where it can have it again
+        (still there, shown and enabled); None if none can (the tab never had the focus, or
+        that widget was rebuilt since: another strategy's note boxes)."""
+        tab = next((tab for tab in self.tabs if tab.id == pane_id), None)
+        widget = tab.last_focused if tab is not None else None
+        if tab is None or widget is None or tab.content is None:
+            return None
+        if not widget.is_attached or not widget.focusable:
+            return None
+        return widget if _shown_within(widget, tab.content) else None
 
     def show_lesson(self, opened: OpenedLesson) -> None:
         """Hand ``opened`` to every tab, built or not."""
@@ -232,3 +275,13 @@ class SideTabs(Widget):
         """The choices of every tab whose content is built and remembers some, by tab id."""
         found = {tab.id: tab.choices() for tab in self.tabs}
         return {tab_id: choices for tab_id, choices in found.items() if choices is not None}
+
+
+def _shown_within(widget: Widget, top: Widget) -> bool:
+    """Whether ``widget`` and its ancestors up to ``top`` (one of them) are all displayed."""
+    node: DOMNode | None = widget
+    while node is not None and node is not top:
+        if not node.display:
+            return False
+        node = node.parent
+    return node is top and top.display
