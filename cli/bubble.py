@@ -21,6 +21,7 @@ from engine.errors import InputError
 from engine.i18n import gettext as _
 from engine.pipeline import (
     CONVENTIONS,
+    MAX_OP_TIME,
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
@@ -123,12 +124,16 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
             stages=units.parse_int("stages", args.stages),
             num_microbatches=micro_batches,
             virtual_stages=units.parse_int("virtual_stages", args.virtual_stages),
-            t_forward=units.parse_number("t_forward", args.t_forward),
-            t_backward_input=units.parse_number("t_backward_input", args.t_backward_input),
-            t_backward_weight=units.parse_number(
-                "t_backward_weight", args.t_backward_weight, allow_zero=True
+            t_forward=units.parse_number("t_forward", args.t_forward, maximum=MAX_OP_TIME),
+            t_backward_input=units.parse_number(
+                "t_backward_input", args.t_backward_input, maximum=MAX_OP_TIME
             ),
-            p2p_time=units.parse_number("p2p_time", args.p2p_time, allow_zero=True),
+            t_backward_weight=units.parse_number(
+                "t_backward_weight", args.t_backward_weight, allow_zero=True, maximum=MAX_OP_TIME
+            ),
+            p2p_time=units.parse_number(
+                "p2p_time", args.p2p_time, allow_zero=True, maximum=MAX_OP_TIME
+            ),
         )
     except InputError as error:
         raise flag_error(error, FLAGS) from None

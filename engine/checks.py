@@ -77,8 +77,15 @@ def finite_number(
     number = float(value)
     if math.isnan(number):
         raise InputError(field, _("is not a number (NaN)"))
-    if math.isinf(number) or number > maximum:
+    if math.isinf(number):
         raise InputError(field, _("must be at most {maximum}").format(maximum=f"{maximum:g}"))
+    if number > maximum:
+        raise InputError(
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=f"{maximum:g}", value=f"{number:g}"
+            ),
+        )
     if number < 0:
         raise InputError(field, _("must not be negative"))
     if number == 0 and not allow_zero:

@@ -114,16 +114,30 @@ def unit_suffix(field: str, text: str) -> str:
     return _split(field, text)[1]
 
 
-def parse_number(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_number(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a plain positive number (no unit).
 
     Raises:
-        InputError: empty, not a number, NaN/inf, negative, or zero unless ``allow_zero``.
+        InputError: empty, not a number, NaN/inf, negative, zero unless ``allow_zero``, or above
+            ``maximum`` (the message quotes the value as typed).
     """
     value, suffix = _split(field, text)
     if suffix:
         raise InputError(
             field, _("unexpected unit {unit}; enter a plain number").format(unit=quoted(suffix))
+        )
+    if maximum is not None and value > maximum:
+        raise InputError(
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=f"{maximum:g}", value=typed_value(str(text).strip())
+            ),
         )
     return _check_sign(field, value, allow_zero)
 

@@ -28,6 +28,7 @@ from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
 from engine.pipeline import (
+    MAX_OP_TIME,
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
@@ -70,12 +71,16 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
         stages=stages,
         num_microbatches=micro_batches,
         virtual_stages=virtual,
-        t_forward=units.parse_number("t_forward", values["t_forward"]),
-        t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
-        t_backward_weight=units.parse_number(
-            "t_backward_weight", values["t_backward_weight"], allow_zero=True
+        t_forward=units.parse_number("t_forward", values["t_forward"], maximum=MAX_OP_TIME),
+        t_backward_input=units.parse_number(
+            "t_backward_input", values["t_backward_input"], maximum=MAX_OP_TIME
         ),
-        p2p_time=units.parse_number("p2p_time", values["p2p_time"], allow_zero=True),
+        t_backward_weight=units.parse_number(
+            "t_backward_weight", values["t_backward_weight"], allow_zero=True, maximum=MAX_OP_TIME
+        ),
+        p2p_time=units.parse_number(
+            "p2p_time", values["p2p_time"], allow_zero=True, maximum=MAX_OP_TIME
+        ),
     )
 
 
