@@ -333,6 +333,16 @@ def test_an_op_time_that_would_overflow_the_figures_is_refused(field: str) -> No
     assert caught.value.message == "must be at most 1e+24, got 1e+308"
 
 
+def test_a_spec_built_around_its_checks_never_gives_a_non_finite_figure() -> None:
+    """A spec whose t_B was set past its checks to 1e308: GPipe's makespan overflows (see
+    above), and the simulation refuses rather than report inf and nan."""
+    spec = PipelineSpec("gpipe", 4, 8)
+    object.__setattr__(spec, "t_backward_input", 1e308)
+    with pytest.raises(InputError) as caught, np.errstate(over="ignore"):
+        simulate(spec)
+    assert caught.value.field == "t_forward"
+
+
 def test_the_largest_op_times_give_finite_figures() -> None:
     """1F1B p=4, m=8 with every op time at the bound 1e24: each stage computes
     m(t_F + t_B + t_W) = 8 × 3e24 = 2.4e25, and the bubble/ideal is the paper's (p-1)/m = 3/8
