@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Final, TypeVar
 
-from engine.errors import InputError
+from engine.errors import InputError, typed_value
 from engine.i18n import gettext as _
 
 MAX_COUNT: Final = 10**12
@@ -49,11 +49,20 @@ def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = 
             field, _("must be at least {minimum}, got {value}").format(minimum=minimum, value=value)
         )
     if value > maximum:
-        limit = f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+        # A count far past the bound (10**300) is quoted by its beginning, not its digits.
         raise InputError(
-            field, _("must be at most {maximum}, got {value}").format(maximum=limit, value=value)
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=count_limit(maximum), value=typed_value(str(value))
+            ),
         )
     return value
+
+
+def count_limit(maximum: int) -> str:
+    """A whole number's bound as a message writes it: :data:`MAX_COUNT` as ``1e+12``, another
+    with thousands separators (``4,096``)."""
+    return f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
 
 
 def finite_number(

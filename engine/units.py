@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 
+from engine.checks import MAX_COUNT, count_limit
 from engine.errors import InputError, quoted, typed_value
 from engine.i18n import gettext as _
 
@@ -171,14 +172,16 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
 
 
 def parse_int(
-    field: str, text: str | float | int, *, minimum: int = 1, maximum: int | None = None
+    field: str, text: str | float | int, *, minimum: int = 1, maximum: int = MAX_COUNT
 ) -> int:
     """Parse a whole number such as a rank count or a micro-batch count.
 
     Accepts count suffixes (``1K``). A fractional value is an error, never truncated.
 
     Raises:
-        InputError: not a whole number, below ``minimum`` or above ``maximum``.
+        InputError: not a whole number, below ``minimum`` or above ``maximum`` (by default
+            :data:`~engine.checks.MAX_COUNT`, the most any spec takes, so that the message
+            quotes ``1e300`` as typed, not its 301 digits).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -196,10 +199,12 @@ def parse_int(
             field,
             _("must be at least {minimum}, got {value}").format(minimum=minimum, value=typed),
         )
-    if maximum is not None and value > maximum:
+    if value > maximum:
         raise InputError(
             field,
-            _("must be at most {maximum}, got {value}").format(maximum=maximum, value=typed),
+            _("must be at most {maximum}, got {value}").format(
+                maximum=count_limit(maximum), value=typed
+            ),
         )
     return int(value)
 

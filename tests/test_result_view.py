@@ -134,6 +134,21 @@ async def test_the_more_inputs_are_built_once_and_keep_restored_values(tmp_path:
         assert app.focused is ledger.query_one("#field-seq", Input)
 
 
+async def test_a_huge_sequence_length_is_quoted_as_typed(tmp_path: Path) -> None:
+    """seq len 1e300 is past the bound of 1e12 on every count: the message quotes 1e300, not
+    the 301 digits of the whole number it stands for (eight lines of the pane)."""
+    form = {"params": "7B", "seq": "1e300"}
+    ProgressStore(tmp_path).save(LessonProgress("S15", forms={"ledger": form}))
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one(LedgerPane)
+        error = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
+        assert error.startswith("seq len s")
+        assert error.endswith("must be at most 1e+12, got 1e300"), error
+
+
 async def test_a_restored_form_with_a_bad_field_shows_no_figures(tmp_path: Path) -> None:
     # Saved: 7B on 8 ranks with ZeRO-3, and a sequence length that is not a number. No figure
     # on screen may come from another form (the defaults computed before the lesson opened).
