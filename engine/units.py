@@ -305,6 +305,19 @@ def format_bytes(num_bytes: float, digits: int = 2) -> str:
     )
 
 
+def format_figure(value: float) -> str:
+    """A figure without a unit (a time in op-time units, a ratio, a count of micro-batches): 4
+    significant digits below 1,000 (``0.375``, ``0.2727``, ``49.5``), every digit of a larger
+    one's integer part, grouped by thousands (``300,009``, never ``3e+05``), and in scientific
+    notation (4 significant digits) where that would write more digits than a float holds
+    (about 15), as :func:`format_gb` does (``1.1e+25``)."""
+    if abs(value) >= 1e15:
+        return f"{value:.4g}"
+    if abs(value) >= 1e3:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
 def format_count(count: float) -> str:
     """``7.5e9`` -> ``'7.5B'``; ``350e6`` -> ``'350M'`` (B = 1e9)."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):

@@ -255,7 +255,7 @@ async def test_bubble_compares_two_schedules(tmp_path: Path) -> None:
         assert "1f1b: p=4, m=8" in text and "interleaved-1f1b: p=4, m=8" in text
         assert "0.375" in text and "0.1875" in text
         # 1F1B stashes at most p micro-batches; the peak is on the first stage.
-        assert "in flight per stage: 4, 3, 2, 1" in text
+        assert "in flight per stage: 4 3 2 1" in text
 
 
 async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_path: Path) -> None:

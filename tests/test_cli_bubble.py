@@ -121,7 +121,7 @@ def test_readable_report_names_both_conventions(capsys: pytest.CaptureFixture[st
         == 0
     )
     out = capsys.readouterr().out
-    assert "bubble/ideal 0.3750" in out
+    assert "bubble/ideal 0.375 " in out
     assert "bubble/total 0.2727" in out
     assert "Huang et al. 2019" in out and "Narayanan et al. 2021" in out
     assert "stage 0" not in out

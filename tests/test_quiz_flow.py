@@ -736,6 +736,10 @@ async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
         ("150%", "150% is outside 0.70-0.97"),
         ("-0.8", "-0.8 is outside 0.70-0.97"),
         ("0", "0 is outside 0.70-0.97"),
+        # Past a float's range: refused as every other field refuses it.
+        ("1e400", "'1e400' is too large (overflows a float)"),
+        ("1e400%", "'1e400%' is too large (overflows a float)"),
+        ("inf", "'inf' is not a number"),
     ],
 )
 def test_a_bad_retention_is_told_what_is_wrong(typed: str, message: str) -> None:

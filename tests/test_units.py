@@ -179,3 +179,22 @@ def test_a_whole_number_past_its_bound_is_quoted_by_its_beginning() -> None:
     with pytest.raises(InputError) as caught:
         whole_number("seq", 10**300)
     assert caught.value.message == "must be at most 1e+12, got 1" + "0" * 30 + "…"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.375, "0.375"),
+        (3 / 11, "0.2727"),
+        (49.5, "49.5"),
+        (2e-05, "2e-05"),
+        # Every integer digit past 1,000: 4 significant digits showed 300009 as 3e+05.
+        (300_009.0, "300,009"),
+        (100_000.0, "100,000"),
+        (1_234.5, "1,234"),
+        # Past the digits a float holds (about 15): scientific, as format_gb.
+        (1.1e25, "1.1e+25"),
+    ],
+)
+def test_format_figure_keeps_every_integer_digit(value: float, shown: str) -> None:
+    assert units.format_figure(value) == shown
