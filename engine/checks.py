@@ -25,6 +25,11 @@ MAX_PIPELINE_STAGES: Final = 4096
 """More pipeline stages than this are typing errors (the deepest published models have under 200
 layers, and a stage holds at least one); the per-stage figures are computed for every stage."""
 
+MAX_NUMBER: Final = 1e24
+"""The largest number a calculator takes where no tighter bound applies (a parameter count, a
+size in bytes, a bandwidth): larger is a typing error, and products of a few such numbers stay
+far from a float's 1.8e308."""
+
 T = TypeVar("T")
 
 
@@ -66,7 +71,7 @@ def count_limit(maximum: int) -> str:
 
 
 def finite_number(
-    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
+    field: str, value: object, *, allow_zero: bool = False, maximum: float = MAX_NUMBER
 ) -> float:
     """``value`` as a ``float``: finite, positive (or zero if allowed), at most ``maximum``.
 

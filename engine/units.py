@@ -133,6 +133,12 @@ def parse_number(
         raise InputError(
             field, _("unexpected unit {unit}; enter a plain number").format(unit=quoted(suffix))
         )
+    return _check_sign(field, _at_most(field, value, maximum, text), allow_zero)
+
+
+def _at_most(field: str, value: float, maximum: float | None, text: str | float | int) -> float:
+    """``value`` when ``maximum`` is ``None`` or not exceeded; the refusal quotes ``text`` as
+    typed (``got 1e40``, not the float's ``1e+40``)."""
     if maximum is not None and value > maximum:
         raise InputError(
             field,
@@ -140,7 +146,7 @@ def parse_number(
                 maximum=f"{maximum:g}", value=typed_value(str(text).strip())
             ),
         )
-    return _check_sign(field, value, allow_zero)
+    return value
 
 
 def _check_sign(field: str, value: float, allow_zero: bool) -> float:
@@ -151,7 +157,13 @@ def _check_sign(field: str, value: float, allow_zero: bool) -> float:
     return value
 
 
-def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_count(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a count such as a parameter count: ``1e9``, ``1B``, ``7.5B``, ``350M``, ``12K``.
 
     ``B`` means billion here (1e9), as in "a 7B model"; ``G`` is accepted as a synonym.
@@ -160,7 +172,8 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
         The count as a float (parameter counts exceed 2**53 only for absurd models).
 
     Raises:
-        InputError: empty, not a number, unknown suffix, negative, zero (unless allowed), NaN/inf.
+        InputError: empty, not a number, unknown suffix, negative, zero (unless allowed), NaN/inf,
+            above ``maximum`` (quoted as typed).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -168,7 +181,8 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
         raise InputError(
             field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=quoted(suffix))
         )
-    return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key], text), allow_zero)
+    count = _scaled(field, value, _COUNT_SUFFIX[key], text)
+    return _check_sign(field, _at_most(field, count, maximum, text), allow_zero)
 
 
 def parse_int(
@@ -209,11 +223,18 @@ def parse_int(
     return int(value)
 
 
-def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_bytes(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a size: ``80GB`` (80e9), ``80GiB`` (80 * 2**30), ``512MB``, ``1e9`` (bytes).
 
     Raises:
-        InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf.
+        InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf,
+            above ``maximum`` bytes (quoted as typed).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -224,7 +245,8 @@ def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False
                 unit=quoted(suffix)
             ),
         )
-    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key], text), allow_zero)
+    size = _scaled(field, value, _BYTE_SUFFIX[key], text)
+    return _check_sign(field, _at_most(field, size, maximum, text), allow_zero)
 
 
 def parse_rate(field: str, text: str | float | int) -> float:
