@@ -765,7 +765,8 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         error = app.screen.query_one("#retention-error", Static)
         for typed, said in (
             ("", "没有输入：请输入 0.70 到 0.97 之间的数"),
-            ("x", "'x' 不是数字"),
+            # In the interface language's quotes, as every message quoting the learner's input.
+            ("x", "“x” 不是数字"),
             ("99%", "99% 超出 0.70-0.97：请输入这个范围内的数"),
         ):
             await pilot.press("end", "ctrl+u", *typed, "enter")
