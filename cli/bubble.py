@@ -21,6 +21,7 @@ from engine.errors import InputError
 from engine.i18n import gettext as _
 from engine.pipeline import (
     CONVENTIONS,
+    MAX_OP_TIME,
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
@@ -123,12 +124,16 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
             stages=units.parse_int("stages", args.stages),
             num_microbatches=micro_batches,
             virtual_stages=units.parse_int("virtual_stages", args.virtual_stages),
-            t_forward=units.parse_number("t_forward", args.t_forward),
-            t_backward_input=units.parse_number("t_backward_input", args.t_backward_input),
-            t_backward_weight=units.parse_number(
-                "t_backward_weight", args.t_backward_weight, allow_zero=True
+            t_forward=units.parse_number("t_forward", args.t_forward, maximum=MAX_OP_TIME),
+            t_backward_input=units.parse_number(
+                "t_backward_input", args.t_backward_input, maximum=MAX_OP_TIME
             ),
-            p2p_time=units.parse_number("p2p_time", args.p2p_time, allow_zero=True),
+            t_backward_weight=units.parse_number(
+                "t_backward_weight", args.t_backward_weight, allow_zero=True, maximum=MAX_OP_TIME
+            ),
+            p2p_time=units.parse_number(
+                "p2p_time", args.p2p_time, allow_zero=True, maximum=MAX_OP_TIME
+            ),
         )
     except InputError as error:
         raise flag_error(error, FLAGS) from None
@@ -169,7 +174,7 @@ def report(result: PipelineResult) -> str:
     spec = result.spec
     closed = result.closed_form
     backward = _("B and W split") if spec.split_backward else _("B and W as one op of t_B+t_W")
-    peaks = " ".join(f"{peak:g}" for peak in result.peak_in_flight_microbatches)
+    peaks = " ".join(map(units.format_figure, result.peak_in_flight_microbatches))
     agreement = (
         _("simulation agrees")
         if closed.applies
@@ -204,16 +209,16 @@ def report(result: PipelineResult) -> str:
             "makespan {makespan}; iteration time {iteration} (longest stage span); ideal {ideal} "
             "per stage"
         ).format(
-            makespan=f"{result.makespan:.6g}",
-            iteration=f"{result.iteration_time:.6g}",
-            ideal=f"{result.ideal_time:.6g}",
+            makespan=units.format_figure(result.makespan),
+            iteration=units.format_figure(result.iteration_time),
+            ideal=units.format_figure(result.ideal_time),
         ),
-        _("bubble per stage {bubble}").format(bubble=f"{max(result.bubble_time):.6g}"),
+        _("bubble per stage {bubble}").format(bubble=units.format_figure(max(result.bubble_time))),
         _("bubble/ideal {value}  (Narayanan et al. 2021; HF Playbook)").format(
-            value=f"{result.bubble_over_ideal:.4f}"
+            value=units.format_figure(result.bubble_over_ideal)
         ),
         _("bubble/total {value}  (GPipe (p-1)/(m+p-1); Qi et al. 2023)").format(
-            value=f"{result.bubble_fraction:.4f}"
+            value=units.format_figure(result.bubble_fraction)
         ),
         _("peak micro-batches in flight per stage: {peaks}").format(peaks=peaks),
         _("closed form: {formula}").format(formula=closed.formula),

@@ -29,6 +29,7 @@ from engine.collectives import (
 )
 from engine.errors import InputError
 from engine.i18n import gettext as _
+from engine.i18n import ngettext
 from engine.linebreak import pad_cells
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
@@ -158,9 +159,9 @@ def cost_report(cost: CollectiveCost) -> str:
         return "  " + pad_cells(label, _LABEL_CELLS) + " " + value
 
     rows = [
-        _("{op} ({algorithm}) on {ranks} ranks").format(
-            op=cost.op, algorithm=cost.algorithm, ranks=cost.ranks
-        ),
+        ngettext(
+            "{op} ({algorithm}) on {ranks} rank", "{op} ({algorithm}) on {ranks} ranks", cost.ranks
+        ).format(op=cost.op, algorithm=cost.algorithm, ranks=cost.ranks),
         row(
             _("size S"),
             f"{units.format_bytes(cost.size_bytes)}; {_(SIZE_CONVENTIONS[cost.op])}",

@@ -24,6 +24,7 @@ from rich.text import Text
 from cli.main import CliError, flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
+from engine.checks import MAX_NUMBER
 from engine.errors import InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
@@ -181,7 +182,7 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
     values: dict[str, Any] = {}
     try:
         if args.params is not None:
-            values["params"] = units.parse_count("params", args.params)
+            values["params"] = units.parse_count("params", args.params, maximum=MAX_NUMBER)
         for name in _INTS:
             text = getattr(args, name)
             if text is not None:
@@ -206,7 +207,7 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
         if args.input_rate is not None:
             values["input_rate"] = units.parse_number("input_rate", args.input_rate)
         if getattr(args, "tokens", None) is not None:
-            values["tokens"] = units.parse_count("tokens", args.tokens)
+            values["tokens"] = units.parse_count("tokens", args.tokens, maximum=MAX_NUMBER)
         custom = {name: getattr(args, name) for name in _CUSTOM if getattr(args, name) is not None}
         if args.interconnect is not None and custom:
             raise CliError(

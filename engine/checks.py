@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Final, TypeVar
 
-from engine.errors import InputError
+from engine.errors import InputError, typed_value
 from engine.i18n import gettext as _
 
 MAX_COUNT: Final = 10**12
@@ -24,6 +24,11 @@ the ledger forms (at most four counts multiplied) far from float overflow."""
 MAX_PIPELINE_STAGES: Final = 4096
 """More pipeline stages than this are typing errors (the deepest published models have under 200
 layers, and a stage holds at least one); the per-stage figures are computed for every stage."""
+
+MAX_NUMBER: Final = 1e24
+"""The largest number a calculator takes where no tighter bound applies (a parameter count, a
+size in bytes, a bandwidth): larger is a typing error, and products of a few such numbers stay
+far from a float's 1.8e308."""
 
 T = TypeVar("T")
 
@@ -49,15 +54,24 @@ def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = 
             field, _("must be at least {minimum}, got {value}").format(minimum=minimum, value=value)
         )
     if value > maximum:
-        limit = f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+        # A count far past the bound (10**300) is quoted by its beginning, not its digits.
         raise InputError(
-            field, _("must be at most {maximum}, got {value}").format(maximum=limit, value=value)
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=count_limit(maximum), value=typed_value(str(value))
+            ),
         )
     return value
 
 
+def count_limit(maximum: int) -> str:
+    """A whole number's bound as a message writes it: :data:`MAX_COUNT` as ``1e+12``, another
+    with thousands separators (``4,096``)."""
+    return f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+
+
 def finite_number(
-    field: str, value: object, *, allow_zero: bool = False, maximum: float = 1e24
+    field: str, value: object, *, allow_zero: bool = False, maximum: float = MAX_NUMBER
 ) -> float:
     """``value`` as a ``float``: finite, positive (or zero if allowed), at most ``maximum``.
 
@@ -77,8 +91,15 @@ def finite_number(
     number = float(value)
     if math.isnan(number):
         raise InputError(field, _("is not a number (NaN)"))
-    if math.isinf(number) or number > maximum:
+    if math.isinf(number):
         raise InputError(field, _("must be at most {maximum}").format(maximum=f"{maximum:g}"))
+    if number > maximum:
+        raise InputError(
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=f"{maximum:g}", value=f"{number:g}"
+            ),
+        )
     if number < 0:
         raise InputError(field, _("must not be negative"))
     if number == 0 and not allow_zero:

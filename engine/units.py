@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 
+from engine.checks import MAX_COUNT, count_limit
 from engine.errors import InputError, quoted, typed_value
 from engine.i18n import gettext as _
 
@@ -114,18 +115,38 @@ def unit_suffix(field: str, text: str) -> str:
     return _split(field, text)[1]
 
 
-def parse_number(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_number(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a plain positive number (no unit).
 
     Raises:
-        InputError: empty, not a number, NaN/inf, negative, or zero unless ``allow_zero``.
+        InputError: empty, not a number, NaN/inf, negative, zero unless ``allow_zero``, or above
+            ``maximum`` (the message quotes the value as typed).
     """
     value, suffix = _split(field, text)
     if suffix:
         raise InputError(
             field, _("unexpected unit {unit}; enter a plain number").format(unit=quoted(suffix))
         )
-    return _check_sign(field, value, allow_zero)
+    return _check_sign(field, _at_most(field, value, maximum, text), allow_zero)
+
+
+def _at_most(field: str, value: float, maximum: float | None, text: str | float | int) -> float:
+    """``value`` when ``maximum`` is ``None`` or not exceeded; the refusal quotes ``text`` as
+    typed (``got 1e40``, not the float's ``1e+40``)."""
+    if maximum is not None and value > maximum:
+        raise InputError(
+            field,
+            _("must be at most {maximum}, got {value}").format(
+                maximum=f"{maximum:g}", value=typed_value(str(text).strip())
+            ),
+        )
+    return value
 
 
 def _check_sign(field: str, value: float, allow_zero: bool) -> float:
@@ -136,7 +157,13 @@ def _check_sign(field: str, value: float, allow_zero: bool) -> float:
     return value
 
 
-def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_count(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a count such as a parameter count: ``1e9``, ``1B``, ``7.5B``, ``350M``, ``12K``.
 
     ``B`` means billion here (1e9), as in "a 7B model"; ``G`` is accepted as a synonym.
@@ -145,7 +172,8 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
         The count as a float (parameter counts exceed 2**53 only for absurd models).
 
     Raises:
-        InputError: empty, not a number, unknown suffix, negative, zero (unless allowed), NaN/inf.
+        InputError: empty, not a number, unknown suffix, negative, zero (unless allowed), NaN/inf,
+            above ``maximum`` (quoted as typed).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -153,18 +181,21 @@ def parse_count(field: str, text: str | float | int, *, allow_zero: bool = False
         raise InputError(
             field, _("unknown suffix {unit}; use K, M, B (1e9) or T").format(unit=quoted(suffix))
         )
-    return _check_sign(field, _scaled(field, value, _COUNT_SUFFIX[key], text), allow_zero)
+    count = _scaled(field, value, _COUNT_SUFFIX[key], text)
+    return _check_sign(field, _at_most(field, count, maximum, text), allow_zero)
 
 
 def parse_int(
-    field: str, text: str | float | int, *, minimum: int = 1, maximum: int | None = None
+    field: str, text: str | float | int, *, minimum: int = 1, maximum: int = MAX_COUNT
 ) -> int:
     """Parse a whole number such as a rank count or a micro-batch count.
 
     Accepts count suffixes (``1K``). A fractional value is an error, never truncated.
 
     Raises:
-        InputError: not a whole number, below ``minimum`` or above ``maximum``.
+        InputError: not a whole number, below ``minimum`` or above ``maximum`` (by default
+            :data:`~engine.checks.MAX_COUNT`, the most any spec takes, so that the message
+            quotes ``1e300`` as typed, not its 301 digits).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -182,19 +213,28 @@ def parse_int(
             field,
             _("must be at least {minimum}, got {value}").format(minimum=minimum, value=typed),
         )
-    if maximum is not None and value > maximum:
+    if value > maximum:
         raise InputError(
             field,
-            _("must be at most {maximum}, got {value}").format(maximum=maximum, value=typed),
+            _("must be at most {maximum}, got {value}").format(
+                maximum=count_limit(maximum), value=typed
+            ),
         )
     return int(value)
 
 
-def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False) -> float:
+def parse_bytes(
+    field: str,
+    text: str | float | int,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> float:
     """Parse a size: ``80GB`` (80e9), ``80GiB`` (80 * 2**30), ``512MB``, ``1e9`` (bytes).
 
     Raises:
-        InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf.
+        InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf,
+            above ``maximum`` bytes (quoted as typed).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -205,7 +245,8 @@ def parse_bytes(field: str, text: str | float | int, *, allow_zero: bool = False
                 unit=quoted(suffix)
             ),
         )
-    return _check_sign(field, _scaled(field, value, _BYTE_SUFFIX[key], text), allow_zero)
+    size = _scaled(field, value, _BYTE_SUFFIX[key], text)
+    return _check_sign(field, _at_most(field, size, maximum, text), allow_zero)
 
 
 def parse_rate(field: str, text: str | float | int) -> float:
@@ -284,6 +325,19 @@ def format_bytes(num_bytes: float, digits: int = 2) -> str:
     return _("{gb} ({gib})").format(
         gb=format_gb(num_bytes, digits), gib=format_gib(num_bytes, digits)
     )
+
+
+def format_figure(value: float) -> str:
+    """A figure without a unit (a time in op-time units, a ratio, a count of micro-batches): 4
+    significant digits below 1,000 (``0.375``, ``0.2727``, ``49.5``), every digit of a larger
+    one's integer part, grouped by thousands (``300,009``, never ``3e+05``), and in scientific
+    notation (4 significant digits) where that would write more digits than a float holds
+    (about 15), as :func:`format_gb` does (``1.1e+25``)."""
+    if abs(value) >= 1e15:
+        return f"{value:.4g}"
+    if abs(value) >= 1e3:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
 
 
 def format_count(count: float) -> str:

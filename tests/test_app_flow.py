@@ -255,7 +255,7 @@ async def test_bubble_compares_two_schedules(tmp_path: Path) -> None:
         assert "1f1b: p=4, m=8" in text and "interleaved-1f1b: p=4, m=8" in text
         assert "0.375" in text and "0.1875" in text
         # 1F1B stashes at most p micro-batches; the peak is on the first stage.
-        assert "in flight per stage: 4, 3, 2, 1" in text
+        assert "in flight per stage: 4 3 2 1" in text
 
 
 async def test_a_missing_lesson_is_a_message_and_writes_no_progress_file(tmp_path: Path) -> None:
@@ -337,4 +337,34 @@ async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
         await paste_into(pilot, params, "7B")
         await wait_until(pilot, lambda: "total" in shown(result))
         await paste_into(pilot, params, "-1")
-        assert "last good result" in shown(error) and "total" in shown(result)
+        assert "(showing the result for 7B)" in " ".join(shown(error).split())
+        assert "total" in shown(result)
+
+
+async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> None:
+    """Typing 1e40 for params N passes through 1e4 (10,000 parameters), whose figures stay on
+    screen under the refusal of 1e40: the message says they are 1e4's. An edit refused on
+    another field than the one changed keeps the plain words."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        await type_into(pilot, params, "1e40")
+        message = " ".join(shown(error).split())
+        # 1e40 is past the bound of 1e24 on a count: quoted as typed, not as the float 1e+40.
+        assert message == (
+            "params N: must be at most 1e+24, got 1e40 (showing the result for 1e4)"
+        ), message
+        # ZeRO §3.1's 16 bytes per parameter (mixed-precision Adam), 1e4 of them: 160,000 B.
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert total.split()[:3] == ["total", "0.00", "0.00"], total
+        await pilot.press("f3")
+        bubble = app.query_one("BubblePane")
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "10")
+        await wait_until(pilot, lambda: "p=4, m=10" in result_text(bubble))
+        # Interleaved 1F1B needs m to be a multiple of p = 4: refused on m, the schedule changed.
+        await choose(pilot, bubble.query_one("#field-schedule", Select), "interleaved-1f1b")
+        shown_error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
+        assert shown_error.endswith("(showing the last good result)"), shown_error

@@ -121,7 +121,7 @@ def test_readable_report_names_both_conventions(capsys: pytest.CaptureFixture[st
         == 0
     )
     out = capsys.readouterr().out
-    assert "bubble/ideal 0.3750" in out
+    assert "bubble/ideal 0.375 " in out
     assert "bubble/total 0.2727" in out
     assert "Huang et al. 2019" in out and "Narayanan et al. 2021" in out
     assert "stage 0" not in out
@@ -189,6 +189,22 @@ def test_errors_exit_2_with_one_line_naming_the_flag(
     assert len(lines) == 1
     assert flag in lines[0]
     assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "flag", ["--t-forward", "--t-backward-input", "--t-backward-weight", "--p2p-time"]
+)
+def test_an_op_time_that_overflows_is_refused_quoting_it(
+    capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """1e308 is a float, but a makespan of 11 such ops is not (GPipe p=4, m=8): the flag is
+    refused as typed, with no numpy warning and no nan or inf printed."""
+    args = ["--schedule", "gpipe", "--stages", "4", "--micro-batches", "8", flag, "1e308"]
+    assert main(["calc", "bubble", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().endswith(f"{flag}: must be at most 1e+24, got 1e308")
+    assert "Warning" not in captured.err
 
 
 def test_interleaved_error_says_why(capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,6 +83,17 @@ def test_gib_size_and_default_link(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["time_s"] == pytest.approx(2 * (5e-6 + 2**30 / 100e9))
 
 
+@pytest.mark.parametrize(("ranks", "heading"), [("1", "on 1 rank"), ("2", "on 2 ranks")])
+def test_the_heading_counts_ranks_in_the_singular_and_plural(
+    capsys: pytest.CaptureFixture[str], ranks: str, heading: str
+) -> None:
+    """One rank is a collective NCCL returns from at once (nothing to send), not an error: its
+    heading says 1 rank, not 1 ranks."""
+    args = ["calc", "collective", "--op", "all-reduce", "--ranks", ranks, "--bytes", "1GB"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"all-reduce (ring) {heading}"
+
+
 def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["calc", "collective", "--op", "all-reduce", "--ranks", "8", "--bytes", "1GB"]
     assert main(argv) == 0

@@ -218,6 +218,29 @@ def test_bad_input_is_one_line_naming_the_flag(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("flag", ["--seq", "--layers", "--micro-batch"])
+def test_a_huge_count_is_quoted_as_typed(capsys: pytest.CaptureFixture[str], flag: str) -> None:
+    """1e300 is past every count's bound of 1e12: quoted as typed, not as the 301 digits of
+    the whole number it stands for."""
+    assert main(["calc", "ledger", "--model", "llama2-7b", flag, "1e300"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{flag}: must be at most 1e+12, got 1e300")
+
+
+@pytest.mark.parametrize(
+    ("flag", "typed"),
+    [("--params", "1e40"), ("--largest-layer-params", "1e30"), ("--gpu-memory", "1e308")],
+)
+def test_a_huge_number_is_quoted_as_typed(
+    capsys: pytest.CaptureFixture[str], flag: str, typed: str
+) -> None:
+    """Past the bound of 1e24 on a parameter count or a size: quoted as typed, not as the
+    float (1e+40)."""
+    assert main(["calc", "ledger", "--params", "7B", flag, typed]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{flag}: must be at most 1e+24, got {typed}")
+
+
 def test_missing_value_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["calc", "ledger", "--params"])

@@ -195,3 +195,14 @@ def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> N
     assert old == new
     default = _json(capsys, *common)
     assert default["t_step_s"] != old["t_step_s"]
+
+
+@pytest.mark.parametrize(("flag", "typed"), [("--params", "1e40"), ("--tokens", "1e300")])
+def test_a_huge_count_is_quoted_as_typed(
+    capsys: pytest.CaptureFixture[str], flag: str, typed: str
+) -> None:
+    """Past the bound of 1e24 on a count: quoted as typed, not as the float (1e+300)."""
+    args = ["calc", "step", "--params", "7B", "--layers", "32", "--hidden", "4096"]
+    args += ["--seq", "2048", "--global-batch", "8", "--gpus", "8", flag, typed]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{flag}: must be at most 1e+24, got {typed}")

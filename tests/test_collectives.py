@@ -298,6 +298,9 @@ def test_cost_is_finite_and_consistent(
         ({"bandwidth_bytes_per_s": 0}, "bandwidth_bytes_per_s"),
         ({"bandwidth_bytes_per_s": "fast"}, "bandwidth_bytes_per_s"),
         ({"latency_s": -1e-6}, "latency_s"),
+        # Ring all-reduce on 8 ranks takes 2(p-1) = 14 steps: 14 × 1e308 s overflows a float,
+        # whatever the bytes.
+        ({"latency_s": 1e308}, "latency_s"),
         ({"algorithm": "pairwise"}, "algorithm"),
         ({"algorithm": "halving-doubling", "op": "all-gather", "ranks": 6}, "ranks"),
     ],

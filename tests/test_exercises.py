@@ -172,7 +172,7 @@ async def test_collectives_pane_shows_huge_sizes_and_ranks_honestly(tmp_path: Pa
         await paste_into(pilot, pane.query_one("#field-bytes", Input), "1GB")
         await paste_into(pilot, pane.query_one("#field-ranks", Input), "100000000")
         error = " ".join(shown(pane.query_one(".calc-error", Static)).split())
-        assert "at most 16777216, got 100000000" in error and "1e+08" not in error
+        assert "at most 16,777,216, got 100000000" in error and "1e+08" not in error
 
 
 def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:

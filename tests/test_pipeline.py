@@ -320,6 +320,43 @@ def test_invalid_spec_names_the_field(kwargs: dict[str, object], field: str) -> 
     assert caught.value.field == field
 
 
+@pytest.mark.parametrize(
+    "field", ["t_forward", "t_backward_input", "t_backward_weight", "p2p_time"]
+)
+def test_an_op_time_that_would_overflow_the_figures_is_refused(field: str) -> None:
+    """t_B = 1e308 is finite, but GPipe p=4, m=8 runs 8 F and 8 BW ops on a stage: its makespan
+    (11 × (t_F + t_B + t_W) and more) overflows a float's 1.8e308 to inf, and the bubble
+    inf - inf is NaN; the op time is refused, naming its field and the value."""
+    with pytest.raises(InputError) as caught:
+        PipelineSpec("gpipe", 4, 8, **{field: 1e308})  # type: ignore[arg-type]
+    assert caught.value.field == field
+    assert caught.value.message == "must be at most 1e+24, got 1e+308"
+
+
+def test_a_spec_built_around_its_checks_never_gives_a_non_finite_figure() -> None:
+    """A spec whose t_B was set past its checks to 1e308: GPipe's makespan overflows (see
+    above), and the simulation refuses rather than report inf and nan."""
+    spec = PipelineSpec("gpipe", 4, 8)
+    object.__setattr__(spec, "t_backward_input", 1e308)
+    with pytest.raises(InputError) as caught, np.errstate(over="ignore"):
+        simulate(spec)
+    assert caught.value.field == "t_forward"
+
+
+def test_the_largest_op_times_give_finite_figures() -> None:
+    """1F1B p=4, m=8 with every op time at the bound 1e24: each stage computes
+    m(t_F + t_B + t_W) = 8 × 3e24 = 2.4e25, and the bubble/ideal is the paper's (p-1)/m = 3/8
+    whatever the unit (Narayanan et al. 2021 §2.2.1); a p2p time of 1e24 only adds to it."""
+    result = simulate(PipelineSpec("1f1b", 4, 8, 1, 1e24, 1e24, 1e24, 0.0))
+    assert result.ideal_time == pytest.approx(2.4e25)
+    assert result.bubble_over_ideal == pytest.approx(3 / 8)
+    assert result.makespan == pytest.approx(11 * 3e24)
+    slow = simulate(PipelineSpec("1f1b", 4, 8, 1, 1e24, 1e24, 1e24, 1e24))
+    figures = (slow.makespan, slow.iteration_time, slow.bubble_over_ideal, slow.bubble_fraction)
+    assert all(math.isfinite(figure) for figure in figures)
+    assert slow.bubble_over_ideal > 3 / 8
+
+
 def test_interleaved_needs_m_multiple_of_p() -> None:
     with pytest.raises(
         InputError, match="Interleaved 1F1B needs m to be a multiple of p"

@@ -179,6 +179,18 @@ def test_a_refused_answer_is_quoted_as_typed(unit: str) -> None:
         assert quoted(bad.strip()) in caught.value.message, (bad, caught.value.message)
 
 
+@pytest.mark.parametrize("unit", ["fraction", ""])
+@pytest.mark.parametrize("bad", ["1/6 草稿", "15/16 x", "3/8 % x", "1/6 a,b"])
+def test_a_refused_fraction_is_quoted_as_typed(unit: str, bad: str) -> None:
+    """A fraction followed by words is refused quoting what was typed, its space included, not
+    the fraction worked out (1/6 is 0.1666…: the learner never typed 0.16666666666666666草稿)."""
+    with pytest.raises(InputError) as caught:
+        parse_answer(bad, unit)
+    assert caught.value.message == (
+        f"'{bad}': answer with a number, a fraction (3/11) or a percentage (25%)"
+    )
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     expected=st.floats(min_value=1e-6, max_value=1e15),

@@ -743,6 +743,10 @@ async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
         ("150%", "150% is outside 0.70-0.97"),
         ("-0.8", "-0.8 is outside 0.70-0.97"),
         ("0", "0 is outside 0.70-0.97"),
+        # Past a float's range: refused as every other field refuses it.
+        ("1e400", "'1e400' is too large (overflows a float)"),
+        ("1e400%", "'1e400%' is too large (overflows a float)"),
+        ("inf", "'inf' is not a number"),
     ],
 )
 def test_a_bad_retention_is_told_what_is_wrong(typed: str, message: str) -> None:
@@ -774,6 +778,7 @@ async def test_the_retention_dialog_says_what_is_wrong_in_chinese(tmp_path: Path
         error = app.screen.query_one("#retention-error", BrokenText)
         for typed, said in (
             ("", "没有输入：请输入 0.70 到 0.97 之间的数"),
+            # In the interface language's quotes, as every message quoting the learner's input.
             ("x", "“x”不是数字"),
             ("99%", "99% 超出 0.70-0.97：请输入这个范围内的数"),
         ):

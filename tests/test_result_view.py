@@ -24,6 +24,7 @@ from tests.pilot_helpers import (
     paste_into,
     result_text,
     shown,
+    wait_until,
 )
 from tui.app import make_app
 from tui.widgets.bubble import TimelineView
@@ -134,6 +135,21 @@ async def test_the_more_inputs_are_built_once_and_keep_restored_values(tmp_path:
         assert app.focused is ledger.query_one("#field-seq", Input)
 
 
+async def test_a_huge_sequence_length_is_quoted_as_typed(tmp_path: Path) -> None:
+    """seq len 1e300 is past the bound of 1e12 on every count: the message quotes 1e300, not
+    the 301 digits of the whole number it stands for (eight lines of the pane)."""
+    form = {"params": "7B", "seq": "1e300"}
+    ProgressStore(tmp_path).save(LessonProgress("S15", forms={"ledger": form}))
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        ledger = app.query_one(LedgerPane)
+        error = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
+        assert error.startswith("seq len s")
+        assert error.endswith("must be at most 1e+12, got 1e300"), error
+
+
 async def test_a_restored_form_with_a_bad_field_shows_no_figures(tmp_path: Path) -> None:
     # Saved: 7B on 8 ranks with ZeRO-3, and a sequence length that is not a number. No figure
     # on screen may come from another form (the defaults computed before the lesson opened).
@@ -212,6 +228,25 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         assert view.scroll_x == view.max_scroll_x == view.virtual_size.width - view.size.width
         assert view.render_line(0).text == "stage 0 ‹" + view.lines[0][-shown_cells + 1 :]
         assert view.lines[0].endswith("Bb" * 16)
+
+
+async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
+    """GPipe p=2, m=10,000, every op time 1: the makespan is (m+p-1)(t_F+t_B+t_W) = 10,001 × 3
+    = 30,003 (Huang et al. 2019), and GPipe holds all m micro-batches' activations at its peak.
+    Four significant digits showed 3e+04 and 1e+04."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await paste_into(pilot, bubble.query_one("#field-stages", Input), "2")
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "10000")
+        await wait_until(pilot, lambda: "peak in flight" in result_text(bubble))
+        lines = [" ".join(line.split()) for line in result_text(bubble).splitlines()]
+        assert "makespan 30,003 t" in lines, lines
+        assert "ideal m(tF+tB+tW) 30,000 t" in lines
+        assert "peak in flight 10,000 micro-batches" in lines
+        assert any(line.startswith("in flight per stage: 10,000 10,000") for line in lines)
 
 
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:
@@ -301,3 +336,17 @@ async def test_figures_changed_out_of_view_are_drawn_when_scrolled_to(tmp_path: 
         console.print(app.screen._compositor.render_update(full=True))
         screen = console.export_text()
         assert "7,000,000,000" in screen and "56,000,000,000 B" in screen
+
+
+@pytest.mark.parametrize(("ranks", "heading"), [(1, "1 rank"), (8, "8 ranks")])
+def test_the_collectives_heading_counts_ranks_in_the_singular_and_plural(
+    ranks: int, heading: str
+) -> None:
+    """One rank costs nothing (NCCL returns at once) and is shown, headed 1 rank, not 1 ranks."""
+    from engine.collectives import collective_cost
+    from tui.widgets.collectives import cost_renderable
+
+    cost = collective_cost("all-reduce", ranks, 1e9, 100e9, 5e-6)
+    console = Console(width=80, file=io.StringIO(), color_system=None)
+    console.print(cost_renderable(cost, "all-reduce", ranks))
+    assert console.file.getvalue().splitlines()[0] == f"all-reduce, ring, {heading}"

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from uniseg.graphemecluster import grapheme_clusters
 
 from engine import units
+from engine.checks import whole_number
 from engine.errors import QUOTED_CHARACTERS, InputError, beginning, escaped, quoted
 
 
@@ -81,8 +82,25 @@ def test_format_bytes_never_writes_digits_past_float_precision() -> None:
 def test_whole_number_bound_shows_the_value_as_typed(typed: str) -> None:
     with pytest.raises(InputError) as caught:
         units.parse_int("ranks", typed, maximum=16_777_216)
-    assert caught.value.message == f"must be at most 16777216, got {typed.strip()}"
+    assert caught.value.message == f"must be at most 16,777,216, got {typed.strip()}"
     assert units.format_gib(2**30) == "1.00 GiB"
+
+
+@pytest.mark.parametrize(
+    ("typed", "quoted"),
+    [
+        ("1e300", "1e300"),
+        ("1e20", "1e20"),
+        # 39 digits: cut to 31 and an ellipsis, as every quoted input is (README).
+        ("1" * 39, "1" * 31 + "…"),
+    ],
+)
+def test_a_huge_whole_number_is_quoted_as_typed_not_by_its_digits(typed: str, quoted: str) -> None:
+    """No spec takes a count above 1e12; 1e300 as an int has 301 digits, which the refusal
+    must not print."""
+    with pytest.raises(InputError) as caught:
+        units.parse_int("seq", typed)
+    assert caught.value.message == f"must be at most 1e+12, got {quoted}"
 
 
 @given(st.text(max_size=30))
@@ -154,3 +172,29 @@ def test_a_long_texts_beginning_is_its_first_whole_graphemes(text: str, limit: i
         assert beginning(text, limit) == escaped("".join(clusters[: limit - 1])) + "…"
     else:
         assert beginning(text, limit) == escaped(text)
+
+
+def test_a_whole_number_past_its_bound_is_quoted_by_its_beginning() -> None:
+    """10**300 handed to a spec (not typed) is 301 digits: its first 31 and an ellipsis."""
+    with pytest.raises(InputError) as caught:
+        whole_number("seq", 10**300)
+    assert caught.value.message == "must be at most 1e+12, got 1" + "0" * 30 + "…"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.375, "0.375"),
+        (3 / 11, "0.2727"),
+        (49.5, "49.5"),
+        (2e-05, "2e-05"),
+        # Every integer digit past 1,000: 4 significant digits showed 300009 as 3e+05.
+        (300_009.0, "300,009"),
+        (100_000.0, "100,000"),
+        (1_234.5, "1,234"),
+        # Past the digits a float holds (about 15): scientific, as format_gb.
+        (1.1e25, "1.1e+25"),
+    ],
+)
+def test_format_figure_keeps_every_integer_digit(value: float, shown: str) -> None:
+    assert units.format_figure(value) == shown

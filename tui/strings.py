@@ -115,6 +115,8 @@ CANNOT_SUSPEND = N_(
 
 # Calculators.
 CALC_LAST_GOOD = N_("{error} (showing the last good result)")
+# The figures kept on screen are those of the field's previous value (typing 1e40, those of 1e4).
+CALC_LAST_GOOD_FOR = N_("{error} (showing the result for {value})")
 CALC_ENTER_VALUES = N_("Enter values above.")
 # Another field named inside a calculator's message, by its label on the form, in the quotes
 # the language's messages use for what was typed too ('abc' in English, “abc” in Chinese).

@@ -111,7 +111,7 @@ def collective_cost(
     Raises:
         InputError: naming the field (``op``, ``ranks``, ``size_bytes``,
             ``bandwidth_bytes_per_s``, ``latency_s``, ``algorithm``) that is invalid, or
-            ``size_bytes`` when the result would overflow.
+            ``latency_s`` or ``size_bytes`` when the time would overflow.
     """
     check_op(op)
     p = parse_int("ranks", ranks, minimum=1, maximum=MAX_COST_RANKS)
@@ -143,7 +143,11 @@ def collective_cost(
             source=source,
         )
     steps, wire, busiest, formula = closed_form(op, name, p, n)
-    time_s = steps * alpha + wire / bandwidth
+    latency_time = steps * alpha
+    if not math.isfinite(latency_time):
+        # 1e308 s per message: the bytes are not what overflowed.
+        raise InputError("latency_s", _("is too large or too small for a finite time"))
+    time_s = latency_time + wire / bandwidth
     if not math.isfinite(time_s) or time_s <= 0.0:
         raise InputError("size_bytes", _("is too large or too small for a finite time"))
     algbw = n / time_s

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from engine.checks import MAX_NUMBER
 from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 from engine.ledger.model import DEFAULT_LORA_TARGETS
@@ -112,7 +113,7 @@ def parse_device_memory(field: str, text: str) -> float:
     Raises:
         InputError: as :func:`engine.units.parse_bytes`, or under 1 MiB (a unit left out).
     """
-    value = parse_bytes(field, text)
+    value = parse_bytes(field, text, maximum=MAX_NUMBER)
     if value < MIN_DEVICE_MEMORY_BYTES:
         raise InputError(
             field,
@@ -124,8 +125,12 @@ def parse_device_memory(field: str, text: str) -> float:
     return value
 
 
+def _parse_params(field: str, text: str) -> float:
+    return parse_count(field, text, maximum=MAX_NUMBER)
+
+
 _OPTIONAL_UNIT_FIELDS = {
-    "params": parse_count,
-    "largest_layer_params": parse_count,
+    "params": _parse_params,
+    "largest_layer_params": _parse_params,
     "gpu_memory": parse_device_memory,
 }

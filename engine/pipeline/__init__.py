@@ -71,6 +71,7 @@ from engine.pipeline.simulate import (
 )
 from engine.pipeline.spec import (
     CONVENTIONS,
+    MAX_OP_TIME,
     MAX_SIMULATED_OPS,
     SCHEDULES,
     SPLIT_BACKWARD,
@@ -90,6 +91,7 @@ from engine.pipeline.timeline import (
 
 __all__ = [
     "CONVENTIONS",
+    "MAX_OP_TIME",
     "MAX_SIMULATED_OPS",
     "MAX_TIMELINE_COLUMNS",
     "ROUNDING_TOLERANCE",

@@ -4,6 +4,7 @@ the schedule's dependencies.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -176,7 +177,8 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
 
     Raises:
         InputError: on ``num_microbatches`` when the op count exceeds
-            :data:`MAX_SIMULATED_OPS`.
+            :data:`MAX_SIMULATED_OPS`; on ``t_forward`` when a figure is not finite (only for
+            op times above :data:`~engine.pipeline.spec.MAX_OP_TIME`, which a spec refuses).
         SimulationCancelled: when ``cancelled()`` returned true.
     """
     check_simulated_size(spec)
@@ -205,6 +207,10 @@ def simulate(spec: PipelineSpec, cancelled: Callable[[], bool] = _never) -> Pipe
         for stage in actions
     )
     worst = max(bubbles)
+    if not math.isfinite(makespan + iteration + ideal + worst):
+        # MAX_OP_TIME keeps every figure finite; a spec built around its checks must still
+        # never show inf or nan.
+        raise InputError("t_forward", gettext("is too large or too small for a finite time"))
     peaks = tuple(
         int(np.cumsum((stage.codes == F_CODE).astype(np.int64) - (stage.codes == B_CODE)).max()) / v
         for stage in actions

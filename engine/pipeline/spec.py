@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, get_args
 
@@ -31,6 +30,14 @@ SPLIT_BACKWARD: Final[frozenset[str]] = frozenset({"zb-h1", "zb-h2"})
 MAX_SIMULATED_OPS: Final[int] = 2**21
 """Most ops (:attr:`PipelineSpec.num_ops`) :func:`engine.pipeline.simulate` accepts, a few
 seconds of work; p·m·v is then at most 2^20 (every op's index fits an int32)."""
+
+
+MAX_OP_TIME: Final[float] = 1e24
+"""Largest op time (t_F, t_B, t_W, p2p) a spec accepts, in op-time units. Whatever the unit, a
+larger one is a typing error (1e24 ns is 30 million years), and the bound keeps every figure
+finite: a schedule runs at most :data:`MAX_SIMULATED_OPS` ops and as many transfers, so its
+makespan is below 2^21 × 2 × 3e24 < 1.3e31, and m(t_F + t_B + t_W) below 3e36, far from a
+float's 1.8e308 (1e308 for t_B made the makespan inf and the bubble nan)."""
 
 
 CONVENTIONS: Final = (
@@ -68,7 +75,8 @@ class PipelineSpec:
     Raises:
         InputError: naming the field, for an unknown schedule, a count that is zero, negative or not
             a whole number, v < 1 (or v > 1 outside ``interleaved-1f1b``), m not a multiple of p
-            for ``interleaved-1f1b``, or a time that is negative, zero (t_F, t_B), NaN or infinite.
+            for ``interleaved-1f1b``, or a time that is negative, zero (t_F, t_B), NaN, infinite
+            or above :data:`MAX_OP_TIME`.
     """
 
     schedule: Schedule
@@ -91,7 +99,7 @@ class PipelineSpec:
             ("p2p_time", True),
         ):
             value = finite_number(
-                name, getattr(self, name), allow_zero=allow_zero, maximum=math.inf
+                name, getattr(self, name), allow_zero=allow_zero, maximum=MAX_OP_TIME
             )
             object.__setattr__(self, name, value)
         if self.virtual_stages > 1 and self.schedule != "interleaved-1f1b":

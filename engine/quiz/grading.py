@@ -55,25 +55,39 @@ def parse_answer(text: str, unit: str) -> float:
         value = float(numerator) / float(denominator)
         if math.isinf(value):  # a numerator of hundreds of digits
             raise too_large("answer", raw)
-        return parse_answer(f"{value!r}{percent}{suffix or ''}", unit)
-    if unit in ("fraction", "") and raw.endswith("%"):
-        unit_suffix("answer", raw)  # its errors quote the answer as typed, the % included
-        return parse_number("answer", raw[:-1], allow_zero=True) / 100.0
+        if suffix is not None and "," in suffix:
+            # Read as a number, the worked-out fraction's comma would be blamed on 0.1666…
+            raise _not_an_answer(raw)
+        return _in_unit(f"{value!r}{percent}{suffix or ''}", unit, raw)
+    return _in_unit(raw, unit, raw)
+
+
+def _in_unit(answer: str, unit: str, typed: str) -> float:
+    """``answer`` (what was typed, or its fraction worked out: ``1/6 x`` is
+    ``0.16666666666666666x``) in base units; a message quoting the whole answer quotes
+    ``typed``, the learner's text, never the worked-out number."""
+    if unit in ("fraction", "") and answer.endswith("%"):
+        unit_suffix("answer", answer)  # its errors quote the answer as typed, the % included
+        return parse_number("answer", answer[:-1], allow_zero=True) / 100.0
     try:
-        return parse_number("answer", raw, allow_zero=True) * _UNIT_SCALE[unit]
+        return parse_number("answer", answer, allow_zero=True) * _UNIT_SCALE[unit]
     except InputError:
         if unit == "GB":
-            return parse_bytes("answer", raw, allow_zero=True)
+            return parse_bytes("answer", answer, allow_zero=True)
         if unit == "ms":
-            return parse_time("answer", raw)
-        if unit_suffix("answer", raw):
-            raise InputError(
-                "answer",
-                _("{text}: answer with a number, a fraction (3/11) or a percentage (25%)").format(
-                    text=quoted(raw)
-                ),
-            ) from None
+            return parse_time("answer", answer)
+        if unit_suffix("answer", answer):
+            raise _not_an_answer(typed) from None
         raise
+
+
+def _not_an_answer(typed: str) -> InputError:
+    return InputError(
+        "answer",
+        _("{text}: answer with a number, a fraction (3/11) or a percentage (25%)").format(
+            text=quoted(typed)
+        ),
+    )
 
 
 def show_value(value: float, unit: str) -> str:

@@ -3,17 +3,19 @@ with their plots. Opened from :class:`tui.screens.quiz.QuizScreen` (the palette,
 
 from __future__ import annotations
 
+import math
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.errors import InputError, quoted
+from engine.errors import InputError, quoted, typed_value
 from engine.i18n import N_
 from engine.quiz_stats import LessonStats
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
-from engine.units import parse_number
+from engine.units import parse_number, too_large
 from tui import strings
 from tui.widgets.literal import LiteralInput
 from tui.widgets.reader import BrokenText
@@ -34,15 +36,26 @@ def parse_retention(text: str) -> float:
         )
     scale = 100.0 if raw.endswith("%") else 1.0
     number = raw.removesuffix("%").strip()
-    outside = strings.QUIZ_RETENTION_OUT_OF_RANGE.format(text=raw, low=low, high=high)
+    outside = strings.QUIZ_RETENTION_OUT_OF_RANGE.format(text=typed_value(raw), low=low, high=high)
     try:
         value = parse_number("desired retention", number.removeprefix("-"), allow_zero=True)
-    except InputError:
+    except InputError as error:
+        if _overflows(number):
+            # A number past a float's range: refused as every other field refuses it.
+            raise too_large("desired retention", raw) from error
         message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=quoted(raw), low=low, high=high)
         raise InputError("desired retention", message) from None
     if number.startswith("-") or not low <= value / scale <= high:
         raise InputError("desired retention", outside)
     return round(value / scale, 4)
+
+
+def _overflows(number: str) -> bool:
+    """True when ``number`` is written as a number whose value overflows a float (``1e400``)."""
+    try:
+        return math.isinf(float(number)) and not number.strip("+-").lower().startswith("inf")
+    except ValueError:
+        return False
 
 
 class RetentionScreen(ModalScreen[float | None]):

@@ -28,6 +28,7 @@ from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
 from engine.pipeline import (
+    MAX_OP_TIME,
     SCHEDULES,
     PipelineResult,
     PipelineSpec,
@@ -70,12 +71,16 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
         stages=stages,
         num_microbatches=micro_batches,
         virtual_stages=virtual,
-        t_forward=units.parse_number("t_forward", values["t_forward"]),
-        t_backward_input=units.parse_number("t_backward_input", values["t_backward_input"]),
-        t_backward_weight=units.parse_number(
-            "t_backward_weight", values["t_backward_weight"], allow_zero=True
+        t_forward=units.parse_number("t_forward", values["t_forward"], maximum=MAX_OP_TIME),
+        t_backward_input=units.parse_number(
+            "t_backward_input", values["t_backward_input"], maximum=MAX_OP_TIME
         ),
-        p2p_time=units.parse_number("p2p_time", values["p2p_time"], allow_zero=True),
+        t_backward_weight=units.parse_number(
+            "t_backward_weight", values["t_backward_weight"], allow_zero=True, maximum=MAX_OP_TIME
+        ),
+        p2p_time=units.parse_number(
+            "p2p_time", values["p2p_time"], allow_zero=True, maximum=MAX_OP_TIME
+        ),
     )
 
 
@@ -95,20 +100,21 @@ def simulation_cost(spec: PipelineSpec) -> int:
 def _figures(result: PipelineResult) -> FigureTable:
     table = FigureTable(Column(), Column(justify="right"), show_header=False)
     closed = result.closed_form
-    table.add_row(gettext("bubble/ideal"), f"{result.bubble_over_ideal:.4g}")
+    table.add_row(gettext("bubble/ideal"), units.format_figure(result.bubble_over_ideal))
     table.add_row("  (Megatron, Playbook)", "")
-    table.add_row(gettext("bubble/total"), f"{result.bubble_fraction:.4g}")
+    table.add_row(gettext("bubble/total"), units.format_figure(result.bubble_fraction))
     table.add_row("  (GPipe, Zero-Bubble)", "")
-    table.add_row(gettext("bubble time/stage"), f"{max(result.bubble_time):.4g} t")
-    table.add_row(gettext("makespan"), f"{result.makespan:.4g} t")
-    table.add_row(gettext("ideal m(tF+tB+tW)"), f"{result.ideal_time:.4g} t")
+    table.add_row(gettext("bubble time/stage"), units.format_figure(max(result.bubble_time)) + " t")
+    table.add_row(gettext("makespan"), units.format_figure(result.makespan) + " t")
+    table.add_row(gettext("ideal m(tF+tB+tW)"), units.format_figure(result.ideal_time) + " t")
     peak = max(result.peak_in_flight_microbatches)
     table.add_row(
-        gettext("peak in flight"), gettext("{count} micro-batches").format(count=f"{peak:.4g}")
+        gettext("peak in flight"),
+        gettext("{count} micro-batches").format(count=units.format_figure(peak)),
     )
     # The paper's formula as the same ratio as the simulated bubble/ideal above, so the two can
     # be compared whatever quantity the paper states (a ratio, or a time for ZB-H1/ZB-H2).
-    table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
+    table.add_row(gettext("closed form b/ideal"), units.format_figure(closed.bubble_over_ideal))
     return table
 
 
@@ -133,8 +139,8 @@ def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
     """The closed form's bubble in both conventions, shown while ``spec`` is being simulated."""
     closed = closed_form_bubble(spec)
     table = FigureTable(Column(), Column(justify="right"), show_header=False)
-    table.add_row(gettext("closed form b/ideal"), f"{closed.bubble_over_ideal:.4g}")
-    table.add_row(gettext("closed form b/total"), f"{closed.bubble_fraction:.4g}")
+    table.add_row(gettext("closed form b/ideal"), units.format_figure(closed.bubble_over_ideal))
+    table.add_row(gettext("closed form b/total"), units.format_figure(closed.bubble_fraction))
     return Group(_heading(spec, spec.num_microbatches), table)
 
 
@@ -145,7 +151,9 @@ def bubble_details(
     legend (its rows are drawn by :class:`TimelineView`), or why it is not drawn; headed by the
     schedule when two are compared."""
     closed = result.closed_form
-    in_flight = ", ".join(f"{value:g}" for value in result.peak_in_flight_microbatches)
+    # Spaces between the stages, as on the command line: a comma would read as the thousands
+    # separator of 100,000.
+    in_flight = " ".join(map(units.format_figure, result.peak_in_flight_microbatches))
     parts: list[RenderableType] = [
         *([_heading(result.spec, result.num_microbatches)] if heading else []),
         _note(gettext("closed form: {formula}").format(formula=closed.formula)),
@@ -159,7 +167,10 @@ def bubble_details(
                     "makespan {makespan} > iteration {iteration}: stages start shifted, so the "
                     "drawing shows idle the steady-state bubble does not (Qi et al. 2023 §5 "
                     "measure the bubble per iteration)"
-                ).format(makespan=f"{result.makespan:g}", iteration=f"{result.iteration_time:g}")
+                ).format(
+                    makespan=units.format_figure(result.makespan),
+                    iteration=units.format_figure(result.iteration_time),
+                )
             )
         )
     if not closed.applies:

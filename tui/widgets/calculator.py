@@ -32,7 +32,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from engine.errors import InputError
+from engine.errors import InputError, typed_value
 from engine.i18n import N_, gettext
 from engine.linebreak import unbreakable
 from tui import strings
@@ -279,6 +279,8 @@ class CalculatorPane(VerticalScroll):
         # Whether the result shows figures (else "Enter values above."): only then can a
         # refused edit keep them on screen as the last good result.
         self._showing_figures = False
+        # The form the figures on screen were computed from.
+        self._good_values: dict[str, str] = {}
         self._last_values: dict[str, str] = {}
         self._filling = False
         self._details: tuple[RenderableType | None, bool] = (None, False)
@@ -592,6 +594,19 @@ class CalculatorPane(VerticalScroll):
         elif self.children.index(error_widget) + 1 != self.children.index(anchor):
             self.move_child(error_widget, before=anchor)
 
+    def _last_good_text(self, values: dict[str, str], error: InputError) -> str:
+        """The message for ``error`` above the figures kept on screen, saying which value they
+        are for where the form differs from theirs in the bad field alone (typing ``1e40``
+        passes through ``1e4``, whose figures stay: "showing the result for 1e4")."""
+        changed = [name for name, text in values.items() if self._good_values.get(name) != text]
+        if len(changed) == 1 and self.label_of(changed[0]) == self.label_of(error.field):
+            good = self._good_values[changed[0]].strip()
+            if good:
+                return strings.CALC_LAST_GOOD_FOR.format(
+                    error=self.last_error, value=typed_value(good)
+                )
+        return strings.CALC_LAST_GOOD.format(error=self.last_error)
+
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         """Compute from the form and show the result, or the message naming the bad field.
 
@@ -622,9 +637,7 @@ class CalculatorPane(VerticalScroll):
                 figures = {}
             if by_learner and self._showing_figures:
                 self._held = None  # the last good figures stay: nothing moves
-                error_widget.update(
-                    BrokenLines(strings.CALC_LAST_GOOD.format(error=self.last_error), indent="")
-                )
+                error_widget.update(BrokenLines(self._last_good_text(values, error), indent=""))
             else:
                 error_widget.update(BrokenLines(self.last_error, indent=""))
                 result.show(strings.CALC_ENTER_VALUES)
@@ -639,6 +652,7 @@ class CalculatorPane(VerticalScroll):
                 error_widget.display = False
             result.show(outcome.renderable, typing=typing)
             self._showing_figures = True
+            self._good_values = values
             self._queue_details(outcome.details, typing)
             figures = outcome.figures
         self.post_message(

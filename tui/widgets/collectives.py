@@ -33,7 +33,7 @@ from engine.collectives import (
 )
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
 from engine.errors import InputError
-from engine.i18n import N_, gettext
+from engine.i18n import N_, gettext, ngettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
 from tui.widgets.diagrams import mark_roomy
@@ -89,9 +89,9 @@ def cost_renderable(cost: CollectiveCost, op: str, ranks: int) -> RenderableType
     table.add_row(gettext("steps"), str(cost.steps))
     return Group(
         Text(
-            gettext("{op}, {algorithm}, {ranks} ranks").format(
-                op=op, algorithm=cost.algorithm, ranks=ranks
-            ),
+            ngettext(
+                "{op}, {algorithm}, {ranks} rank", "{op}, {algorithm}, {ranks} ranks", ranks
+            ).format(op=op, algorithm=cost.algorithm, ranks=ranks),
             style="bold",
         ),
         table,
