@@ -9,6 +9,7 @@ its scroll position, each side pane's choices, the focused widget) as an
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual.containers import ScrollableContainer, VerticalScroll
@@ -18,6 +19,9 @@ from textual.widgets import Input
 
 from engine.resume import FIELD_CHECKS, SIDE_SIZES, ResumeState
 from tui.widgets.side import SideTabs
+
+# How long a side tab's scroll position waits for its content to be laid out that tall (seconds).
+SIDE_SCROLL_WAIT_S = 2.0
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -61,7 +65,8 @@ class PlaceKeeper:
         if in_side and state.side_tab == side.active:
             pane = await side.open_tab()
             if state.side_scroll:
-                self._restore_side_scroll(pane, state.side_scroll, 10)
+                deadline = time.monotonic() + SIDE_SCROLL_WAIT_S
+                self._restore_side_scroll(pane, state.side_scroll, deadline)
         if not state.focus:
             return
         # An answer or note box, by its item (it has no widget id), else the widget by its id.
@@ -91,15 +96,16 @@ class PlaceKeeper:
                 # event's selection.
                 target.call_later(target.action_end)
 
-    def _restore_side_scroll(self, pane: Widget, y: int, tries: int) -> None:
-        """Scroll ``pane``'s scroller to ``y`` once its content is that tall (``tries`` more
-        frames at most: a pane lays its content out over a few)."""
+    def _restore_side_scroll(self, pane: Widget, y: int, deadline: float) -> None:
+        """Scroll ``pane``'s scroller to ``y`` once its content is that tall, looked at after
+        each frame until ``deadline`` (``time.monotonic()``): a pane lays its content out over
+        a few frames, and how many depends on the machine, not on a count of frames."""
         scrollers = pane.query(ScrollableContainer)
         if not scrollers:
             return
         scroller = scrollers.first()
-        if scroller.max_scroll_y < y and tries > 0:
-            pane.call_after_refresh(self._restore_side_scroll, pane, y, tries - 1)
+        if scroller.max_scroll_y < y and time.monotonic() < deadline:
+            pane.call_after_refresh(self._restore_side_scroll, pane, y, deadline)
             return
         scroller.scroll_to(y=y, animate=False, immediate=True)
 
