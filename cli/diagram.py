@@ -26,7 +26,7 @@ from engine.diagrams import (
     collective_step_count,
     strategy_diagram,
 )
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 from engine.strategies import DIAGRAM_RANKS
 
@@ -87,7 +87,7 @@ def render(args: argparse.Namespace) -> str:
             raise CliError(
                 "NAME",
                 _("unknown diagram {name}; use one of {choices}").format(
-                    name=repr(args.name), choices=", ".join(DIAGRAM_NAMES)
+                    name=quoted(args.name), choices=", ".join(DIAGRAM_NAMES)
                 ),
             )
         ranks = 4

@@ -65,6 +65,17 @@ def test_engine_error_in_chinese_names_the_flag(capsys: pytest.CaptureFixture[st
     assert "--tp: must divide --heads (32); TP 3 does not" in capsys.readouterr().err
 
 
+def test_an_unknown_diagram_is_quoted_in_the_languages_quotes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The name typed is quoted as every message quotes the learner's input: “xyz” beside the
+    Chinese text with no space, 'xyz' in English (not Python's repr)."""
+    assert main(["--lang", "zh", "diagram", "x[/]z"]) == 2
+    assert "未知示意图“x[/]z”；请用 dp" in capsys.readouterr().err
+    assert main(["--lang", "en", "diagram", "x[/]z"]) == 2
+    assert "unknown diagram 'x[/]z'; use one of dp" in capsys.readouterr().err
+
+
 def test_unreadable_progress_file_in_chinese(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
