@@ -41,7 +41,7 @@ from tui.app import ShardbookApp
 from tui.keys import KeyOrderApp
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.literal import LiteralInput, LiteralTextArea
-from tui.widgets.notes import SelfCheckBox
+from tui.widgets.notes import NoteBox, SelfCheckBox
 
 
 async def save_and_quit(pilot: Pilot[int]) -> None:
@@ -520,18 +520,24 @@ async def test_escape_leaves_a_calculator_field_keeping_what_was_typed(
         assert field.value == "7B"
 
 
+async def focused_reflection(
+    pilot: Pilot[int], app: ShardbookApp
+) -> tuple[NoteBox, LiteralTextArea]:
+    """The lesson's first reflection box and its text area, focused."""
+    await goto_section(pilot, app, "reflection")
+    await wait_until(pilot, lambda: bool(app.main_screen.query(NoteBox)))
+    box = app.main_screen.query(NoteBox).first()
+    area = box.query_one(LiteralTextArea)
+    area.focus()
+    return box, area
+
+
 async def test_escape_leaves_a_note_box_keeping_what_was_typed(tmp_path: Path) -> None:
     """Escape in a reflection box did nothing: the ``]`` typed next went into the box. It moves
     the focus to the reading pane, the box keeps what was typed, and ``]`` reads on."""
-    from tui.widgets.notes import NoteBox
-
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await goto_section(pilot, app, "reflection")
-        await wait_until(pilot, lambda: bool(app.main_screen.query(NoteBox)))
-        box = app.main_screen.query(NoteBox).first()
-        area = box.query_one(LiteralTextArea)
-        area.focus()
+        box, area = await focused_reflection(pilot, app)
         await pilot.press("r", "i", "n", "g", "escape")
         await pilot.pause()
         assert app.focused is app.query_one("#reading")
@@ -546,15 +552,9 @@ async def test_escape_and_a_key_in_one_burst_leave_the_box_then_run_the_key(
 ) -> None:
     """Escape and ``]`` arriving together (one read of the terminal): the ``]`` went into the
     box Escape had left, as the focus change came after it. It reads on, the box as typed."""
-    from tui.widgets.notes import NoteBox
-
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await goto_section(pilot, app, "reflection")
-        await wait_until(pilot, lambda: bool(app.main_screen.query(NoteBox)))
-        box = app.main_screen.query(NoteBox).first()
-        area = box.query_one(LiteralTextArea)
-        area.focus()
+        box, area = await focused_reflection(pilot, app)
         await burst(app, "ring", "escape", "]")
         assert area.text == "ring"
         assert app.focused is app.query_one("#reading")
