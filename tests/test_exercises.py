@@ -8,6 +8,7 @@ import pytest
 import yaml
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
+from textual.widgets._select import SelectOverlay
 
 from engine.errors import InputError
 from engine.exercises import ALL_NOTES, EXERCISE_STRATEGIES, answered_notes, get_note
@@ -119,6 +120,38 @@ async def test_strategy_notes_are_saved_and_restored(tmp_path: Path) -> None:
         await choose(pilot, pane.query_one("#strategy", Select), "dp")
         await choose(pilot, pane.query_one("#strategy", Select), "tp")
         assert pane.query(NoteBox).first().text_area.text == "ok " + text
+
+
+async def test_the_strategy_picker_lists_each_strategy_once(tmp_path: Path) -> None:
+    # FSDP is ZeRO-3 (ZeRO paper, arXiv:1910.02054 §5.3: stage 3 partitions the parameters;
+    # PyTorch's FSDP docs: "inspired by" ZeRO stage 3): one entry, after ZeRO-2. A choice saved
+    # as ``zero3`` (the engine's name) comes back as that entry.
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nresume:\n  S15:\n    side_tab: diagrams\n    side_shown: true\n"
+        "    panes: {diagrams: {strategy: zero3}}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane Select")))
+        pane = app.query_one(DiagramsPane)
+        select = pane.query_one("#strategy", Select)
+        await wait_until(pilot, lambda: select.value != Select.NULL)
+        assert pane.strategy == "fsdp"
+        overlay = select.query_one(SelectOverlay)
+        # Each label after the mark of its notes (◌ asked for, none written).
+        labels = [str(option.prompt).lstrip("◌◔✓ ") for option in overlay.options]
+    assert labels == [
+        "DP (dp)",
+        "ZeRO-1 (zero1)",
+        "ZeRO-2 (zero2)",
+        "FSDP/ZeRO-3 (fsdp)",
+        "TP (tp)",
+        "TP+SP (tp-sp)",
+        "PP (pp)",
+        "EP (ep)",
+        "CP (cp)",
+    ]
 
 
 async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_path: Path) -> None:

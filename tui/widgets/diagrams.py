@@ -45,13 +45,27 @@ from engine.exercises import (
 from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
 from engine.progress import LessonProgress
-from engine.strategies import get_strategy
+from engine.strategies import ALIASES, get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.reader import BrokenText
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
+
+# One entry per strategy in the picker: FSDP and ZeRO-3 are one strategy (the engine's alias
+# ``fsdp`` draws ZeRO-3), listed once, in ZeRO-3's place after ZeRO-2, under the name the
+# lesson's exercises and the notes use.
+_PICKER_NAME: Mapping[str, str] = {strategy: alias for alias, strategy in ALIASES.items()}
+PICKER_STRATEGIES: tuple[str, ...] = tuple(
+    _PICKER_NAME.get(name, name) for name in STRATEGY_NAMES if name not in ALIASES
+)
+
+
+def picked(name: str) -> str:
+    """The picker's entry for strategy ``name`` (``zero3`` is listed as ``fsdp``)."""
+    return _PICKER_NAME.get(name, name)
+
 
 # The diagram parts shown only once every part is unfolded (the three questions answer them
 # all: what each rank holds, when it needs others' data).
@@ -138,7 +152,7 @@ class DiagramsPane(VerticalScroll):
         self._shown = ""
         # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
         self.opened = OpenedLesson()
-        self._wanted = STRATEGY_NAMES[0]
+        self._wanted = PICKER_STRATEGIES[0]
 
     def compose(self) -> ComposeResult:
         yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
@@ -183,7 +197,7 @@ class DiagramsPane(VerticalScroll):
 
     # ----------------------------------------------------------------- the strategy list
     def _options(self) -> list[tuple[str, str]]:
-        return [(self._option_label(name), name) for name in STRATEGY_NAMES]
+        return [(self._option_label(name), name) for name in PICKER_STRATEGIES]
 
     def _option_label(self, name: str) -> str:
         """The strategy's short name with the mark of its notes (see module docstring): its
@@ -243,7 +257,9 @@ class DiagramsPane(VerticalScroll):
             self.show_strategy(self._wanted)
 
     def show_strategy(self, name: str) -> AwaitComplete:
-        """Select and show strategy ``name``; await the result to have its note boxes."""
+        """Select and show strategy ``name`` (of ``engine.diagrams.STRATEGY_NAMES``: ``zero3``
+        selects its picker entry, ``fsdp``); await the result to have its note boxes."""
+        name = picked(name)
         self._wanted = name
         select = self.query_one("#strategy", Select)
         if select.value == name and self._shown == name and self._notes_shown is not None:
@@ -258,8 +274,8 @@ class DiagramsPane(VerticalScroll):
 
     # ----------------------------------------------------------------- the diagram
     def show(self, name: str) -> AwaitComplete:
-        """Show strategy ``name`` (one of ``engine.diagrams.STRATEGY_NAMES``) and its notes;
-        await the result to have the note boxes mounted."""
+        """Show strategy ``name`` (one of :data:`PICKER_STRATEGIES`) and its notes; await the
+        result to have the note boxes mounted."""
         self._shown = name
         shown = self.refresh_notes()
         self.refresh_folds()
@@ -424,6 +440,9 @@ class DiagramsPane(VerticalScroll):
 
 
 def _known_strategy(choices: Mapping[str, Any]) -> str:
-    """The strategy of ``choices`` when it is one the diagrams draw, else the first."""
+    """The picker's entry for the strategy of ``choices`` when it is one the diagrams draw (a
+    ``zero3`` saved before it was listed once is ``fsdp``), else the first."""
     name = choices.get("strategy")
-    return name if isinstance(name, str) and name in STRATEGY_NAMES else STRATEGY_NAMES[0]
+    if isinstance(name, str) and name in STRATEGY_NAMES:
+        return picked(name)
+    return PICKER_STRATEGIES[0]
