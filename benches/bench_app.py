@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import shlex
@@ -71,9 +72,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 # The code a measured child runs: this checkout's, or another's (``--against``).
@@ -88,6 +89,7 @@ TYPING_INTERVAL = 0.05  # seconds between keys in figures 3 and 9: 20 keys a sec
 # Textual's names of the printable keys typed in figure 9 that are not their own character.
 PRINTABLE_NAMES = {"space": " ", "minus": "-"}
 MINIMAL_TEXT = "a Header, a Static and a Footer"
+Result = TypeVar("Result")
 S15_TITLE = "训练内存"  # a part of S15's title, painted in the first frame
 
 # ------------------------------------------------------------------------------ child process
@@ -937,7 +939,7 @@ def autosave(saves: int, work: Path) -> dict[str, list[float]]:
                 await pilot.press("ctrl+q")
             return times, loop_times
 
-        results[name], results[f"{name}, autosave on the event loop"] = asyncio.run(run())
+        results[name], results[f"{name}, autosave on the event loop"] = in_process(run())
     text = dump_yaml(filled_progress("S15").to_data())
     floor = []
     for _ in range(saves):
@@ -1029,14 +1031,25 @@ def report_notes(notes: dict[str, list[float]]) -> float:
     return report_p95(notes, "baseline: plain TextArea", 24)
 
 
+def in_process(figure: Coroutine[Any, Any, Result]) -> Result:
+    """Run one in-process figure's coroutine with the heap as ``shardbook`` starts it: what the
+    benchmark made before (the modules, the apps of the figures before this one) collected or
+    moved out of the collector's reach (``gc.freeze``, as ``tui.app.ShardbookApp.run`` does),
+    so a full collection during the figure scans this figure's app only, not the earlier
+    figures' apps, which no learner's process holds."""
+    gc.collect()
+    gc.freeze()
+    return asyncio.run(figure)
+
+
 def keys_only(keys: int, saves: int) -> int:
     """``--keys``: figures 3, 5 and 9 alone (keystrokes, autosave, notes), in one process."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         os.environ["XDG_CACHE_HOME"] = str(work / "cache")
-        keystrokes = asyncio.run(_keystrokes(keys))
+        keystrokes = in_process(_keystrokes(keys))
         saved = autosave(saves, work)
-        notes = asyncio.run(_notes_typing(keys))
+        notes = in_process(_notes_typing(keys))
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores; load average {load}")
     worst = report_keystrokes(keystrokes)
@@ -1157,15 +1170,15 @@ def main(argv: list[str] | None = None) -> int:
         # The in-process apps below use the work folder's cache too (the index the children
         # built), never the learner's.
         os.environ["XDG_CACHE_HOME"] = str(work / "cache")
-        keystrokes = asyncio.run(_keystrokes(keys))
+        keystrokes = in_process(_keystrokes(keys))
         saved = autosave(saves, work)
         listing = discover(work, 3 if args.quick else 20)
         lessons = {
-            name: asyncio.run(_quiz_and_search(work / name, keys // 2, 1 if args.quick else 3))
+            name: in_process(_quiz_and_search(work / name, keys // 2, 1 if args.quick else 3))
             for name in ("one", "many")
         }
-        bubble = asyncio.run(_bubble_at_limit(1 if args.quick else 5))
-        notes = asyncio.run(_notes_typing(keys))
+        bubble = in_process(_bubble_at_limit(1 if args.quick else 5))
+        notes = in_process(_notes_typing(keys))
 
     median = start["median"]
     base, app, many = median["baseline"], median["app"], median["many"]
