@@ -81,6 +81,16 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
     return _finite(field, value, raw), (match.group(2) or "").strip()
 
 
+def has_unit(text: str | float | int) -> bool:
+    """Whether ``text`` is a number with a unit (``100GB/s``, ``5 us``); False for a bare number
+    (``100``, ``1e11``: read as bytes, bytes per second or seconds) and for text that is no
+    number at all (the parser's message says what is wrong with it). Raises nothing."""
+    try:
+        return bool(_split("value", text)[1])
+    except InputError:
+        return False
+
+
 def too_large(field: str, text: str | float | int) -> InputError:
     """The error for ``text`` whose value overflows a float (``1e400``, ``1e300 TB``): typed
     text is quoted as typed, as every message quoting the learner's input does."""

@@ -208,6 +208,27 @@ async def test_collectives_pane_shows_huge_sizes_and_ranks_honestly(tmp_path: Pa
         assert "at most 16,777,216, got 100000000" in error and "1e+08" not in error
 
 
+async def test_a_bandwidth_without_a_unit_says_it_was_read_as_bytes_per_second(
+    tmp_path: Path,
+) -> None:
+    """``100`` is 100 B/s (the command line reads it so too): ring all-reduce of 1 GB on 4 ranks
+    sends 2(R-1)/R S = 1.5e9 B per rank, 1.5e7 s at 100 B/s (MPICH algorithm notes), which a
+    learner who meant 100 GB/s must be told. With a unit, no such line: 1.5e9 B at 100 GB/s
+    plus 2(R-1) = 6 messages of 5 us is 15.03 ms."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f4")
+        pane = app.query_one("CollectivesPane")
+        field = pane.query_one("#field-bandwidth", Input)
+        await paste_into(pilot, field, "100")
+        result = " ".join(shown(pane.query_one(".calc-result", ResultView)).split())
+        assert "bandwidth '100' has no unit: read as bytes per second, 1e-07 GB/s" in result
+        assert "1.5e+07 s" in result
+        await paste_into(pilot, field, "100GB/s")
+        result = shown(pane.query_one(".calc-result", ResultView))
+        assert "no unit" not in result and "15.03 ms" in result
+
+
 def test_an_answer_is_folded_until_its_note_is_written_or_looked_at() -> None:
     import datetime as dt
 

@@ -198,3 +198,23 @@ def test_a_whole_number_past_its_bound_is_quoted_by_its_beginning() -> None:
 )
 def test_format_figure_keeps_every_integer_digit(value: float, shown: str) -> None:
     assert units.format_figure(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("100GB/s", True),
+        ("5 us", True),
+        ("400Gb/s", True),
+        ("1GiB", True),
+        ("100", False),
+        ("1e11", False),
+        (" 7 ", False),
+        (100, False),
+        ("", False),
+        ("abc", False),
+        ("1e400", False),
+    ],
+)
+def test_has_unit_tells_a_bare_number_from_one_with_a_unit(text: str | int, expected: bool) -> None:
+    assert units.has_unit(text) is expected

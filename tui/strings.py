@@ -165,6 +165,10 @@ TAB_COLLECTIVES = N_("Collectives")
 COLLECTIVE_STEP_HINT = N_(
     "left/right: previous/next step; home/end: first/last (with the diagram focused: Tab to it)"
 )
+BANDWIDTH_WITHOUT_UNIT = N_(
+    "bandwidth {typed} has no unit: read as bytes per second, {rate}. For gigabytes per second "
+    "type e.g. 100GB/s."
+)
 COLLECTIVE_TOO_MANY = N_(
     "The data-flow picture draws up to {limit} ranks; the cost above is exact."
 )

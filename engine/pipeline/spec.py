@@ -112,7 +112,11 @@ class PipelineSpec:
         if self.schedule == "interleaved-1f1b" and self.num_microbatches % self.stages:
             lower = self.num_microbatches // self.stages * self.stages
             upper = lower + self.stages
-            hint = f"try m={lower} or m={upper}" if lower else f"try m={upper}"
+            hint = (
+                _("try m={lower} or m={upper}").format(lower=lower, upper=upper)
+                if lower
+                else _("try m={upper}").format(upper=upper)
+            )
             raise InputError(
                 "num_microbatches",
                 _(

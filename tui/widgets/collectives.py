@@ -32,7 +32,7 @@ from engine.collectives import (
     is_simulated,
 )
 from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import N_, gettext, ngettext
 from tui import strings
 from tui.widgets.calculator import CalculatorPane, Field, Outcome
@@ -182,7 +182,16 @@ class CollectivesPane(CalculatorPane):
             self._flow_key = key
             self.step = 0
             self._draw_flow()
-        return Outcome(cost_renderable(cost, op, ranks))
+        shown = cost_renderable(cost, op, ranks)
+        if not units.has_unit(values["bandwidth"]):
+            # A bare number is bytes per second (as the command line reads it): 100 meant as
+            # 100 GB/s would price an all-reduce at months; say how it was read.
+            read_as = units.parse_rate("bandwidth", values["bandwidth"])
+            note = strings.BANDWIDTH_WITHOUT_UNIT.format(
+                typed=quoted(values["bandwidth"].strip()), rate=units.format_rate(read_as)
+            )
+            shown = Group(Text(note, style="bold"), shown)
+        return Outcome(shown)
 
     def _draw_flow(self) -> None:
         assert self._flow_key is not None
