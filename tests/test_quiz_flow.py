@@ -743,9 +743,9 @@ async def test_palette_offers_the_quiz_commands(tmp_path: Path) -> None:
         ("150%", "150% is outside 0.70-0.97"),
         ("-0.8", "-0.8 is outside 0.70-0.97"),
         ("0", "0 is outside 0.70-0.97"),
-        # Past a float's range: refused as every other field refuses it.
-        ("1e400", "'1e400' is too large (overflows a float)"),
-        ("1e400%", "'1e400%' is too large (overflows a float)"),
+        # Past a float's range: called too large as every other field calls it, with the range.
+        ("1e400", "'1e400' is too large (overflows a float): type a number from 0.70 to 0.97"),
+        ("1e400%", "'1e400%' is too large (overflows a float): type a number from 0.70 to 0.97"),
         ("inf", "'inf' is not a number"),
     ],
 )

@@ -272,6 +272,10 @@ QUIZ_RETENTION_EMPTY = N_(
 QUIZ_RETENTION_NOT_NUMBER = N_(
     "{text} is not a number: type one from {low:.2f} to {high:.2f} (for example 0.85 or 85%)."
 )
+QUIZ_RETENTION_TOO_LARGE = N_(
+    "{text} is too large (overflows a float): type a number from {low:.2f} to {high:.2f} (for "
+    "example 0.85 or 85%)."
+)
 QUIZ_RETENTION_OUT_OF_RANGE = N_(
     "{text} is outside {low:.2f}-{high:.2f}: type a number in that range (for example 0.85 or 85%)."
 )

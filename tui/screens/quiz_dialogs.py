@@ -15,7 +15,7 @@ from engine.errors import InputError, quoted, typed_value
 from engine.i18n import N_
 from engine.quiz_stats import LessonStats
 from engine.settings import DESIRED_RETENTION_DEFAULT, DESIRED_RETENTION_RANGE
-from engine.units import parse_number, too_large
+from engine.units import parse_number
 from tui import strings
 from tui.widgets.literal import LiteralInput
 from tui.widgets.reader import BrokenText
@@ -39,11 +39,14 @@ def parse_retention(text: str) -> float:
     outside = strings.QUIZ_RETENTION_OUT_OF_RANGE.format(text=typed_value(raw), low=low, high=high)
     try:
         value = parse_number("desired retention", number.removeprefix("-"), allow_zero=True)
-    except InputError as error:
-        if _overflows(number):
-            # A number past a float's range: refused as every other field refuses it.
-            raise too_large("desired retention", raw) from error
-        message = strings.QUIZ_RETENTION_NOT_NUMBER.format(text=quoted(raw), low=low, high=high)
+    except InputError:
+        # A number past a float's range is called too large, as every other field calls it.
+        template = (
+            strings.QUIZ_RETENTION_TOO_LARGE
+            if _overflows(number)
+            else strings.QUIZ_RETENTION_NOT_NUMBER
+        )
+        message = template.format(text=quoted(raw), low=low, high=high)
         raise InputError("desired retention", message) from None
     if number.startswith("-") or not low <= value / scale <= high:
         raise InputError("desired retention", outside)
