@@ -342,15 +342,26 @@ def choose_cli_language(argv: Sequence[str]) -> str:
     from engine.paths import resolve_progress_dir
     from engine.settings import saved_language
 
-    early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--lang", choices=LANGUAGES, default=None)
-    early.add_argument("--progress-dir", default=None)
-    known, _rest = early.parse_known_args(argv)
+    lang = _early_value(argv, "--lang")
     try:
-        setting = saved_language(resolve_progress_dir(known.progress_dir))
+        setting = saved_language(resolve_progress_dir(_early_value(argv, "--progress-dir")))
     except ShardbookError:
         setting = None
-    return choose_language(known.lang, setting)
+    return choose_language(lang if lang in LANGUAGES else None, setting)
+
+
+def _early_value(argv: Sequence[str], flag: str) -> str | None:
+    """The value of ``flag`` in ``argv``, None when absent or given none. Tolerant: a bad or
+    missing value is reported by the full parser, in the one line every usage error gets (an
+    argparse parser of its own would print its own usage line)."""
+    early = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    early.add_argument(flag, dest="value", default=None)
+    try:
+        known, _rest = early.parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    value: str | None = known.value
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -87,3 +87,26 @@ def test_unreadable_progress_file_in_chinese(
     assert "S15.yaml" in err
     assert "不是进度文件（应为映射）" in err
     assert (tmp_path / "S15.yaml").read_text(encoding="utf-8") == "- a list\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["--lang", "fr"],
+            "shardbook: argument --lang: invalid choice: 'fr' (choose from 'zh', 'en')",
+        ),
+        (["--progress-dir"], "shardbook: argument --progress-dir: expected one argument"),
+        (["--lang", "zh", "--progress-dir"], "shardbook: 参数 --progress-dir：需要一个参数值"),
+    ],
+)
+def test_a_bad_language_or_folder_flag_is_one_line_like_every_usage_error(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The flags read before the parser is built (to choose the language of ``--help``) once
+    printed their own usage line, naming ``PROGRESS_DIR`` where ``--help`` says ``DIR``; a bad
+    value is now reported by the full parser, in one line, in the language asked for."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip() == expected
