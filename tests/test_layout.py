@@ -950,3 +950,20 @@ async def test_a_side_tab_shown_at_start_is_blank_until_its_content_is_there(
     assert len(frames) > 1 and "Pipeline bubble" in " ".join(frames[-1])
     assert "Pipeline bubble" not in " ".join(frames[0])  # the tab's content after the first
     assert not [line for frame in frames for line in frame if "TabPane" in line]
+
+
+async def test_a_choice_wider_than_its_picker_ends_in_an_ellipsis(tmp_path: Path) -> None:
+    """At 120x40 the side pane's pickers are narrower than at 80x24 (where every choice fits,
+    tests/test_i18n.py): ``mixed-precision Adam`` wrapped onto a second line the form row does
+    not show, and read ``mixed-precision`` with no mark of what was cut."""
+    app = make_app(progress_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: any("precision " in line for line in screen_lines(app)))
+        await settle(pilot)
+        row = next(line for line in screen_lines(app) if "precision " in line)
+        shown = row.partition("precision ")[2].strip().removesuffix("▼").strip()
+        assert shown == "mixed-precision Adam" or (
+            shown.endswith("…") and "mixed-precision Adam".startswith(shown[:-1])
+        ), row
+        assert shown != "mixed-precision", row
