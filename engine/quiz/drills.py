@@ -142,8 +142,8 @@ def _stage_text(zero_stage: int) -> str:
 _TERM_NAMES: Final = {
     "params": N_("params"),
     "grads": N_("grads"),
-    "master_weights": N_("master_weights"),
-    "optimizer_states": N_("optimizer_states"),
+    "master_weights": N_("master weights"),
+    "optimizer_states": N_("optimizer states"),
 }
 
 
