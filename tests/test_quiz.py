@@ -141,6 +141,16 @@ def test_drills_give_the_reference_values(
     assert math.isclose(question.expected, expected, rel_tol=1e-4)
 
 
+def test_a_memory_drills_solution_names_the_terms_in_words() -> None:
+    """The worked solution lists the four model-state terms by name, as the ledger and the
+    command line do (``master weights``), never by the engine's keys (``master_weights:``)."""
+    question = make_drill(drill_item("zero-memory"), {"params": 1e9, "dp": 1, "zero": 0})
+    lines = question.solution.splitlines()
+    for term in ("params", "grads", "master weights", "optimizer states"):
+        assert any(line.startswith(f"{term}: ") for line in lines), (term, lines)
+    assert not any("_" in line.partition(": ")[0] for line in lines[:4]), lines
+
+
 def test_answers_accept_units_and_percentages() -> None:
     memory = make_drill(drill_item("zero-memory"), {"params": 1e9, "dp": 1, "zero": 0})
     assert memory.grade("16").correct is True  # 16 B/param x 1e9 = 16 GB (ZeRO §3.1)
