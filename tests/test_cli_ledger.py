@@ -218,6 +218,18 @@ def test_bad_input_is_one_line_naming_the_flag(
     assert "Traceback" not in err
 
 
+def test_under_one_parameter_is_refused_as_a_missing_suffix(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--params 0.5`` priced half a parameter (0.000 GB); a learner meant 0.5B."""
+    assert main(["calc", "ledger", "--params", "0.5"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "shardbook: calc ledger: --params: '0.5' is less than one parameter; was the suffix "
+        "left out? (0.5B = 0.5e9 parameters)"
+    )
+    assert main(["calc", "ledger", "--params", "1", "--json"]) == 0
+
+
 @pytest.mark.parametrize("flag", ["--seq", "--layers", "--micro-batch"])
 def test_a_huge_count_is_quoted_as_typed(capsys: pytest.CaptureFixture[str], flag: str) -> None:
     """1e300 is past every count's bound of 1e12: quoted as typed, not as the 301 digits of

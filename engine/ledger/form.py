@@ -126,7 +126,21 @@ def parse_device_memory(field: str, text: str) -> float:
 
 
 def _parse_params(field: str, text: str) -> float:
-    return parse_count(field, text, maximum=MAX_NUMBER)
+    """A parameter count; under one parameter is refused (``0.5`` was surely ``0.5B``).
+
+    Raises:
+        InputError: as :func:`engine.units.parse_count`, or a count under 1.
+    """
+    value = parse_count(field, text, maximum=MAX_NUMBER)
+    if value < 1:
+        raise InputError(
+            field,
+            _(
+                "{text} is less than one parameter; was the suffix left out? (0.5B = 0.5e9 "
+                "parameters)"
+            ).format(text=quoted(text.strip())),
+        )
+    return value
 
 
 _OPTIONAL_UNIT_FIELDS = {
