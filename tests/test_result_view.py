@@ -350,3 +350,28 @@ def test_the_collectives_heading_counts_ranks_in_the_singular_and_plural(
     console = Console(width=80, file=io.StringIO(), color_system=None)
     console.print(cost_renderable(cost, "all-reduce", ranks))
     assert console.file.getvalue().splitlines()[0] == f"all-reduce, ring, {heading}"
+
+
+@pytest.mark.parametrize("width", [40, 56, 78])
+def test_each_terms_source_keeps_its_indent_when_it_wraps(width: int) -> None:
+    """Under each term, its source is indented two cells, and a source too long for the line
+    goes on four cells in: at 80x24 ``Figure 1`` of the ZeRO citation started at the margin,
+    where it read as a line of its own. Each source, read back from its indented lines, is
+    whole."""
+    from engine.ledger import LedgerSpec, compute_ledger
+    from tui.widgets.ledger import sources_renderable
+
+    result = compute_ledger(LedgerSpec(params=1e9))
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(sources_renderable(result, lambda field: field))
+    lines = console.export_text().splitlines()
+    starts = [index for index, line in enumerate(lines) if line.startswith("  source: ")]
+    read_back = []
+    for index in starts:
+        block = [lines[index]]
+        for line in lines[index + 1 :]:
+            if not line.startswith("    "):
+                break
+            block.append(line)
+        read_back.append(" ".join(part.strip() for part in block))
+    assert read_back == [f"source: {term.source}" for term in result.terms], lines

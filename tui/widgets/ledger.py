@@ -310,9 +310,9 @@ def sources_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> R
         # The fields to fill, by their labels: broken by the lesson's rules, each label whole.
         missing = term.name == "activations" and not result.activations_computed
         sources.append(BrokenLines(line, indent="") if missing else Text(line))
-        sources.append(
-            Text("  " + gettext("source: {source}").format(source=term.source), style="dim")
-        )
+        # Indented under its term, its continuation lines further in (the lesson's rules).
+        source = gettext("source: {source}").format(source=term.source)
+        sources.append(BrokenLines(source, first="  ", indent="    ", style="dim"))
     return Group(*sources)
 
 

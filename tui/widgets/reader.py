@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from engine.linebreak import break_text, hanging_lines, hanging_spans, widest
+from engine.linebreak import break_text, cell_width, hanging_lines, hanging_spans, widest
 from engine.reading import Block
 
 MATCH_STYLE = "bold reverse"
@@ -179,17 +179,18 @@ class BrokenLines:
     that draw Rich renderables (an OptionList's options, a Static) break it again when their
     width changes."""
 
-    def __init__(self, text: str, indent: str = "  ", style: str = "") -> None:
+    def __init__(self, text: str, indent: str = "  ", style: str = "", first: str = "") -> None:
         self.text = text
         self.indent = indent
         self.style = style
+        self.first = first  # before the first line (the continuation lines get ``indent``)
 
     def __str__(self) -> str:
         return self.text
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = hanging_lines(self.text, options.max_width, "", self.indent)
+        lines = hanging_lines(self.text, options.max_width, self.first, self.indent)
         yield Text("\n".join(lines), style=self.style, no_wrap=True, overflow="crop")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(1, widest(self.text.splitlines() or [""]))
+        return Measurement(1, cell_width(self.first) + widest(self.text.splitlines() or [""]))
