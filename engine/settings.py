@@ -34,14 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from engine.errors import ProgressError
 from engine.i18n import LANGUAGES
 from engine.i18n import gettext as _
 from engine.progress import atomic_write_text, describe_os_error, dump_yaml
 from engine.resume import is_resume_setting
 from engine.timefmt import file_stamp, utc_now
+from engine.yaml_cache import YamlSyntaxError, load_yaml, parse_yaml, remember
 
 SETTINGS_NAME = "settings.yaml"
 SETTINGS_SCHEMA_VERSION = 1
@@ -209,11 +208,10 @@ def saved_language(folder: Path | str) -> str | None:
     """The ``language`` setting saved in ``folder`` (``zh`` or ``en``), read without writing or
     moving anything (a headless command only reads it); None when there is no file, the setting
     is ``auto``, or the file or the value cannot be read (the app reports those when it opens)."""
+    path = Path(folder) / SETTINGS_NAME
     try:
-        data = yaml.load(
-            (Path(folder) / SETTINGS_NAME).read_bytes().decode("utf-8-sig"), Loader=yaml.SafeLoader
-        )
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        data = load_yaml(path.read_bytes().decode("utf-8-sig"), path)
+    except (OSError, UnicodeDecodeError, YamlSyntaxError, RecursionError):
         return None
     language = data.get("language") if isinstance(data, dict) else None
     return language if language in LANGUAGES else None
@@ -249,8 +247,8 @@ class SettingsStore:
         except OSError as error:
             raise ProgressError(str(self.path), describe_os_error(error)) from None
         try:
-            data = yaml.load(raw.decode("utf-8-sig"), Loader=yaml.SafeLoader)
-        except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            data = load_yaml(raw.decode("utf-8-sig"), self.path)
+        except (UnicodeDecodeError, YamlSyntaxError, RecursionError):
             data = None
         if data is None and not raw.strip():
             return Settings()
@@ -283,11 +281,15 @@ class SettingsStore:
         """
         if self._newer:
             raise ProgressError(str(self.path), _("written by a newer shardbook; not saved over"))
+        data = settings.to_data()
+        text = dump_yaml(data)
         try:
-            atomic_write_text(self.path, dump_yaml(settings.to_data()))
+            atomic_write_text(self.path, text)
         except OSError as error:
             raise ProgressError(str(self.path), describe_os_error(error)) from None
         settings.changed = False
+        if parse_yaml(text) == data:  # kept for the next start only as the text reads back
+            remember(self.path, text, data)
 
     def _quarantine(self) -> Path:
         stamp = file_stamp(utc_now())

@@ -194,3 +194,31 @@ def test_the_side_panes_and_quiz_rules_are_added_when_first_used(tmp_path: Path)
     )
     added = "['app.tcss'] ['app.tcss', 'side.tcss'] ['app.tcss', 'quiz.tcss', 'side.tcss']"
     assert _run(code) == f"{added} 14.0 1"
+
+
+def test_a_returning_learners_first_frame_parses_no_yaml(tmp_path: Path) -> None:
+    # PyYAML's import and the parse of the progress file and the settings cost the first frame
+    # about 10 ms; a save keeps their data for the next start (engine/yaml_cache.py), and the
+    # lesson comes from the index and the parsed-lesson caches. The first start after the files
+    # changed parses them (and keeps them); the next one imports no YAML machinery before its
+    # first frame, and shows what the files hold.
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nhints:\n  first_run_seen: true\n", encoding="utf-8"
+    )
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\nanswers:\n  definition: 'a[/ 列切分'\n", encoding="utf-8"
+    )
+    code = (
+        "import os, sys\n"
+        "from tui.app import make_app\n"
+        f"app = make_app(progress_dir={str(tmp_path)!r})\n"
+        "async def pilot(p):\n"
+        "    await p.pause()\n"
+        "    print('yaml' in sys.modules, app.progress.answers.get('definition'))\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+        "app.run(headless=True, size=(80, 24), auto_pilot=pilot)\n"
+        "sys.exit(3)\n"
+    )
+    assert _run(code) == "True a[/ 列切分"
+    assert _run(code) == "False a[/ 列切分"

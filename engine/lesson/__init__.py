@@ -9,6 +9,8 @@ once is loaded from a cache of its parsed model (:mod:`~engine.lesson.parsed`); 
 as Markdown in which the lesson's text stays literal (:mod:`~engine.lesson.markdown`).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from engine.lesson.index import (
     INDEX_VERSION,
     discover_lessons,
@@ -16,7 +18,6 @@ from engine.lesson.index import (
     lesson_index_path,
     read_head,
 )
-from engine.lesson.loader import check_file, check_paths, load_lesson
 from engine.lesson.markdown import (
     DEFAULT_LABELS,
     META_LABELS,
@@ -45,8 +46,34 @@ from engine.lesson.model import (
     Section,
 )
 from engine.lesson.parsed import load_lesson_cached, parsed_lesson_path
-from engine.lesson.schema import url_problem
-from engine.lesson.yaml_nodes import MAX_DEPTH, MAX_FILE_BYTES
+
+if TYPE_CHECKING:
+    from engine.lesson.loader import check_file, check_paths, load_lesson
+    from engine.lesson.schema import url_problem
+    from engine.lesson.yaml_nodes import MAX_DEPTH, MAX_FILE_BYTES
+
+# The names whose modules import PyYAML: imported when first asked for, so that opening a lesson
+# from the caches (the index, the parsed lesson) imports no YAML machinery (PEP 562).
+_LAZY = {
+    "check_file": "engine.lesson.loader",
+    "check_paths": "engine.lesson.loader",
+    "load_lesson": "engine.lesson.loader",
+    "url_problem": "engine.lesson.schema",
+    "MAX_DEPTH": "engine.lesson.yaml_nodes",
+    "MAX_FILE_BYTES": "engine.lesson.yaml_nodes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_LABELS",

@@ -33,9 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
-from engine.lesson import model, schema
+from engine.lesson import model
 from engine.lesson.index import RACY_NS, file_stamp
-from engine.lesson.loader import load_lesson
 from engine.lesson.model import Lesson
 from engine.paths import cache_dir
 
@@ -65,13 +64,22 @@ def _code_stamp() -> tuple[int, ...]:
     """The mtime and size of the modules that define and check the model: a new version of
     either (an upgrade, an edit in a checkout) makes every cached lesson a miss."""
     stamp: list[int] = []
-    for module in (model, schema):
+    # The checker's file beside the model's, not imported: a hit needs no YAML machinery.
+    for name in ("model.py", "schema.py"):
         try:
-            info = os.stat(str(module.__file__))
+            info = os.stat(Path(str(model.__file__)).with_name(name))
         except (OSError, TypeError):
             return ()
         stamp += [info.st_mtime_ns, info.st_size]
     return tuple(stamp)
+
+
+def load_lesson(file: Path) -> Lesson:
+    """:func:`engine.lesson.loader.load_lesson` (its module, and PyYAML with it, imported on a
+    miss only)."""
+    from engine.lesson.loader import load_lesson as load
+
+    return load(file)
 
 
 def parsed_lesson_path(path: Path) -> Path:

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ProgressError
 from engine.i18n import N_
 from engine.i18n import gettext as _
+from engine.yaml_cache import parse_yaml
+
+if TYPE_CHECKING:
+    import yaml
 
 # What the learner can do about each error a save meets (errno -> plain words).
 _ERRNO_WORDS = {
@@ -28,40 +31,38 @@ _ERRNO_WORDS = {
 }
 
 
-# libyaml's C parser and emitter, when PyYAML was built with them, are ~8x faster than the pure
-# Python ones on a progress file with a long review log; both are the safe variants.
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-_SafeDumperBase: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-def safe_load_yaml(text: str) -> Any:
-    """Parse YAML with the safe loader (C when available)."""
-    return yaml.load(text, Loader=_SafeLoader)
-
-
-class _Dumper(_SafeDumperBase):  # type: ignore[valid-type,misc]
-    """The safe dumper, with text that holds line breaks or control characters double-quoted.
+@functools.cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """The safe dumper (libyaml's C emitter where PyYAML has it: ~8x faster than the pure Python
+    one on a progress file with a long review log), with text that holds line breaks or control
+    characters double-quoted.
 
     PyYAML's plain and single-quoted styles fold or drop some characters (NEL ``\x85``,
     U+2028, a BOM, ``\r``); its double-quoted style escapes them, so they round-trip exactly.
+    PyYAML is imported here, at the first save, not for the first frame (engine.yaml_cache).
     """
+    import yaml
 
+    base: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    style = None if text.isprintable() else '"'
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+    def represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+        style = None if text.isprintable() else '"'
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
+    class ProgressDumper(base):  # type: ignore[valid-type,misc]
+        pass
 
-_Dumper.add_representer(str, _represent_str)
+    ProgressDumper.add_representer(str, represent_str)
+    return ProgressDumper
 
 
 def dump_yaml(data: Any) -> str:
     """YAML text for ``data`` (safe dumper, Unicode kept, key order kept)."""
+    import yaml
+
     return yaml.dump(
         data,
-        Dumper=_Dumper,
+        Dumper=_dumper(),
         allow_unicode=True,
         sort_keys=False,
         default_flow_style=False,
@@ -88,7 +89,7 @@ def dump_checked(data: dict[str, Any], cache: dict[str, tuple[str, str]], path: 
         cached = cache.get(key)
         if cached is None or cached[0] != fingerprint:
             text = dump_yaml({key: value})
-            if safe_load_yaml(text) != {key: value}:
+            if parse_yaml(text) != {key: value}:
                 raise ProgressError(str(path), _("the text could not be stored exactly; not saved"))
             cached = cache[key] = (fingerprint, text)
         parts.append(cached[1])

@@ -13,8 +13,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from engine.errors import ProgressError
 from engine.i18n import gettext as _
 from engine.progress.document import (
@@ -24,9 +22,10 @@ from engine.progress.document import (
     migrate,
     progress_from_data,
 )
-from engine.progress.files import atomic_write_text, describe_os_error, dump_checked, safe_load_yaml
+from engine.progress.files import atomic_write_text, describe_os_error, dump_checked
 from engine.progress.merge import merge_progress
 from engine.timefmt import file_stamp, utc_iso, utc_now
+from engine.yaml_cache import YamlSyntaxError, load_yaml, remember
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -54,8 +53,8 @@ class LoadResult:
 
 def _parse(path: Path, text: str, lesson_id: str) -> LessonProgress:
     try:
-        data = safe_load_yaml(text)
-    except yaml.YAMLError as error:
+        data = load_yaml(text, path)
+    except YamlSyntaxError as error:
         raise ProgressError(str(path), _("not valid YAML ({error})").format(error=error)) from None
     except RecursionError:
         raise ProgressError(str(path), _("not valid YAML (nested too deeply)")) from None
@@ -131,6 +130,8 @@ def _write(prepared: _PreparedSave) -> None:
             str(prepared.path),
             _("could not be saved: {reason}").format(reason=describe_os_error(error)),
         ) from None
+    # The next start reads the data written without PyYAML (the text is a checked dump of it).
+    remember(prepared.path, prepared.text, prepared.data)
 
 
 def _fingerprint(path: Path) -> tuple[int, int, int]:
