@@ -44,7 +44,6 @@ back the text exactly.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import itertools
 import json
@@ -57,7 +56,7 @@ from typing import Any, Final
 
 from rich.cells import cell_len
 
-from engine.paths import cache_dir
+from engine.paths import cache_dir, content_key
 
 JOINERS: Final = frozenset("-/._")
 # UAX #14 class GL ("glue"): no break before or after it (LB12, LB12a).
@@ -179,7 +178,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 6
+ANALYSIS_CACHE_VERSION: Final = 7
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -251,7 +250,7 @@ def _analysis(text: str) -> Analysis:
     with their widths. Cached in memory (the reader breaks the same paragraphs again on every
     resize) and on disk (:func:`save_analysis_cache`)."""
     global _disk_changed
-    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    key = content_key(text.encode("utf-8", "surrogatepass"))
     disk = _disk_cache()
     cached = _from_disk(disk.get(key))
     if cached is not None:

@@ -17,6 +17,7 @@ Progress folder: ``--progress-dir``, else ``$SHARDBOOK_PROGRESS_DIR``, else the 
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
 
 import platformdirs
@@ -64,3 +65,12 @@ def cache_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_cache_dir("shardbook", appauthor=False))
+
+
+def content_key(data: bytes) -> str:
+    """A key for ``data`` in the caches (a cache file's name, an entry): its CRC-32, Adler-32
+    and length, in hex. Two different byte strings share it with a chance of about 2^-64 (20,000
+    entries: about 1e-11 that any two do), enough to tell versions of a text apart; no defence
+    against a forged file. zlib, which the interpreter has loaded already, rather than hashlib:
+    loading OpenSSL's digests cost the first frame over a millisecond."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"

@@ -19,11 +19,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import zlib
 from pathlib import Path
 from typing import Any, Final
 
-from engine.paths import cache_dir
+from engine.paths import cache_dir, content_key
 
 CACHE_FOLDER: Final = "yaml"
 CACHE_VERSION: Final = 1
@@ -34,12 +33,8 @@ class YamlSyntaxError(ValueError):
 
 
 def text_key(text: str) -> str:
-    """The key of ``text`` (UTF-8, surrogates escaped): CRC-32, Adler-32 and byte length, in hex.
-
-    Two different texts share a key with a chance of about 2^-64 (an edit by hand, a save);
-    this tells texts apart, it is no defence against a forged file."""
-    data = text.encode("utf-8", "surrogatepass")
-    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
+    """The key of ``text`` (its UTF-8, surrogates escaped: :func:`engine.paths.content_key`)."""
+    return content_key(text.encode("utf-8", "surrogatepass"))
 
 
 def parse_yaml(text: str) -> Any:
@@ -82,10 +77,8 @@ def remember(source: Path, text: str, data: Any) -> None:
 
 
 def _cache_file(source: Path) -> Path:
-    name = str(source.absolute())
-    return (
-        cache_dir() / CACHE_FOLDER / f"{zlib.crc32(name.encode('utf-8', 'surrogatepass')):08x}.json"
-    )
+    name = str(source.absolute()).encode("utf-8", "surrogatepass")
+    return cache_dir() / CACHE_FOLDER / f"{content_key(name)}.json"
 
 
 def _read(source: Path, key: str) -> tuple[Any] | None:

@@ -9,7 +9,6 @@ and inode: listing 360 lessons reads none of them again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -20,7 +19,7 @@ from engine.errors import ContentError
 from engine.i18n import current_language
 from engine.i18n import gettext as _
 from engine.lesson.model import ID_PATTERN, LESSON_SUFFIXES, LessonRef
-from engine.paths import cache_dir
+from engine.paths import cache_dir, content_key
 
 
 def read_head(path: Path) -> LessonRef:
@@ -120,8 +119,7 @@ def lesson_index_path(content_dir: Path) -> Path:
     """Where the app caches the index of ``content_dir``: one JSON file per content folder, named
     by a hash of its resolved path, in ``cache_dir()/lessons`` (:mod:`engine.paths`)."""
     folder = str(content_dir.resolve()).encode("utf-8", "surrogateescape")
-    name = hashlib.sha256(folder).hexdigest()[:16]
-    return cache_dir() / "lessons" / f"{name}.json"
+    return cache_dir() / "lessons" / f"{content_key(folder)}.json"
 
 
 def _lesson_stamps(folder: Path) -> list[tuple[Path, list[int]]]:

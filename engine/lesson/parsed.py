@@ -22,7 +22,6 @@ that cannot be read or written costs a new read of the lesson, never an error.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import pickle
@@ -36,7 +35,7 @@ from typing import Any, Final
 from engine.lesson import model
 from engine.lesson.index import RACY_NS, file_stamp
 from engine.lesson.model import Lesson
-from engine.paths import cache_dir
+from engine.paths import cache_dir, content_key
 
 # Bump when what a pickle holds changes in a way the modules' stamp would not show.
 PARSED_CACHE_VERSION: Final = 1
@@ -85,7 +84,7 @@ def load_lesson(file: Path) -> Lesson:
 def parsed_lesson_path(path: Path) -> Path:
     """Where the parsed lesson of the file ``path`` is cached (see the module's docstring)."""
     resolved = str(path.resolve()).encode("utf-8", "surrogateescape")
-    return cache_dir() / "parsed" / f"{hashlib.sha256(resolved).hexdigest()[:16]}.pickle"
+    return cache_dir() / "parsed" / f"{content_key(resolved)}.pickle"
 
 
 def load_lesson_cached(path: Path | str) -> Lesson:
