@@ -177,9 +177,10 @@ CELL = re.compile(
 )
 
 
-def screen_lines(app: ShardbookApp) -> list[str]:
+def screen_lines(app: ShardbookApp, columns: tuple[int, int] | None = None) -> list[str]:
     """The terminal's lines as the learner sees them, read from Textual's SVG screenshot (each
-    run of text sits at its column, 12.2 units per cell)."""
+    run of text sits at its column, 12.2 units per cell); ``columns``: only the cells from the
+    first to before the second (a widget's region, whatever wide characters lie left of it)."""
     width, height = app.size
     rows = [[" "] * (width + 2) for _ in range(height)]
     for x, line, text in CELL.findall(app.export_screenshot()):
@@ -190,7 +191,8 @@ def screen_lines(app: ShardbookApp) -> list[str]:
                 if cell_len(char) == 2 and column + 1 < len(rows[0]):
                     rows[int(line)][column + 1] = ""  # the second cell of a wide character
             column += cell_len(char)
-    return ["".join(row).replace("\xa0", " ").rstrip() for row in rows]
+    start, end = columns if columns is not None else (0, len(rows[0]))
+    return ["".join(row[start:end]).replace("\xa0", " ").rstrip() for row in rows]
 
 
 # What a terminal sends for these keys: the character a Key event carries.
