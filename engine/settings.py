@@ -206,8 +206,9 @@ class Settings:
 
 def saved_language(folder: Path | str) -> str | None:
     """The ``language`` setting saved in ``folder`` (``zh`` or ``en``), read without writing or
-    moving anything (a headless command only reads it); None when there is no file, the setting
-    is ``auto``, or the file or the value cannot be read (the app reports those when it opens)."""
+    moving anything in the folder (a headless command only reads it; the file's parsed data may
+    be kept in the cache, :mod:`engine.yaml_cache`); None when there is no file, the setting is
+    ``auto``, or the file or the value cannot be read (the app reports those when it opens)."""
     path = Path(folder) / SETTINGS_NAME
     try:
         data = load_yaml(path.read_bytes().decode("utf-8-sig"), path)
