@@ -159,6 +159,61 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     assert len(session["answers_written"]) == len(notes) + 4 + 5
 
 
+def studied_all_but(progress_dir: Path, note_id: str) -> None:
+    """A progress file of S15 with every step done but note ``note_id`` (exercise 1: the
+    learner's own 7B model and its figures, 2 + 2 + 12 bytes per parameter, ZeRO paper §3.1)."""
+    notes = [note for item in LESSON.exercises for note in item.notes if note != note_id]
+    data = {
+        "schema_version": 3,
+        "lesson": "S15",
+        "status": "in-progress",
+        "read": [section.id for section in LESSON.sections],
+        "forms": {"ledger": {"params": "7B"}},
+        "figures": {"exercise1": {"parameters": 14e9, "gradients": 14e9, "adam_states": 84e9}},
+        "notes": {note: "mine" for note in notes},
+        "answers": {item.id: "mine" for item in LESSON.self_check},
+        "reflections": {item.id: "mine" for item in LESSON.reflection_fields},
+    }
+    (progress_dir / "S15.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+async def test_ctrl_n_in_the_last_open_box_says_it_is_left_not_that_every_step_is_done(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Every step done but exercise 3's FSDP "one wait" note: ctrl+n puts the learner in its
+    box, and ctrl+n there with nothing typed keeps them in it and says it is the one thing left
+    (it said every step was done and asked for the ratings at the end, at plan 24/25). Once it
+    is written, ctrl+n asks for the ratings at the end; the lesson's first page, on screen all
+    along, says what is next, then that every step is done."""
+    studied_all_but(tmp_path, "ex3.fsdp.wait")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        meta = app.main_screen.query_one("#reading .meta-next", BrokenText)
+        assert "Next: exercise 3:" in meta.text and "24/25" in meta.text
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        said = "Step 8/25, part 4/8: exercise 3, FSDP/ZeRO-3: one wait it can cause."
+        assert last_message(notified).startswith(said)
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.fsdp.wait"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith(f"Only this is left to do. {said}")
+        assert not [m for m in notified.messages if m.startswith("Every step")]
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.fsdp.wait"
+        assert "plan 24/25" in app.sub_title
+        await pilot.press(*"gather")
+        await saved_now(pilot, app)
+        assert "plan 25/25" in app.sub_title
+        assert meta.text.startswith("Every step of the study plan is done.")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Every step is done: rate objective 1")
+        assert isinstance(app.focused, ObjectiveItem)
+
+
 # ----------------------------------------------------------------- plan states from the UI
 async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Path) -> None:
     app = app_for(tmp_path)

@@ -260,6 +260,8 @@ class StudyGuide:
                     outline.replace_option_prompt(section.id, self.outline_prompt(section))
         for item in screen.query(ExerciseItem):
             item.show_state(self.state(item.step_id))
+        for meta in screen.query(".meta-next").results(BrokenText):
+            meta.update(self._meta_text())
         for objective in screen.query(ObjectiveItem):
             trained, all_done = self._trained(objective.item.id)
             objective.show(trained, self.progress.objective_rating(objective.item.id), all_done)
@@ -317,12 +319,18 @@ class StudyGuide:
 
     def meta_widgets(self) -> list[Widget]:
         """On the lesson's first page: how far the plan is and what comes next."""
+        return [BrokenText(self._meta_text(), classes="hint meta-next")]
+
+    def _meta_text(self) -> str:
+        """The first page's line about the plan: redrawn with the marks (a step done or undone
+        while the page is shown changes it)."""
         plan = self.drawn
         following = plan.next_step
-        step = describe_step(following).replace("\n", " ") if following else ""
+        if following is None:
+            return strings.META_DONE
+        step = describe_step(following).replace("\n", " ")
         text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
-        text = strings.single_stops(text)
-        return [BrokenText(text if following else strings.META_DONE, classes="hint meta-next")]
+        return strings.single_stops(text)
 
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
         if section.kind == "exercises":
@@ -452,8 +460,15 @@ class StudyGuide:
                     self.say_read(plan, current)
                 return
             self.check_section_end()  # its end on screen already: read, and on to the next
-        place = next_place(study_places(plan, self.progress), current)
+        places = study_places(plan, self.progress)
+        place = next_place(places, current)
         if place is None:
+            # Nothing left but, maybe, the place the learner is on: then that is the step to
+            # do, not "every step is done" (the ratings at the end come after it).
+            here = next((p for p in places if p.key == current and not p.step.done), None)
+            if here is not None and not here.done:
+                await self.go(here, plan, last=True)
+                return
             await self._all_done()
             return
         await self.go(place, plan)
@@ -508,8 +523,9 @@ class StudyGuide:
             return
         await self.go(next((p for p in places if not p.done), places[0]), plan)
 
-    async def go(self, place: Place, plan: Plan) -> None:
-        """Put the learner at ``place``: the pane opened, the field focused, and say so."""
+    async def go(self, place: Place, plan: Plan, last: bool = False) -> None:
+        """Put the learner at ``place``: the pane opened, the field focused, and say so
+        (``last``: it is the only place left to do)."""
         screen = self.screen
         step = place.step
         self.last_place = place.key
@@ -544,7 +560,7 @@ class StudyGuide:
             shown = target.parent if isinstance(target, TextArea) else target
             if isinstance(shown, Widget):
                 scroll_into_view(shown, center=step.kind in ("self-check", "reflection"))
-        self.say(place, plan)
+        self.say(place, plan, last)
 
     async def show_in_reader(self, section_id: str) -> None:
         """Show section ``section_id`` in the reader, on screen, and wait until it is built."""
@@ -578,12 +594,13 @@ class StudyGuide:
             )
         self.screen.notify(strings.single_stops(text.replace("\n", " ")), timeout=SAY_SECONDS)
 
-    def say(self, place: Place, plan: Plan) -> None:
+    def say(self, place: Place, plan: Plan, last: bool = False) -> None:
         """Tell the learner which step this is and what to do here (for a section to read, what
-        to do only the first time; after it, which step alone: a line over the text)."""
+        to do only the first time; after it, which step alone: a line over the text); ``last``:
+        that nothing else is left."""
         step = place.step
         number, total = self._number(plan, step.id)
-        if step.kind == "read":
+        if step.kind == "read" and not last:
             if self._said_read:
                 text = strings.STEP_READ_ON.format(
                     number=number, total=total, step=describe_step(step)
@@ -628,4 +645,6 @@ class StudyGuide:
             text = strings.STEP_HERE.format(
                 number=number, total=total, step=what.replace("\n", " "), say=say
             )
+        if last:
+            text = strings.STEP_ONLY_ONE_LEFT.format(step=text)
         self.screen.notify(strings.single_stops(text), timeout=SAY_SECONDS)
