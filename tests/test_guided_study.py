@@ -27,7 +27,12 @@ from tests.pilot_helpers import (
     Notified,
     app_for,
     goto_section,
+    params_field,
+    paste_into,
+    result_text,
     settle,
+    shown,
+    type_into,
     wait_until,
 )
 from tui.app import ShardbookApp
@@ -262,14 +267,15 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
 
 
 async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> None:
-    """The parameter count emptied (F2, end, four backspaces) changes the form but computes
-    nothing: exercise 1 stays started and the plan's count does not move; a valid count of the
-    learner's own then does it."""
+    """The parameter count emptied at once (F2, end, ctrl+u) changes the form but computes
+    nothing: the last good result is the default form's, so exercise 1 stays started and the
+    plan's count does not move; a valid count of the learner's own then does it. (Emptied key
+    by key, it passes through 1, a form of the learner's own whose figures stay on screen.)"""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         before = build_plan(LESSON, app.progress)
-        await pilot.press("f2", "end", *["backspace"] * 4)
+        await pilot.press("f2", "end", "ctrl+u")
         await saved_now(pilot, app)
         assert saved(tmp_path)["forms"]["ledger"]["params"] == ""  # type: ignore[index]
         assert saved(tmp_path)["figures"]["exercise1"] == {}  # type: ignore[index]
@@ -283,6 +289,59 @@ async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> 
         await saved_now(pilot, app)
         assert "Exercise 1 ✓ done" in banner.text
         assert build_plan(LESSON, app.progress).counts.steps_done == before.counts.steps_done + 1
+
+
+async def test_a_refused_ledger_edit_takes_nothing_from_exercise_1(tmp_path: Path) -> None:
+    """Exercise 1 done with the learner's own 7B, then the step's own advice followed ("seq for
+    activations"): 4096 in seq len s before the model's layers is refused, and so is abc in
+    params N. The 7B figures stay on screen, and exercise 1 stays done (the plan's count fell
+    by one at each): the plan follows the last good result, which a restart shows again under
+    the same message."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        await type_into(pilot, params, "7B")
+        await saved_now(pilot, app)
+        done = build_plan(LESSON, app.progress)
+        assert done.step("exercise:exercise-ledger").done and done.figure == "1/25"
+        ledger = app.query_one("LedgerPane")
+        banner = ledger.query_one(PaneExercises)
+        more = ledger.query_one("#more-open")
+        more.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-seq")))
+        await type_into(pilot, ledger.query_one("#field-seq", Input), "4096")
+        error = ledger.query_one(".calc-error", Static)
+        await wait_until(pilot, lambda: "layers L" in shown(error), timeout=3)
+        await paste_into(pilot, params, "abc")
+        await saved_now(pilot, app)
+        # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total
+        message = " ".join(shown(error).split())
+        assert message.startswith("params N:") and "showing the last good result" in message
+        plan = build_plan(LESSON, app.progress)
+        assert plan.step("exercise:exercise-ledger").done and plan.figure == "1/25"
+        assert "Exercise 1 ✓ done" in banner.text and "plan 1/25" in app.sub_title
+        forms = saved(tmp_path)["forms"]
+        assert forms["ledger"]["params"] == "abc" and forms["ledger"]["seq"] == "4096"  # type: ignore[index]
+        assert forms["ledger.last-good"]["params"] == "7B"  # type: ignore[index]
+        assert forms["ledger.last-good"]["seq"] == ""  # type: ignore[index]
+        await pilot.press("ctrl+q")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: "total" in result_text(ledger))
+        assert params.value == "abc"
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total
+        restarted = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
+        assert restarted == message
+        assert "Exercise 1 ✓ done" in ledger.query_one(PaneExercises).text
+        assert "plan 1/25" in app.sub_title
 
 
 # ----------------------------------------------------------------- predict, then reveal
