@@ -403,3 +403,32 @@ async def test_a_refused_edit_shows_the_same_after_a_restart(tmp_path: Path) -> 
         # Interleaved 1F1B, v = 2: (p-1)/(v·m) = 3/16 (Narayanan et al. 2021 §2.2.2).
         assert "0.1875" in result_text(bubble)
         assert "Enter values above." not in result_text(bubble)
+
+
+async def test_a_less_used_field_refused_at_a_restart_is_named_under_its_row(
+    tmp_path: Path,
+) -> None:
+    """seq len s typed with no layers L when the learner quit (refused on layers L): after a
+    restart the less-used rows are built after the form is computed, and the message went
+    under the main form, far from the row it names; it is right under that row, as in the
+    session."""
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\n"
+        "forms: {ledger: {params: 7B, seq: '4096'}, ledger.last-good: {params: 7B}}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: bool(app.query("LedgerPane #field-seq")))
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        row = ledger.query_one("#field-layers").parent
+        assert row is not None
+        await wait_until(
+            pilot, lambda: ledger.children.index(error) == ledger.children.index(row) + 1
+        )
+        assert shown(error).startswith("layers L:")
+        # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total

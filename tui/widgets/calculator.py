@@ -397,6 +397,9 @@ class CalculatorPane(VerticalScroll):
         self.more_open = True
         self._widgets = {}
         await button.remove()
+        if self.last_error:
+            # Refused before the rows were built (a restart): the message goes under its row.
+            self.recompute(typing=False)
         if self._focus_more:
             self.query_one(f"#field-{self.MORE_FIELDS[0].name}").focus()
 
