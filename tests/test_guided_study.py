@@ -44,6 +44,9 @@ from tui.widgets.reader import BrokenText
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
 LESSON = load_lesson(S15_FILE)
+# ctrl+n's first steps on a fresh folder: each of S15's 4 objectives to rate at the start, left
+# unrated here (ctrl+n goes on).
+START_RATINGS = ("ctrl+n",) * 4
 
 
 def saved(progress_dir: Path) -> dict[str, object]:
@@ -100,6 +103,7 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
+    rated_at_start: list[str] = []
     rated_at_end: list[str] = []
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.pause()
@@ -112,7 +116,12 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
             if isinstance(focused, Input | TextArea):
                 # Scrolled to once its pane is laid out: a frame or two on a loaded machine.
                 await wait_until(pilot, lambda field=focused: in_view(field))
-            if isinstance(focused, ObjectiveItem):
+            if isinstance(focused, ObjectiveItem) and not rated_at_end and len(typed) == 0:
+                # Before any step, ctrl+n asks for each objective's rating at the start.
+                assert last_message(notified).startswith("Before you study: rate objective")
+                await pilot.press("1")
+                rated_at_start.append(focused.item.id)
+            elif isinstance(focused, ObjectiveItem):
                 # Every step done, ctrl+n asks for each objective's rating at the end.
                 assert last_message(notified).startswith("Every step is done: rate objective")
                 await pilot.press("3")
@@ -149,7 +158,9 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
         assert not [m for m in notified.messages if re.search(r"[?!？！。][.。]", m)]
         # The lesson: "Rate each objective before you study and again at the end" (its 4).
         objectives = [item.id for item in LESSON.objectives]
-        assert rated_at_end == objectives and len(objectives) == 4
+        assert rated_at_start == objectives and rated_at_end == objectives
+        assert len(objectives) == 4
+        assert all(progress.objective_rating(o).start == "not-yet" for o in objectives)
         assert all(progress.objective_rating(o).end == "can" for o in objectives)
         # A finished plan is marked complete without a question.
         await pilot.press("f9")
@@ -217,6 +228,52 @@ async def test_ctrl_n_in_the_last_open_box_says_it_is_left_not_that_every_step_i
         await pilot.pause()
         assert last_message(notified).startswith("Every step is done: rate objective 1")
         assert isinstance(app.focused, ObjectiveItem)
+
+
+async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """The lesson: "Rate each objective before you study and again at the end". ctrl+n asked
+    only at the end. Its first steps now put the learner on each objective not rated at the
+    start while nothing that trains it is done (objective 1 is trained by self-check 1, answered
+    here: not asked), once each; then the plan's first step."""
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
+        "answers: {self-check-adam-memory: sixteen bytes}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified) == (
+            "Before you study: rate objective 2 now, at the start: 1 not yet, 2 partly, 3 can "
+            "(3 not rated at the start; ctrl+n goes on)."
+        )
+        objective = app.focused
+        assert isinstance(objective, ObjectiveItem)
+        assert objective.item.id == "objective-parallel-axes" and objective.phase == "start"
+        await pilot.press("2")
+        await saved_now(pilot, app)
+        assert saved(tmp_path)["ratings"] == {"objective-parallel-axes": {"start": "partly"}}
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "rate objective 3 now, at the start" in last_message(notified)
+        assert "(2 not rated at the start" in last_message(notified)
+        await pilot.press("ctrl+n")  # objective 3 left unrated: on to 4
+        await pilot.pause()
+        focused = app.focused
+        assert isinstance(focused, ObjectiveItem) and focused.item.id == "objective-tradeoffs"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 1/25: read 一句话定义.")
+        assert app.main_screen.current_section == "definition"
+        # Asked once a session: objective 3, still unrated, is not asked again.
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "at the start" not in last_message(notified)
+        assert not isinstance(app.focused, ObjectiveItem)
 
 
 # ----------------------------------------------------------------- plan states from the UI
@@ -710,7 +767,7 @@ async def test_ctrl_n_says_which_section_it_moved_on_to(
             return [str(toast.render()) for toast in app.screen.query("Toast")]
 
         await settle(pilot)
-        await pilot.press("ctrl+n")
+        await pilot.press(*START_RATINGS, "ctrl+n")
         await wait_until(pilot, lambda: any(first in text for text in toasts()))
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.main_screen.current_section != "definition")

@@ -440,6 +440,10 @@ STEP_SECTION_READ_END = N_("{section}: read to its end.")
 STEP_ONLY_ONE_LEFT = N_("Only this is left to do. {step}")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
+RATE_AT_THE_START = N_(
+    "Before you study: rate objective {number} now, at the start: 1 not yet, 2 partly, 3 can "
+    "({unrated} not rated at the start; ctrl+n goes on)."
+)
 RATE_AT_THE_END = N_(
     "Every step is done: rate objective {number} again now, at the end: 1 not yet, 2 partly, "
     "3 can ({unrated} not rated at the end; ctrl+n goes on)."

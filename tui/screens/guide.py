@@ -196,9 +196,13 @@ class StudyGuide:
         # The section the learner scrolled in since it was shown (only there can an end on
         # screen mean it was read).
         self.scrolled_in: str | None = None
-        # Objectives ctrl+n has put the learner on to rate at the end, this session: each is
-        # asked once, so ctrl+n moves on past one the learner leaves unrated.
+        # Objectives ctrl+n has put the learner on to rate at the start and at the end, this
+        # session: each is asked once, so ctrl+n moves on past one the learner leaves unrated.
+        self._asked_at_start: set[str] = set()
         self._asked_at_end: set[str] = set()
+        # The objective ctrl+n last put the learner on to rate: ctrl+n from it goes on from
+        # the plan's start (the learner is rating, not reading the objectives section).
+        self._rating: str | None = None
 
     @property
     def lesson(self) -> Lesson | None:
@@ -397,6 +401,8 @@ class StudyGuide:
             from tui.widgets.notes import NoteBox
 
             for node in focused.ancestors_with_self:
+                if isinstance(node, ObjectiveItem) and node.item.id == self._rating:
+                    return None
                 if isinstance(node, NoteBox):
                     return self._box_place(node)
                 if node.id == "reading":
@@ -440,6 +446,8 @@ class StudyGuide:
             return  # a key before the lesson is on screen
         self.refresh()
         plan = self.drawn
+        if await self._rate_at_the_start(plan):
+            return
         current = self.current_place()
         section_step = f"read:{screen.current_section}"
         if current is not None and current[0] == section_step and not plan.step(section_step).done:
@@ -486,7 +494,7 @@ class StudyGuide:
         asking = next((o for o in unrated if o.id not in self._asked_at_end), None)
         if asking is not None and self.progress.status != "complete":
             self._asked_at_end.add(asking.id)
-            await self._rate_at_the_end(asking.id, len(unrated))
+            await self._rate(asking.id, "end", strings.RATE_AT_THE_END, len(unrated))
             return
         if self.progress.status == "complete":
             self.screen.notify(strings.ALL_DONE_COMPLETE.format(lesson=self.lesson.id))
@@ -494,9 +502,24 @@ class StudyGuide:
             text = strings.ALL_DONE.format(lesson=self.lesson.id, counts=plan.counts.line())
             self.screen.notify(text, timeout=SAY_SECONDS)
 
-    async def _rate_at_the_end(self, objective_id: str, unrated: int) -> None:
-        """Put the learner on objective ``objective_id`` in the reader, ready to rate it at the
-        end, and say so (``unrated``: how many are not rated at the end yet)."""
+    async def _rate_at_the_start(self, plan: Plan) -> bool:
+        """The lesson asks for each objective to be rated before studying: ctrl+n's first steps
+        put the learner on each one not rated at the start while nothing that trains it is done
+        (then it is still "before"), once a session each. Returns whether it did."""
+        if self.progress.status == "complete":
+            return False
+        unrated = [o for o in plan.objectives if not o.rating.start and not o.trained_done]
+        asking = next((o for o in unrated if o.id not in self._asked_at_start), None)
+        if asking is None:
+            return False
+        self._asked_at_start.add(asking.id)
+        await self._rate(asking.id, "start", strings.RATE_AT_THE_START, len(unrated))
+        return True
+
+    async def _rate(self, objective_id: str, phase: str, say: str, unrated: int) -> None:
+        """Put the learner on objective ``objective_id`` in the reader, ready to rate it for
+        ``phase`` (``start`` or ``end``), and say so with ``say`` (``unrated``: how many are
+        not rated for that phase yet)."""
         assert self.lesson is not None
         section = next(s for s in self.lesson.sections if s.kind == "objectives")
         await self.show_in_reader(section.id)
@@ -504,13 +527,13 @@ class StudyGuide:
         items = list(screen.query("#reading ObjectiveItem").results(ObjectiveItem))
         number, item = next((n, i) for n, i in enumerate(items, 1) if i.item.id == objective_id)
         self.last_place = None
+        self._rating = objective_id
         screen.set_focus(item, scroll_visible=False)
-        item.action_phase("end")
+        item.action_phase(phase)
         from tui.widgets.notes import scroll_into_view
 
         scroll_into_view(item, center=True)
-        text = strings.RATE_AT_THE_END.format(number=number, unrated=unrated)
-        screen.notify(text, timeout=SAY_SECONDS)
+        screen.notify(say.format(number=number, unrated=unrated), timeout=SAY_SECONDS)
 
     async def go_to_step(self, step_id: str) -> None:
         """Go to step ``step_id`` (the plan view, Enter on an exercise): its first place not
