@@ -9,8 +9,8 @@ Note ids are stable (``ex2.tp.split``, ``ex3.pp.comm``, ``ex3.pp.wait``, ``ex4``
 ``LessonProgress.notes``.
 
 Exercise 1 is worked in the Ledger's form rather than in a note: :func:`ledger_form_worked` says
-whether the saved form is the learner's own (differs from :data:`LEDGER_FORM_DEFAULTS`) and
-computed a result (its figures are saved).
+whether the learner's last good result is of a form of their own (differs from
+:data:`LEDGER_FORM_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from engine.errors import InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
-from engine.progress import LessonProgress
+from engine.progress import LessonProgress, last_good_key
 from engine.strategies import Strategy, get_strategy
 
 if TYPE_CHECKING:
@@ -266,13 +266,21 @@ while a field is invalid."""
 def ledger_form_worked(
     forms: Mapping[str, Mapping[str, str]], figures: Mapping[str, Mapping[str, float]]
 ) -> bool:
-    """True when the saved Ledger form differs from :data:`LEDGER_FORM_DEFAULTS` in any field
-    (a field the defaults do not name counts as changed when it is not empty) and computed a
-    result: its figures (``figures[LEDGER_FIGURES]``) are saved and not empty. A form left with
-    an invalid field is saved with no figures, and is not a result of the learner's own."""
-    form = forms.get(LEDGER_FORM)
-    if not form or not figures.get(LEDGER_FIGURES):
-        return False
+    """True when the learner's last good Ledger result is of a form of their own: that form
+    differs from :data:`LEDGER_FORM_DEFAULTS` in any field (a field the defaults do not name
+    counts as changed when it is not empty).
+
+    The last good result is the form kept beside a saved form with a refused field
+    (``forms["ledger.last-good"]``, :func:`engine.progress.last_good_key`): a refused edit
+    keeps the figures on screen, and takes nothing away from what the learner achieved.
+    Without it, the saved form itself when it computed a result: its figures
+    (``figures[LEDGER_FIGURES]``) are saved and not empty (a form left with an invalid field is
+    saved with no figures)."""
+    form = forms.get(last_good_key(LEDGER_FORM))
+    if form is None:
+        form = forms.get(LEDGER_FORM)
+        if not form or not figures.get(LEDGER_FIGURES):
+            return False
     return any(text != LEDGER_FORM_DEFAULTS.get(name, "") for name, text in form.items())
 
 

@@ -14,8 +14,9 @@ kind       id                                    done when
 read       ``read:<section id>``                 the section is in ``progress.read``: the
                                                  learner scrolled through it to its end
 exercise   ``exercise:<item id>``                every note it lists is written; an exercise
-                                                 worked in the Ledger also needs a saved
-                                                 Ledger form other than the default
+                                                 worked in the Ledger also needs its last
+                                                 good result to be of a form other than the
+                                                 default (a refused edit undoes nothing)
 self-check ``self-check:<item id>``              its answer is written
 reflection ``reflection:<item id>``              its field is written
 reviews    ``reviews``                           no review of the lesson is due

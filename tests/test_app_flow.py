@@ -315,13 +315,12 @@ async def test_notifications_show_paths_and_errors_literally(
 async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
     tmp_path: Path,
 ) -> None:
-    # A form saved with a refused value comes back refused: no figures, "Enter values above."
-    # Another refused edit then said "(showing the last good result)" over that line.
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f2")
-        await paste_into(pilot, await params_field(pilot, app), "abc")
-        await pilot.press("ctrl+q")  # saves the form as it is
+    # A form saved with a refused value and no last good form beside it (as shardbook saved it
+    # before it kept one) comes back refused: no figures, "Enter values above." Another
+    # refused edit then said "(showing the last good result)" over that line.
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\nforms: {ledger: {params: abc}}\n", encoding="utf-8"
+    )
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
@@ -368,3 +367,68 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
         await choose(pilot, bubble.query_one("#field-schedule", Select), "interleaved-1f1b")
         shown_error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
         assert shown_error.endswith("(showing the last good result)"), shown_error
+
+
+async def test_a_refused_edit_shows_the_same_after_a_restart(tmp_path: Path) -> None:
+    """Quit while the Bubble pane refuses p = 6 (interleaved 1F1B needs m = 8 to be a multiple
+    of p): after a restart the pane showed only "Enter values above." under the fields. It shows
+    what the session showed: the typed values, the message, and the figures for p = 4."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: bool(app.query("BubblePane #field-stages")))
+        bubble = app.query_one("BubblePane")
+        await choose(pilot, bubble.query_one("#field-schedule", Select), "interleaved-1f1b")
+        await wait_until(pilot, lambda: "p=4, m=8" in result_text(bubble))
+        await paste_into(pilot, bubble.query_one("#field-stages", Input), "6")
+        error = bubble.query_one(".calc-error", Static)
+        await wait_until(pilot, lambda: "multiple" in shown(error))
+        message = " ".join(shown(error).split())
+        # The nearest multiples of p = 6 around m = 8: 6 and 12.
+        assert message == (
+            "micro-batches m: Interleaved 1F1B needs m to be a multiple of p (m=8, p=6); try "
+            "m=6 or m=12 (showing the last good result)"
+        ), message
+        assert "p=4, m=8" in result_text(bubble)
+        await pilot.press("ctrl+q")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: bool(app.query("BubblePane #field-stages")))
+        bubble = app.query_one("BubblePane")
+        error = bubble.query_one(".calc-error", Static)
+        await wait_until(pilot, lambda: "p=4, m=8" in result_text(bubble))
+        assert bubble.query_one("#field-stages", Input).value == "6"
+        assert " ".join(shown(error).split()) == message
+        # Interleaved 1F1B, v = 2: (p-1)/(v·m) = 3/16 (Narayanan et al. 2021 §2.2.2).
+        assert "0.1875" in result_text(bubble)
+        assert "Enter values above." not in result_text(bubble)
+
+
+async def test_a_less_used_field_refused_at_a_restart_is_named_under_its_row(
+    tmp_path: Path,
+) -> None:
+    """seq len s typed with no layers L when the learner quit (refused on layers L): after a
+    restart the less-used rows are built after the form is computed, and the message went
+    under the main form, far from the row it names; it is right under that row, as in the
+    session."""
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\n"
+        "forms: {ledger: {params: 7B, seq: '4096'}, ledger.last-good: {params: 7B}}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: bool(app.query("LedgerPane #field-seq")))
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        row = ledger.query_one("#field-layers").parent
+        assert row is not None
+        await wait_until(
+            pilot, lambda: ledger.children.index(error) == ledger.children.index(row) + 1
+        )
+        assert shown(error).startswith("layers L:")
+        # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total

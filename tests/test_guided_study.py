@@ -27,7 +27,12 @@ from tests.pilot_helpers import (
     Notified,
     app_for,
     goto_section,
+    params_field,
+    paste_into,
+    result_text,
     settle,
+    shown,
+    type_into,
     wait_until,
 )
 from tui.app import ShardbookApp
@@ -39,6 +44,9 @@ from tui.widgets.reader import BrokenText
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
 LESSON = load_lesson(S15_FILE)
+# ctrl+n's first steps on a fresh folder: each of S15's 4 objectives to rate at the start, left
+# unrated here (ctrl+n goes on).
+START_RATINGS = ("ctrl+n",) * 4
 
 
 def saved(progress_dir: Path) -> dict[str, object]:
@@ -95,6 +103,7 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
     app = app_for(tmp_path)
     typed: list[str] = []
+    rated_at_start: list[str] = []
     rated_at_end: list[str] = []
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.pause()
@@ -107,7 +116,12 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
             if isinstance(focused, Input | TextArea):
                 # Scrolled to once its pane is laid out: a frame or two on a loaded machine.
                 await wait_until(pilot, lambda field=focused: in_view(field))
-            if isinstance(focused, ObjectiveItem):
+            if isinstance(focused, ObjectiveItem) and not rated_at_end and len(typed) == 0:
+                # Before any step, ctrl+n asks for each objective's rating at the start.
+                assert last_message(notified).startswith("Before you study: rate objective")
+                await pilot.press("1")
+                rated_at_start.append(focused.item.id)
+            elif isinstance(focused, ObjectiveItem):
                 # Every step done, ctrl+n asks for each objective's rating at the end.
                 assert last_message(notified).startswith("Every step is done: rate objective")
                 await pilot.press("3")
@@ -144,7 +158,9 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
         assert not [m for m in notified.messages if re.search(r"[?!？！。][.。]", m)]
         # The lesson: "Rate each objective before you study and again at the end" (its 4).
         objectives = [item.id for item in LESSON.objectives]
-        assert rated_at_end == objectives and len(objectives) == 4
+        assert rated_at_start == objectives and rated_at_end == objectives
+        assert len(objectives) == 4
+        assert all(progress.objective_rating(o).start == "not-yet" for o in objectives)
         assert all(progress.objective_rating(o).end == "can" for o in objectives)
         # A finished plan is marked complete without a question.
         await pilot.press("f9")
@@ -157,6 +173,107 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     (session,) = data["sessions"]  # type: ignore[misc]
     assert len(session["steps_finished"]) == 25
     assert len(session["answers_written"]) == len(notes) + 4 + 5
+
+
+def studied_all_but(progress_dir: Path, note_id: str) -> None:
+    """A progress file of S15 with every step done but note ``note_id`` (exercise 1: the
+    learner's own 7B model and its figures, 2 + 2 + 12 bytes per parameter, ZeRO paper §3.1)."""
+    notes = [note for item in LESSON.exercises for note in item.notes if note != note_id]
+    data = {
+        "schema_version": 3,
+        "lesson": "S15",
+        "status": "in-progress",
+        "read": [section.id for section in LESSON.sections],
+        "forms": {"ledger": {"params": "7B"}},
+        "figures": {"exercise1": {"parameters": 14e9, "gradients": 14e9, "adam_states": 84e9}},
+        "notes": {note: "mine" for note in notes},
+        "answers": {item.id: "mine" for item in LESSON.self_check},
+        "reflections": {item.id: "mine" for item in LESSON.reflection_fields},
+    }
+    (progress_dir / "S15.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+async def test_ctrl_n_in_the_last_open_box_says_it_is_left_not_that_every_step_is_done(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Every step done but exercise 3's FSDP "one wait" note: ctrl+n puts the learner in its
+    box, and ctrl+n there with nothing typed keeps them in it and says it is the one thing left
+    (it said every step was done and asked for the ratings at the end, at plan 24/25). Once it
+    is written, ctrl+n asks for the ratings at the end; the lesson's first page, on screen all
+    along, says what is next, then that every step is done."""
+    studied_all_but(tmp_path, "ex3.fsdp.wait")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        meta = app.main_screen.query_one("#reading .meta-next", BrokenText)
+        assert "Next: exercise 3:" in meta.text and "24/25" in meta.text
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        said = "Step 8/25, part 4/8: exercise 3, FSDP/ZeRO-3: one wait it can cause."
+        assert last_message(notified).startswith(said)
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.fsdp.wait"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith(f"Only this is left to do. {said}")
+        assert not [m for m in notified.messages if m.startswith("Every step")]
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.fsdp.wait"
+        assert "plan 24/25" in app.sub_title
+        await pilot.press(*"gather")
+        await saved_now(pilot, app)
+        assert "plan 25/25" in app.sub_title
+        assert meta.text.startswith("Every step of the study plan is done.")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Every step is done: rate objective 1")
+        assert isinstance(app.focused, ObjectiveItem)
+
+
+async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """The lesson: "Rate each objective before you study and again at the end". ctrl+n asked
+    only at the end. Its first steps now put the learner on each objective not rated at the
+    start while nothing that trains it is done (objective 1 is trained by self-check 1, answered
+    here: not asked), once each; then the plan's first step."""
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
+        "answers: {self-check-adam-memory: sixteen bytes}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified) == (
+            "Before you study: rate objective 2 now, at the start: 1 not yet, 2 partly, 3 can "
+            "(3 not rated at the start; ctrl+n goes on)."
+        )
+        objective = app.focused
+        assert isinstance(objective, ObjectiveItem)
+        assert objective.item.id == "objective-parallel-axes" and objective.phase == "start"
+        await pilot.press("2")
+        await saved_now(pilot, app)
+        assert saved(tmp_path)["ratings"] == {"objective-parallel-axes": {"start": "partly"}}
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "rate objective 3 now, at the start" in last_message(notified)
+        assert "(2 not rated at the start" in last_message(notified)
+        await pilot.press("ctrl+n")  # objective 3 left unrated: on to 4
+        await pilot.pause()
+        focused = app.focused
+        assert isinstance(focused, ObjectiveItem) and focused.item.id == "objective-tradeoffs"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 1/25: read 一句话定义.")
+        assert app.main_screen.current_section == "definition"
+        # Asked once a session: objective 3, still unrated, is not asked again.
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "at the start" not in last_message(notified)
+        assert not isinstance(app.focused, ObjectiveItem)
 
 
 # ----------------------------------------------------------------- plan states from the UI
@@ -207,14 +324,15 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
 
 
 async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> None:
-    """The parameter count emptied (F2, end, four backspaces) changes the form but computes
-    nothing: exercise 1 stays started and the plan's count does not move; a valid count of the
-    learner's own then does it."""
+    """The parameter count emptied at once (F2, end, ctrl+u) changes the form but computes
+    nothing: the last good result is the default form's, so exercise 1 stays started and the
+    plan's count does not move; a valid count of the learner's own then does it. (Emptied key
+    by key, it passes through 1, a form of the learner's own whose figures stay on screen.)"""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         before = build_plan(LESSON, app.progress)
-        await pilot.press("f2", "end", *["backspace"] * 4)
+        await pilot.press("f2", "end", "ctrl+u")
         await saved_now(pilot, app)
         assert saved(tmp_path)["forms"]["ledger"]["params"] == ""  # type: ignore[index]
         assert saved(tmp_path)["figures"]["exercise1"] == {}  # type: ignore[index]
@@ -228,6 +346,59 @@ async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> 
         await saved_now(pilot, app)
         assert "Exercise 1 ✓ done" in banner.text
         assert build_plan(LESSON, app.progress).counts.steps_done == before.counts.steps_done + 1
+
+
+async def test_a_refused_ledger_edit_takes_nothing_from_exercise_1(tmp_path: Path) -> None:
+    """Exercise 1 done with the learner's own 7B, then the step's own advice followed ("seq for
+    activations"): 4096 in seq len s before the model's layers is refused, and so is abc in
+    params N. The 7B figures stay on screen, and exercise 1 stays done (the plan's count fell
+    by one at each): the plan follows the last good result, which a restart shows again under
+    the same message."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        await type_into(pilot, params, "7B")
+        await saved_now(pilot, app)
+        done = build_plan(LESSON, app.progress)
+        assert done.step("exercise:exercise-ledger").done and done.figure == "1/25"
+        ledger = app.query_one("LedgerPane")
+        banner = ledger.query_one(PaneExercises)
+        more = ledger.query_one("#more-open")
+        more.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-seq")))
+        await type_into(pilot, ledger.query_one("#field-seq", Input), "4096")
+        error = ledger.query_one(".calc-error", Static)
+        await wait_until(pilot, lambda: "layers L" in shown(error), timeout=3)
+        await paste_into(pilot, params, "abc")
+        await saved_now(pilot, app)
+        # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total
+        message = " ".join(shown(error).split())
+        assert message.startswith("params N:") and "showing the last good result" in message
+        plan = build_plan(LESSON, app.progress)
+        assert plan.step("exercise:exercise-ledger").done and plan.figure == "1/25"
+        assert "Exercise 1 ✓ done" in banner.text and "plan 1/25" in app.sub_title
+        forms = saved(tmp_path)["forms"]
+        assert forms["ledger"]["params"] == "abc" and forms["ledger"]["seq"] == "4096"  # type: ignore[index]
+        assert forms["ledger.last-good"]["params"] == "7B"  # type: ignore[index]
+        assert forms["ledger.last-good"]["seq"] == ""  # type: ignore[index]
+        await pilot.press("ctrl+q")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: "total" in result_text(ledger))
+        assert params.value == "abc"
+        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
+        assert "112.00" in total, total
+        restarted = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
+        assert restarted == message
+        assert "Exercise 1 ✓ done" in ledger.query_one(PaneExercises).text
+        assert "plan 1/25" in app.sub_title
 
 
 # ----------------------------------------------------------------- predict, then reveal
@@ -596,7 +767,7 @@ async def test_ctrl_n_says_which_section_it_moved_on_to(
             return [str(toast.render()) for toast in app.screen.query("Toast")]
 
         await settle(pilot)
-        await pilot.press("ctrl+n")
+        await pilot.press(*START_RATINGS, "ctrl+n")
         await wait_until(pilot, lambda: any(first in text for text in toasts()))
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.main_screen.current_section != "definition")

@@ -236,10 +236,10 @@ async def test_on_a_narrow_screen_one_pane_shows_at_a_time(tmp_path: Path) -> No
         await pilot.pause()
         assert side.display and not reading.display
         assert side.region.width == 60
-        await pilot.press("ctrl+n")  # the next section brings the lesson back
+        await pilot.press("ctrl+n")  # the first step (an objective to rate) brings the lesson back
         await pilot.pause()
         assert reading.display and not side.display
-        assert main(app).current_section == "definition"
+        assert main(app).current_section == "objectives"
 
 
 async def test_question_mark_opens_help_except_in_a_text_box(tmp_path: Path) -> None:

@@ -127,6 +127,18 @@ def test_sections_are_read_when_recorded(lesson: Lesson, tmp_path: Path) -> None
         # figures) is not a result of the learner's own.
         ("forms: {ledger: {params: ''}}\nfigures: {exercise1: {}}\n", "started"),
         ("forms: {ledger: {params: 7B}}\n", "started"),
+        # A refused field keeps the last good result on screen, saved beside the form: it
+        # decides (the learner's 7B, or the form as it opens).
+        (
+            "forms: {ledger: {params: abc}, ledger.last-good: {params: 7B}}\n"
+            "figures: {exercise1: {}}\n",
+            "done",
+        ),
+        (
+            "forms: {ledger: {params: 7B, seq: '4096'}, ledger.last-good: {params: 1B}}\n"
+            "figures: {exercise1: {}}\n",
+            "started",
+        ),
         # Another pane's form is not exercise 1's work.
         ("forms: {bubble: {stages: '8'}}\n", "todo"),
     ],

@@ -36,6 +36,11 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.app.local_clock", lambda moment: "10:15")
 
 
+# ctrl+n's first steps on a fresh folder: each of S15's 4 objectives to rate at the start, left
+# unrated here (ctrl+n goes on).
+START_RATINGS = ("ctrl+n",) * 4
+
+
 def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]]:
     """Press ``keys``, then wait until ``read`` sections are marked read (ctrl+n on a section
     shown whole reads it and goes on) and what changed is saved: the header shows
@@ -77,36 +82,40 @@ def test_main_screen(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-u
 
 def test_main_screen_120x40(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", read=1)
+    before = settled(*START_RATINGS, "ctrl+n", "ctrl+n", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_main_screen_60x20(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
     assert snap_compare(
-        app, terminal_size=(60, 20), run_before=settled("ctrl+n", "ctrl+n", "ctrl+n", read=1)
+        app,
+        terminal_size=(60, 20),
+        run_before=settled(*START_RATINGS, "ctrl+n", "ctrl+n", "ctrl+n", read=1),
     )
 
 
 def test_main_screen_40x12(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=(40, 12), run_before=settled("ctrl+n", "ctrl+n"))
+    assert snap_compare(
+        app, terminal_size=(40, 12), run_before=settled(*START_RATINGS, "ctrl+n", "ctrl+n")
+    )
 
 
 def test_ledger_at_80x24(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "f2"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled(*START_RATINGS, "ctrl+n", "f2"))
 
 
 def test_reading_mode(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f7", read=1)
+    before = settled(*START_RATINGS, "ctrl+n", "ctrl+n", "f7", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
 def test_side_pane_hidden(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f6", read=1)
+    before = settled(*START_RATINGS, "ctrl+n", "ctrl+n", "f6", read=1)
     assert snap_compare(app, terminal_size=(120, 40), run_before=before)
 
 
@@ -129,7 +138,7 @@ def test_diagram_zoomed(snap_compare, tmp_path: Path) -> None:  # type: ignore[n
 def test_plan_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """F11 after the first two sections: their steps done, the next one highlighted."""
     app = make_app(progress_dir=seen(tmp_path), autosave_delay=SAVE_DELAY)
-    before = settled("ctrl+n", "ctrl+n", "f11", read=1)
+    before = settled(*START_RATINGS, "ctrl+n", "ctrl+n", "f11", read=1)
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
@@ -302,7 +311,7 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 
     async def run_before(pilot: Pilot[int]) -> None:
         # A section read and saved, then the folder refuses ctrl+s's save.
-        await settled("ctrl+n", "ctrl+n", read=1)(pilot)
+        await settled(*START_RATINGS, "ctrl+n", "ctrl+n", read=1)(pilot)
         monkeypatch.setattr("engine.progress.files.os.replace", refuse)
         await pilot.press("ctrl+s")
         assert strings.NOT_SAVED in pilot.app.sub_title
@@ -317,7 +326,9 @@ def test_not_saved(  # type: ignore[no-untyped-def]
 # The interface in Chinese (--lang zh): the lesson screen, F1 and the quiz.
 def test_main_screen_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(progress_dir=seen(tmp_path), language="zh", autosave_delay=SAVE_DELAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled("ctrl+n", "ctrl+n", read=1))
+    assert snap_compare(
+        app, terminal_size=SIZE, run_before=settled(*START_RATINGS, "ctrl+n", "ctrl+n", read=1)
+    )
 
 
 def test_help_zh(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

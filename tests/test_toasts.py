@@ -195,7 +195,7 @@ async def test_ctrl_ns_message_leaves_the_side_panes_tabs_in_sight(
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
         await pilot.pause()
-        for _ in range(12):
+        for _ in range(16):
             await pilot.press("ctrl+n")
             await pilot.pause()
             if "exercise 1" in notified.messages[-1]:

@@ -528,13 +528,14 @@ class ShardbookApp(KeyOrderApp[int]):
     def on_calculator_pane_form_changed(self, event: CalculatorPane.FormChanged) -> None:
         if not event.by_learner:
             return
-        if self.progress.forms.get(event.form_name) == event.values and (
-            event.figures is None or self.progress.figures.get(event.figure_name) == event.figures
+        changed = self.progress.save_form(event.form_name, event.values, event.last_good)
+        if event.figures is not None and (
+            self.progress.figures.get(event.figure_name) != event.figures
         ):
-            return
-        self.progress.forms[event.form_name] = dict(event.values)
-        if event.figures is not None:
             self.progress.figures[event.figure_name] = dict(event.figures)
+            changed = True
+        if not changed:
+            return
         self.progress.touch()  # a calculator worked is the lesson studied, as a note is
         self.mark_dirty()
 

@@ -444,8 +444,14 @@ STEP_NOTE = N_("{step}, {strategy}: {label}")
 # ctrl+n's page down that reads a section to its end: the step ctrl+n goes to next.
 STEP_SECTION_READ = N_("{section}: read to its end. Next, ctrl+n: step {number}/{total}, {step}.")
 STEP_SECTION_READ_END = N_("{section}: read to its end.")
+# ctrl+n from the only place not done: it stays there (the learner's box) and says so.
+STEP_ONLY_ONE_LEFT = N_("Only this is left to do. {step}")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
+RATE_AT_THE_START = N_(
+    "Before you study: rate objective {number} now, at the start: 1 not yet, 2 partly, 3 can "
+    "({unrated} not rated at the start; ctrl+n goes on)."
+)
 RATE_AT_THE_END = N_(
     "Every step is done: rate objective {number} again now, at the end: 1 not yet, 2 partly, "
     "3 can ({unrated} not rated at the end; ctrl+n goes on)."

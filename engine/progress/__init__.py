@@ -42,6 +42,8 @@ File layout (``schema_version: 3``)::
     revealed: [self-check item ids whose key points were shown]
     reflections: {reflection field id: text}
     forms: {calculator name: {field: text as typed}}
+                                       # and, while that form has a refused field,
+                                       # <name>.last-good: the form of the result still shown
     figures: {name: {key: number}}     # e.g. exercise1: {parameters: bytes, ...}
     notes: {note id: text}             # the learner's exercise notes, e.g. ex2.dp.split
     quiz: {...}                        # owned by engine.quiz: cards and review history
@@ -72,6 +74,7 @@ from engine.progress.document import (
     LessonProgress,
     ObjectiveRating,
     Status,
+    last_good_key,
     migrate,
 )
 from engine.progress.files import (
@@ -110,6 +113,7 @@ __all__ = [
     "describe_os_error",
     "dump_checked",
     "dump_yaml",
+    "last_good_key",
     "merge_progress",
     "migrate",
 ]

@@ -94,6 +94,30 @@ class LessonProgress:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     drafts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def last_good_form(self, name: str) -> dict[str, str] | None:
+        """Calculator ``name``'s form of its last good result, saved beside a form that has a
+        refused field (:func:`last_good_key`); ``None`` when the form as saved is its own last
+        result (or none is known)."""
+        kept = self.forms.get(last_good_key(name))
+        return dict(kept) if kept is not None else None
+
+    def save_form(
+        self, name: str, values: dict[str, str], last_good: dict[str, str] | None
+    ) -> bool:
+        """Keep calculator ``name``'s form as typed, and ``last_good``: the form of the result
+        still shown while the typed one has a refused field (``None``: the typed form is good,
+        or nothing was computed). Returns whether anything changed."""
+        key = last_good_key(name)
+        if self.forms.get(name) == values and self.forms.get(key) == last_good:
+            return False
+        # Replaced, never edited in place (see merge_progress).
+        forms = {form: text for form, text in self.forms.items() if form != key}
+        forms[name] = dict(values)
+        if last_good is not None:
+            forms[key] = dict(last_good)
+        self.forms = forms
+        return True
+
     def touch(self) -> None:
         """Mark the lesson as studied: "not-started" becomes "in-progress"; "complete" stays."""
         if self.status == "not-started":
@@ -197,6 +221,16 @@ class LessonProgress:
             "sessions": [_copy_session(entry) for entry in self.sessions],
             "drafts": copy.deepcopy(self.drafts),
         }
+
+
+LAST_GOOD_SUFFIX = ".last-good"
+
+
+def last_good_key(name: str) -> str:
+    """The key in ``forms`` of calculator ``name``'s last good form (``ledger.last-good``):
+    present only while the form saved under ``name`` has a refused field, so that a restart
+    shows the figures the session showed and the plan counts what the learner achieved."""
+    return f"{name}{LAST_GOOD_SUFFIX}"
 
 
 def _copy_session(entry: dict[str, Any]) -> dict[str, Any]:

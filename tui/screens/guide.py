@@ -196,9 +196,13 @@ class StudyGuide:
         # The section the learner scrolled in since it was shown (only there can an end on
         # screen mean it was read).
         self.scrolled_in: str | None = None
-        # Objectives ctrl+n has put the learner on to rate at the end, this session: each is
-        # asked once, so ctrl+n moves on past one the learner leaves unrated.
+        # Objectives ctrl+n has put the learner on to rate at the start and at the end, this
+        # session: each is asked once, so ctrl+n moves on past one the learner leaves unrated.
+        self._asked_at_start: set[str] = set()
         self._asked_at_end: set[str] = set()
+        # The objective ctrl+n last put the learner on to rate: ctrl+n from it goes on from
+        # the plan's start (the learner is rating, not reading the objectives section).
+        self._rating: str | None = None
 
     @property
     def lesson(self) -> Lesson | None:
@@ -260,6 +264,8 @@ class StudyGuide:
                     outline.replace_option_prompt(section.id, self.outline_prompt(section))
         for item in screen.query(ExerciseItem):
             item.show_state(self.state(item.step_id))
+        for meta in screen.query(".meta-next").results(BrokenText):
+            meta.update(self._meta_text())
         for objective in screen.query(ObjectiveItem):
             trained, all_done = self._trained(objective.item.id)
             objective.show(trained, self.progress.objective_rating(objective.item.id), all_done)
@@ -317,12 +323,18 @@ class StudyGuide:
 
     def meta_widgets(self) -> list[Widget]:
         """On the lesson's first page: how far the plan is and what comes next."""
+        return [BrokenText(self._meta_text(), classes="hint meta-next")]
+
+    def _meta_text(self) -> str:
+        """The first page's line about the plan: redrawn with the marks (a step done or undone
+        while the page is shown changes it)."""
         plan = self.drawn
         following = plan.next_step
-        step = describe_step(following).replace("\n", " ") if following else ""
+        if following is None:
+            return strings.META_DONE
+        step = describe_step(following).replace("\n", " ")
         text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
-        text = strings.single_stops(text)
-        return [BrokenText(text if following else strings.META_DONE, classes="hint meta-next")]
+        return strings.single_stops(text)
 
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
         if section.kind == "exercises":
@@ -389,6 +401,8 @@ class StudyGuide:
             from tui.widgets.notes import NoteBox
 
             for node in focused.ancestors_with_self:
+                if isinstance(node, ObjectiveItem) and node.item.id == self._rating:
+                    return None
                 if isinstance(node, NoteBox):
                     return self._box_place(node)
                 if node.id == "reading":
@@ -432,6 +446,8 @@ class StudyGuide:
             return  # a key before the lesson is on screen
         self.refresh()
         plan = self.drawn
+        if await self._rate_at_the_start(plan):
+            return
         current = self.current_place()
         section_step = f"read:{screen.current_section}"
         if current is not None and current[0] == section_step and not plan.step(section_step).done:
@@ -452,8 +468,15 @@ class StudyGuide:
                     self.say_read(plan, current)
                 return
             self.check_section_end()  # its end on screen already: read, and on to the next
-        place = next_place(study_places(plan, self.progress), current)
+        places = study_places(plan, self.progress)
+        place = next_place(places, current)
         if place is None:
+            # Nothing left but, maybe, the place the learner is on: then that is the step to
+            # do, not "every step is done" (the ratings at the end come after it).
+            here = next((p for p in places if p.key == current and not p.step.done), None)
+            if here is not None and not here.done:
+                await self.go(here, plan, last=True)
+                return
             await self._all_done()
             return
         await self.go(place, plan)
@@ -471,7 +494,7 @@ class StudyGuide:
         asking = next((o for o in unrated if o.id not in self._asked_at_end), None)
         if asking is not None and self.progress.status != "complete":
             self._asked_at_end.add(asking.id)
-            await self._rate_at_the_end(asking.id, len(unrated))
+            await self._rate(asking.id, "end", strings.RATE_AT_THE_END, len(unrated))
             return
         if self.progress.status == "complete":
             self.screen.notify(strings.ALL_DONE_COMPLETE.format(lesson=self.lesson.id))
@@ -479,9 +502,24 @@ class StudyGuide:
             text = strings.ALL_DONE.format(lesson=self.lesson.id, counts=plan.counts.line())
             self.screen.notify(text, timeout=SAY_SECONDS)
 
-    async def _rate_at_the_end(self, objective_id: str, unrated: int) -> None:
-        """Put the learner on objective ``objective_id`` in the reader, ready to rate it at the
-        end, and say so (``unrated``: how many are not rated at the end yet)."""
+    async def _rate_at_the_start(self, plan: Plan) -> bool:
+        """The lesson asks for each objective to be rated before studying: ctrl+n's first steps
+        put the learner on each one not rated at the start while nothing that trains it is done
+        (then it is still "before"), once a session each. Returns whether it did."""
+        if self.progress.status == "complete":
+            return False
+        unrated = [o for o in plan.objectives if not o.rating.start and not o.trained_done]
+        asking = next((o for o in unrated if o.id not in self._asked_at_start), None)
+        if asking is None:
+            return False
+        self._asked_at_start.add(asking.id)
+        await self._rate(asking.id, "start", strings.RATE_AT_THE_START, len(unrated))
+        return True
+
+    async def _rate(self, objective_id: str, phase: str, say: str, unrated: int) -> None:
+        """Put the learner on objective ``objective_id`` in the reader, ready to rate it for
+        ``phase`` (``start`` or ``end``), and say so with ``say`` (``unrated``: how many are
+        not rated for that phase yet)."""
         assert self.lesson is not None
         section = next(s for s in self.lesson.sections if s.kind == "objectives")
         await self.show_in_reader(section.id)
@@ -489,13 +527,13 @@ class StudyGuide:
         items = list(screen.query("#reading ObjectiveItem").results(ObjectiveItem))
         number, item = next((n, i) for n, i in enumerate(items, 1) if i.item.id == objective_id)
         self.last_place = None
+        self._rating = objective_id
         screen.set_focus(item, scroll_visible=False)
-        item.action_phase("end")
+        item.action_phase(phase)
         from tui.widgets.notes import scroll_into_view
 
         scroll_into_view(item, center=True)
-        text = strings.RATE_AT_THE_END.format(number=number, unrated=unrated)
-        screen.notify(text, timeout=SAY_SECONDS)
+        screen.notify(say.format(number=number, unrated=unrated), timeout=SAY_SECONDS)
 
     async def go_to_step(self, step_id: str) -> None:
         """Go to step ``step_id`` (the plan view, Enter on an exercise): its first place not
@@ -508,8 +546,9 @@ class StudyGuide:
             return
         await self.go(next((p for p in places if not p.done), places[0]), plan)
 
-    async def go(self, place: Place, plan: Plan) -> None:
-        """Put the learner at ``place``: the pane opened, the field focused, and say so."""
+    async def go(self, place: Place, plan: Plan, last: bool = False) -> None:
+        """Put the learner at ``place``: the pane opened, the field focused, and say so
+        (``last``: it is the only place left to do)."""
         screen = self.screen
         step = place.step
         self.last_place = place.key
@@ -544,7 +583,7 @@ class StudyGuide:
             shown = target.parent if isinstance(target, TextArea) else target
             if isinstance(shown, Widget):
                 scroll_into_view(shown, center=step.kind in ("self-check", "reflection"))
-        self.say(place, plan)
+        self.say(place, plan, last)
 
     async def show_in_reader(self, section_id: str) -> None:
         """Show section ``section_id`` in the reader, on screen, and wait until it is built."""
@@ -578,12 +617,13 @@ class StudyGuide:
             )
         self.screen.notify(strings.single_stops(text.replace("\n", " ")), timeout=SAY_SECONDS)
 
-    def say(self, place: Place, plan: Plan) -> None:
+    def say(self, place: Place, plan: Plan, last: bool = False) -> None:
         """Tell the learner which step this is and what to do here (for a section to read, what
-        to do only the first time; after it, which step alone: a line over the text)."""
+        to do only the first time; after it, which step alone: a line over the text); ``last``:
+        that nothing else is left."""
         step = place.step
         number, total = self._number(plan, step.id)
-        if step.kind == "read":
+        if step.kind == "read" and not last:
             if self._said_read:
                 text = strings.STEP_READ_ON.format(
                     number=number, total=total, step=describe_step(step)
@@ -628,4 +668,6 @@ class StudyGuide:
             text = strings.STEP_HERE.format(
                 number=number, total=total, step=what.replace("\n", " "), say=say
             )
+        if last:
+            text = strings.STEP_ONLY_ONE_LEFT.format(step=text)
         self.screen.notify(strings.single_stops(text), timeout=SAY_SECONDS)

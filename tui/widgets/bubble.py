@@ -442,7 +442,7 @@ class BubblePane(CalculatorPane):
 
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         super().recompute(by_learner, typing)
-        if self.last_error and not by_learner:
+        if self.last_error and not self._showing_figures:
             self._timeline = ([], 0)  # no result: no timeline either
             self._good_values = {}
             self.workers.cancel_group(self, SIMULATION_GROUP)

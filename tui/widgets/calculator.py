@@ -256,7 +256,10 @@ class CalculatorPane(VerticalScroll):
     class FormChanged(Message):
         """The form changed: its values as typed, and the figures of the result. ``figures`` is
         ``{}`` while the form has an invalid field (the figures saved before belong to another
-        form, and must not be exported beside this one), and None for a pane that saves none."""
+        form, and must not be exported beside this one), and None for a pane that saves none.
+        ``last_good``: while the form has an invalid field, the form of the figures kept on
+        screen (saved too, so a restart shows them again); None when the form is good or no
+        figures are shown."""
 
         def __init__(
             self,
@@ -265,6 +268,7 @@ class CalculatorPane(VerticalScroll):
             figure_name: str,
             figures: dict[str, float] | None,
             by_learner: bool,
+            last_good: dict[str, str] | None = None,
         ) -> None:
             super().__init__()
             self.by_learner = by_learner
@@ -272,6 +276,7 @@ class CalculatorPane(VerticalScroll):
             self.values = values
             self.figure_name = figure_name
             self.figures = figures
+            self.last_good = last_good
 
     def __init__(self) -> None:
         super().__init__(classes="calculator")
@@ -392,6 +397,9 @@ class CalculatorPane(VerticalScroll):
         self.more_open = True
         self._widgets = {}
         await button.remove()
+        if self.last_error:
+            # Refused before the rows were built (a restart): the message goes under its row.
+            self.recompute(typing=False)
         if self._focus_more:
             self.query_one(f"#field-{self.MORE_FIELDS[0].name}").focus()
 
@@ -419,7 +427,10 @@ class CalculatorPane(VerticalScroll):
     def _show_opened(self) -> None:
         for banner in self.query(PaneExercises):
             banner.show_lesson(self.opened.lesson, self.opened.progress)
-        self.restore(self.opened.progress.forms.get(self.form_name, {}))
+        progress = self.opened.progress
+        self.restore(
+            progress.forms.get(self.form_name, {}), progress.last_good_form(self.form_name)
+        )
 
     def _field_widgets(self) -> dict[str, Widget]:
         # Looked up once: values() runs on every key, and a query walks the pane's widgets.
@@ -464,9 +475,17 @@ class CalculatorPane(VerticalScroll):
         self._filling = False
         self.recompute(by_learner=by_learner, typing=False)
 
-    def restore(self, values: dict[str, str]) -> None:
+    def restore(self, values: dict[str, str], last_good: dict[str, str] | None = None) -> None:
         """Show the form as the learner left it (or the defaults); the MORE rows are built when
-        any of them was changed from its default, so nothing the learner typed is hidden."""
+        any of them was changed from its default, so nothing the learner typed is hidden.
+
+        ``last_good``: the form of the last good result, saved when the learner left a refused
+        field: computed first, its figures stay under the message naming that field, as they
+        did when the learner left (another form's figures never do)."""
+        self._showing_figures = False
+        self._good_values = {}
+        if last_good is not None and last_good != values:
+            self.set_values({**self.defaults(), **last_good})
         self.set_values({**self.defaults(), **values})
         if any(self._more_values[f.name] != f.default for f in self.MORE_FIELDS):
             self.call_later(self.open_more)
@@ -610,10 +629,10 @@ class CalculatorPane(VerticalScroll):
     def recompute(self, by_learner: bool = False, typing: bool | None = None) -> None:
         """Compute from the form and show the result, or the message naming the bad field.
 
-        ``by_learner`` is True when the learner changed the form (then the app saves it); on
-        bad input the figures of the form as it was just before stay on screen, labelled as
-        the last good result (where there are none, the message alone). Otherwise (a
-        restore, a resize) they are cleared: they could belong to another form. ``typing``
+        ``by_learner`` is True when the learner changed the form (then the app saves it). On
+        bad input the figures on screen stay, labelled as the last good result (where there are
+        none, the message alone): the same after a restart (:meth:`restore` computes the saved
+        last good form first), a resize or a change of view. ``typing``
         (by default ``by_learner``) is True for an edit of a text field: the result keeps its
         height (see :class:`ResultView`).
         """
@@ -629,13 +648,15 @@ class CalculatorPane(VerticalScroll):
         self._last_values = values
         error_widget, result = self._result_parts()
         figures: dict[str, float] | None = None
+        last_good: dict[str, str] | None = None
         try:
             outcome = self.compute(values)
         except InputError as error:
             self.last_error = self.error_text(error)
             if self.figure_name:
                 figures = {}
-            if by_learner and self._showing_figures:
+            if self._showing_figures:
+                last_good = self._good_values
                 self._held = None  # the last good figures stay: nothing moves
                 error_widget.update(BrokenLines(self._last_good_text(values, error), indent=""))
             else:
@@ -656,5 +677,7 @@ class CalculatorPane(VerticalScroll):
             self._queue_details(outcome.details, typing)
             figures = outcome.figures
         self.post_message(
-            self.FormChanged(self.form_name, values, self.figure_name, figures, by_learner)
+            self.FormChanged(
+                self.form_name, values, self.figure_name, figures, by_learner, last_good
+            )
         )

@@ -141,13 +141,10 @@ class CollectivesPane(CalculatorPane):
     def on_resize(self) -> None:
         mark_roomy(self)
 
-    def restore(self, values: dict[str, str]) -> None:
-        # A form saved when binomial was called tree: show it under its current name.
-        aliases = ALGORITHM_ALIASES.get(values.get("op", ""), {})
-        algorithm = values.get("algorithm", DEFAULT)
-        if algorithm in aliases:
-            values = {**values, "algorithm": aliases[algorithm]}
-        super().restore(values)
+    def restore(self, values: dict[str, str], last_good: dict[str, str] | None = None) -> None:
+        super().restore(
+            _current_names(values), None if last_good is None else _current_names(last_good)
+        )
         if self._wanted_step is not None:  # the step where the lesson was left
             step, self._wanted_step = self._wanted_step, None
             self._show_step(step)
@@ -241,3 +238,12 @@ class CollectivesPane(CalculatorPane):
             return
         self.step = step
         self._draw_flow()
+
+
+def _current_names(values: dict[str, str]) -> dict[str, str]:
+    """A form saved when binomial was called tree: under its current name."""
+    aliases = ALGORITHM_ALIASES.get(values.get("op", ""), {})
+    algorithm = values.get("algorithm", DEFAULT)
+    if algorithm in aliases:
+        return {**values, "algorithm": aliases[algorithm]}
+    return values
