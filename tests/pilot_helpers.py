@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
 
 from tui.app import ShardbookApp, make_app
+from tui.driver import EscapeFirstParser
 from tui.keys import KeyOrderApp
 from tui.widgets.calculator import ResultView
 from tui.widgets.reader import BrokenText
@@ -239,4 +240,14 @@ async def burst(app: KeyOrderApp[object], *names: str) -> None:
     """Post every key at once, then wait until the app has handled them all."""
     for name in keys(*names):
         app.post_message(key(name))
+    await app.keys_done()
+
+
+async def terminal_read(app: KeyOrderApp[object], data: str) -> None:
+    """Post the keys and pastes shardbook's driver makes of ``data`` read from the terminal at
+    once (its parser, :class:`tui.driver.EscapeFirstParser`), then wait until the app has
+    handled them all."""
+    for message in EscapeFirstParser().feed(data):
+        if isinstance(message, events.Key | events.Paste):
+            app.post_message(message)
     await app.keys_done()
