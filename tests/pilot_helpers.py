@@ -232,6 +232,8 @@ def keys(*names: str) -> list[str]:
         "ctrl+end",
         "ctrl+r",
         "pagedown",
+        "pageup",
+        "up",
     }
     return [part for name in names for part in ([name] if name in named else list(name))]
 
