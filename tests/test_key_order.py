@@ -195,6 +195,25 @@ async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(
     assert ProgressStore(tmp_path).load("S15").progress.answers[box.item.id] == "one two\n"
 
 
+async def test_page_down_from_the_reveal_button_takes_the_focus_to_the_lesson(
+    tmp_path: Path,
+) -> None:
+    """PageDown scrolled the lesson away from the focused button, and Enter then pressed it
+    unseen. Out of view, the button gives the focus to the lesson: Enter reveals nothing, and
+    the lesson's keys scroll it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        box = await on_the_first_reveal_button(pilot, app)
+        reading = app.main_screen.query_one("#reading", Widget)
+        await burst(app, "pagedown", "enter")
+        assert app.focused is reading
+        assert not box.revealed
+        assert box.text_area.text == "one"
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert not reading.region.overlaps(box.query_one(Button).region)
+
+
 async def test_a_key_nothing_takes_is_refused_with_one_hint(
     tmp_path: Path, notified: Notified
 ) -> None:
