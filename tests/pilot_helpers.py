@@ -246,10 +246,10 @@ async def burst(app: KeyOrderApp[object], *names: str) -> None:
 
 
 async def terminal_read(app: KeyOrderApp[object], data: str) -> None:
-    """Post the keys and pastes shardbook's driver makes of ``data`` read from the terminal at
-    once (its parser, :class:`tui.driver.EscapeFirstParser`), then wait until the app has
-    handled them all."""
+    """Post the keys, pastes and mouse events shardbook's driver makes of ``data`` read from the
+    terminal at once (its parser, :class:`tui.driver.EscapeFirstParser`), then wait until the
+    app has handled the keys and pastes."""
     for message in EscapeFirstParser().feed(data):
-        if isinstance(message, events.Key | events.Paste):
+        if isinstance(message, events.Key | events.Paste | events.MouseEvent):
             app.post_message(message)
     await app.keys_done()

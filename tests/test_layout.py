@@ -20,7 +20,14 @@ from engine.i18n import set_language
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import LessonProgress, ProgressStore
-from tests.pilot_helpers import app_for, burst, screen_lines, settle, wait_until
+from tests.pilot_helpers import (
+    app_for,
+    burst,
+    screen_lines,
+    settle,
+    terminal_read,
+    wait_until,
+)
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
     MIN_HEIGHT,
@@ -861,6 +868,35 @@ async def test_scroll_keys_from_a_picker_scroll_the_pane_and_the_focus_follows_t
         params = app.query_one("#field-params", Input)
         assert app.focused is params
         assert ledger.region.contains_region(params.region)
+
+
+async def test_the_wheel_scrolling_a_picker_away_gives_the_focus_to_the_pane(
+    tmp_path: Path,
+) -> None:
+    """The wheel over the Ledger (as the terminal reports it: SGR mouse, button 65 down), until
+    the focused model picker is out of view; then Up: it opened the picker's list out of view.
+    The pane has the focus once the picker is out of view, and Up scrolls it."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        model = await model_picker_in_view(pilot, app)
+        assert isinstance(model, Select)
+        ledger = app.query_one("LedgerPane", Widget)
+        x, y = ledger.region.x + 10, ledger.region.y + 5
+        for _ in range(10):
+            await terminal_read(app, f"\x1b[<65;{x + 1};{y + 1}M")
+            await settle(pilot)
+            if not ledger.region.overlaps(model.region):
+                break
+        assert not ledger.region.overlaps(model.region)
+        assert app.focused is ledger
+        scrolled = ledger.scroll_y
+        await pilot.press("up")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert not model.expanded
+        assert ledger.scroll_y == scrolled - 1
 
 
 @pytest.mark.parametrize("size", [(80, 24), (40, MIN_HEIGHT)])

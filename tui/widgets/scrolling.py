@@ -5,8 +5,8 @@ Home/End from a Select, a button or a field (Input keeps Home/End), the arrows f
 Textual scrolls the pane and leaves the focus where it was, out of view, where the next key acts
 unseen: with the Ledger's model Select focused, Home and PageDown scrolled it away, and Up then
 opened its list over unrelated text. :class:`FocusFollowsScroll` gives the focus to the pane
-itself when a scroll key leaves the focused widget out of view, as Escape from a field does; the
-arrows then scroll the pane, and Tab goes back into its fields.
+itself when a scroll key, the wheel or the scroll bar leaves the focused widget out of view, as
+Escape from a field does; the arrows then scroll the pane, and Tab goes back into its fields.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.containers import ScrollableContainer
+from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.widget import Widget
 
 
@@ -75,6 +77,27 @@ class FocusFollowsScroll(ScrollableContainer):
         bottom = top + self.scrollable_content_region.height
         if rows[1] <= top or rows[0] >= bottom:
             self.screen.set_focus(self, scroll_visible=False)
+
+    def _follow_view_after_scroll(self) -> None:
+        # After Textual's own handler (it runs after this class's), once its scroll is applied
+        # (a scroll bar's is, after the next refresh).
+        self.call_next(self.call_after_refresh, self.focus_follows_view)
+
+    # The wheel and the scroll bar, whose scrolling Textual's handlers of the same names do.
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_to(self, message: ScrollTo) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_down(self, message: ScrollDown) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_up(self, message: ScrollUp) -> None:
+        self._follow_view_after_scroll()
 
     def action_scroll_up(self) -> None:
         self._scroll_by_key(super().action_scroll_up)
