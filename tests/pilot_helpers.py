@@ -4,7 +4,8 @@ Everything here reads the app through Textual's public API: what a widget shows
 (``Static.content``, ``ResultView``), the screen as the learner sees it (its SVG screenshot,
 :func:`screen_lines`), the messages the app posts (``run_test``'s ``message_hook``,
 :class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. One exception, in one place:
-:func:`terminal_keys` makes key events with Textual's own terminal parser, which is private.
+:func:`terminal_keys` makes key events with Textual's own terminal parser, which is private
+(:func:`terminal_read` uses the app's driver's parser, :mod:`tui.driver`, built on it).
 """
 
 from __future__ import annotations
