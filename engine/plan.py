@@ -39,7 +39,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
-from engine.exercises import LEDGER_FORM, ledger_form_worked
+from engine.errors import InputError
+from engine.exercises import LEDGER_FORM, get_note, ledger_form_worked
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.lesson import Item, Lesson
@@ -522,7 +523,12 @@ class Place:
 
 
 def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
-    """Every place of the plan's steps, in the plan's order (see :class:`Place`)."""
+    """Every place of the plan's steps (see :class:`Place`), in the plan's order, except the
+    notes of consecutive exercises worked in one pane for the same strategies (S15's exercises
+    2 and 3, in the Diagrams pane): those go strategy by strategy, each strategy's notes in the
+    plan's order, as the pane shows them (a strategy's three boxes together). So ``ctrl+n``
+    goes to the next box on screen: from TP's "one wait" (exercise 3) to PP's "which dimension
+    is split" (exercise 2), not past it to PP's exercise 3 boxes."""
     places: list[Place] = []
     for step in plan.steps:
         if step.kind != "exercise" or not step.notes:
@@ -533,7 +539,40 @@ def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
         places.extend(
             Place(step, note_id, _written(progress.notes.get(note_id))) for note_id in step.notes
         )
-    return tuple(places)
+    return _strategy_by_strategy(places)
+
+
+def _note_strategy(place: Place) -> str:
+    """The strategy the note of ``place`` is about; ``""`` for none."""
+    if not place.note_id:
+        return ""
+    try:
+        return get_note(place.note_id).strategy
+    except InputError:  # a lesson's own note id (check-content reports it)
+        return ""
+
+
+def _strategy_by_strategy(places: Sequence[Place]) -> tuple[Place, ...]:
+    """``places`` with each run of notes about strategies, worked in one pane, grouped by
+    strategy (in the order the strategies first come), keeping the order within a strategy."""
+    ordered: list[Place] = []
+    run: list[Place] = []
+
+    def end_run() -> None:
+        strategies = list(dict.fromkeys(_note_strategy(place) for place in run))
+        ordered.extend(sorted(run, key=lambda place: strategies.index(_note_strategy(place))))
+        run.clear()
+
+    for place in places:
+        if not _note_strategy(place):
+            end_run()
+            ordered.append(place)
+            continue
+        if run and run[0].step.worked_in != place.step.worked_in:
+            end_run()
+        run.append(place)
+    end_run()
+    return tuple(ordered)
 
 
 def next_place(places: Sequence[Place], current: tuple[str, str] | None = None) -> Place | None:

@@ -4,7 +4,8 @@ Everything here reads the app through Textual's public API: what a widget shows
 (``Static.content``, ``ResultView``), the screen as the learner sees it (its SVG screenshot,
 :func:`screen_lines`), the messages the app posts (``run_test``'s ``message_hook``,
 :class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. One exception, in one place:
-:func:`terminal_keys` makes key events with Textual's own terminal parser, which is private.
+:func:`terminal_keys` makes key events with Textual's own terminal parser, which is private
+(:func:`terminal_read` uses the app's driver's parser, :mod:`tui.driver`, built on it).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
 
 from tui.app import ShardbookApp, make_app
+from tui.driver import EscapeFirstParser
 from tui.keys import KeyOrderApp
 from tui.widgets.calculator import ResultView
 from tui.widgets.reader import BrokenText
@@ -233,6 +235,8 @@ def keys(*names: str) -> list[str]:
         "ctrl+end",
         "ctrl+r",
         "pagedown",
+        "pageup",
+        "up",
     }
     return [part for name in names for part in ([name] if name in named else list(name))]
 
@@ -241,4 +245,14 @@ async def burst(app: KeyOrderApp[object], *names: str) -> None:
     """Post every key at once, then wait until the app has handled them all."""
     for name in keys(*names):
         app.post_message(key(name))
+    await app.keys_done()
+
+
+async def terminal_read(app: KeyOrderApp[object], data: str) -> None:
+    """Post the keys, pastes and mouse events shardbook's driver makes of ``data`` read from the
+    terminal at once (its parser, :class:`tui.driver.EscapeFirstParser`), then wait until the
+    app has handled the keys and pastes."""
+    for message in EscapeFirstParser().feed(data):
+        if isinstance(message, events.Key | events.Paste | events.MouseEvent):
+            app.post_message(message)
     await app.keys_done()

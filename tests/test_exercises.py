@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,38 @@ async def test_collectives_tab_steps_with_arrows_and_prices_the_collective(tmp_p
         await paste_into(pilot, pane.query_one("#field-bandwidth", Input), "1e-10")
         error = shown(pane.query_one(".calc-error", Static))
         assert error.startswith("size S: is too large or too small") and "size_bytes" not in error
+
+
+@pytest.mark.parametrize("size", [(80, 24), (40, 12)])
+async def test_the_key_the_collectives_hint_names_focuses_the_picture(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The hint under the form said "Tab to it", while Tab from the pane lands on its first
+    field and the picture is six fields further. The key the hint names focuses the picture,
+    from a picker or a text field; the arrows then step it."""
+    from tui.widgets.reader import BrokenText
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f4", "f4")
+        await pilot.pause()
+        pane = app.query_one("CollectivesPane")
+        flow = pane.query_one("#flow", Static)
+        hints = [text.text for text in pane.query(BrokenText) if "focuses it" in text.text]
+        assert len(hints) == 1
+        focus_key = re.search(r"\((\S+) focuses it\)", hints[0])
+        assert focus_key is not None
+        assert app.focused is pane.query_one("#field-op", Select)
+        await pilot.press(focus_key[1], "right")
+        await pilot.pause()
+        assert app.focused is flow and pane.step == 1
+        assert pane.region.overlaps(flow.region)
+        ranks = pane.query_one("#field-ranks", Input)
+        ranks.focus()
+        await pilot.press(focus_key[1], "end")
+        await pilot.pause()
+        assert app.focused is flow and pane.step == 6  # ring all-reduce on 4 ranks: 2(R-1)
+        assert ranks.value == "4"
 
 
 async def test_collectives_pane_shows_huge_sizes_and_ranks_honestly(tmp_path: Path) -> None:

@@ -903,14 +903,52 @@ async def test_a_section_is_read_when_the_learner_scrolls_through_it(tmp_path: P
         await wait_until(pilot, lambda: "definition" in app.progress.read)
 
 
+async def test_ctrl_n_from_tps_last_box_goes_to_pps_first_box_and_names_it(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """DP, FSDP and TP written box by box in the Diagrams pane, the learner in TP's "one wait"
+    box (exercise 3): ctrl+n went to PP's exercise 3 box, past PP's "which dimension is split"
+    (exercise 2), and the learner typed the split there. It goes to PP's split box, first of
+    PP's boxes on screen, and says so."""
+    written = [
+        f"{note}: x"
+        for strategy in ("dp", "fsdp", "tp")
+        for note in (f"ex2.{strategy}.split", f"ex3.{strategy}.comm", f"ex3.{strategy}.wait")
+    ]
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 2\nlesson: S15\nstatus: in-progress\n"
+        "notes: {" + ", ".join(written) + "}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        pane = app.query_one(DiagramsPane)
+        pane.query_one("#strategy").value = "tp"
+        await wait_until(
+            pilot, lambda: any(b.item.id == "ex3.tp.wait" for b in pane.query(NoteBox))
+        )
+        box = next(b for b in pane.query(NoteBox) if b.item.id == "ex3.tp.wait")
+        app.screen.set_focus(box.text_area)
+        await pilot.press("end", "ctrl+n")
+        await settle(pilot)
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex2.pp.split"
+        assert str(pane.query_one("#strategy").value) == "pp"
+        assert last_message(notified).startswith(
+            "Step 7/25, part 4/4: exercise 2, PP: which dimension is split."
+        )
+        await wait_until(pilot, lambda: in_view(box.text_area))
+
+
 async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinished_step(
     tmp_path: Path, notified: Notified
 ) -> None:
     """ctrl+n past exercise 2's DP note, then the Ledger by hand (F2, the learner's own 3B model:
     exercise 1 done there): the learner has left the note ctrl+n put them at, so ctrl+n goes to
     the first unfinished step in the plan's order (exercise 2's DP note, the plan view's next
-    step), not on from the FSDP note. Each note of exercise 2 says which part of the step it
-    is."""
+    step), not on from DP's exercise 3 note. Each note says which part of its step it is."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
@@ -922,9 +960,9 @@ async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinish
         else:
             raise AssertionError("ctrl+n never reached exercise 2's DP note")
         assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
-        await pilot.press("ctrl+n")
+        await pilot.press("ctrl+n")  # DP's next box in the Diagrams pane: exercise 3
         await pilot.pause()
-        assert "Step 7/25, part 2/4: exercise 2, FSDP" in last_message(notified)
+        assert "Step 8/25, part 1/8: exercise 3, DP" in last_message(notified)
         await pilot.press("f2")
         await pilot.pause()
         await pilot.press("end", "backspace", "backspace", "3", "B")

@@ -33,7 +33,9 @@ from tests.pilot_helpers import (
     goto_section,
     key,
     params_field,
+    screen_lines,
     terminal_keys,
+    terminal_read,
     wait_until,
 )
 from tui import strings
@@ -193,6 +195,25 @@ async def test_a_key_on_the_reveal_button_goes_to_the_end_of_its_answer(
     assert ProgressStore(tmp_path).load("S15").progress.answers[box.item.id] == "one two\n"
 
 
+async def test_page_down_from_the_reveal_button_takes_the_focus_to_the_lesson(
+    tmp_path: Path,
+) -> None:
+    """PageDown scrolled the lesson away from the focused button, and Enter then pressed it
+    unseen. Out of view, the button gives the focus to the lesson: Enter reveals nothing, and
+    the lesson's keys scroll it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        box = await on_the_first_reveal_button(pilot, app)
+        reading = app.main_screen.query_one("#reading", Widget)
+        await burst(app, "pagedown", "enter")
+        assert app.focused is reading
+        assert not box.revealed
+        assert box.text_area.text == "one"
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert not reading.region.overlaps(box.query_one(Button).region)
+
+
 async def test_a_key_nothing_takes_is_refused_with_one_hint(
     tmp_path: Path, notified: Notified
 ) -> None:
@@ -311,6 +332,54 @@ async def test_a_paste_of_several_lines_into_a_field_says_only_the_first_was_kep
         app.post_message(events.Paste("0"))  # one line: nothing to say
         await wait_until(pilot, lambda: field.value == "3B0")
         assert len(notified.messages) == 1
+
+
+# A paste holding escapes as a terminal sends it (tmux's ``paste-buffer -p`` passes the ESC on),
+# read by the driver's parser (tests/test_key_parser.py has the parser's side): Textual's typed
+# the text after the ESC as keys, ahead of the paste, its ESC as ``^``.
+PASTED = "x\ty\x1b[1mz"
+END_BACKSPACES_7B = "\x1b[F\x7f\x7f7B"  # End, two backspaces, 7B, as an xterm sends them
+
+
+async def test_a_paste_with_escapes_lands_as_pasted_then_the_keys_after_it(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "self-check")
+        first = app.query(SelfCheckBox).first()
+        first.text_area.focus()
+        await pilot.pause()
+        await terminal_read(app, "abc")
+        await terminal_read(app, f"\x1b[200~{PASTED}\x1b[201~")
+        assert first.text_area.text == "abc" + PASTED
+        # The ESC is drawn as its control picture, the tab as spaces.
+        assert any("abcx    y\u241b[1mz" in line for line in screen_lines(app))
+        await terminal_read(app, f"\x1b[200~A\x1bB\x1b[201~{END_BACKSPACES_7B}")
+        assert first.text_area.text == "abc" + PASTED + "A7B"
+        await save_and_quit(pilot)
+    assert ProgressStore(tmp_path).load("S15").progress.answers[first.item.id] == (
+        "abcx\ty\x1b[1mzA7B"
+    )
+
+
+async def test_a_paste_with_escapes_into_a_field_is_kept_and_quoted_as_written(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        field = await params_field(pilot, app)
+        field.focus()
+        await terminal_read(app, "\x1b[F\x1b[200~\x1b[31mred\x1b[201~")
+        assert field.value == "1B\x1b[31mred"
+        # The message writes the ESC as the README says: \x1b.
+        await wait_until(
+            pilot, lambda: any("'B\\x1b[31mred'" in line for line in screen_lines(app))
+        )
+        await save_and_quit(pilot)
+    saved = ProgressStore(tmp_path).load("S15").progress.forms["ledger"]["params"]
+    assert saved == "1B\x1b[31mred"
 
 
 async def test_printable_bindings_still_work_outside_text_boxes(

@@ -93,3 +93,41 @@ def test_other_keys_and_pastes_are_read_as_textual_reads_them(
 ) -> None:
     assert parsed(*reads) == keys
     assert parsed(*reads, parser=XTermParser()) == keys
+
+
+# A paste holding escapes, as tmux's ``paste-buffer -p`` sends it (the ESC passed on raw):
+# Textual's parser sent the text from an ESC to the next one as keys, its ESC as ``^``, before
+# the paste, which lost it (``abc`` and this paste were saved as ``abc^[1mzx\ty``).
+PASTED = "x\ty\x1b[1mz"
+END_BACKSPACES_7B = [("end", None), ("backspace", "\x7f"), ("backspace", "\x7f"), ("7", "7")]
+
+
+@pytest.mark.parametrize(
+    ("reads", "messages"),
+    [
+        (
+            [f"abc\x1b[200~{PASTED}\x1b[201~"],
+            [("a", "a"), ("b", "b"), ("c", "c"), ("paste", PASTED)],
+        ),
+        (["\x1b[200~A\x1bB\x1b[201~"], [("paste", "A\x1bB")]),
+        # A paste that ends in an ESC, or is one; a key right after it.
+        (["\x1b[200~a\x1b\x1b[201~\x1b[A"], [("paste", "a\x1b"), ("up", None)]),
+        (["\x1b[200~\x1b\x1b[201~"], [("paste", "\x1b")]),
+        # An Escape typed just before the paste stays a key of its own.
+        (["\x1b\x1b[200~\x1b]x\x1b[201~"], [ESCAPE, ("paste", "\x1b]x")]),
+        # The paste, then End, two backspaces and 7 in the same read.
+        (
+            ["\x1b[200~\x1b[31mred\x1b[0m\x1b[201~\x1b[F\x7f\x7f7"],
+            [("paste", "\x1b[31mred\x1b[0m"), *END_BACKSPACES_7B],
+        ),
+        # Split across reads anywhere after the start marker, its end marker too.
+        (
+            ["\x1b[200~x\x1b", "[1m", "y\x1b[20", "1~\x1b[F", "\x7f\x7f7"],
+            [("paste", "x\x1b[1my"), *END_BACKSPACES_7B],
+        ),
+    ],
+)
+def test_a_paste_is_the_text_between_its_markers_escapes_included(
+    reads: list[str], messages: list[tuple[str, str | None]]
+) -> None:
+    assert parsed(*reads) == messages

@@ -20,7 +20,14 @@ from engine.i18n import set_language
 from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import LessonProgress, ProgressStore
-from tests.pilot_helpers import app_for, screen_lines, settle, wait_until
+from tests.pilot_helpers import (
+    app_for,
+    burst,
+    screen_lines,
+    settle,
+    terminal_read,
+    wait_until,
+)
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import (
     MIN_HEIGHT,
@@ -814,6 +821,104 @@ async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Pa
         await wait_until(pilot, lambda: model.region.y == row)
         assert app.focused is model
         assert ledger.region.contains_region(model.region)
+
+
+async def model_picker_in_view(pilot: Pilot[int], app: ShardbookApp) -> Widget:
+    """F2, the Ledger's rest of the form opened, its model picker focused and in view."""
+    await pilot.press("f2")
+    await pilot.pause()
+    ledger = app.query_one("LedgerPane")
+    ledger.query_one("#more-open").focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    model = ledger.query_one("#field-model")
+    model.focus()
+    await pilot.wait_for_scheduled_animations()
+    await settle(pilot)
+    assert ledger.region.contains_region(model.region)
+    return model
+
+
+@pytest.mark.parametrize("size", [(80, 24), (40, 12)])
+async def test_scroll_keys_from_a_picker_scroll_the_pane_and_the_focus_follows_the_view(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Home, PageDown and Up from the model picker, in one read: Home and PageDown scrolled the
+    pane away from the picker, still focused, and Up opened its list out of view, over the
+    figures and the footer. The pane takes the focus once the picker is out of view: Up scrolls
+    it one row, and Tab goes back into the form's first field."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        model = await model_picker_in_view(pilot, app)
+        assert isinstance(model, Select)
+        ledger = app.query_one("LedgerPane", Widget)
+        await burst(app, "home", "pagedown", "up")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert not model.expanded
+        assert app.focused is ledger
+        page = ledger.scrollable_content_region.height
+        assert ledger.scroll_y == page - 1
+        assert not ledger.region.overlaps(model.region)
+        await pilot.press("tab")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        params = app.query_one("#field-params", Input)
+        assert app.focused is params
+        assert ledger.region.contains_region(params.region)
+
+
+async def test_the_wheel_scrolling_a_picker_away_gives_the_focus_to_the_pane(
+    tmp_path: Path,
+) -> None:
+    """The wheel over the Ledger (as the terminal reports it: SGR mouse, button 65 down), until
+    the focused model picker is out of view; then Up: it opened the picker's list out of view.
+    The pane has the focus once the picker is out of view, and Up scrolls it."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        model = await model_picker_in_view(pilot, app)
+        assert isinstance(model, Select)
+        ledger = app.query_one("LedgerPane", Widget)
+        x, y = ledger.region.x + 10, ledger.region.y + 5
+        for _ in range(10):
+            await terminal_read(app, f"\x1b[<65;{x + 1};{y + 1}M")
+            await settle(pilot)
+            if not ledger.region.overlaps(model.region):
+                break
+        assert not ledger.region.overlaps(model.region)
+        assert app.focused is ledger
+        scrolled = ledger.scroll_y
+        await pilot.press("up")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert not model.expanded
+        assert ledger.scroll_y == scrolled - 1
+
+
+@pytest.mark.parametrize("size", [(80, 24), (40, MIN_HEIGHT)])
+async def test_a_pickers_open_list_leaves_the_footer_on_screen(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The model picker on the pane's last row, opened: Textual moved its list up to fit the
+    screen, over the footer that shows the key closing it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        model = await model_picker_in_view(pilot, app)
+        ledger = app.query_one("LedgerPane", Widget)
+        view = ledger.scrollable_content_region
+        ledger.scroll_to(y=ledger.scroll_y + model.region.y - (view.bottom - 1), animate=False)
+        await settle(pilot)
+        assert model.region.y == view.bottom - 1
+        await pilot.press("enter")
+        await settle(pilot)
+        open_list = model.query_one(OptionList)
+        assert open_list.region.height >= 3
+        assert open_list.region.bottom <= size[1] - 1
+        assert screen_lines(app)[-1].startswith("esc Dismiss menu")
 
 
 # Each strategy's split dimension, as the lesson states it (content/S15.yaml, "机制与推导": DP

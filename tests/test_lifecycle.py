@@ -513,6 +513,22 @@ def test_escape_and_a_key_in_one_read_leave_the_box_then_run_the_key(tmp_path: P
     assert saved_answers(tmp_path) == [TYPED]
 
 
+def test_a_paste_with_an_escape_then_editing_keys_is_saved_as_pasted_then_edited(
+    tmp_path: Path,
+) -> None:
+    """A bracketed paste holding an ESC (tmux's ``paste-buffer -p`` passes it on raw), then End,
+    two backspaces and 7B, in one write: Textual's parser typed the text after the ESC first,
+    ``^`` for the ESC, and pasted the rest after it (tests/test_key_parser.py has the parser's
+    side). The answer is the typed text, the paste byte for byte, then the edit."""
+    with shardbook(tmp_path, PRELUDE_NO_AUTOSAVE) as terminal:
+        type_an_answer(terminal)
+        terminal.send("\x1b[200~x\ty\x1b[1mz\x1b[201~\x1b[F\x7f\x7f7B")
+        terminal.wait_for_text("y\u241b[17B")  # the ESC drawn as its control picture
+        terminal.send("\x11")  # ctrl+q
+        assert terminal.wait_exit() == 0
+    assert saved_answers(tmp_path) == [TYPED + "x\ty\x1b[17B"]
+
+
 # --------------------------------------------------------------------- keys during the start-up
 def test_keys_typed_while_the_app_starts_reach_it_unedited(tmp_path: Path) -> None:
     # The app's modules take a while to import; keys typed meanwhile, in a terminal still in

@@ -443,6 +443,40 @@ def test_writing_more_never_undoes_a_step(
     assert [step.id for step in full.unfinished] == ["exercise:exercise-ledger"]
 
 
+def test_ctrl_n_from_a_strategys_last_box_goes_to_the_next_strategys_first(
+    lesson: Lesson, tmp_path: Path
+) -> None:
+    """DP, FSDP and TP written box by box in the Diagrams pane; ctrl+n from TP's "one wait"
+    (exercise 3) went to PP's exercise 3 box, past PP's "which dimension is split" (exercise 2,
+    earlier in the plan), and the learner typed the split into the collective's box. It goes
+    to PP's split, the first of PP's boxes, then to PP's two of exercise 3."""
+    from engine.plan import next_place, study_places
+
+    written = [
+        f"{note}: x"
+        for strategy in ("dp", "fsdp", "tp")
+        for note in (f"ex2.{strategy}.split", f"ex3.{strategy}.comm", f"ex3.{strategy}.wait")
+    ]
+    progress = progress_from(tmp_path, "notes: {" + ", ".join(written) + "}\n")
+    places = study_places(build_plan(lesson, progress, reviews=NO_REVIEWS), progress)
+    tp_wait = next(place for place in places if place.note_id == "ex3.tp.wait")
+    pp_split = next_place(places, tp_wait.key)
+    assert pp_split is not None and pp_split.note_id == "ex2.pp.split"
+    pp_comm = next_place(places, pp_split.key)
+    assert pp_comm is not None and pp_comm.note_id == "ex3.pp.comm"
+    pp_wait = next_place(places, pp_comm.key)
+    assert pp_wait is not None and pp_wait.note_id == "ex3.pp.wait"
+    # The places of each step keep the plan's order among themselves.
+    exercise_3 = [
+        place.note_id for place in places if place.step.id == "exercise:exercise-communication"
+    ]
+    assert exercise_3 == [
+        f"ex3.{strategy}.{part}"
+        for strategy in ("dp", "fsdp", "tp", "pp")
+        for part in ("comm", "wait")
+    ]
+
+
 def test_ctrl_n_places_go_note_by_note_after_where_the_learner_is(
     lesson: Lesson, tmp_path: Path
 ) -> None:
@@ -456,10 +490,17 @@ def test_ctrl_n_places_go_note_by_note_after_where_the_learner_is(
     places = study_places(build_plan(lesson, progress, reviews=NO_REVIEWS), progress)
     first = next_place(places)
     assert first is not None and first.key == ("exercise:exercise-ledger", "")
-    # From DP's note of exercise 2: FSDP's next, then TP's (blank is not written).
+    # Exercises 2 and 3 are worked in the Diagrams pane, which shows a strategy's three boxes
+    # together (its split, exercise 2; its collective and its wait, exercise 3): from DP's note
+    # of exercise 2, DP's two of exercise 3, then FSDP's split.
     after_dp = next_place(places, ("exercise:exercise-diagrams", "ex2.dp.split"))
-    assert after_dp is not None and after_dp.note_id == "ex2.fsdp.split"
-    after_fsdp = next_place(places, after_dp.key)
+    assert after_dp is not None and after_dp.note_id == "ex3.dp.comm"
+    after_comm = next_place(places, after_dp.key)
+    assert after_comm is not None and after_comm.note_id == "ex3.dp.wait"
+    after_wait = next_place(places, after_comm.key)
+    assert after_wait is not None and after_wait.note_id == "ex2.fsdp.split"
+    # TP's split was left blank (not written): from FSDP's wait, TP's split.
+    after_fsdp = next_place(places, ("exercise:exercise-communication", "ex3.fsdp.wait"))
     assert after_fsdp is not None and after_fsdp.note_id == "ex2.tp.split"
     # From the last reflection field it goes round to the start; the place itself is skipped.
     last = ("reflection:reflection-open-assumption", "")

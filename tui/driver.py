@@ -18,11 +18,15 @@ when a terminal goes away or the process is stopped and continued:
    key (alt+X: a terminal sends alt+X as ESC X), or drops the escape (ESC ] is ``]``), so
    Escape then ``]`` arriving together (a fast typist over SSH, ``tmux send-keys Escape ]``)
    typed ``]`` into the text box that Escape should have left.
+5. Its parser reads an ESC inside a bracketed paste as the start of an escape sequence and, at
+   the next ESC (the paste's end marker's), sends that sequence as keys, its ESC as ``^``, before
+   the paste, which then lacks it: ``abc`` and a paste of ``x\ty\x1b[1mz`` (tmux passes the
+   ESC on) became ``abc^[1mzx\ty``.
 
 ``ShardbookDriver`` handles SIGTSTP and SIGCONT on the event loop (between messages, like the
 app's other signals), resumes only after its own suspend, drops output once the terminal is gone
-or the writer has stopped, repaints the whole screen after a resume, and reads keys with
-:class:`EscapeFirstParser`.
+or the writer has stopped, repaints the whole screen after a resume, and reads keys and pastes
+with :class:`EscapeFirstParser`.
 
 Upstream reproducer, to try before dropping this module (``tests/test_lifecycle.py`` has the same
 check, run with the stock driver, and fails once Textual no longer starts a second writer)::
@@ -52,14 +56,15 @@ import selectors
 import signal
 import termios
 from codecs import getincrementaldecoder
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from textual import events
 from textual._loop import loop_last
-from textual._parser import ParseError
+from textual._parser import ParseEOF, ParseError, Peek1, Read1, TokenCallback
 from textual._xterm_parser import SPECIAL_KEY_TO_CHARACTER, XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
 from tui import terminal
 from tui.settle import settle
@@ -75,6 +80,11 @@ ESC = "\x1b"
 # and f after an Escape mean nothing to the lesson.
 _WHOLE_SEQUENCES = frozenset({ESC + "\x7f", ESC + "b", ESC + "f"})
 _WHOLE_KEYS = frozenset({"alt+backspace", "alt+delete"})
+# What a terminal sends around a paste in bracketed paste mode (xterm's ctlseqs, "Bracketed
+# Paste Mode": https://invisible-island.net/xterm/ctlseqs/ctlseqs.html).
+_PASTE_START = ESC + "[200~"
+_PASTE_END = ESC + "[201~"
+_END_CHARACTERS = list(_PASTE_END)
 
 
 def _escape_key() -> events.Key:
@@ -92,7 +102,52 @@ class EscapeFirstParser(XTermParser):
     an alt modifier (alt+up: ESC [1;3A) is read the same way. The word keys of the text fields
     stay whole: alt+backspace and alt+delete (delete a word), ESC b and ESC f (a word left and
     right, as iTerm sends option+left/right).
+
+    A bracketed paste is one :class:`~textual.events.Paste` of exactly the characters between
+    its markers, ESC included (Textual's parser sends the text from an ESC in a paste to the
+    next ESC as keys, ahead of the rest of the paste), NUL excepted, as Textual drops it
+    (Textualize/textual#1661).
     """
+
+    def parse(self, token_callback: TokenCallback[Message]) -> Generator[Read1 | Peek1, str, None]:
+        # Textual's parse reads everything outside pastes, and the markers: once it has read
+        # the start marker it is given nothing until the end marker, so the one Paste it then
+        # makes (of nothing) comes where the paste came, and carries the text read here.
+        pasted = ""
+
+        def on_token(token: Message) -> None:
+            token_callback(events.Paste(pasted) if isinstance(token, events.Paste) else token)
+
+        textual = super().parse(on_token)
+        request = next(textual)
+        # The characters Textual read since its last timeout, the latest six: it reads a new
+        # sequence from each ESC, so ESC [ 2 0 0 ~ in a row is its paste start.
+        recent = ""
+        while True:
+            try:
+                character = yield request
+            except ParseError as error:  # a timeout, or the end of the input
+                recent = ""
+                try:
+                    request = textual.throw(error)
+                except StopIteration:
+                    return
+                continue
+            request = textual.send(character)
+            recent = (recent + character)[-len(_PASTE_START) :]
+            if recent != _PASTE_START:
+                continue
+            # The paste, up to its end marker; a read without a timeout is never timed out.
+            text: list[str] = []
+            while text[-len(_PASTE_END) :] != _END_CHARACTERS:
+                try:
+                    text.append((yield self.read1()))
+                except ParseEOF:  # the input ended inside the paste (Textual drops it too)
+                    return
+            pasted = "".join(text[: -len(_PASTE_END)]).replace("\x00", "")
+            for marker_character in _PASTE_END:
+                request = textual.send(marker_character)
+            recent = ""
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
         if alt:  # ESC, then ``sequence`` (one character) within the escape delay

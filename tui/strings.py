@@ -163,7 +163,8 @@ EXERCISE_NOTES_TITLE = N_(
 COLLECTIVES_TITLE = N_("Collective data flow on R ranks")
 TAB_COLLECTIVES = N_("Collectives")
 COLLECTIVE_STEP_HINT = N_(
-    "left/right: previous/next step; home/end: first/last (with the diagram focused: Tab to it)"
+    "left/right: previous/next step; home/end: first/last, with the diagram focused (ctrl+y "
+    "focuses it)"
 )
 BANDWIDTH_WITHOUT_UNIT = N_(
     "bandwidth {typed} has no unit: read as bytes per second, {rate}. For gigabytes per second "

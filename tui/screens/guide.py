@@ -50,6 +50,7 @@ from engine.strategies import get_strategy
 from engine.timefmt import utc_now
 from tui import strings
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
+from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class SectionRead(Message):
 LAYOUT_FRAMES = 10
 
 
-class ReadingPane(VerticalScroll):
+class ReadingPane(FocusFollowsScroll, VerticalScroll):
     """The reading pane. It says when the learner scrolls it themselves (a key, the wheel, the
     scroll bar), so the app's own scrolling (a section shown, a search match, the place
     restored) reads nothing. A scroll key in a section shown whole says it too: the learner

@@ -43,7 +43,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -94,6 +94,10 @@ class LessonCommands(CommandsProvider):
     def extra_entries(self) -> list[PaletteEntry]:
         screen = self.screen
         return screen.palette_entries() if isinstance(screen, MainScreen) else []
+
+
+# The rows a Select's open list takes at most (Textual's SelectOverlay: 12, its border included).
+OPEN_LIST_ROWS = 12
 
 
 class MainScreen(Screen[None]):
@@ -408,6 +412,15 @@ class MainScreen(Screen[None]):
         outline.clear_options()
         outline.add_options(self._outline_options())
         outline.highlighted = 0
+
+    @on(events.DescendantFocus)
+    def _fit_open_list(self, event: events.DescendantFocus) -> None:
+        # A Select's open list (an OptionList it holds, focused while open): Textual moves it up
+        # to fit the screen, keeping its bottom margin (app.tcss) free for the footer, which
+        # shows the key that closes it; on a short screen it is made short enough to fit.
+        widget = event.widget
+        if isinstance(widget, OptionList) and isinstance(widget.parent, Select):
+            widget.styles.max_height = min(OPEN_LIST_ROWS, self.size.height - 1)
 
     @on(OptionList.OptionHighlighted, "#outline")
     def _outline_moved(self, event: OptionList.OptionHighlighted) -> None:

@@ -39,6 +39,7 @@ from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
 from tui.widgets.reader import BrokenLines
+from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import OpenedLesson
 from tui.widgets.study import PaneExercises
 
@@ -232,7 +233,7 @@ class ResultView(Widget):
         self.refresh(layout=len(lines) != height)
 
 
-class CalculatorPane(VerticalScroll):
+class CalculatorPane(FocusFollowsScroll, VerticalScroll):
     """Base class of the Ledger and Bubble panes (see module docstring)."""
 
     form_name: ClassVar[str] = ""

@@ -110,9 +110,15 @@ class CollectivesPane(CalculatorPane):
         "number of ranks, the size S (for all-gather and reduce-scatter S is the whole array, as "
         "NCCL-tests counts it), the link bandwidth and the latency per message. The cost is the "
         "alpha-beta time (MPICH algorithm notes) with algorithm and bus bandwidth (NCCL-tests). "
-        "Below, each rank's buffer as small integers: focus the picture (tab) and press left "
-        "and right to move one step; '+' marks a slot that was added into, '*' one copied in."
+        "Below, each rank's buffer as small integers: focus the picture (ctrl+y, from anywhere "
+        "in the pane) and press left and right to move one step, home and end for the first and "
+        "last; '+' marks a slot that was added into, '*' one copied in."
     )
+    # The picture is below the form, six fields away with Tab: one key goes to it. ctrl+y is
+    # taken by no text field (Textual's Input), nor by the app or tmux.
+    BINDINGS: ClassVar = [
+        Binding("ctrl+y", "focus_diagram", N_("Diagram"), id="collective_diagram"),
+    ]
     FIELDS: ClassVar = (
         Field("op", N_("collective"), "all-reduce", options=tuple((op, op) for op in OPERATIONS)),
         Field(
@@ -137,6 +143,10 @@ class CollectivesPane(CalculatorPane):
 
     def compose_header(self) -> ComposeResult:
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
+
+    def action_focus_diagram(self) -> None:
+        """Focus the data-flow picture (it scrolls its top into view), whose arrows step."""
+        self.query_one("#flow", StepView).focus(scroll_visible=False)
 
     def on_resize(self) -> None:
         mark_roomy(self)

@@ -50,6 +50,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.reader import BrokenText
+from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -122,7 +123,7 @@ class DiagramText(Static):
         return Content(self.text_at(self.size.width))
 
 
-class DiagramsPane(VerticalScroll):
+class DiagramsPane(FocusFollowsScroll, VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
     HELP = N_(

@@ -62,6 +62,7 @@ from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
 from tui.widgets.reader import BrokenText
+from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -266,7 +267,7 @@ def picker_error(error: InputError) -> str:
     )
 
 
-class TradeoffsPane(VerticalScroll):
+class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
     """Step time and scaling on a chosen interconnect; counterexamples; exercises 4 and 5."""
 
     HELP = N_(

@@ -1,0 +1,118 @@
+"""Scroll keys move the view, and the focus follows the view.
+
+A pane's scroll keys reach it when the focused widget does not use them: PageUp/PageDown and
+Home/End from a Select, a button or a field (Input keeps Home/End), the arrows from a button.
+Textual scrolls the pane and leaves the focus where it was, out of view, where the next key acts
+unseen: with the Ledger's model Select focused, Home and PageDown scrolled it away, and Up then
+opened its list over unrelated text. :class:`FocusFollowsScroll` gives the focus to the pane
+itself when a scroll key, the wheel or the scroll bar leaves the focused widget out of view, as
+Escape from a field does; the arrows then scroll the pane, and Tab goes back into its fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+from textual.containers import ScrollableContainer
+from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
+from textual.widget import Widget
+
+
+def rows_in(widget: Widget, pane: Widget) -> tuple[int, int] | None:
+    """The rows ``widget`` takes in ``pane``'s content, scrolled or not: (first, after last);
+    None when it is not inside ``pane``. Read from the layout Textual last made: each widget's
+    region relative to its container (``virtual_region``), added up to the pane, less the
+    scroll offset of any container scrolled in between."""
+    top = 0
+    node = widget
+    while node is not pane:
+        parent = node.parent
+        if not isinstance(parent, Widget):
+            return None
+        top += node.virtual_region.y
+        if parent is not pane:
+            top += parent.styles.gutter.top - round(parent.scroll_y)
+        node = parent
+    return top, top + widget.outer_size.height
+
+
+class FocusFollowsScroll(ScrollableContainer):
+    """A scrolling pane whose scroll keys take the focus from a widget they leave out of view
+    (see the module docstring)."""
+
+    # Set while a scroll key's action runs: its scroll starts now, not after the next refresh
+    # (Textual's default), so where it ends is known before the next key, which may be in the
+    # same read.
+    _scroll_now = False
+
+    def scroll_to(self, x: float | None = None, y: float | None = None, **options: Any) -> None:
+        if self._scroll_now:
+            options["immediate"] = True
+        super().scroll_to(x, y, **options)
+
+    def _scroll_by_key(self, scroll: Callable[[], None]) -> None:
+        # A scroll still under way first ends where it was going (as Textual's scroll_to ends
+        # it): Textual's page keys count from the position drawn mid-way, so PageDown right
+        # after Home paged from wherever the animation had got to.
+        self.app.animator.force_stop_animation(self, "scroll_y")
+        self._scroll_now = True
+        try:
+            scroll()  # SkipAction when there is nothing to scroll: the key goes on
+        finally:
+            self._scroll_now = False
+        self.focus_follows_view()
+
+    def focus_follows_view(self) -> None:
+        """Focus the pane when the focused widget inside it is out of the view the pane is
+        scrolling to (the scroll may be animated: its target is where it ends)."""
+        focused = self.screen.focused
+        if focused is None or focused is self or self not in focused.ancestors:
+            return
+        rows = rows_in(focused, self)
+        if rows is None:
+            return
+        top = round(self.scroll_target_y)
+        bottom = top + self.scrollable_content_region.height
+        if rows[1] <= top or rows[0] >= bottom:
+            self.screen.set_focus(self, scroll_visible=False)
+
+    def _follow_view_after_scroll(self) -> None:
+        # After Textual's own handler (it runs after this class's), once its scroll is applied
+        # (a scroll bar's is, after the next refresh).
+        self.call_next(self.call_after_refresh, self.focus_follows_view)
+
+    # The wheel and the scroll bar, whose scrolling Textual's handlers of the same names do.
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_to(self, message: ScrollTo) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_down(self, message: ScrollDown) -> None:
+        self._follow_view_after_scroll()
+
+    def _on_scroll_up(self, message: ScrollUp) -> None:
+        self._follow_view_after_scroll()
+
+    def action_scroll_up(self) -> None:
+        self._scroll_by_key(super().action_scroll_up)
+
+    def action_scroll_down(self) -> None:
+        self._scroll_by_key(super().action_scroll_down)
+
+    def action_page_up(self) -> None:
+        self._scroll_by_key(super().action_page_up)
+
+    def action_page_down(self) -> None:
+        self._scroll_by_key(super().action_page_down)
+
+    def action_scroll_home(self) -> None:
+        self._scroll_by_key(super().action_scroll_home)
+
+    def action_scroll_end(self) -> None:
+        self._scroll_by_key(super().action_scroll_end)
