@@ -235,11 +235,10 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
 ) -> None:
     """The lesson: "Rate each objective before you study and again at the end". ctrl+n asked
     only at the end. Its first steps now put the learner on each objective not rated at the
-    start while nothing that trains it is done (objective 1 is trained by self-check 1, answered
-    here: not asked), once each; then the plan's first step."""
+    start (objective 1 is rated here: not asked), once each; then the plan's first step."""
     (tmp_path / "S15.yaml").write_text(
         "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
-        "answers: {self-check-adam-memory: sixteen bytes}\n",
+        "ratings: {objective-memory-sources: {start: partly}}\n",
         encoding="utf-8",
     )
     app = app_for(tmp_path)
@@ -256,7 +255,10 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
         assert objective.item.id == "objective-parallel-axes" and objective.phase == "start"
         await pilot.press("2")
         await saved_now(pilot, app)
-        assert saved(tmp_path)["ratings"] == {"objective-parallel-axes": {"start": "partly"}}
+        assert saved(tmp_path)["ratings"] == {
+            "objective-memory-sources": {"start": "partly"},
+            "objective-parallel-axes": {"start": "partly"},
+        }
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "rate objective 3 now, at the start" in last_message(notified)
@@ -273,6 +275,26 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "at the start" not in last_message(notified)
+        assert not isinstance(app.focused, ObjectiveItem)
+
+
+async def test_a_learner_at_work_is_not_taken_to_the_start_ratings(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Once a step is done (a self-check answered here), "before you study" has passed: ctrl+n
+    goes to the plan's next step, not to the objectives to rate at the start (from a note box in
+    the Diagrams pane it took the learner away to the objectives section)."""
+    (tmp_path / "S15.yaml").write_text(
+        "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
+        "answers: {self-check-adam-memory: sixteen bytes}\n",
+        encoding="utf-8",
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 1/25: read 一句话定义.")
         assert not isinstance(app.focused, ObjectiveItem)
 
 

@@ -505,9 +505,12 @@ class StudyGuide:
 
     async def _rate_at_the_start(self, plan: Plan) -> bool:
         """The lesson asks for each objective to be rated before studying: ctrl+n's first steps
-        put the learner on each one not rated at the start while nothing that trains it is done
-        (then it is still "before"), once a session each. Returns whether it did."""
-        if self.progress.status == "complete":
+        put the learner on each one not rated at the start, once a session each, while nothing
+        of the plan is done or started (then it is still "before"; a learner already at work
+        is not taken from it, and rates at the start in the objectives section if they wish).
+        Returns whether it did."""
+        counts = plan.counts
+        if self.progress.status == "complete" or counts.steps_done or counts.exercises_started:
             return False
         unrated = [o for o in plan.objectives if not o.rating.start and not o.trained_done]
         asking = next((o for o in unrated if o.id not in self._asked_at_start), None)
