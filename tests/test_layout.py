@@ -890,7 +890,8 @@ async def test_the_wheel_scrolling_a_picker_away_gives_the_focus_to_the_pane(
             if not ledger.region.overlaps(model.region):
                 break
         assert not ledger.region.overlaps(model.region)
-        assert app.focused is ledger
+        # The focus follows once the wheel's scroll is drawn (after the refresh that applies it).
+        await wait_until(pilot, lambda: app.focused is ledger)
         scrolled = ledger.scroll_y
         await pilot.press("up")
         await pilot.wait_for_scheduled_animations()
