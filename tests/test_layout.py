@@ -1073,3 +1073,23 @@ async def test_a_choice_wider_than_its_picker_ends_in_an_ellipsis(tmp_path: Path
             shown.endswith("…") and "mixed-precision Adam".startswith(shown[:-1])
         ), row
         assert shown != "mixed-precision", row
+
+
+async def test_zoomed_the_side_pane_gets_its_new_width_and_full_tab_names(tmp_path: Path) -> None:
+    """F3 then F5 at 80x24: the side pane widened to the whole screen, but its tab row kept the
+    short names it was given at 43 columns (``Diagr.``, ``Coll.``), in 3 starts of 5: the width
+    change reached no widget when a look-up had rebuilt the compositor's map in between (the map
+    a layout compares with to find the widgets it resized). Three starts, each must show them."""
+    from tui.widgets.side_tabs import LazyTabbedContent
+
+    for _ in range(3):
+        app = app_for(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("f3", "f5")
+            await settle(pilot)
+            tabs = app.query_one(LazyTabbedContent)
+            await wait_until(pilot, lambda tabs=tabs: tabs.size.width == 80)
+            await settle(pilot)
+            assert tabs.get_tab("diagrams").label.plain == "Diagrams"
+            assert "Ledger Bubble Diagrams Collectives Trade-offs Lab" in screen_lines(app)[1]

@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
-from textual._compositor import ChopsUpdate, Compositor
+from textual._compositor import ChopsUpdate, Compositor, CompositorMap, ReflowResult
 from textual.dom import NoScreen
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -41,6 +41,23 @@ class SpanCompositor(Compositor):
     """Textual's compositor with the two changes of the module docstring."""
 
     _update_regions: list[Region] | None = None
+    # The map of the last layout: what the next layout compares with to find the widgets it
+    # shows and resizes (they get Show and Resize events). A look-up in between may rebuild
+    # ``_full_map`` in the new geometry (Textual's ``full_map``, after a widget out of view
+    # changed), and a layout compared with that found nothing resized: zoomed, the side pane's
+    # tab row kept the short names it was given at 43 columns.
+    _laid_out: CompositorMap | None = None
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        if self._laid_out is not None:
+            self._full_map = self._laid_out
+        result = super().reflow(parent, size)
+        self._laid_out = self._full_map
+        return result
+
+    def clear(self) -> None:
+        super().clear()
+        self._laid_out = None
 
     def update_widgets(self, widgets: set[Widget]) -> None:
         if (
