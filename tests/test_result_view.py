@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 from pathlib import Path
 
+import pyte
 import pytest
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
+from textual._compositor import CompositorUpdate, LayoutUpdate
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
@@ -26,7 +31,7 @@ from tests.pilot_helpers import (
     shown,
     wait_until,
 )
-from tui.app import make_app
+from tui.app import ShardbookApp, make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
@@ -350,3 +355,87 @@ def test_the_collectives_heading_counts_ranks_in_the_singular_and_plural(
     console = Console(width=80, file=io.StringIO(), color_system=None)
     console.print(cost_renderable(cost, "all-reduce", ranks))
     assert console.file.getvalue().splitlines()[0] == f"all-reduce, ring, {heading}"
+
+
+class TerminalCopy:
+    """What a terminal shows of the app: every update the app sends (``App._display``, which
+    a headless app otherwise drops) played into a terminal emulator (pyte)."""
+
+    def __init__(self, app: ShardbookApp) -> None:
+        width, height = SIZE
+        self.console = Console(width=width, height=height, force_terminal=True)
+        self.terminal = pyte.Screen(width, height)
+        self.stream = pyte.Stream(self.terminal)
+        self.app = app
+        display = app._display
+
+        def shown(screen: Screen[object], renderable: RenderableType | None) -> None:
+            if isinstance(renderable, CompositorUpdate):
+                self.stream.feed(renderable.render_segments(self.console))
+            display(screen, renderable)
+
+        app._display = shown  # type: ignore[method-assign]
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.terminal.display]
+
+    def repainted(self) -> list[str]:
+        """The screen drawn whole now (what a resize shows), played into a blank terminal; the
+        regions waiting for the next frame stay marked (Textual's full update clears them)."""
+        compositor = self.app.screen._compositor
+        strips = compositor.render_strips()
+        terminal = pyte.Screen(*SIZE)
+        update = LayoutUpdate([[strip] for strip in strips], compositor.size.region)
+        pyte.Stream(terminal).feed(update.render_segments(self.console))
+        return [line.rstrip() for line in terminal.display]
+
+    async def drawn_whole(self, pilot: Pilot[int]) -> list[str]:
+        """The terminal once the frames have drawn what a repaint draws (at most 3 s)."""
+        with contextlib.suppress(AssertionError):
+            await wait_until(pilot, lambda: self.lines() == self.repainted(), timeout=3)
+        assert self.lines() == self.repainted()
+        return self.lines()
+
+
+async def test_a_zoomed_pane_scrolled_shows_what_a_repaint_shows(tmp_path: Path) -> None:
+    """Zoomed at 80x24, End and Home in the Collectives pane (100000 ranks: the pane scrolls)
+    and Home, Down, PageDown in the Diagrams pane must leave on the terminal what a full repaint
+    draws. The frames of a scroll were compared with a map of the widgets rebuilt where they
+    were scrolled to, not where the terminal showed them: they redrew nothing, and the old lines
+    stayed (a line twice, the pane's last line hidden)."""
+    from tui.widgets.collectives import CollectivesPane
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    terminal = TerminalCopy(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4", "f4")
+        pane = app.main_screen.query_one(CollectivesPane)
+        await wait_until(pilot, lambda: bool(pane.query("#field-ranks")))
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "100000")
+        await pilot.press("f5", "escape")
+        await terminal.drawn_whole(pilot)
+        await pilot.press("end")
+        await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y > 0)
+        lines = await terminal.drawn_whole(pilot)
+        assert "The data-flow picture draws up to 8 ranks; the cost above is exact." in lines
+        await pilot.press("home")
+        await wait_until(pilot, lambda: pane.scroll_y == 0)
+        lines = await terminal.drawn_whole(pilot)
+        assert sum("all-reduce, ring, 100000 ranks" in line for line in lines) == 1
+
+        await pilot.press("f4")
+        diagrams = app.main_screen.query_one(DiagramsPane)
+        await choose(pilot, diagrams.query_one("#strategy", Select), "fsdp")
+        diagrams.focus()
+        await terminal.drawn_whole(pilot)
+        assert diagrams.max_scroll_y > 1
+        for key, scrolled in (("end", diagrams.max_scroll_y), ("home", 0), ("down", 1)):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: diagrams.scroll_y == scrolled)  # noqa: B023
+            lines = await terminal.drawn_whole(pilot)
+            if key == "home":
+                assert sum("My notes, exercises 2 and 3" in line for line in lines) == 1
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: diagrams.scroll_y > 1)
+        await terminal.drawn_whole(pilot)
