@@ -269,6 +269,32 @@ def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved(
     assert caught.value.field == "stages"
 
 
+@pytest.mark.parametrize(
+    ("schedule", "stages", "micro_batches", "shown"),
+    [
+        # 1F1B with m >= p holds p - s micro-batches on stage s (Narayanan et al. 2021 §2.2.1).
+        ("1f1b", 16, 16, " ".join(str(16 - s) for s in range(16))),
+        ("1f1b", 20, 20, "20 19 18 17 16 15 14 13 … 8 7 6 5 4 3 2 1"),
+        # GPipe holds all m micro-batches on every stage (Huang et al. 2019 §2.3).
+        ("gpipe", 17, 8, "8×17"),
+        # 1F1B with m < p: min(p - s, m).
+        ("1f1b", 24, 8, "8×17 7 6 5 4 3 2 1"),
+    ],
+)
+def test_the_in_flight_line_lists_few_stages_and_counts_runs_of_many(
+    schedule: str, stages: int, micro_batches: int, shown: str
+) -> None:
+    """Up to 16 stages, one count per stage; beyond, equal neighbours as count×stages and at
+    most the first and last 8 runs around an ellipsis (a count per stage made 10,000 stages a
+    20,000-character line)."""
+    from engine.pipeline import PipelineSpec
+    from engine.pipeline.simulate import simulate
+    from tui.widgets.bubble import in_flight_text
+
+    spec = PipelineSpec(schedule=schedule, stages=stages, num_microbatches=micro_batches)
+    assert in_flight_text(simulate(spec).peak_in_flight_microbatches) == shown
+
+
 async def test_a_key_sends_the_terminal_what_textual_would_send(tmp_path: Path) -> None:
     # The main screen's compositor renders only the widgets under a changed region; every
     # partial update it sends must be the very bytes Textual's own compositor would send.
