@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pyte
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 from rich.text import Text
 from textual._compositor import CompositorUpdate, LayoutUpdate
@@ -20,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
+from engine.pipeline.spec import Schedule
 from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import (
     SIZE,
@@ -282,7 +285,7 @@ def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved(
     ],
 )
 def test_the_in_flight_line_lists_few_stages_and_counts_runs_of_many(
-    schedule: str, stages: int, micro_batches: int, shown: str
+    schedule: Schedule, stages: int, micro_batches: int, shown: str
 ) -> None:
     """Up to 16 stages, one count per stage; beyond, equal neighbours as count×stages and at
     most the first and last 8 runs around an ellipsis (a count per stage made 10,000 stages a
@@ -293,6 +296,66 @@ def test_the_in_flight_line_lists_few_stages_and_counts_runs_of_many(
 
     spec = PipelineSpec(schedule=schedule, stages=stages, num_microbatches=micro_batches)
     assert in_flight_text(simulate(spec).peak_in_flight_microbatches) == shown
+
+
+def test_the_ledger_bars_of_equal_totals_are_equally_long() -> None:
+    """7B parameters, mixed-precision Adam (2 + 2 + 12 bytes each), ZeRO-3 over 8 ranks: each
+    rank holds 16 × 7e9 / 8 = 14e9 bytes (Rajbhandari et al. 2020, stage 3 partitions all
+    three), and the naive N × precision is 7e9 × 2 = 14e9 bytes: the same 14.00 GB, so both
+    bars fill the 28 cells (each term rounded alone made the rank's bar 29). The quotas are
+    P 3.5, G 3.5, master weights 7, optimizer 14 cells."""
+    from engine.ledger import compute_ledger
+    from tui.widgets.ledger import ledger_renderable, spec_from_form
+
+    values = {**LedgerPane.defaults(), "params": "7B", "zero": "3", "dp": "8"}
+    result = compute_ledger(spec_from_form(values))
+    assert result.per_rank_bytes["total"] == result.naive_bytes == 14e9
+    console = Console(width=80, file=io.StringIO(), record=True)
+    console.print(ledger_renderable(result, str))
+    lines = console.export_text().splitlines()
+    # The bar: the rank's line, then the naive one (the table above has a "naive" row too).
+    at = next(n for n, line in enumerate(lines) if line.startswith("rank "))
+    rank, naive = lines[at].split()[1], lines[at + 1].split()[1]
+    assert rank == "P" * 4 + "G" * 3 + "M" * 7 + "O" * 14
+    assert naive == "N" * 28
+
+
+@pytest.mark.parametrize(
+    ("parts", "cells"),
+    [
+        ((1, 1, 1), [10, 9, 9]),  # 9.33 each: the one cell left to the first
+        ((2, 2, 4, 8), [4, 3, 7, 14]),
+        # 0.01 of 28 cells is 0.28: shown, one cell, from the part most over its quota.
+        ((99, 1), [27, 1]),
+        ((0, 5), [0, 28]),
+        ((0, 0), [0, 0]),
+    ],
+)
+def test_bar_cells_fill_the_width_by_largest_remainders(
+    parts: tuple[float, ...], cells: list[int]
+) -> None:
+    from tui.widgets.ledger import bar_cells
+
+    assert bar_cells(parts, 28) == cells
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e30), min_size=1, max_size=6))
+def test_bar_cells_sum_to_the_width_and_stay_within_a_cell_of_the_quota(
+    parts: list[float],
+) -> None:
+    from tui.widgets.ledger import bar_cells
+
+    cells = bar_cells(parts, 28)
+    total = sum(parts)
+    if total <= 0:
+        assert cells == [0] * len(parts)
+        return
+    assert sum(cells) == 28
+    bumped = any(part > 0 and 28 * part / total < 1 for part in parts)
+    for part, count in zip(parts, cells, strict=True):
+        assert (count >= 1) == (part > 0) or 28 * part / total == 0
+        if not bumped:
+            assert abs(count - 28 * part / total) < 1
 
 
 async def test_a_key_sends_the_terminal_what_textual_would_send(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ loads exercise 1's 1B-parameter example; ctrl+t shows the three conventions side
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -183,16 +184,37 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     return LedgerSpec(**spec_fields)
 
 
+def bar_cells(parts: Sequence[float], width: int) -> list[int]:
+    """The cells of a bar ``width`` cells long that each of ``parts`` (non-negative) takes, in
+    proportion, by the largest-remainder (Hamilton) method: each part its quota's whole cells,
+    the cells left to the largest remainders (the first of equal ones), so the parts fill
+    exactly ``width`` cells (rounding each part alone drew 29 or 27 cells for 28). A positive
+    part too small for a cell gets one, from the part with the most cells over its quota."""
+    total = sum(parts)
+    if total <= 0:
+        return [0] * len(parts)
+    quotas = [width * part / total for part in parts]
+    cells = [math.floor(quota) for quota in quotas]
+    by_remainder = sorted(range(len(parts)), key=lambda i: quotas[i] - cells[i], reverse=True)
+    for index in by_remainder[: width - sum(cells)]:
+        cells[index] += 1
+    for index, part in enumerate(parts):
+        if part > 0 and cells[index] == 0:
+            donors = [i for i in range(len(parts)) if cells[i] > 1]
+            if donors:
+                cells[max(donors, key=lambda i: cells[i] - quotas[i])] -= 1
+                cells[index] = 1
+    return cells
+
+
 def _bar(result: LedgerResult) -> Text:
     total = result.per_rank_bytes["total"]
     bar = Text()
     if total <= 0:
         return bar
-    for key, (_label, letter) in _TERM_LABELS.items():
-        cells = round(BAR_WIDTH * result.per_rank_bytes[key] / total)
-        if result.per_rank_bytes[key] > 0:
-            cells = max(cells, 1)
-        bar.append(letter * cells, style=_TERM_STYLES[key])
+    cells = bar_cells([result.per_rank_bytes[key] for key in _TERM_LABELS], BAR_WIDTH)
+    for (key, (_label, letter)), count in zip(_TERM_LABELS.items(), cells, strict=True):
+        bar.append(letter * count, style=_TERM_STYLES[key])
     naive_cells = max(1, round(BAR_WIDTH * min(result.naive_bytes / total, 1.0)))
     rank, naive = gettext("rank"), gettext("naive")
     width = max(cell_len(rank), cell_len(naive)) + 1
