@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import re
 from pathlib import Path
 
 import pyte
@@ -318,6 +319,29 @@ def test_the_ledger_bars_of_equal_totals_are_equally_long() -> None:
     rank, naive = lines[at].split()[1], lines[at + 1].split()[1]
     assert rank == "P" * 4 + "G" * 3 + "M" * 7 + "O" * 14
     assert naive == "N" * 28
+
+
+def test_the_ledger_writes_no_digit_past_a_floats_precision() -> None:
+    """1e24 parameters, ZeRO-3 over 8 ranks: each rank's bf16 parameters are 2 B × 1e24 / 8 =
+    2.5e23 B, 2.5e14 GB and 2.5e23 / 2^30 = 2.328e14 GiB (Rajbhandari et al. 2020). The table
+    showed 250,000,000,000,000.03 and the formulas Ψ = 999,999,999,999,999,983,222,784: digits
+    a float (15 significant) does not hold. No figure has more than 15 significant digits."""
+    from engine.ledger import compute_ledger
+    from tui.widgets.ledger import ledger_renderable, sources_renderable, spec_from_form
+
+    values = {**LedgerPane.defaults(), "params": "1e24", "zero": "3", "dp": "8"}
+    result = compute_ledger(spec_from_form(values))
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(ledger_renderable(result, str))
+    console.print(sources_renderable(result, str))
+    text = console.export_text()
+    assert "P params            2.5e+14 2.328e+14" in text
+    assert "Ψ = N 1e+24 × 1/PP 1 / TP 1 = 1e+24" in text
+    figures = re.findall(r"\d[\d,]*(?:\.\d+)?", text)
+    assert figures
+    for figure in figures:
+        digits = figure.replace(",", "").replace(".", "").lstrip("0")
+        assert len(digits) <= 15, figure
 
 
 @pytest.mark.parametrize(

@@ -250,19 +250,19 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         value = result.per_rank_bytes[key]
         table.add_row(
             Text(f"{letter} {gettext(label)}", style=_TERM_STYLES[key]),
-            f"{value / units.GB:,.2f}",
-            f"{value / units.GIB:,.2f}",
+            units.format_fixed(value / units.GB),
+            units.format_fixed(value / units.GIB),
         )
     total = result.per_rank_bytes["total"]
     table.add_row(
         Text(gettext("total"), style="bold"),
-        Text(f"{total / units.GB:,.2f}", style="bold"),
-        Text(f"{total / units.GIB:,.2f}", style="bold"),
+        Text(units.format_fixed(total / units.GB), style="bold"),
+        Text(units.format_fixed(total / units.GIB), style="bold"),
     )
     table.add_row(
         gettext("naive N × precision"),
-        f"{result.naive_bytes / units.GB:,.2f}",
-        f"{result.naive_bytes / units.GIB:,.2f}",
+        units.format_fixed(result.naive_bytes / units.GB),
+        units.format_fixed(result.naive_bytes / units.GIB),
     )
     model = f" ({get_preset(result.spec.model).shown_title})" if result.spec.model else ""
     lines = [
@@ -277,7 +277,7 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         lines.append(
             gettext("{finetune}: {trainable} trainable params (r {rank} on {targets})").format(
                 finetune=result.spec.finetune,
-                trainable=f"{result.trainable_params:,.0f}",
+                trainable=units.format_fixed(result.trainable_params, 0),
                 rank=result.spec.lora_rank,
                 targets=",".join(result.spec.lora_targets),
             )
@@ -348,7 +348,7 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
     for key in (*_TERM_LABELS, "total"):
         label = gettext(_TERM_LABELS[key][0] if key in _TERM_LABELS else "total")
         table.add_row(
-            label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
+            label, *(units.format_fixed(r.per_rank_bytes[key] / units.GB) for r in results.values())
         )
     notes = [
         Text(labelled(convention_label(name), gettext(CONVENTION_NOTES[name])), style="dim")
