@@ -20,7 +20,7 @@ neither, and sends the terminal the same bytes (tests/test_result_view.py compar
   frames of a scroll, a pane scrolled while a widget out of view repaints) would then look
   drawn, so the frame that scrolls redraws nothing and the terminal keeps the old lines. The
   compositor keeps the regions it last drew the widgets in view at (``_drawn``) and compares a
-  scroll or a layout with those.
+  scroll with those.
 
 It also keeps whole a double-width character (Chinese) that lies across the edge of a widget
 *behind* the one drawn there. Textual cuts every line at every widget's edge, front and back
@@ -70,33 +70,17 @@ class SpanCompositor(Compositor):
         return Compositor.full_map.fget(self)  # type: ignore[attr-defined, no-any-return]
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        # Textual marks what moved against the last full map; when that is not what is drawn
-        # (rebuilt at a scroll not drawn yet, or scrolled since), also against what is drawn.
-        drawn = None if self._full_map_drawn else self._drawn()
-        was_drawn = self._full_map_drawn
         result = super().reflow(parent, size)
+        # A layout's frame draws what changed against the last map: the widgets are then drawn
+        # where this map places them.
         self._full_map_drawn = True
         self._drawn_in_view = None
-        if not was_drawn:
-            if drawn is None:
-                self._dirty_regions.add(self.size.region)
-            else:
-                self._mark_moved(drawn)
         return result
 
     def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
         exposed = super().reflow_visible(parent, size)
         self._full_map_drawn = False
         return exposed
-
-    def _mark_moved(self, drawn: CompositorMap) -> None:
-        full_map = self._full_map
-        now = {widget: full_map[widget] for widget in self.visible_widgets}
-        self._dirty_regions.update(
-            region
-            for _widget, geometry in drawn.items() ^ now.items()
-            if (region := geometry.clip.intersection(geometry.region))
-        )
 
     def clear(self) -> None:
         super().clear()
@@ -117,11 +101,6 @@ class SpanCompositor(Compositor):
             drawn = in_view if self._full_map_drawn else self._drawn_in_view
             if drawn is not None:
                 self._visible_map = drawn
-                if drawn != in_view:
-                    # This frame draws its changes where the terminal shows the widgets.
-                    self._visible_widgets = None
-                    self._cuts = None
-                    self._layers_visible = None
         super().update_widgets(widgets)
 
     # Per line of the last render: where a widget's line covers more than one span between
