@@ -257,7 +257,7 @@ def _print_table(result: LedgerResult) -> None:
     table.add_row(_("naive: params x precision"), _gb(result.naive_bytes), _gib(result.naive_bytes))
     console.print(table)
     count = units.format_count(result.params_total)
-    exact = f"{result.params_total:,.0f}"
+    exact = units.format_fixed(result.params_total, 0)
     if result.spec.model:
         parameters = _(
             "parameters N = {count} ({exact}), model {model}; world size {world}"
@@ -276,7 +276,7 @@ def _print_table(result: LedgerResult) -> None:
         lines.append(
             _("{finetune}: trainable parameters {count} (rank {rank} on {targets})").format(
                 finetune=result.spec.finetune,
-                count=f"{result.trainable_params:,.0f}",
+                count=units.format_fixed(result.trainable_params, 0),
                 rank=result.spec.lora_rank,
                 targets=",".join(result.spec.lora_targets),
             )

@@ -35,6 +35,7 @@ from engine.checks import MAX_PIPELINE_STAGES, finite_number, one_of, whole_numb
 from engine.errors import FieldName, InputError
 from engine.i18n import gettext as _
 from engine.model_size import ModelShape
+from engine.units import format_fixed
 
 Recompute = Literal["none", "selective", "full"]
 ActivationSchedule = Literal["1f1b", "gpipe"]
@@ -505,4 +506,4 @@ def _coef(value: float) -> str:
 
 
 def _num(value: float) -> str:
-    return f"{value:,.0f} B"
+    return f"{format_fixed(value, 0)} B"

@@ -39,6 +39,7 @@ from engine.checks import MAX_COUNT, flag, one_of, whole_number
 from engine.errors import FieldName, InputError
 from engine.i18n import current_language
 from engine.i18n import gettext as _
+from engine.units import format_fixed
 
 MlpKind = Literal["gelu", "swiglu", "geglu"]
 NormKind = Literal["layernorm", "rmsnorm"]
@@ -472,7 +473,7 @@ def _shape_param_count(shape: ModelShape, seq: int | None, _language: str) -> Mo
         formula = (
             f"l·(4h² + 8h + E·(2·h·f + f + h)) + (V + s)·h = {layers}·(4·{hidden}² + 8·{hidden}"
             f" + {experts}·(2·{hidden}·{shape.ffn} + {shape.ffn} + {hidden})) + ({vocab} + "
-            f"{positions})·{hidden} = {total:,.0f}"
+            f"{positions})·{hidden} = {format_fixed(total, 0)}"
         )
     else:
         formula = _general_formula(shape, layer_dense, layer_mlp, embedding, output, final, total)
@@ -525,14 +526,15 @@ def _general_formula(
         + (f" + {final_text}" if final else "")
         + _(" with {values}: {sum}").format(
             values=values,
-            sum=f"{shape.layers}·{layer_dense + shape.experts * layer_mlp:,.0f} + {embedding:,.0f}",
+            sum=f"{shape.layers}·{format_fixed(layer_dense + shape.experts * layer_mlp, 0)} + "
+            f"{format_fixed(embedding, 0)}",
         )
     )
     if output:
-        text += f" + {output:,.0f}"
+        text += f" + {format_fixed(output, 0)}"
     if final:
-        text += f" + {final:,.0f}"
-    return f"{text} = {total:,.0f}"
+        text += f" + {format_fixed(final, 0)}"
+    return f"{text} = {format_fixed(total, 0)}"
 
 
 def transformer_param_count(

@@ -310,13 +310,25 @@ def parse_time(field: str, text: str | float | int, *, allow_zero: bool = True) 
     return _check_sign(field, _scaled(field, value, _TIME_SUFFIX[key], text), allow_zero)
 
 
+# The significant decimal digits a float always keeps (DBL_DIG): a figure is never written with
+# more (1e24 bytes / 1e9 is not 999,999,999,999,999.94 GB).
+FLOAT_DIGITS = 15
+
+
+def format_fixed(value: float, digits: int = 2) -> str:
+    """``value`` grouped by thousands with ``digits`` decimals (``1,234.50``), or in scientific
+    notation (4 significant digits) where that would write more significant digits than a float
+    holds (:data:`FLOAT_DIGITS`): ``2.5e+14``, never ``250,000,000,000,000.03``; with no
+    decimals, ``1e+24``, never ``999,999,999,999,999,983,222,784``."""
+    if abs(value) >= 10.0 ** (FLOAT_DIGITS - digits):
+        return f"{value:.4g}"
+    return f"{value:,.{digits}f}"
+
+
 def _format_in(value: float, unit: str, digits: int) -> str:
-    """``value`` (already in ``unit``) with ``digits`` decimals, or in scientific notation (4
-    significant digits) where the fixed form would write more digits than a float holds (about
-    15): ``1.5e+31 GB``, never ``15,000,000,000,000,001,705,644,256,131,...``."""
-    if abs(value) >= 10.0 ** (15 - digits):
-        return f"{value:.4g} {unit}"
-    return f"{value:,.{digits}f} {unit}"
+    """``value`` (already in ``unit``) as :func:`format_fixed` writes it, then ``unit``:
+    ``1.5e+31 GB``, never ``15,000,000,000,000,001,705,644,256,131,...``."""
+    return f"{format_fixed(value, digits)} {unit}"
 
 
 def format_gb(num_bytes: float, digits: int = 2) -> str:
@@ -343,10 +355,8 @@ def format_figure(value: float) -> str:
     one's integer part, grouped by thousands (``300,009``, never ``3e+05``), and in scientific
     notation (4 significant digits) where that would write more digits than a float holds
     (about 15), as :func:`format_gb` does (``1.1e+25``)."""
-    if abs(value) >= 1e15:
-        return f"{value:.4g}"
     if abs(value) >= 1e3:
-        return f"{value:,.0f}"
+        return format_fixed(value, 0)
     return f"{value:.4g}"
 
 

@@ -178,6 +178,50 @@ async def test_bubble_at_2000_stages_answers_every_key_while_it_simulates(
         assert field.value == "5000"
 
 
+# The longest text the event loop may break into lines: UAX #14 in pure Python takes about
+# 0.1 ms a character (engine/linebreak.py), so 500 characters use the 50 ms a key may wait.
+LONGEST_BROKEN_ON_THE_LOOP = 500
+
+
+async def test_bubble_at_10000_stages_shows_its_result_without_holding_the_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stages typed up to 1e400: p = 1e4 (GPipe, m = 8: 160,000 ops) is simulated in the
+    simulation process while 1e40 and 1e400 are refused, and its figures are the result kept;
+    then the field is cleared and 100000 typed. Showing the result broke its line of in-flight
+    counts, one per stage (20,000 characters), into lines on the event loop: 2 s in which the
+    keys typed next waited. Every text the event loop breaks is short, and the counts are
+    shown by runs: GPipe holds all m = 8 micro-batches on every stage at its peak (Huang et al.
+    2019 §2.3), 8 on each of 10,000 stages."""
+    import engine.linebreak as linebreak
+
+    real_analyse = linebreak._analyse
+    on_the_loop: list[int] = []
+    loop_thread = threading.current_thread()
+
+    def recorded(text: str) -> Any:
+        if threading.current_thread() is loop_thread:
+            on_the_loop.append(len(text))
+        return real_analyse(text)
+
+    monkeypatch.setattr(linebreak, "_analyse", recorded)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await bubble_pane(pilot, app)
+        field = pane.query_one("#field-stages", Input)
+        await type_into(pilot, field, "1e400")
+        await wait_until(pilot, lambda: "makespan" in result_text(pane))
+        await pilot.pause()
+        text = result_text(pane)
+        assert "gpipe: p=10000, m=8" in text
+        assert "in flight per stage: 8×10,000" in " ".join(text.split())
+        await type_into(pilot, field, "100000")
+        assert field.value == "100000"
+        assert "simulating 1,600,000 ops" in result_text(pane)
+        await pilot.press("ctrl+q")
+    assert on_the_loop and max(on_the_loop) <= LONGEST_BROKEN_ON_THE_LOOP
+
+
 async def test_closing_the_app_ends_a_busy_simulation_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

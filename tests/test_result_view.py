@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import re
 from pathlib import Path
 
+import pyte
 import pytest
-from rich.console import Console
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console, RenderableType
 from rich.text import Text
+from textual._compositor import CompositorUpdate, LayoutUpdate
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
 from engine.errors import InputError
+from engine.pipeline.spec import Schedule
 from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import (
     SIZE,
@@ -26,7 +35,7 @@ from tests.pilot_helpers import (
     shown,
     wait_until,
 )
-from tui.app import make_app
+from tui.app import ShardbookApp, make_app
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
@@ -264,6 +273,115 @@ def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved(
     assert caught.value.field == "stages"
 
 
+@pytest.mark.parametrize(
+    ("schedule", "stages", "micro_batches", "shown"),
+    [
+        # 1F1B with m >= p holds p - s micro-batches on stage s (Narayanan et al. 2021 §2.2.1).
+        ("1f1b", 16, 16, " ".join(str(16 - s) for s in range(16))),
+        ("1f1b", 20, 20, "20 19 18 17 16 15 14 13 … 8 7 6 5 4 3 2 1"),
+        # GPipe holds all m micro-batches on every stage (Huang et al. 2019 §2.3).
+        ("gpipe", 17, 8, "8×17"),
+        # 1F1B with m < p: min(p - s, m).
+        ("1f1b", 24, 8, "8×17 7 6 5 4 3 2 1"),
+    ],
+)
+def test_the_in_flight_line_lists_few_stages_and_counts_runs_of_many(
+    schedule: Schedule, stages: int, micro_batches: int, shown: str
+) -> None:
+    """Up to 16 stages, one count per stage; beyond, equal neighbours as count×stages and at
+    most the first and last 8 runs around an ellipsis (a count per stage made 10,000 stages a
+    20,000-character line)."""
+    from engine.pipeline import PipelineSpec
+    from engine.pipeline.simulate import simulate
+    from tui.widgets.bubble import in_flight_text
+
+    spec = PipelineSpec(schedule=schedule, stages=stages, num_microbatches=micro_batches)
+    assert in_flight_text(simulate(spec).peak_in_flight_microbatches) == shown
+
+
+def test_the_ledger_bars_of_equal_totals_are_equally_long() -> None:
+    """7B parameters, mixed-precision Adam (2 + 2 + 12 bytes each), ZeRO-3 over 8 ranks: each
+    rank holds 16 × 7e9 / 8 = 14e9 bytes (Rajbhandari et al. 2020, stage 3 partitions all
+    three), and the naive N × precision is 7e9 × 2 = 14e9 bytes: the same 14.00 GB, so both
+    bars fill the 28 cells (each term rounded alone made the rank's bar 29). The quotas are
+    P 3.5, G 3.5, master weights 7, optimizer 14 cells."""
+    from engine.ledger import compute_ledger
+    from tui.widgets.ledger import ledger_renderable, spec_from_form
+
+    values = {**LedgerPane.defaults(), "params": "7B", "zero": "3", "dp": "8"}
+    result = compute_ledger(spec_from_form(values))
+    assert result.per_rank_bytes["total"] == result.naive_bytes == 14e9
+    console = Console(width=80, file=io.StringIO(), record=True)
+    console.print(ledger_renderable(result, str))
+    lines = console.export_text().splitlines()
+    # The bar: the rank's line, then the naive one (the table above has a "naive" row too).
+    at = next(n for n, line in enumerate(lines) if line.startswith("rank "))
+    rank, naive = lines[at].split()[1], lines[at + 1].split()[1]
+    assert rank == "P" * 4 + "G" * 3 + "M" * 7 + "O" * 14
+    assert naive == "N" * 28
+
+
+def test_the_ledger_writes_no_digit_past_a_floats_precision() -> None:
+    """1e24 parameters, ZeRO-3 over 8 ranks: each rank's bf16 parameters are 2 B × 1e24 / 8 =
+    2.5e23 B, 2.5e14 GB and 2.5e23 / 2^30 = 2.328e14 GiB (Rajbhandari et al. 2020). The table
+    showed 250,000,000,000,000.03 and the formulas Ψ = 999,999,999,999,999,983,222,784: digits
+    a float (15 significant) does not hold. No figure has more than 15 significant digits."""
+    from engine.ledger import compute_ledger
+    from tui.widgets.ledger import ledger_renderable, sources_renderable, spec_from_form
+
+    values = {**LedgerPane.defaults(), "params": "1e24", "zero": "3", "dp": "8"}
+    result = compute_ledger(spec_from_form(values))
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(ledger_renderable(result, str))
+    console.print(sources_renderable(result, str))
+    text = console.export_text()
+    assert "P params            2.5e+14 2.328e+14" in text
+    assert "Ψ = N 1e+24 × 1/PP 1 / TP 1 = 1e+24" in text
+    figures = re.findall(r"\d[\d,]*(?:\.\d+)?", text)
+    assert figures
+    for figure in figures:
+        digits = figure.replace(",", "").replace(".", "").lstrip("0")
+        assert len(digits) <= 15, figure
+
+
+@pytest.mark.parametrize(
+    ("parts", "cells"),
+    [
+        ((1, 1, 1), [10, 9, 9]),  # 9.33 each: the one cell left to the first
+        ((2, 2, 4, 8), [4, 3, 7, 14]),
+        # 0.01 of 28 cells is 0.28: shown, one cell, from the part most over its quota.
+        ((99, 1), [27, 1]),
+        ((0, 5), [0, 28]),
+        ((0, 0), [0, 0]),
+    ],
+)
+def test_bar_cells_fill_the_width_by_largest_remainders(
+    parts: tuple[float, ...], cells: list[int]
+) -> None:
+    from tui.widgets.ledger import bar_cells
+
+    assert bar_cells(parts, 28) == cells
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e30), min_size=1, max_size=6))
+def test_bar_cells_sum_to_the_width_and_stay_within_a_cell_of_the_quota(
+    parts: list[float],
+) -> None:
+    from tui.widgets.ledger import bar_cells
+
+    cells = bar_cells(parts, 28)
+    total = sum(parts)
+    if total <= 0:
+        assert cells == [0] * len(parts)
+        return
+    assert sum(cells) == 28
+    bumped = any(part > 0 and 28 * part / total < 1 for part in parts)
+    for part, count in zip(parts, cells, strict=True):
+        assert (count >= 1) == (part > 0) or 28 * part / total == 0
+        if not bumped:
+            assert abs(count - 28 * part / total) < 1
+
+
 async def test_a_key_sends_the_terminal_what_textual_would_send(tmp_path: Path) -> None:
     # The main screen's compositor renders only the widgets under a changed region; every
     # partial update it sends must be the very bytes Textual's own compositor would send.
@@ -375,3 +493,87 @@ def test_each_terms_source_keeps_its_indent_when_it_wraps(width: int) -> None:
             block.append(line)
         read_back.append(" ".join(part.strip() for part in block))
     assert read_back == [f"source: {term.source}" for term in result.terms], lines
+
+
+class TerminalCopy:
+    """What a terminal shows of the app: every update the app sends (``App._display``, which
+    a headless app otherwise drops) played into a terminal emulator (pyte)."""
+
+    def __init__(self, app: ShardbookApp) -> None:
+        width, height = SIZE
+        self.console = Console(width=width, height=height, force_terminal=True)
+        self.terminal = pyte.Screen(width, height)
+        self.stream = pyte.Stream(self.terminal)
+        self.app = app
+        display = app._display
+
+        def shown(screen: Screen[object], renderable: RenderableType | None) -> None:
+            if isinstance(renderable, CompositorUpdate):
+                self.stream.feed(renderable.render_segments(self.console))
+            display(screen, renderable)
+
+        app._display = shown  # type: ignore[method-assign]
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.terminal.display]
+
+    def repainted(self) -> list[str]:
+        """The screen drawn whole now (what a resize shows), played into a blank terminal; the
+        regions waiting for the next frame stay marked (Textual's full update clears them)."""
+        compositor = self.app.screen._compositor
+        strips = compositor.render_strips()
+        terminal = pyte.Screen(*SIZE)
+        update = LayoutUpdate([[strip] for strip in strips], compositor.size.region)
+        pyte.Stream(terminal).feed(update.render_segments(self.console))
+        return [line.rstrip() for line in terminal.display]
+
+    async def drawn_whole(self, pilot: Pilot[int]) -> list[str]:
+        """The terminal once the frames have drawn what a repaint draws (at most 3 s)."""
+        with contextlib.suppress(AssertionError):
+            await wait_until(pilot, lambda: self.lines() == self.repainted(), timeout=3)
+        assert self.lines() == self.repainted()
+        return self.lines()
+
+
+async def test_a_zoomed_pane_scrolled_shows_what_a_repaint_shows(tmp_path: Path) -> None:
+    """Zoomed at 80x24, End and Home in the Collectives pane (100000 ranks: the pane scrolls)
+    and Home, Down, PageDown in the Diagrams pane must leave on the terminal what a full repaint
+    draws. The frames of a scroll were compared with a map of the widgets rebuilt where they
+    were scrolled to, not where the terminal showed them: they redrew nothing, and the old lines
+    stayed (a line twice, the pane's last line hidden)."""
+    from tui.widgets.collectives import CollectivesPane
+    from tui.widgets.diagrams import DiagramsPane
+
+    app = app_for(tmp_path)
+    terminal = TerminalCopy(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4", "f4")
+        pane = app.main_screen.query_one(CollectivesPane)
+        await wait_until(pilot, lambda: bool(pane.query("#field-ranks")))
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "100000")
+        await pilot.press("f5", "escape")
+        await terminal.drawn_whole(pilot)
+        await pilot.press("end")
+        await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y > 0)
+        lines = await terminal.drawn_whole(pilot)
+        assert "The data-flow picture draws up to 8 ranks; the cost above is exact." in lines
+        await pilot.press("home")
+        await wait_until(pilot, lambda: pane.scroll_y == 0)
+        lines = await terminal.drawn_whole(pilot)
+        assert sum("all-reduce, ring, 100000 ranks" in line for line in lines) == 1
+
+        await pilot.press("f4")
+        diagrams = app.main_screen.query_one(DiagramsPane)
+        await choose(pilot, diagrams.query_one("#strategy", Select), "fsdp")
+        diagrams.focus()
+        await terminal.drawn_whole(pilot)
+        assert diagrams.max_scroll_y > 1
+        for key, scrolled in (("end", diagrams.max_scroll_y), ("home", 0), ("down", 1)):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: diagrams.scroll_y == scrolled)  # noqa: B023
+            lines = await terminal.drawn_whole(pilot)
+            if key == "home":
+                assert sum("My notes, exercises 2 and 3" in line for line in lines) == 1
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: diagrams.scroll_y > 1)
+        await terminal.drawn_whole(pilot)

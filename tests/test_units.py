@@ -57,6 +57,25 @@ def test_bad_counts_name_the_field(bad: str) -> None:
     assert str(info.value).startswith("params: ")
 
 
+@pytest.mark.parametrize(
+    ("value", "digits", "shown"),
+    [
+        (1_234.5, 2, "1,234.50"),
+        # 15 significant digits, the most a float always keeps: still the fixed form.
+        (9_999_999_999_999.0, 2, "9,999,999,999,999.00"),
+        (999_999_999_999_999.0, 0, "999,999,999,999,999"),
+        # More would be noise: 1e24 bytes / 4e9 showed 250,000,000,000,000.03 GB.
+        (1e24 / 4e9, 2, "2.5e+14"),
+        (1e24, 0, "1e+24"),  # not 999,999,999,999,999,983,222,784
+        (-1e24, 0, "-1e+24"),
+    ],
+)
+def test_format_fixed_writes_no_digit_past_a_floats_precision(
+    value: float, digits: int, shown: str
+) -> None:
+    assert units.format_fixed(value, digits) == shown
+
+
 def test_parse_int_refuses_fractions() -> None:
     with pytest.raises(InputError, match="whole number"):
         units.parse_int("micro_batches", "2.5")

@@ -15,7 +15,12 @@ neither, and sends the terminal the same bytes (tests/test_result_view.py compar
   widget's region rebuilds it (2-5 ms with a calculator open). That lookup came in the next
   key's frame: a widget asks for its own size when it refreshes. A repaint moves nothing, so
   the regions of the widgets in view stay known, and only a lookup of a widget out of view
-  rebuilds the map.
+  rebuilds the map. Those regions must be where the terminal shows the widgets: a map rebuilt
+  by a lookup places them where they are scrolled to *now*, and a scroll not drawn yet (the
+  frames of a scroll, a pane scrolled while a widget out of view repaints) would then look
+  drawn, so the frame that scrolls redraws nothing and the terminal keeps the old lines. The
+  compositor keeps the regions it last drew the widgets in view at (``_drawn``) and compares a
+  scroll with those.
 
 It also keeps whole a double-width character (Chinese) that lies across the edge of a widget
 *behind* the one drawn there. Textual cuts every line at every widget's edge, front and back
@@ -41,22 +46,55 @@ class SpanCompositor(Compositor):
     """Textual's compositor with the two changes of the module docstring."""
 
     _update_regions: list[Region] | None = None
+    # Whether ``_full_map`` places the widgets where the terminal shows them (a layout drew it);
+    # else ``_drawn_in_view``: where the terminal shows the widgets in view (None: unknown).
+    _full_map_drawn = False
+    _drawn_in_view: CompositorMap | None = None
     # The map of the last layout: what the next layout compares with to find the widgets it
     # shows and resizes (they get Show and Resize events). A look-up in between may rebuild
-    # ``_full_map`` in the new geometry (Textual's ``full_map``, after a widget out of view
-    # changed), and a layout compared with that found nothing resized: zoomed, the side pane's
-    # tab row kept the short names it was given at 43 columns.
+    # ``_full_map`` in the new geometry (``full_map``, after a widget out of view changed), and
+    # a layout compared with that found nothing resized: zoomed, the side pane's tab row kept
+    # the short names it was given at 43 columns.
     _laid_out: CompositorMap | None = None
+
+    def _drawn(self) -> CompositorMap | None:
+        # Where the last frames drew the widgets in view. ``_visible_map``, when there is one, is
+        # what a scroll drew (or what update_widgets set from this).
+        if self._visible_map is not None:
+            return self._visible_map
+        if self._full_map_drawn:
+            full_map = self._full_map
+            return {widget: full_map[widget] for widget in self.visible_widgets}
+        return self._drawn_in_view
+
+    @property
+    def full_map(self) -> CompositorMap:
+        if self._full_map_invalidated and self.root is not None:
+            # Rebuilt where the widgets are scrolled to now, which may not be drawn yet.
+            self._drawn_in_view = self._drawn()
+            self._full_map_drawn = False
+        return Compositor.full_map.fget(self)  # type: ignore[attr-defined, no-any-return]
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         if self._laid_out is not None:
             self._full_map = self._laid_out
         result = super().reflow(parent, size)
         self._laid_out = self._full_map
+        # A layout's frame draws what changed against the last map: the widgets are then drawn
+        # where this map places them.
+        self._full_map_drawn = True
+        self._drawn_in_view = None
         return result
+
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        exposed = super().reflow_visible(parent, size)
+        self._full_map_drawn = False
+        return exposed
 
     def clear(self) -> None:
         super().clear()
+        self._full_map_drawn = False
+        self._drawn_in_view = None
         self._laid_out = None
 
     def update_widgets(self, widgets: set[Widget]) -> None:
@@ -66,9 +104,13 @@ class SpanCompositor(Compositor):
             and not widgets.issubset(self.visible_widgets.keys())
         ):
             # Textual is about to mark its map stale for a widget out of view; the widgets in
-            # view keep their regions (what they are looked up in before the map is rebuilt).
+            # view keep their regions (what they are looked up in before the map is rebuilt):
+            # the regions drawn, which a scroll not drawn yet is compared with.
             full_map = self._full_map
-            self._visible_map = {widget: full_map[widget] for widget in self.visible_widgets}
+            in_view = {widget: full_map[widget] for widget in self.visible_widgets}
+            drawn = in_view if self._full_map_drawn else self._drawn_in_view
+            if drawn is not None:
+                self._visible_map = drawn
         super().update_widgets(widgets)
 
     # Per line of the last render: where a widget's line covers more than one span between

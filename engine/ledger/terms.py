@@ -30,6 +30,7 @@ from engine.ledger.states import (
     StageParams,
     is_offloaded,
 )
+from engine.units import format_fixed
 
 
 class Figures(NamedTuple):
@@ -65,16 +66,15 @@ def term_lines(draft: Figures) -> tuple[LedgerTerm, ...]:
         w, largest, origin, _grads = draft.largest
         largest_note = " + " + _(
             "{bytes:g} B × largest layer {params} ({origin}; gathered whole)"
-        ).format(bytes=w, params=f"{largest:,.0f}", origin=_(origin))
+        ).format(bytes=w, params=format_fixed(largest, 0), origin=_(origin))
     source = CONVENTION_SOURCES[spec.convention]
     stage_name = zero_stage_name(spec)
     separator = _("; ")  # between the parts of a formula text: full-width in Chinese
-    psi_text = (
-        f"{separator}Ψ = {shard_text(spec, shard, stage)} = {stage.dense + stage.expert:,.0f}"
-    )
+    psi = format_fixed(stage.dense + stage.expert, 0)
+    psi_text = f"{separator}Ψ = {shard_text(spec, shard, stage)} = {psi}"
     if spec.finetune == "qlora":
         psi_text += separator + _("Ψ_NF4 = the linear layers' weights = {params}").format(
-            params=f"{stage.quant_dense + stage.quant_expert:,.0f}"
+            params=format_fixed(stage.quant_dense + stage.quant_expert, 0)
         )
     if spec.finetune != "full":
         psi_text += f"{separator}Ψ_LoRA = {lora_text(spec, shard, stage)}"
@@ -116,7 +116,7 @@ def host_figure(draft: Figures, value: float, gpn: int, nodes: int) -> dict[str,
     else:
         psi = draft.stage.dense + draft.stage.expert
         init = "zero_init" if spec.zero_init else _("no zero_init")
-        figures = {"psi": f"{psi:,.0f}", "gpus": gpn, "factor": f"{factor:g}", "init": init}
+        figures = {"psi": format_fixed(psi, 0), "gpus": gpn, "factor": f"{factor:g}", "init": init}
         text = {
             "zero2-optimizer": _("Ψ {psi} × max(4 × {gpus} GPUs, 16) × {factor}").format(
                 **{**figures, "gpus": gpn * nodes}
@@ -174,7 +174,9 @@ def shard_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
             ", " + _("experts / EP {ep}").format(ep=ep) if size.experts > 1 else ""
         )
         if spec.params is not None:
-            text = f"N {shard.params_total:,.0f} / {size.total:,.0f} × {text}"
+            text = (
+                f"N {format_fixed(shard.params_total, 0)} / {format_fixed(size.total, 0)} × {text}"
+            )
         return text
     if stage.layers is None:
         where = f"1/PP {spec.pp}"
@@ -182,7 +184,7 @@ def shard_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
         where = _("{layers}/{total} layers").format(
             layers=stage.layers, total=spec.layers
         ) + uneven_text(spec, stage)
-    text = f"N {shard.params_total:,.0f} × {where} / TP {tp}"
+    text = f"N {format_fixed(shard.params_total, 0)} × {where} / TP {tp}"
     if shard.share:
         text += ", " + _("experts ({share} of N) / EP {ep}").format(
             share=f"{shard.share:.3g}", ep=ep
@@ -199,10 +201,10 @@ def lora_text(spec: LedgerSpec, shard: Sharding, stage: StageParams) -> str:
     ).format(
         rank=spec.lora_rank,
         targets=targets,
-        per_layer=f"{shard.lora_per_layer:,.0f}",
+        per_layer=format_fixed(shard.lora_per_layer, 0),
         layers=stage.layers,
         tp=spec.tp,
-        params=f"{stage.lora_dense + stage.lora_expert:,.0f}",
+        params=format_fixed(stage.lora_dense + stage.lora_expert, 0),
     )
 
 
@@ -337,7 +339,7 @@ def buffer_term(spec: LedgerSpec, buffer: Buffer) -> LedgerTerm:
     ).format(
         prefetch=spec.prefetch,
         origin=_(buffer.origin),
-        params=f"{buffer.unit:,.0f}",
+        params=format_fixed(buffer.unit, 0),
         weight=f"{buffer.weight:g}",
         grad=f"{buffer.grad:g}",
         bytes=bytes_text(value),
@@ -347,4 +349,4 @@ def buffer_term(spec: LedgerSpec, buffer: Buffer) -> LedgerTerm:
 
 def bytes_text(value: float) -> str:
     """``value`` bytes with thousands separators: ``4,298,121,216 B``."""
-    return f"{value:,.0f} B"
+    return f"{format_fixed(value, 0)} B"

@@ -8,6 +8,8 @@ activation memory a schedule stashes), the timeline, and optionally a second sch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import pairwise
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -52,6 +54,12 @@ MIN_TIMELINE_WIDTH = 24
 # loaded 2-core machine, within a 60 Hz frame.
 INSTANT_COST = 4_000
 SIMULATION_GROUP = "bubble-simulation"
+# The details' line of micro-batches in flight lists each stage up to this many stages; beyond,
+# a run of equal counts is one figure with its length (8×9,993), and only the first and last
+# IN_FLIGHT_RUNS / 2 runs are shown. A figure per stage made 10,000 stages a 20,000-character
+# line, broken into lines on the event loop (UAX #14 in pure Python: 2 s).
+IN_FLIGHT_LISTED = 16
+IN_FLIGHT_RUNS = 16
 
 
 def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
@@ -151,9 +159,7 @@ def bubble_details(
     legend (its rows are drawn by :class:`TimelineView`), or why it is not drawn; headed by the
     schedule when two are compared."""
     closed = result.closed_form
-    # Spaces between the stages, as on the command line: a comma would read as the thousands
-    # separator of 100,000.
-    in_flight = " ".join(map(units.format_figure, result.peak_in_flight_microbatches))
+    in_flight = in_flight_text(result.peak_in_flight_microbatches)
     parts: list[RenderableType] = [
         *([_heading(result.spec, result.num_microbatches)] if heading else []),
         _note(gettext("closed form: {formula}").format(formula=closed.formula)),
@@ -189,6 +195,29 @@ def bubble_details(
         ]
         parts.extend(_note(line) for line in lines if line)
     return Group(*parts)
+
+
+def in_flight_text(counts: Sequence[float]) -> str:
+    """The micro-batches in flight per stage, stage 0 first, spaces between (as on the command
+    line: a comma would read as the thousands separator of 100,000). Over
+    :data:`IN_FLIGHT_LISTED` stages, a run of ``n`` equal counts ``c`` is ``c×n``, and over
+    :data:`IN_FLIGHT_RUNS` runs the middle ones are one ``…``: the line stays short whatever p."""
+    if len(counts) <= IN_FLIGHT_LISTED:
+        return " ".join(map(units.format_figure, counts))
+    # Where each run of equal counts starts, and the end; the runs shown only are formatted.
+    starts = [0, *(s for s in range(1, len(counts)) if counts[s] != counts[s - 1]), len(counts)]
+    half = IN_FLIGHT_RUNS // 2
+    elided = len(starts) - 1 > IN_FLIGHT_RUNS
+    shown = [starts[: half + 1], starts[-half - 1 :]] if elided else [starts]
+    return " … ".join(
+        " ".join(
+            units.format_figure(counts[start])
+            if end - start == 1
+            else f"{units.format_figure(counts[start])}×{end - start:,}"
+            for start, end in pairwise(part)
+        )
+        for part in shown
+    )
 
 
 def _note(text: str) -> BrokenLines:

@@ -8,7 +8,8 @@ loads exercise 1's 1B-parameter example; ctrl+t shows the three conventions side
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -183,16 +184,37 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     return LedgerSpec(**spec_fields)
 
 
+def bar_cells(parts: Sequence[float], width: int) -> list[int]:
+    """The cells of a bar ``width`` cells long that each of ``parts`` (non-negative) takes, in
+    proportion, by the largest-remainder (Hamilton) method: each part its quota's whole cells,
+    the cells left to the largest remainders (the first of equal ones), so the parts fill
+    exactly ``width`` cells (rounding each part alone drew 29 or 27 cells for 28). A positive
+    part too small for a cell gets one, from the part with the most cells over its quota."""
+    total = sum(parts)
+    if total <= 0:
+        return [0] * len(parts)
+    quotas = [width * part / total for part in parts]
+    cells = [math.floor(quota) for quota in quotas]
+    by_remainder = sorted(range(len(parts)), key=lambda i: quotas[i] - cells[i], reverse=True)
+    for index in by_remainder[: width - sum(cells)]:
+        cells[index] += 1
+    for index, part in enumerate(parts):
+        if part > 0 and cells[index] == 0:
+            donors = [i for i in range(len(parts)) if cells[i] > 1]
+            if donors:
+                cells[max(donors, key=lambda i: cells[i] - quotas[i])] -= 1
+                cells[index] = 1
+    return cells
+
+
 def _bar(result: LedgerResult) -> Text:
     total = result.per_rank_bytes["total"]
     bar = Text()
     if total <= 0:
         return bar
-    for key, (_label, letter) in _TERM_LABELS.items():
-        cells = round(BAR_WIDTH * result.per_rank_bytes[key] / total)
-        if result.per_rank_bytes[key] > 0:
-            cells = max(cells, 1)
-        bar.append(letter * cells, style=_TERM_STYLES[key])
+    cells = bar_cells([result.per_rank_bytes[key] for key in _TERM_LABELS], BAR_WIDTH)
+    for (key, (_label, letter)), count in zip(_TERM_LABELS.items(), cells, strict=True):
+        bar.append(letter * count, style=_TERM_STYLES[key])
     naive_cells = max(1, round(BAR_WIDTH * min(result.naive_bytes / total, 1.0)))
     rank, naive = gettext("rank"), gettext("naive")
     width = max(cell_len(rank), cell_len(naive)) + 1
@@ -228,19 +250,19 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         value = result.per_rank_bytes[key]
         table.add_row(
             Text(f"{letter} {gettext(label)}", style=_TERM_STYLES[key]),
-            f"{value / units.GB:,.2f}",
-            f"{value / units.GIB:,.2f}",
+            units.format_fixed(value / units.GB),
+            units.format_fixed(value / units.GIB),
         )
     total = result.per_rank_bytes["total"]
     table.add_row(
         Text(gettext("total"), style="bold"),
-        Text(f"{total / units.GB:,.2f}", style="bold"),
-        Text(f"{total / units.GIB:,.2f}", style="bold"),
+        Text(units.format_fixed(total / units.GB), style="bold"),
+        Text(units.format_fixed(total / units.GIB), style="bold"),
     )
     table.add_row(
         gettext("naive N × precision"),
-        f"{result.naive_bytes / units.GB:,.2f}",
-        f"{result.naive_bytes / units.GIB:,.2f}",
+        units.format_fixed(result.naive_bytes / units.GB),
+        units.format_fixed(result.naive_bytes / units.GIB),
     )
     model = f" ({get_preset(result.spec.model).shown_title})" if result.spec.model else ""
     lines = [
@@ -255,7 +277,7 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         lines.append(
             gettext("{finetune}: {trainable} trainable params (r {rank} on {targets})").format(
                 finetune=result.spec.finetune,
-                trainable=f"{result.trainable_params:,.0f}",
+                trainable=units.format_fixed(result.trainable_params, 0),
                 rank=result.spec.lora_rank,
                 targets=",".join(result.spec.lora_targets),
             )
@@ -326,7 +348,7 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
     for key in (*_TERM_LABELS, "total"):
         label = gettext(_TERM_LABELS[key][0] if key in _TERM_LABELS else "total")
         table.add_row(
-            label, *(f"{r.per_rank_bytes[key] / units.GB:,.2f}" for r in results.values())
+            label, *(units.format_fixed(r.per_rank_bytes[key] / units.GB) for r in results.values())
         )
     notes = [
         Text(labelled(convention_label(name), gettext(CONVENTION_NOTES[name])), style="dim")
