@@ -28,6 +28,7 @@ from tests.pilot_helpers import (
     key,
     keys,
     paste,
+    screen_lines,
     settle,
     wait_until,
 )
@@ -305,3 +306,24 @@ async def test_tiny_terminals_and_live_resizes_keep_the_text(tmp_path: Path) -> 
         await wait_until(pilot, lambda: area.text == "half a thought")
         await pilot.press("ctrl+q")
     assert "half a thought" in ProgressStore(tmp_path).load("S15").progress.answers.values()
+
+
+async def test_typing_after_a_long_paste_with_emoji_stays_in_view(tmp_path: Path) -> None:
+    """A 12 kB line with an emoji pasted into the Trade-offs exercise 4 box (12 rows at most),
+    then TAIL2 typed: the box stopped a row short of the cursor (Textual's TextArea scrolls to
+    the cursor before the emoji's wrapped row can be scrolled to), so what was typed after the
+    paste stayed under the box's bottom edge. The cursor's row is in the box once drawn."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f10")
+        await settle(pilot)
+        area = app.query_one("TradeoffsPane").query(TextArea).first()
+        await paste(pilot, area, "line N 数据 all-reduce 😀 [b]x[/b] " * 300)
+        await pilot.press(*keys("TAIL2"))
+        await settle(pilot)
+        await wait_until(
+            pilot, lambda: area.content_region.contains_point(area.cursor_screen_offset)
+        )
+        assert area.text.endswith("[b]x[/b] TAIL2")
+        row = area.cursor_screen_offset.y
+        assert "TAIL2" in screen_lines(app)[row]

@@ -20,7 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
 from textual.widgets import Input, TextArea
-from textual.widgets.text_area import Document, Selection
+from textual.widgets.text_area import Document, Edit, EditResult, Selection
 
 from engine.i18n import N_
 from tui import strings
@@ -82,6 +82,15 @@ class LiteralTextArea(TextArea):
             return
         self._entry_selection = selection
         self.screen.set_focus(self)
+
+    def edit(self, edit: Edit) -> EditResult:
+        result = super().edit(edit)
+        # Textual scrolls to the cursor within the edit, and stops a row short when the
+        # wrapped text holds a wide emoji (the row the cursor moved to is not scrollable yet):
+        # after a long paste, what was typed next stayed under the box's bottom edge. Once laid
+        # out, the cursor's row is brought into view.
+        self.call_after_refresh(self.scroll_cursor_visible)
+        return result
 
     def action_cursor_text_start(self, select: bool = False) -> None:
         self.move_cursor((0, 0), select=select)
