@@ -29,6 +29,7 @@ from tests.pilot_helpers import (
     goto_section,
     params_field,
     paste_into,
+    reading_text,
     result_text,
     settle,
     shown,
@@ -248,12 +249,14 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
         await pilot.pause()
         assert last_message(notified) == (
             "Before you study: rate objective 2 now, at the start: 1 not yet, 2 partly, 3 can "
-            "(3 not rated at the start; ctrl+n goes on)."
+            "(left to rate at the start: 3; ctrl+n goes on)."
         )
         objective = app.focused
         assert isinstance(objective, ObjectiveItem)
         assert objective.item.id == "objective-parallel-axes" and objective.phase == "start"
         await pilot.press("2")
+        # The prompt is replaced by what was done (it stayed up, asking, after the rating).
+        assert last_message(notified) == ("Objective 2 rated at the start: partly. ctrl+n goes on.")
         await saved_now(pilot, app)
         assert saved(tmp_path)["ratings"] == {
             "objective-memory-sources": {"start": "partly"},
@@ -262,7 +265,7 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "rate objective 3 now, at the start" in last_message(notified)
-        assert "(2 not rated at the start" in last_message(notified)
+        assert "(left to rate at the start: 2;" in last_message(notified)
         await pilot.press("ctrl+n")  # objective 3 left unrated: on to 4
         await pilot.pause()
         focused = app.focused
@@ -292,10 +295,24 @@ async def test_a_learner_at_work_is_not_taken_to_the_start_ratings(
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
+        # The first page says what ctrl+n does next: no ratings first.
+        assert "Next: read 一句话定义. ctrl+n goes there" in " ".join(reading_text(app).split())
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert last_message(notified).startswith("Step 1/25: read 一句话定义.")
         assert not isinstance(app.focused, ObjectiveItem)
+
+
+async def test_the_first_page_says_ctrl_n_asks_the_start_ratings_first(tmp_path: Path) -> None:
+    """It said "Next: read 一句话定义. ctrl+n goes there" while ctrl+n first asked for the
+    ratings at the start."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert (
+            "Next: rate each objective at the start, then read 一句话定义. ctrl+n goes there"
+            in " ".join(reading_text(app).split())
+        )
 
 
 # ----------------------------------------------------------------- plan states from the UI

@@ -63,6 +63,7 @@ from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step
 from engine.progress import (
+    RATING_LABELS,
     STATUS_LABELS,
     LessonProgress,
     ProgressStore,
@@ -896,6 +897,10 @@ class ShardbookApp(KeyOrderApp[int]):
         self.progress.rate_objective(event.objective_id, event.phase, event.level)
         self.progress.touch()
         self.mark_dirty()
+        if event.level is not None:
+            # Replaces the message asking for it (ctrl+n's), which would stay up otherwise.
+            said = strings.OBJECTIVE_RATED[event.phase]
+            self.notify(said.format(number=event.number, level=gettext(RATING_LABELS[event.level])))
 
     @on(AnswerLooked)
     def _answer_looked(self, event: AnswerLooked) -> None:

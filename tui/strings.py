@@ -409,6 +409,10 @@ META_NEXT = N_(
     "Study plan: {figure} steps done ({counts}). Next: {step}. ctrl+n goes there; F11 lists "
     "every step."
 )
+META_RATE_FIRST = N_(
+    "Study plan: {figure} steps done ({counts}). Next: rate each objective at the start, then "
+    "{step}. ctrl+n goes there; F11 lists every step."
+)
 META_DONE = N_(
     "Every step of the study plan is done. F11 lists them; F9 marks the lesson complete."
 )
@@ -451,12 +455,16 @@ ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson com
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
 RATE_AT_THE_START = N_(
     "Before you study: rate objective {number} now, at the start: 1 not yet, 2 partly, 3 can "
-    "({unrated} not rated at the start; ctrl+n goes on)."
+    "(left to rate at the start: {unrated}; ctrl+n goes on)."
 )
 RATE_AT_THE_END = N_(
     "Every step is done: rate objective {number} again now, at the end: 1 not yet, 2 partly, "
-    "3 can ({unrated} not rated at the end; ctrl+n goes on)."
+    "3 can (left to rate at the end: {unrated}; ctrl+n goes on)."
 )
+OBJECTIVE_RATED = {
+    "start": N_("Objective {number} rated at the start: {level}. ctrl+n goes on."),
+    "end": N_("Objective {number} rated at the end: {level}. ctrl+n goes on."),
+}
 EXERCISE_ITEM_STATE = N_("{glyph} {state} · Enter: work it in {where}")
 EXERCISE_HINT = N_(
     "Each exercise says where it is worked and how far you are: Tab to it and press Enter, or "

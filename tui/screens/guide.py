@@ -36,6 +36,7 @@ from engine.exercises import get_note
 from engine.i18n import gettext
 from engine.lesson import Item, Lesson, Section
 from engine.plan import (
+    ObjectiveStatus,
     Place,
     Plan,
     ReviewOutlook,
@@ -334,7 +335,9 @@ class StudyGuide:
         if following is None:
             return strings.META_DONE
         step = describe_step(following).replace("\n", " ")
-        text = strings.META_NEXT.format(figure=plan.figure, counts=plan.counts.line(), step=step)
+        # What ctrl+n does first: the start ratings while they are due (see _rate_at_the_start).
+        said = strings.META_RATE_FIRST if self._unrated_at_start(plan) else strings.META_NEXT
+        text = said.format(figure=plan.figure, counts=plan.counts.line(), step=step)
         return strings.single_stops(text)
 
     def _item_widgets(self, section: Section, item: Item, number: int, marker: str) -> list[Widget]:
@@ -509,16 +512,21 @@ class StudyGuide:
         of the plan is done or started (then it is still "before"; a learner already at work
         is not taken from it, and rates at the start in the objectives section if they wish).
         Returns whether it did."""
-        counts = plan.counts
-        if self.progress.status == "complete" or counts.steps_done or counts.exercises_started:
-            return False
-        unrated = [o for o in plan.objectives if not o.rating.start and not o.trained_done]
+        unrated = self._unrated_at_start(plan)
         asking = next((o for o in unrated if o.id not in self._asked_at_start), None)
         if asking is None:
             return False
         self._asked_at_start.add(asking.id)
         await self._rate(asking.id, "start", strings.RATE_AT_THE_START, len(unrated))
         return True
+
+    def _unrated_at_start(self, plan: Plan) -> list[ObjectiveStatus]:
+        """The objectives ctrl+n asks to rate at the start (not rated at the start, nothing
+        that trains them done), while nothing of the plan is done or started; else none."""
+        counts = plan.counts
+        if self.progress.status == "complete" or counts.steps_done or counts.exercises_started:
+            return []
+        return [o for o in plan.objectives if not o.rating.start and not o.trained_done]
 
     async def _rate(self, objective_id: str, phase: str, say: str, unrated: int) -> None:
         """Put the learner on objective ``objective_id`` in the reader, ready to rate it for

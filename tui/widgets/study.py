@@ -35,11 +35,12 @@ def state_text(state: str) -> tuple[str, str]:
 class ObjectiveRated(Message):
     """The learner rated objective ``objective_id`` for ``phase`` (``level`` None: cleared)."""
 
-    def __init__(self, objective_id: str, phase: str, level: str | None) -> None:
+    def __init__(self, objective_id: str, phase: str, level: str | None, number: int = 0) -> None:
         super().__init__()
         self.objective_id = objective_id
         self.phase = phase
         self.level = level
+        self.number = number  # as the lesson numbers it (1 for the first)
 
 
 class AnswerLooked(Message):
@@ -143,6 +144,7 @@ class ObjectiveItem(StudyItem):
         self.trained = trained
         self.rating = rating
         self.phase = "start"
+        self.number = number
         super().__init__(item.text, f"{number}. ", "")
         self._line = self._rating_line()
 
@@ -183,7 +185,7 @@ class ObjectiveItem(StudyItem):
         else:
             self.rating = ObjectiveRating(start=self.rating.start, end=chosen)
         self.set_line(self._rating_line())
-        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen))
+        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen, self.number))
 
 
 class ReadingLink(BrokenText, can_focus=True):
