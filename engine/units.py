@@ -319,8 +319,11 @@ def format_fixed(value: float, digits: int = 2) -> str:
     """``value`` grouped by thousands with ``digits`` decimals (``1,234.50``), or in scientific
     notation (4 significant digits) where that would write more significant digits than a float
     holds (:data:`FLOAT_DIGITS`): ``2.5e+14``, never ``250,000,000,000,000.03``; with no
-    decimals, ``1e+24``, never ``999,999,999,999,999,983,222,784``."""
-    if abs(value) >= 10.0 ** (FLOAT_DIGITS - digits):
+    decimals, ``1e+24``, never ``999,999,999,999,999,983,222,784``. A value that is not zero
+    but would round to zero at ``digits`` decimals is written in scientific notation too
+    (``1e-09`` for 1 byte in GB, never ``0.00``: a figure shown is never a wrong zero)."""
+    magnitude = abs(value)
+    if magnitude >= 10.0 ** (FLOAT_DIGITS - digits) or 0 < magnitude < 0.5 * 10.0**-digits:
         return f"{value:.4g}"
     return f"{value:,.{digits}f}"
 

@@ -356,9 +356,10 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
         assert message == (
             "params N: must be at most 1e+24, got 1e40 (showing the result for 1e4)"
         ), message
-        # ZeRO §3.1's 16 bytes per parameter (mixed-precision Adam), 1e4 of them: 160,000 B.
+        # ZeRO §3.1's 16 bytes per parameter (mixed-precision Adam), 1e4 of them: 160,000 B,
+        # 1.6e-4 GB and 1.49e-4 GiB (160,000 / 2^30), never rounded to a wrong 0.00.
         total = next(line for line in result_text(ledger).splitlines() if "total" in line)
-        assert total.split()[:3] == ["total", "0.00", "0.00"], total
+        assert total.split()[:3] == ["total", "0.00016", "0.000149"], total
         await pilot.press("f3")
         bubble = app.query_one("BubblePane")
         await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "10")

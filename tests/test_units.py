@@ -237,3 +237,17 @@ def test_format_figure_keeps_every_integer_digit(value: float, shown: str) -> No
 )
 def test_has_unit_tells_a_bare_number_from_one_with_a_unit(text: str | int, expected: bool) -> None:
     assert units.has_unit(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("num_bytes", "expected"),
+    [
+        (1, "1e-09 GB (9.313e-10 GiB)"),  # 1 B: 1/1e9 GB, 1/2^30 GiB
+        (160_000, "0.00016 GB (0.000149 GiB)"),
+        (5e6, "0.01 GB (0.004657 GiB)"),  # 0.005 GB rounds to 0.01; 5e6/2^30 = 0.004657 GiB
+        (0, "0.00 GB (0.00 GiB)"),
+        (16e9, "16.00 GB (14.90 GiB)"),
+    ],
+)
+def test_a_nonzero_size_is_never_shown_as_zero(num_bytes: float, expected: str) -> None:
+    assert units.format_bytes(num_bytes) == expected
