@@ -387,7 +387,7 @@ SEARCH_HELP = N_(
     "the match is marked in the lesson, or selected in the box where you wrote it."
 )
 NOTES_TITLE = N_("Everything you wrote (read-only; enter: edit it there)")
-NOTES_COUNT = N_("Written: {count}, in the lesson's order (answers, reflections, exercise notes).")
+NOTES_COUNT = N_("Written: {count}, in the order the lesson asks for them.")
 NOTES_EMPTY = N_("Nothing written yet: your answers, reflections and exercise notes will be here.")
 NOTES_KEYS = N_("up/down: move · enter: edit it where it is written · escape: close")
 NOTES_HELP = N_(
