@@ -1015,3 +1015,29 @@ async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinish
         assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
         box = app.focused.parent if app.focused else None
         assert isinstance(box, NoteBox) and box.item.id == "ex2.dp.split"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "1. 能拆解参数、梯度、优化器状态、activation 与临时 buffer 的内存来源: "),
+        ("zh", "1. 能拆解参数、梯度、优化器状态、activation 与临时 buffer 的内存来源："),
+    ],
+)
+def test_the_plan_views_objective_lines_put_no_colon_after_a_full_stop(
+    language: str, expected: str
+) -> None:
+    """F11 listed ``…的内存来源。: not rated -> not rated``: the objective's own full stop,
+    then the label's colon."""
+    from engine.i18n import current_language, set_language
+    from engine.progress import LessonProgress
+    from tui.screens.study import objective_lines
+
+    before = current_language()
+    set_language(language)
+    try:
+        lines = objective_lines(build_plan(LESSON, LessonProgress("S15")))
+    finally:
+        set_language(before)
+    assert lines[0].startswith(expected), lines[0]
+    assert not any("。:" in line or "。：" in line for line in lines)

@@ -77,7 +77,8 @@ def objective_lines(plan: Plan) -> list[str]:
     return [
         strings.PLAN_OBJECTIVE.format(
             number=number,
-            text=objective.text,
+            # Its full stop dropped before the colon (``来源。:`` read as two stops).
+            text=objective.text.rstrip("。. "),
             start=gettext(RATING_LABELS.get(objective.rating.start or "", strings.NOT_RATED)),
             end=gettext(RATING_LABELS.get(objective.rating.end or "", strings.NOT_RATED)),
             done=objective.trained_done,
