@@ -353,3 +353,29 @@ async def test_the_quiz_asks_at_once_and_joins_the_other_lessons_when_read(
         assert asked == {whole.current.item, *whole.queue}
         assert "reading lessons" not in str(screen.query_one("#quiz-status").render())
         await pilot.press("ctrl+q")
+
+
+async def test_the_quiz_uses_the_lessons_the_app_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the quiz lists no lessons again (360 through the index: about 4 ms before the
+    first question): it takes the list the app made when it started, and reads those lessons in
+    its worker as before."""
+    monkeypatch.setenv("SHARDBOOK_CACHE_DIR", str(tmp_path / "cache"))
+    content = copies_of_s15(tmp_path / "content", 2)
+    app = make_app(content_dir=content, progress_dir=tmp_path / "progress", autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+
+        def listed_again(*_args: object) -> Any:
+            raise AssertionError("the quiz listed the lessons again")
+
+        monkeypatch.setattr(quiz_module, "discover_lessons", listed_again)
+        await pilot.press("f12")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen) and screen.problem == ""
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.session is not None
+        assert set(screen.session.lessons) == {"S15", "G000", "G001"}

@@ -826,6 +826,7 @@ class ShardbookApp(KeyOrderApp[int]):
             draft_changed=self.quiz_draft_changed,
             save_retention=save_retention,
             settings_path=self.settings_store.path,
+            refs=self.lesson_refs,
         )
         self.push_screen(QuizScreen(self.quiz_options or QuizOptions(), context))
 

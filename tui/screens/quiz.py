@@ -24,7 +24,7 @@ in ``tui.screens.quiz_dialogs``.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -178,6 +178,10 @@ class QuizContext:
         save_retention: sets the desired retention in the settings; returns why they could not
             be written (``""``: written).
         settings_path: where the settings are written (told to the learner).
+        refs: the lessons the app listed when it started (None: listed when the quiz opens).
+            Listing 360 lessons through the index takes about 4 ms, which the first question
+            would wait for; a lesson added since is quizzed from the next start, and one
+            removed since is reported as unreadable when its turn to be read comes.
     """
 
     content_dir: Path
@@ -189,6 +193,7 @@ class QuizContext:
     draft_changed: Callable[[LessonProgress], None]
     save_retention: Callable[[float], str]
     settings_path: Path
+    refs: Sequence[LessonRef] | None = None
 
 
 class QuizScreen(Screen[None]):
@@ -273,7 +278,9 @@ class QuizScreen(Screen[None]):
     def _refs(self) -> list[LessonRef]:
         """The lessons to quiz, listed through the lesson index (no lesson parsed)."""
         content_dir = self.context.content_dir
-        refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
+        refs = self.context.refs
+        if refs is None:
+            refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
         wanted = [ref for ref in refs if self.options.lesson in (None, ref.id)]
         if self.options.lesson is not None and not wanted:
             raise ContentError(
