@@ -176,6 +176,14 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     assert len(session["answers_written"]) == len(notes) + 4 + 5
 
 
+def in_progress(progress_dir: Path, fields: str, schema_version: int = 3) -> None:
+    """S15's progress file: in progress, with ``fields`` (YAML lines, each ending in a newline)."""
+    (progress_dir / "S15.yaml").write_text(
+        f"schema_version: {schema_version}\nlesson: S15\nstatus: in-progress\n{fields}",
+        encoding="utf-8",
+    )
+
+
 def studied_all_but(progress_dir: Path, note_id: str) -> None:
     """A progress file of S15 with every step done but note ``note_id`` (exercise 1: the
     learner's own 7B model and its figures, 2 + 2 + 12 bytes per parameter, ZeRO paper §3.1)."""
@@ -237,11 +245,7 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
     """The lesson: "Rate each objective before you study and again at the end". ctrl+n asked
     only at the end. Its first steps now put the learner on each objective not rated at the
     start (objective 1 is rated here: not asked), once each; then the plan's first step."""
-    (tmp_path / "S15.yaml").write_text(
-        "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
-        "ratings: {objective-memory-sources: {start: partly}}\n",
-        encoding="utf-8",
-    )
+    in_progress(tmp_path, "ratings: {objective-memory-sources: {start: partly}}\n")
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
@@ -287,11 +291,7 @@ async def test_a_learner_at_work_is_not_taken_to_the_start_ratings(
     """Once a step is done (a self-check answered here), "before you study" has passed: ctrl+n
     goes to the plan's next step, not to the objectives to rate at the start (from a note box in
     the Diagrams pane it took the learner away to the objectives section)."""
-    (tmp_path / "S15.yaml").write_text(
-        "schema_version: 3\nlesson: S15\nstatus: in-progress\n"
-        "answers: {self-check-adam-memory: sixteen bytes}\n",
-        encoding="utf-8",
-    )
+    in_progress(tmp_path, "answers: {self-check-adam-memory: sixteen bytes}\n")
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
@@ -498,10 +498,10 @@ async def test_the_diagram_is_folded_until_the_note_is_written_or_a_look_confirm
 
 
 async def test_a_saved_note_opens_its_answer_at_once(tmp_path: Path) -> None:
-    (tmp_path / "S15.yaml").write_text(
-        "schema_version: 2\nlesson: S15\nstatus: in-progress\n"
+    in_progress(
+        tmp_path,
         "notes: {ex2.tp.split: 'inside each layer', ex4: 'TP: all-reduce per layer'}\n",
-        encoding="utf-8",
+        schema_version=2,
     )
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -954,11 +954,7 @@ async def test_ctrl_n_from_tps_last_box_goes_to_pps_first_box_and_names_it(
         for strategy in ("dp", "fsdp", "tp")
         for note in (f"ex2.{strategy}.split", f"ex3.{strategy}.comm", f"ex3.{strategy}.wait")
     ]
-    (tmp_path / "S15.yaml").write_text(
-        "schema_version: 2\nlesson: S15\nstatus: in-progress\n"
-        "notes: {" + ", ".join(written) + "}\n",
-        encoding="utf-8",
-    )
+    in_progress(tmp_path, "notes: {" + ", ".join(written) + "}\n", schema_version=2)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.press("f4")

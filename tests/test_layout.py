@@ -802,18 +802,10 @@ async def test_choosing_a_model_preset_keeps_the_field_where_it_was(tmp_path: Pa
 
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f2")
-        await pilot.pause()
-        ledger = app.query_one("LedgerPane")
-        ledger.query_one("#more-open").focus()
-        await pilot.press("enter")
-        await pilot.pause()
-        model = ledger.query_one("#field-model", Select)
-        model.focus()
-        await pilot.pause()
         # Focusing may scroll the field into view, animated: its row once that is over.
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
+        model = await model_picker_in_view(pilot, app)
+        assert isinstance(model, Select)
+        ledger = app.query_one("LedgerPane")
         row = model.region.y
         await pilot.press("enter", "down", "down", "enter")
         await wait_until(pilot, lambda: model.value != "custom")
