@@ -313,6 +313,20 @@ async def test_the_first_page_says_ctrl_n_asks_the_start_ratings_first(tmp_path:
             "Next: rate each objective at the start, then read 一句话定义. ctrl+n goes there"
             in " ".join(reading_text(app).split())
         )
+        # Each of the 4 asked once and left unrated: ctrl+n goes to the first step now, and the
+        # page, shown again, says so.
+        await pilot.press(*["ctrl+n"] * 4)
+        await pilot.pause()
+        app.main_screen.set_focus(app.query_one("#reading"))
+        while app.main_screen.current_section != "__meta__":
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+        await wait_until(
+            pilot,
+            lambda: (
+                "Next: read 一句话定义. ctrl+n goes there" in " ".join(reading_text(app).split())
+            ),
+        )
 
 
 # ----------------------------------------------------------------- plan states from the UI

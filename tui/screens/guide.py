@@ -336,7 +336,8 @@ class StudyGuide:
             return strings.META_DONE
         step = describe_step(following).replace("\n", " ")
         # What ctrl+n does first: the start ratings while they are due (see _rate_at_the_start).
-        said = strings.META_RATE_FIRST if self._unrated_at_start(plan) else strings.META_NEXT
+        asking = self._start_rating_to_ask(plan) is not None
+        said = strings.META_RATE_FIRST if asking else strings.META_NEXT
         text = said.format(figure=plan.figure, counts=plan.counts.line(), step=step)
         return strings.single_stops(text)
 
@@ -512,13 +513,19 @@ class StudyGuide:
         of the plan is done or started (then it is still "before"; a learner already at work
         is not taken from it, and rates at the start in the objectives section if they wish).
         Returns whether it did."""
-        unrated = self._unrated_at_start(plan)
-        asking = next((o for o in unrated if o.id not in self._asked_at_start), None)
+        asking = self._start_rating_to_ask(plan)
         if asking is None:
             return False
+        unrated = self._unrated_at_start(plan)
         self._asked_at_start.add(asking.id)
         await self._rate(asking.id, "start", strings.RATE_AT_THE_START, len(unrated))
         return True
+
+    def _start_rating_to_ask(self, plan: Plan) -> ObjectiveStatus | None:
+        """The objective ctrl+n asks to rate at the start next (not asked yet this session);
+        the first page says so while there is one."""
+        unrated = self._unrated_at_start(plan)
+        return next((o for o in unrated if o.id not in self._asked_at_start), None)
 
     def _unrated_at_start(self, plan: Plan) -> list[ObjectiveStatus]:
         """The objectives ctrl+n asks to rate at the start (not rated at the start, nothing
