@@ -86,7 +86,7 @@ def has_unit(text: str | float | int) -> bool:
     (``100``, ``1e11``: read as bytes, bytes per second or seconds) and for text that is no
     number at all (the parser's message says what is wrong with it). Raises nothing."""
     try:
-        return bool(_split("value", text)[1])
+        return bool(unit_suffix("value", str(text)))
     except InputError:
         return False
 

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import io
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pyte
@@ -144,16 +145,23 @@ async def test_the_more_inputs_are_built_once_and_keep_restored_values(tmp_path:
         assert app.focused is ledger.query_one("#field-seq", Input)
 
 
-async def test_a_huge_sequence_length_is_quoted_as_typed(tmp_path: Path) -> None:
-    """seq len 1e300 is past the bound of 1e12 on every count: the message quotes 1e300, not
-    the 301 digits of the whole number it stands for (eight lines of the pane)."""
-    form = {"params": "7B", "seq": "1e300"}
-    ProgressStore(tmp_path).save(LessonProgress("S15", forms={"ledger": form}))
-    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+@contextlib.asynccontextmanager
+async def ledger_restored(
+    progress_dir: Path, form: dict[str, str]
+) -> AsyncIterator[tuple[Pilot[int], LedgerPane]]:
+    """The Ledger (F2) of the app started on a progress file that holds ``form``."""
+    ProgressStore(progress_dir).save(LessonProgress("S15", forms={"ledger": form}))
+    app = make_app(progress_dir=progress_dir, autosave_delay=3600)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
         await pilot.pause()
-        ledger = app.query_one(LedgerPane)
+        yield pilot, app.query_one(LedgerPane)
+
+
+async def test_a_huge_sequence_length_is_quoted_as_typed(tmp_path: Path) -> None:
+    """seq len 1e300 is past the bound of 1e12 on every count: the message quotes 1e300, not
+    the 301 digits of the whole number it stands for (eight lines of the pane)."""
+    async with ledger_restored(tmp_path, {"params": "7B", "seq": "1e300"}) as (_pilot, ledger):
         error = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
         assert error.startswith("seq len s")
         assert error.endswith("must be at most 1e+12, got 1e300"), error
@@ -163,12 +171,7 @@ async def test_a_restored_form_with_a_bad_field_shows_no_figures(tmp_path: Path)
     # Saved: 7B on 8 ranks with ZeRO-3, and a sequence length that is not a number. No figure
     # on screen may come from another form (the defaults computed before the lesson opened).
     form = {"params": "7B", "dp": "8", "zero": "3", "seq": "abc"}
-    ProgressStore(tmp_path).save(LessonProgress("S15", forms={"ledger": form}))
-    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f2")
-        await pilot.pause()
-        ledger = app.query_one(LedgerPane)
+    async with ledger_restored(tmp_path, form) as (pilot, ledger):
         text = result_text(ledger)
         assert "total" not in text and "16.00" not in text
         assert "Enter values above." in text
