@@ -13,7 +13,7 @@ from textual.widgets import Input, OptionList, TextArea
 
 from engine.progress import LessonProgress, ProgressStore
 from engine.search import HEADER_ID, Hit, Place, reader_texts, search_places
-from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines
+from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines, wait_until
 from tui.app import ShardbookApp, make_app
 from tui.screens import search as search_screen
 from tui.screens.layout import META_ID
@@ -279,7 +279,9 @@ async def test_on_a_narrow_screen_a_jump_brings_its_pane_and_the_box_into_view(
         area = app.focused
         assert isinstance(area, TextArea) and area.text == ZERO_NOTE
         assert app.query_one("#side").display and not app.query_one("#reading").display
-        assert ZERO_NOTE[:30] in "\n".join(screen_lines(app))
+        # In view once the pane is laid out and scrolled to the box (a few frames on a busy
+        # machine: tui.widgets.notes.scroll_into_view).
+        await wait_until(pilot, lambda: ZERO_NOTE[:30] in "\n".join(screen_lines(app)))
         # From the side pane back to the lesson: the answer box gets the focus and shows.
         await search_for(pilot, "切层内")
         await pilot.press("enter")
@@ -287,7 +289,7 @@ async def test_on_a_narrow_screen_a_jump_brings_its_pane_and_the_box_into_view(
         area = app.focused
         assert isinstance(area, TextArea) and area.selected_text == "切层内"
         assert app.query_one("#reading").display and not app.query_one("#side").display
-        assert "切层内矩阵" in "\n".join(screen_lines(app))
+        await wait_until(pilot, lambda: "切层内矩阵" in "\n".join(screen_lines(app)))
 
 
 async def test_search_at_40x12_shows_several_hits(tmp_path: Path) -> None:
