@@ -17,6 +17,13 @@ What a test checks is still awaited as before: Pilot first waits until every wid
 screen has handled its queued messages, and a test waits for a timer, a worker or a later frame
 with :func:`tests.pilot_helpers.wait_until`.
 
+Apps started in this process do not animate (Textual's animation level ``none``, as a learner
+gets with ``TEXTUAL_ANIMATIONS=none``): every key that switched a side tab slid the tab's
+underline for 0.3 s, drawn frame by frame, and Pilot waits for each animation to end before the
+next key, so a test spent that wait and those frames, and then checked the end state, which is
+the same without them. Apps the tests start in their own processes (the terminal tests) keep
+the default.
+
 Python's cyclic garbage collector runs its full collection here less often than by default
 (:data:`GC_THRESHOLDS`): a Pilot flow makes hundreds of thousands of objects a second (each
 frame's strips and their caches) that live until the app ends, so the default thresholds started
@@ -37,6 +44,7 @@ from pathlib import Path
 
 import pytest
 import textual._wait as textual_wait
+import textual.constants
 from hypothesis import settings
 
 import engine.settings
@@ -70,6 +78,8 @@ assert isinstance(textual_wait.SLEEP_GRANULARITY, float) and isinstance(
 )
 textual_wait.SLEEP_GRANULARITY = 0.005
 textual_wait.SLEEP_IDLE = textual_wait.SLEEP_GRANULARITY / 20
+# Read by each App when it is made (``App.animation_level``).
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
