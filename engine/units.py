@@ -364,7 +364,10 @@ def format_figure(value: float) -> str:
 
 
 def format_count(count: float) -> str:
-    """``7.5e9`` -> ``'7.5B'``; ``350e6`` -> ``'350M'`` (B = 1e9)."""
+    """``7.5e9`` -> ``'7.5B'``; ``350e6`` -> ``'350M'`` (B = 1e9). From a thousand T up the
+    count is written in plain scientific form (``1e24`` -> ``'1e+24'``, not ``'1e+12T'``)."""
+    if abs(count) >= 1e15:
+        return f"{count:.4g}"
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
         if abs(count) >= scale:
             return f"{count / scale:.4g}{suffix}"

@@ -97,6 +97,22 @@ def test_format_bytes_never_writes_digits_past_float_precision() -> None:
     assert units.format_gb(1e22) == "1e+13 GB"
 
 
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [
+        (7.5e9, "7.5B"),  # Llama-class sizes read in billions (B = 1e9)
+        (350e6, "350M"),
+        (999e12, "999T"),
+        # A thousand T and more: a suffix over a power of ten read 1e24 as "1e+12T".
+        (1e15, "1e+15"),
+        (1e24, "1e+24"),
+        (-2.5e18, "-2.5e+18"),
+    ],
+)
+def test_format_count_never_puts_a_suffix_on_a_power_of_ten(count: float, shown: str) -> None:
+    assert units.format_count(count) == shown
+
+
 @pytest.mark.parametrize("typed", ["100000000", " 100000000 ", "100M"])
 def test_whole_number_bound_shows_the_value_as_typed(typed: str) -> None:
     with pytest.raises(InputError) as caught:
