@@ -6,6 +6,9 @@ extraction) and translated when read: ``strings.SAVED_AT`` is the text in the in
 of the moment (:mod:`engine.i18n`), a tuple or a mapping of texts is translated item by item.
 Code that must keep the English source (a ``Binding``'s description, fixed when its class is
 defined and translated where the footer and the help show it) reads ``strings.msgids.NAME``.
+
+The module is long (about 640 lines) because it is every word of the interface: one file for a
+translator or a reviewer to read whole, each string beside the others of its screen.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ A section is read only when the learner went through it: its end was on screen w
 scrolled the reader themselves (keys, the wheel, the scroll bar, ctrl+n's page down; in a section
 shown whole, trying to scroll is enough). Showing a section (the outline's highlight, ``]``, a
 search match, where the lesson was left) reads nothing.
+
+The module (about 700 lines) keeps the two halves of guided study together: the reader that
+decides when a section was read, and the guide that goes to each kind of place and draws the
+plan's states; both follow the same plan and the same ``SectionRead`` message.
 """
 
 from __future__ import annotations
