@@ -8,7 +8,7 @@ character becomes its visible Unicode "control picture" (ESC is shown as U+241B)
 They also take the format characters (Cf) that Textual's fields drop when typed, so an emoji
 ZWJ sequence or a subdivision flag typed at the keyboard is stored whole (see :mod:`tui.keys`).
 A paste of several lines into a one-line field arrives whole, its lines joined with spaces
-(:class:`OneLinePaste`).
+(:class:`tui.paste.OneLinePaste`).
 The text box puts the cursor at the end of its text when entered (or selects a search match,
 :meth:`LiteralTextArea.enter_with_selection`), and ctrl+home / ctrl+end go to the start and end
 of the whole text.
@@ -16,28 +16,23 @@ of the whole text.
 
 from __future__ import annotations
 
-import re
-
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
-from textual.widgets import Input, TextArea
+from textual.widgets import TextArea
 from textual.widgets.text_area import Document, Edit, EditResult, Selection
 
 from engine.i18n import N_
-from tui import strings
 from tui.keys import is_format_character, is_text
+from tui.paste import OneLinePaste
 
 _PICTURES = {code: chr(0x2400 + code) for code in range(32) if code != 9}
 _PICTURES[0x7F] = "\u2421"
 _PICTURES.update({code: "\ufffd" for code in range(0x80, 0xA0)})
 _TABLE = str.maketrans(_PICTURES)
 _TEXT_TABLE = str.maketrans({code: picture for code, picture in _PICTURES.items() if code != 10})
-# The line breaks of a paste (CR LF, LF, CR: what terminals and clipboards send), a run of them
-# (a blank line, CR LF) as one.
-_LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
 def visible_text(text: str) -> str:
@@ -136,36 +131,6 @@ class LiteralTextArea(TextArea):
 
     def render_line(self, y: int) -> Strip:
         return visible_controls(super().render_line(y))
-
-
-class OneLinePaste(Input):
-    """An Input that takes a paste of several lines whole and tells the learner it joined them.
-
-    Textual's Input (8.2.8) keeps the first line of a paste and drops the rest without a word.
-    Here the line breaks at the paste's ends are dropped, each run of them between its lines
-    becomes one space, and every other character is kept. Only CR and LF break a line: Textual
-    cuts at ``str.splitlines``, which also breaks at VT, FF, FS, GS, RS, NEL, U+2028 and U+2029
-    (Python's documentation, "str.splitlines"), text in a field (``a\\x1cb`` stays whole). The
-    text is inserted as Input inserts a paste, so its ``restrict`` and ``max_length`` and a
-    subclass's ``replace`` still apply."""
-
-    def _on_paste(self, event: events.Paste) -> None:
-        # Input._on_paste would run after this one (Textual calls each class's handler).
-        event.stop()
-        event.prevent_default()
-        trimmed = event.text.strip("\r\n")
-        text = _LINE_BREAKS.sub(" ", trimmed)
-        if not text:
-            return
-        value = self.value
-        selection = self.selection
-        if selection.is_empty:
-            self.insert_text_at_cursor(text)
-        else:
-            self.replace(text, *selection)
-        # Said only where lines were joined and the field took them (refused, it rings the bell).
-        if self.value != value and text != trimmed:
-            self.notify(strings.PASTE_JOINED, markup=False)
 
 
 class LiteralInput(OneLinePaste):
