@@ -8,11 +8,22 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from textual.command import CommandList, CommandPalette
+from textual import events
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import OptionList, TextArea
 
-from tests.pilot_helpers import ROOT, SIZE, app_for, goto_section, screen_lines, settle, wait_until
+from tests.pilot_helpers import (
+    ROOT,
+    SIZE,
+    Notified,
+    app_for,
+    goto_section,
+    screen_lines,
+    settle,
+    wait_until,
+)
+from tui import strings
 from tui.app import ShardbookApp
 from tui.screens.help import HelpScreen
 
@@ -97,6 +108,25 @@ async def test_palette_search_finds_a_command_and_runs_it(tmp_path: Path) -> Non
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.focused, OptionList))
         assert app.focused is not None and app.focused.id == "outline"
+
+
+async def test_a_query_pasted_on_two_lines_into_the_palette_is_searched_whole(
+    tmp_path: Path, notified: Notified
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        app.post_message(events.Paste("lesson\noutline\n"))
+        query = palette.query_one(CommandInput)
+        await wait_until(pilot, lambda: query.value == "lesson outline")
+        assert notified.messages == [strings.PASTE_JOINED]
+        commands = palette.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count > 0)
+        assert "Go to the lesson outline" in str(commands.get_option_at_index(0).prompt)
 
 
 async def test_palette_search_reads_the_help_line_too(tmp_path: Path) -> None:

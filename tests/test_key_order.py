@@ -33,6 +33,7 @@ from tests.pilot_helpers import (
     goto_section,
     key,
     params_field,
+    paste_into,
     screen_lines,
     terminal_keys,
     terminal_read,
@@ -317,21 +318,43 @@ async def test_a_paste_on_the_reveal_button_goes_into_its_answer(
     assert answer == "one two [/] 数据"
 
 
-async def test_a_paste_of_several_lines_into_a_field_says_only_the_first_was_kept(
+async def test_a_paste_of_several_lines_into_a_field_keeps_every_word_on_one_line(
     tmp_path: Path, notified: Notified
 ) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook, notifications=True) as pilot:
+        await pilot.press("f2")
+        field = await params_field(pilot, app)
+        # CR LF, a blank line and the breaks at the ends, as copied from a document.
+        await paste_into(pilot, field, "\n3B\r\n[bold]x\tY\n\n7 参数\r\n")
+        await wait_until(pilot, lambda: bool(notified.messages))
+        assert field.value == "3B [bold]x\tY 7 参数"
+        assert notified.messages == [strings.PASTE_JOINED]
+        await wait_until(
+            pilot, lambda: any(strings.PASTE_JOINED in row for row in screen_lines(app))
+        )
+        await paste_into(pilot, field, "7.5B\n")  # one line and its break: nothing to say
+        await wait_until(pilot, lambda: field.value == "7.5B")
+        app.post_message(events.Paste("0"))
+        await wait_until(pilot, lambda: field.value == "7.5B0")
+        assert len(notified.messages) == 1
+
+
+async def test_a_paste_keeps_the_characters_python_splits_lines_at(
+    tmp_path: Path, notified: Notified
+) -> None:
+    # str.splitlines also breaks at VT, FF, FS, GS, RS, NEL, U+2028 and U+2029: in a one-line
+    # field they are text, not the end of the paste.
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await pilot.press("f2")
         field = await params_field(pilot, app)
-        field.focus()
-        await pilot.press("end", "ctrl+u")
-        app.post_message(events.Paste("3B\n[bold]x\tY"))
-        await wait_until(pilot, lambda: field.value == "3B" and bool(notified.messages))
-        assert notified.messages[-1] == strings.PASTE_FIRST_LINE
-        app.post_message(events.Paste("0"))  # one line: nothing to say
-        await wait_until(pilot, lambda: field.value == "3B0")
-        assert len(notified.messages) == 1
+        await paste_into(pilot, field, "a\x1cb")
+        await wait_until(pilot, lambda: field.value == "a\x1cb")
+        pasted = "x\u2028y \x0b\x0c\x1d\x1e\x85\u2029z"
+        await paste_into(pilot, field, pasted)
+        await wait_until(pilot, lambda: field.value == pasted)
+        assert not notified.messages, "no line was joined"
 
 
 # A paste holding escapes as a terminal sends it (tmux's ``paste-buffer -p`` passes the ESC on),

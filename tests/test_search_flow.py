@@ -13,7 +13,16 @@ from textual.widgets import Input, OptionList, TextArea
 
 from engine.progress import LessonProgress, ProgressStore
 from engine.search import HEADER_ID, Hit, Place, reader_texts, search_places
-from tests.pilot_helpers import SIZE, burst, goto_section, key, screen_lines, wait_until
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    burst,
+    goto_section,
+    key,
+    screen_lines,
+    wait_until,
+)
+from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens import search as search_screen
 from tui.screens.layout import META_ID
@@ -399,6 +408,21 @@ async def test_a_query_is_cut_at_200_characters_and_the_screen_says_so(tmp_path:
         await pilot.pause()
         assert screen.query_input.value == ("REDUCE-SCATTER " * 20)[:200]
         assert cut_note in "\n".join(screen_lines(app))
+
+
+async def test_a_query_pasted_on_several_lines_is_searched_whole(tmp_path: Path) -> None:
+    notified = Notified()
+    app = app_with(tmp_path, written())
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("ctrl+f")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        # The end of one line and the start of the next, copied from the note.
+        app.post_message(events.Paste("all-gathered\nbefore use\n"))
+        await wait_until(pilot, lambda: len(listed(screen)) == 1)
+        assert screen.query_input.value == "all-gathered before use"
+        assert notified.messages == [strings.PASTE_JOINED]
+        assert "exercise" in listed(screen)[0]
 
 
 def test_a_tab_in_the_notes_view_takes_the_cells_it_is_drawn_in() -> None:

@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import (
     Command,
+    CommandInput,
     CommandList,
     CommandPalette,
     DiscoveryHit,
@@ -43,6 +44,7 @@ from textual.widgets.option_list import Option
 from engine.i18n import N_, current_language, gettext
 from engine.linebreak import line_spans
 from tui import strings
+from tui.paste import OneLinePaste
 
 # The keys that work on every screen (the App's BINDINGS): help, save, quit. ctrl+z and ctrl+c
 # are not priority bindings: a text box uses them first (undo; copy a selection).
@@ -414,14 +416,28 @@ class _CommandList(CommandList):
         )
 
 
+class _CommandInput(CommandInput, OneLinePaste):
+    """The palette's query: a paste of several lines keeps them all (:class:`OneLinePaste`).
+    CommandInput comes first: Textual takes a widget's CSS type names along its first bases
+    (``DOMNode._css_bases``), and the palette's styles and queries name CommandInput."""
+
+
 class LanguagePalette(CommandPalette):
     """Textual's command palette in the interface language: Textual writes the line it shows
     when nothing matches in English, inside the palette's code, so the palette is composed with
-    a list that puts that line in the interface language as it is added."""
+    a list that puts that line in the interface language as it is added. Its query field keeps
+    every line of a paste, as the app's own fields do."""
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
-            yield _CommandList() if type(widget) is CommandList else widget
+            if type(widget) is CommandList:
+                yield _CommandList()
+            elif type(widget) is CommandInput:
+                yield _CommandInput(
+                    placeholder=widget.placeholder, select_on_focus=widget.select_on_focus
+                )
+            else:
+                yield widget
 
 
 def _literal(help_text: str) -> str:

@@ -370,8 +370,8 @@ SEARCH_MANY = N_("{count} matches; the first {shown} are listed: type more to na
 # What the count line says ({found}) after characters past the query's limit were left out.
 SEARCH_CUT = N_("Only the first {limit} characters are kept. {found}")
 SEARCH_CLOSE = N_("Close")
-# A paste of several lines into a one-line field (a calculator's, the search's).
-PASTE_FIRST_LINE = N_("Only the first line of the paste was kept: this field holds one line.")
+# A paste of several lines into a one-line field (a calculator's, the search's): all of it kept.
+PASTE_JOINED = N_("The lines of the paste were joined with spaces: this field holds one line.")
 SEARCH_NEXT = N_("Next hit")
 SEARCH_PREVIOUS = N_("Previous hit")
 SEARCH_QUERY = N_("Back to the query")

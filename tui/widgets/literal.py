@@ -7,6 +7,8 @@ character becomes its visible Unicode "control picture" (ESC is shown as U+241B)
 
 They also take the format characters (Cf) that Textual's fields drop when typed, so an emoji
 ZWJ sequence or a subdivision flag typed at the keyboard is stored whole (see :mod:`tui.keys`).
+A paste of several lines into a one-line field arrives whole, its lines joined with spaces
+(:class:`tui.paste.OneLinePaste`).
 The text box puts the cursor at the end of its text when entered (or selects a search match,
 :meth:`LiteralTextArea.enter_with_selection`), and ctrl+home / ctrl+end go to the start and end
 of the whole text.
@@ -19,12 +21,12 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
-from textual.widgets import Input, TextArea
+from textual.widgets import TextArea
 from textual.widgets.text_area import Document, Edit, EditResult, Selection
 
 from engine.i18n import N_
-from tui import strings
 from tui.keys import is_format_character, is_text
+from tui.paste import OneLinePaste
 
 _PICTURES = {code: chr(0x2400 + code) for code in range(32) if code != 9}
 _PICTURES[0x7F] = "\u2421"
@@ -131,7 +133,7 @@ class LiteralTextArea(TextArea):
         return visible_controls(super().render_line(y))
 
 
-class LiteralInput(Input):
+class LiteralInput(OneLinePaste):
     """An Input that keeps what is typed and draws control characters visibly (see module
     docstring)."""
 
@@ -148,12 +150,6 @@ class LiteralInput(Input):
                 self.insert_text_at_cursor(event.character)
             else:
                 self.replace(event.character, *selection)
-
-    def _on_paste(self, event: events.Paste) -> None:
-        # Textual's Input (its handler runs after this one) keeps the first line only: the
-        # learner is told, not left to find the rest missing.
-        if len(event.text.splitlines()) > 1:
-            self.notify(strings.PASTE_FIRST_LINE, severity="warning", markup=False)
 
     def render_line(self, y: int) -> Strip:
         return visible_controls(super().render_line(y))
