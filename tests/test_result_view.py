@@ -37,6 +37,7 @@ from tests.pilot_helpers import (
     wait_until,
 )
 from tui.app import ShardbookApp, make_app
+from tui.compositor import in_view
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
@@ -240,6 +241,56 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         assert view.scroll_x == view.max_scroll_x == view.virtual_size.width - view.size.width
         assert view.render_line(0).text == "stage 0 ‹" + view.lines[0][-shown_cells + 1 :]
         assert view.lines[0].endswith("Bb" * 16)
+
+
+async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80x24 the Bubble pane's timeline is below the fold while the learner types m. Its new
+    rows must not make Textual rebuild its map of every widget (a look-up of a widget out of
+    view does, tui/compositor.py: 1-4 ms of each key); scrolled to, it shows the new rows and a
+    scroll bar for their length, as a repaint draws them."""
+    from tui.compositor import SpanCompositor
+
+    app = app_for(tmp_path, delay=3600)
+    terminal = TerminalCopy(app)
+    rebuilds: list[bool] = []
+    full_map = SpanCompositor.full_map
+
+    def counted(compositor: SpanCompositor) -> object:
+        rebuilds.append(compositor._full_map_invalidated)
+        return full_map.fget(compositor)  # type: ignore[attr-defined]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        view = bubble.query_one("#timeline", TimelineView)
+        field = bubble.query_one("#field-micro_batches", Input)
+        field.focus()
+        await pilot.press("end", "2", "backspace")  # the figures at their tallest
+        await pilot.pause()
+        assert not in_view(view) and view.show_horizontal_scrollbar
+        monkeypatch.setattr(SpanCompositor, "full_map", property(counted))
+        # m = 80, 8, 83: each timeline wider than the pane, at the same height.
+        for key in ("0", "backspace", "3"):
+            await pilot.press(key)
+            await pilot.pause()
+        monkeypatch.undo()
+        assert field.value == "83"
+        assert not any(rebuilds)
+        # The scroll bar, out of view too, is for the new length.
+        assert view.horizontal_scrollbar.window_virtual_size == view.virtual_size.width
+        # Tab from m (v, compare with, the timeline) scrolls the pane to it.
+        await pilot.press("tab", "tab", "tab")
+        await wait_until(pilot, lambda: app.focused is view and in_view(view))
+        lines = await terminal.drawn_whole(pilot)
+        # GPipe, p = 4, m = 83, each op 1 unit at 1 column: stage 0 runs its 83 forwards first,
+        # so its row is all F up to the pane's edge, cut there.
+        assert any(line.endswith("stage 0 " + "F" * (view.size.width - 9) + "›") for line in lines)
+        # The makespan (m + p - 1)(t_F + t_B + t_W) = 86 × 3 units (Huang et al. 2019), after the
+        # 8 columns of the stage labels.
+        assert view.virtual_size.width == len("stage 3 ") + 86 * 3
 
 
 async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:

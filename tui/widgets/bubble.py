@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
@@ -41,6 +42,7 @@ from engine.pipeline import (
 )
 from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
 from tui import strings
+from tui.compositor import in_view
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
@@ -294,8 +296,17 @@ class TimelineView(ScrollView, can_focus=True):
         size = Size(max((len(line) for line in lines), default=0), len(lines))
         self.lines = lines
         self.label_width = label_width
+        shown = self.display
         self.display = bool(lines)
-        room = self.scrollable_content_region.width
+        # Out of view (the form scrolled over it while the learner types), a lookup of this
+        # view's region, or a refresh of it or its scroll bar without a region (each asks for
+        # its own size), would rebuild the compositor's map of every widget (tui/compositor.py):
+        # the width is the one the last layout gave, and the repaints name their regions.
+        seen = in_view(self)
+        if seen:
+            room = self.scrollable_content_region.width
+        else:
+            room = (self.outer_size - self.gutter.totals).width if shown else 0
         if (
             size.height == self.virtual_size.height
             and (size.width > room) == (self.virtual_size.width > room)
@@ -305,11 +316,30 @@ class TimelineView(ScrollView, can_focus=True):
             # scroll bar and a repaint, not a layout of the whole screen (setting virtual_size
             # would ask for one), so typing m in the form stays cheap.
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            if seen:
+                self._scroll_update(size)
+                self.refresh()
+            else:
+                self._repaint_out_of_view(size)
         else:
             self.virtual_size = size
             self.refresh(layout=True)
+
+    def _repaint_out_of_view(self, size: Size) -> None:
+        """What ``_scroll_update(size)`` and ``refresh()`` do for a new length of the time axis
+        with the scroll bars unchanged, with every repaint given its region."""
+        self._refresh_scrollbars()  # unchanged: sets nothing
+        if self.show_horizontal_scrollbar:
+            bar = self.horizontal_scrollbar
+            bar.set_reactive(ScrollBar.window_virtual_size, size.width)
+            bar.set_reactive(
+                ScrollBar.window_size, self.container_size.width - self.scrollbar_size_vertical
+            )
+            bar.refresh(bar.outer_size.region)
+        # Clamped to the new end (m made smaller while scrolled beyond it): a rare scroll, and
+        # its lookups, as in _scroll_update.
+        self.scroll_x = self.validate_scroll_x(self.scroll_x)
+        self.refresh((self.outer_size - self.gutter.totals).region)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines)
