@@ -308,8 +308,53 @@ async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
         lines = [" ".join(line.split()) for line in result_text(bubble).splitlines()]
         assert "makespan 30,003 t" in lines, lines
         assert "ideal m(tF+tB+tW) 30,000 t" in lines
-        assert "peak in flight 10,000 micro-batches" in lines
+        assert "peak in flight 10,000" in lines
+        assert lines[lines.index("peak in flight 10,000") + 1] == "(micro-batches)"
         assert any(line.startswith("in flight per stage: 10,000 10,000") for line in lines)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_bubble_figures_are_a_table_at_44_columns_for_every_schedule(
+    tmp_path: Path, language: str
+) -> None:
+    """At 80x24 the side pane is 44 columns (README "Layout"): every schedule's figures fit it as
+    a table, each figure on its label's line. Interleaved 1F1B's "5.5 micro-batches" was two
+    cells wider than "8 micro-batches" and stacked its table, one figure per line, alone.
+
+    The peaks at p = 4, m = 8 (first stage): GPipe holds all m (Huang et al. 2019); 1F1B and
+    ZB-H1 p, ZB-H2 2p - 1 (Qi et al. 2023 Table 2); interleaved 1F1B with v = 2,
+    p + (p - 1)/v = 5.5 micro-batches' worth (Korthikanti et al. 2022 §4.2.3)."""
+    from engine.pipeline import SCHEDULES
+
+    peaks = {"gpipe": "8", "1f1b": "4", "interleaved-1f1b": "5.5", "zb-h1": "4", "zb-h2": "7"}
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600, language=language)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        assert app.query_one("#side").outer_size.width == 44
+        figures = bubble.query_one(".calc-result", ResultView)
+        zh = language == "zh"
+        peak_label, ideal_label = ("在途峰值", "气泡/理想") if zh else ("peak", "bubble/ideal")
+        for schedule in SCHEDULES:
+            await choose(pilot, bubble.query_one("#field-schedule", Select), schedule)
+            lines = shown(figures, width=figures.size.width).splitlines()
+            peak = next(line for line in lines if line.startswith(peak_label))
+            assert peaks[schedule] in peak.split(), (schedule, lines)
+            ideal = next(line for line in lines if line.startswith(ideal_label))
+            assert len(ideal.split()) == 2, (schedule, lines)
+            # What an interleaved peak counts, said under it: model chunks, each 1/v of the
+            # stage's layers (Narayanan et al. 2021 §2.2.2), so 11 chunks are 5.5 micro-batches.
+            words = "".join("".join(lines).split())  # lines broken anywhere, read whole
+            if schedule == "interleaved-1f1b":
+                said = {
+                    "en": ("(micro-batches' worth)", "11 chunks = 5.5 micro-batches' worth"),
+                    "zh": ("（折合 micro-batch 数）", "11 个 chunk = 折合 5.5 个 micro-batch"),
+                }[language]
+                assert all("".join(text.split()) in words for text in said), lines
+                assert "§2.2.2" in words
+            else:
+                assert "chunk" not in words, lines
 
 
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:

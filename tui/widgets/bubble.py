@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import units
+from engine import sources, units
 from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
@@ -117,10 +117,14 @@ def _figures(result: PipelineResult) -> FigureTable:
     table.add_row(gettext("bubble time/stage"), units.format_figure(max(result.bubble_time)) + " t")
     table.add_row(gettext("makespan"), units.format_figure(result.makespan) + " t")
     table.add_row(gettext("ideal m(tF+tB+tW)"), units.format_figure(result.ideal_time) + " t")
-    peak = max(result.peak_in_flight_microbatches)
+    # The unit under the label, as the conventions above: a figure with its unit beside it
+    # ("5.5 micro-batches") was wider than the side pane's column, and the table stacked.
     table.add_row(
-        gettext("peak in flight"),
-        gettext("{count} micro-batches").format(count=units.format_figure(peak)),
+        gettext("peak in flight"), units.format_figure(max(result.peak_in_flight_microbatches))
+    )
+    chunked = result.spec.virtual_stages > 1  # interleaved 1F1B: see chunks_note
+    table.add_row(
+        "  " + (gettext("(micro-batches' worth)") if chunked else gettext("(micro-batches)")), ""
     )
     # The paper's formula as the same ratio as the simulated bubble/ideal above, so the two can
     # be compared whatever quantity the paper states (a ratio, or a time for ZB-H1/ZB-H2).
@@ -138,10 +142,26 @@ def _heading(spec: PipelineSpec, micro_batches: int) -> Text:
 
 def bubble_renderable(result: PipelineResult) -> RenderableType:
     """Both bubble figures beside the closed form, and the peak in flight."""
-    return Group(
-        _heading(result.spec, result.num_microbatches),
-        _figures(result),
-        _note(strings.BUBBLE_TIME_UNIT),
+    notes = [_note(strings.BUBBLE_TIME_UNIT)]
+    if result.spec.virtual_stages > 1:
+        notes.append(_note(chunks_note(result)))
+    return Group(_heading(result.spec, result.num_microbatches), _figures(result), *notes)
+
+
+def chunks_note(result: PipelineResult) -> str:
+    """What the interleaved schedule's peak in flight counts: model chunks, each 1/v of the
+    stage's layers and so of a micro-batch's activations there, with the schedule's source."""
+    v = result.spec.virtual_stages
+    peak = max(result.peak_in_flight_microbatches)
+    return gettext(
+        "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
+        "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
+        "micro-batches' worth ({source})"
+    ).format(
+        v=v,
+        chunks=units.format_figure(round(peak * v)),
+        count=units.format_figure(peak),
+        source=sources.INTERLEAVED_SCHEDULE,
     )
 
 
