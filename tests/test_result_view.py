@@ -243,6 +243,40 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         assert view.lines[0].endswith("Bb" * 16)
 
 
+@pytest.mark.parametrize("size", [SIZE, (60, 20)])
+async def test_the_help_s_way_to_scroll_the_timeline_works(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The Bubble pane's help says a wide timeline "scrolls sideways (Tab to it, then
+    left/right)": from the first field, where F3 puts the cursor, Tab reaches it past the
+    form's five fields, and right and left then move its time axis a column each. GPipe at
+    p = 4, m = 16 takes (m + p - 1) × 3 = 57 columns of time: wider than either pane."""
+    from tui.widgets.bubble import BubblePane
+
+    assert "(Tab to it, then left/right)" in BubblePane.HELP
+    app = app_for(tmp_path, delay=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one(BubblePane)
+        view = bubble.query_one("#timeline", TimelineView)
+        first = bubble.query_one("#field-schedule")
+        assert app.focused is first
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "16")
+        first.focus()
+        for _ in bubble.FIELDS:
+            await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is view
+        await wait_until(pilot, lambda: in_view(view))
+        assert view.max_scroll_x > 0 and view.scroll_x == 0
+        await pilot.press("right", "right")
+        await wait_until(pilot, lambda: view.scroll_x == 2)
+        assert view.render_line(0).text.startswith("stage 0 ‹")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: view.scroll_x == 1)
+
+
 async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
