@@ -277,17 +277,19 @@ async def test_the_help_s_way_to_scroll_the_timeline_works(
         await wait_until(pilot, lambda: view.scroll_x == 1)
 
 
+@pytest.mark.parametrize("size", [SIZE, (120, 40)])
 async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
-    """At 80x24 the Bubble pane's timeline is below the fold while the learner types m. Its new
-    rows must not make Textual rebuild its map of every widget (a look-up of a widget out of
-    view does, tui/compositor.py: 1-4 ms of each key); scrolled to, it shows the new rows and a
-    scroll bar for their length, as a repaint draws them."""
+    """At 80x24 the Bubble pane's timeline is below the fold while the learner types m; at
+    120x40 its rows are in view and its scroll bar below. Its new rows must not make Textual
+    rebuild its map of every widget (a look-up of a widget out of view does, tui/compositor.py:
+    1-4 ms of each key); scrolled to, it shows the new rows and a scroll bar for their length,
+    as a repaint draws them."""
     from tui.compositor import SpanCompositor
 
     app = app_for(tmp_path, delay=3600)
-    terminal = TerminalCopy(app)
+    terminal = TerminalCopy(app) if size == SIZE else None
     rebuilds: list[bool] = []
     full_map = SpanCompositor.full_map
 
@@ -295,7 +297,7 @@ async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
         rebuilds.append(compositor._full_map_invalidated)
         return full_map.fget(compositor)  # type: ignore[attr-defined]
 
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("f3")
         await pilot.pause()
         bubble = app.query_one("BubblePane")
@@ -304,7 +306,8 @@ async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
         field.focus()
         await pilot.press("end", "2", "backspace")  # the figures at their tallest
         await pilot.pause()
-        assert not in_view(view) and view.show_horizontal_scrollbar
+        assert view.show_horizontal_scrollbar and not in_view(view.horizontal_scrollbar)
+        assert in_view(view) == (size != SIZE)
         monkeypatch.setattr(SpanCompositor, "full_map", property(counted))
         # m = 80, 8, 83: each timeline wider than the pane, at the same height.
         for key in ("0", "backspace", "3"):
@@ -313,18 +316,19 @@ async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
         monkeypatch.undo()
         assert field.value == "83"
         assert not any(rebuilds)
-        # The scroll bar, out of view too, is for the new length.
+        # The scroll bar, out of view, is for the new length: (m + p - 1)(t_F + t_B + t_W) =
+        # 86 × 3 units of GPipe's makespan (Huang et al. 2019) at a column each, after the 8
+        # columns of the stage labels.
+        assert view.virtual_size.width == len("stage 3 ") + 86 * 3
         assert view.horizontal_scrollbar.window_virtual_size == view.virtual_size.width
+        if terminal is None:
+            return
         # Tab from m (v, compare with, the timeline) scrolls the pane to it.
         await pilot.press("tab", "tab", "tab")
         await wait_until(pilot, lambda: app.focused is view and in_view(view))
         lines = await terminal.drawn_whole(pilot)
-        # GPipe, p = 4, m = 83, each op 1 unit at 1 column: stage 0 runs its 83 forwards first,
-        # so its row is all F up to the pane's edge, cut there.
+        # Stage 0 runs its 83 forwards first: its row is all F up to the pane's edge, cut there.
         assert any(line.endswith("stage 0 " + "F" * (view.size.width - 9) + "›") for line in lines)
-        # The makespan (m + p - 1)(t_F + t_B + t_W) = 86 × 3 units (Huang et al. 2019), after the
-        # 8 columns of the stage labels.
-        assert view.virtual_size.width == len("stage 3 ") + 86 * 3
 
 
 async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
@@ -347,13 +351,16 @@ async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
         assert any(line.startswith("in flight per stage: 10,000 10,000") for line in lines)
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
-async def test_bubble_figures_are_a_table_at_44_columns_for_every_schedule(
-    tmp_path: Path, language: str
+@pytest.mark.parametrize(
+    ("size", "side", "language"), [(SIZE, 44, "en"), (SIZE, 44, "zh"), ((120, 40), 41, "en")]
+)
+async def test_bubble_figures_are_a_table_in_the_side_pane_for_every_schedule(
+    tmp_path: Path, size: tuple[int, int], side: int, language: str
 ) -> None:
-    """At 80x24 the side pane is 44 columns (README "Layout"): every schedule's figures fit it as
-    a table, each figure on its label's line. Interleaved 1F1B's "5.5 micro-batches" was two
-    cells wider than "8 micro-batches" and stacked its table, one figure per line, alone.
+    """At 80x24 the side pane is 44 columns (README "Layout"), at 120x40 41: every schedule's
+    figures fit it as a table, each figure on its label's line. Interleaved 1F1B's "5.5
+    micro-batches" was two cells wider than "8 micro-batches" and stacked its table alone, one
+    figure per line, at 44 columns; at 41 every schedule's stacked.
 
     The peaks at p = 4, m = 8 (first stage): GPipe holds all m (Huang et al. 2019); 1F1B and
     ZB-H1 p, ZB-H2 2p - 1 (Qi et al. 2023 Table 2); interleaved 1F1B with v = 2,
@@ -362,11 +369,11 @@ async def test_bubble_figures_are_a_table_at_44_columns_for_every_schedule(
 
     peaks = {"gpipe": "8", "1f1b": "4", "interleaved-1f1b": "5.5", "zb-h1": "4", "zb-h2": "7"}
     app = make_app(progress_dir=tmp_path, autosave_delay=3600, language=language)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("f3")
         await pilot.pause()
         bubble = app.query_one("BubblePane")
-        assert app.query_one("#side").outer_size.width == 44
+        assert app.query_one("#side").outer_size.width == side
         figures = bubble.query_one(".calc-result", ResultView)
         zh = language == "zh"
         peak_label, ideal_label = ("在途峰值", "气泡/理想") if zh else ("peak", "bubble/ideal")

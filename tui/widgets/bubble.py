@@ -322,8 +322,7 @@ class TimelineView(ScrollView, can_focus=True):
         # view's region, or a refresh of it or its scroll bar without a region (each asks for
         # its own size), would rebuild the compositor's map of every widget (tui/compositor.py):
         # the width is the one the last layout gave, and the repaints name their regions.
-        seen = in_view(self)
-        if seen:
+        if in_view(self):
             room = self.scrollable_content_region.width
         else:
             room = (self.outer_size - self.gutter.totals).width if shown else 0
@@ -336,18 +335,15 @@ class TimelineView(ScrollView, can_focus=True):
             # scroll bar and a repaint, not a layout of the whole screen (setting virtual_size
             # would ask for one), so typing m in the form stays cheap.
             self.set_reactive(Widget.virtual_size, size)
-            if seen:
-                self._scroll_update(size)
-                self.refresh()
-            else:
-                self._repaint_out_of_view(size)
+            self._repaint_time_axis(size)
         else:
             self.virtual_size = size
             self.refresh(layout=True)
 
-    def _repaint_out_of_view(self, size: Size) -> None:
+    def _repaint_time_axis(self, size: Size) -> None:
         """What ``_scroll_update(size)`` and ``refresh()`` do for a new length of the time axis
-        with the scroll bars unchanged, with every repaint given its region."""
+        with the scroll bars unchanged, with every repaint given its region: the view may be in
+        view and its scroll bar below the fold."""
         self._refresh_scrollbars()  # unchanged: sets nothing
         if self.show_horizontal_scrollbar:
             bar = self.horizontal_scrollbar
