@@ -237,6 +237,8 @@ DOUBLE_BINARY_TREE: Final = N_(
 GPIPE_BUBBLE: Final = f"{GPIPE_PAPER} (bubble/total (p-1)/(m+p-1))"
 ONE_F_ONE_B_BUBBLE: Final = f"{cite(MEGATRON_LM_PAPER, '§2.2.1')} (bubble/ideal (p-1)/m)"
 INTERLEAVED_BUBBLE: Final = f"{cite(MEGATRON_LM_PAPER, '§2.2.2')} (bubble/ideal (p-1)/(m·v))"
+INTERLEAVED_SCHEDULE: Final = cite(MEGATRON_LM_PAPER, "§2.2.2")
+"""The interleaved 1F1B schedule: v model chunks per device, each a 1/v share of its layers."""
 ZERO_BUBBLE_TABLE2: Final = cite(ZERO_BUBBLE_PAPER, "Table 2")
 
 # -- FLOPs and step time

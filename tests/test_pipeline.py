@@ -103,6 +103,25 @@ def test_interleaved_peak_matches_korthikanti_factor() -> None:
     assert result.peak_in_flight_microbatches[0] == pytest.approx(p * (1 + (p - 1) / (p * v)))
 
 
+def test_interleaved_peak_per_stage_counts_chunks_as_1_over_v() -> None:
+    """p = 4, m = 8, v = 2, the Bubble pane's defaults, stage by stage.
+
+    Megatron-LM's interleaved schedule (Narayanan et al. 2021 §2.2.2; NVIDIA/Megatron-LM
+    megatron/core/pipeline_parallel/schedules.py) runs on stage i a warm-up of
+    2(p - i - 1) + (v - 1)p chunk forwards, then alternates one forward and one backward: one
+    more forward comes before the first backward frees a chunk, so at most
+    2(p - i - 1) + (v - 1)p + 1 chunks are in flight (fewer than the m·v = 16 chunks of the
+    iteration here): 11, 9, 7, 5. A chunk is 1/v of the stage's layers and holds 1/v of a
+    micro-batch's activations there: 5.5, 4.5, 3.5 and 2.5 micro-batches' worth. Stage 0's
+    5.5 is p(1 + (p - 1)/(pv)), Korthikanti et al. 2022 §4.2.3's interleaving factor."""
+    p, m, v = 4, 8, 2
+    chunks = [2 * (p - i - 1) + (v - 1) * p + 1 for i in range(p)]
+    assert chunks == [11, 9, 7, 5] and max(chunks) < m * v
+    result = _sim("interleaved-1f1b", p, m, v)
+    assert result.peak_in_flight_microbatches == (5.5, 4.5, 3.5, 2.5)
+    assert result.peak_in_flight_microbatches[0] == p * (1 + (p - 1) / (p * v))
+
+
 def test_zb_h2_parallelogram_makespan_longer_than_iteration() -> None:
     # Stages are shifted copies of one block: one iteration ends (p-1)*t_F after the ideal.
     result = _sim("zb-h2", 8, 24)

@@ -37,6 +37,7 @@ from tests.pilot_helpers import (
     wait_until,
 )
 from tui.app import ShardbookApp, make_app
+from tui.compositor import in_view
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
 from tui.widgets.ledger import LedgerPane
@@ -242,6 +243,94 @@ async def test_a_wide_timeline_scrolls_sideways_by_keys(tmp_path: Path) -> None:
         assert view.lines[0].endswith("Bb" * 16)
 
 
+@pytest.mark.parametrize("size", [SIZE, (60, 20)])
+async def test_the_help_s_way_to_scroll_the_timeline_works(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The Bubble pane's help says a wide timeline "scrolls sideways (Tab to it, then
+    left/right)": from the first field, where F3 puts the cursor, Tab reaches it past the
+    form's five fields, and right and left then move its time axis a column each. GPipe at
+    p = 4, m = 16 takes (m + p - 1) × 3 = 57 columns of time: wider than either pane."""
+    from tui.widgets.bubble import BubblePane
+
+    assert "(Tab to it, then left/right)" in BubblePane.HELP
+    app = app_for(tmp_path, delay=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one(BubblePane)
+        view = bubble.query_one("#timeline", TimelineView)
+        first = bubble.query_one("#field-schedule")
+        assert app.focused is first
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "16")
+        first.focus()
+        for _ in bubble.FIELDS:
+            await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is view
+        await wait_until(pilot, lambda: in_view(view))
+        assert view.max_scroll_x > 0 and view.scroll_x == 0
+        await pilot.press("right", "right")
+        await wait_until(pilot, lambda: view.scroll_x == 2)
+        assert view.render_line(0).text.startswith("stage 0 ‹")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: view.scroll_x == 1)
+
+
+@pytest.mark.parametrize("size", [SIZE, (120, 40)])
+async def test_typing_with_the_timeline_out_of_view_rebuilds_no_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """At 80x24 the Bubble pane's timeline is below the fold while the learner types m; at
+    120x40 its rows are in view and its scroll bar below. Its new rows must not make Textual
+    rebuild its map of every widget (a look-up of a widget out of view does, tui/compositor.py:
+    1-4 ms of each key); scrolled to, it shows the new rows and a scroll bar for their length,
+    as a repaint draws them."""
+    from tui.compositor import SpanCompositor
+
+    app = app_for(tmp_path, delay=3600)
+    terminal = TerminalCopy(app) if size == SIZE else None
+    rebuilds: list[bool] = []
+    full_map = SpanCompositor.full_map
+
+    def counted(compositor: SpanCompositor) -> object:
+        rebuilds.append(compositor._full_map_invalidated)
+        return full_map.fget(compositor)  # type: ignore[attr-defined]
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        view = bubble.query_one("#timeline", TimelineView)
+        field = bubble.query_one("#field-micro_batches", Input)
+        field.focus()
+        await pilot.press("end", "2", "backspace")  # the figures at their tallest
+        await pilot.pause()
+        assert view.show_horizontal_scrollbar and not in_view(view.horizontal_scrollbar)
+        assert in_view(view) == (size != SIZE)
+        monkeypatch.setattr(SpanCompositor, "full_map", property(counted))
+        # m = 80, 8, 83: each timeline wider than the pane, at the same height.
+        for key in ("0", "backspace", "3"):
+            await pilot.press(key)
+            await pilot.pause()
+        monkeypatch.undo()
+        assert field.value == "83"
+        assert not any(rebuilds)
+        # The scroll bar, out of view, is for the new length: (m + p - 1)(t_F + t_B + t_W) =
+        # 86 × 3 units of GPipe's makespan (Huang et al. 2019) at a column each, after the 8
+        # columns of the stage labels.
+        assert view.virtual_size.width == len("stage 3 ") + 86 * 3
+        assert view.horizontal_scrollbar.window_virtual_size == view.virtual_size.width
+        if terminal is None:
+            return
+        # Tab from m (v, compare with, the timeline) scrolls the pane to it.
+        await pilot.press("tab", "tab", "tab")
+        await wait_until(pilot, lambda: app.focused is view and in_view(view))
+        lines = await terminal.drawn_whole(pilot)
+        # Stage 0 runs its 83 forwards first: its row is all F up to the pane's edge, cut there.
+        assert any(line.endswith("stage 0 " + "F" * (view.size.width - 9) + "›") for line in lines)
+
+
 async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
     """GPipe p=2, m=10,000, every op time 1: the makespan is (m+p-1)(t_F+t_B+t_W) = 10,001 × 3
     = 30,003 (Huang et al. 2019), and GPipe holds all m micro-batches' activations at its peak.
@@ -257,8 +346,56 @@ async def test_bubble_figures_keep_every_digit(tmp_path: Path) -> None:
         lines = [" ".join(line.split()) for line in result_text(bubble).splitlines()]
         assert "makespan 30,003 t" in lines, lines
         assert "ideal m(tF+tB+tW) 30,000 t" in lines
-        assert "peak in flight 10,000 micro-batches" in lines
+        assert "peak in flight 10,000" in lines
+        assert lines[lines.index("peak in flight 10,000") + 1] == "(micro-batches)"
         assert any(line.startswith("in flight per stage: 10,000 10,000") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("size", "side", "language"), [(SIZE, 44, "en"), (SIZE, 44, "zh"), ((120, 40), 41, "en")]
+)
+async def test_bubble_figures_are_a_table_in_the_side_pane_for_every_schedule(
+    tmp_path: Path, size: tuple[int, int], side: int, language: str
+) -> None:
+    """At 80x24 the side pane is 44 columns (README "Layout"), at 120x40 41: every schedule's
+    figures fit it as a table, each figure on its label's line. Interleaved 1F1B's "5.5
+    micro-batches" was two cells wider than "8 micro-batches" and stacked its table alone, one
+    figure per line, at 44 columns; at 41 every schedule's stacked.
+
+    The peaks at p = 4, m = 8 (first stage): GPipe holds all m (Huang et al. 2019); 1F1B and
+    ZB-H1 p, ZB-H2 2p - 1 (Qi et al. 2023 Table 2); interleaved 1F1B with v = 2,
+    p + (p - 1)/v = 5.5 micro-batches' worth (Korthikanti et al. 2022 §4.2.3)."""
+    from engine.pipeline import SCHEDULES
+
+    peaks = {"gpipe": "8", "1f1b": "4", "interleaved-1f1b": "5.5", "zb-h1": "4", "zb-h2": "7"}
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600, language=language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        assert app.query_one("#side").outer_size.width == side
+        figures = bubble.query_one(".calc-result", ResultView)
+        zh = language == "zh"
+        peak_label, ideal_label = ("在途峰值", "气泡/理想") if zh else ("peak", "bubble/ideal")
+        for schedule in SCHEDULES:
+            await choose(pilot, bubble.query_one("#field-schedule", Select), schedule)
+            lines = shown(figures, width=figures.size.width).splitlines()
+            peak = next(line for line in lines if line.startswith(peak_label))
+            assert peaks[schedule] in peak.split(), (schedule, lines)
+            ideal = next(line for line in lines if line.startswith(ideal_label))
+            assert len(ideal.split()) == 2, (schedule, lines)
+            # What an interleaved peak counts, said under it: model chunks, each 1/v of the
+            # stage's layers (Narayanan et al. 2021 §2.2.2), so 11 chunks are 5.5 micro-batches.
+            words = "".join("".join(lines).split())  # lines broken anywhere, read whole
+            if schedule == "interleaved-1f1b":
+                said = {
+                    "en": ("(micro-batches' worth)", "11 chunks = 5.5 micro-batches' worth"),
+                    "zh": ("（折合 micro-batch 数）", "11 个 chunk = 折合 5.5 个 micro-batch"),
+                }[language]
+                assert all("".join(text.split()) in words for text in said), lines
+                assert "§2.2.2" in words
+            else:
+                assert "chunk" not in words, lines
 
 
 def test_bubble_form_names_the_first_bad_field_and_ignores_v_unless_interleaved() -> None:

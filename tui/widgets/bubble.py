@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import units
+from engine import sources, units
 from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
@@ -41,6 +42,7 @@ from engine.pipeline import (
 )
 from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
 from tui import strings
+from tui.compositor import in_view
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
@@ -115,10 +117,14 @@ def _figures(result: PipelineResult) -> FigureTable:
     table.add_row(gettext("bubble time/stage"), units.format_figure(max(result.bubble_time)) + " t")
     table.add_row(gettext("makespan"), units.format_figure(result.makespan) + " t")
     table.add_row(gettext("ideal m(tF+tB+tW)"), units.format_figure(result.ideal_time) + " t")
-    peak = max(result.peak_in_flight_microbatches)
+    # The unit under the label, as the conventions above: a figure with its unit beside it
+    # ("5.5 micro-batches") was wider than the side pane's column, and the table stacked.
     table.add_row(
-        gettext("peak in flight"),
-        gettext("{count} micro-batches").format(count=units.format_figure(peak)),
+        gettext("peak in flight"), units.format_figure(max(result.peak_in_flight_microbatches))
+    )
+    chunked = result.spec.virtual_stages > 1  # interleaved 1F1B: see chunks_note
+    table.add_row(
+        "  " + (gettext("(micro-batches' worth)") if chunked else gettext("(micro-batches)")), ""
     )
     # The paper's formula as the same ratio as the simulated bubble/ideal above, so the two can
     # be compared whatever quantity the paper states (a ratio, or a time for ZB-H1/ZB-H2).
@@ -136,10 +142,26 @@ def _heading(spec: PipelineSpec, micro_batches: int) -> Text:
 
 def bubble_renderable(result: PipelineResult) -> RenderableType:
     """Both bubble figures beside the closed form, and the peak in flight."""
-    return Group(
-        _heading(result.spec, result.num_microbatches),
-        _figures(result),
-        _note(strings.BUBBLE_TIME_UNIT),
+    notes = [_note(strings.BUBBLE_TIME_UNIT)]
+    if result.spec.virtual_stages > 1:
+        notes.append(_note(chunks_note(result)))
+    return Group(_heading(result.spec, result.num_microbatches), _figures(result), *notes)
+
+
+def chunks_note(result: PipelineResult) -> str:
+    """What the interleaved schedule's peak in flight counts: model chunks, each 1/v of the
+    stage's layers and so of a micro-batch's activations there, with the schedule's source."""
+    v = result.spec.virtual_stages
+    peak = max(result.peak_in_flight_microbatches)
+    return gettext(
+        "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
+        "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
+        "micro-batches' worth ({source})"
+    ).format(
+        v=v,
+        chunks=units.format_figure(round(peak * v)),
+        count=units.format_figure(peak),
+        source=sources.INTERLEAVED_SCHEDULE,
     )
 
 
@@ -294,8 +316,16 @@ class TimelineView(ScrollView, can_focus=True):
         size = Size(max((len(line) for line in lines), default=0), len(lines))
         self.lines = lines
         self.label_width = label_width
+        shown = self.display
         self.display = bool(lines)
-        room = self.scrollable_content_region.width
+        # Out of view (the form scrolled over it while the learner types), a lookup of this
+        # view's region, or a refresh of it or its scroll bar without a region (each asks for
+        # its own size), would rebuild the compositor's map of every widget (tui/compositor.py):
+        # the width is the one the last layout gave, and the repaints name their regions.
+        if in_view(self):
+            room = self.scrollable_content_region.width
+        else:
+            room = (self.outer_size - self.gutter.totals).width if shown else 0
         if (
             size.height == self.virtual_size.height
             and (size.width > room) == (self.virtual_size.width > room)
@@ -305,11 +335,27 @@ class TimelineView(ScrollView, can_focus=True):
             # scroll bar and a repaint, not a layout of the whole screen (setting virtual_size
             # would ask for one), so typing m in the form stays cheap.
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            self._repaint_time_axis(size)
         else:
             self.virtual_size = size
             self.refresh(layout=True)
+
+    def _repaint_time_axis(self, size: Size) -> None:
+        """What ``_scroll_update(size)`` and ``refresh()`` do for a new length of the time axis
+        with the scroll bars unchanged, with every repaint given its region: the view may be in
+        view and its scroll bar below the fold."""
+        self._refresh_scrollbars()  # unchanged: sets nothing
+        if self.show_horizontal_scrollbar:
+            bar = self.horizontal_scrollbar
+            bar.set_reactive(ScrollBar.window_virtual_size, size.width)
+            bar.set_reactive(
+                ScrollBar.window_size, self.container_size.width - self.scrollbar_size_vertical
+            )
+            bar.refresh(bar.outer_size.region)
+        # Clamped to the new end (m made smaller while scrolled beyond it): a rare scroll, and
+        # its lookups, as in _scroll_update.
+        self.scroll_x = self.validate_scroll_x(self.scroll_x)
+        self.refresh((self.outer_size - self.gutter.totals).region)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines)
