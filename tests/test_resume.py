@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
@@ -28,6 +28,7 @@ from tests.pilot_helpers import (
     choose,
     goto_section,
     params_field,
+    paste_into,
     screen_lines,
     wait_until,
 )
@@ -161,6 +162,28 @@ async def _leave_a_session(pilot: Pilot[int], app: ShardbookApp) -> list[str]:
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     return screen_lines(app)
+
+
+async def test_home_and_end_with_no_data_flow_picture_keep_the_step_and_the_app(
+    tmp_path: Path,
+) -> None:
+    """Collectives with 16 ranks draws no data-flow picture (8 at most): home and end on it
+    counted the step out to -999,995 and 1,000,000, and the app ended with a traceback when it
+    recorded that place (a step is 0 or more, and no more than the flow's steps)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f4")
+        await wait_until(pilot, lambda: bool(app.query(CollectivesPane)))
+        pane = app.query_one(CollectivesPane)
+        await paste_into(pilot, pane.query_one("#field-ranks", Input), "16")
+        await wait_until(pilot, lambda: pane.step_count == 0)
+        pane.query_one("#flow").focus()
+        await pilot.press("end", "home", "end", "tab")
+        await pilot.pause()
+        assert app.is_running
+        assert pane.step == 0
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["panes"]["collectives"] == {"step": 0}
 
 
 async def test_restart_restores_section_scroll_side_tab_and_choices(tmp_path: Path) -> None:

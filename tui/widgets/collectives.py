@@ -205,15 +205,15 @@ class CollectivesPane(CalculatorPane):
         op, algorithm, ranks = self._flow_key
         flow = self.query_one("#flow", StepView)
         if ranks > MAX_DIAGRAM_RANKS:
-            self.step_count = 0
+            self.step_count = self.step = 0
             flow.update(strings.COLLECTIVE_TOO_MANY.format(limit=MAX_DIAGRAM_RANKS))
             return
         if ranks < 2:
-            self.step_count = 0
+            self.step_count = self.step = 0
             flow.update(strings.COLLECTIVE_ONE_RANK)
             return
         if not is_simulated(op, algorithm):
-            self.step_count = 0
+            self.step_count = self.step = 0
             flow.update(strings.COLLECTIVE_NOT_SIMULATED.format(algorithm=algorithm))
             return
         self.step_count = collective_step_count(op, ranks, algorithm)
@@ -222,7 +222,9 @@ class CollectivesPane(CalculatorPane):
 
     def on_step_view_stepped(self, event: StepView.Stepped) -> None:
         event.stop()
-        if self._flow_key is None or self.last_error:
+        # No picture drawn (too many ranks, one rank, an algorithm not simulated): no step to
+        # move to; home and end would otherwise count the step out to +-1,000,000.
+        if self._flow_key is None or self.last_error or not self.step_count:
             return
         self.step += event.delta
         self._draw_flow()
