@@ -43,12 +43,14 @@ back the text exactly.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import importlib.util
 import itertools
 import json
 import os
 import re
+import string
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -63,7 +65,9 @@ JOINERS: Final = frozenset("-/._")
 NO_BREAK_SPACE: Final = "\u00a0"
 # Words (any script's letters and digits, with the joiners) glued by NO-BREAK SPACEs: a name such
 # as a field's label with its symbol, kept on one line like a word run (see :func:`unbreakable`).
-_GLUED: Final = re.compile(r"(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
+# A match starts where a word starts (the look-behind): the same matches, found in time that grows
+# with the text, not with the square of its longest word.
+_GLUED: Final = re.compile(r"(?<![\w\-/.])(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
 # The separator between the parts of a line: never the first character of one.
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).
@@ -103,9 +107,33 @@ def _quantity() -> re.Pattern[str]:
 # A URL: a scheme, ``://``, then RFC 3986's characters (brackets, parentheses, quotes and commas
 # left out: they close a sentence around a link more often than they belong to it), not ending
 # with the punctuation that ends a sentence.
-_URL: Final = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9\-._~:/?#@!$&*+;=%]*[A-Za-z0-9\-_~/#=&%+]"
-)
+# Found from each ``://`` (:func:`_url_spans`): a pattern that looks for the scheme first tries
+# every letter of a long word as a scheme's start, in time that grows with the word's square.
+_SCHEME_LETTERS: Final = frozenset(string.ascii_letters)
+_SCHEME_CHARACTERS: Final = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
+_URL_AFTER_SCHEME: Final = re.compile(r"://[A-Za-z0-9\-._~:/?#@!$&*+;=%]*[A-Za-z0-9\-_~/#=&%+]")
+
+
+def _url_spans(text: str) -> list[tuple[int, int, int]]:
+    """Each URL of ``text`` as ``(start, separator, end)``: its scheme starts at ``start``, its
+    ``://`` at ``separator``, and it ends before ``end``. The scheme is the longest run of
+    letters, digits, ``+``, ``.`` and ``-`` before the ``://`` that starts with a letter (RFC
+    3986, section 3.1), within the text after the URL before it."""
+    spans: list[tuple[int, int, int]] = []
+    searched = 0  # where the next URL may start: after the last one
+    while (separator := text.find("://", searched)) >= 0:
+        start = separator
+        while start > searched and text[start - 1] in _SCHEME_CHARACTERS:
+            start -= 1
+        while start < separator and text[start] not in _SCHEME_LETTERS:
+            start += 1
+        tail = _URL_AFTER_SCHEME.match(text, separator)
+        if start == separator or tail is None:
+            searched = separator + 1
+            continue
+        spans.append((start, separator, tail.end()))
+        searched = tail.end()
+    return spans
 
 
 @lru_cache(maxsize=1)
@@ -156,7 +184,7 @@ def word_runs(text: str) -> list[tuple[int, int]]:
     """The runs of Latin letters, digits and joiners in ``text``, and its URLs, as
     ``(start, end)`` indices (end exclusive), in order. A run may start or end with a joiner
     (``rank.``)."""
-    in_url = {index for url in _URL.finditer(text) for index in range(*url.span())}
+    in_url = {index for start, _separator, end in _url_spans(text) for index in range(start, end)}
     runs: list[tuple[int, int]] = []
     start = -1
     for index, char in enumerate(text):
@@ -291,9 +319,8 @@ def _analyse(text: str) -> Analysis:
 def _url_heads(text: str) -> set[int]:
     """Positions inside each URL's ``scheme://`` and right after it: never a line's end."""
     heads: set[int] = set()
-    for url in _URL.finditer(text):
-        start = url.start()
-        heads.update(range(start + 1, text.index("://", start) + 4))
+    for start, separator, _end in _url_spans(text):
+        heads.update(range(start + 1, separator + 4))
     return heads
 
 
@@ -332,12 +359,20 @@ def _force_split(
     clusters = [0, *grapheme_cluster_boundaries(piece)]  # where each grapheme cluster ends
     lines: list[str] = []
     start = 0
-    while _visible_width(piece[start:]) > width:
-        fitting = [
-            cut for cut in clusters if cut > start and _visible_width(piece[start:cut]) <= width
-        ]
+    while True:
+        # The cuts after ``start`` that fit, in order: a line's visible width only grows with
+        # its end, so the first cut too wide ends them. Looking no further keeps a line's cost
+        # to its own length (over the whole piece, a 20,000-character word took minutes).
+        first = bisect.bisect_right(clusters, start)
+        fitting = []
+        for cut in itertools.islice(clusters, first, None):
+            if _visible_width(piece[start:cut]) > width:
+                break
+            fitting.append(cut)
+        else:  # the rest of the piece fits
+            break
         if not fitting:  # one cluster wider than the line: it gets a line of its own
-            fitting = [next(cut for cut in clusters if cut > start)]
+            fitting = [clusters[first]]
         punctuation_kept = [
             cut
             for cut in fitting

@@ -368,3 +368,49 @@ def test_the_first_line_has_the_room_its_own_prefix_leaves() -> None:
     ]
     # And the other way round: a wide marker, continuation lines flush left.
     assert hanging_lines("aaaa bbbb cccc", 10, "1234. ", "") == ["1234. aaaa", "bbbb cccc"]
+
+
+# RFC 3986 section 3.1: a scheme is a letter, then letters, digits, "+", "-" or "."; then "://"
+# and the characters this module counts as a URL's (the pattern written out in full, the
+# definition the scan from each "://" must agree with).
+URL_PATTERN = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9\-._~:/?#@!$&*+;=%]*[A-Za-z0-9\-_~/#=&%+]"
+)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "Z", "1", "+", ".", "-", ":", "/", "://", " ", "全", "?", ")"]),
+        max_size=30,
+    ).map("".join)
+)
+@example("see 1http://x.org/a-b.")
+@example("x://y://z")
+def test_urls_are_found_as_the_rfc_pattern_finds_them(text: str) -> None:
+    found = [
+        (url.start(), text.index("://", url.start()), url.end())
+        for url in URL_PATTERN.finditer(text)
+    ]
+    assert linebreak._url_spans(text) == found
+
+
+def test_a_long_word_is_cut_in_work_that_grows_with_its_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 4,000-character word at 74 columns is 55 lines. Each cut measures the lines that fit
+    from the last cut on, about 75 of them; measuring every end up to the word's end for each
+    line (the cut once did) is 4,000 + 3,926 + ... + 74, about 110,000 measures, and a
+    20,000-character paste froze the notes view (ctrl+e) for minutes."""
+    measured = 0
+    real = linebreak._visible_width
+
+    def counting(text: str) -> int:
+        nonlocal measured
+        measured += 1
+        return real(text)
+
+    monkeypatch.setattr(linebreak, "_visible_width", counting)
+    word = "x" * 4000
+    lines = break_paragraph(word, 74)
+    assert "".join(lines) == word and [len(line) for line in lines] == [74] * 54 + [4000 - 54 * 74]
+    assert measured < 20 * len(word)
