@@ -166,6 +166,24 @@ class FormulaLine(BrokenText):
         return " " * column if width - column >= _ANNOTATION_ROOM else None
 
 
+class ZoomHint(BrokenText):
+    """A side pane's hint that names F5, worded for the state the pane is in: ``texts`` is the
+    wording beside the lesson (F5 widens the pane) and the wording zoomed to the whole screen
+    (F5 gives the lesson back), switched whenever the main screen's ``zoomed`` changes. A screen
+    without ``zoomed`` (a pane alone in a test app) keeps the first."""
+
+    def __init__(self, texts: tuple[str, str], *, classes: str = "hint") -> None:
+        super().__init__(texts[0], classes=classes)
+        self._texts = texts
+
+    def on_mount(self) -> None:
+        if hasattr(self.screen, "zoomed"):
+            self.watch(self.screen, "zoomed", self._show_for, init=True)
+
+    def _show_for(self, zoomed: bool) -> None:
+        self.update(self._texts[1] if zoomed else self._texts[0])
+
+
 def block_widget(block: Block) -> BrokenText:
     """The widget that shows one block of ``engine.reading`` (its kind is its CSS class)."""
     kind = FormulaLine if block.kind == "formula" else BrokenText
