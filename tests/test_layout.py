@@ -1140,3 +1140,23 @@ async def test_a_panes_f5_hint_says_what_f5_does_now(
         await settle(pilot)
         assert hint() == beside
         await pilot.press("ctrl+q")
+
+
+async def test_on_a_narrow_screen_f5_brings_no_lesson_back_and_the_hint_does_not_say_so(
+    tmp_path: Path,
+) -> None:
+    """Under 80 columns the side pane replaces the lesson, zoomed or not: F5 there brings no
+    lesson back, so the Trade-offs hint keeps its wording beside the lesson."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("f10")
+        screen = app.main_screen
+        await wait_until(pilot, lambda: bool(screen.query("TradeoffsPane")))
+        pane = screen.query_one("TradeoffsPane")
+        await wait_until(pilot, lambda: any("F5" in t.text for t in pane.query(BrokenText)))
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: screen.zoomed)
+        await settle(pilot)
+        (hint,) = [t.text for t in pane.query(BrokenText) if "F5" in t.text]
+        assert "F5 widens the pane" in hint and "brings the lesson back" not in hint
+        await pilot.press("ctrl+q")

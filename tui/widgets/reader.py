@@ -169,8 +169,10 @@ class FormulaLine(BrokenText):
 class ZoomHint(BrokenText):
     """A side pane's hint that names F5, worded for the state the pane is in: ``texts`` is the
     wording beside the lesson (F5 widens the pane) and the wording zoomed to the whole screen
-    (F5 gives the lesson back), switched whenever the main screen's ``zoomed`` changes. A screen
-    without ``zoomed`` (a pane alone in a test app) keeps the first."""
+    (F5 gives the lesson back), switched whenever the main screen's ``zoomed`` or layout
+    changes. On a narrow screen the pane is the whole screen either way and F5 brings no lesson
+    back: the first wording. A screen without ``zoomed`` (a pane alone in a test app) keeps the
+    first."""
 
     def __init__(self, texts: tuple[str, str], *, classes: str = "hint") -> None:
         super().__init__(texts[0], classes=classes)
@@ -178,9 +180,12 @@ class ZoomHint(BrokenText):
 
     def on_mount(self) -> None:
         if hasattr(self.screen, "zoomed"):
-            self.watch(self.screen, "zoomed", self._show_for, init=True)
+            self.watch(self.screen, "zoomed", self._show_state, init=False)
+            self.watch(self.screen, "size_class", self._show_state, init=True)
 
-    def _show_for(self, zoomed: bool) -> None:
+    def _show_state(self) -> None:
+        screen = self.screen
+        zoomed = getattr(screen, "zoomed", False) and getattr(screen, "size_class", "") != "narrow"
         self.update(self._texts[1] if zoomed else self._texts[0])
 
 
