@@ -17,6 +17,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
@@ -166,27 +167,28 @@ class FormulaLine(BrokenText):
         return " " * column if width - column >= _ANNOTATION_ROOM else None
 
 
-class ZoomHint(BrokenText):
+class ZoomHint(Widget):
     """A side pane's hint that names F5, worded for the state the pane is in: ``texts`` is the
     wording beside the lesson (F5 widens the pane) and the wording zoomed to the whole screen
-    (F5 gives the lesson back), switched whenever the main screen's ``zoomed`` or layout
-    changes. On a narrow screen the pane is the whole screen either way and F5 brings no lesson
-    back: the first wording. A screen without ``zoomed`` (a pane alone in a test app) keeps the
+    (F5 gives the lesson back). Both are composed; the main screen's layout classes show one
+    (tui/side.tcss: ``-zoom``, except on a narrow screen, where the pane is the whole screen
+    either way and F5 brings no lesson back). Without them (a pane alone in a test app), the
     first."""
 
+    DEFAULT_CSS = """
+    ZoomHint { height: auto; }
+    ZoomHint > .-zoomed { display: none; }
+    """
+
     def __init__(self, texts: tuple[str, str], *, classes: str = "hint") -> None:
-        super().__init__(texts[0], classes=classes)
+        super().__init__()
         self._texts = texts
+        self._hint_classes = classes
 
-    def on_mount(self) -> None:
-        if hasattr(self.screen, "zoomed"):
-            self.watch(self.screen, "zoomed", self._show_state, init=False)
-            self.watch(self.screen, "size_class", self._show_state, init=True)
-
-    def _show_state(self) -> None:
-        screen = self.screen
-        zoomed = getattr(screen, "zoomed", False) and getattr(screen, "size_class", "") != "narrow"
-        self.update(self._texts[1] if zoomed else self._texts[0])
+    def compose(self) -> ComposeResult:
+        beside, zoomed = self._texts
+        yield BrokenText(beside, classes=f"{self._hint_classes} -beside")
+        yield BrokenText(zoomed, classes=f"{self._hint_classes} -zoomed")
 
 
 def block_widget(block: Block) -> BrokenText:
