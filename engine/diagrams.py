@@ -272,7 +272,8 @@ def _transfer_text(sim: Simulation, transfer: collectives.Transfer) -> str:
 def collective_diagram(
     op: str, step: int, ranks: int = 4, algorithm: str | None = None, seed: int = 0
 ) -> str:
-    """Step ``step`` of ``op``'s data flow on ``ranks`` ranks, as ASCII.
+    """Step ``step`` of ``op``'s data flow on ``ranks`` ranks, as ASCII: the picture, then its
+    caption (:func:`collective_diagram_parts`).
 
     Each rank's buffer is ``ranks`` slots of one small integer each (inputs 1..9 drawn from
     ``seed``), so a learner can add them up. Step 0 shows the inputs; step K lists the messages
@@ -282,6 +283,21 @@ def collective_diagram(
     Raises:
         InputError: unknown ``op`` or ``algorithm``; ``ranks`` outside 2..8 (field ``ranks``);
             ``step`` outside 0..collective_step_count (field ``step``).
+    """
+    picture, caption = collective_diagram_parts(op, step, ranks, algorithm, seed)
+    return f"{picture}\n{caption}\n"
+
+
+def collective_diagram_parts(
+    op: str, step: int, ranks: int = 4, algorithm: str | None = None, seed: int = 0
+) -> tuple[str, str]:
+    """:func:`collective_diagram` in two parts, each without a final newline: the picture (the
+    step, its transfers, the buffers: lines that keep their columns) and the caption under it
+    (what the marks mean and, at the last step, what the collective has done: prose, which a
+    pane breaks at its own width while the picture scrolls sideways).
+
+    Raises:
+        InputError: as :func:`collective_diagram`.
     """
     collectives.check_op(op)
     if isinstance(ranks, bool) or not isinstance(ranks, int):
@@ -324,9 +340,9 @@ def collective_diagram(
         title = _("Buffers:") if step == 0 else _("Buffers after this step:")
     lines += _buffer_rows(title, buffers, marks, width)
     if step == 0:
-        lines.append(_("'.' = empty slot."))
+        caption = [_("'.' = empty slot.")]
     else:
-        lines.append(_("'+' = added into the slot this step, '*' = copied in, '.' = empty."))
+        caption = [_("'+' = added into the slot this step, '*' = copied in, '.' = empty.")]
     if step == total:
-        lines.append(_("Done: {state}.").format(state=_(_DONE[op])))
-    return "\n".join(lines) + "\n"
+        caption.append(_("Done: {state}.").format(state=_(_DONE[op])))
+    return "\n".join(lines), "\n".join(caption)

@@ -288,8 +288,27 @@ def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
     assert "src" not in page and "<link" not in page
     assert [text for _level, text in lesson_outline(LESSON)] == parser.headings
     expected = [*progress.answers.values(), *progress.reflections.values()]
-    assert [text.strip("\n") for text in parser.quotes] == [as_typed(t) for t in expected]
+    # HOSTILE's ESC is shown as its control picture (the next test).
+    shown = [as_typed(text).replace("\x1b", "\u241b") for text in expected]
+    assert [text.strip("\n") for text in parser.quotes] == shown
     assert "&lt;script&gt;" in page and "&amp;amp;" in page
+
+
+def test_html_shows_a_pasted_control_character_as_its_picture_and_markdown_keeps_it() -> None:
+    """A terminal's colour code pasted into an answer (ESC [31m) and a BEL: HTML forbids C0
+    controls but tab and newline (WHATWG HTML, "Preprocessing the input stream"), so the page
+    shows each as its Unicode control picture (U+2400 + code: ESC U+241B, BEL U+2407); tab and
+    newline stay; the Markdown keeps the bytes as typed."""
+    item = LESSON.self_check[0]
+    typed = "\x1b[31mred\x1b[0m\tcol\x07 end\nnext"
+    progress = LessonProgress("S15", answers={item.id: typed})
+    page = export_html(LESSON, progress, NOW)
+    assert not [char for char in page if ord(char) < 0x20 and char not in "\t\n"]
+    parser = _Page()
+    parser.feed(page)
+    assert parser.quotes[0].strip("\n") == "\u241b[31mred\u241b[0m\tcol\u2407 end\nnext"
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert markdown.count("\x1b") == 2 and markdown.count("\x07") == 1
 
 
 def _collection(apkg: bytes, folder: Path) -> sqlite3.Connection:

@@ -289,7 +289,8 @@ def test_help_rows_name_a_command_once() -> None:
     assert rows["f12"] == "Quiz and spaced review: every lesson's due items"
     assert rows["f7"] == "Reading mode: the lesson takes the whole screen"
     assert rows["f11"].startswith("The study plan: ")
-    assert rows["f10"].startswith("Trade-offs: ")
+    assert rows["f10"].startswith("Open the trade-offs: ")
+    assert rows["f5"].startswith("Zoom: ")
     before = current_language()
     set_language("zh")
     try:
@@ -298,7 +299,28 @@ def test_help_rows_name_a_command_once() -> None:
         set_language(before)
     assert rows["f12"] == "测验与间隔复习：所有课程的到期题目"
     assert rows["f11"].startswith("学习计划：")
-    assert rows["f10"].startswith("权衡：")
+    assert rows["f10"].startswith("打开权衡（")
+    assert rows["["].startswith("返回：")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_no_help_row_reads_label_text_text(language: str) -> None:
+    """F1's row for F10 read ``Trade-offs: Open step time and scaling: slow links, …`` (``权衡：
+    打开 step 时间与扩展性：慢速互联…``): a label before a help that had a label of its own. Each
+    row has at most one colon outside its brackets (``(works everywhere: …)`` is an aside)."""
+    import re
+
+    from engine.i18n import set_language
+    from tui.app import ShardbookApp
+    from tui.commands import key_rows
+    from tui.screens.help import pane_key_rows
+    from tui.screens.main import MainScreen
+
+    set_language(language)
+    rows = key_rows([MainScreen, ShardbookApp]) + pane_key_rows()
+    asides = re.compile(r"[（(][^（）()]*[）)]")
+    twice = [text for _key, text in rows if len(re.findall("[:：]", asides.sub("", text))) > 1]
+    assert len(rows) > 30 and twice == []
 
 
 @pytest.mark.parametrize(

@@ -32,8 +32,8 @@ IN_CHINESE = {
     "invalid-utf8": "不是有效的 UTF-8（文件的第 32 字节）；请把文件存为 UTF-8",
     "lone-surrogate": "含有孤立的代理码位（U+D800），它不是文本",
     "wrong-kind": (
-        "sections[0].kind：'essay' 不是章节类型；请用其中之一："
-        "prose, list, objectives, exercises, self-check, reflection"
+        "sections[0].kind：'essay' 不是章节类型；请用 "
+        "prose, list, objectives, exercises, self-check, reflection 之一"
     ),
 }
 IN_ENGLISH = {

@@ -1097,3 +1097,87 @@ async def test_zoomed_the_side_pane_gets_its_new_width_and_full_tab_names(tmp_pa
             await settle(pilot)
             assert tabs.get_tab("diagrams").label.plain == "Diagrams"
             assert "Ledger Bubble Diagrams Collectives Trade-offs Lab" in screen_lines(app)[1]
+
+
+ZOOM_HINT_PANES = [
+    pytest.param("f10", "TradeoffsPane", id="tradeoffs"),
+    pytest.param("f4", "DiagramsPane", id="diagrams"),
+    pytest.param("ctrl+l", "LabPane", id="lab"),
+]
+
+
+@pytest.mark.parametrize(("key", "pane_name"), ZOOM_HINT_PANES)
+@pytest.mark.parametrize(
+    ("language", "widens", "narrows"),
+    [
+        pytest.param("en", "F5 widens", "F5 narrows", id="en"),
+        pytest.param("zh", "F5 加宽", "F5 收窄", id="zh"),
+    ],
+)
+async def test_a_panes_f5_hint_says_what_f5_does_now(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    key: str,
+    pane_name: str,
+    language: str,
+    widens: str,
+    narrows: str,
+) -> None:
+    """Zoomed (F5: the side pane alone, the whole width), the Trade-offs, Diagrams and Lab
+    panes still said "F5 widens the pane". The hint says what F5 does in each state: beside the
+    lesson it widens (zooms) the pane; zoomed it narrows it and brings the lesson back (the
+    lesson is on screen again after F5); again beside the lesson after that F5."""
+    monkeypatch.setattr("tui.widgets.lab.torch_available", lambda: True)
+    app = make_app(progress_dir=tmp_path, language=language)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(key)
+        screen = app.main_screen
+        await wait_until(pilot, lambda: bool(screen.query(pane_name)))
+        pane = screen.query_one(pane_name)
+
+        def shown() -> list[str]:
+            """The hints naming F5 that are on screen (laid out, not hidden): one, once the
+            layout is done."""
+            return [
+                hint.text
+                for hint in pane.query(BrokenText)
+                if "F5" in hint.text and hint.display and hint.region.height
+            ]
+
+        await wait_until(pilot, lambda: len(shown()) == 1)
+        (beside,) = shown()
+        assert widens in beside or "F5 zooms" in beside or "F5 放大" in beside
+        assert narrows not in beside
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: not screen.arrangement.reading)
+        await settle(pilot)
+        await wait_until(pilot, lambda: len(shown()) == 1)
+        (zoomed,) = shown()
+        assert narrows in zoomed and widens not in zoomed and "zooms" not in zoomed
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: screen.arrangement.reading)
+        await settle(pilot)
+        await wait_until(pilot, lambda: len(shown()) == 1)
+        assert shown() == [beside]
+        await pilot.press("ctrl+q")
+
+
+async def test_on_a_narrow_screen_f5_brings_no_lesson_back_and_the_hint_does_not_say_so(
+    tmp_path: Path,
+) -> None:
+    """Under 80 columns the side pane replaces the lesson, zoomed or not: F5 there brings no
+    lesson back, so the Trade-offs hint keeps its wording beside the lesson."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("f10")
+        screen = app.main_screen
+        await wait_until(pilot, lambda: bool(screen.query("TradeoffsPane")))
+        pane = screen.query_one("TradeoffsPane")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: screen.zoomed)
+        await settle(pilot)
+        hints = [t for t in pane.query(BrokenText) if "F5" in t.text]
+        await wait_until(pilot, lambda: len([t for t in hints if t.region.height]) == 1)
+        (hint,) = [t.text for t in hints if t.display and t.region.height]
+        assert "F5 widens the pane" in hint and "brings the lesson back" not in hint
+        await pilot.press("ctrl+q")

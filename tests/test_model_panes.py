@@ -7,11 +7,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from textual.widgets import Button, Input, Select, Static
 
-from tests.pilot_helpers import SIZE, app_for, choose, result_text, settle, shown, type_into
+from tests.pilot_helpers import (
+    SIZE,
+    app_for,
+    choose,
+    result_text,
+    screen_lines,
+    settle,
+    shown,
+    type_into,
+    wait_until,
+)
 from tui.widgets.calculator import ResultView
+from tui.widgets.reader import BrokenText
 
 
 async def test_ledger_model_picker_fills_the_shape(tmp_path: Path) -> None:
@@ -111,13 +123,15 @@ async def test_collectives_one_rank_and_double_binary_tree(tmp_path: Path) -> No
         await pilot.press("f4", "f4")
         await pilot.pause()
         pane = app.query_one("CollectivesPane")
-        flow = pane.query_one("#flow", Static)
+        caption = pane.query_one("#flow-caption", BrokenText)
         await choose(pilot, pane.query_one("#field-algorithm", Select), "double-binary-tree")
-        assert "costed, not drawn" in shown(flow)
+        # Said in the caption (broken at the pane's width), no picture drawn.
+        assert "costed, not drawn" in caption.text
+        assert not pane.query_one("#flow-scroll").display
         text = shown(pane.query_one(".calc-result", ResultView))
         assert "double-binary-tree" in text
         await type_into(pilot, pane.query_one("#field-ranks", Input), "1")
-        assert "nothing moves" in shown(flow)
+        assert "nothing moves" in caption.text
         assert pane.last_error == ""
         await pilot.press("ctrl+q")
 
@@ -133,4 +147,36 @@ async def test_collectives_form_saved_with_tree_loads_as_binomial(tmp_path: Path
         assert pane.values()["algorithm"] == "binomial"
         # MPICH binomial reduce + broadcast, 1 GB at 100 GB/s, 5 us: 6 × (5 us + 10 ms).
         assert "60.03 ms" in shown(pane.query_one(".calc-result", ResultView))
+        await pilot.press("ctrl+q")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_collectives_caption_is_on_screen_whole_beside_the_scrolling_picture(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The caption under the data-flow picture (what '+' and '*' mean; at the last step, what
+    the collective did) was a line of the sideways-scrolling picture, cut at the pane's edge at
+    80x24 ("... this step, '*"). It is broken at the pane's width: at the last step of a ring
+    all-reduce on 4 ranks, every word of it is on screen, in order, in the pane's columns."""
+    caption = (
+        "'+' = added into the slot this step, '*' = copied in, '.' = empty. Done: every rank "
+        "holds the element-wise sum of all ranks' inputs."
+    )
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f4", "f4")
+        pane = app.main_screen.query_one("CollectivesPane")
+        await wait_until(pilot, lambda: bool(pane.query("#flow")))
+        await pilot.press("ctrl+y", "end")
+        await wait_until(pilot, lambda: getattr(pane, "step", 0) == 6)
+        await settle(pilot)  # the last step drawn and laid out: the pane's height is final
+        pane.scroll_end(animate=False)
+        await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y > 0)
+        await settle(pilot)
+        left, right = pane.region.x, pane.region.right
+        lines = screen_lines(app, (left, right))[pane.region.y : pane.region.bottom]
+        words, shown_words = caption.split(), " ".join(lines).split()
+        assert any(
+            shown_words[start : start + len(words)] == words for start in range(len(shown_words))
+        ), lines
         await pilot.press("ctrl+q")

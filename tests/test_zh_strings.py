@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,10 +17,12 @@ from rich.console import Console
 
 from engine import sources
 from engine.collectives import collective_cost
-from engine.diagrams import strategy_diagram
+from engine.diagrams import STRATEGY_NAMES, strategy_diagram, strategy_diagram_parts
 from engine.errors import InputError
+from engine.exercises import strategy_notes
 from engine.export.anki import anki_cards
-from engine.i18n import set_language
+from engine.export.notes import engine_answer
+from engine.i18n import gettext, set_language
 from engine.ledger.form import parse_device_memory
 from engine.ledger.validate import checked_targets
 from engine.lesson import load_lesson
@@ -30,6 +33,7 @@ from engine.quiz import ask, lesson_items
 from engine.quiz.grading import parse_answer
 from engine.reading import section_blocks
 from engine.units import parse_bytes, parse_count, parse_int, parse_number, parse_time
+from tests.test_i18n import catalog_entries
 from tui import strings
 from tui.screens.quiz_dialogs import parse_retention
 from tui.screens.study import step_line
@@ -209,3 +213,71 @@ def test_no_line_starts_with_a_separator_and_no_mark_is_split(language: str) -> 
                     ), (width, lines)
     finally:
         set_language("en")
+
+
+# Chinese entries with a colon the English has none of, where Chinese reads it as a label (the
+# Lab's help names its two buttons, 本次学习：…), or before a command to copy.
+_LABELLED_IN_CHINESE = (
+    "Collectives starts 4 local processes",
+    "Session on {lesson} {title}",
+    "the lab needs PyTorch",
+)
+
+
+def _colons(text: str) -> int:
+    return text.count("：") + text.count(":")
+
+
+def test_no_chinese_entry_puts_a_colon_where_the_english_has_none() -> None:
+    """A Chinese entry with a colon the English has none of is read as ``label：text：``: a
+    matching question's choice ``切分：batch | 运行：all-reduce`` in the quiz's verdict
+    (``你的答案：a) 切分：…``), ``点对点：`` before the engine's answer for PP (``引擎的答案
+    （…）：点对点：前向中的 send-recv``), ``all-gather，内容：参数…`` in a diagram. No entry has two
+    colons together (``：：``) or ends with one the English does not end with."""
+    added: list[tuple[str, str]] = []
+    for msgid, forms in catalog_entries("zh_CN").items():
+        for form in forms:
+            if _colons(form) > _colons(msgid) and not msgid.startswith(_LABELLED_IN_CHINESE):
+                added.append((msgid, form))
+            assert not re.search(r"[：:]\s*[：:]", form), form
+            assert not form.endswith("：") or msgid.rstrip().endswith(":"), form
+    assert added == []
+
+
+def _joined_lines() -> list[str]:
+    """Lines where the interface joins its own label and text: the quiz's verdict on each
+    matching question's choices (``yours: a) …``); the engine's answer to each note of
+    exercises 2 and 3 (Diagrams pane and export); each strategy's collectives in its diagram (at
+    a width where each is one line)."""
+    lines: list[str] = []
+    for item in lesson_items(LESSON):
+        question = ask(item, LESSON, random.Random(item.id))
+        lines += [
+            strings.QUIZ_YOUR_ANSWER + question.choice_text(index)
+            for index in range(len(question.options))
+        ]
+    for name in STRATEGY_NAMES:
+        for note in strategy_notes(name):
+            answer, source = engine_answer(note)
+            lines.append(
+                gettext("Engine's answer ({source}): {answer}").format(source=source, answer=answer)
+            )
+        lines += dict(strategy_diagram_parts(name, width=1000))["comm"].splitlines()
+    return lines
+
+
+def test_a_joined_line_has_no_colon_more_in_chinese_than_in_english(zh: None) -> None:
+    """Each line above, in Chinese and in English (the same questions, notes and diagrams):
+    the Chinese has a colon only where the English has one (``你的答案：a) 切分数据 batch |
+    运行 all-reduce``, one colon as ``yours: a) splits the batch | runs all-reduce``)."""
+    chinese = _joined_lines()
+    set_language("en")
+    english = _joined_lines()
+    assert len(chinese) == len(english) > 40
+    more = [
+        (zh_line, en_line)
+        for zh_line, en_line in zip(chinese, english, strict=True)
+        if _colons(zh_line) > _colons(en_line)
+    ]
+    assert more == []
+    assert all("：" not in line for line in english)

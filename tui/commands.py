@@ -174,7 +174,9 @@ LESSON_BINDINGS: list[BindingType] = [
         N_("Trade-offs"),
         show=False,
         priority=True,
-        tooltip=N_("Open step time and scaling: slow links, counterexamples, exercises 4-5"),
+        tooltip=N_(
+            "Open the trade-offs: step time and scaling, slow links, counterexamples, exercises 4-5"
+        ),
         id="tradeoffs",
     ),
     Binding(

@@ -149,7 +149,11 @@ HELP_INTRO = N_(
 HELP_FOCUSED = N_("About the focused pane")
 HELP_CLOSE = N_("Press escape or F1 to close.")
 
-DIAGRAM_ZOOM_HINT = N_("F5 zooms the pane; arrows scroll the diagram.")
+# The hints that name F5, beside the lesson and zoomed (tui.widgets.reader.ZoomHint).
+DIAGRAM_ZOOM_HINT = (
+    N_("F5 zooms the pane; arrows scroll the diagram."),
+    N_("F5 narrows the pane and brings the lesson back; arrows scroll the diagram."),
+)
 LEDGER_TITLE = N_("Memory ledger (per rank)")
 BUBBLE_TITLE = N_("Pipeline bubble")
 LEDGER_MORE = N_(
@@ -323,7 +327,13 @@ TRADEOFFS_COL_GROWTH = N_("growth")
 TRADEOFFS_COL_WAIT = N_("wait")
 TRADEOFFS_COL_EFFICIENCY = N_("eff.")
 TRADEOFFS_COL_FITS = N_("fits 80 GB")
-TRADEOFFS_SCENARIO_HINT = N_("Counterexamples: press 1, 2 or 3 (or a button); F5 widens the pane.")
+TRADEOFFS_SCENARIO_HINT = (
+    N_("Counterexamples: press 1, 2 or 3 (or a button); F5 widens the pane."),
+    N_(
+        "Counterexamples: press 1, 2 or 3 (or a button); F5 narrows the pane and brings the "
+        "lesson back."
+    ),
+)
 TRADEOFFS_KEY_1 = N_("Slow network")
 TRADEOFFS_KEY_2 = N_("Small batch")
 TRADEOFFS_KEY_3 = N_("MoE imbalance")
@@ -339,10 +349,17 @@ LAB_NO_TORCH = N_(
     "torch 2.13). Install it from this checkout, then restart the app:\n\n"
     "    {command}"
 )
-LAB_INTRO = N_(
-    "Collectives: 4 local Gloo ranks, each output beside the simulator's, time beside the "
-    "alpha-beta model. Memory: one AdamW step of a small GPT, measured bytes beside the ledger. "
-    "F5 widens the pane; arrows scroll the report."
+LAB_INTRO = (
+    N_(
+        "Collectives: 4 local Gloo ranks, each output beside the simulator's, time beside the "
+        "alpha-beta model. Memory: one AdamW step of a small GPT, measured bytes beside the "
+        "ledger. F5 widens the pane; arrows scroll the report."
+    ),
+    N_(
+        "Collectives: 4 local Gloo ranks, each output beside the simulator's, time beside the "
+        "alpha-beta model. Memory: one AdamW step of a small GPT, measured bytes beside the "
+        "ledger. F5 narrows the pane and brings the lesson back; arrows scroll the report."
+    ),
 )
 LAB_RUN_COLLECTIVES = N_("Collectives")
 LAB_RUN_MEMORY = N_("Memory")

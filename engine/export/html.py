@@ -1,5 +1,12 @@
 """The notes as one web page: the Markdown rendered by markdown-it-py (CommonMark), the learner's
 text HTML-escaped, an inline style sheet, no script or external file.
+
+A control character pasted into an answer (ESC from a terminal's colour codes, a stray BEL) is
+written as its Unicode control picture, U+2400 + its code (ESC is U+241B; DEL, U+2421): HTML
+forbids those characters (the parse error control-character-in-input-stream, WHATWG HTML,
+"Preprocessing the input stream") and a browser draws nothing for them, so the learner could
+not see what was pasted. Tab and newline stay; the Markdown, JSON and YAML exports keep the text
+byte for byte.
 """
 
 from __future__ import annotations
@@ -14,6 +21,12 @@ from engine.progress import (
     LessonProgress,
 )
 from engine.timefmt import utc_iso
+
+# Every C0 control but tab and newline, and DEL, to its control picture (see module docstring).
+_CONTROL_PICTURES = {
+    **{code: 0x2400 + code for code in range(0x20) if chr(code) not in "\t\n"},
+    0x7F: 0x2421,
+}
 
 _PAGE_STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem;
@@ -31,7 +44,8 @@ h1 { font-size: 1.6rem; } h2 { border-bottom: 1px solid #ddd; margin-top: 2rem; 
 def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | None = None) -> str:
     """The notes as one self-contained HTML page: :func:`notes_body` rendered by markdown-it-py
     (CommonMark plus tables; raw HTML is not passed through, so every ``<`` of the learner's is
-    escaped), with an inline style sheet and no script or external resource."""
+    escaped), with an inline style sheet and no script or external resource. A C0 control
+    character other than tab and newline is shown as its control picture (module docstring)."""
     from markdown_it import MarkdownIt  # loaded only for this format
 
     moment = now_utc(now)
@@ -44,7 +58,7 @@ def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | Non
     body = body.replace("<br />\n", "<br />")
     title = html.escape(f"{lesson.id} notes: {lesson.title}")
     owner = html.escape(lesson.id)
-    return (
+    page = (
         "<!DOCTYPE html>\n"
         '<html lang="zh">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -53,3 +67,4 @@ def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | Non
         f"<title>{title}</title>\n<style>{_PAGE_STYLE}</style>\n</head>\n"
         f"<body>\n{body}</body>\n</html>\n"
     )
+    return page.translate(_CONTROL_PICTURES)

@@ -391,7 +391,7 @@ class BubblePane(CalculatorPane):
         "spent idle (GPipe, the Zero-Bubble paper). The timeline shows F, B, W per stage and "
         "idle as '.', at whole columns per time unit so equal ops are equally wide; a wide one "
         "scrolls sideways (Tab to it, then left/right). Pick a second schedule under "
-        "'compare with' to see both. F5 widens the pane."
+        "'compare with' to see both. F5 widens the pane or gives it back its place."
     )
     FIELDS: ClassVar = (
         Field("schedule", N_("schedule"), "gpipe", options=tuple((s, s) for s in SCHEDULES)),

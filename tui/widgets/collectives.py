@@ -31,7 +31,7 @@ from engine.collectives import (
     collective_cost,
     is_simulated,
 )
-from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram, collective_step_count
+from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram_parts, collective_step_count
 from engine.errors import InputError, quoted
 from engine.i18n import N_, gettext, ngettext
 from tui import strings
@@ -164,6 +164,9 @@ class CollectivesPane(CalculatorPane):
         # The picture itself takes focus (its arrows step); the container would take the arrows.
         with ScrollableContainer(id="flow-scroll", can_focus=False):
             yield StepView("", markup=False, id="flow", classes="diagram")
+        # The caption (what the marks mean, what was done) and any message in place of a
+        # picture: prose broken at the pane's width, never cut by the sideways scroll.
+        yield BrokenText("", id="flow-caption")
 
     def compute(self, values: dict[str, str]) -> Outcome:
         op = values["op"]
@@ -203,22 +206,27 @@ class CollectivesPane(CalculatorPane):
     def _draw_flow(self) -> None:
         assert self._flow_key is not None
         op, algorithm, ranks = self._flow_key
-        flow = self.query_one("#flow", StepView)
         if ranks > MAX_DIAGRAM_RANKS:
             self.step_count = self.step = 0
-            flow.update(strings.COLLECTIVE_TOO_MANY.format(limit=MAX_DIAGRAM_RANKS))
+            self._show_flow("", strings.COLLECTIVE_TOO_MANY.format(limit=MAX_DIAGRAM_RANKS))
             return
         if ranks < 2:
             self.step_count = self.step = 0
-            flow.update(strings.COLLECTIVE_ONE_RANK)
+            self._show_flow("", strings.COLLECTIVE_ONE_RANK)
             return
         if not is_simulated(op, algorithm):
             self.step_count = self.step = 0
-            flow.update(strings.COLLECTIVE_NOT_SIMULATED.format(algorithm=algorithm))
+            self._show_flow("", strings.COLLECTIVE_NOT_SIMULATED.format(algorithm=algorithm))
             return
         self.step_count = collective_step_count(op, ranks, algorithm)
         self.step = max(0, min(self.step, self.step_count))
-        flow.update(collective_diagram(op, self.step, ranks, algorithm))
+        self._show_flow(*collective_diagram_parts(op, self.step, ranks, algorithm))
+
+    def _show_flow(self, picture: str, caption: str) -> None:
+        """Draw ``picture`` (none: its scrolling box is hidden) and ``caption`` under it."""
+        self.query_one("#flow", StepView).update(picture)
+        self.query_one("#flow-scroll").display = bool(picture)
+        self.query_one("#flow-caption", BrokenText).update(caption)
 
     def on_step_view_stepped(self, event: StepView.Stepped) -> None:
         event.stop()

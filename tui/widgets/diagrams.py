@@ -49,7 +49,7 @@ from engine.strategies import ALIASES, get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.reader import BrokenText
+from tui.widgets.reader import ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
@@ -130,7 +130,8 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
         "Choose a strategy with the selector (enter opens it, arrows move). The diagram shows "
         "4 ranks: what each holds, which dimension is split, the collective or point-to-point "
         "transfer, one wait it can cause, and the lesson's three questions answered. Diagrams "
-        "are up to 80 columns wide: press F5 to zoom the pane to the whole screen. Below the "
+        "are up to 80 columns wide: F5 widens the pane to the whole screen or gives it back its "
+        "place. Below the "
         "diagram, write your own answers to exercises 2 and 3 for this strategy; they are saved "
         "and exported beside the engine's answers. For the strategies the exercises ask about, "
         "the parts that answer them are folded until you have written your note (and left its "
@@ -160,7 +161,7 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
         yield Select(
             self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
         )
-        yield BrokenText(strings.DIAGRAM_ZOOM_HINT, classes="hint")
+        yield ZoomHint(strings.DIAGRAM_ZOOM_HINT)
         # The text parts are broken at the pane's width; the 80-column picture scrolls sideways.
         yield DiagramText(id="diagram-head")
         with ScrollableContainer(id="diagram-scroll"):

@@ -18,7 +18,7 @@ from engine.errors import ShardbookError
 from engine.i18n import N_
 from engine.lab import INSTALL_COMMAND, torch_available
 from tui import strings
-from tui.widgets.reader import BrokenText
+from tui.widgets.reader import ZoomHint
 from tui.widgets.side import OpenedLesson
 
 # What the buttons run: the command line's defaults (4 ranks; the 2-layer fp32 model).
@@ -74,7 +74,7 @@ class LabPane(Vertical):
                 strings.LAB_NO_TORCH.format(command=INSTALL_COMMAND), markup=False, id="lab-hint"
             )
             return
-        yield BrokenText(strings.LAB_INTRO, classes="hint")
+        yield ZoomHint(strings.LAB_INTRO)
         with Horizontal(id="lab-buttons"):
             yield Button(strings.LAB_RUN_COLLECTIVES, id="lab-collectives", compact=True)
             yield Button(strings.LAB_RUN_MEMORY, id="lab-memory", compact=True)

@@ -17,6 +17,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
@@ -164,6 +165,30 @@ class FormulaLine(BrokenText):
             return None
         column = cell_len(found.group(1)) + len(found.group(2))
         return " " * column if width - column >= _ANNOTATION_ROOM else None
+
+
+class ZoomHint(Widget):
+    """A side pane's hint that names F5, worded for the state the pane is in: ``texts`` is the
+    wording beside the lesson (F5 widens the pane) and the wording zoomed to the whole screen
+    (F5 gives the lesson back). Both are composed; the main screen's layout classes show one
+    (tui/side.tcss: ``-zoom``, except on a narrow screen, where the pane is the whole screen
+    either way and F5 brings no lesson back). Without them (a pane alone in a test app), the
+    first."""
+
+    DEFAULT_CSS = """
+    ZoomHint { height: auto; }
+    ZoomHint > .-zoomed { display: none; }
+    """
+
+    def __init__(self, texts: tuple[str, str], *, classes: str = "hint") -> None:
+        super().__init__()
+        self._texts = texts
+        self._hint_classes = classes
+
+    def compose(self) -> ComposeResult:
+        beside, zoomed = self._texts
+        yield BrokenText(beside, classes=f"{self._hint_classes} -beside")
+        yield BrokenText(zoomed, classes=f"{self._hint_classes} -zoomed")
 
 
 def block_widget(block: Block) -> BrokenText:

@@ -61,7 +61,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.reader import BrokenText
+from tui.widgets.reader import ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
@@ -322,7 +322,7 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         busy.display = False  # shown only while a report takes longer than BUSY_AFTER_S
         yield busy
         yield Static("", id="tradeoffs-result")
-        yield BrokenText(strings.TRADEOFFS_SCENARIO_HINT, classes="hint")
+        yield ZoomHint(strings.TRADEOFFS_SCENARIO_HINT)
         with Horizontal(classes="form-row scenario-buttons"):
             for number in range(1, len(COUNTEREXAMPLES) + 1):
                 yield Button(str(number), id=f"scenario-{number}", compact=True)
