@@ -24,6 +24,7 @@ from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import (
     app_for,
     burst,
+    goto_section,
     screen_lines,
     settle,
     terminal_read,
@@ -760,6 +761,24 @@ async def test_the_footer_shows_only_keys_that_fit_whole(tmp_path: Path, keys: l
             )
 
         await wait_until(pilot, fitted, timeout=5)
+
+
+@pytest.mark.parametrize("size", [(40, 12), (80, 24)])
+async def test_the_footer_keeps_the_focused_boxs_key_before_the_screens(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """In a self-check answer box at 40 columns the footer read ``f6 Side f7 Read ^q Quit f1
+    Help``: the box's own key, ctrl+r to reveal the answer, was cut after the screen's F6 and
+    F7. The focused box's key is kept before them; help and quit stay."""
+    from tui.widgets.notes import SelfCheckBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await goto_section(pilot, app, "self-check")
+        app.query(SelfCheckBox).first().text_area.focus()
+        await wait_until(pilot, lambda: "^r Reveal" in screen_lines(app)[-1])
+        footer = screen_lines(app)[-1]
+        assert "^q Quit" in footer and "f1 Help" in footer, footer
 
 
 async def test_the_footer_hides_the_keys_that_do_not_fit_before_it_lays_them_out(

@@ -17,8 +17,9 @@ edge, cut (``… f6 Si``, ``^q Q`` at 80 columns). This one measures each key fr
 styles as soon as it is mounted, before its first layout, and hides those that do not fit:
 first the keys that answer what the screen asks now (the quiz's ``t f True/False``,
 ``^r Submit``: ``first_actions``), then help and quit (always needed), then the command
-palette's key, then the others in their order (the focused pane's keys first). A group of keys
-is measured with its label and shown or hidden whole. F1 lists every key.
+palette's key, then the others: the focused widget's own keys (and its containers') before the
+screen's and the app's, each in Textual's order. A group of keys is measured with its label and
+shown or hidden whole. F1 lists every key.
 """
 
 from __future__ import annotations
@@ -169,7 +170,12 @@ class KeysFooter(Footer):
         first = [item for item in items if _actions(item) & self.first_actions]
         kept = [item for item in items if item not in first and _actions(item) & KEPT_ACTIONS]
         palette = [(key,) for key in self.query(FooterKey).filter(".-command-palette")]
-        rest = [item for item in items if item not in first and item not in kept]
+        # The focused widget's keys (and its containers') before the screen's and the app's:
+        # in an answer box at 40 columns, its ^r Reveal came after F6 and F7 and was cut.
+        rest = sorted(
+            (item for item in items if item not in first and item not in kept),
+            key=lambda item: not self._from_focus(item),
+        )
         shown: set[tuple[Widget, ...]] = set()
         for item in first + kept + palette + rest:
             cells = sum(self._cells_of(widget) for widget in item)
@@ -186,6 +192,18 @@ class KeysFooter(Footer):
                 if isinstance(widget, KeyGroup):
                     for key in widget.query(FooterKey):
                         _show(key, widget.display)
+
+    def _from_focus(self, item: tuple[Widget, ...]) -> bool:
+        """Whether a key of ``item`` is bound by the focused widget or a container of it below
+        the screen."""
+        bindings = self.screen.active_bindings
+        keys = [key for widget in item for key in (widget, *widget.query(FooterKey))]
+        nodes = [
+            bindings[key.key].node
+            for key in keys
+            if isinstance(key, FooterKey) and key.key in bindings
+        ]
+        return any(node is not self.screen and node is not self.app for node in nodes)
 
 
 def _show(widget: Widget, shown: bool) -> None:
