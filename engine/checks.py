@@ -11,7 +11,7 @@ command line maps it to its flag and the panes to their field. Text typed by a l
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
 from engine.errors import InputError, typed_value
@@ -71,9 +71,16 @@ def count_limit(maximum: int) -> str:
 
 
 def finite_number(
-    field: str, value: object, *, allow_zero: bool = False, maximum: float = MAX_NUMBER
+    field: str,
+    value: object,
+    *,
+    allow_zero: bool = False,
+    maximum: float = MAX_NUMBER,
+    written: Callable[[float], str] | None = None,
 ) -> float:
     """``value`` as a ``float``: finite, positive (or zero if allowed), at most ``maximum``.
+    ``written`` writes a number in the field's unit for the refusal of one too large
+    (``engine.units.format_bytes``: ``1e+15 GB (9.313e+14 GiB)``); without it, a plain number.
 
     Raises:
         InputError: a boolean or non-number, NaN/inf, negative, zero unless allowed, too large.
@@ -91,13 +98,14 @@ def finite_number(
     number = float(value)
     if math.isnan(number):
         raise InputError(field, _("is not a number (NaN)"))
+    write = written if written is not None else (lambda number: f"{number:g}")
     if math.isinf(number):
-        raise InputError(field, _("must be at most {maximum}").format(maximum=f"{maximum:g}"))
+        raise InputError(field, _("must be at most {maximum}").format(maximum=write(maximum)))
     if number > maximum:
         raise InputError(
             field,
             _("must be at most {maximum}, got {value}").format(
-                maximum=f"{maximum:g}", value=f"{number:g}"
+                maximum=write(maximum), value=write(number)
             ),
         )
     if number < 0:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from engine.checks import MAX_COUNT, count_limit
 from engine.errors import InputError, quoted, typed_value
@@ -146,14 +147,25 @@ def parse_number(
     return _check_sign(field, _at_most(field, value, maximum, text), allow_zero)
 
 
-def _at_most(field: str, value: float, maximum: float | None, text: str | float | int) -> float:
+def _at_most(
+    field: str,
+    value: float,
+    maximum: float | None,
+    text: str | float | int,
+    written: Callable[[float], str] | None = None,
+    bare: str = "{value}",
+) -> float:
     """``value`` when ``maximum`` is ``None`` or not exceeded; the refusal quotes ``text`` as
-    typed (``got 1e40``, not the float's ``1e+40``)."""
+    typed (``got 1e40``, not the float's ``1e+40``), through the template ``bare`` when it is a
+    bare number (``{value} bytes``), and writes ``maximum`` with ``written`` (in its unit),
+    else as a plain number."""
     if maximum is not None and value > maximum:
+        typed = typed_value(str(text).strip())
         raise InputError(
             field,
             _("must be at most {maximum}, got {value}").format(
-                maximum=f"{maximum:g}", value=typed_value(str(text).strip())
+                maximum=f"{maximum:g}" if written is None else written(maximum),
+                value=typed if has_unit(text) else bare.format(value=typed),
             ),
         )
     return value
@@ -244,7 +256,7 @@ def parse_bytes(
 
     Raises:
         InputError: empty, not a number, unknown unit, negative, zero (unless allowed), NaN/inf,
-            above ``maximum`` bytes (quoted as typed).
+            above ``maximum`` bytes (quoted as typed, the bound in GB and GiB).
     """
     value, suffix = _split(field, text)
     key = suffix.upper()
@@ -256,7 +268,10 @@ def parse_bytes(
             ),
         )
     size = _scaled(field, value, _BYTE_SUFFIX[key], text)
-    return _check_sign(field, _at_most(field, size, maximum, text), allow_zero)
+    # A bare number is bytes: the refusal says so (``got 1e40 bytes``), and writes the bound
+    # as every size is shown, in GB and GiB.
+    checked = _at_most(field, size, maximum, text, format_bytes, _("{value} bytes"))
+    return _check_sign(field, checked, allow_zero)
 
 
 def parse_rate(field: str, text: str | float | int) -> float:
@@ -361,6 +376,16 @@ def format_figure(value: float) -> str:
     if abs(value) >= 1e3:
         return format_fixed(value, 0)
     return f"{value:.4g}"
+
+
+def format_flops(flops_per_s: float) -> str:
+    """``3.12e14`` -> ``'3.12e+14 FLOP/s'`` (4 significant digits)."""
+    return f"{flops_per_s:.4g} FLOP/s"
+
+
+def format_per_parameter(num_bytes: float) -> str:
+    """``2`` -> ``'2 bytes per parameter'`` (a precision's size: bf16 is 2)."""
+    return _("{value} bytes per parameter").format(value=f"{num_bytes:.4g}")
 
 
 def format_count(count: float) -> str:

@@ -340,6 +340,24 @@ async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
         assert "total" in shown(result)
 
 
+async def test_a_gpu_memory_past_the_bound_says_its_unit(tmp_path: Path) -> None:
+    """1e40 in GPU memory: the bound, 1e24 bytes, is written as every size is, in GB (1e9
+    bytes: 1e15) and GiB (2^30 bytes: 1e24 / 1,073,741,824 = 9.313e14), and the bare number
+    typed is said to be read as bytes; it was "must be at most 1e+24, got 1e40"."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        await paste_into(pilot, ledger.query_one("#field-gpu_memory", Input), "1e40")
+        await wait_until(pilot, lambda: "GPU memory" in shown(error))
+        message = " ".join(shown(error).split())
+        assert message.startswith(
+            "GPU memory: must be at most 1e+15 GB (9.313e+14 GiB), got 1e40 bytes"
+        ), message
+
+
 async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> None:
     """Typing 1e40 for params N passes through 1e4 (10,000 parameters), whose figures stay on
     screen under the refusal of 1e40: the message says they are 1e4's. An edit refused on

@@ -241,7 +241,7 @@ def test_a_huge_count_is_quoted_as_typed(capsys: pytest.CaptureFixture[str], fla
 
 @pytest.mark.parametrize(
     ("flag", "typed"),
-    [("--params", "1e40"), ("--largest-layer-params", "1e30"), ("--gpu-memory", "1e308")],
+    [("--params", "1e40"), ("--largest-layer-params", "1e30")],
 )
 def test_a_huge_number_is_quoted_as_typed(
     capsys: pytest.CaptureFixture[str], flag: str, typed: str
@@ -251,6 +251,17 @@ def test_a_huge_number_is_quoted_as_typed(
     assert main(["calc", "ledger", "--params", "7B", flag, typed]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith(f"{flag}: must be at most 1e+24, got {typed}")
+
+
+@pytest.mark.parametrize(("typed", "got"), [("1e308", "1e308 bytes"), ("2e15GB", "2e15GB")])
+def test_a_huge_gpu_memory_is_refused_in_its_unit(
+    capsys: pytest.CaptureFixture[str], typed: str, got: str
+) -> None:
+    """The bound of 1e24 bytes in GB (1e9 bytes: 1e15) and GiB (2^30 bytes: 9.313e14), the
+    value quoted as typed, a bare number said to be bytes."""
+    assert main(["calc", "ledger", "--params", "7B", "--gpu-memory", typed]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--gpu-memory: must be at most 1e+15 GB (9.313e+14 GiB), got {got}")
 
 
 def test_missing_value_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

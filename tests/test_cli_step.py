@@ -206,3 +206,23 @@ def test_a_huge_count_is_quoted_as_typed(
     args += ["--seq", "2048", "--global-batch", "8", "--gpus", "8", flag, typed]
     assert main(args) == 2
     assert capsys.readouterr().err.strip().endswith(f"{flag}: must be at most 1e+24, got {typed}")
+
+
+@pytest.mark.parametrize(
+    ("flag", "typed", "message"),
+    [
+        # A latency per message of a second or more is a typing error: 1 s, and 10 typed is 10 s.
+        ("--latency", "10", "must be at most 1 s, got 10 s"),
+        ("--latency", "2000ms", "must be at most 1 s, got 2 s"),
+        # 1e24 bytes/s is 1e15 GB/s (GB = 1e9 bytes); 2e15GB/s is 2e24 bytes/s.
+        ("--inter-bandwidth", "2e15GB/s", "must be at most 1e+15 GB/s, got 2e+15 GB/s"),
+        ("--peak-flops", "2e18", "must be at most 1e+18 FLOP/s, got 2e+18 FLOP/s"),
+    ],
+)
+def test_a_figure_past_its_bound_is_refused_in_its_unit(
+    capsys: pytest.CaptureFixture[str], flag: str, typed: str, message: str
+) -> None:
+    args = ["calc", "step", "--params", "7B", "--layers", "32", "--hidden", "4096"]
+    args += ["--seq", "2048", "--global-batch", "8", "--gpus", "8", flag, typed]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{flag}: {message}")

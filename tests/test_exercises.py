@@ -392,3 +392,48 @@ async def test_the_side_pane_hidden_and_shown_again_gives_the_focus_back(tmp_pat
         await wait_until(pilot, lambda: app.focused is not app.query_one("#reading"))
         await settle(pilot)
         assert app.focused is select
+
+
+async def test_the_strategy_picker_marks_notes_as_they_are_written(tmp_path: Path) -> None:
+    # Exercises 2 and 3 cover four strategies, so a strategy's last note leaves both exercises
+    # "started": the plan's marks do not change, yet the picker must show the strategy done, as
+    # the learner leaves the box (no save yet: the autosave waits a minute here) or saves.
+    app = app_for(tmp_path, delay=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane #strategy")))
+        pane = app.query_one(DiagramsPane)
+        select = pane.query_one("#strategy", Select)
+        current = select.query_one("SelectCurrent #label", Static)
+
+        def marks(name: str) -> tuple[str, str]:
+            """The picker's shown label (strategy ``name`` picked) and ``name``'s option."""
+            listed = next(
+                str(option.prompt)
+                for option in select.query_one(SelectOverlay).options
+                if f"({name})" in str(option.prompt)
+            )
+            return str(current.render()), listed
+
+        async def write_notes(name: str, leave_each: bool) -> None:
+            await choose(pilot, select, name, typed=name.upper())
+            await pane.show_strategy(name)
+            boxes = {box.item.id: box for box in pane.query(NoteBox)}
+            for note_id in (f"ex2.{name}.split", f"ex3.{name}.comm", f"ex3.{name}.wait"):
+                await write(pilot, boxes[note_id].text_area, "shards")
+                if leave_each:
+                    await pilot.press("escape")
+
+        fsdp = "FSDP/ZeRO-3 (fsdp)"
+        await choose(pilot, select, "fsdp", typed="FSDP")
+        assert marks("fsdp") == (f"◌ {fsdp}", f"◌ {fsdp}")
+        await write_notes("fsdp", leave_each=True)
+        assert app.dirty
+        assert marks("fsdp") == (f"✓ {fsdp}", f"✓ {fsdp}")
+        await pilot.press("ctrl+s")  # exercises 2 and 3 saved as started
+        await wait_until(pilot, lambda: not app.dirty)
+        # DP's notes written with the cursor left in the last box, then saved (ctrl+s).
+        await write_notes("dp", leave_each=False)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not app.dirty)
+        assert marks("dp") == ("✓ DP (dp)", "✓ DP (dp)")

@@ -454,6 +454,29 @@ def test_bad_input_names_the_field(kwargs: dict[str, Any], field: str) -> None:
     assert info.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        # More than 64 bytes per parameter is a typing error (fp32 Adam is 4 + 4 + 8 = 16).
+        (
+            {"weight_bytes": 100},
+            "must be at most 64 bytes per parameter, got 100 bytes per parameter",
+        ),
+        # 1e24 bytes is 1e15 GB (1e9 bytes) and 1e24 / 2^30 = 9.313e14 GiB.
+        (
+            {"gpu_memory": 2e24},
+            "must be at most 1e+15 GB (9.313e+14 GiB), got 2e+15 GB (1.863e+15 GiB)",
+        ),
+    ],
+)
+def test_a_figure_past_its_bound_is_refused_in_its_unit(
+    kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(InputError) as info:
+        compute_ledger(LedgerSpec(params=1e9, **kwargs))
+    assert info.value.message == message
+
+
 def test_huge_sizes_are_errors_not_inf() -> None:
     with pytest.raises(InputError):
         compute_ledger(LedgerSpec(params=1e300))

@@ -650,3 +650,31 @@ def test_a_simulation_stops_when_its_caller_gives_up(
     assert never.makespan == simulate(spec).makespan
     with pytest.raises(SimulationCancelled):
         draw_timeline(never, 80, lambda: True)
+
+
+@pytest.mark.parametrize(
+    ("stages", "value"),
+    [
+        # (p-1)/m = 99999/8 = 12499.875: a figure of 1,000 and more is written to its whole
+        # part, 12,500, in the table; the formula line wrote 12499.9 beside it.
+        (100_000, "12,500"),
+        # (p-1)/m = 3/8 = 0.375 (Narayanan et al. 2021 §2.2.1).
+        (4, "0.375"),
+    ],
+)
+def test_the_closed_forms_value_is_written_as_the_figures_table_writes_it(
+    stages: int, value: str
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from tui.widgets.bubble import closed_form_renderable
+
+    spec = PipelineSpec("1f1b", stages, 8)
+    formula = closed_form_bubble(spec).formula
+    assert formula.startswith(f"bubble/ideal = (p-1)/m = {stages - 1}/8 = {value};"), formula
+    console = Console(width=60, file=io.StringIO(), record=True)
+    console.print(closed_form_renderable(spec))
+    rows = [" ".join(line.split()) for line in console.export_text().splitlines()]
+    assert f"closed form b/ideal {value}" in rows, rows

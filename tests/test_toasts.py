@@ -220,3 +220,40 @@ async def test_ctrl_ns_message_leaves_the_side_panes_tabs_in_sight(
         assert toast.region.y == tabs.region.bottom
         figures = app.query_one("LedgerPane .calc-result")
         assert not toast.region.overlaps(figures.region)
+
+
+async def test_a_dialog_takes_the_hint_away_and_draws_a_warning_once(tmp_path: Path) -> None:
+    """ctrl+s's hint, then ctrl+r's dialog in a Diagrams note box: the lesson's screen, seen
+    dimmed around the dialog, drew the hint under the tabs and the dialog's screen drew it again
+    over the tab row (README: a dialog opened over the screen takes the hint away). A warning,
+    which keeps its time, is drawn once: on the dialog's screen."""
+    from tui.widgets.confirm import ConfirmScreen
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane NoteBox")))
+        box = next(b for b in app.query(NoteBox) if b.item.id == "ex2.dp.split")
+        box.text_area.focus()
+        await pilot.press("ctrl+s")
+        hint = f"▌ {strings.SAVED_AT.format(time=app.last_saved)}"
+        await wait_until(pilot, lambda: hint in screen_lines(app))
+        top = screen_lines(app)[:2]
+        assert "Ledger Bubble Diagr." in top[1]
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert hint not in lines
+        assert lines[:2] == top
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        app.notify("a warning", severity="warning", timeout=20)
+        await wait_until(pilot, lambda: "▌ a warning" in screen_lines(app))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert lines.count("▌ a warning") == 1
+        assert lines[:1] == top[:1]

@@ -267,3 +267,14 @@ def test_has_unit_tells_a_bare_number_from_one_with_a_unit(text: str | int, expe
 )
 def test_a_nonzero_size_is_never_shown_as_zero(num_bytes: float, expected: str) -> None:
     assert units.format_bytes(num_bytes) == expected
+
+
+@pytest.mark.parametrize(
+    ("typed", "got"), [("1e40", "1e40 bytes"), (" 1e40 ", "1e40 bytes"), ("2e15 GB", "2e15 GB")]
+)
+def test_a_size_past_its_bound_is_refused_in_gb_and_gib(typed: str, got: str) -> None:
+    """The bound of 1e24 bytes written as every size is: 1e24 / 1e9 = 1e15 GB and
+    1e24 / 2^30 = 9.313e14 GiB; a bare number typed is said to be bytes, a unit typed kept."""
+    with pytest.raises(InputError) as caught:
+        units.parse_bytes("gpu_memory", typed, maximum=1e24)
+    assert caught.value.message == f"must be at most 1e+15 GB (9.313e+14 GiB), got {got}"

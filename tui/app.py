@@ -88,6 +88,7 @@ from tui.toasts import (
     BrokenNotification,
     hint_timeout,
     rebreak,
+    screen_changed,
     show_alone,
     toast_lines,
     withdraw,
@@ -319,6 +320,10 @@ class ShardbookApp(KeyOrderApp[int]):
         self._remove_signal_handlers = install_exit_signals(self._exit_signal)
         # ctrl+z, the palette or SIGTSTP from outside: save before the process stops.
         self.app_suspend_signal.subscribe(self, lambda _app: self._save_all(), immediate=True)
+        # A dialog opened over the screen takes the hint away (tui.toasts).
+        self.screen_change_signal.subscribe(
+            self, lambda _screen: screen_changed(self), immediate=True
+        )
         self.open_lesson(self._requested_lesson)
         if self.quiz_options is not None and self.quiz_options.open_at_start:
             self.action_quiz()

@@ -176,6 +176,19 @@ def withdraw_one(app: App[Any], notification: Notification) -> None:
                     holder.remove()
 
 
+def screen_changed(app: App[Any]) -> None:
+    """A screen was opened over another, or closed: its hints (information) belong to the screen
+    left and go; the other messages stay, drawn on the screen shown only. Textual shows every
+    message on a screen as it is shown, and a dialog's screen lets the one below show around it:
+    each drew its own toast, one over the tab row and one under it."""
+    for notification in list(app._notifications):
+        if notification.severity == "information":
+            withdraw_one(app, notification)
+    for screen in app.screen_stack[:-1]:
+        for rack in screen.query_children(ToastRack):
+            rack.remove_children()
+
+
 def place(app: App[object], rack: ToastRack, rows: int) -> None:
     """Dock the toasts at the top, under the header and under a row of tabs right below it
     (the side pane's, beside the lesson: ctrl+n's message covered them for its 4 seconds);

@@ -39,6 +39,7 @@ from engine.model_size import (
     SHAPE_FIELDS,
     ModelShape,
 )
+from engine.units import format_bytes, format_per_parameter
 
 
 def checked_targets(names: object) -> tuple[str, ...]:
@@ -146,14 +147,22 @@ def check_ledger_spec(spec: LedgerSpec) -> tuple[LedgerSpec, ModelShape | None]:
         changed["lora_targets"] = checked_targets(spec.lora_targets)
     spec = replace(spec, **changed)
     if spec.weight_bytes is not None:
-        finite_number("weight_bytes", spec.weight_bytes, maximum=64)
+        finite_number("weight_bytes", spec.weight_bytes, maximum=64, written=format_per_parameter)
     if spec.grad_bytes is not None:
-        finite_number("grad_bytes", spec.grad_bytes, allow_zero=True, maximum=64)
+        finite_number(
+            "grad_bytes", spec.grad_bytes, allow_zero=True, maximum=64, written=format_per_parameter
+        )
     if spec.optimizer_bytes is not None:
-        finite_number("optimizer_bytes", spec.optimizer_bytes, allow_zero=True, maximum=64)
-    finite_number("bucket_bytes", spec.bucket_bytes, allow_zero=True)
+        finite_number(
+            "optimizer_bytes",
+            spec.optimizer_bytes,
+            allow_zero=True,
+            maximum=64,
+            written=format_per_parameter,
+        )
+    finite_number("bucket_bytes", spec.bucket_bytes, allow_zero=True, written=format_bytes)
     if spec.gpu_memory is not None:
-        finite_number("gpu_memory", spec.gpu_memory)
+        finite_number("gpu_memory", spec.gpu_memory, written=format_bytes)
     if spec.heads is not None and spec.heads % spec.tp:
         raise InputError(
             "tp",

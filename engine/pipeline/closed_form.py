@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from engine import sources
 from engine.i18n import gettext as _
 from engine.pipeline.spec import PipelineSpec
+from engine.units import format_figure
 
 
 @dataclass(frozen=True)
@@ -14,7 +15,8 @@ class ClosedForm:
     """The paper's closed-form bubble for a spec, with its convention and source.
 
     Attributes:
-        formula: the formula as the paper states it, with the quantity it gives and its value.
+        formula: the formula as the paper states it, with the quantity it gives and its value
+            (written by :func:`engine.units.format_figure`, as the figures are).
         value: the formula's value: bubble/ideal (GPipe, 1F1B, interleaved) or the bubble time per
             stage in op-time units (ZB-H1, ZB-H2), as ``formula`` names it.
         source: paper and section or table.
@@ -138,4 +140,6 @@ def _closed(
 
 
 def _num(value: float) -> str:
-    return f"{value:.6g}"
+    # As the figures' tables write it (format_figure): a value written with more digits here
+    # (99999/8 = 12499.9 beside a table's 12,500) read as a second, contradicting figure.
+    return format_figure(value)

@@ -10,6 +10,7 @@ from engine.checks import finite_number
 from engine.errors import InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
+from engine.units import format_rate, format_seconds
 
 
 @dataclass(frozen=True)
@@ -98,13 +99,21 @@ def custom_interconnect(
             ``inter_bandwidth``), or a negative latency (``latency``).
     """
     intra = finite_number(
-        "intra_bandwidth", base.intra_bandwidth if intra_bandwidth is None else intra_bandwidth
+        "intra_bandwidth",
+        base.intra_bandwidth if intra_bandwidth is None else intra_bandwidth,
+        written=format_rate,
     )
     inter = finite_number(
-        "inter_bandwidth", base.inter_bandwidth if inter_bandwidth is None else inter_bandwidth
+        "inter_bandwidth",
+        base.inter_bandwidth if inter_bandwidth is None else inter_bandwidth,
+        written=format_rate,
     )
     alpha = finite_number(
-        "latency", base.latency if latency is None else latency, allow_zero=True, maximum=1.0
+        "latency",
+        base.latency if latency is None else latency,
+        allow_zero=True,
+        maximum=1.0,
+        written=format_seconds,
     )
     # Built in the interface language (a preset's label is a msgid translated where shown).
     label = _("custom: {intra} GB/s in node, {inter} GB/s between nodes").format(

@@ -240,6 +240,10 @@ class StudyGuide:
         self._plan = plan
         if drawn is None or _marks(drawn) != _marks(plan):
             self._draw_states()
+        else:
+            # A strategy's notes are marked in the Diagrams picker, finer than the plan's steps:
+            # its last note can leave exercises 2 and 3 as they were ("started").
+            self._draw_strategy_marks()
         return plan.figure
 
     def forget_states(self) -> None:
@@ -277,7 +281,10 @@ class StudyGuide:
             objective.show(trained, self.progress.objective_rating(objective.item.id), all_done)
         for banner in screen.query(PaneExercises):
             banner.show_states(self.lesson, _states(self.drawn))
-        for diagrams in screen.query("DiagramsPane"):
+        self._draw_strategy_marks()
+
+    def _draw_strategy_marks(self) -> None:
+        for diagrams in self.screen.query("DiagramsPane"):
             if diagrams.is_mounted:
                 cast("DiagramsPane", diagrams).refresh_marks()
 

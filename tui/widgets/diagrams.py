@@ -383,9 +383,11 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
 
     @on(events.DescendantBlur)
     def _left_a_box(self, event: events.DescendantBlur) -> None:
-        # A note written and left: the part it answers unfolds (not while it is typed).
+        # A note written and left: the part it answers unfolds (not while it is typed), and the
+        # picker marks the strategy's notes.
         if isinstance(event.widget, TextArea):
             self.refresh_folds()
+            self.refresh_marks()
             keep_focus_in_view(self)
 
     # ----------------------------------------------------------------- look first
