@@ -545,7 +545,7 @@ def test_render_draws_integer_columns_per_time_unit() -> None:
     assert drawing.rows[0].split()[2] == "F0fF1fF2fF3fF4fF5fF6fF7f" + "." * 27 + "B0bbbb" + (
         "".join(f"B{n}bbbb" for n in range(1, 8))
     )
-    assert "3 columns per 1 op-time units" in drawing.header
+    assert "3 columns per op-time unit," in drawing.header
     # Half-unit chunks (interleaved, v = 2): the grid unit is 0.5, so F stays whole columns.
     interleaved = draw_timeline(_sim("interleaved-1f1b", 4, 8, 2), 80)
     assert interleaved.unit == 0.5 and interleaved.widths["F"] * 2 == interleaved.widths["B"]

@@ -214,11 +214,18 @@ def draw_timeline(
     shape = f"p={p} m={spec.num_microbatches}" + (
         f" v={spec.virtual_stages}" if spec.virtual_stages > 1 else ""
     )
-    columns_text = (
-        _("1 column per {unit} op-time units")
-        if per_unit == 1
-        else _("{columns} columns per {unit} op-time units")
-    ).format(columns=per_unit, unit=f"{unit:.6g}")
+    if unit == 1:  # "per 1 op-time units" read wrong
+        columns_text = (
+            _("1 column per op-time unit")
+            if per_unit == 1
+            else _("{columns} columns per op-time unit")
+        ).format(columns=per_unit)
+    else:
+        columns_text = (
+            _("1 column per {unit} op-time units")
+            if per_unit == 1
+            else _("{columns} columns per {unit} op-time units")
+        ).format(columns=per_unit, unit=f"{unit:.6g}")
     makespan = f"{drawn.makespan:.6g}" + (
         " " + _("(exact: {makespan})").format(makespan=f"{result.makespan:.6g}") if rounded else ""
     )
