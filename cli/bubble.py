@@ -29,6 +29,7 @@ from engine.pipeline import (
     render_timeline,
     simulate,
 )
+from engine.pipeline.timeline import chunks_note
 
 # Engine field -> the flag that sets it, so engine errors name what the user typed.
 FLAGS = option_flags(
@@ -221,6 +222,7 @@ def report(result: PipelineResult) -> str:
             value=units.format_figure(result.bubble_fraction)
         ),
         _("peak micro-batches in flight per stage: {peaks}").format(peaks=peaks),
+        *(["  " + chunks_note(result)] if spec.virtual_stages > 1 else []),
         _("closed form: {formula}").format(formula=closed.formula),
         "  " + _("source: {source}; {agreement}").format(source=closed.source, agreement=agreement),
         _("conventions: {conventions}").format(conventions=CONVENTIONS),

@@ -127,6 +127,22 @@ def test_readable_report_names_both_conventions(capsys: pytest.CaptureFixture[st
     assert "stage 0" not in out
 
 
+def test_the_interleaved_report_says_its_peak_counts_chunks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Interleaved 1F1B, p=4, m=8, v=2: stage 0 runs 2(p-1) + (v-1)p = 10 chunk forwards before
+    its steady state, and one more before its first backward (Megatron-LM's interleaved
+    schedule, Narayanan et al. 2021 section 2.2.2): 11 chunks of 1/2 of a micro-batch, printed
+    as 5.5. The report says so; a plain 1F1B report counts micro-batches and needs no note."""
+    args = ["calc", "bubble", "--stages", "4", "--micro-batches", "8"]
+    assert main([*args, "--schedule", "interleaved-1f1b", "--virtual-stages", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "peak micro-batches in flight per stage: 5.5 4.5 3.5 2.5" in out
+    assert "11 chunks = 5.5 micro-batches' worth" in out
+    assert main([*args, "--schedule", "1f1b"]) == 0
+    assert "chunks" not in capsys.readouterr().out
+
+
 def test_timeline_without_json_prints_ascii(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["calc", "bubble", "--schedule", "gpipe", "--stages", "8", "--micro-batches", "32"]
     assert main([*args, "--timeline"]) == 0

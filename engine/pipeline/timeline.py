@@ -19,6 +19,8 @@ from engine.pipeline.simulate import (
     stage_op_times,
 )
 from engine.pipeline.spec import PipelineSpec
+from engine.sources import INTERLEAVED_SCHEDULE
+from engine.units import format_figure
 
 MAX_TIMELINE_COLUMNS: Final[int] = 2000
 """Most time steps a timeline is drawn with (columns per stage at one column per step)."""
@@ -262,3 +264,22 @@ def render_timeline(result: PipelineResult, width: int = 80) -> str:
         InputError: as :func:`draw_timeline`.
     """
     return draw_timeline(result, width).text()
+
+
+def chunks_note(result: PipelineResult) -> str:
+    """What the interleaved schedule's peak in flight counts (``result`` with v > 1): model
+    chunks, each 1/v of the stage's layers and so of a micro-batch's activations there, with the
+    schedule's source (Narayanan et al. 2021, section 2.2.2). Shown by the Bubble pane and
+    ``calc bubble``."""
+    v = result.spec.virtual_stages
+    peak = max(result.peak_in_flight_microbatches)
+    return _(
+        "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
+        "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
+        "micro-batches' worth ({source})"
+    ).format(
+        v=v,
+        chunks=format_figure(round(peak * v)),
+        count=format_figure(peak),
+        source=INTERLEAVED_SCHEDULE,
+    )

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import sources, units
+from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import N_, gettext
@@ -41,6 +41,7 @@ from engine.pipeline import (
     closed_form_bubble,
 )
 from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
+from engine.pipeline.timeline import chunks_note
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
@@ -146,23 +147,6 @@ def bubble_renderable(result: PipelineResult) -> RenderableType:
     if result.spec.virtual_stages > 1:
         notes.append(_note(chunks_note(result)))
     return Group(_heading(result.spec, result.num_microbatches), _figures(result), *notes)
-
-
-def chunks_note(result: PipelineResult) -> str:
-    """What the interleaved schedule's peak in flight counts: model chunks, each 1/v of the
-    stage's layers and so of a micro-batch's activations there, with the schedule's source."""
-    v = result.spec.virtual_stages
-    peak = max(result.peak_in_flight_microbatches)
-    return gettext(
-        "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
-        "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
-        "micro-batches' worth ({source})"
-    ).format(
-        v=v,
-        chunks=units.format_figure(round(peak * v)),
-        count=units.format_figure(peak),
-        source=sources.INTERLEAVED_SCHEDULE,
-    )
 
 
 def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
