@@ -388,6 +388,16 @@ def format_per_parameter(num_bytes: float) -> str:
     return _("{value} bytes per parameter").format(value=f"{num_bytes:.4g}")
 
 
+def format_per_element(num_bytes: float) -> str:
+    """``2`` -> ``'2 bytes per element'`` (what a collective moves per gradient element)."""
+    return _("{value} bytes per element").format(value=f"{num_bytes:.4g}")
+
+
+def format_token_rate(tokens_per_s: float) -> str:
+    """``5e4`` -> ``'5e+04 tokens/s'``."""
+    return _("{value} tokens/s").format(value=f"{tokens_per_s:.4g}")
+
+
 def format_count(count: float) -> str:
     """``7.5e9`` -> ``'7.5B'``; ``350e6`` -> ``'350M'`` (B = 1e9). From a thousand T up the
     count is written in plain scientific form (``1e24`` -> ``'1e+24'``, not ``'1e+12T'``)."""

@@ -29,7 +29,7 @@ from engine.model_size import (
 )
 from engine.pipeline import SCHEDULES, Schedule
 from engine.steptime.interconnects import INTERCONNECTS, Interconnect
-from engine.units import format_bytes, format_flops
+from engine.units import format_bytes, format_flops, format_per_element, format_token_rate
 
 PIPELINE_SOURCE = "engine.pipeline.simulate (bubble and exposed p2p from the schedule)"
 ASSUMPTION = "assumption (no source gives a formula)"
@@ -278,12 +278,12 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
         )
         if achieved > spec.peak_flops:
             raise InputError("achieved_flops", _("exceeds the peak FLOP/s of the device"))
-    finite_number("comm_bytes", spec.comm_bytes, maximum=16, written=_per_element)
+    finite_number("comm_bytes", spec.comm_bytes, maximum=16, written=format_per_element)
     finite_number("bucket_bytes", spec.bucket_bytes, written=format_bytes)
     finite_number("capacity_factor", spec.capacity_factor, maximum=1e6)
     finite_number("straggler", spec.straggler, allow_zero=True, maximum=100)
     if spec.input_rate is not None:
-        finite_number("input_rate", spec.input_rate, written=_tokens_per_s)
+        finite_number("input_rate", spec.input_rate, written=format_token_rate)
     if spec.tokens is not None:
         finite_number("tokens", spec.tokens)
     model_parallel = spec.tp * spec.pp * spec.cp
@@ -400,11 +400,3 @@ def _size(spec: StepSpec, shape: ModelShape | None) -> ModelSize | None:
     if shape is None or shape.vocab is None:
         return None
     return shape_param_count(shape, spec.seq)
-
-
-def _per_element(num_bytes: float) -> str:
-    return _("{value} bytes per element").format(value=f"{num_bytes:.4g}")
-
-
-def _tokens_per_s(rate: float) -> str:
-    return _("{value} tokens/s").format(value=f"{rate:.4g}")

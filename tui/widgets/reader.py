@@ -180,15 +180,14 @@ class ZoomHint(Widget):
     ZoomHint > .-zoomed { display: none; }
     """
 
-    def __init__(self, texts: tuple[str, str], *, classes: str = "hint") -> None:
+    def __init__(self, texts: tuple[str, str]) -> None:
         super().__init__()
         self._texts = texts
-        self._hint_classes = classes
 
     def compose(self) -> ComposeResult:
         beside, zoomed = self._texts
-        yield BrokenText(beside, classes=f"{self._hint_classes} -beside")
-        yield BrokenText(zoomed, classes=f"{self._hint_classes} -zoomed")
+        yield BrokenText(beside, classes="hint -beside")
+        yield BrokenText(zoomed, classes="hint -zoomed")
 
 
 def block_widget(block: Block) -> BrokenText:
