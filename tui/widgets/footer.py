@@ -172,9 +172,14 @@ class KeysFooter(Footer):
         palette = [(key,) for key in self.query(FooterKey).filter(".-command-palette")]
         # The focused widget's keys (and its containers') before the screen's and the app's:
         # in an answer box at 40 columns, its ^r Reveal came after F6 and F7 and was cut.
+        screen_keys = {
+            key
+            for key, active in self.screen.active_bindings.items()
+            if active.node is self.screen or active.node is self.app
+        }
         rest = sorted(
             (item for item in items if item not in first and item not in kept),
-            key=lambda item: not self._from_focus(item),
+            key=lambda item: all(key.key in screen_keys for key in _keys(item)),
         )
         shown: set[tuple[Widget, ...]] = set()
         for item in first + kept + palette + rest:
@@ -193,18 +198,6 @@ class KeysFooter(Footer):
                     for key in widget.query(FooterKey):
                         _show(key, widget.display)
 
-    def _from_focus(self, item: tuple[Widget, ...]) -> bool:
-        """Whether a key of ``item`` is bound by the focused widget or a container of it below
-        the screen."""
-        bindings = self.screen.active_bindings
-        keys = [key for widget in item for key in (widget, *widget.query(FooterKey))]
-        nodes = [
-            bindings[key.key].node
-            for key in keys
-            if isinstance(key, FooterKey) and key.key in bindings
-        ]
-        return any(node is not self.screen and node is not self.app for node in nodes)
-
 
 def _show(widget: Widget, shown: bool) -> None:
     if widget.display != shown:
@@ -213,5 +206,10 @@ def _show(widget: Widget, shown: bool) -> None:
 
 def _actions(item: tuple[Widget, ...]) -> set[str]:
     """The names of the actions of an item's keys (``judge`` for ``judge(True)``)."""
-    keys = [key for widget in item for key in (widget, *widget.query(FooterKey))]
-    return {key.action.partition("(")[0] for key in keys if isinstance(key, FooterKey)}
+    return {key.action.partition("(")[0] for key in _keys(item)}
+
+
+def _keys(item: tuple[Widget, ...]) -> list[FooterKey]:
+    """The keys of an item: a key, or the keys of a group."""
+    widgets = [key for widget in item for key in (widget, *widget.query(FooterKey))]
+    return [key for key in widgets if isinstance(key, FooterKey)]
