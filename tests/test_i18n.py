@@ -752,7 +752,7 @@ async def test_conventions_are_shown_by_their_labels_and_stored_by_id(tmp_path: 
         await settle(pilot)
         picker = pane.query_one("#field-convention", Select)
         assert picker.value == "zero-paper"
-        assert [str(label) for label, _value in picker._options] == [
+        assert [str(option.prompt) for option in picker.query_one(OptionList).options] == [
             "ZeRO 论文",
             "Megatron-LM",
             "DeepSpeed",
