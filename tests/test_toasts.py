@@ -257,3 +257,48 @@ async def test_a_dialog_takes_the_hint_away_and_draws_a_warning_once(tmp_path: P
         lines = screen_lines(app)
         assert lines.count("▌ a warning") == 1
         assert lines[:1] == top[:1]
+
+
+async def test_ctrl_ns_message_leaves_the_sections_title_in_sight(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """ctrl+n puts the lesson at a section's start; its message goes above the footer, not over
+    the section's title under the header. Scrolled on, the title is gone from the top rows, and
+    a message is at the top again."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        reading = app.main_screen.query_one("#reading")
+        # First the objectives to rate (the focus on objective 1), then the sections to read
+        # (the focus on the lesson itself).
+        for step in ("rate objective 1", "Step 2/25: read 学习目标"):
+            for _ in range(6):
+                await pilot.press("ctrl+n")
+                await pilot.pause()
+                if step in notified.messages[-1]:
+                    break
+            message = notified.messages[-1]
+            assert step in message
+
+            def at_the_bottom(message: str = message) -> bool:
+                shown = toasts(app)
+                return (
+                    len(shown) == 1
+                    and message.split()[0] in str(shown[0].render())
+                    and shown[0].region.bottom == SIZE[1] - 1
+                )
+
+            await wait_until(pilot, at_the_bottom, timeout=3)
+            assert reading.scroll_y == 0
+            top = [line.strip() for line in screen_lines(app)[1:4]]
+            assert "学习目标" in top, top
+        # A section longer than the screen, read on a page.
+        while reading.max_scroll_y < 10:
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: reading.scroll_y >= 10)
+        app.notify("scrolled on")
+        await wait_until(pilot, lambda: _toast_reads(app, "scrolled on"), timeout=3)
+        (toast,) = toasts(app)
+        assert toast.region.y == 1

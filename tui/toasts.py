@@ -10,9 +10,11 @@ for every notification.
   and cut a run of Chinese anywhere. The lines are broken again when the terminal is resized.
 - A bar across the whole width, at the top under the header; at the bottom above the footer
   when the focused widget is in the top rows and not in the bottom ones (a quiz answer, a
-  Ledger field scrolled up), so the field being typed in is never hidden. At the top it starts
-  under a row of tabs right below the header (the side pane's), which stays in sight. Its
-  text wraps within the screen and it never covers the header or the footer (``app.tcss``).
+  Ledger field scrolled up), so the field being typed in is never hidden, and when the focus
+  is in the lesson scrolled to a section's start, so its title is in sight (ctrl+n goes
+  there). At the top it starts under a row of tabs right below the header (the side pane's),
+  which stays in sight. Its text wraps within the screen and it never covers the header or
+  the footer (``app.tcss``).
 
 Why the whole width: Textual 8.2.8 repaints only the cells a toast covered when it goes
 (``Compositor.render_partial_update``), and renders each widget's lines cropped to that area
@@ -39,6 +41,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Region, Spacing
 from textual.notifications import Notification, SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets._toast import Toast, ToastRack
 
 from engine.linebreak import break_text
@@ -189,11 +192,27 @@ def screen_changed(app: App[Any]) -> None:
             rack.remove_children()
 
 
+def _title_under(screen: Screen[Any], focused: Widget, top_rows: Region) -> bool:
+    """Whether the focus is in the lesson (the reading pane, ``#reading``) scrolled to its
+    section's start, with the section's title in ``top_rows``: where ctrl+n has just put it."""
+    try:
+        reading = screen.query_one("#reading")
+    except NoMatches:  # another screen (the quiz)
+        return False
+    return (
+        reading in focused.ancestors_with_self
+        and reading.region.overlaps(top_rows)
+        and reading.scroll_y < top_rows.height
+    )
+
+
 def place(app: App[object], rack: ToastRack, rows: int) -> None:
     """Dock the toasts at the top, under the header and under a row of tabs right below it
     (the side pane's, beside the lesson: ctrl+n's message covered them for its 4 seconds);
     at the bottom above the footer when the focused widget is in the top ``rows`` rows there
-    and not in the bottom ones."""
+    and not in the bottom ones, or the focus is in the lesson scrolled to its section's title
+    (the lesson itself focused reaches the bottom rows: there the message covers lines read
+    later, not the title read first)."""
     screen = app.screen
     width, height = screen.size
     under_header = Region(0, 1, width, 1)
@@ -206,7 +225,11 @@ def place(app: App[object], rack: ToastRack, rows: int) -> None:
         shown = focused.region
         top_rows = Region(0, top, width, rows)
         bottom_rows = Region(0, max(1, height - 1 - rows), width, rows)
-        bottom = shown.overlaps(top_rows) and not shown.overlaps(bottom_rows)
+        in_bottom_rows = shown.overlaps(bottom_rows)
+        bottom = (shown.overlaps(top_rows) and not in_bottom_rows) or (
+            _title_under(screen, focused, top_rows)
+            and (focused.id == "reading" or not in_bottom_rows)
+        )
     rack.set_class(bottom, "-bottom")
     margin = Spacing(0, 0, 1, 0) if bottom else Spacing(top, 0, 0, 0)
     if rack.styles.margin != margin:
