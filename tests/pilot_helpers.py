@@ -21,6 +21,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.keys import Keys
 from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
@@ -223,21 +224,9 @@ def key(name: str) -> events.Key:
 
 
 def keys(*names: str) -> list[str]:
-    """Key names; a multi-character word that is not a key name is split into characters."""
-    named = set(CHARACTERS) | {
-        "down",
-        "end",
-        "escape",
-        "home",
-        "left",
-        "right",
-        "ctrl+home",
-        "ctrl+end",
-        "ctrl+r",
-        "pagedown",
-        "pageup",
-        "up",
-    }
+    """Key names; a multi-character word that is not a key name (Textual's ``Keys``, or a
+    character's name such as ``question_mark``) is split into characters."""
+    named = set(CHARACTERS) | {key.value for key in Keys}
     return [part for name in names for part in ([name] if name in named else list(name))]
 
 

@@ -26,6 +26,7 @@ from tests.pilot_helpers import (
     SIZE,
     Notified,
     app_for,
+    burst,
     goto_section,
     params_field,
     paste_into,
@@ -283,6 +284,27 @@ async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
         await pilot.pause()
         assert "at the start" not in last_message(notified)
         assert not isinstance(app.focused, ObjectiveItem)
+
+
+async def test_a_rating_and_ctrl_n_typed_together_leave_ctrl_ns_message_up(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """ "2" then ctrl+n in one read from the terminal: the rating's message reached the app after
+    ctrl+n had said "rate objective 2", and replaced it; the learner, on objective 2, read
+    "Objective 1 rated ... ctrl+n goes on"."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "rate objective 1 now, at the start" in last_message(notified)
+        await burst(app, "2", "ctrl+n")
+        await settle(pilot)
+        focused = app.focused
+        assert isinstance(focused, ObjectiveItem) and focused.item.id == "objective-parallel-axes"
+        assert "rate objective 2 now, at the start" in last_message(notified)
+        await saved_now(pilot, app)
+        assert saved(tmp_path)["ratings"] == {"objective-memory-sources": {"start": "partly"}}
 
 
 async def test_a_learner_at_work_is_not_taken_to_the_start_ratings(

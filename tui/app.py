@@ -903,8 +903,10 @@ class ShardbookApp(KeyOrderApp[int]):
         self.progress.rate_objective(event.objective_id, event.phase, event.level)
         self.progress.touch()
         self.mark_dirty()
-        if event.level is not None:
-            # Replaces the message asking for it (ctrl+n's), which would stay up otherwise.
+        # Replaces the message asking for it (ctrl+n's), which would stay up otherwise; not
+        # once the learner has gone on (keys typed together, "2" then ctrl+n: this comes after
+        # ctrl+n's message for the next objective, which it would replace).
+        if event.level is not None and self.screen.focused is event.item:
             said = strings.OBJECTIVE_RATED[event.phase]
             self.notify(said.format(number=event.number, level=gettext(RATING_LABELS[event.level])))
 

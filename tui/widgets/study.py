@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 
 from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
@@ -33,14 +34,22 @@ def state_text(state: str) -> tuple[str, str]:
 
 
 class ObjectiveRated(Message):
-    """The learner rated objective ``objective_id`` for ``phase`` (``level`` None: cleared)."""
+    """The learner rated objective ``objective_id`` for ``phase`` (``level`` None: cleared) in
+    ``item``, the reader's entry (:attr:`control`)."""
 
-    def __init__(self, objective_id: str, phase: str, level: str | None, number: int = 0) -> None:
+    def __init__(
+        self, objective_id: str, phase: str, level: str | None, number: int, item: Widget
+    ) -> None:
         super().__init__()
         self.objective_id = objective_id
         self.phase = phase
         self.level = level
         self.number = number  # as the lesson numbers it (1 for the first)
+        self.item = item
+
+    @property
+    def control(self) -> Widget:
+        return self.item
 
 
 class AnswerLooked(Message):
@@ -185,7 +194,7 @@ class ObjectiveItem(StudyItem):
         else:
             self.rating = ObjectiveRating(start=self.rating.start, end=chosen)
         self.set_line(self._rating_line())
-        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen, self.number))
+        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen, self.number, self))
 
 
 class ReadingLink(BrokenText, can_focus=True):
