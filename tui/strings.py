@@ -337,6 +337,11 @@ TRADEOFFS_SCENARIO_HINT = (
 TRADEOFFS_KEY_1 = N_("Slow network")
 TRADEOFFS_KEY_2 = N_("Small batch")
 TRADEOFFS_KEY_3 = N_("MoE imbalance")
+TRADEOFFS_MEMORY_NOTE = N_(
+    "fits 80 GB: each GPU's memory, model states + activations + communication buffers (the "
+    "memory ledger's terms; GB = 10^9 bytes):"
+)
+TRADEOFFS_MEMORY_CASE = N_("{case}: {terms}")
 TRADEOFFS_DROPPED = N_("{case}: {share:.0%} of tokens dropped (over the hot expert's capacity)")
 TRADEOFFS_NOTE_LABELS = {"ex4": N_("Exercise 4"), "ex5": N_("Exercise 5")}
 
