@@ -253,8 +253,8 @@ QUIZ_UNDONE = N_("Last rating undone; the question is asked again.")
 QUIZ_NOTHING_TO_UNDO = N_("Nothing to undo.")
 QUIZ_DONE = N_("Nothing more is due now. Rated this session: {done}.")
 QUIZ_STATS_ROW = N_(
-    "{lesson}: reviewed {reviewed}/{items}, due {due}, recall {recall} ({recalled}/{reviews} "
-    "Good/Easy), estimated retrievability {retrievability}, next due {next_due}"
+    "{lesson}: {reviewed}, due {due}, recall {recall} ({recalled}/{reviews} Good/Easy), "
+    "estimated retrievability {retrievability}, next due {next_due}"
 )
 QUIZ_DONE_HINT = N_(
     "Enter checks again for items now due; s shows the statistics, r sets the desired "
@@ -610,6 +610,22 @@ def quiz_held_back(count: int) -> str:
         "it away.",
         count,
     ).format(count=count)
+
+
+def quiz_reviewed(rated: int, in_lesson: int, items: int) -> str:
+    """How many of a lesson's ``items`` the learner reviewed: ``rated`` in the quiz and
+    ``in_lesson`` self-checks answered in the lesson (key points shown) and not rated yet,
+    each part named when the lesson's are some."""
+    reviewed = rated + in_lesson
+    if not in_lesson:
+        return gettext("reviewed {reviewed}/{items}").format(reviewed=reviewed, items=items)
+    return ngettext(
+        "reviewed {reviewed}/{items} ({rated} rated in the quiz, {count} self-check answered "
+        "in the lesson)",
+        "reviewed {reviewed}/{items} ({rated} rated in the quiz, {count} self-checks answered "
+        "in the lesson)",
+        in_lesson,
+    ).format(reviewed=reviewed, items=items, rated=rated, count=in_lesson)
 
 
 def quiz_answered_today(count: int) -> str:
