@@ -76,6 +76,9 @@ class LessonStats:
         due_forecast: reviews due on each of the next days, today (local) first; overdue
             reviews count on today.
         recall_history: reviews and recalls on each of the past days, oldest first, today last.
+        answered_in_lesson: self-check items answered in the lesson with their key points
+            shown there (on any day) and never rated in the quiz: reviewed by the learner, but
+            not in ``reviewed``, which counts the quiz's ratings.
     """
 
     lesson_id: str
@@ -92,6 +95,7 @@ class LessonStats:
     retrievability: float | None = None
     due_forecast: tuple[DueDay, ...] = ()
     recall_history: tuple[RecallDay, ...] = ()
+    answered_in_lesson: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON object of ``shardbook stats --json`` for this lesson."""
@@ -110,6 +114,7 @@ class LessonStats:
             "retrievability": self.retrievability,
             "due_forecast": [day.as_dict() for day in self.due_forecast],
             "recall_history": [day.as_dict() for day in self.recall_history],
+            "answered_in_lesson": self.answered_in_lesson,
         }
 
 

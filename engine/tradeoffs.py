@@ -12,6 +12,7 @@ interconnect comparison of exercise 4, the lesson's three counterexamples and th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine.errors import InputError
@@ -37,6 +38,7 @@ from engine.steptime import (
     resolve_step_spec,
     step_time,
 )
+from engine.units import format_count, format_gb
 
 
 @dataclass(frozen=True)
@@ -114,15 +116,39 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class CaseMemory:
+    """One GPU's memory in a case, the terms of :func:`engine.ledger.compute_ledger` (bytes).
+
+    Attributes:
+        params: the model's parameters (count, all ranks together).
+        model_states: weights, gradients, master weights and optimizer states on the GPU.
+        activations: the activations it holds (the micro-batches in flight).
+        buffers: communication buffers.
+        total: their sum, what ``fits`` compares with the device memory.
+    """
+
+    params: float
+    model_states: float
+    activations: float
+    buffers: float
+    total: float
+
+
+@dataclass(frozen=True)
 class CaseResult:
-    """A case's step; ``fits`` from :func:`engine.ledger.compute_ledger` (None: not checked);
-    ``efficiency`` against n × one GPU of the same model and batch."""
+    """A case's step; ``fits`` from :func:`engine.ledger.compute_ledger` (None: not checked),
+    ``memory`` its terms; ``efficiency`` against n × one GPU of the same model and batch."""
 
     case: Case
     step: StepResult
     fits: bool | None
-    memory_bytes: float | None
+    memory: CaseMemory | None
     efficiency: float
+
+    @property
+    def memory_bytes(self) -> float | None:
+        """One GPU's memory in bytes (None: not checked)."""
+        return None if self.memory is None else self.memory.total
 
 
 _13B = StepSpec(layers=40, hidden=5120, heads=40, vocab=32000, seq=2048, global_batch=64)
@@ -143,11 +169,16 @@ COUNTEREXAMPLES: tuple[Counterexample, ...] = (
         title="模型放不下但网络很慢",
         quote="通信开销取决于数据量、拓扑、带宽、延迟以及能否与计算重叠。",
         quote_item="core-collectives",
+        # The figures come from the first case's ledger (explanation_text): "13B" rounds the
+        # model's 12.76B parameters, so 13e9 × 16 B (208 GB) is not its model states.
         explanation=N_(
-            "A 13B model needs about 208 GB of model states: plain DP does not fit an 80 GB GPU. "
-            "ZeRO-3 fits by sharding, but gathers 3Ψ per micro-batch over the 100 Gb/s link "
-            "between the two nodes. Keeping the heavy traffic (TP) inside the node and sending "
-            "only b·s·h per micro-batch across it (PP) fits and is faster."
+            "The 13B model has {params} parameters; at 16 bytes each (mixed-precision Adam: "
+            "fp16 weights and gradients, fp32 master weights, momentum and variance) its "
+            "model states take {states}, and the activations of one micro-batch (2048 tokens) "
+            "{activations} more: {total} on each GPU with plain DP, which does not fit an 80 GB "
+            "GPU. ZeRO-3 fits by sharding, but gathers 3Ψ per micro-batch over the 100 Gb/s "
+            "link between the two nodes. Keeping the heavy traffic (TP) inside the node and "
+            "sending only b·s·h per micro-batch across it (PP) fits and is faster."
         ),
         cases=(
             Case("DP 16", replace(_13B, dp=16, interconnect=_SLOW), 80e9),
@@ -222,7 +253,7 @@ def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
     for case in example.cases:
         step = step_time(case.spec)
         fits: bool | None = None
-        memory: float | None = None
+        memory: CaseMemory | None = None
         if case.gpu_memory is not None:
             spec = step.spec
             assert spec.dp is not None
@@ -243,11 +274,40 @@ def run_counterexample(example: Counterexample) -> tuple[CaseResult, ...]:
                 )
             )
             fits = ledger.fits
-            memory = ledger.per_rank_bytes["total"]
+            per_rank = ledger.per_rank_bytes
+            memory = CaseMemory(
+                params=ledger.params_total,
+                model_states=ledger.model_states_bytes,
+                activations=per_rank["activations"],
+                buffers=per_rank["buffers"],
+                total=per_rank["total"],
+            )
         one = step_time(strategy_spec(step.spec, "dp", 1))
         efficiency = step.tokens_per_s / (step.world_size * one.tokens_per_s)
         results.append(CaseResult(case, step, fits, memory, efficiency))
     return tuple(results)
+
+
+def explanation_text(example: Counterexample, results: Sequence[CaseResult]) -> str:
+    """``example``'s explanation in the interface language, its figures filled in from the
+    ledger of its first case with a memory check (``results``: :func:`run_counterexample`):
+    ``params`` (count), ``states``, ``activations`` and ``total`` (GB, one decimal)."""
+    memory = next((r.memory for r in results if r.memory is not None), None)
+    if memory is None:
+        return _(example.explanation)
+    return _(example.explanation).format(
+        params=format_count(memory.params),
+        states=format_gb(memory.model_states, 1),
+        activations=format_gb(memory.activations, 1),
+        total=format_gb(memory.total, 1),
+    )
+
+
+def memory_terms(memory: CaseMemory) -> str:
+    """``memory``'s sum as the learner can check it, GB with one decimal: model states +
+    activations + buffers = total (``204.2 GB + 48.1 GB + 0.0 GB = 252.3 GB``)."""
+    terms = (memory.model_states, memory.activations, memory.buffers)
+    return " + ".join(format_gb(term, 1) for term in terms) + " = " + format_gb(memory.total, 1)
 
 
 TRADEOFFS_MODEL = "lesson-1b"

@@ -711,6 +711,29 @@ def test_a_self_check_answered_in_the_lesson_today_is_not_asked_today(
     assert {item.id for item in session.answered_today} == revealed_today
 
 
+def test_stats_count_self_checks_answered_in_the_lesson_once(lesson: Lesson) -> None:
+    """Self-checks revealed in the lesson (yesterday's in the ``revealed`` list alone, as
+    files written before reveals had dates) are reviewed; one also rated in the quiz counts
+    once, as rated."""
+    from engine.lesson_reveals import note_lesson_reveal
+
+    first, second, third, _fourth = (entry.id for entry in lesson.self_check)
+    progress = LessonProgress("S15", revealed=[first, second, third])
+    note_lesson_reveal(progress, second, NOW - dt.timedelta(days=1))
+    note_lesson_reveal(progress, third, NOW)
+    session = QuizSession([lesson], {"S15": progress}, print, clock=lambda: NOW, seed=3)
+    assert session.stats()[0].answered_in_lesson == 3
+    # The first self-check is not answered today in the lesson's record, so the quiz asks it.
+    while session.current is not None and session.current.item.ref != first:
+        session.queue.append(session.current.item)
+        session.next()
+    assert session.current is not None
+    answer_and_rate(session, 3)
+    (stats,) = session.stats()
+    assert (stats.reviewed, stats.answered_in_lesson) == (1, 2)
+    assert stats.as_dict()["answered_in_lesson"] == 2
+
+
 def test_lesson_reveals_are_replaced_not_edited_and_bad_ones_skipped() -> None:
     from engine.lesson_reveals import lesson_reveals, note_lesson_reveal
 

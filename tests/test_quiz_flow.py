@@ -635,6 +635,43 @@ async def test_a_self_check_revealed_in_the_lesson_is_not_asked_today(tmp_path: 
         assert [item.id for item in session.answered_today] == [first]
 
 
+async def test_the_review_count_includes_a_self_check_revealed_in_the_lesson(
+    tmp_path: Path,
+) -> None:
+    """The statistics' "reviewed N/M" counts what the learner reviewed: one self-check
+    answered in the lesson with its key points shown (not asked in the quiz today) and one item
+    rated in the quiz are 2 of the lesson's items, each part named."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await goto_section(pilot, app, "self-check")
+        app.screen.query(SelfCheckBox).first().text_area.focus()
+        await pilot.press(*"weights", "ctrl+r")
+        await pilot.pause()
+        await pilot.press("f12")
+        await pilot.pause()
+        screen = screen_of(app)
+        assert screen.session is not None
+        items = len(screen.session.items["S15"])
+        assert current(app).item.id != "self-check:self-check-adam-memory"
+        await answer_right(pilot, app)
+        if screen.typing:
+            await pilot.press("escape")
+        await pilot.press("s")
+        await pilot.pause()
+        from tui.screens.quiz_dialogs import ReviewStatsScreen
+
+        assert isinstance(app.screen, ReviewStatsScreen)
+        row = " ".join(shown(app.screen.query(Static)[1]).split())
+        assert (
+            f"S15: reviewed 2/{items} (1 rated in the quiz, 1 self-check answered in the lesson)"
+            in row
+        ), row
+        await pilot.press("escape")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+
+
 # ---------------------------------------------------------------------------------- scheduling
 
 

@@ -150,3 +150,46 @@ def test_a_narrow_counterexample_in_each_language() -> None:
         assert all(line.startswith("  ") and line.endswith(" s") for line in step_lines), shown
         assert all(line.endswith(" s") for line in exposed_lines), shown
     set_language("en")
+
+
+async def test_the_slow_network_counterexample_says_what_its_memory_figure_counts(
+    tmp_path: Path,
+) -> None:
+    """Counterexample 1's DP case, worked by hand from the sources, as the pane shows it: the
+    "fits 80 GB" figure is the whole GPU (model states + activations + buffers), and the text
+    gives the model states of this model, not of a round 13e9 parameters (208 GB).
+
+    Model: L 40, h 5120, a 40, V 32000, s 2048, micro-batch b 1, DP 16, no recompute."""
+    L, h, a, V, s, b = 40, 5120, 40, 32000, 2048, 1
+    # Narayanan et al. 2021 (arXiv:2104.04473) §5.1: P = 12·l·h²·(1 + 13/(12h) + (V+s)/(12lh)).
+    params = 12 * L * h**2 + 13 * L * h + (V + s) * h
+    assert params == 12_759_900_160
+    # Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) §3.1: mixed-precision Adam keeps
+    # 2Ψ + 2Ψ + 12Ψ = 16Ψ bytes of model states; plain DP replicates all of it.
+    states = 16 * params
+    # Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, no parallelism: s·b·h·(34 + 5·a·s/h)
+    # a layer; §4.3: the embedding's dropout mask s·b·h, the output layer's 16-bit inputs
+    # 2·2·s·b·h and its fp32 logits 4·s·b·V. One micro-batch in flight without PP.
+    activations = L * s * b * h * (34 + 5 * a * s / h) + s * b * h + 4 * s * b * h + 4 * s * b * V
+    total = states + activations  # no communication buffer for plain DP
+    assert (states, activations, total) == (204_158_402_560, 48_129_638_400, 252_288_040_960)
+
+    def gb(value: float) -> str:
+        return f"{value / 1e9:.1f} GB"
+
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f10")
+        await settle(pilot)
+        pane = app.query_one(TradeoffsPane)
+        await pilot.press("1")
+        await pilot.pause()
+        view = pane.query_one("#tradeoffs-scenario", ResultView)
+        text = " ".join(shown(view).split())
+    # The column, then the same figure as its terms, then the text.
+    assert re.search(r"fits 80 GB NO 252 GB\b", text), text
+    assert f"DP 16: {gb(states)} + {gb(activations)} + 0.0 GB = {gb(total)}" in text, text
+    assert f"{params / 1e9:.2f}B parameters" in text, text
+    assert f"model states take {gb(states)}" in text, text
+    assert f"{gb(activations)} more: {gb(total)} on each GPU" in text, text
+    assert "208" not in text, text

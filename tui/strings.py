@@ -253,8 +253,8 @@ QUIZ_UNDONE = N_("Last rating undone; the question is asked again.")
 QUIZ_NOTHING_TO_UNDO = N_("Nothing to undo.")
 QUIZ_DONE = N_("Nothing more is due now. Rated this session: {done}.")
 QUIZ_STATS_ROW = N_(
-    "{lesson}: reviewed {reviewed}/{items}, due {due}, recall {recall} ({recalled}/{reviews} "
-    "Good/Easy), estimated retrievability {retrievability}, next due {next_due}"
+    "{lesson}: {reviewed}, due {due}, recall {recall} ({recalled}/{reviews} Good/Easy), "
+    "estimated retrievability {retrievability}, next due {next_due}"
 )
 QUIZ_DONE_HINT = N_(
     "Enter checks again for items now due; s shows the statistics, r sets the desired "
@@ -337,6 +337,11 @@ TRADEOFFS_SCENARIO_HINT = (
 TRADEOFFS_KEY_1 = N_("Slow network")
 TRADEOFFS_KEY_2 = N_("Small batch")
 TRADEOFFS_KEY_3 = N_("MoE imbalance")
+TRADEOFFS_MEMORY_NOTE = N_(
+    "fits 80 GB: each GPU's memory, model states + activations + communication buffers (the "
+    "memory ledger's terms; GB = 10^9 bytes):"
+)
+TRADEOFFS_MEMORY_CASE = N_("{case}: {terms}")
 TRADEOFFS_DROPPED = N_("{case}: {share:.0%} of tokens dropped (over the hot expert's capacity)")
 TRADEOFFS_NOTE_LABELS = {"ex4": N_("Exercise 4"), "ex5": N_("Exercise 5")}
 
@@ -605,6 +610,22 @@ def quiz_held_back(count: int) -> str:
         "it away.",
         count,
     ).format(count=count)
+
+
+def quiz_reviewed(rated: int, in_lesson: int, items: int) -> str:
+    """How many of a lesson's ``items`` the learner reviewed: ``rated`` in the quiz and
+    ``in_lesson`` self-checks answered in the lesson (key points shown) and not rated yet,
+    each part named when the lesson's are some."""
+    reviewed = rated + in_lesson
+    if not in_lesson:
+        return gettext("reviewed {reviewed}/{items}").format(reviewed=reviewed, items=items)
+    return ngettext(
+        "reviewed {reviewed}/{items} ({rated} rated in the quiz, {count} self-check answered "
+        "in the lesson)",
+        "reviewed {reviewed}/{items} ({rated} rated in the quiz, {count} self-checks answered "
+        "in the lesson)",
+        in_lesson,
+    ).format(reviewed=reviewed, items=items, rated=rated, count=in_lesson)
 
 
 def quiz_answered_today(count: int) -> str:

@@ -31,6 +31,7 @@ from fsrs import Card, Rating, Scheduler
 from engine.errors import InputError, ProgressError
 from engine.i18n import N_
 from engine.i18n import gettext as _
+from engine.lesson_reveals import lesson_reveals
 from engine.progress import LessonProgress
 from engine.quiz.clock import as_utc, iso_utc
 from engine.quiz.model import Grade, Question, QuizItem
@@ -265,6 +266,14 @@ class QuizState:
             if cards
             else None
         )
+        # A self-check revealed in the lesson was answered there; once rated in the quiz it
+        # counts in ``reviewed`` instead.
+        revealed = set(self.progress.revealed) | set(lesson_reveals(self.progress))
+        in_lesson = sum(
+            1
+            for item in items
+            if item.kind == "self-check" and item.ref in revealed and item.id not in self._cards
+        )
         log = self.log
         recalled = sum(1 for entry in log if int(entry["rating"]) in RECALLED)
         today = local_date(now, tz)
@@ -287,6 +296,7 @@ class QuizState:
             retrievability=retrievability,
             due_forecast=due_forecast((card.due for card in cards), today, tz, FORECAST_DAYS),
             recall_history=recall_history(reviews, today, tz, FORECAST_DAYS),
+            answered_in_lesson=in_lesson,
         )
 
     def _store_cards(self) -> None:

@@ -757,8 +757,7 @@ class QuizScreen(Screen[None]):
             lines.append(
                 strings.QUIZ_STATS_ROW.format(
                     lesson=row.lesson_id,
-                    reviewed=row.reviewed,
-                    items=row.items,
+                    reviewed=strings.quiz_reviewed(row.reviewed, row.answered_in_lesson, row.items),
                     due=row.due,
                     recall=percent(row.recall),
                     recalled=row.recalled,

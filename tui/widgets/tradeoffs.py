@@ -53,6 +53,8 @@ from engine.tradeoffs import (
     TRADEOFFS_WORLD,
     TRADEOFFS_WORLDS,
     TradeoffsReport,
+    explanation_text,
+    memory_terms,
     run_counterexample,
     tradeoffs_base,
     tradeoffs_report,
@@ -61,7 +63,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.reader import ZoomHint
+from tui.widgets.reader import BrokenLines, ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
@@ -225,11 +227,23 @@ def _scenario_renderable(index: int, width: int, language: str) -> RenderableTyp
                 grid.add_row(Text(header), Text(cell))
             figures.append(Text(label, style="bold"))
             figures.append(Padding(grid, (0, 0, 0, 2)))
+    checked = [r for r in results if r.memory is not None]
+    if checked:
+        # The column's figure is the whole GPU, not the model states the explanation starts
+        # from: each case's sum, term by term, so the learner can check it. Broken where drawn
+        # (``width`` is a cache key), never between a figure and its unit.
+        figures.append(BrokenLines(strings.TRADEOFFS_MEMORY_NOTE, indent="", style="dim"))
+        for r in checked:
+            assert r.memory is not None
+            line = strings.TRADEOFFS_MEMORY_CASE.format(
+                case=gettext(r.case.label), terms=memory_terms(r.memory)
+            )
+            figures.append(BrokenLines(line, style="dim"))
     parts: list[RenderableType] = [
         Text(f"{index + 1}. {example.title}", style="bold"),
         Text(f"「{example.quote}」", style="italic"),
         *figures,
-        Text(gettext(example.explanation)),
+        BrokenLines(explanation_text(example, results), indent=""),
     ]
     dropped = [r for r in results if r.step.moe is not None and r.step.moe.dropped_share > 0]
     for r in dropped:
