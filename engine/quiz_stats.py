@@ -160,7 +160,7 @@ def recall_history(
 STATS_HEADINGS: Final = (
     N_("lesson"),
     N_("items"),
-    N_("reviewed"),
+    N_("rated in quiz"),
     N_("due"),
     N_("new"),
     N_("reviews"),
@@ -168,6 +168,7 @@ STATS_HEADINGS: Final = (
     N_("retrievability"),
     N_("archived"),
     N_("next due (local)"),
+    N_("answered in lesson"),
 )
 """The columns of :func:`stats_text`'s table (msgids; the JSON keeps its own keys)."""
 
@@ -200,7 +201,9 @@ def stats_text(
     """The statistics as text, for the command line and notes: a table (one lesson a line, tab
     separated, next due in local time, and how far off it is from ``now`` when given), then each
     lesson's forecast of the days with reviews due, with a bar of ``#`` per review (scaled to
-    ``bar_width`` when more are due)."""
+    ``bar_width`` when more are due). Of the items reviewed, the table counts those rated in
+    the quiz and, in its last column, the self-checks answered in the lesson and not rated yet
+    (the quiz screen's "reviewed" is their sum)."""
     lines = ["\t".join(_(heading) for heading in STATS_HEADINGS)]
     for row in rows:
         recall = (
@@ -214,6 +217,7 @@ def stats_text(
         lines.append(
             f"{row.lesson_id}\t{row.items}\t{row.reviewed}\t{row.due}\t{row.new}\t{row.reviews}"
             f"\t{recall}\t{percent(row.retrievability)}\t{row.archived}\t{next_due}"
+            f"\t{row.answered_in_lesson}"
         )
     for row in rows:
         if not row.due_forecast:

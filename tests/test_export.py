@@ -198,18 +198,32 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     rendered = rendered_text(markdown)
     assert all(point in rendered for point in second.key_points)
     assert not any(point in rendered for point in first.key_points)
-    assert f"No reviews yet ({len(lesson_items(LESSON))} items, all new)" in rendered
+    # The second self-check, answered with its key points shown, counts as reviewed in the
+    # lesson, as on the quiz screen.
+    total = len(lesson_items(LESSON))
+    assert (
+        f"No quiz reviews yet ({total} items; 1 self-check answered in the lesson)" in rendered
+    )
+    assert export_data(LESSON, progress, NOW)["quiz"]["answered_in_lesson"] == 1
 
     state = QuizState(progress)
     items = lesson_items(LESSON)
+    assert [item.ref for item in items[:2]] == [first.id, second.id]
     rng = random.Random(0)
     state.review(ask(items[0], LESSON, rng), 3, NOW)
+    rendered = rendered_text(export_markdown(LESSON, progress, NOW))
+    assert (
+        f"reviews: 1 (2 of {total} items reviewed: 1 rated in the quiz, 1 self-check answered "
+        f"in the lesson; {total - 1} new to the quiz)"
+    ) in " ".join(rendered.split())
+    # Rated in the quiz, the revealed one counts there, once.
     state.review(ask(items[1], LESSON, rng), 1, NOW)
     later = NOW + dt.timedelta(minutes=5)
     data = export_data(LESSON, progress, later)
     # py-fsrs 6 defaults: a new card rated Again is due after the first learning step (1 min),
     # Good after the second (10 min); at +5 min one is due.
     assert data["quiz"]["reviews"] == 2 and data["quiz"]["due"] == 1
+    assert data["quiz"]["answered_in_lesson"] == 0
     assert data["quiz"]["next_due"] == (NOW + dt.timedelta(minutes=1)).isoformat()
     # One Good (3) and one Again (1): half the reviews were recalled.
     assert data["quiz"]["recall"] == 0.5

@@ -39,6 +39,7 @@ from engine.quiz import (
     parse_answer,
     review_queue,
 )
+from engine.quiz_stats import stats_text
 from engine.strategies import STRATEGIES
 
 NOW = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
@@ -723,6 +724,12 @@ def test_stats_count_self_checks_answered_in_the_lesson_once(lesson: Lesson) -> 
     note_lesson_reveal(progress, third, NOW)
     session = QuizSession([lesson], {"S15": progress}, print, clock=lambda: NOW, seed=3)
     assert session.stats()[0].answered_in_lesson == 3
+    # As ``shardbook stats`` and the export read it (a copy of the progress): the same three;
+    # the text's last column.
+    row = lesson_stats(lesson, progress, NOW)
+    assert (row.reviewed, row.answered_in_lesson) == (0, 3)
+    header, line = stats_text([row]).splitlines()[:2]
+    assert header.split("\t")[-1] == "answered in lesson" and line.split("\t")[-1] == "3"
     # The first self-check is not answered today in the lesson's record, so the quiz asks it.
     while session.current is not None and session.current.item.ref != first:
         session.queue.append(session.current.item)

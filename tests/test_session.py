@@ -236,7 +236,8 @@ def test_stats_shows_the_session_log_beside_the_review_figures(
     ]
     assert main(["stats", "--progress-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].startswith("lesson\titems\treviewed")
+    assert out.splitlines()[0].startswith("lesson\titems\trated in quiz\t")
+    assert out.splitlines()[0].endswith("\tanswered in lesson")
     # Stored in UTC (the JSON above), shown in the learner's time zone with its offset.
     assert "session log\nlesson\ttime\tduration\tsteps finished\tanswers written\n" in out
     assert "S15\t2026-12-07 18:15-18:57 +0800\t42 min\t4\t4\n" in out

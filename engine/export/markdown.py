@@ -24,7 +24,7 @@ from engine.export.notes import (
     now_utc,
     quiz_summary,
 )
-from engine.i18n import N_
+from engine.i18n import N_, ngettext
 from engine.i18n import gettext as _
 from engine.lesson import (
     Item,
@@ -258,21 +258,48 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
                 error=_one_line(str(summary["error"]))
             )
         ]
+    # As the quiz screen counts "reviewed": rated in the quiz, and self-checks answered in the
+    # lesson with their key points shown (not rated yet).
+    in_lesson = int(summary.get("answered_in_lesson", 0))
     if not summary["reviews"]:
+        if in_lesson:
+            return [
+                ngettext(
+                    "No quiz reviews yet ({items} items; {count} self-check answered in the "
+                    "lesson). F12 starts the quiz.",
+                    "No quiz reviews yet ({items} items; {count} self-checks answered in the "
+                    "lesson). F12 starts the quiz.",
+                    in_lesson,
+                ).format(items=summary["items"], count=in_lesson)
+            ]
         return [
             _("No reviews yet ({items} items, all new). F12 starts the quiz.").format(
                 items=summary["items"]
             )
         ]
-    lines = [
-        "- "
-        + _("reviews: {reviews} ({reviewed} of {items} items reviewed, {new} new)").format(
+    if in_lesson:
+        reviewed = ngettext(
+            "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
+            "quiz, {count} self-check answered in the lesson; {new} new to the quiz)",
+            "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
+            "quiz, {count} self-checks answered in the lesson; {new} new to the quiz)",
+            in_lesson,
+        ).format(
+            reviews=summary["reviews"],
+            reviewed=summary["reviewed"] + in_lesson,
+            items=summary["items"],
+            rated=summary["reviewed"],
+            count=in_lesson,
+            new=summary["new"],
+        )
+    else:
+        reviewed = _("reviews: {reviews} ({reviewed} of {items} items reviewed, {new} new)").format(
             reviews=summary["reviews"],
             reviewed=summary["reviewed"],
             items=summary["items"],
             new=summary["new"],
-        ),
-    ]
+        )
+    lines = ["- " + reviewed]
     if summary["recall"] is not None:
         recall = f"{summary['recall']:.0%}"
         lines.append(

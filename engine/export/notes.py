@@ -181,6 +181,7 @@ def quiz_summary(lesson: Lesson, progress: LessonProgress, now: dt.datetime) -> 
         "items": stats.items,
         "new": stats.new,
         "reviewed": stats.reviewed,
+        "answered_in_lesson": stats.answered_in_lesson,
         "reviews": stats.reviews,
         "due": stats.due,
         "recall": stats.recall,

@@ -416,5 +416,8 @@ def lesson_stats(
     Raises:
         ProgressError: the stored quiz data has the wrong shape.
     """
-    unshared = LessonProgress(progress.lesson_id, quiz=copy.deepcopy(progress.quiz))
+    # The self-checks revealed in the lesson too: they count in ``answered_in_lesson``.
+    unshared = LessonProgress(
+        progress.lesson_id, quiz=copy.deepcopy(progress.quiz), revealed=list(progress.revealed)
+    )
     return QuizState(unshared).stats(lesson_items(lesson), now, tz)
