@@ -201,9 +201,7 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     # The second self-check, answered with its key points shown, counts as reviewed in the
     # lesson, as on the quiz screen.
     total = len(lesson_items(LESSON))
-    assert (
-        f"No quiz reviews yet ({total} items; 1 self-check answered in the lesson)" in rendered
-    )
+    assert f"No quiz reviews yet ({total} items; 1 self-check answered in the lesson)" in rendered
     assert export_data(LESSON, progress, NOW)["quiz"]["answered_in_lesson"] == 1
 
     state = QuizState(progress)
