@@ -809,6 +809,60 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
 
 
+async def test_the_plan_view_names_the_step_ctrl_n_goes_to_from_here(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """A learner who chose to look first at DP's answers, then wrote DP's split (exercise 2),
+    pressed ctrl+n and went on to DP's collective (exercise 3), while the plan view (F11) named
+    "read 一句话定义", the first unfinished step, as next. ctrl+n goes on from where the learner
+    is (README, "ctrl+n goes on"): the plan view names and highlights that step, as it names
+    the ratings ctrl+n asks for first on a fresh folder."""
+
+    async def plan_view() -> tuple[str, str | None]:
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+        screen = app.screen
+        head = " ".join(t.text for t in screen.query(".plan-head").results(BrokenText))
+        steps = screen.query_one("#plan-steps", OptionList)
+        index = steps.highlighted
+        option = steps.get_option_at_index(index) if index is not None else None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PlanScreen))
+        return head, option.id if option else None
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        head, highlighted = await plan_view()
+        assert (
+            "next, ctrl+n from here: rate each objective at the start, then read 一句话定义" in head
+        )
+        assert highlighted == "read:definition"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Before you study: rate objective 1")
+        # Exercise 2 in the Diagrams pane: look first at DP (confirmed), then DP's split.
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query(DiagramsPane)))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "ex2.dp.split" in app.progress.looked)
+        box = next(b for b in app.query(NoteBox) if b.item.id == "ex2.dp.split")
+        app.main_screen.set_focus(box.text_area)
+        await pilot.press(*"the batch")
+        await saved_now(pilot, app)
+        head, highlighted = await plan_view()
+        assert "next, ctrl+n from here: exercise 3: 为每张图写主要 collective" in head
+        assert "read 一句话定义" not in head
+        assert highlighted == "exercise:exercise-communication"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 8/25, part 1/8: exercise 3, DP")
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.dp.comm"
+
+
 async def test_the_plan_view_shows_the_next_step_at_every_size(tmp_path: Path) -> None:
     """With the first 15 steps done, the plan opens on the 16th, highlighted and on screen (the
     first ◌ in the list), at 40x12 as at 160x50: on a short screen the counts give their rows

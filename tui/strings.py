@@ -562,8 +562,14 @@ MARKED_BACK = N_("Lesson marked {status} again (what your progress shows).")
 # The plan view (F11).
 PLAN_TITLE = N_("Study plan · {lesson} · {figure} steps done")
 PLAN_HINT = N_("enter: go to the step · s: session summary · escape: close")
-PLAN_NEXT = N_("next: {step}")
+# What ctrl+n does next from where the learner was when F11 opened the plan: the next unfinished
+# step after that place, going round (not always the first unfinished one).
+PLAN_NEXT = N_("next, ctrl+n from here: {step}")
+PLAN_NEXT_RATE = N_("next, ctrl+n from here: rate each objective at the start, then {step}")
+PLAN_NEXT_RATE_END = N_("next, ctrl+n from here: rate each objective at the end")
 PLAN_NEXT_NONE = N_("next: every step is done")
+# The plan's first unfinished step, where no place says where ctrl+n goes on from.
+PLAN_FIRST = N_("next: {step}")
 PLAN_OBJECTIVES = N_("Objectives (your rating at the start -> at the end)")
 PLAN_OBJECTIVE = N_("{number}. {text}: {start} -> {end}; trained by {done}/{total} done")
 SUMMARY_TITLE = N_("This session")
