@@ -8,9 +8,8 @@ diagrams are drawn from. Exercises 4 and 5 are free text (their reference is the
 Note ids are stable (``ex2.tp.split``, ``ex3.pp.comm``, ``ex3.pp.wait``, ``ex4``, ``ex5``): they key
 ``LessonProgress.notes``.
 
-Exercise 1 is worked in the Ledger's form rather than in a note: :func:`ledger_form_worked` says
-whether the learner's last good result is of a form of their own (differs from
-:data:`LEDGER_FORM_DEFAULTS`).
+Exercise 1 is worked in the Ledger's form rather than in a note: :func:`ledger_exercise_done` says
+whether the learner's last good result has the exercise's four columns (activations computed).
 """
 
 from __future__ import annotations
@@ -254,8 +253,8 @@ LEDGER_FORM_DEFAULTS: Mapping[str, str] = MappingProxyType(
 )
 """The Ledger form as it opens, field -> text. The Ledger pane's fields take their defaults from
 here, so the plan and the pane agree on what "not yet worked" means. ctrl+g's 1B example is this
-form, so loading it alone leaves exercise 1 to do: the exercise asks for the learner's own four
-columns."""
+form, so loading it alone leaves exercise 1 to do: the exercise asks for four columns, and the
+fourth, activations, needs ``seq`` and the model's shape (:func:`ledger_exercise_done`)."""
 
 
 LEDGER_FIGURES = "exercise1"
@@ -263,25 +262,27 @@ LEDGER_FIGURES = "exercise1"
 while a field is invalid."""
 
 
-def ledger_form_worked(
+def ledger_exercise_done(
     forms: Mapping[str, Mapping[str, str]], figures: Mapping[str, Mapping[str, float]]
 ) -> bool:
-    """True when the learner's last good Ledger result is of a form of their own: that form
-    differs from :data:`LEDGER_FORM_DEFAULTS` in any field (a field the defaults do not name
-    counts as changed when it is not empty).
+    """True when the learner's last good Ledger result has exercise 1's four columns: its form
+    gives ``seq`` (:data:`~engine.ledger.model.ACTIVATION_INPUTS`: without it activations are
+    not computed, and the pane says "not computed"), so parameters, gradients, Adam states and
+    activations all have a figure. Such a form is also one of the learner's own: the defaults
+    (:data:`LEDGER_FORM_DEFAULTS`, ctrl+g's 1B example) leave ``seq`` empty.
 
     The last good result is the form kept beside a saved form with a refused field
     (``forms["ledger.last-good"]``, :func:`engine.progress.last_good_key`): a refused edit
     keeps the figures on screen, and takes nothing away from what the learner achieved.
     Without it, the saved form itself when it computed a result: its figures
     (``figures[LEDGER_FIGURES]``) are saved and not empty (a form left with an invalid field is
-    saved with no figures)."""
+    saved with no figures; ``seq`` without the model's shape is refused)."""
     form = forms.get(last_good_key(LEDGER_FORM))
     if form is None:
         form = forms.get(LEDGER_FORM)
         if not form or not figures.get(LEDGER_FIGURES):
             return False
-    return any(text != LEDGER_FORM_DEFAULTS.get(name, "") for name, text in form.items())
+    return bool(form.get("seq", "").strip())
 
 
 def asked_notes(lesson: Lesson) -> dict[str, str]:

@@ -15,15 +15,16 @@ read       ``read:<section id>``                 the section is in ``progress.re
                                                  learner scrolled through it to its end
 exercise   ``exercise:<item id>``                every note it lists is written; an exercise
                                                  worked in the Ledger also needs its last
-                                                 good result to be of a form other than the
-                                                 default (a refused edit undoes nothing)
+                                                 good result to have its four columns, the
+                                                 activations computed (a refused edit
+                                                 undoes nothing)
 self-check ``self-check:<item id>``              its answer is written
 reflection ``reflection:<item id>``              its field is written
 reviews    ``reviews``                           no review of the lesson is due
 ========== ===================================== ==========================================
 
 "Written" means not blank. An exercise is ``started`` when part of its work is saved (some of
-its notes, or a Ledger form that is still the default); every other step is ``todo`` or
+its notes, or a Ledger form without activations); every other step is ``todo`` or
 ``done``.
 
 The module (about 630 lines) keeps the plan's model, its states, the places the app and
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
 from engine.errors import InputError
-from engine.exercises import LEDGER_FORM, get_note, ledger_form_worked
+from engine.exercises import LEDGER_FORM, get_note, ledger_exercise_done
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.lesson import Item, Lesson
@@ -360,7 +361,7 @@ def _exercise_state(item: Item, progress: LessonProgress) -> StepState:
     parts = [_written(progress.notes.get(note_id)) for note_id in item.notes]
     begun = False
     if item.worked_in == "ledger":
-        parts.append(ledger_form_worked(progress.forms, progress.figures))
+        parts.append(ledger_exercise_done(progress.forms, progress.figures))
         begun = LEDGER_FORM in progress.forms
     if parts and all(parts):
         return "done"
@@ -508,8 +509,8 @@ class Place:
         step: the step.
         note_id: the note to write at this place (``""``: the step as a whole, or its Ledger
             form).
-        done: this place's part of the step is done (the note written; the Ledger form the
-            learner's own; else the step done).
+        done: this place's part of the step is done (the note written; the Ledger's
+            activations computed; else the step done).
     """
 
     step: Step
@@ -535,7 +536,7 @@ def study_places(plan: Plan, progress: LessonProgress) -> tuple[Place, ...]:
             places.append(Place(step, "", step.done))
             continue
         if step.worked_in == "ledger":
-            places.append(Place(step, "", ledger_form_worked(progress.forms, progress.figures)))
+            places.append(Place(step, "", ledger_exercise_done(progress.forms, progress.figures)))
         places.extend(
             Place(step, note_id, _written(progress.notes.get(note_id))) for note_id in step.notes
         )

@@ -92,6 +92,30 @@ def diagram_text(app: ShardbookApp) -> str:
     )
 
 
+# Exercise 1's activations, for a Llama 2 7B-like shape (32 layers, hidden 4096, 32 heads) at
+# seq 4096, micro-batch 1, no recomputation: Korthikanti et al. 2022, Table 2, per layer
+# s*b*h*(34 + 5*a*s/h) bytes = 4096*4096*(34 + 160) B, times 32 layers.
+ACTIVATION_INPUTS = {"seq": "4096", "layers": "32", "hidden": "4096", "heads": "32"}
+ACTIVATIONS_GB = 32 * 4096 * 4096 * (34 + 5 * 32 * 4096 / 4096) / 1e9  # 104.15
+
+
+async def give_activations(pilot: Pilot[int], app: ShardbookApp) -> None:
+    """Type :data:`ACTIVATION_INPUTS` into the Ledger (shown), its less-used fields opened."""
+    ledger = app.query_one("LedgerPane")
+    if not ledger.query("#field-seq"):
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-seq")))
+    for name, text in ACTIVATION_INPUTS.items():
+        await type_into(pilot, ledger.query_one(f"#field-{name}", Input), text)
+    await saved_now(pilot, app)
+
+
+def result_row(pane: Widget, term: str) -> str:
+    """The line of a calculator's result that starts with ``term`` (``P params``)."""
+    return next(line for line in result_text(pane).splitlines() if line.startswith(term))
+
+
 # ----------------------------------------------------------------- the whole lesson
 @pytest.mark.long
 async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
@@ -101,10 +125,12 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
     fills every exercise note, self-check answer and reflection field; no other navigation key.
     Each field ctrl+n puts the cursor in is in view at 80x24 (an answer unfolding above a
     Diagrams or Trade-offs note box, when the box before it is left, does not push it off
-    screen). Into the Ledger's first field (its text selected as it is focused) the learner
-    types 7B, a model of their own (exercise 1 asks for the learner's own four columns)."""
+    screen). In the Ledger ctrl+n puts the cursor in the first activation input still empty
+    (exercise 1 asks for four columns, the fourth activations), and the learner types it, one
+    field a visit: seq, then, coming round as the one step left, layers, hidden and heads."""
     app = app_for(tmp_path)
     typed: list[str] = []
+    ledger_typed: dict[str, str] = {}
     rated_at_start: list[str] = []
     rated_at_end: list[str] = []
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
@@ -129,8 +155,9 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
                 await pilot.press("3")
                 rated_at_end.append(focused.item.id)
             elif isinstance(focused, Input):
-                await pilot.press("7", "B")
-                typed.append("7B")
+                name = (focused.id or "").removeprefix("field-")
+                await pilot.press(*ACTIVATION_INPUTS[name])
+                ledger_typed[name] = ACTIVATION_INPUTS[name]
             elif isinstance(focused, TextArea):
                 text = f"a{len(typed)}"  # short: each key is a frame; distinct per place
                 await pilot.press(*text)
@@ -149,10 +176,15 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
             + [progress.reflections[item.id] for item in LESSON.reflection_fields]
         )
         # Every note, answer and field holds exactly what was typed into one box.
-        assert sorted(written) == sorted(text for text in typed if text != "7B")
-        assert progress.forms["ledger"]["params"] == "7B"
-        # 1 Ledger field + 14 notes + 4 answers + 5 fields: each place once, nothing twice.
-        assert len(typed) == 1 + len(notes) + 4 + 5
+        assert sorted(written) == sorted(typed)
+        assert ledger_typed == ACTIVATION_INPUTS
+        assert {name: progress.forms["ledger"][name] for name in ACTIVATION_INPUTS} == (
+            ACTIVATION_INPUTS
+        )
+        activations = progress.figures["exercise1"]["activations"]
+        assert activations / 1e9 == pytest.approx(ACTIVATIONS_GB)
+        # 14 notes + 4 answers + 5 fields: each place once, nothing twice.
+        assert len(typed) == len(notes) + 4 + 5
         assert len(progress.read) == len(LESSON.sections)
         assert not progress.looked  # every answer was written before it was shown
         assert "plan 25/25" in app.sub_title
@@ -187,15 +219,23 @@ def in_progress(progress_dir: Path, fields: str, schema_version: int = 3) -> Non
 
 def studied_all_but(progress_dir: Path, note_id: str) -> None:
     """A progress file of S15 with every step done but note ``note_id`` (exercise 1: the
-    learner's own 7B model and its figures, 2 + 2 + 12 bytes per parameter, ZeRO paper §3.1)."""
+    learner's own 7B model with :data:`ACTIVATION_INPUTS`, and its four columns: 2 + 2 + 12
+    bytes per parameter, ZeRO paper §3.1, and :data:`ACTIVATIONS_GB`)."""
     notes = [note for item in LESSON.exercises for note in item.notes if note != note_id]
     data = {
         "schema_version": 3,
         "lesson": "S15",
         "status": "in-progress",
         "read": [section.id for section in LESSON.sections],
-        "forms": {"ledger": {"params": "7B"}},
-        "figures": {"exercise1": {"parameters": 14e9, "gradients": 14e9, "adam_states": 84e9}},
+        "forms": {"ledger": {"params": "7B", **ACTIVATION_INPUTS}},
+        "figures": {
+            "exercise1": {
+                "parameters": 14e9,
+                "gradients": 14e9,
+                "adam_states": 84e9,
+                "activations": ACTIVATIONS_GB * 1e9,
+            }
+        },
         "notes": {note: "mine" for note in notes},
         "answers": {item.id: "mine" for item in LESSON.self_check},
         "reflections": {item.id: "mine" for item in LESSON.reflection_fields},
@@ -365,7 +405,8 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         await saved_now(pilot, app)
         assert "definition" in saved(tmp_path)["read"]  # type: ignore[operator]
         assert str(outline.get_option("definition").prompt).startswith("✓ ")
-        # Exercise 1: the Ledger's 1B example is the default form, so only started.
+        # Exercise 1: the Ledger's 1B example is the default form, so only started; so is a
+        # model of the learner's own without activations (the fourth column).
         await pilot.press("f2", "ctrl+g")
         await saved_now(pilot, app)
         assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state == "started"
@@ -374,6 +415,8 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
         await pilot.press("end", "backspace", "backspace", "7", "B")
         await saved_now(pilot, app)
         assert saved(tmp_path)["forms"]["ledger"]["params"] == "7B"  # type: ignore[index]
+        assert "Exercise 1 ◔ started" in ledger_banner.text
+        await give_activations(pilot, app)
         assert "Exercise 1 ✓ done" in ledger_banner.text
         # The exercises in the reader show the same states, and the outline the section's.
         app.main_screen.goto(5)  # 最小练习或观察步骤
@@ -401,8 +444,8 @@ async def test_the_plan_follows_what_the_learner_does_in_the_panes(tmp_path: Pat
 async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> None:
     """The parameter count emptied at once (F2, end, ctrl+u) changes the form but computes
     nothing: the last good result is the default form's, so exercise 1 stays started and the
-    plan's count does not move; a valid count of the learner's own then does it. (Emptied key
-    by key, it passes through 1, a form of the learner's own whose figures stay on screen.)"""
+    plan's count does not move; a valid count of the learner's own and the activations' inputs
+    then do it."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -418,48 +461,43 @@ async def test_an_invalid_ledger_form_does_not_do_exercise_1(tmp_path: Path) -> 
         assert "Exercise 1 ◔ started" in banner.text
         assert f"plan {before.figure}" in app.sub_title
         await pilot.press("7", "B")
-        await saved_now(pilot, app)
+        await give_activations(pilot, app)
         assert "Exercise 1 ✓ done" in banner.text
         assert build_plan(LESSON, app.progress).counts.steps_done == before.counts.steps_done + 1
 
 
 async def test_a_refused_ledger_edit_takes_nothing_from_exercise_1(tmp_path: Path) -> None:
-    """Exercise 1 done with the learner's own 7B, then the step's own advice followed ("seq for
-    activations"): 4096 in seq len s before the model's layers is refused, and so is abc in
-    params N. The 7B figures stay on screen, and exercise 1 stays done (the plan's count fell
-    by one at each): the plan follows the last good result, which a restart shows again under
-    the same message."""
+    """Exercise 1 done with the learner's own 7B and its activations, then two refused edits:
+    layers emptied while seq is given (activations need it), and abc in params N. The figures
+    stay on screen, and exercise 1 stays done: the plan follows the last good result, which a
+    restart shows again under the same message."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
         params = await params_field(pilot, app)
         await type_into(pilot, params, "7B")
-        await saved_now(pilot, app)
+        await give_activations(pilot, app)
         done = build_plan(LESSON, app.progress)
         assert done.step("exercise:exercise-ledger").done and done.figure == "1/25"
         ledger = app.query_one("LedgerPane")
         banner = ledger.query_one(PaneExercises)
-        more = ledger.query_one("#more-open")
-        more.focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: bool(ledger.query("#field-seq")))
-        await type_into(pilot, ledger.query_one("#field-seq", Input), "4096")
+        await paste_into(pilot, ledger.query_one("#field-layers", Input), "")
         error = ledger.query_one(".calc-error", Static)
         await wait_until(pilot, lambda: "layers L" in shown(error), timeout=3)
         await paste_into(pilot, params, "abc")
         await saved_now(pilot, app)
-        # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
-        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
-        assert "112.00" in total, total
+        # 7B in bf16: 2 bytes per parameter (ZeRO §3.1), 14 GB; activations: ACTIVATIONS_GB.
+        assert "14.00" in result_row(ledger, "P params")
+        assert f"{ACTIVATIONS_GB:.2f}" in result_row(ledger, "A activations")
         message = " ".join(shown(error).split())
         assert message.startswith("params N:") and "showing the last good result" in message
         plan = build_plan(LESSON, app.progress)
         assert plan.step("exercise:exercise-ledger").done and plan.figure == "1/25"
         assert "Exercise 1 ✓ done" in banner.text and "plan 1/25" in app.sub_title
         forms = saved(tmp_path)["forms"]
-        assert forms["ledger"]["params"] == "abc" and forms["ledger"]["seq"] == "4096"  # type: ignore[index]
+        assert forms["ledger"]["params"] == "abc" and forms["ledger"]["layers"] == ""  # type: ignore[index]
         assert forms["ledger.last-good"]["params"] == "7B"  # type: ignore[index]
-        assert forms["ledger.last-good"]["seq"] == ""  # type: ignore[index]
+        assert forms["ledger.last-good"]["layers"] == "32"  # type: ignore[index]
         await pilot.press("ctrl+q")
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -468,12 +506,97 @@ async def test_a_refused_ledger_edit_takes_nothing_from_exercise_1(tmp_path: Pat
         ledger = app.query_one("LedgerPane")
         await wait_until(pilot, lambda: "total" in result_text(ledger))
         assert params.value == "abc"
-        total = next(line for line in result_text(ledger).splitlines() if "total" in line)
-        assert "112.00" in total, total
+        assert "14.00" in result_row(ledger, "P params")
         restarted = " ".join(shown(ledger.query_one(".calc-error", Static)).split())
         assert restarted == message
         assert "Exercise 1 ✓ done" in ledger.query_one(PaneExercises).text
         assert "plan 1/25" in app.sub_title
+
+
+async def test_exercise_1_is_done_only_with_its_activations_column(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Exercise 1 asks for four columns (parameters, gradients, Adam states, activations). A
+    model of the learner's own without seq leaves activations "not computed": exercise 1 is
+    started, not done (it was done, beside "not computed"). The plan view's enter on it puts the
+    cursor in the first activation input and says what they need; with them given, the
+    activations have a figure and exercise 1 is done."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        await type_into(pilot, params, "7B")
+        await saved_now(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        banner = ledger.query_one(PaneExercises)
+        assert "0.00" in result_row(ledger, "A activations")
+        assert "activations not computed" in " ".join(result_text(ledger).split())
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state == "started"
+        assert "Exercise 1 ◔ started" in banner.text and "plan 0/25" in app.sub_title
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+        steps = app.screen.query_one(OptionList)
+        steps.highlighted = steps.get_option_index("exercise:exercise-ledger")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "field-seq")
+        assert last_message(notified) == (
+            "Step 6/25: exercise 1. List the four columns: activations need seq len s, layers L, "
+            "hidden h and heads a (a model fills the last three)."
+        )
+        await give_activations(pilot, app)
+        assert f"{ACTIVATIONS_GB:.2f}" in result_row(ledger, "A activations")
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").done
+        assert "Exercise 1 ✓ done" in banner.text and "plan 1/25" in app.sub_title
+
+
+async def test_ctrl_g_twice_takes_nothing_from_exercise_1_and_says_what_it_records(
+    tmp_path: Path,
+) -> None:
+    """ctrl+g (the 1B example; twice when it replaces what was typed) replaced the learner's 7B
+    and took exercise 1 from done back to started, saying only that the example was loaded. The
+    example keeps the activation inputs, so it takes nothing from exercise 1; the question and
+    the message say so, and what exercise 1 records after it."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        note = ledger.query_one(".calc-note", Static)
+        banner = ledger.query_one(PaneExercises)
+        await type_into(pilot, params, "7B")
+        await saved_now(pilot, app)
+        before = build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state
+        await pilot.press("ctrl+g")
+        assert " ".join(shown(note).split()) == (
+            "Press ctrl+g again to replace your inputs with exercise 1's 1B example (your "
+            "activation inputs are kept)."
+        )
+        await pilot.press("ctrl+g")
+        await saved_now(pilot, app)
+        assert params.value == "1B"
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").state == before
+        assert " ".join(shown(note).split()) == (
+            "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam. Exercise 1 "
+            "is done once its activations are computed too: enter 'seq len s', 'layers L', "
+            "'hidden h', 'heads a' (▸ below)."
+        )
+        # Done with the learner's own model and its activations: ctrl+g twice keeps it done.
+        await type_into(pilot, params, "7B")
+        await give_activations(pilot, app)
+        assert "Exercise 1 ✓ done" in banner.text
+        params.focus()
+        await pilot.press("ctrl+g", "ctrl+g")
+        await saved_now(pilot, app)
+        assert params.value == "1B"
+        # 1B in bf16: 2 GB of parameters (ZeRO §3.1); the activations as they were.
+        assert "2.00" in result_row(ledger, "P params")
+        assert f"{ACTIVATIONS_GB:.2f}" in result_row(ledger, "A activations")
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").done
+        assert "Exercise 1 ✓ done" in banner.text and "plan 1/25" in app.sub_title
+        assert " ".join(shown(note).split()) == (
+            "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam, with your "
+            "activation inputs kept: all four columns are computed, so exercise 1 is done."
+        )
 
 
 # ----------------------------------------------------------------- predict, then reveal
@@ -706,6 +829,60 @@ async def test_the_plan_view_goes_to_the_chosen_step(tmp_path: Path) -> None:
         await pilot.pause()
         box = app.focused.parent if app.focused else None
         assert isinstance(box, NoteBox) and box.item.id == "reflection-tradeoff"
+
+
+async def test_the_plan_view_names_the_step_ctrl_n_goes_to_from_here(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """A learner who chose to look first at DP's answers, then wrote DP's split (exercise 2),
+    pressed ctrl+n and went on to DP's collective (exercise 3), while the plan view (F11) named
+    "read 一句话定义", the first unfinished step, as next. ctrl+n goes on from where the learner
+    is (README, "ctrl+n goes on"): the plan view names and highlights that step, as it names
+    the ratings ctrl+n asks for first on a fresh folder."""
+
+    async def plan_view() -> tuple[str, str | None]:
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+        screen = app.screen
+        head = " ".join(t.text for t in screen.query(".plan-head").results(BrokenText))
+        steps = screen.query_one("#plan-steps", OptionList)
+        index = steps.highlighted
+        option = steps.get_option_at_index(index) if index is not None else None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PlanScreen))
+        return head, option.id if option else None
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        head, highlighted = await plan_view()
+        assert (
+            "next, ctrl+n from here: rate each objective at the start, then read 一句话定义" in head
+        )
+        assert highlighted == "read:definition"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Before you study: rate objective 1")
+        # Exercise 2 in the Diagrams pane: look first at DP (confirmed), then DP's split.
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query(DiagramsPane)))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "ex2.dp.split" in app.progress.looked)
+        box = next(b for b in app.query(NoteBox) if b.item.id == "ex2.dp.split")
+        app.main_screen.set_focus(box.text_area)
+        await pilot.press(*"the batch")
+        await saved_now(pilot, app)
+        head, highlighted = await plan_view()
+        assert "next, ctrl+n from here: exercise 3: 为每张图写主要 collective" in head
+        assert "read 一句话定义" not in head
+        assert highlighted == "exercise:exercise-communication"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 8/25, part 1/8: exercise 3, DP")
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.dp.comm"
 
 
 async def test_the_plan_view_shows_the_next_step_at_every_size(tmp_path: Path) -> None:
@@ -1016,10 +1193,11 @@ async def test_ctrl_n_from_tps_last_box_goes_to_pps_first_box_and_names_it(
 async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinished_step(
     tmp_path: Path, notified: Notified
 ) -> None:
-    """ctrl+n past exercise 2's DP note, then the Ledger by hand (F2, the learner's own 3B model:
-    exercise 1 done there): the learner has left the note ctrl+n put them at, so ctrl+n goes to
-    the first unfinished step in the plan's order (exercise 2's DP note, the plan view's next
-    step), not on from DP's exercise 3 note. Each note says which part of its step it is."""
+    """ctrl+n past exercise 2's DP note, then the Ledger by hand (F2, the learner's own 3B model
+    with its activations: exercise 1 done there): the learner has left the note ctrl+n put them
+    at, so ctrl+n goes to the first unfinished step in the plan's order (exercise 2's DP note,
+    the plan view's next step), not on from DP's exercise 3 note. Each note says which part of
+    its step it is."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
@@ -1037,7 +1215,7 @@ async def test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinish
         await pilot.press("f2")
         await pilot.pause()
         await pilot.press("end", "backspace", "backspace", "3", "B")
-        await saved_now(pilot, app)
+        await give_activations(pilot, app)
         plan = build_plan(LESSON, app.progress)
         assert plan.step("exercise:exercise-ledger").done
         following = plan.next_step

@@ -122,7 +122,9 @@ def test_sections_are_read_when_recorded(lesson: Lesson, tmp_path: Path) -> None
             "figures: {exercise1: {parameters: 2.0e+9}}\n",
             "done",
         ),
-        ("forms: {ledger: {params: 7B}}\nfigures: {exercise1: {parameters: 2.0e+9}}\n", "done"),
+        # Exercise 1 asks for four columns: a model of the learner's own without seq has no
+        # activations ("not computed"), so it is started, not done.
+        ("forms: {ledger: {params: 7B}}\nfigures: {exercise1: {parameters: 2.0e+9}}\n", "started"),
         # A changed form that computed nothing (a field left invalid: the Ledger saves no
         # figures) is not a result of the learner's own.
         ("forms: {ledger: {params: ''}}\nfigures: {exercise1: {}}\n", "started"),
@@ -130,9 +132,15 @@ def test_sections_are_read_when_recorded(lesson: Lesson, tmp_path: Path) -> None
         # A refused field keeps the last good result on screen, saved beside the form: it
         # decides (the learner's 7B, or the form as it opens).
         (
-            "forms: {ledger: {params: abc}, ledger.last-good: {params: 7B}}\n"
+            "forms: {ledger: {params: abc}, ledger.last-good: {params: 7B, seq: '4096', "
+            "layers: '32', hidden: '4096', heads: '32'}}\n"
             "figures: {exercise1: {}}\n",
             "done",
+        ),
+        (
+            "forms: {ledger: {params: abc}, ledger.last-good: {params: 7B}}\n"
+            "figures: {exercise1: {}}\n",
+            "started",
         ),
         (
             "forms: {ledger: {params: 7B, seq: '4096'}, ledger.last-good: {params: 1B}}\n"
@@ -143,7 +151,7 @@ def test_sections_are_read_when_recorded(lesson: Lesson, tmp_path: Path) -> None
         ("forms: {bubble: {stages: '8'}}\n", "todo"),
     ],
 )
-def test_exercise_1_is_done_by_a_ledger_form_of_the_learner_s_own(
+def test_exercise_1_is_done_by_a_ledger_result_with_its_four_columns(
     lesson: Lesson, tmp_path: Path, forms: str, state: str
 ) -> None:
     assert states(lesson, progress_from(tmp_path, forms))["exercise:exercise-ledger"] == state

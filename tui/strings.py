@@ -124,11 +124,19 @@ CALC_ENTER_VALUES = N_("Enter values above.")
 # Another field named inside a calculator's message, by its label on the form, in the quotes
 # the language's messages use for what was typed too ('abc' in English, “abc” in Chinese).
 FIELD_NAMED = N_("'{label}'")
+# ctrl+g keeps the activation inputs (seq and the model's shape), so it never takes exercise 1's
+# fourth column away; each message says what exercise 1 records after it.
 LEDGER_EXAMPLE_LOADED = N_(
-    "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam."
+    "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam. Exercise 1 is "
+    "done once its activations are computed too: enter {fields} (▸ below)."
+)
+LEDGER_EXAMPLE_LOADED_DONE = N_(
+    "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam, with your "
+    "activation inputs kept: all four columns are computed, so exercise 1 is done."
 )
 LEDGER_EXAMPLE_CONFIRM = N_(
-    "Press ctrl+g again to replace your inputs with exercise 1's 1B example."
+    "Press ctrl+g again to replace your inputs with exercise 1's 1B example (your activation "
+    "inputs are kept)."
 )
 
 # Errors that stop the app from showing a lesson.
@@ -452,7 +460,10 @@ PANE_WORDS = {
 # What to do at each kind of place, said when ctrl+n (or Enter on a step) goes there.
 STEP_SAY = {
     "read": N_("Read it; ctrl+n pages down, then goes on."),
-    "ledger": N_("Make the ledger your own (change N, the precision, ZeRO; seq for activations)."),
+    "ledger": N_(
+        "List the four columns: activations need seq len s, layers L, hidden h and heads a "
+        "(a model fills the last three)."
+    ),
     "note": N_("Write your note in the box; the engine's answer opens once you have."),
     "free-note": N_("Write your note in the box."),
     "pane": N_("Work it in this pane."),
@@ -556,8 +567,14 @@ MARKED_BACK = N_("Lesson marked {status} again (what your progress shows).")
 # The plan view (F11).
 PLAN_TITLE = N_("Study plan · {lesson} · {figure} steps done")
 PLAN_HINT = N_("enter: go to the step · s: session summary · escape: close")
-PLAN_NEXT = N_("next: {step}")
+# What ctrl+n does next from where the learner was when F11 opened the plan: the next unfinished
+# step after that place, going round (not always the first unfinished one).
+PLAN_NEXT = N_("next, ctrl+n from here: {step}")
+PLAN_NEXT_RATE = N_("next, ctrl+n from here: rate each objective at the start, then {step}")
+PLAN_NEXT_RATE_END = N_("next, ctrl+n from here: rate each objective at the end")
 PLAN_NEXT_NONE = N_("next: every step is done")
+# The plan's first unfinished step, where no place says where ctrl+n goes on from.
+PLAN_FIRST = N_("next: {step}")
 PLAN_OBJECTIVES = N_("Objectives (your rating at the start -> at the end)")
 PLAN_OBJECTIVE = N_("{number}. {text}: {start} -> {end}; trained by {done}/{total} done")
 SUMMARY_TITLE = N_("This session")

@@ -484,18 +484,35 @@ class StudyGuide:
                     self.say_read(plan, current)
                 return
             self.check_section_end()  # its end on screen already: read, and on to the next
-        places = study_places(plan, self.progress)
-        place = next_place(places, current)
+        place, last = self._place_after(plan, current)
         if place is None:
-            # Nothing left but, maybe, the place the learner is on: then that is the step to
-            # do, not "every step is done" (the ratings at the end come after it).
-            here = next((p for p in places if p.key == current and not p.step.done), None)
-            if here is not None and not here.done:
-                await self.go(here, plan, last=True)
-                return
             await self._all_done()
             return
-        await self.go(place, plan)
+        await self.go(place, plan, last=last)
+
+    def _place_after(
+        self, plan: Plan, current: tuple[str, str] | None
+    ) -> tuple[Place | None, bool]:
+        """The place ctrl+n goes to from ``current``, and whether it is the only one left (the
+        place the learner is on: then that is the step to do, not "every step is done", and the
+        ratings at the end come after it); ``(None, False)`` when every place is done."""
+        places = study_places(plan, self.progress)
+        place = next_place(places, current)
+        if place is not None:
+            return place, False
+        here = next((p for p in places if p.key == current and not p.step.done), None)
+        if here is not None and not here.done:
+            return here, True
+        return None, False
+
+    def _end_rating_to_ask(self, plan: Plan) -> ObjectiveStatus | None:
+        """The lesson asks for each objective to be rated again at the end: once every step is
+        done, ctrl+n puts the learner on each one not rated at the end yet (once a session
+        each), then says done. None once none is left to ask, or the lesson is complete."""
+        if self.progress.status == "complete":
+            return None
+        unrated = (o for o in plan.objectives if not o.rating.end)
+        return next((o for o in unrated if o.id not in self._asked_at_end), None)
 
     async def _all_done(self) -> None:
         plan = self.plan(reviews=True)
@@ -504,19 +521,46 @@ class StudyGuide:
             await self.go(Place(reviews), plan)
             return
         assert self.lesson is not None
-        # The lesson asks for each objective to be rated again at the end: once every step is
-        # done, ctrl+n puts the learner on each one not rated at the end yet, then says done.
-        unrated = [o for o in plan.objectives if not o.rating.end]
-        asking = next((o for o in unrated if o.id not in self._asked_at_end), None)
-        if asking is not None and self.progress.status != "complete":
+        asking = self._end_rating_to_ask(plan)
+        if asking is not None:
+            unrated = sum(1 for o in plan.objectives if not o.rating.end)
             self._asked_at_end.add(asking.id)
-            await self._rate(asking.id, "end", strings.RATE_AT_THE_END, len(unrated))
+            await self._rate(asking.id, "end", strings.RATE_AT_THE_END, unrated)
             return
         if self.progress.status == "complete":
             self.screen.notify(strings.ALL_DONE_COMPLETE.format(lesson=self.lesson.id))
         else:
             text = strings.ALL_DONE.format(lesson=self.lesson.id, counts=plan.counts.line())
             self.screen.notify(text, timeout=SAY_SECONDS)
+
+    def following(self) -> tuple[str, str | None]:
+        """What ctrl+n does next from where the learner is, for the plan view (F11) to name:
+        the line saying so, and the id of the step it goes to (None when it goes to none).
+        The same decisions as :meth:`next_step`, without acting on them: the ratings at the
+        start first, then on in the section being read, then the next place after the one the
+        learner is at (:meth:`current_place`), then the reviews and the ratings at the end."""
+        if self.lesson is None:
+            return strings.PLAN_NEXT_NONE, None
+        plan = self.plan()
+        first = plan.next_step
+        if self._start_rating_to_ask(plan) is not None and first is not None:
+            return strings.PLAN_NEXT_RATE.format(step=describe_step(first)), first.id
+        current = self.current_place()
+        section_step = f"read:{self.screen.current_section}"
+        if current is not None and current[0] == section_step and not plan.step(section_step).done:
+            step = plan.step(section_step)
+        else:
+            place, _ = self._place_after(plan, current)
+            full = self.plan(reviews=True)
+            if place is not None:
+                step = place.step
+            elif not full.step("reviews").done:
+                step = full.step("reviews")
+            elif self._end_rating_to_ask(full) is not None:
+                return strings.PLAN_NEXT_RATE_END, None
+            else:
+                return strings.PLAN_NEXT_NONE, None
+        return strings.PLAN_NEXT.format(step=describe_step(step)), step.id
 
     async def _rate_at_the_start(self, plan: Plan) -> bool:
         """The lesson asks for each objective to be rated before studying: ctrl+n's first steps

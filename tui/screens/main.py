@@ -720,7 +720,9 @@ class MainScreen(Screen[None]):
             self.notify(self.lesson_error, severity="error")
             return
         plan = self.guide.plan(reviews=True)
-        screen = PlanScreen(plan, self.session_line(), self.guide.go_to_step)
+        # Named before the plan takes the focus: ctrl+n goes on from where the learner is.
+        following = self.guide.following()
+        screen = PlanScreen(plan, self.session_line(), self.guide.go_to_step, following)
         self.app.push_screen(screen, self._plan_chosen)
 
     async def _plan_chosen(self, step_id: str | None) -> None:

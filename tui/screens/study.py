@@ -125,7 +125,9 @@ class PlanScreen(ModalScreen[str | None]):
         "The study plan: every step of the lesson in its order with its state (◌ to do, ◔ "
         "started, ✓ done), the counts, your ratings of the objectives and the reviews. Arrows "
         "move, enter goes to the step with the cursor where it is done; s shows what this "
-        "session did; escape closes. ctrl+n goes to the next unfinished step from anywhere."
+        "session did; escape closes. The line 'next, ctrl+n from here' names the step ctrl+n "
+        "goes to from where you were: the next unfinished one after that place, going round "
+        "to the start."
     )
 
     def __init__(
@@ -133,24 +135,30 @@ class PlanScreen(ModalScreen[str | None]):
         plan: Plan,
         session_line: str = "",
         go_to_step: Callable[[str], Awaitable[None]] | None = None,
+        following: tuple[str, str | None] | None = None,
     ) -> None:
         """``go_to_step``: what enter on a step runs once the plan is closed, given by the
         screen that opens the plan (its step is reached before the next key is looked at);
-        None: the screen is dismissed with the step's id instead."""
+        None: the screen is dismissed with the step's id instead. ``following``: what ctrl+n
+        does next from where the learner is (:meth:`tui.screens.guide.StudyGuide.following`:
+        the line naming it, and its step, highlighted); None: the plan's first unfinished
+        step."""
         super().__init__()
         self.plan = plan
         self.session_line = session_line
         self._go_to_step = go_to_step
+        if following is None:
+            first = plan.next_step
+            following = (
+                (strings.PLAN_FIRST.format(step=describe_step(first)), first.id)
+                if first
+                else (strings.PLAN_NEXT_NONE, None)
+            )
+        self.following = following
 
     def compose(self) -> ComposeResult:
         plan = self.plan
-        following = plan.next_step
-        head = [
-            plan.counts.line(),
-            strings.PLAN_NEXT.format(step=describe_step(following))
-            if following
-            else strings.PLAN_NEXT_NONE,
-        ]
+        head = [plan.counts.line(), self.following[0]]
         if self.session_line:
             head.append(self.session_line)
         indent = step_indent()
@@ -180,9 +188,9 @@ class PlanScreen(ModalScreen[str | None]):
         # The plan says where each step is: a toast of the last ctrl+n would cover its counts.
         self.app.clear_notifications()
         steps = self.query_one(OptionList)
-        following = self.plan.next_step
         ids = [step.id for step in self.plan.steps]
-        steps.highlighted = ids.index(following.id) if following else 0
+        step_id = self.following[1]
+        steps.highlighted = ids.index(step_id) if step_id in ids else 0
         self.set_focus(steps)
 
     async def action_go(self) -> None:

@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
 from engine import units
@@ -557,8 +558,28 @@ class LedgerPane(CalculatorPane):
             return
         self._example_asked = None
         self._fill(EXAMPLE_1B)
-        self.say(strings.LEDGER_EXAMPLE_LOADED)
+        # What exercise 1 records now: the figures on screen (the last good ones under a
+        # refused field) with their activations or without.
+        if self.result is not None and self.result.activations_computed:
+            self.say(strings.LEDGER_EXAMPLE_LOADED_DONE)
+        else:
+            self.say(
+                strings.LEDGER_EXAMPLE_LOADED.format(fields=activation_inputs(self.field_named))
+            )
 
     def action_compare(self) -> None:
         self.comparing = not self.comparing
         self.recompute()
+
+    async def study_target(self, note_id: str) -> Widget | None:
+        """Where exercise 1 is worked (ctrl+n). Its fourth column, activations, needs every
+        one of :data:`ACTIVATION_INPUTS`: while one is empty, the first empty one (the
+        less-used fields opened for it); else the first field."""
+        values = self.values()
+        empty = next((name for name in ACTIVATION_INPUTS if not values[name].strip()), None)
+        if empty is None:
+            return await super().study_target(note_id)
+        if not self.more_open:
+            await self.open_more()
+        found = self.query(f"#field-{empty}")
+        return found.first() if found else await super().study_target(note_id)
