@@ -202,7 +202,8 @@ async def test_ctrl_ns_message_leaves_the_side_panes_tabs_in_sight(
                 break
         assert "exercise 1" in notified.messages[-1]
         tabs = app.main_screen.query_one("SideTabs Tabs")
-        field = app.query_one("#field-params")
+        # Exercise 1's first input not given yet: the sequence length (its activations).
+        field = app.query_one("#field-seq")
         assert app.focused is field
 
         def clear_of_the_tabs() -> bool:
