@@ -38,6 +38,7 @@ from tests.pilot_helpers import (
     wait_until,
 )
 from tui.app import ShardbookApp
+from tui.screens.layout import META_ID
 from tui.screens.study import PlanScreen, SummaryScreen
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.diagrams import DiagramsPane
@@ -883,6 +884,20 @@ async def test_the_plan_view_names_the_step_ctrl_n_goes_to_from_here(
         assert last_message(notified).startswith("Step 8/25, part 1/8: exercise 3, DP")
         box = app.focused.parent if app.focused else None
         assert isinstance(box, NoteBox) and box.item.id == "ex3.dp.comm"
+        # Back on the lesson's first page, its line names what ctrl+n does from there, as the
+        # plan view does (it named the first unfinished step, read 一句话定义).
+        app.main_screen.set_focus(app.query_one("#reading"))
+        while app.main_screen.current_section != META_ID:
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+        head, highlighted = await plan_view()
+        assert "next, ctrl+n from here: exercise 3: 为每张图写主要 collective" in head
+        first_page = " ".join(reading_text(app).split())
+        assert "Next: exercise 3: 为每张图写主要 collective" in first_page
+        assert "read 一句话定义" not in first_page
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert last_message(notified).startswith("Step 8/25, part 2/8: exercise 3")
 
 
 async def test_the_plan_view_shows_the_next_step_at_every_size(tmp_path: Path) -> None:

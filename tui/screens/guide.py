@@ -44,6 +44,7 @@ from engine.plan import (
     Place,
     Plan,
     ReviewOutlook,
+    Step,
     build_plan,
     describe_step,
     next_place,
@@ -342,13 +343,13 @@ class StudyGuide:
         """The first page's line about the plan: redrawn with the marks (a step done or undone
         while the page is shown changes it)."""
         plan = self.drawn
-        following = plan.next_step
+        # What ctrl+n does from here, as the plan view (F11) names it: after ctrl+n went on to
+        # a later step, the plan's first unfinished step is not where it goes.
+        kind, following = self._following(plan)
         if following is None:
             return strings.META_DONE
         step = describe_step(following).replace("\n", " ")
-        # What ctrl+n does first: the start ratings while they are due (see _rate_at_the_start).
-        asking = self._start_rating_to_ask(plan) is not None
-        said = strings.META_RATE_FIRST if asking else strings.META_NEXT
+        said = strings.META_RATE_FIRST if kind == "rate-start" else strings.META_NEXT
         text = said.format(figure=plan.figure, counts=plan.counts.line(), step=step)
         return strings.single_stops(text)
 
@@ -535,32 +536,40 @@ class StudyGuide:
 
     def following(self) -> tuple[str, str | None]:
         """What ctrl+n does next from where the learner is, for the plan view (F11) to name:
-        the line saying so, and the id of the step it goes to (None when it goes to none).
-        The same decisions as :meth:`next_step`, without acting on them: the ratings at the
-        start first, then on in the section being read, then the next place after the one the
-        learner is at (:meth:`current_place`), then the reviews and the ratings at the end."""
+        the line saying so, and the id of the step it goes to (None when it goes to none)."""
         if self.lesson is None:
             return strings.PLAN_NEXT_NONE, None
-        plan = self.plan()
+        kind, step = self._following(self.plan())
+        if kind == "rate-start" and step is not None:
+            return strings.PLAN_NEXT_RATE.format(step=describe_step(step)), step.id
+        if kind == "step" and step is not None:
+            return strings.PLAN_NEXT.format(step=describe_step(step)), step.id
+        if kind == "rate-end":
+            return strings.PLAN_NEXT_RATE_END, None
+        return strings.PLAN_NEXT_NONE, None
+
+    def _following(self, plan: Plan) -> tuple[str, Step | None]:
+        """What ctrl+n does next from where the learner is: ``("rate-start", first step)``,
+        ``("step", step)``, ``("rate-end", None)`` or ``("none", None)``. The same decisions
+        as :meth:`next_step`, without acting on them: the ratings at the start first, then on
+        in the section being read, then the next place after the one the learner is at
+        (:meth:`current_place`), then the reviews and the ratings at the end."""
         first = plan.next_step
         if self._start_rating_to_ask(plan) is not None and first is not None:
-            return strings.PLAN_NEXT_RATE.format(step=describe_step(first)), first.id
+            return "rate-start", first
         current = self.current_place()
         section_step = f"read:{self.screen.current_section}"
         if current is not None and current[0] == section_step and not plan.step(section_step).done:
-            step = plan.step(section_step)
-        else:
-            place, _ = self._place_after(plan, current)
-            full = self.plan(reviews=True)
-            if place is not None:
-                step = place.step
-            elif not full.step("reviews").done:
-                step = full.step("reviews")
-            elif self._end_rating_to_ask(full) is not None:
-                return strings.PLAN_NEXT_RATE_END, None
-            else:
-                return strings.PLAN_NEXT_NONE, None
-        return strings.PLAN_NEXT.format(step=describe_step(step)), step.id
+            return "step", plan.step(section_step)
+        place, _ = self._place_after(plan, current)
+        if place is not None:
+            return "step", place.step
+        full = self.plan(reviews=True)
+        if not full.step("reviews").done:
+            return "step", full.step("reviews")
+        if self._end_rating_to_ask(full) is not None:
+            return "rate-end", None
+        return "none", None
 
     async def _rate_at_the_start(self, plan: Plan) -> bool:
         """The lesson asks for each objective to be rated before studying: ctrl+n's first steps
