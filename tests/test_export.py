@@ -304,6 +304,16 @@ def test_html_is_one_page_with_the_same_notes_and_escaped_text() -> None:
     shown = [as_typed(text).replace("\x1b", "\u241b") for text in expected]
     assert [text.strip("\n") for text in parser.quotes] == shown
     assert "&lt;script&gt;" in page and "&amp;amp;" in page
+    assert f"<title>S15 notes: {LESSON.title}</title>" in page
+
+
+def test_html_title_is_in_the_interface_language() -> None:
+    """The page's title, as its first heading, in Chinese when the interface is (the catalog's
+    "{lesson} 笔记：{title}"): it stayed English."""
+    set_language("zh")
+    page = export_html(LESSON, filled_progress(), NOW)
+    assert f"<title>S15 笔记：{LESSON.title}</title>" in page
+    assert f"<h1>S15 笔记：{LESSON.title}</h1>" in page
 
 
 def test_html_shows_a_pasted_control_character_as_its_picture_and_markdown_keeps_it() -> None:

@@ -16,6 +16,7 @@ import html
 
 from engine.export.markdown import notes_body
 from engine.export.notes import now_utc
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.progress import (
     LessonProgress,
@@ -56,7 +57,10 @@ def export_html(lesson: Lesson, progress: LessonProgress, now: dt.datetime | Non
     )
     # The learner's spaces are kept (white-space: pre-wrap), so a line break is the <br> alone.
     body = body.replace("<br />\n", "<br />")
-    title = html.escape(f"{lesson.id} notes: {lesson.title}")
+    # As the notes' first heading says it, in the interface language.
+    title = html.escape(
+        " ".join(_("{lesson} notes: {title}").format(lesson=lesson.id, title=lesson.title).split())
+    )
     owner = html.escape(lesson.id)
     page = (
         "<!DOCTYPE html>\n"
