@@ -67,9 +67,11 @@ NO_BREAK_SPACE: Final = "\u00a0"
 # as a field's label with its symbol, kept on one line like a word run (see :func:`unbreakable`).
 # An arrow's ``->`` is a word here, so that two values glued around it stay whole: in F11's
 # ``还不能 -> 部分能`` each is a word of three ideographs, which UAX #14 would break anywhere.
+# So is the mark ``▸`` on a focused rating's phase word (``▸结束 部分能``): never alone at a
+# line's end.
 # A match starts where a word starts (the look-behind): the same matches, found in time that grows
 # with the text, not with the square of its longest word.
-_GLUED: Final = re.compile(r"(?<![\w\-/.>])(?:[\w\-/.>]+\u00a0)+[\w\-/.>]+")
+_GLUED: Final = re.compile(r"(?<![\w\-/.>▸])(?:[\w\-/.>▸]+\u00a0)+[\w\-/.>▸]+")
 # The separator between the parts of a line: never the first character of one.
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).

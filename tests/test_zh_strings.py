@@ -259,6 +259,8 @@ def test_no_rating_word_is_split(zh: None) -> None:
         for width, lines in _lines_at_every_width(text):
             if width < 20:
                 continue
+            # Nor is the focus mark on a phase word (▸结束) left at a line's end.
+            assert not any(line.rstrip().endswith("▸") for line in lines), (width, lines)
             for before, after in itertools.pairwise(lines):
                 for word, cut in itertools.product(words, (1, 2)):
                     parted = before.rstrip().endswith(word[:cut]) and after.startswith(word[cut:])
