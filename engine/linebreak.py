@@ -65,9 +65,13 @@ JOINERS: Final = frozenset("-/._")
 NO_BREAK_SPACE: Final = "\u00a0"
 # Words (any script's letters and digits, with the joiners) glued by NO-BREAK SPACEs: a name such
 # as a field's label with its symbol, kept on one line like a word run (see :func:`unbreakable`).
+# An arrow's ``->`` is a word here, so that two values glued around it stay whole: in F11's
+# ``还不能 -> 部分能`` each is a word of three ideographs, which UAX #14 would break anywhere.
+# So is the mark ``▸`` on a focused rating's phase word (``▸结束 部分能``): never alone at a
+# line's end.
 # A match starts where a word starts (the look-behind): the same matches, found in time that grows
 # with the text, not with the square of its longest word.
-_GLUED: Final = re.compile(r"(?<![\w\-/.])(?:[\w\-/.]+\u00a0)+[\w\-/.]+")
+_GLUED: Final = re.compile(r"(?<![\w\-/.>▸])(?:[\w\-/.>▸]+\u00a0)+[\w\-/.>▸]+")
 # The separator between the parts of a line: never the first character of one.
 SEPARATOR: Final = "·"
 # CJK unified ideographs (and their extension A and compatibility block).
@@ -206,7 +210,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 7
+ANALYSIS_CACHE_VERSION: Final = 8
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False

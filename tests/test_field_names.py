@@ -19,7 +19,7 @@ from engine.i18n import set_language
 from engine.ledger import INPUT_NAMES
 from engine.linebreak import NO_BREAK_SPACE
 from engine.progress import ProgressStore
-from tests.pilot_helpers import paste_into, settle, shown, wait_until
+from tests.pilot_helpers import paste_into, screen_lines, settle, shown, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.widgets.calculator import CalculatorPane, ResultView
@@ -241,6 +241,34 @@ async def test_every_bad_input_is_named_by_the_forms_labels(tmp_path: Path, lang
                     assert language == "zh" or not CJK.search(error), where
         assert messages > 100
         await ledger_errors_name_fields_by_their_labels(app, pilot)
+
+
+async def test_collectives_names_every_refused_field_at_once(tmp_path: Path) -> None:
+    """R = 0 and S = 'abc' on the Collectives form: both fields are named under it at once, each
+    led by its label, on screen at 80x24 (it named R alone, and S only once R was fixed); with
+    R fixed, S alone; with both fixed, the figures: a ring all-reduce of 1 GB on 4 ranks at
+    100 GB/s and 5 us per message takes 2·3·5 us + 2·(3/4)·1 GB / (100 GB/s) = 15.03 ms."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f4")
+        await wait_until(pilot, lambda: bool(app.main_screen.query("#field-ranks")))
+        pane = app.main_screen.query_one("CollectivesPane", CalculatorPane)
+        ranks, size = (pane.query_one(f"#field-{name}", Input) for name in ("ranks", "bytes"))
+        await paste_into(pilot, ranks, "0")
+        error = await error_after(pilot, pane, size, "abc")
+        assert "ranks R: must be at least 1, got 0" in error, error
+        assert "size S: 'abc' is not a number" in error, error
+        lines = [line.strip() for line in drawn_lines(pane.query_one(".calc-error", Static))]
+        assert lines[0] == "ranks R: must be at least 1, got 0", lines
+        assert lines[1].startswith("size S: 'abc' is not a number"), lines
+        await settle(pilot)
+        on_screen = "\n".join(screen_lines(app))
+        assert "ranks R: must be at least 1" in on_screen and "size S: 'abc'" in on_screen
+        error = await error_after(pilot, pane, ranks, "4")
+        assert error.startswith("size S: 'abc' is not a number") and "ranks R" not in error
+        assert await error_after(pilot, pane, size, "1GB") == ""
+        assert "15.03 ms" in shown(pane.query_one(".calc-result", ResultView))
+        await pilot.press("ctrl+q")
 
 
 def test_tradeoffs_names_its_pickers() -> None:

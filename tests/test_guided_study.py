@@ -7,6 +7,7 @@ is logged and summed up."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -32,12 +33,13 @@ from tests.pilot_helpers import (
     paste_into,
     reading_text,
     result_text,
+    screen_lines,
     settle,
     shown,
     type_into,
     wait_until,
 )
-from tui.app import ShardbookApp
+from tui.app import ShardbookApp, make_app
 from tui.screens.layout import META_ID
 from tui.screens.study import PlanScreen, SummaryScreen
 from tui.widgets.confirm import ConfirmScreen
@@ -777,6 +779,64 @@ async def test_a_rating_key_and_its_word_stay_on_one_line(tmp_path: Path) -> Non
             keys = rows[next(n for n, row in enumerate(rows) if "keys" in row) :]
             assert any("3 can" in row for row in keys), (width, keys)
             assert not [row for row in keys if re.search(r"(^|[ ·:])[0-3]$", row)], (width, keys)
+
+
+def split_words(lines: list[str], words: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Each two lines in a row (frames, scroll bars and spaces at their ends left out) that
+    part one of ``words`` between them (``…来源：还`` then ``不能 -> 部分能``)."""
+    edges = " \xa0█▊▎▌│▁▂▃▄▅▆▇"
+    parted = []
+    for before, after in itertools.pairwise(line.strip(edges) for line in lines):
+        for word in words:
+            if any(
+                before.endswith(word[:cut]) and after.startswith(word[cut:])
+                for cut in range(1, len(word))
+            ):
+                parted.append((before, after))
+    return parted
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (40, 12)])
+async def test_a_chinese_rating_word_is_never_broken_inside(
+    tmp_path: Path, notified: Notified, size: tuple[int, int]
+) -> None:
+    """The ratings 还不能 (not yet) and 部分能 (partly) are words of three ideographs, between
+    any two of which UAX #14 allows a break (the lines' glue kept only two-ideograph marks such
+    as 未评 whole). With every step done and each objective rated 还不能 at the start, they were
+    broken inside: at 60x20 in ctrl+n's message asking for the rating at the end (``1 还`` then
+    ``不能、2``), at 40x12 in the focused objective's line (``结束 部`` then ``分能``), at 80x24
+    and 40x12 in F11's objective lines (``来源：还`` then ``不能 -> 部分能``). Each is whole on
+    one line at all three sizes."""
+    studied_all_but(tmp_path, "")
+    data = saved(tmp_path)
+    data["ratings"] = {item.id: {"start": "not-yet"} for item in LESSON.objectives}
+    (tmp_path / "S15.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    words = ("还不能", "部分能")
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language="zh")
+    async with app.run_test(size=size, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: isinstance(app.focused, ObjectiveItem))
+        assert notified.messages[-1].startswith("所有步骤都已完成"), notified.messages[-1]
+        toast = notified.notifications[-1].message
+        assert not split_words(toast.split("\n"), words), toast
+        await pilot.press("2")  # objective 1 rated 部分能 at the end
+        await pilot.pause()
+        assert not split_words(screen_lines(app), words), screen_lines(app)
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+        steps = app.screen.query_one(OptionList)
+        rated = [
+            index
+            for index in range(steps.option_count)
+            if "还不能" in str(steps.get_option_at_index(index).prompt)
+        ]
+        assert len(rated) == len(LESSON.objectives)
+        for index in rated:
+            steps.highlighted = index
+            await pilot.pause()
+            assert not split_words(screen_lines(app), words), screen_lines(app)
+        await pilot.press("escape", "ctrl+q")
 
 
 async def test_a_reading_link_opens_in_the_browser(tmp_path: Path) -> None:

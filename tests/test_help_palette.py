@@ -277,6 +277,41 @@ async def test_help_wraps_every_key_and_text_whole(
             await settle(pilot)
 
 
+@pytest.mark.parametrize(("size", "keys"), [((40, 12), ()), ((60, 20), ()), ((80, 24), ("f2",))])
+async def test_the_help_is_the_one_scroll_bar_on_screen(
+    tmp_path: Path, size: tuple[int, int], keys: tuple[str, ...]
+) -> None:
+    """F1 at 40x12 showed two scroll bar thumbs: the help's own, and in the columns its 90%
+    width left at its side, the lesson's, through the dialog's translucent backdrop (at 60x20
+    too, and at 80x24 beside the Ledger's long form). Every scroll bar of the lesson screen
+    under it is now covered by the help, whose own bar is the only one on screen; scrolled to
+    its end, it shows its last line."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+        screen = app.main_screen
+        bars = [
+            widget.vertical_scrollbar.region
+            for widget in screen.query("*")
+            if widget.show_vertical_scrollbar and widget.vertical_scrollbar.region
+        ]
+        assert bars  # the lesson (and the Ledger) scroll at this size
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await settle(pilot)
+        body = app.screen.query_one("#help-body")
+        assert body.show_vertical_scrollbar and app.screen.max_scroll_y == 0
+        assert [bar for bar in bars if not body.region.contains_region(bar)] == []
+        body.scroll_end(animate=False)
+        await wait_until(pilot, lambda: body.scroll_y == body.max_scroll_y > 0)
+        await settle(pilot)
+        shown = " ".join(screen_lines(app)[body.region.y : body.region.bottom])
+        assert " ".join(strings.HELP_CLOSE.split()[-3:]) in " ".join(shown.split())
+        await pilot.press("escape", "ctrl+q")
+
+
 def test_help_rows_name_a_command_once() -> None:
     """A row whose help names its label shows the help alone (not ``Quiz: Quiz and spaced
     review``, ``测验：测验与间隔复习``); a label the help does not name stays in front of it."""

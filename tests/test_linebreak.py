@@ -193,6 +193,20 @@ def test_labels_with_plain_spaces_are_broken() -> None:
     assert len(parted) > 10
 
 
+# F11's objective line in Chinese: the ratings at the start and at the end, glued around the arrow
+# by no-break spaces. 还不能 and 部分能 are words of three ideographs, which UAX #14 allows to
+# break anywhere; unglued, `…来源：还` / `不能 -> 部分能` (80x24) and `-> 部` / `分能` (40x12).
+RATED = "1. 能拆解参数的内存来源：还不能\u00a0->\u00a0部分能；训练它的步骤已完成 2/2"
+
+
+# From 18 cells: `还不能 -> 部分能；` (16 cells, and the semicolon no line starts with) fits.
+@pytest.mark.parametrize("width", range(18, 60))
+def test_two_values_glued_around_an_arrow_stay_whole(width: int) -> None:
+    lines = break_paragraph(RATED, width)
+    assert "".join(lines) == RATED
+    assert _lines_holding(lines, "还不能\u00a0->\u00a0部分能"), lines
+
+
 # The reading pane beside the side pane at 80x24 cut a link `https:` / `//dlsyscourse.org/...`.
 LINK = "▸ lectures (slides and videos): https://dlsyscourse.org/lectures/"
 URL = "https://dlsyscourse.org/lectures/"

@@ -28,7 +28,7 @@ from engine.ledger.validate import checked_targets
 from engine.lesson import load_lesson
 from engine.linebreak import break_text
 from engine.plan import build_plan, describe_step
-from engine.progress import LessonProgress
+from engine.progress import RATING_LABELS, RATING_LEVELS, LessonProgress
 from engine.quiz import ask, lesson_items
 from engine.quiz.grading import parse_answer
 from engine.reading import section_blocks
@@ -36,8 +36,9 @@ from engine.units import parse_bytes, parse_count, parse_int, parse_number, pars
 from tests.test_i18n import catalog_entries
 from tui import strings
 from tui.screens.quiz_dialogs import parse_retention
-from tui.screens.study import step_line
+from tui.screens.study import objective_lines, step_line
 from tui.widgets.bubble import closed_form_renderable, spec_from_form
+from tui.widgets.study import ObjectiveItem
 
 LESSON = load_lesson(Path(__file__).resolve().parent.parent / "content" / "S15.yaml")
 
@@ -213,6 +214,57 @@ def test_no_line_starts_with_a_separator_and_no_mark_is_split(language: str) -> 
                     ), (width, lines)
     finally:
         set_language("en")
+
+
+def test_no_rating_word_is_split(zh: None) -> None:
+    """The ratings 还不能 (not yet) and 部分能 (partly), words of three ideographs, are never
+    broken inside at any width from 20 cells (a break between any two ideographs is allowed by
+    UAX #14; the glue for marks such as ``未评`` holds two): in an objective's rating line,
+    focused or not, in the plan view (F11), in ctrl+n's messages asking for the ratings, in the
+    objectives' hint and in an objective's help (F1). Each is glued to the word or key before
+    it (and in F11 around the arrow) by a no-break space in the catalog."""
+    levels = [gettext(label) for label in RATING_LABELS.values()]
+    rated = [
+        text
+        for start, end in itertools.product(levels, repeat=2)
+        for text in (
+            strings.OBJECTIVE_RATING.format(start=start, end=end),
+            *(
+                strings.OBJECTIVE_RATING_FOCUSED.format(
+                    start_mark=mark, end_mark=other, start=start, end=end
+                )
+                for mark, other in (("▸", ""), ("", "▸"))
+            ),
+        )
+    ]
+    progress = LessonProgress(LESSON.id)
+    for number, objective in enumerate(LESSON.objectives):
+        progress.ratings[objective.id] = {
+            "start": RATING_LEVELS[number % 3],
+            "end": RATING_LEVELS[(number + 1) % 3],
+        }
+    asked = [
+        template.format(number=4, unrated=4)
+        for template in (strings.RATE_AT_THE_START, strings.RATE_AT_THE_END)
+    ]
+    texts = [
+        *rated,
+        *objective_lines(build_plan(LESSON, progress)),
+        *asked,
+        strings.OBJECTIVE_HINT,
+        gettext(ObjectiveItem.HELP),
+    ]
+    words = ("还不能", "部分能")
+    for text in texts:
+        for width, lines in _lines_at_every_width(text):
+            if width < 20:
+                continue
+            # Nor is the focus mark on a phase word (▸结束) left at a line's end.
+            assert not any(line.rstrip().endswith("▸") for line in lines), (width, lines)
+            for before, after in itertools.pairwise(lines):
+                for word, cut in itertools.product(words, (1, 2)):
+                    parted = before.rstrip().endswith(word[:cut]) and after.startswith(word[cut:])
+                    assert not parted, (width, lines)
 
 
 # Chinese entries with a colon the English has none of, where Chinese reads it as a label (the

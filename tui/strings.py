@@ -489,6 +489,10 @@ STEP_SECTION_READ_END = N_("{section}: read to its end.")
 STEP_ONLY_ONE_LEFT = N_("Only this is left to do. {step}")
 ALL_DONE = N_("Every step of {lesson} is done: {counts}. F9 marks the lesson complete.")
 ALL_DONE_COMPLETE = N_("Every step of {lesson} is done and the lesson is complete.")
+# The rating words of Chinese (还不能, 部分能) are three ideographs, which UAX #14 allows to break
+# between: wherever one follows a key or a phase word (1 还不能, 开始 还不能) the translation joins
+# them by a no-break space, and F11 joins both ratings around the arrow, so the line breaker keeps
+# each whole (engine.linebreak, its glued words; tests/test_zh_strings.py).
 RATE_AT_THE_START = N_(
     "Before you study: rate objective {number} now, at the start: 1 not yet, 2 partly, 3 can "
     "(left to rate at the start: {unrated}; ctrl+n goes on)."

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.cells import cell_len
 from rich.console import RenderableType
@@ -53,6 +53,48 @@ class Field:
     default: str
     options: tuple[tuple[str, str], ...] = ()
     tooltip: str = ""
+
+
+T = TypeVar("T")
+
+
+class FormErrors(InputError):
+    """Several fields of a form refused at once: ``errors``, one per field in the form's order.
+    As an :class:`InputError` it is the first of them (its ``field`` and message), so whatever
+    handles one refused field handles it too; the pane names every one
+    (:meth:`CalculatorPane.error_text`)."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        super().__init__(first.field, first.template, **first.values)
+        self.errors = tuple(errors)
+
+
+class FieldChecks:
+    """Parses a form's fields each on its own, so that ``compute`` can name every refused field
+    at once: parsed one after another, the first InputError ended ``compute`` and the learner
+    learnt of the next bad field only once the first was fixed."""
+
+    def __init__(self) -> None:
+        self.errors: list[InputError] = []
+
+    def parse(self, parse: Callable[[], T], fallback: T) -> T:
+        """``parse()``; when it raises InputError, the error is kept for :meth:`check` and
+        ``fallback`` (never computed with) returned in place of the value."""
+        try:
+            return parse()
+        except InputError as error:
+            self.errors.append(error)
+            return fallback
+
+    def check(self) -> None:
+        """Raises:
+        InputError: the one field refused; :class:`FormErrors` when several were.
+        """
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise FormErrors(self.errors)
 
 
 @dataclass(frozen=True)
@@ -520,7 +562,10 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
 
     def error_text(self, error: InputError) -> str:
         """``error`` as the pane shows it: the field's label, then the message, which names the
-        other fields it mentions by their labels too (each label kept on one line)."""
+        other fields it mentions by their labels too (each label kept on one line); for
+        :class:`FormErrors`, each field's so, one a line."""
+        if isinstance(error, FormErrors):
+            return "\n".join(self.error_text(each) for each in error.errors)
         return gettext("{field}: {message}").format(
             field=unbreakable(self.label_of(error.field)), message=error.naming(self.field_named)
         )

@@ -35,7 +35,7 @@ from engine.diagrams import MAX_DIAGRAM_RANKS, collective_diagram_parts, collect
 from engine.errors import InputError, quoted
 from engine.i18n import N_, gettext, ngettext
 from tui import strings
-from tui.widgets.calculator import CalculatorPane, Field, Outcome
+from tui.widgets.calculator import CalculatorPane, Field, FieldChecks, Outcome
 from tui.widgets.diagrams import mark_roomy
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenText
@@ -171,17 +171,19 @@ class CollectivesPane(CalculatorPane):
     def compute(self, values: dict[str, str]) -> Outcome:
         op = values["op"]
         algorithm = None if values["algorithm"] == DEFAULT else values["algorithm"]
-        # The engine's bound checked here too, so its message shows R as the learner typed it.
-        ranks = units.parse_int("ranks", values["ranks"], minimum=1, maximum=MAX_COST_RANKS)
+        # Each field parsed on its own, so that every refused one is named at once. The engine's
+        # bound on R is checked here too, so its message shows R as the learner typed it.
+        checks = FieldChecks()
+        ranks = checks.parse(
+            lambda: units.parse_int("ranks", values["ranks"], minimum=1, maximum=MAX_COST_RANKS),
+            1,
+        )
+        size = checks.parse(lambda: units.parse_bytes("bytes", values["bytes"]), 0.0)
+        rate = checks.parse(lambda: units.parse_rate("bandwidth", values["bandwidth"]), 0.0)
+        latency = checks.parse(lambda: units.parse_time("latency", values["latency"]), 0.0)
+        checks.check()
         try:
-            cost = collective_cost(
-                op,
-                ranks,
-                units.parse_bytes("bytes", values["bytes"]),
-                units.parse_rate("bandwidth", values["bandwidth"]),
-                units.parse_time("latency", values["latency"]),
-                algorithm,
-            )
+            cost = collective_cost(op, ranks, size, rate, latency, algorithm)
         except InputError as error:
             # The engine names its arguments (size_bytes); the message names the form's field.
             raise error.for_field(_PANE_FIELDS.get(error.field, error.field)) from None
@@ -196,9 +198,8 @@ class CollectivesPane(CalculatorPane):
         if not units.has_unit(values["bandwidth"]):
             # A bare number is bytes per second (as the command line reads it): 100 meant as
             # 100 GB/s would price an all-reduce at months; say how it was read.
-            read_as = units.parse_rate("bandwidth", values["bandwidth"])
             note = strings.BANDWIDTH_WITHOUT_UNIT.format(
-                typed=quoted(values["bandwidth"].strip()), rate=units.format_rate(read_as)
+                typed=quoted(values["bandwidth"].strip()), rate=units.format_rate(rate)
             )
             shown = Group(Text(note, style="bold"), shown)
         return Outcome(shown)
