@@ -271,6 +271,46 @@ async def test_collectives_names_every_refused_field_at_once(tmp_path: Path) -> 
         await pilot.press("ctrl+q")
 
 
+async def test_bubble_names_every_refused_field_at_once(tmp_path: Path) -> None:
+    """p = 0 and m = 'x' on the Bubble form: both named at once, each led by its label; with
+    both fixed (p = 4, m = 8), 1F1B's bubble is (p - 1)/m = 3/8 of the ideal time (Narayanan
+    et al. 2021, section 2.2), shown as 0.375."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_pane(app, pilot, "bubble")
+        stages, micro_batches = (
+            pane.query_one(f"#field-{name}", Input) for name in ("stages", "micro_batches")
+        )
+        await paste_into(pilot, stages, "0")
+        error = await error_after(pilot, pane, micro_batches, "x")
+        assert error.startswith("stages p: must be at least 1, got 0"), error
+        assert "micro-batches m: 'x' is not a number" in error, error
+        error = await error_after(pilot, pane, stages, "4")
+        assert error.startswith("micro-batches m: 'x'") and "stages p" not in error, error
+        assert await error_after(pilot, pane, micro_batches, "8") == ""
+        assert "0.375" in shown(pane.query_one(".calc-result", ResultView))
+        await pilot.press("ctrl+q")
+
+
+async def test_ledger_names_every_refused_field_at_once(tmp_path: Path) -> None:
+    """N = 'abc' and P = 0 on the Ledger form: both named at once; with both fixed (N = 7B,
+    P = 1), mixed-precision Adam's model states are 16 bytes a parameter (ZeRO, Rajbhandari et
+    al. 2020, section 3.1): 16 x 7e9 = 112 GB."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await open_pane(app, pilot, "ledger")
+        params, dp = (pane.query_one(f"#field-{name}", Input) for name in ("params", "dp"))
+        await paste_into(pilot, params, "abc")
+        error = await error_after(pilot, pane, dp, "0")
+        assert error.startswith("params N: 'abc' is not"), error
+        assert "DP size P: must be at least 1, got 0" in error, error
+        error = await error_after(pilot, pane, params, "7B")
+        assert error.startswith("DP size P: must be at least 1") and "params N" not in error
+        assert await error_after(pilot, pane, dp, "1") == ""
+        assert "112.00" in shown(pane.query_one(".calc-result", ResultView))
+        await pilot.press("ctrl+q")
+
+
 def test_tradeoffs_names_its_pickers() -> None:
     error = InputError(
         "seq",

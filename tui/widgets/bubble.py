@@ -44,7 +44,7 @@ from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_d
 from engine.pipeline.timeline import chunks_note
 from tui import strings
 from tui.compositor import in_view
-from tui.widgets.calculator import CalculatorPane, Field, Outcome, ResultView
+from tui.widgets.calculator import CalculatorPane, Field, FieldChecks, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
 
@@ -69,29 +69,43 @@ def spec_from_form(values: dict[str, str], schedule: str) -> PipelineSpec:
     """The pane's form as a PipelineSpec for ``schedule``.
 
     Raises:
-        InputError: naming the form field.
+        InputError: naming the form field; :class:`~tui.widgets.calculator.FormErrors` naming
+            each one when several are refused (every field is parsed on its own).
     """
-    stages = units.parse_int("stages", values["stages"])
-    micro_batches = units.parse_int("micro_batches", values["micro_batches"])
+    checks = FieldChecks()
+
+    def number(name: str, allow_zero: bool = False) -> float:
+        return checks.parse(
+            lambda: units.parse_number(
+                name, values[name], allow_zero=allow_zero, maximum=MAX_OP_TIME
+            ),
+            1.0,
+        )
+
+    stages = checks.parse(lambda: units.parse_int("stages", values["stages"]), 1)
+    micro_batches = checks.parse(
+        lambda: units.parse_int("micro_batches", values["micro_batches"]), 1
+    )
     # v means something only to the interleaved schedule; a bad v must not block the others.
     virtual = 1
     if schedule == "interleaved-1f1b":
-        virtual = units.parse_int("virtual_stages", values["virtual_stages"])
+        virtual = checks.parse(
+            lambda: units.parse_int("virtual_stages", values["virtual_stages"]), 1
+        )
+    t_forward = number("t_forward")
+    t_backward_input = number("t_backward_input")
+    t_backward_weight = number("t_backward_weight", allow_zero=True)
+    p2p_time = number("p2p_time", allow_zero=True)
+    checks.check()
     return PipelineSpec(
         schedule=one_of("schedule", schedule, SCHEDULES),
         stages=stages,
         num_microbatches=micro_batches,
         virtual_stages=virtual,
-        t_forward=units.parse_number("t_forward", values["t_forward"], maximum=MAX_OP_TIME),
-        t_backward_input=units.parse_number(
-            "t_backward_input", values["t_backward_input"], maximum=MAX_OP_TIME
-        ),
-        t_backward_weight=units.parse_number(
-            "t_backward_weight", values["t_backward_weight"], allow_zero=True, maximum=MAX_OP_TIME
-        ),
-        p2p_time=units.parse_number(
-            "p2p_time", values["p2p_time"], allow_zero=True, maximum=MAX_OP_TIME
-        ),
+        t_forward=t_forward,
+        t_backward_input=t_backward_input,
+        t_backward_weight=t_backward_weight,
+        p2p_time=p2p_time,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -49,7 +50,7 @@ from engine.model_presets import get_preset, model_presets
 from engine.model_size import ATTENTION_KERNELS, MLP_KINDS, NORM_KINDS
 from tui import strings
 from tui.commands import labelled
-from tui.widgets.calculator import CalculatorPane, Field, Outcome, is_stale
+from tui.widgets.calculator import CalculatorPane, Field, FieldChecks, Outcome, is_stale
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
 
@@ -140,8 +141,10 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     """The pane's form (field name -> text as typed) as a LedgerSpec.
 
     Raises:
-        InputError: naming the form field.
+        InputError: naming the form field; :class:`~tui.widgets.calculator.FormErrors` naming
+            each one when several are refused (every field is parsed on its own).
     """
+    checks = FieldChecks()
     preset_key = values.get("preset", CUSTOM)
     preset_fields: dict[str, Any] = {}
     if preset_key in PRECISION_PRESETS:
@@ -155,8 +158,17 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
     )
     numeric += OPTIONAL_COUNT_FIELDS + SIZE_FIELDS
     model = values.get("model", CUSTOM)
+    numbers: dict[str, Any] = {}
+    nothing: dict[str, Any] = {}
+    for name in numeric:
+        if name in values:
+            numbers.update(
+                checks.parse(partial(numeric_fields_from_text, {name: values[name]}), nothing)
+            )
+    no_targets: tuple[str, ...] = ()
+    lora_targets = checks.parse(partial(parse_lora_targets, values["lora_targets"]), no_targets)
     spec_fields: dict[str, Any] = {
-        **numeric_fields_from_text({name: values[name] for name in numeric if name in values}),
+        **numbers,
         "convention": values["convention"],
         "recompute": values["recompute"],
         "sequence_parallel": values["sequence_parallel"] == "yes",
@@ -168,20 +180,19 @@ def spec_from_form(values: dict[str, str]) -> LedgerSpec:
         "tied_embeddings": values["tied_embeddings"] == "yes",
         "attention": values["attention"],
         "finetune": values["finetune"],
-        "lora_targets": parse_lora_targets(values["lora_targets"]),
+        "lora_targets": lora_targets,
         "offload": values["offload"],
         **preset_fields,
     }
     # A preset sets dtype, optimizer and master weights, so every convention (and the CLI) shows
     # the same breakdown; typed bytes per parameter (custom) are the ZeRO paper's 2/2/K form.
     if values["convention"] == "zero-paper" and preset_key not in PRECISION_PRESETS:
-        spec_fields["weight_bytes"] = units.parse_number("weight_bytes", values["weight_bytes"])
-        spec_fields["grad_bytes"] = units.parse_number(
-            "grad_bytes", values["grad_bytes"], allow_zero=True
-        )
-        spec_fields["optimizer_bytes"] = units.parse_number(
-            "optimizer_bytes", values["optimizer_bytes"], allow_zero=True
-        )
+        for name in ("weight_bytes", "grad_bytes", "optimizer_bytes"):
+            parse = partial(
+                units.parse_number, name, values[name], allow_zero=name != "weight_bytes"
+            )
+            spec_fields[name] = checks.parse(parse, 1.0)
+    checks.check()
     return LedgerSpec(**spec_fields)
 
 
