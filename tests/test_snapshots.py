@@ -23,6 +23,7 @@ from textual.widgets import Input, TextArea
 from tests.pilot_helpers import SIZE, wait_until
 from tui import strings
 from tui.app import ShardbookApp, make_app
+from tui.screens.guide import SectionEnd
 
 NOW = dt.datetime(2026, 12, 7, 10, 15, tzinfo=dt.UTC)
 # The autosave delay of the apps whose snapshot waits for the save (:func:`settled`): the state
@@ -54,10 +55,27 @@ def settled(*keys: str, read: int = 0) -> Callable[[Pilot[int]], Awaitable[None]
         await wait_until(pilot, lambda: len(app.progress.read) >= read)
         # A save clears ``dirty``; a save still pending keeps it set.
         await wait_until(pilot, lambda: not app.dirty)
+        # The section shown laid out to its end: under load the snapshot caught the reader's
+        # scroll bar sized for the part laid out so far.
+        await wait_until(pilot, lambda: section_laid_out(app))
         steady_cursor(app)
         await pilot.pause()
 
     return run_before
+
+
+def section_laid_out(app: ShardbookApp) -> bool:
+    """Whether the section the reader shows has its end laid out (its :class:`SectionEnd` has
+    a size; the lesson's first page, which has none, is laid out as it is shown)."""
+    screen = app.main_screen
+    if not any(section.id == screen.current_section for section in screen.sections):
+        return True
+    ends = [
+        end
+        for end in screen.query("#reading SectionEnd").results(SectionEnd)
+        if end.section_id == screen.current_section
+    ]
+    return bool(ends) and ends[-1].size.height > 0
 
 
 def steady_cursor(app: ShardbookApp) -> None:
