@@ -179,6 +179,12 @@ def test_exercise1_is_a_table_of_the_inputs_set_with_a_total() -> None:
     chinese = export_markdown(LESSON, filled_progress(), NOW)
     assert "| 参数 | 2000000000 | 2.00 GB | 1.86 GiB |" in chinese
     assert "| 梯度 | 2000000000 |" in chinese and "parameters |" not in chinese
+    # The JSON's labels too (the notes' "which dimension is split" stayed English).
+    progress = filled_progress()
+    progress.notes["ex2.dp.split"] = "the batch"
+    data = export_data(LESSON, progress, NOW)
+    labels = {note["id"]: note["label"] for note in data["exercise_notes"]}
+    assert labels == {"ex2.dp.split": "哪一维被切分"}, labels
 
 
 def test_an_invalid_form_is_never_paired_with_figures() -> None:
@@ -212,7 +218,7 @@ def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     rendered = rendered_text(export_markdown(LESSON, progress, NOW))
     assert (
         f"reviews: 1 (2 of {total} items reviewed: 1 rated in the quiz, 1 self-check answered "
-        f"in the lesson; {total - 1} new to the quiz)"
+        f"in the lesson; {total - 2} not reviewed yet)"
     ) in " ".join(rendered.split())
     # Rated in the quiz, the revealed one counts there, once.
     state.review(ask(items[1], LESSON, rng), 1, NOW)

@@ -41,7 +41,7 @@ from tests.pilot_helpers import (
 )
 from tui.app import ShardbookApp, make_app
 from tui.screens.layout import META_ID
-from tui.screens.study import PlanScreen, SummaryScreen
+from tui.screens.study import PlanScreen, SummaryLine, SummaryScreen
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.diagrams import DiagramsPane
 from tui.widgets.notes import NoteBox
@@ -1033,6 +1033,14 @@ async def test_the_session_summary_says_what_this_session_did(tmp_path: Path) ->
         assert text.startswith("Session on S15")
         assert "answers written: 1\n  self-check 1: 混合精度 Adam" in text
         assert "\n  self-check 1: 混合精度" in text.split("answers written")[0]
+        # A line too long for the dialog (at 40 columns) goes on under itself, two cells
+        # deeper (as the summary printed to the terminal does), not at the first column.
+        await pilot.resize_terminal(40, 16)
+        await pilot.pause()
+        drawn = [line.lines for line in app.screen.query(SummaryLine)]
+        wrapped = [lines for lines in drawn if len(lines) > 1 and lines[0].startswith("  s")]
+        assert wrapped, drawn
+        assert all(line.startswith("    ") for lines in wrapped for line in lines[1:]), wrapped
         await pilot.press("escape", "escape")
         await pilot.press("ctrl+q")
     (session,) = saved(tmp_path)["sessions"]  # type: ignore[misc]

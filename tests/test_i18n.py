@@ -76,6 +76,7 @@ from tui.screens.main import MainScreen
 from tui.screens.quiz import QuizScreen
 from tui.widgets.ledger import LedgerPane
 from tui.widgets.notes import SelfCheckBox
+from tui.widgets.reader import BrokenText
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "content" / "S15.yaml"
@@ -1061,6 +1062,25 @@ async def test_lang_zh_nothing_cut_on_a_narrow_screen(tmp_path: Path) -> None:
         await settle(pilot)
         async for tab, text in side_pane_pages(app, pilot):
             assert [line for line in text.splitlines() if "…" in line] == [], tab
+
+
+async def test_lang_zh_pane_titles_are_broken_by_the_lessons_rules(tmp_path: Path) -> None:
+    """At 80x24 in Chinese, the Diagrams pane's notes title ("我的笔记，练习 2 和 3（…）") is
+    broken by the lesson's rules, between Chinese characters where the line is full: drawn as
+    a Static, it broke at its only spaces, "练习 2 和" on a half-empty line, "3（…" below."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = await app.main_screen.open_side_tab("diagrams")
+        await settle(pilot)
+        from rich.cells import cell_len
+
+        title = pane.query_one(".more-title", BrokenText)
+        width = title.content_region.width
+        lines = title.lines_at(width)
+        assert len(lines) > 1 and "练习 2 和 3" in lines[0], lines
+        # Full lines: each but the last within 2 cells (a Chinese character) of the width.
+        assert all(cell_len(line) >= width - 2 for line in lines[:-1]), lines
 
 
 # ----------------------------------------------------------------- times in each language

@@ -356,6 +356,41 @@ async def test_a_two_line_answer_is_written_and_the_question_stays_with_the_solu
         assert feedback.region.height > 0 and feedback.region.y > region.bottom - 1
 
 
+async def test_a_number_answered_after_a_new_line_is_quoted_on_the_verdicts_line(
+    tmp_path: Path,
+) -> None:
+    """Enter first (an empty line), then the figure: graded right, and the verdict showed
+    "yours:" on its line and the figure on the next. The answer is quoted as graded, without
+    the line breaks around it; one inside it is written \\n."""
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        while current(app).answer_kind != "number":
+            await answer_right(pilot, app)
+        question = current(app)
+        assert isinstance(question.expected, float)
+        figure = repr(question.expected / SCALE[question.unit])
+        await paste_answer(pilot, f"\n{figure}\n")
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        lines = shown(screen_of(app).query_one("#quiz-feedback", Static), 200).splitlines()
+        verdict = next(line for line in lines if "yours:" in line)
+        assert verdict.startswith("Right.") and f"yours: {figure}" in verdict, lines
+
+
+async def test_the_empty_answer_box_shows_its_whole_placeholder_at_40_columns(
+    tmp_path: Path,
+) -> None:
+    """At 40x12 the box was two lines tall and its placeholder three: "escape leaves the box",
+    the one way out of it, was not on screen."""
+    app = quiz_app(tmp_path, lesson="S15")
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert screen_of(app).typing
+        text = " ".join(" ".join(line.strip(" ▊▎") for line in screen_lines(app)).split())
+        assert "enter starts a new line, ctrl+r submits, escape leaves the box" in text, text
+
+
 def review_before(progress_dir: Path, lesson: Lesson, kinds: tuple[str, ...]) -> None:
     """Rate every item of ``kinds`` Easy at NOW through the engine, so a session opened at NOW
     asks only the others (an Easy card is next due days later)."""

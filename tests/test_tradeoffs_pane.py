@@ -60,6 +60,10 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         first_row = next(line for line in table.splitlines() if line.strip().startswith("tp"))
         assert "x" in first_row
         assert table.index("tp ") < table.index("pp ")  # sorted by growth: TP first
+        # Each column that is not a plain T_step says what it is, under the table.
+        below = " ".join(table[table.index("tp ") :].split())
+        assert "exposed = the communication time not hidden behind compute" in below
+        assert "growth = T_step here / T_step on NVLink-class links" in below
         assert ". linear (n x 1 GPU)" in table
         # The assumptions come first, above every figure: model, batch and sequence, links.
         assumed = table.index("Assumed")

@@ -322,7 +322,10 @@ TRADEOFFS_MODEL = N_("model")
 TRADEOFFS_BATCH = N_("global batch")
 TRADEOFFS_SEQ = N_("seq len s")
 TRADEOFFS_TABLE_TITLE = N_("T_step of each strategy alone on {world} GPUs, {link}")
-TRADEOFFS_GROWTH_NOTE = N_("growth = T_step here / T_step on NVLink-class links (8 GPUs per node)")
+TRADEOFFS_GROWTH_NOTE = N_(
+    "exposed = the communication time not hidden behind compute (a part of T_step); growth = "
+    "T_step here / T_step on NVLink-class links (8 GPUs per node)"
+)
 TRADEOFFS_PLOT_TITLE = N_("Throughput vs GPUs (strong scaling, same links)")
 TRADEOFFS_ASSUMPTIONS = N_("Assumed (every figure below)")
 TRADEOFFS_EFFICIENCY = N_("efficiency at 64 GPUs: {values}")

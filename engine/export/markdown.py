@@ -280,9 +280,9 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
     if in_lesson:
         reviewed = ngettext(
             "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
-            "quiz, {count} self-check answered in the lesson; {new} new to the quiz)",
+            "quiz, {count} self-check answered in the lesson; {left} not reviewed yet)",
             "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
-            "quiz, {count} self-checks answered in the lesson; {new} new to the quiz)",
+            "quiz, {count} self-checks answered in the lesson; {left} not reviewed yet)",
             in_lesson,
         ).format(
             reviews=summary["reviews"],
@@ -290,7 +290,8 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
             items=summary["items"],
             rated=summary["reviewed"],
             count=in_lesson,
-            new=summary["new"],
+            # Not "new": the quiz's new items include the self-checks answered in the lesson.
+            left=summary["items"] - summary["reviewed"] - in_lesson,
         )
     else:
         reviewed = _("reviews: {reviews} ({reviewed} of {items} items reviewed, {new} new)").format(

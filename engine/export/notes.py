@@ -319,7 +319,7 @@ def export_data(
                 "id": note.id,
                 "exercise": note.exercise,
                 "strategy": note.strategy,
-                "label": note.label,
+                "label": _(note.label),
                 "text": text,
                 "reference": engine_answer(note)[0],
                 "reference_source": engine_answer(note)[1],

@@ -37,12 +37,13 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.errors import ContentError, InputError, ProgressError, ShardbookError
+from engine.errors import ContentError, InputError, ProgressError, ShardbookError, escaped
 from engine.i18n import gettext
 from engine.lesson import (
     Lesson,
@@ -98,6 +99,17 @@ class QuizAnswer(LiteralTextArea):
 
     def action_stay(self) -> None:
         self.notify(strings.QUIZ_TAB_STAYS, severity="warning", markup=False)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Empty, as tall as its placeholder as TextArea wraps it: at 40 columns its end, "escape
+        # leaves the box" (the one way out), was below the box's two lines.
+        height = super().get_content_height(container, viewport, width)
+        if not self.text and self.placeholder:
+            height = max(height, len(Content.from_text(self.placeholder).wrap(width)))
+        return height
+
+    def watch_placeholder(self) -> None:
+        self.refresh(layout=True)
 
 
 class StyledLines:
@@ -710,6 +722,9 @@ class QuizScreen(Screen[None]):
         elif grade.correct is not None:
             # A true/false answer is kept as "true" or "false": shown in the interface language.
             answer = gettext(grade.answer) if question.answer_kind == "true-false" else grade.answer
+            # As graded (the spaces and line breaks around it are not), on the verdict's line: a
+            # line break typed inside it is written \n, as every message quotes what was typed.
+            answer = escaped(answer.strip())
             text.append("  " + unbreakable(strings.QUIZ_YOUR_ANSWER + answer))
             text.append("  " + unbreakable(strings.QUIZ_EXPECTED + question.expected_text()))
         heading = Text(

@@ -26,6 +26,15 @@ from tui.widgets.confirm import MODAL_CSS
 from tui.widgets.reader import BrokenLines, BrokenText
 
 
+class SummaryLine(BrokenText):
+    """A line of the session summary: broken at the widget's width, its continuation lines two
+    cells deeper than it, as :func:`engine.session.render_summary` breaks it for the terminal
+    (its ``marker``: the line's own indent)."""
+
+    def hang(self, width: int) -> str | None:
+        return self.marker + "  "
+
+
 class SummaryScreen(ModalScreen[None]):
     """The session summary (:func:`engine.session.render_summary`); escape closes it."""
 
@@ -45,7 +54,11 @@ class SummaryScreen(ModalScreen[None]):
         with Vertical():
             yield BrokenText(strings.SUMMARY_TITLE, classes="section-title")
             with VerticalScroll():
-                yield BrokenText(self.text.rstrip("\n"), classes="summary-text")
+                for line in self.text.rstrip("\n").split("\n"):
+                    text = line.lstrip(" ")
+                    yield SummaryLine(
+                        text, marker=line[: len(line) - len(text)], classes="summary-text"
+                    )
             yield BrokenText(strings.SUMMARY_HINT, classes="hint")
 
 

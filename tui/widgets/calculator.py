@@ -38,7 +38,7 @@ from engine.linebreak import unbreakable
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
-from tui.widgets.reader import BrokenLines
+from tui.widgets.reader import BrokenLines, BrokenText
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import OpenedLesson
 from tui.widgets.study import PaneExercises
@@ -433,7 +433,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             return
         self._more_requested = True
         button = self.query_one("#more-open", Button)
-        title = Static(gettext(self.MORE_TITLE), classes="more-title", markup=False)
+        title = BrokenText(gettext(self.MORE_TITLE), classes="more-title")
         await self.mount_all(
             [title, *self._field_rows(self.MORE_FIELDS, self._more_values)], after=button
         )

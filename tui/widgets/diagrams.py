@@ -49,7 +49,7 @@ from engine.strategies import ALIASES, get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
-from tui.widgets.reader import ZoomHint
+from tui.widgets.reader import BrokenText, ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
@@ -168,7 +168,7 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
             yield Static("", markup=False, id="diagram", classes="diagram")
         yield DiagramText(id="diagram-tail")
         yield Static("", markup=False, id="diagram-folded", classes="folded")
-        yield Static(strings.EXERCISE_NOTES_TITLE, classes="more-title", markup=False)
+        yield BrokenText(strings.EXERCISE_NOTES_TITLE, classes="more-title")
         yield Vertical(id="strategy-notes")
 
     def on_resize(self) -> None:
