@@ -3,13 +3,16 @@
 Everything here reads the app through Textual's public API: what a widget shows
 (``Static.content``, ``ResultView``), the screen as the learner sees it (its SVG screenshot,
 :func:`screen_lines`), the messages the app posts (``run_test``'s ``message_hook``,
-:class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. One exception, in one place:
+:class:`Notified`), keys, bursts of keys (:func:`burst`) and pastes. Two exceptions:
 :func:`terminal_keys` makes key events with Textual's own terminal parser, which is private
-(:func:`terminal_read` uses the app's driver's parser, :mod:`tui.driver`, built on it).
+(:func:`terminal_read` uses the app's driver's parser, :mod:`tui.driver`, built on it), and
+:class:`TerminalCopy` plays what the app sends to the terminal (``App._display``) into a terminal
+emulator, and compares it with the screen drawn whole (the screen's compositor).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import re
@@ -17,14 +20,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pyte
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, RenderableType
 from textual import events
+from textual._compositor import CompositorUpdate, LayoutUpdate
 from textual._xterm_parser import XTermParser
 from textual.keys import Keys
 from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static, TextArea
 
@@ -245,3 +251,59 @@ async def terminal_read(app: KeyOrderApp[object], data: str) -> None:
         if isinstance(message, events.Key | events.Paste | events.MouseEvent):
             app.post_message(message)
     await app.keys_done()
+
+
+class TerminalCopy:
+    """What a terminal ``size`` cells big shows of the app: every update the app sends
+    (``App._display``, which a headless app otherwise drops) played into a terminal emulator
+    (pyte)."""
+
+    def __init__(self, app: ShardbookApp, size: tuple[int, int] = SIZE) -> None:
+        width, height = self.size = size
+        self.console = Console(width=width, height=height, force_terminal=True)
+        self.terminal = pyte.Screen(width, height)
+        self.stream = pyte.Stream(self.terminal)
+        self.app = app
+        display = app._display
+
+        def shown(screen: Screen[object], renderable: RenderableType | None) -> None:
+            if isinstance(renderable, CompositorUpdate):
+                self.stream.feed(renderable.render_segments(self.console))
+            display(screen, renderable)
+
+        app._display = shown  # type: ignore[method-assign]
+
+    def lines(self) -> list[str]:
+        return _rows(self.terminal)
+
+    def repainted(self) -> list[str]:
+        """The screen drawn whole now (what a resize shows), played into a blank terminal; the
+        regions waiting for the next frame stay marked (Textual's full update clears them)."""
+        compositor = self.app.screen._compositor
+        strips = compositor.render_strips()
+        terminal = pyte.Screen(*self.size)
+        update = LayoutUpdate([[strip] for strip in strips], compositor.size.region)
+        pyte.Stream(terminal).feed(update.render_segments(self.console))
+        return _rows(terminal)
+
+    async def drawn_whole(self, pilot: Pilot[int]) -> list[str]:
+        """The terminal once the frames have drawn what a repaint draws (at most 3 s)."""
+        with contextlib.suppress(AssertionError):
+            await wait_until(pilot, lambda: self.lines() == self.repainted(), timeout=3)
+        lines, repainted = self.lines(), self.repainted()
+        assert lines == repainted, [
+            (y, shown, drawn)
+            for y, (shown, drawn) in enumerate(zip(lines, repainted, strict=True))
+            if shown != drawn
+        ]
+        return lines
+
+
+def _rows(terminal: pyte.Screen) -> list[str]:
+    # Cell by cell: the second cell of a double-width character holds "". pyte's ``display``
+    # fails on such a cell left behind a narrow character (the first half written over).
+    width = terminal.columns
+    return [
+        "".join(row[x].data for x in range(width)).rstrip()
+        for row in (terminal.buffer[y] for y in range(terminal.lines))
+    ]

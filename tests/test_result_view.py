@@ -9,17 +9,14 @@ import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pyte
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.text import Text
-from textual._compositor import CompositorUpdate, LayoutUpdate
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
@@ -28,6 +25,7 @@ from engine.pipeline.spec import Schedule
 from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import (
     SIZE,
+    TerminalCopy,
     app_for,
     choose,
     goto_section,
@@ -36,7 +34,7 @@ from tests.pilot_helpers import (
     shown,
     wait_until,
 )
-from tui.app import ShardbookApp, make_app
+from tui.app import make_app
 from tui.compositor import in_view
 from tui.widgets.bubble import TimelineView
 from tui.widgets.calculator import ResultView
@@ -633,46 +631,6 @@ def test_each_terms_source_keeps_its_indent_when_it_wraps(width: int) -> None:
             block.append(line)
         read_back.append(" ".join(part.strip() for part in block))
     assert read_back == [f"source: {term.source}" for term in result.terms], lines
-
-
-class TerminalCopy:
-    """What a terminal shows of the app: every update the app sends (``App._display``, which
-    a headless app otherwise drops) played into a terminal emulator (pyte)."""
-
-    def __init__(self, app: ShardbookApp) -> None:
-        width, height = SIZE
-        self.console = Console(width=width, height=height, force_terminal=True)
-        self.terminal = pyte.Screen(width, height)
-        self.stream = pyte.Stream(self.terminal)
-        self.app = app
-        display = app._display
-
-        def shown(screen: Screen[object], renderable: RenderableType | None) -> None:
-            if isinstance(renderable, CompositorUpdate):
-                self.stream.feed(renderable.render_segments(self.console))
-            display(screen, renderable)
-
-        app._display = shown  # type: ignore[method-assign]
-
-    def lines(self) -> list[str]:
-        return [line.rstrip() for line in self.terminal.display]
-
-    def repainted(self) -> list[str]:
-        """The screen drawn whole now (what a resize shows), played into a blank terminal; the
-        regions waiting for the next frame stay marked (Textual's full update clears them)."""
-        compositor = self.app.screen._compositor
-        strips = compositor.render_strips()
-        terminal = pyte.Screen(*SIZE)
-        update = LayoutUpdate([[strip] for strip in strips], compositor.size.region)
-        pyte.Stream(terminal).feed(update.render_segments(self.console))
-        return [line.rstrip() for line in terminal.display]
-
-    async def drawn_whole(self, pilot: Pilot[int]) -> list[str]:
-        """The terminal once the frames have drawn what a repaint draws (at most 3 s)."""
-        with contextlib.suppress(AssertionError):
-            await wait_until(pilot, lambda: self.lines() == self.repainted(), timeout=3)
-        assert self.lines() == self.repainted()
-        return self.lines()
 
 
 async def test_a_zoomed_pane_scrolled_shows_what_a_repaint_shows(tmp_path: Path) -> None:

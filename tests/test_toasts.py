@@ -8,11 +8,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import pytest
 from rich.cells import cell_len
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from tests.pilot_helpers import SIZE, Notified, app_for, screen_lines, wait_until
+from tests.pilot_helpers import (
+    SIZE,
+    Notified,
+    TerminalCopy,
+    app_for,
+    screen_lines,
+    wait_until,
+)
 from tui import strings
 from tui.app import ShardbookApp, make_app
 from tui.screens.quiz import QuizOptions
@@ -120,6 +128,37 @@ async def test_a_message_in_chinese_over_the_pane_edges_shows_every_character(
             await wait_until(pilot, partial(_toast_reads, app, message))
             await pilot.pause()
             assert any(message in row.replace(" ", "") for row in screen_lines(app))
+
+
+@pytest.mark.parametrize("size", [(160, 50), (120, 40)])
+async def test_ctrl_ns_messages_keep_every_character_while_the_outline_repaints(
+    tmp_path: Path, notified: Notified, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """At 120 columns and wider the outline is a column beside the lesson, under the message.
+    The save after each ctrl+n (half a second later) redraws the outline's plan marks, and the
+    terminal got the message's line cut at the outline's edge: the Chinese character across it
+    was written as a space, which erased it (``学习目 .`` for 学习目标 at 160x50, `` 习目标.``
+    at 120x40) until the next message. After each of ctrl+n's first 8 steps (4 objectives to
+    rate, then the sections to read) and its save, every line of the message is on the
+    terminal."""
+    monkeypatch.setattr("tui.toasts.HINT_SECONDS", 60)  # up until the next one, however slow
+    app = make_app(progress_dir=tmp_path)  # the learner's save delay
+    terminal = TerminalCopy(app, size)
+    async with app.run_test(size=size, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.pause()
+        for _ in range(8):
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: not app.unsaved and not app.store.writing)
+            await pilot.pause()
+            lines = await terminal.drawn_whole(pilot)
+            (toast,) = toasts(app)
+            for line in str(toast.render()).split("\n"):
+                assert any(line in row for row in lines), (line, lines[toast.region.y])
+        assert notified.messages[-3:] == [
+            "Step 2/25: read 学习目标.",
+            "Step 3/25: read 核心知识.",
+            "Step 4/25: read 机制与推导.",
+        ]
 
 
 CLOSING = "，。、；：！？）」』”"

@@ -28,6 +28,12 @@ alike (``Compositor._render_chops``, ``Strip.divide``); a character cut in two b
 spaces, so a message's Chinese text over the edge of a pane under it lost a character at each
 edge (Textualize/textual#6357, open). Here a widget's line is cut only where the widget drawn
 changes: where the same widget is in front on both sides of an edge, its line stays whole.
+A partial update writes such a line from its start to the end of the changed region, and on to
+the end of a double-width character lying across that end (:class:`WholeCharacterUpdate`).
+Textual cuts it at the region's end (``ChopsUpdate.render_segments``): the character's first
+half became a space, and the terminal erased the whole character. A message over the outline
+lost the character over the outline's edge whenever the outline alone repainted (its plan marks,
+redrawn after each save) while the message was up.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
+from rich.cells import cell_len
+from rich.console import Console
+from rich.control import Control
 from textual._compositor import ChopsUpdate, Compositor, CompositorMap, ReflowResult
 from textual.dom import NoScreen
 from textual.geometry import Region, Size
@@ -123,12 +132,13 @@ class SpanCompositor(Compositor):
             update = super().render_partial_update()
         finally:
             self._update_regions = None
-        if update is not None:
-            for y, ends in enumerate(self._wide_ends):
-                if ends:
-                    pairs = zip(self.cuts[y][:-1], update.chop_ends[y], strict=True)
-                    update.chop_ends[y] = [ends.get(start, end) for start, end in pairs]
-        return update
+        if update is None:
+            return None
+        for y, ends in enumerate(self._wide_ends):
+            if ends:
+                pairs = zip(self.cuts[y][:-1], update.chop_ends[y], strict=True)
+                update.chop_ends[y] = [ends.get(start, end) for start, end in pairs]
+        return WholeCharacterUpdate(update.chops, update.spans, update.chop_ends)
 
     def _render_chops(
         self, crop: Region, is_rendered_line: Callable[[int], bool]
@@ -183,6 +193,48 @@ class SpanCompositor(Compositor):
             if visible and any(visible.overlaps(changed) for changed in regions):
                 crop = visible.translate((-region.x, -region.y))
                 yield region, clip, widget.render_lines(crop)
+
+
+class WholeCharacterUpdate(ChopsUpdate):
+    """Textual's partial update, but a line that goes on past the end of a changed region is
+    written up to the end of the character at that end, never cut inside a double-width one
+    (the module docstring says why). The cell written past the region shows the line's own
+    character, which is what the terminal shows there after a full repaint."""
+
+    def render_segments(self, console: Console) -> str:
+        # ``ChopsUpdate.render_segments`` (Textual 8.2.8, pinned exactly), with the crop's end
+        # moved to a character's end.
+        sequences: list[str] = []
+        append = sequences.append
+        move_to = Control.move_to
+        last_y = self.spans[-1][0]
+        for y, x1, x2 in self.spans:
+            for end, (x, strip) in zip(self.chop_ends[y], self.chops[y].items(), strict=False):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if not (x2 > x >= x1 and end <= x2):
+                    cut = end - x if end <= x2 else _character_end(strip, x2 - x)
+                    strip = strip.crop(0, cut)
+                append(move_to(x, y).segment.text)
+                append(strip.render(console))
+            if y != last_y:
+                append("\n")
+        return "".join(sequences)
+
+
+def _character_end(strip: Strip, cut: int) -> int:
+    """The first cell offset in ``strip`` at or after ``cut`` where no character lies across."""
+    position = 0
+    for segment in strip:
+        segment_end = position + segment.cell_length
+        if segment_end > cut:
+            for character in segment.text:
+                if position >= cut:
+                    break
+                position += cell_len(character)
+            return position
+        position = segment_end
+    return cut
 
 
 def in_view(widget: Widget) -> bool:

@@ -26,7 +26,8 @@ resize). A toast whose sides are the screen's sides has no such edge. Textual's
 division (``Compositor._render_chops`` cuts every line at every widget's edge,
 ``Strip.divide``) also blanks a double-width character *of the toast's own text* that lies
 across the edge of a pane under it (Textualize/textual#6357, open); the main screen's
-compositor (tui/compositor.py) cuts a line only where the widget in front changes.
+compositor (tui/compositor.py) cuts a line only where the widget in front changes, and writes a
+character across the end of a repainted region (the outline's, under the message) whole.
 """
 
 from __future__ import annotations
