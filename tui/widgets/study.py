@@ -4,9 +4,9 @@ saying which exercises it serves.
 
 Lesson text is shown literally (:class:`tui.widgets.reader.BrokenText`). The widgets never change
 the progress themselves: a look at an answer is posted up (:class:`AnswerLooked`) and the app
-records it, as the answer boxes' text. An objective's rating is recorded, and an exercise goes
-where it is worked, through the callback its owner gives it: done before the next key is looked
-at (a ctrl+n typed with a rating counts it).
+records it, as it records the answer boxes' text. An objective's rating is recorded, and an
+exercise goes where it is worked, through the callback its owner gives it: done before the next
+key is looked at (a ctrl+n typed with a rating counts it).
 """
 
 from __future__ import annotations
