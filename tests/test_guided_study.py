@@ -334,20 +334,59 @@ async def test_a_rating_and_ctrl_n_typed_together_leave_ctrl_ns_message_up(
 ) -> None:
     """ "2" then ctrl+n in one read from the terminal: the rating's message reached the app after
     ctrl+n had said "rate objective 2", and replaced it; the learner, on objective 2, read
-    "Objective 1 rated ... ctrl+n goes on"."""
+    "Objective 1 rated ... ctrl+n goes on". ctrl+n counts the rating typed with it: of S15's 4
+    objectives, 3 are left once objective 1 is rated, then 2 (it said 4, then 3)."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "rate objective 1 now, at the start" in last_message(notified)
+        assert "(left to rate at the start: 4;" in last_message(notified)
         await burst(app, "2", "ctrl+n")
         await settle(pilot)
         focused = app.focused
         assert isinstance(focused, ObjectiveItem) and focused.item.id == "objective-parallel-axes"
         assert "rate objective 2 now, at the start" in last_message(notified)
+        assert "(left to rate at the start: 3;" in last_message(notified)
+        await burst(app, "1", "ctrl+n")
+        await settle(pilot)
+        assert "rate objective 3 now, at the start" in last_message(notified)
+        assert "(left to rate at the start: 2;" in last_message(notified)
         await saved_now(pilot, app)
-        assert saved(tmp_path)["ratings"] == {"objective-memory-sources": {"start": "partly"}}
+        assert saved(tmp_path)["ratings"] == {
+            "objective-memory-sources": {"start": "partly"},
+            "objective-parallel-axes": {"start": "not-yet"},
+        }
+
+
+async def test_a_rating_at_the_end_and_ctrl_n_typed_together_count_it(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Every step done: "3" then ctrl+n in one read from the terminal rates objective 1 at the
+    end and asks for objective 2, with 3 of S15's 4 objectives left to rate at the end (it
+    said 4: the rating reached the progress after ctrl+n had counted)."""
+    studied_all_but(tmp_path, "")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "rate objective 1 again now, at the end" in last_message(notified)
+        assert "(left to rate at the end: 4;" in last_message(notified)
+        await burst(app, "3", "ctrl+n")
+        await settle(pilot)
+        assert "rate objective 2 again now, at the end" in last_message(notified)
+        assert "(left to rate at the end: 3;" in last_message(notified)
+        await burst(app, "2", "ctrl+n")
+        await settle(pilot)
+        assert "rate objective 3 again now, at the end" in last_message(notified)
+        assert "(left to rate at the end: 2;" in last_message(notified)
+        await saved_now(pilot, app)
+        assert saved(tmp_path)["ratings"] == {
+            "objective-memory-sources": {"end": "can"},
+            "objective-parallel-axes": {"end": "partly"},
+        }
 
 
 async def test_a_learner_at_work_is_not_taken_to_the_start_ratings(

@@ -33,6 +33,7 @@ from tests.pilot_helpers import (
     wait_until,
 )
 from tests.test_lifecycle import shardbook, type_an_answer
+from tests.test_switch_forms import switch
 from tui import app as app_module
 from tui.app import ShardbookApp, make_app
 from tui.widgets.collectives import CollectivesPane
@@ -482,3 +483,42 @@ async def test_restart_gives_the_focus_and_the_side_scroll_back(tmp_path: Path) 
         tab = app.main_screen.query_one("#diagrams")
         pane_scroller = tab.query(ScrollableContainer).first()
         await wait_until(pilot, lambda: pane_scroller.scroll_y == 7)
+
+
+async def test_the_objectives_keep_their_scroll_position_through_switches_and_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The objectives section (80x24, the side pane shown), scrolled until objective 2's text
+    is the reader's top line, came back at the section's first line after a switch of the
+    interface language, also right after a restart that resumed there, where other sections
+    kept their place: each objective is placed a few frames after the section's end has a size
+    (it mounts the lines it composes first), and the place waited five frames for it."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    objective_2 = " 2. 能说清"  # its first words in S15.yaml, whatever the interface language
+
+    def at_objective_2() -> bool:
+        return reading_part(screen_lines(app))[0].startswith(objective_2)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_section(pilot, app, "objectives")
+        await pilot.press("f6")  # the side pane: the reader is narrow enough to scroll
+        await pilot.pause()
+        app.main_screen.set_focus(app.query_one("#reading"))
+        for _ in range(20):
+            if at_objective_2():
+                break
+            await pilot.press("down")
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+        before = reading_part(screen_lines(app))
+        assert before[0].startswith(objective_2) and "学习目标" not in before
+        await switch(app, pilot, "English", "en")
+        await wait_until(pilot, at_objective_2)
+        assert app.main_screen.current_section == "objectives"
+        await pilot.press("ctrl+q")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, at_objective_2)
+        await switch(app, pilot, "中文", "zh")
+        await wait_until(pilot, at_objective_2)
+        assert app.main_screen.current_section == "objectives"

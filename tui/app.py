@@ -63,7 +63,6 @@ from engine.linebreak import save_analysis_cache
 from engine.paths import resolve_content_dir, resolve_progress_dir
 from engine.plan import ReviewOutlook, build_plan, describe_step
 from engine.progress import (
-    RATING_LABELS,
     STATUS_LABELS,
     LessonProgress,
     ProgressStore,
@@ -95,7 +94,7 @@ from tui.toasts import (
 )
 from tui.widgets.header import PART_SEPARATOR
 from tui.widgets.side import ChoicesChanged
-from tui.widgets.study import AnswerLooked, ObjectiveRated
+from tui.widgets.study import AnswerLooked
 
 if TYPE_CHECKING:
     from tui.widgets.calculator import CalculatorPane
@@ -212,6 +211,7 @@ class ShardbookApp(KeyOrderApp[int]):
             first_run=not self.settings.get("hints.first_run_seen"),
             session_line=self.session_line,
             app_entries=self.palette_entries,
+            rate_objective=self.rate_objective,
         )
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
@@ -898,17 +898,15 @@ class ShardbookApp(KeyOrderApp[int]):
             return
         self.mark_dirty()
 
-    @on(ObjectiveRated)
-    def _objective_rated(self, event: ObjectiveRated) -> None:
-        self.progress.rate_objective(event.objective_id, event.phase, event.level)
+    def rate_objective(self, objective_id: str, phase: str, level: str | None) -> None:
+        """Record the learner's rating of objective ``objective_id`` for ``phase`` (``start`` or
+        ``end``; ``level`` None: cleared). Handed down to the objectives in the reader and called
+        by the rating key itself, not posted up: a ctrl+n typed with it (one burst) counts it.
+        A message would climb one queue per ancestor and reach the app after ctrl+n, a priority
+        binding, had counted the objectives left to rate."""
+        self.progress.rate_objective(objective_id, phase, level)
         self.progress.touch()
         self.mark_dirty()
-        # Replaces the message asking for it (ctrl+n's), which would stay up otherwise; not
-        # once the learner has gone on (keys typed together, "2" then ctrl+n: this comes after
-        # ctrl+n's message for the next objective, which it would replace).
-        if event.level is not None and self.screen.focused is event.item:
-            said = strings.OBJECTIVE_RATED[event.phase]
-            self.notify(said.format(number=event.number, level=gettext(RATING_LABELS[event.level])))
 
     @on(AnswerLooked)
     def _answer_looked(self, event: AnswerLooked) -> None:
@@ -1099,6 +1097,7 @@ class ShardbookApp(KeyOrderApp[int]):
             first_run=False,
             session_line=self.session_line,
             app_entries=self.palette_entries,
+            rate_objective=self.rate_objective,
         )
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)

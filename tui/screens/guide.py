@@ -9,7 +9,8 @@ the exercises, objectives and reading links in the reader, and each side pane's 
 exercises it serves.
 
 Nothing here decides what a step is or when it is done (``engine.plan`` does), and nothing here
-writes the progress: reading a section is posted as :class:`SectionRead` and the app records it.
+writes the progress: reading a section is posted as :class:`SectionRead` and the app records it;
+an objective rated is recorded by the app's callable the screen hands to the objective.
 A section is read only when the learner went through it: its end was on screen while they
 scrolled the reader themselves (keys, the wheel, the scroll bar, ctrl+n's page down; in a section
 shown whole, trying to scroll is enough). Showing a section (the outline's highlight, ``]``, a
@@ -359,9 +360,8 @@ class StudyGuide:
             return [ExerciseItem(item, number, state, self.go_to_step)]
         if section.kind == "objectives":
             trained, all_done = self._trained(item.id)
-            objective = ObjectiveItem(
-                item, number, trained, self.progress.objective_rating(item.id)
-            )
+            rating = self.progress.objective_rating(item.id)
+            objective = ObjectiveItem(item, number, trained, rating, self.screen.rate_objective)
             objective.show(trained, objective.rating, all_done)
             return [objective]
         widgets: list[Widget] = [BrokenText(item.text, marker=marker or BULLET)]

@@ -11,10 +11,10 @@ decision.
 Data flows down and messages up: the App hands the opened lesson and the learner's progress to
 :meth:`MainScreen.show_lesson`, which hands them to every side tab (``tui.widgets.side``); the
 App also gives the screen, as callables, what only it knows (the session line, its palette
-entries). The widgets' edits (``NoteBox.Edited``, ``CalculatorPane.
-FormChanged``...) bubble up to the App, which saves them, and a layout choice to remember is
-posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's bindings, so
-the quiz and help screens pushed over it simply do not have them.
+entries, the recording of an objective's rating). The widgets' edits (``NoteBox.Edited``,
+``CalculatorPane.FormChanged``...) bubble up to the App, which saves them, and a layout choice to
+remember is posted as :class:`MainScreen.SettingChanged`. The lesson's keys are this screen's
+bindings, so the quiz and help screens pushed over it simply do not have them.
 
 Where the lesson was left (``engine.resume``) is read back with :meth:`MainScreen.place` and
 restored with :meth:`MainScreen.restore_place` (by ``tui.screens.resume.PlaceKeeper``);
@@ -136,16 +136,19 @@ class MainScreen(Screen[None]):
         first_run: bool = False,
         session_line: Callable[[], str] = str,
         app_entries: Callable[[], list[PaletteEntry]] = list,
+        rate_objective: Callable[[str, str, str | None], None],
     ) -> None:
         """``side``, ``reading``: the layout choices remembered; ``first_run``: the first
         page shows the first-run hint. The app that shows the screen gives it what only the
-        app knows, as callables read when needed: ``session_line`` (this study session in one
-        line, for the plan view) and ``app_entries`` (the app's palette entries: lessons,
-        languages, the session summary)."""
+        app knows, as callables: ``session_line`` (this study session in one
+        line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
+        languages, the session summary) and ``rate_objective`` (records an objective's rating:
+        ``(objective id, phase, level or None)``, :meth:`tui.app.ShardbookApp.rate_objective`)."""
         super().__init__()
         self._compositor = SpanCompositor()
         self.session_line = session_line
         self.app_entries = app_entries
+        self.rate_objective = rate_objective
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.first_run = first_run

@@ -22,6 +22,8 @@ from tui.widgets.side import SideTabs
 
 # How long a side tab's scroll position waits for its content to be laid out that tall (seconds).
 SIDE_SCROLL_WAIT_S = 2.0
+# How long the reading pane's top waits for its section's blocks to be placed (seconds).
+READING_SCROLL_WAIT_S = 2.0
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -168,14 +170,23 @@ class PlaceKeeper:
         if state.block or state.line:
             self._pending_scroll = (state.section, state.block, state.line)
             # A section not laid out after the next frame is scrolled when it is.
-            screen.query_one("#reading").call_after_refresh(self._scroll_in_frames, 5)
+            deadline = time.monotonic() + READING_SCROLL_WAIT_S
+            screen.query_one("#reading").call_after_refresh(self._scroll_when_placed, deadline)
 
-    def _scroll_in_frames(self, tries: int) -> None:
-        """:meth:`section_laid_out` now and after each of ``tries`` more frames while the place
-        is pending (the lesson's first page has no section end to say it is laid out)."""
+    def _scroll_when_placed(self, deadline: float) -> None:
+        """:meth:`section_laid_out` now and after each frame while the place is pending and the
+        layout shows the reading pane, until ``deadline`` (``time.monotonic()``). The section's
+        end says when the section is laid out, but not every block is placed then: an
+        objective (a container) is placed only once it has mounted the lines it composes, some
+        frames after the end (how many depends on the machine), and the lesson's first page
+        has no section end at all. A reading pane hidden is scrolled when its section's end is
+        laid out, once shown."""
         self.section_laid_out()
-        if self._pending_scroll is not None and tries > 0:
-            self.screen.query_one("#reading").call_after_refresh(self._scroll_in_frames, tries - 1)
+        screen = self.screen
+        if self._pending_scroll is None or not screen.arrangement.reading:
+            return
+        if time.monotonic() < deadline:
+            screen.query_one("#reading").call_after_refresh(self._scroll_when_placed, deadline)
 
     def section_laid_out(self) -> None:
         """The reading pane's section has been laid out (or may have been): scroll it to the

@@ -3,9 +3,10 @@ objectives the learner rates, reading links that open in the browser, and each p
 saying which exercises it serves.
 
 Lesson text is shown literally (:class:`tui.widgets.reader.BrokenText`). The widgets never change
-the progress themselves: they post messages up (:class:`ObjectiveRated`, :class:`AnswerLooked`)
-and the app records them, as the answer boxes do. An exercise goes where it is worked through the
-callback its owner gives it (the place is reached before the next key is looked at).
+the progress themselves: a look at an answer is posted up (:class:`AnswerLooked`) and the app
+records it, as it records the answer boxes' text. An objective's rating is recorded, and an
+exercise goes where it is worked, through the callback its owner gives it: done before the next
+key is looked at (a ctrl+n typed with a rating counts it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import Widget
 
 from engine.i18n import N_, gettext
 from engine.lesson import Item, Lesson
@@ -31,25 +31,6 @@ from tui.widgets.reader import BrokenText
 def state_text(state: str) -> tuple[str, str]:
     """(glyph, words) of a step state."""
     return strings.STATE_GLYPHS[state], strings.STATE_WORDS[state]
-
-
-class ObjectiveRated(Message):
-    """The learner rated objective ``objective_id`` for ``phase`` (``level`` None: cleared) in
-    ``item``, the reader's entry (:attr:`control`)."""
-
-    def __init__(
-        self, objective_id: str, phase: str, level: str | None, number: int, item: Widget
-    ) -> None:
-        super().__init__()
-        self.objective_id = objective_id
-        self.phase = phase
-        self.level = level
-        self.number = number  # as the lesson numbers it (1 for the first)
-        self.item = item
-
-    @property
-    def control(self) -> Widget:
-        return self.item
 
 
 class AnswerLooked(Message):
@@ -148,8 +129,18 @@ class ObjectiveItem(StudyItem):
         "view (F11) and your export show both ratings."
     )
 
-    def __init__(self, item: Item, number: int, trained: str, rating: ObjectiveRating) -> None:
+    def __init__(
+        self,
+        item: Item,
+        number: int,
+        trained: str,
+        rating: ObjectiveRating,
+        rate: Callable[[str, str, str | None], None],
+    ) -> None:
+        """``number``: as the lesson numbers it (1 for the first); ``rate``: records a rating,
+        ``(objective id, phase, level)`` (``level`` None: cleared), at once."""
         self.item = item
+        self._rate = rate
         self.trained = trained
         self.rating = rating
         self.phase = "start"
@@ -194,7 +185,11 @@ class ObjectiveItem(StudyItem):
         else:
             self.rating = ObjectiveRating(start=self.rating.start, end=chosen)
         self.set_line(self._rating_line())
-        self.post_message(ObjectiveRated(self.item.id, self.phase, chosen, self.number, self))
+        self._rate(self.item.id, self.phase, chosen)
+        if chosen is not None:
+            # Replaces the message asking for it (ctrl+n's), which would stay up otherwise.
+            said = strings.OBJECTIVE_RATED[self.phase]
+            self.notify(said.format(number=self.number, level=gettext(RATING_LABELS[chosen])))
 
 
 class ReadingLink(BrokenText, can_focus=True):
