@@ -1402,3 +1402,51 @@ async def test_ctrl_n_after_a_restart_puts_the_cursor_in_the_diagrams_note_it_na
         assert isinstance(box, NoteBox) and box.item.id == "ex2.dp.split"
         assert box.text_area.text == "NOTEPROBE"
     assert saved(tmp_path)["notes"] == {"ex2.dp.split": "NOTEPROBE"}
+
+
+async def test_ctrl_n_stays_at_exercise_1_until_every_activation_input_is_given(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Exercise 1 is done once activations are computed: seq len s and the model's shape
+    (layers L, hidden h, heads a). ctrl+n with seq given and the shape not went on to exercise
+    2's DP note, so a fast typist's next keys (24, for layers) were written there: it stays at
+    exercise 1, in the next empty input, and says which are left; with all four given it goes
+    on to the DP note. (With none of them given, ctrl+n still passes exercise 1 by: see
+    test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinished_step.)"""
+    in_progress(tmp_path, FIRST_FIVE_READ + "forms: {ledger: {params: 1B}}\n")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await goto_section(pilot, app, "exercises")
+        await pilot.press("ctrl+n", *"4096")
+        ledger = app.query_one("LedgerPane")
+
+        def field(name: str) -> Input:
+            return ledger.query_one(f"#field-{name}", Input)
+
+        assert field("seq").value == "4096"
+        await pilot.press("ctrl+n", *"24")
+        await saved_now(pilot, app)
+        assert app.focused is field("layers") and field("layers").value == "24"
+        # The labels are kept whole on a line (no-break spaces inside them).
+        assert last_message(notified).replace("\xa0", " ") == (
+            "Step 6/25: exercise 1. Not done yet: activations still need 'layers L', "
+            "'hidden h', 'heads a' (a model fills the shape)."
+        )
+        assert saved(tmp_path)["notes"] == {}
+        await pilot.press("ctrl+n", *"2048", "ctrl+n", *"16")
+        await saved_now(pilot, app)
+        assert (field("hidden").value, field("heads").value) == ("2048", "16")
+        assert (
+            last_message(notified)
+            .replace("\xa0", " ")
+            .endswith("Not done yet: activations still need 'heads a' (a model fills the shape).")
+        )
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").done
+        await pilot.press("ctrl+n", *"rows")
+        await saved_now(pilot, app)
+        assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
+    assert saved(tmp_path)["notes"] == {"ex2.dp.split": "rows"}
+    form = saved(tmp_path)["forms"]["ledger"]  # type: ignore[index]
+    shape = (form["params"], form["seq"], form["layers"], form["hidden"], form["heads"])
+    assert shape == ("1B", "4096", "24", "2048", "16")
