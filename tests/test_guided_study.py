@@ -1373,3 +1373,127 @@ def test_the_plan_views_objective_lines_put_no_colon_after_a_full_stop(
         set_language(before)
     assert lines[0].startswith(expected), lines[0]
     assert not any("。:" in line or "。：" in line for line in lines)
+
+
+# The sizes where the side pane replaces the lesson: ctrl+n's side pane is built when shown.
+NARROW_SIZES = [(40, 12), (60, 20)]
+FIRST_FIVE_READ = "read: [definition, objectives, core, mechanism, exercises]\n"
+
+
+async def left_at(progress_dir: Path, section_id: str) -> None:
+    """Open the app, go to section ``section_id`` in the reader, quit (ctrl+q): the next start
+    reopens there, the reader focused."""
+    app = app_for(progress_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await goto_section(pilot, app, section_id)
+        await pilot.press("ctrl+q")
+
+
+@pytest.mark.parametrize("size", NARROW_SIZES)
+async def test_ctrl_n_after_a_restart_puts_the_cursor_in_the_ledger_field_it_names(
+    tmp_path: Path, notified: Notified, size: tuple[int, int]
+) -> None:
+    """Sections 1-5 read, exercise 1 not done (params N 1B, seq empty), the app restarted on
+    the exercises section where the side pane replaces the lesson: ctrl+n says exercise 1 and
+    seq len s, and the keys typed at once go into seq len s; params N keeps its 1B. The side
+    pane shown in the lesson's place focused its first field (params N) a moment after ctrl+n
+    had put the cursor in seq: 4096 replaced the 1B (Textual's Input selects its whole value on
+    focus), out of sight."""
+    in_progress(tmp_path, FIRST_FIVE_READ + "forms: {ledger: {params: 1B}}\n")
+    await left_at(tmp_path, "exercises")
+    app = app_for(tmp_path)
+    async with app.run_test(size=size, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n", *"4096")
+        await saved_now(pilot, app)
+        assert last_message(notified).startswith("Step 6/25: exercise 1. List the four columns")
+        ledger = app.query_one("LedgerPane")
+        assert app.focused is ledger.query_one("#field-seq", Input)
+        assert ledger.query_one("#field-seq", Input).value == "4096"
+        assert ledger.query_one("#field-params", Input).value == "1B"
+    form = saved(tmp_path)["forms"]["ledger"]  # type: ignore[index]
+    assert (form["params"], form["seq"]) == ("1B", "4096")
+
+
+@pytest.mark.parametrize("size", NARROW_SIZES)
+async def test_ctrl_n_after_a_restart_puts_the_cursor_in_the_diagrams_note_it_names(
+    tmp_path: Path, notified: Notified, size: tuple[int, int]
+) -> None:
+    """The same in the Diagrams pane: exercise 1 done, the app restarted on the mechanism
+    section; ctrl+n says exercise 2's DP note, and the keys typed at once are written in the
+    DP note's box (the pane's strategy list took the focus after ctrl+n's, and the text was
+    refused: "No text box has the focus here")."""
+    ledger = yaml.safe_dump({"params": "7B", **ACTIVATION_INPUTS}, default_flow_style=True)
+    figures = {"parameters": 14e9, "gradients": 14e9, "adam_states": 84e9, "activations": 1e11}
+    in_progress(
+        tmp_path,
+        FIRST_FIVE_READ
+        + f"forms: {{ledger: {ledger.strip()}}}\n"
+        + f"figures: {{exercise1: {yaml.safe_dump(figures, default_flow_style=True).strip()}}}\n",
+    )
+    assert (
+        build_plan(LESSON, ProgressStore(tmp_path).load("S15").progress)
+        .step("exercise:exercise-ledger")
+        .done
+    )
+    await left_at(tmp_path, "mechanism")
+    app = app_for(tmp_path)
+    async with app.run_test(size=size, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n", *"NOTEPROBE")
+        await saved_now(pilot, app)
+        assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
+        assert not any("Not typed" in message for message in notified.messages)
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex2.dp.split"
+        assert box.text_area.text == "NOTEPROBE"
+    assert saved(tmp_path)["notes"] == {"ex2.dp.split": "NOTEPROBE"}
+
+
+async def test_ctrl_n_stays_at_exercise_1_until_every_activation_input_is_given(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Exercise 1 is done once activations are computed: seq len s and the model's shape
+    (layers L, hidden h, heads a). ctrl+n with seq given and the shape not went on to exercise
+    2's DP note, so a fast typist's next keys (24, for layers) were written there: it stays at
+    exercise 1, in the next empty input, and says which are left; with all four given it goes
+    on to the DP note. (With none of them given, ctrl+n still passes exercise 1 by: see
+    test_ctrl_n_from_a_pane_the_learner_went_to_goes_to_the_first_unfinished_step.)"""
+    in_progress(tmp_path, FIRST_FIVE_READ + "forms: {ledger: {params: 1B}}\n")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await goto_section(pilot, app, "exercises")
+        await pilot.press("ctrl+n", *"4096")
+        ledger = app.query_one("LedgerPane")
+
+        def field(name: str) -> Input:
+            return ledger.query_one(f"#field-{name}", Input)
+
+        assert field("seq").value == "4096"
+        await pilot.press("ctrl+n", *"24")
+        await saved_now(pilot, app)
+        assert app.focused is field("layers") and field("layers").value == "24"
+        # The labels are kept whole on a line (no-break spaces inside them).
+        assert last_message(notified).replace("\xa0", " ") == (
+            "Step 6/25: exercise 1. Not done yet: activations still need 'layers L', "
+            "'hidden h', 'heads a' (a model fills the shape)."
+        )
+        assert saved(tmp_path)["notes"] == {}
+        await pilot.press("ctrl+n", *"2048", "ctrl+n", *"16")
+        await saved_now(pilot, app)
+        assert (field("hidden").value, field("heads").value) == ("2048", "16")
+        assert (
+            last_message(notified)
+            .replace("\xa0", " ")
+            .endswith("Not done yet: activations still need 'heads a' (a model fills the shape).")
+        )
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").done
+        await pilot.press("ctrl+n", *"rows")
+        await saved_now(pilot, app)
+        assert "Step 7/25, part 1/4: exercise 2, DP" in last_message(notified)
+    assert saved(tmp_path)["notes"] == {"ex2.dp.split": "rows"}
+    form = saved(tmp_path)["forms"]["ledger"]  # type: ignore[index]
+    shape = (form["params"], form["seq"], form["layers"], form["hidden"], form["heads"])
+    assert shape == ("1B", "4096", "24", "2048", "16")

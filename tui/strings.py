@@ -134,6 +134,10 @@ LEDGER_EXAMPLE_LOADED_DONE = N_(
     "Loaded exercise 1's example: a 1B-parameter model, mixed-precision Adam, with your "
     "activation inputs kept: all four columns are computed, so exercise 1 is done."
 )
+# ctrl+n back at exercise 1 with some of its activation inputs given: the ones still empty
+# (the second while one of the model's shape is among them).
+LEDGER_ACTIVATIONS_LEFT = N_("Not done yet: activations still need {fields}.")
+LEDGER_SHAPE_LEFT = N_("Not done yet: activations still need {fields} (a model fills the shape).")
 LEDGER_EXAMPLE_CONFIRM = N_(
     "Press ctrl+g again to replace your inputs with exercise 1's 1B example (your activation "
     "inputs are kept)."

@@ -58,6 +58,7 @@ from engine.timefmt import utc_now
 from tui import strings
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.scrolling import FocusFollowsScroll
+from tui.widgets.side import SideTabs
 from tui.widgets.study import ExerciseItem, ObjectiveItem, PaneExercises, ReadingLink
 
 if TYPE_CHECKING:
@@ -498,6 +499,12 @@ class StudyGuide:
         place the learner is on: then that is the step to do, not "every step is done", and the
         ratings at the end come after it); ``(None, False)`` when every place is done."""
         places = study_places(plan, self.progress)
+        here = next((p for p in places if p.key == current), None)
+        if here is not None and not (here.done or here.step.done) and self._inputs_left(here):
+            # Begun and not done (exercise 1 with some activation inputs given, one still
+            # empty): ctrl+n stays, in the next input to fill, not on to exercise 2's note,
+            # where a fast typist's next keys would land. One not begun is passed by.
+            return here, next_place(places, current) is None
         place = next_place(places, current)
         if place is not None:
             return place, False
@@ -505,6 +512,19 @@ class StudyGuide:
         if here is not None and not here.done:
             return here, True
         return None, False
+
+    def _pane_content(self, place: Place) -> Widget | None:
+        """The content of the side pane where ``place``'s exercise is worked, once built (None
+        for another kind of step, or a pane not built yet)."""
+        if place.step.kind != "exercise" or not place.step.worked_in:
+            return None
+        return self.screen.query_one(SideTabs).content(place.step.worked_in)
+
+    def _inputs_left(self, place: Place) -> tuple[str, ...]:
+        """The inputs of ``place`` its pane says are still to give, the place begun
+        (``study_left``; a pane without it, or not built: none)."""
+        left = getattr(self._pane_content(place), "study_left", None)
+        return tuple(left(place.note_id)) if left is not None else ()
 
     def _end_rating_to_ask(self, plan: Plan) -> ObjectiveStatus | None:
         """The lesson asks for each objective to be rated again at the end: once every step is
@@ -729,7 +749,9 @@ class StudyGuide:
                 )
             say = strings.STEP_SAY["note" if note.answered_by else "free-note"]
         elif step.kind == "exercise":
-            say = strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]
+            pane_say = getattr(self._pane_content(place), "study_say", None)
+            left: str | None = pane_say(place.note_id) if pane_say is not None else None
+            say = left or strings.STEP_SAY["ledger" if step.worked_in == "ledger" else "pane"]
         else:
             say = strings.STEP_SAY[step.kind]
         if step.kind == "reflection":

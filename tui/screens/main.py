@@ -587,16 +587,18 @@ class MainScreen(Screen[None]):
         scroll the focused widget into view once laid out (a widget focused in a pane scrolled
         elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
         back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
+        if back is None:
+            content = next(iter(pane.children), None)
+            first_focus = getattr(content, "first_focus", None)
+            back = first_focus() if first_focus is not None else None
         if back is not None:
+            # At once, not with Widget.focus (deferred to the app's queue): this default focus is
+            # chosen while ctrl+n may be placing the cursor in the same pane (the side pane
+            # replacing the lesson at a narrow size calls it), and a deferred one landed after
+            # ctrl+n's, in a field ctrl+n did not name: the learner's next keys replaced its
+            # whole value (Textual's Input selects it on focus), out of sight.
             self.set_focus(back, scroll_visible=False)
-        else:
-            for child in pane.children:
-                focus_first = getattr(child, "focus_first", None)
-                if focus_first is not None:
-                    focus_first()
-                    break
-        # On the app's queue, after the focus a pane's focus_first moved there (Widget.focus is
-        # deferred on it).
+        # Scrolled to once laid out: a pane just built, or scrolled elsewhere, has it off screen.
         self.app.call_later(self._scroll_to_focus, pane)
 
     def _scroll_to_focus(self, pane: Widget) -> None:

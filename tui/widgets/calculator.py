@@ -533,14 +533,9 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         if any(self._more_values[f.name] != f.default for f in self.MORE_FIELDS):
             self.call_later(self.open_more)
 
-    def focus_first(self) -> None:
-        if self.FIELDS:
-            field = self.query_one(f"#field-{self.FIELDS[0].name}")
-            if field.has_focus:
-                # Textual scrolls only to a widget it moves the focus to: the pane's key again,
-                # with the form scrolled down to its figures, brings the field back into view.
-                field.scroll_visible(animate=False)
-            field.focus()
+    def first_focus(self) -> Widget | None:
+        """The widget the pane's key focuses first: the form's first field."""
+        return self.query_one(f"#field-{self.FIELDS[0].name}") if self.FIELDS else None
 
     async def study_target(self, note_id: str) -> Widget | None:
         """Where an exercise worked in this pane is done: its first field (ctrl+n)."""

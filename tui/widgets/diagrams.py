@@ -437,10 +437,9 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
                 return box.text_area
         return select
 
-    def focus_first(self) -> None:
-        # Not scrolled to: the pane may not be laid out yet (its notes are still mounting), and
-        # Textual would center a stale region; the selector is near the top anyway.
-        self.query_one("#strategy").focus(scroll_visible=False)
+    def first_focus(self) -> Widget | None:
+        """The widget the pane's key focuses first: the strategy selector."""
+        return self.query_one("#strategy")
 
 
 def _known_strategy(choices: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from engine.errors import ShardbookError
@@ -128,7 +129,6 @@ class LabPane(Vertical):
     def show_lesson(self, opened: OpenedLesson) -> None:
         """Nothing of the lesson or the progress shows here (the runs are the learner's own)."""
 
-    def focus_first(self) -> None:
-        buttons = list(self.query(Button))
-        if buttons:
-            buttons[0].focus()
+    def first_focus(self) -> Widget | None:
+        """The widget the pane's key focuses first: the first experiment's button."""
+        return next(iter(self.query(Button)), None)

@@ -582,6 +582,27 @@ class LedgerPane(CalculatorPane):
         self.comparing = not self.comparing
         self.recompute()
 
+    def study_left(self, note_id: str) -> tuple[str, ...]:
+        """The inputs of exercise 1 still empty on the form once the learner has begun them:
+        those of :data:`ACTIVATION_INPUTS` (by field name), which its fourth column,
+        activations, needs, while at least one of them is given. While one is left, ctrl+n
+        stays at exercise 1 (:meth:`study_target`: the first of them) instead of going on;
+        with none given, the learner has not begun, and ctrl+n passes the exercise by."""
+        values = self.values()
+        left = tuple(name for name in ACTIVATION_INPUTS if not values[name].strip())
+        return left if len(left) < len(ACTIVATION_INPUTS) else ()
+
+    def study_say(self, note_id: str) -> str | None:
+        """What ctrl+n says is left of exercise 1 while it is begun (:meth:`study_left`, naming
+        those inputs); None otherwise (the step's own words say it all)."""
+        left = self.study_left(note_id)
+        if not left:
+            return None
+        fields = strings.LIST_SEPARATOR.join(self.field_named(name) for name in left)
+        shape = any(name != "seq" for name in left)
+        text = strings.LEDGER_SHAPE_LEFT if shape else strings.LEDGER_ACTIVATIONS_LEFT
+        return text.format(fields=fields)
+
     async def study_target(self, note_id: str) -> Widget | None:
         """Where exercise 1 is worked (ctrl+n). Its fourth column, activations, needs every
         one of :data:`ACTIVATION_INPUTS`: while one is empty, the first empty one (the

@@ -232,6 +232,12 @@ class SideTabs(Widget):
             tabbed.active = pane_id
         return await tabbed.ready_pane(tabbed.active)
 
+    def content(self, pane_id: str) -> Widget | None:
+        """Tab ``pane_id``'s content once built and mounted; None before (or no such tab)."""
+        tab = next((tab for tab in self.tabs if tab.id == pane_id), None)
+        content = tab.content if tab is not None else None
+        return content if content is not None and content.is_mounted else None
+
     def active_pane(self) -> Widget | None:
         """The active tab's pane (Textual's ``TabPane``); None while the tab row is not built."""
         if self._tabbed is None or not self._tabbed.active:

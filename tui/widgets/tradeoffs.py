@@ -427,9 +427,9 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         if self.scenario is not None:
             self.action_scenario(self.scenario)
 
-    def focus_first(self) -> None:
-        # Near the top: not scrolled to while the pane may not be laid out yet (see Diagrams).
-        self.query_one("#tradeoffs-link", Select).focus(scroll_visible=False)
+    def first_focus(self) -> Widget | None:
+        """The widget the pane's key focuses first: the link selector."""
+        return self.query_one("#tradeoffs-link", Select)
 
     def _width(self) -> int:
         return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
