@@ -197,6 +197,24 @@ def test_an_invalid_form_is_never_paired_with_figures() -> None:
     assert export_data(LESSON, progress, NOW)["exercise1"] == {}
 
 
+def test_a_refused_edit_exports_the_last_good_result_the_plan_counts() -> None:
+    """The Ledger keeps its last good result on screen under a refused field and saves that
+    form beside the typed one; the plan counts it. The export said "No figures" there: it now
+    gives the last good inputs with their figures (1B with mixed-precision Adam: 2 + 2 + 12
+    bytes a parameter, ZeRO section 3.1), says why, and never pairs them with the refused
+    value."""
+    progress = filled_progress()
+    progress.save_form("ledger", {**EXAMPLE_FORM, "lora_targets": "q,q,v"}, dict(EXAMPLE_FORM))
+    markdown = export_markdown(LESSON, progress, NOW)
+    assert "exercise 1 is its last good result" in " ".join(markdown.split())
+    assert "| parameters | 2000000000 | 2.00 GB | 1.86 GiB |" in markdown
+    assert "16.00 GB" in markdown and "q,q,v" not in markdown
+    data = export_data(LESSON, progress, NOW)
+    assert data["ledger_inputs_last_good"] is True
+    assert data["exercise1"] == EXAMPLE_FIGURES
+    assert data["ledger_form"]["lora_targets"] == "q,q,v"  # the form as typed, as before
+
+
 def test_revealed_key_points_and_the_quiz_summary_are_exported() -> None:
     first, second = LESSON.self_check[:2]
     progress = LessonProgress("S15", answers={first.id: "a", second.id: "b"}, revealed=[second.id])

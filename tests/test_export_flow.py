@@ -63,9 +63,12 @@ async def test_f8_asks_which_format_and_writes_each_to_exports(
     assert any("Anki deck" in m and "S15-notes.apkg" in m for m in notified.messages)
 
 
-async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
+async def test_an_invalid_ledger_input_exports_the_last_good_result_and_says_so(
     tmp_path: Path,
 ) -> None:
+    """A refused value (params N = 1Q) keeps the last good figures on screen, and the plan
+    counts them: the export gives those figures beside their own inputs (1B), says why, and
+    never beside the refused value."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2", "ctrl+g")
@@ -74,13 +77,16 @@ async def test_an_invalid_ledger_input_drops_the_old_figures_from_the_export(
         ledger = app.query_one("LedgerPane")
         await paste_into(pilot, ledger.query_one("#field-params", Input), "1Q")
         assert app.progress.forms["ledger"]["params"] == "1Q"
-        assert app.progress.figures["exercise1"] == {}
+        assert app.progress.last_good_form("ledger") is not None
+        assert app.progress.figures["exercise1"]["adam_states"] == 12e9
         await pilot.press("f8", "m")
         await settle(pilot)
     markdown = (tmp_path / "exports" / "S15-notes.md").read_text(encoding="utf-8")
     _front, body = split_front_matter(markdown)
-    assert "| parameters N | 1Q |" in body
-    assert "No figures" in body and "12.00 GB" not in body
+    assert "exercise 1 is its last good result" in " ".join(body.split())
+    # 1B x 12 bytes of Adam states (ZeRO section 3.1).
+    assert "| parameters N | 1B |" in body and "12.00 GB" in body
+    assert "1Q" not in body and "No figures" not in body
 
 
 async def test_the_export_dialog_is_whole_at_40x12_and_exports(tmp_path: Path) -> None:

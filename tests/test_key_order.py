@@ -234,6 +234,14 @@ async def test_a_key_nothing_takes_is_refused_with_one_hint(
         # The hint is drawn (one toast), not only recorded.
         toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
         assert len(toasts) == 1 and 'Not typed: "type"' in toasts[0]
+        # A long run is quoted by its end, after an ellipsis: its start was dropped unmarked
+        # ("its the batch" for "DP splits the batch").
+        await burst(app, *"abcdefghijklmnopqrstuvwxyz")
+        await pilot.pause()
+        assert (
+            'Not typed: "…' + "typeabcdefghijklmnopqrstuvwxyz"[-23:] + '"'
+            in (notified.messages[-1])
+        )
 
 
 async def test_a_paste_nothing_takes_is_refused_with_a_hint_not_run_as_keys(

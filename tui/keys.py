@@ -57,7 +57,8 @@ from tui.toasts import broken_notification, withdraw_one
 
 # How often a key whose marker may be lost (its widget was removed meanwhile) is checked.
 _WATCHDOG_SECONDS = 0.25
-# The refused characters the hint quotes at most (the latest ones).
+# The refused characters the hint quotes at most (the latest ones, after an ellipsis when
+# there were more).
 _HINT_CHARACTERS = 24
 _HINT_SECONDS = 4.0
 # How long a test's pilot waits for the first screen to take keys.
@@ -356,14 +357,19 @@ class KeyOrderApp(App[ReturnType]):
         hint = self._key_hint
         live = hint is not None and hint in self._notifications and not hint.has_expired
         if live and grows and self._hint_grows:
-            self._refused = (self._refused + character)[-_HINT_CHARACTERS:]
+            # One more than is quoted is kept: it says the quote lost its start.
+            self._refused = (self._refused + character)[-(_HINT_CHARACTERS + 1) :]
         else:
             self._refused = character
         self._hint_grows = grows
+        quoted = self._refused
+        if grows and len(quoted) > _HINT_CHARACTERS:
+            # The start of a long run is not quoted, and the quote says so.
+            quoted = "…" + quoted[-(_HINT_CHARACTERS - 1) :]
         if hint is not None and live:
             withdraw_one(self, hint)  # the one remover of a hint (tui.toasts)
         self._key_hint = broken_notification(
-            strings.KEY_NOT_TYPED.format(text=self._refused),
+            strings.KEY_NOT_TYPED.format(text=quoted),
             self.size.width,
             "warning",
             _HINT_SECONDS,

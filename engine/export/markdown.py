@@ -17,6 +17,7 @@ from engine.export.notes import (
     NOT_ANSWERED,
     engine_answer,
     exercise1_figures,
+    exercise1_form,
     exercise_item_notes,
     ledger_inputs,
     looked_flag,
@@ -77,10 +78,17 @@ def _labels() -> MarkdownLabels:
 
 
 def _exercise1_markdown(progress: LessonProgress) -> list[str]:
-    form = progress.forms.get("ledger", {})
+    form, last_good = exercise1_form(progress)
     inputs = ledger_inputs(form)
     figures = exercise1_figures(progress)
     parts: list[str] = []
+    if last_good:
+        parts.append(
+            _(
+                "The Ledger's form has a refused field now; exercise 1 is its last good result, "
+                "the one the pane still shows (and the study plan counts):"
+            )
+        )
     if inputs:
         parts.append(_("Inputs (the Ledger pane, per rank):"))
         pairs = [(_one_line(label), _one_line(text)) for _name, label, text in inputs]

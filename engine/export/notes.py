@@ -13,6 +13,7 @@ from engine.errors import InputError, ProgressError
 from engine.exercises import (
     EXERCISE_ITEMS,
     LEDGER_FIGURES,
+    LEDGER_FORM,
     TRADEOFFS,
     ExerciseNote,
     answered_by_engine,
@@ -158,9 +159,20 @@ def shown_input(name: str, text: str) -> str:
     return text
 
 
+def exercise1_form(progress: LessonProgress) -> tuple[dict[str, str], bool]:
+    """The Ledger form exercise 1's figures are of, and whether it is the last good one kept
+    beside a typed form with a refused field (the figures the pane still shows, and what the
+    study plan counts: :func:`engine.exercises.ledger_exercise_done`)."""
+    last_good = progress.last_good_form(LEDGER_FORM)
+    if last_good is not None:
+        return last_good, True
+    return dict(progress.forms.get(LEDGER_FORM, {})), False
+
+
 def exercise1_figures(progress: LessonProgress) -> dict[str, float]:
-    """Exercise 1's figures (bytes per column), or ``{}`` when they do not belong to the saved
-    form: the Ledger saves ``{}`` while its form has an invalid field."""
+    """Exercise 1's figures (bytes per column), of the form :func:`exercise1_form` gives; ``{}``
+    when there are none (the Ledger saves ``{}`` while its form has an invalid field and no
+    good result was shown, and files written before it kept the last good figures)."""
     figures = progress.figures.get(LEDGER_FIGURES, {})
     return {key: float(figures[key]) for key, _label in EXERCISE1_COLUMNS if key in figures}
 
@@ -311,8 +323,9 @@ def export_data(
         "exercise1": exercise1_figures(progress),
         "ledger_inputs": [
             {"field": name, "label": label, "text": text}
-            for name, label, text in ledger_inputs(progress.forms.get("ledger", {}))
+            for name, label, text in ledger_inputs(exercise1_form(progress)[0])
         ],
+        "ledger_inputs_last_good": exercise1_form(progress)[1],
         "ledger_form": dict(progress.forms.get("ledger", {})),
         "exercise_notes": [
             {

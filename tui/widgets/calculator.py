@@ -297,12 +297,11 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
     ]
 
     class FormChanged(Message):
-        """The form changed: its values as typed, and the figures of the result. ``figures`` is
-        ``{}`` while the form has an invalid field (the figures saved before belong to another
-        form, and must not be exported beside this one), and None for a pane that saves none.
-        ``last_good``: while the form has an invalid field, the form of the figures kept on
-        screen (saved too, so a restart shows them again); None when the form is good or no
-        figures are shown."""
+        """The form changed: its values as typed, and the figures of the result. While the form
+        has an invalid field, ``figures`` are those kept on screen, of the form ``last_good``
+        (saved too, so a restart shows them again, and the export pairs the two), or ``{}``
+        when none are shown; None for a pane that saves none. ``last_good`` is None when the
+        form is good or no figures are shown."""
 
         def __init__(
             self,
@@ -327,8 +326,9 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         # Whether the result shows figures (else "Enter values above."): only then can a
         # refused edit keep them on screen as the last good result.
         self._showing_figures = False
-        # The form the figures on screen were computed from.
+        # The form the figures on screen were computed from, and the figures it saves.
         self._good_values: dict[str, str] = {}
+        self._good_figures: dict[str, float] = {}
         self._last_values: dict[str, str] = {}
         self._filling = False
         self._details: tuple[RenderableType | None, bool] = (None, False)
@@ -527,6 +527,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         did when the learner left (another form's figures never do)."""
         self._showing_figures = False
         self._good_values = {}
+        self._good_figures = {}
         if last_good is not None and last_good != values:
             self.set_values({**self.defaults(), **last_good})
         self.set_values({**self.defaults(), **values})
@@ -698,6 +699,8 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
                 figures = {}
             if self._showing_figures:
                 last_good = self._good_values
+                if self.figure_name:
+                    figures = dict(self._good_figures)
                 self._held = None  # the last good figures stay: nothing moves
                 error_widget.update(BrokenLines(self._last_good_text(values, error), indent=""))
             else:
@@ -715,6 +718,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             result.show(outcome.renderable, typing=typing)
             self._showing_figures = True
             self._good_values = values
+            self._good_figures = dict(outcome.figures or {})
             self._queue_details(outcome.details, typing)
             figures = outcome.figures
         self.post_message(
