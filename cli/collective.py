@@ -164,7 +164,7 @@ def cost_report(cost: CollectiveCost) -> str:
         ).format(op=cost.op, algorithm=cost.algorithm, ranks=cost.ranks),
         row(
             _("size S"),
-            f"{units.format_bytes(cost.size_bytes)}; {_(SIZE_CONVENTIONS[cost.op])}",
+            units.format_bytes(cost.size_bytes) + _("; ") + _(SIZE_CONVENTIONS[cost.op]),
         ),
         row(
             _("bandwidth"),
