@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from engine.progress import ProgressStore
 from engine.resume import SIDE_TABS, ResumeState, is_resume_setting
@@ -176,8 +176,15 @@ async def test_home_and_end_with_no_data_flow_picture_keep_the_step_and_the_app(
         await pilot.press("f4", "f4")
         await wait_until(pilot, lambda: bool(app.query(CollectivesPane)))
         pane = app.query_one(CollectivesPane)
-        await paste_into(pilot, pane.query_one("#field-ranks", Input), "16")
+        ranks = pane.query_one("#field-ranks", Input)
+        await paste_into(pilot, ranks, "16")
         await wait_until(pilot, lambda: pane.step_count == 0)
+        # ctrl+y (the picture) says why there is none, and leaves the focus in the field.
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        note = pane.query_one(".calc-note", Static)
+        assert app.focused is ranks and note.display
+        assert "draws up to 8 ranks" in str(note.render())
         pane.query_one("#flow").focus()
         await pilot.press("end", "home", "end", "tab")
         await pilot.pause()

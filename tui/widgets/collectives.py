@@ -145,7 +145,12 @@ class CollectivesPane(CalculatorPane):
         yield Static(strings.COLLECTIVES_TITLE, classes="section-title")
 
     def action_focus_diagram(self) -> None:
-        """Focus the data-flow picture (it scrolls its top into view), whose arrows step."""
+        """Focus the data-flow picture (it scrolls its top into view), whose arrows step; with
+        no picture drawn (more ranks than it draws, one rank, an algorithm not simulated), say
+        why under the form, where the focus stays: the footer offered steps for none."""
+        if not self.query_one("#flow-scroll").display:
+            self.say(self.query_one("#flow-caption", BrokenText).text, warning=True)
+            return
         self.query_one("#flow", StepView).focus(scroll_visible=False)
 
     def on_resize(self) -> None:
