@@ -390,3 +390,20 @@ async def test_palette_help_lines_are_shown_literally(tmp_path: Path) -> None:
         first = await first_palette_hit(app, pilot, "open lesson")
         assert first.startswith("Open lesson: S15")
         assert str(content / "S15.yaml") in first.replace("\n", "")
+
+
+def test_a_keys_label_and_its_sentence_read_as_one_line() -> None:
+    """The help writes a key's label, a colon, then its tooltip: "Zoom: Widen the side pane"
+    read as two sentences glued. After the colon the sentence goes on in lower case, where its
+    first word is not a name or an acronym (NVLink, F1)."""
+    import re
+
+    from tui.commands import key_rows
+    from tui.screens.main import MainScreen
+
+    rows = dict(key_rows([MainScreen]))
+    assert rows["f5"] == "Zoom: widen the side pane to the whole screen, or back"
+    # A key's label is the text's first word(s) up to the colon ("Zoom", "My notes"); a
+    # sentence's own colon ("Export the filled-in notes: Markdown, ...") is not a label's.
+    glued = [text for text in rows.values() if re.match(r"[A-Z][a-z]+( [a-z]+)?: [A-Z][a-z]", text)]
+    assert not glued, glued

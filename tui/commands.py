@@ -486,9 +486,18 @@ def key_rows(nodes: Iterable[DOMNode | type[DOMNode]]) -> list[tuple[str, str]]:
             text = gettext(binding.description)
             if binding.tooltip:
                 tooltip = gettext(binding.tooltip)
-                text = tooltip if names(tooltip, text) else labelled(text, tooltip)
+                text = tooltip if names(tooltip, text) else labelled(text, _continued(tooltip))
             rows.append((key_display(binding.key), text))
     return rows
+
+
+def _continued(sentence: str) -> str:
+    """``sentence`` going on after a label's colon: its first word in lower case (``Zoom: widen
+    the side pane``, not ``Zoom: Widen``), unless it is a name or an acronym (``NVLink``,
+    ``F1``)."""
+    if len(sentence) > 1 and sentence[0].isupper() and sentence[1].islower():
+        return sentence[0].lower() + sentence[1:]
+    return sentence
 
 
 def names(text: str, label: str) -> bool:
