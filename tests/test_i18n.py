@@ -1152,16 +1152,21 @@ async def test_switching_gives_the_focus_and_the_diagrams_scroll_back(tmp_path: 
         assert new_tab is not tab
         new_scroller = new_tab.query(ScrollableContainer).first()
         await wait_until(pilot, lambda: new_scroller.scroll_y == 9)
-        # And a field of another pane: the Ledger's parameter count.
+        # And a field of another pane, zoomed (F5): the Ledger's parameter count, in the pane
+        # still zoomed (the switch took the zoom away).
         await pilot.press("f2")
         await settle(pilot)
         app.main_screen.query_one("#field-params").focus()
+        await pilot.press("f5")
         await settle(pilot)
+        assert app.main_screen.zoomed
         await pilot.press("ctrl+p", *"English", "enter")
         await settle(pilot)
         await wait_until(
             pilot, lambda: app.focused is not None and app.focused.id == "field-params"
         )
+        assert app.main_screen.zoomed and app.main_screen.arrangement.side
+        assert not app.main_screen.arrangement.reading
 
 
 def test_chinese_text_brackets_a_figure_with_full_width_brackets() -> None:

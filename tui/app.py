@@ -1094,6 +1094,7 @@ class ShardbookApp(KeyOrderApp[int]):
         screen = MainScreen(
             side=old.side_preference,
             reading=old.reading_mode,
+            zoomed=old.zoomed,
             first_run=False,
             session_line=self.session_line,
             app_entries=self.palette_entries,

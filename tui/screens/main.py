@@ -133,12 +133,14 @@ class MainScreen(Screen[None]):
         *,
         side: SidePreference = "auto",
         reading: bool = False,
+        zoomed: bool = False,
         first_run: bool = False,
         session_line: Callable[[], str] = str,
         app_entries: Callable[[], list[PaletteEntry]] = list,
         rate_objective: Callable[[str, str, str | None], None],
     ) -> None:
-        """``side``, ``reading``: the layout choices remembered; ``first_run``: the first
+        """``side``, ``reading``: the layout choices remembered; ``zoomed``: the side pane
+        takes the screen (F5; a language switch keeps it); ``first_run``: the first
         page shows the first-run hint. The app that shows the screen gives it what only the
         app knows, as callables: ``session_line`` (this study session in one
         line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
@@ -151,6 +153,7 @@ class MainScreen(Screen[None]):
         self.rate_objective = rate_objective
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
+        self.set_reactive(MainScreen.zoomed, zoomed and not reading)
         self.first_run = first_run
         # The first-run hint was put on screen, and its timer (HINT_SEEN_SECONDS) while it runs.
         self._hint_shown = False
