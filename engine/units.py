@@ -114,6 +114,10 @@ def _scaled(field: str, value: float, scale: float, text: str | float | int) -> 
     result = value * scale
     if math.isinf(result):
         raise too_large(field, text)
+    if scale != 1.0 and result:
+        # The decimal the learner wrote, to the digits a float keeps: 5 x 1e-6 is
+        # 4.9999999999999996e-06 in binary, and the JSON wrote it so.
+        result = float(f"{result:.{FLOAT_DIGITS}g}")
     return result
 
 

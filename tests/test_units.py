@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -278,3 +279,14 @@ def test_a_size_past_its_bound_is_refused_in_gb_and_gib(typed: str, got: str) ->
     with pytest.raises(InputError) as caught:
         units.parse_bytes("gpu_memory", typed, maximum=1e24)
     assert caught.value.message == f"must be at most 1e+15 GB (9.313e+14 GiB), got {got}"
+
+
+@pytest.mark.parametrize(
+    ("text", "written"), [("5us", "5e-06"), ("2.5ms", "0.0025"), ("7ns", "7e-09"), ("0.1GB", "1e8")]
+)
+def test_a_value_with_a_unit_is_the_decimal_written(text: str, written: str) -> None:
+    """5 us is 5e-06 s exactly as a float writes it: 5 x 1e-6 is 4.9999999999999996e-06 in
+    binary, and the command line's JSON printed that."""
+    parse = units.parse_bytes if text.endswith("B") else units.parse_time
+    assert parse("value", text) == float(written)
+    assert json.dumps(parse("value", text)) == json.dumps(float(written))
