@@ -203,7 +203,13 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
         "micro_batches",
     )
     names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
-    values = numeric_fields_from_text({name: getattr(args, name) for name in names})
+    texts = {name: getattr(args, name) for name in names}
+    for name, text in texts.items():
+        # The engine reads an empty optional field as not given (an app form left blank);
+        # a flag given empty (`--seq ''`, a shell variable unset) is a mistake, as for --dp.
+        if text is not None and not text.strip():
+            raise InputError(name, _("is empty; enter a number"))
+    values = numeric_fields_from_text(texts)
     values.update(shape_values(args, units.parse_int))
     return LedgerSpec(
         dtype=args.dtype,

@@ -299,3 +299,25 @@ def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> N
         capsys, "ledger", *arch, "--seq", "2048", "--micro-batch-size", "2", "--zero-stage", "3"
     )
     assert old == new and old["per_rank_bytes"]["activations"] > 0
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--seq",
+        "--nodes",
+        "--gpu-memory",
+        "--micro-batches",
+        "--gpus-per-node",
+        "--largest-layer-params",
+        "--dp",
+    ],
+)
+def test_a_numeric_flag_given_empty_is_refused(
+    capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """`--seq ''` (a shell variable left unset) was taken as not given; --dp said so."""
+    assert main(["calc", "ledger", "--params", "1B", flag, ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"shardbook: calc ledger: {flag}: is empty; enter a number\n"
