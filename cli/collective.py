@@ -111,7 +111,11 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
             check_algorithm(check_op(args.op), args.algorithm, 2)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
-    for flag, value in (("--op", args.op), ("--ranks", args.ranks), ("--bytes", args.bytes)):
+    if args.op is None:
+        raise CliError(
+            "--op", _("is required: one of {choices}").format(choices=", ".join(OPERATIONS))
+        )
+    for flag, value in (("--ranks", args.ranks), ("--bytes", args.bytes)):
         if value is None:
             raise CliError(flag, _("is required"))
     try:

@@ -293,3 +293,12 @@ def test_a_plausible_bare_link_figure_is_used_with_a_note(
     # With units (or a zero latency) nothing is noted.
     assert main(["calc", "collective", *LINK, "--bandwidth", "100GB/s", "--latency", "0"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_missing_op_lists_the_collectives(capsys: pytest.CaptureFixture[str]) -> None:
+    """As `calc bubble` lists its schedules: the seven collectives of NCCL's and MPI's sets."""
+    assert main(["calc", "collective", "--ranks", "8", "--bytes", "1GB"]) == 2
+    assert capsys.readouterr().err == (
+        "shardbook: calc collective: --op: is required: one of all-reduce, all-gather, "
+        "reduce-scatter, all-to-all, broadcast, reduce, send-recv\n"
+    )
