@@ -20,7 +20,7 @@ from rich.text import Text
 from cli.main import flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
-from engine.errors import InputError
+from engine.errors import FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger import (
@@ -314,7 +314,12 @@ def _print_table(result: LedgerResult) -> None:
             else _("does NOT fit in {device} of device memory")
         )
         lines.append(verdict.format(device=device))
-    lines.extend(result.notes)
+    # A note naming an input names its flag here (--largest-layer-params); the JSON keeps the
+    # engine's words, as every front end but this table shows them.
+    lines.extend(
+        note.naming(lambda key: FLAGS.get(key, key)) if isinstance(note, FieldNote) else note
+        for note in result.notes
+    )
     lines.append(_("formulas:"))
     for term in result.terms:
         lines.append(f"  {term.name}: {term.formula}  [{term.source}]")

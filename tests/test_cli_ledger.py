@@ -321,3 +321,18 @@ def test_a_numeric_flag_given_empty_is_refused(
     out, err = capsys.readouterr()
     assert out == ""
     assert err == f"shardbook: calc ledger: {flag}: is empty; enter a number\n"
+
+
+def test_the_deepspeed_largest_layer_note_names_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """DeepSpeed's ZeRO-3 estimator adds 4 B x largest_layer_params (its estimate_zero3_model_
+    states_mem_needs); without it the term is 0 and the table says which flag gives it."""
+    assert (
+        main(["calc", "ledger", "--params", "1B", "--zero", "3", "--convention", "deepspeed"]) == 0
+    )
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "DeepSpeed ZeRO-3: --largest-layer-params not given, its 4·largest_layer term is 0" in text
+    )
+    assert "largest_layer_params not given" not in text
