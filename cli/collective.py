@@ -119,7 +119,12 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
         if value is None:
             raise CliError(flag, _("is required"))
     try:
-        _check_bare_link(args.bandwidth, args.latency)
+        check_bare_link(
+            "shardbook calc collective",
+            FLAGS,
+            {"bandwidth_bytes_per_s": args.bandwidth},
+            {"latency_s": args.latency},
+        )
         return collective_cost(
             args.op,
             args.ranks,
@@ -140,37 +145,43 @@ _MIN_BARE_BANDWIDTH = 1e6
 _MAX_BARE_LATENCY = 1.0
 
 
-def _check_bare_link(bandwidth: str, latency: str) -> None:
-    """Refuse a bare ``--bandwidth`` or ``--latency`` no link has; note on stderr how any other
-    bare one was read.
+def check_bare_link(
+    prog: str, flags: dict[str, str], rates: dict[str, str], times: dict[str, str]
+) -> None:
+    """Refuse a bare bandwidth (``rates``: spec field -> text) or latency (``times``) no link
+    has; note on stderr how any other bare one was read (``prog``: ``shardbook calc step``).
 
     Raises:
-        InputError: on ``bandwidth_bytes_per_s`` or ``latency_s``, as the engine's parsers
-            raise it, or for a bare value out of the range above (a unit left out).
+        InputError: on the field, as the engine's parsers raise it, or for a bare value out of
+            the range above (a unit left out).
     """
     notes = []
-    if not units.has_unit(bandwidth):
-        rate = units.parse_rate("bandwidth_bytes_per_s", bandwidth)
-        typed = quoted(bandwidth.strip())
+    for field, text in rates.items():
+        if units.has_unit(text):
+            continue
+        rate = units.parse_rate(field, text)
+        typed = quoted(text.strip())
         if rate < _MIN_BARE_BANDWIDTH:
             raise InputError(
-                "bandwidth_bytes_per_s",
+                field,
                 _(
                     "{typed} is {value:g} bytes per second, slower than any link; was the unit "
                     "left out? (100GB/s = 100e9 bytes per second, 400Gb/s = 400e9 bits)"
                 ).format(typed=typed, value=rate),
             )
         notes.append(
-            _("--bandwidth {typed} has no unit: read as bytes per second, {rate}").format(
-                typed=typed, rate=units.format_rate(rate)
+            _("{flag} {typed} has no unit: read as bytes per second, {rate}").format(
+                flag=flags.get(field, field), typed=typed, rate=units.format_rate(rate)
             )
         )
-    if not units.has_unit(latency):
-        alpha = units.parse_time("latency_s", latency)
-        typed = quoted(latency.strip())
+    for field, text in times.items():
+        if units.has_unit(text):
+            continue
+        alpha = units.parse_time(field, text)
+        typed = quoted(text.strip())
         if alpha >= _MAX_BARE_LATENCY:
             raise InputError(
-                "latency_s",
+                field,
                 _(
                     "{typed} is {value:g} seconds a message, longer than any link takes; was "
                     "the unit left out? (5us = 5e-6 seconds)"
@@ -178,15 +189,12 @@ def _check_bare_link(bandwidth: str, latency: str) -> None:
             )
         if alpha > 0:
             notes.append(
-                _("--latency {typed} has no unit: read as seconds, {time}").format(
-                    typed=typed, time=units.format_seconds(alpha)
+                _("{flag} {typed} has no unit: read as seconds, {time}").format(
+                    flag=flags.get(field, field), typed=typed, time=units.format_seconds(alpha)
                 )
             )
     for note in notes:
-        print(
-            one_line("shardbook calc collective", _("note: {text}").format(text=note)),
-            file=sys.stderr,
-        )
+        print(one_line(prog, _("note: {text}").format(text=note)), file=sys.stderr)
 
 
 _LABEL_CELLS = 20

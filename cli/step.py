@@ -22,6 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from cli.collective import check_bare_link
 from cli.main import CliError, flag_error, one_line, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
@@ -230,6 +231,13 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
                 latency=None
                 if "latency" not in custom
                 else units.parse_time("latency", custom["latency"]),
+            )
+            # After the engine's own bounds (a latency over 1 s), which say more than a guess.
+            check_bare_link(
+                f"shardbook calc {args.calculator}",
+                FLAGS,
+                {n: custom[n] for n in ("intra_bandwidth", "inter_bandwidth") if n in custom},
+                {n: custom[n] for n in ("latency",) if n in custom},
             )
         spec = StepSpec(
             recompute=args.recompute, schedule=args.schedule, interconnect=link, **values

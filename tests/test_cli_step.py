@@ -254,3 +254,29 @@ def test_scaling_skips_name_the_flags_and_the_fixed_batch_is_said_once(
     # Weak scaling grows the batch with n: nothing to note.
     assert main([*argv, "--strategy", "dp", "--mode", "weak"]) == 0
     assert capsys.readouterr().err == ""
+
+
+STEP = ["calc", "step", "--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32"]
+STEP += ["--seq", "2048", "--global-batch", "16", "--gpus", "16"]
+
+
+def test_a_custom_link_figure_with_its_unit_left_out_is_refused_or_noted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--inter-bandwidth 2.5` was 2.5 bytes per second: a step of 1e10 s. As on calc collective,
+    a bare rate below 1 MB/s is refused, a plausible bare one noted, and a size is no rate."""
+    assert main([*STEP, "--inter-bandwidth", "2.5"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "shardbook: calc step: --inter-bandwidth: '2.5' is 2.5 bytes per second, slower than any "
+        "link; was the unit left out?"
+    )
+    assert main([*STEP, "--inter-bandwidth", "400Gb"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "shardbook: calc step: --inter-bandwidth: '400Gb' is a size, not a rate; add /s"
+    )
+    assert main([*STEP, "--intra-bandwidth", "1e11", "--latency", "0.5", "--json"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "shardbook: calc step: note: --intra-bandwidth '1e11' has no unit: read as bytes per "
+        "second, 100 GB/s",
+        "shardbook: calc step: note: --latency '0.5' has no unit: read as seconds, 500 ms",
+    ]
