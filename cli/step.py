@@ -222,7 +222,8 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
             raise CliError(
                 FLAGS[next(iter(custom))], _("give either --interconnect or custom link figures")
             )
-        link = get_interconnect(args.interconnect or "400gbps")
+        # Only an absent flag takes the default: `--interconnect ''` is an unknown name.
+        link = get_interconnect("400gbps" if args.interconnect is None else args.interconnect)
         if custom:
             link = custom_interconnect(
                 link,

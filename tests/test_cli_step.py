@@ -280,3 +280,14 @@ def test_a_custom_link_figure_with_its_unit_left_out_is_refused_or_noted(
         "second, 100 GB/s",
         "shardbook: calc step: note: --latency '0.5' has no unit: read as seconds, 500 ms",
     ]
+
+
+def test_an_empty_interconnect_is_refused_not_taken_as_the_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--interconnect ''` (a shell variable unset) silently priced the 400 Gb/s default."""
+    assert main([*STEP, "--interconnect", ""]) == 2
+    assert capsys.readouterr().err == (
+        "shardbook: calc step: --interconnect: unknown interconnect ''; use one of nvlink, "
+        "400gbps, pcie, 100gbps\n"
+    )
