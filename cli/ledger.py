@@ -316,15 +316,19 @@ def _print_table(result: LedgerResult) -> None:
         lines.append(verdict.format(device=device))
     # A note naming an input names its flag here (--largest-layer-params); the JSON keeps the
     # engine's words, as every front end but this table shows them.
-    lines.extend(
-        note.naming(lambda key: FLAGS.get(key, key)) if isinstance(note, FieldNote) else note
-        for note in result.notes
-    )
+    lines.extend(_flags_named(note) for note in result.notes)
     lines.append(_("formulas:"))
     for term in result.terms:
-        lines.append(f"  {term.name}: {term.formula}  [{term.source}]")
+        lines.append(f"  {term.name}: {_flags_named(term.formula)}  [{term.source}]")
     for line in lines:
         console.print(Text(line))
+
+
+def _flags_named(text: str) -> str:
+    """``text`` with the inputs it names written as their flags (see FieldNote)."""
+    if isinstance(text, FieldNote):
+        return text.naming(lambda key: FLAGS.get(key, key))
+    return text
 
 
 def _gb(value: float) -> str:

@@ -336,3 +336,18 @@ def test_the_deepspeed_largest_layer_note_names_the_flag(
         "DeepSpeed ZeRO-3: --largest-layer-params not given, its 4·largest_layer term is 0" in text
     )
     assert "largest_layer_params not given" not in text
+
+
+def test_the_activations_line_names_the_flags_to_give(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --seq the activations are not computed (Korthikanti et al. 2022 Table 2 needs s,
+    and the shape); the formulas' line says which flags give them, as the line above it does."""
+    assert main(["calc", "ledger", "--params", "1B"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "activations: not computed: give --seq (and --layers, --hidden, --heads) to compute "
+        "activations" in text
+    )
+    # The JSON keeps the engine's words, as the app shows them.
+    data = calc_json(capsys, "ledger", "--params", "1B")
+    (term,) = [t for t in data["terms"] if t["name"] == "activations"]
+    assert term["formula"].startswith("not computed: give seq (and layers, hidden, heads)")
