@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
-from cli.main import CliError, flag_error, option_flags
+from cli.main import CliError, flag_error, one_line, option_flags
 from engine import units
 from engine.collectives import (
     ALGORITHM_ALIASES,
@@ -27,7 +28,7 @@ from engine.collectives import (
     check_op,
     collective_cost,
 )
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.i18n import gettext as _
 from engine.i18n import ngettext
 from engine.linebreak import pad_cells
@@ -110,10 +111,20 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
             check_algorithm(check_op(args.op), args.algorithm, 2)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
-    for flag, value in (("--op", args.op), ("--ranks", args.ranks), ("--bytes", args.bytes)):
+    if args.op is None:
+        raise CliError(
+            "--op", _("is required: one of {choices}").format(choices=", ".join(OPERATIONS))
+        )
+    for flag, value in (("--ranks", args.ranks), ("--bytes", args.bytes)):
         if value is None:
             raise CliError(flag, _("is required"))
     try:
+        check_bare_link(
+            "shardbook calc collective",
+            FLAGS,
+            {"bandwidth_bytes_per_s": args.bandwidth},
+            {"latency_s": args.latency},
+        )
         return collective_cost(
             args.op,
             args.ranks,
@@ -124,6 +135,66 @@ def cost_from_args(args: argparse.Namespace) -> CollectiveCost:
         )
     except InputError as error:
         raise flag_error(error, FLAGS) from None
+
+
+# A bare number is bytes per second, or seconds (as the app's Collectives pane reads it). Below
+# 1 MB/s, or a second a message and more, no link comes near: the unit was surely left out
+# ("2.5" meant 2.5 GB/s priced an all-reduce at 22 years). Between, the value is used and a
+# note on stderr says how it was read, as the app's pane does.
+_MIN_BARE_BANDWIDTH = 1e6
+_MAX_BARE_LATENCY = 1.0
+
+
+def check_bare_link(
+    prog: str, flags: dict[str, str], rates: dict[str, str], times: dict[str, str]
+) -> None:
+    """Refuse a bare bandwidth (``rates``: spec field -> text) or latency (``times``) no link
+    has; note on stderr how any other bare one was read (``prog``: ``shardbook calc step``).
+
+    Raises:
+        InputError: on the field, as the engine's parsers raise it, or for a bare value out of
+            the range above (a unit left out).
+    """
+    notes = []
+    for field, text in rates.items():
+        if units.has_unit(text):
+            continue
+        rate = units.parse_rate(field, text)
+        typed = quoted(text.strip())
+        if rate < _MIN_BARE_BANDWIDTH:
+            raise InputError(
+                field,
+                _(
+                    "{typed} is {value:g} bytes per second, slower than any link; was the unit "
+                    "left out? (100GB/s = 100e9 bytes per second, 400Gb/s = 400e9 bits)"
+                ).format(typed=typed, value=rate),
+            )
+        notes.append(
+            _("{flag} {typed} has no unit: read as bytes per second, {rate}").format(
+                flag=flags.get(field, field), typed=typed, rate=units.format_rate(rate)
+            )
+        )
+    for field, text in times.items():
+        if units.has_unit(text):
+            continue
+        alpha = units.parse_time(field, text)
+        typed = quoted(text.strip())
+        if alpha >= _MAX_BARE_LATENCY:
+            raise InputError(
+                field,
+                _(
+                    "{typed} is {value:g} seconds a message, longer than any link takes; was "
+                    "the unit left out? (5us = 5e-6 seconds)"
+                ).format(typed=typed, value=alpha),
+            )
+        if alpha > 0:
+            notes.append(
+                _("{flag} {typed} has no unit: read as seconds, {time}").format(
+                    flag=flags.get(field, field), typed=typed, time=units.format_seconds(alpha)
+                )
+            )
+    for note in notes:
+        print(one_line(prog, _("note: {text}").format(text=note)), file=sys.stderr)
 
 
 _LABEL_CELLS = 20

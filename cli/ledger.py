@@ -20,7 +20,7 @@ from rich.text import Text
 from cli.main import flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
-from engine.errors import InputError
+from engine.errors import FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger import (
@@ -203,7 +203,13 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
         "micro_batches",
     )
     names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
-    values = numeric_fields_from_text({name: getattr(args, name) for name in names})
+    texts = {name: getattr(args, name) for name in names}
+    for name, text in texts.items():
+        # The engine reads an empty optional field as not given (an app form left blank);
+        # a flag given empty (`--seq ''`, a shell variable unset) is a mistake, as for --dp.
+        if text is not None and not text.strip():
+            raise InputError(name, _("is empty; enter a number"))
+    values = numeric_fields_from_text(texts)
     values.update(shape_values(args, units.parse_int))
     return LedgerSpec(
         dtype=args.dtype,
@@ -308,12 +314,21 @@ def _print_table(result: LedgerResult) -> None:
             else _("does NOT fit in {device} of device memory")
         )
         lines.append(verdict.format(device=device))
-    lines.extend(result.notes)
+    # A note naming an input names its flag here (--largest-layer-params); the JSON keeps the
+    # engine's words, as every front end but this table shows them.
+    lines.extend(_flags_named(note) for note in result.notes)
     lines.append(_("formulas:"))
     for term in result.terms:
-        lines.append(f"  {term.name}: {term.formula}  [{term.source}]")
+        lines.append(f"  {term.name}: {_flags_named(term.formula)}  [{term.source}]")
     for line in lines:
         console.print(Text(line))
+
+
+def _flags_named(text: str) -> str:
+    """``text`` with the inputs it names written as their flags (see FieldNote)."""
+    if isinstance(text, FieldNote):
+        return text.naming(lambda key: FLAGS.get(key, key))
+    return text
 
 
 def _gb(value: float) -> str:

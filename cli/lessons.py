@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cli.main import CliError, content_folder
+from cli.main import CliError, content_folder, progress_folder
 from engine.errors import ContentError, ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
 from engine.i18n import N_
@@ -68,7 +68,7 @@ _UNREADABLE = N_("unreadable")
 
 
 def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
-    return content_folder(args), resolve_progress_dir(args.progress_dir)
+    return content_folder(args), progress_folder(args)
 
 
 def run_lessons(args: argparse.Namespace) -> int:

@@ -255,6 +255,7 @@ def run_tui(args: argparse.Namespace) -> int:
     from engine.lesson import discover_lessons, lesson_index_path
 
     content_dir = content_folder(args)
+    progress_folder(args, must_exist=False)
     if args.lesson is not None:
         # The index the app reads next: listing is cheap, and the app's own listing is cached.
         refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
@@ -291,6 +292,33 @@ def content_folder(args: argparse.Namespace) -> Path:
     folder = resolve_content_dir(getattr(args, "content_dir", None))
     if not folder.is_dir():
         raise CliError("--content-dir", gettext("{folder}: no such folder").format(folder=folder))
+    return folder
+
+
+def progress_folder(args: argparse.Namespace, *, must_exist: bool = True) -> Path:
+    """The progress folder the command uses (``--progress-dir``, ``$SHARDBOOK_PROGRESS_DIR``,
+    the checkout's or the user's data folder).
+
+    A command that only reads progress (``must_exist``) needs a folder given by the flag or the
+    variable to exist: a mistyped one would read as "no progress yet". The default folder may
+    not exist yet (nothing saved so far), and the app creates any folder it is given.
+
+    Raises:
+        CliError: the path is not a folder, or (``must_exist``) a folder given explicitly does
+            not exist (exit 2).
+    """
+    import os
+
+    from engine.paths import resolve_progress_dir
+
+    given = getattr(args, "progress_dir", None)
+    flag = "--progress-dir" if given else "$SHARDBOOK_PROGRESS_DIR"
+    folder = resolve_progress_dir(given)
+    if folder.exists() and not folder.is_dir():
+        raise CliError(flag, gettext("{folder}: not a folder").format(folder=folder))
+    explicit = bool(given or os.environ.get("SHARDBOOK_PROGRESS_DIR"))
+    if must_exist and explicit and not folder.exists():
+        raise CliError(flag, gettext("{folder}: no such folder").format(folder=folder))
     return folder
 
 

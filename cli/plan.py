@@ -12,11 +12,11 @@ import json
 import sys
 from collections.abc import Callable
 
-from cli.main import content_folder
+from cli.main import content_folder, progress_folder
 from engine.errors import ContentError
 from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
-from engine.paths import DEFAULT_LESSON, resolve_progress_dir
+from engine.paths import DEFAULT_LESSON
 from engine.plan import build_plan, render_plan
 from engine.progress import ProgressStore
 
@@ -56,7 +56,7 @@ def run_plan(args: argparse.Namespace) -> int:
             _("no lesson {lesson!r} (lessons: {known})").format(lesson=args.lesson, known=known),
         )
     lesson = load_lesson(matches[0].path)
-    store = ProgressStore(resolve_progress_dir(args.progress_dir))
+    store = ProgressStore(progress_folder(args))
     # Reading only: an unreadable progress file stays where it is and is reported.
     progress = store.load(lesson.id, quarantine=False).progress
     plan = build_plan(lesson, progress)

@@ -12,11 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cli.main import check_lesson_id, content_folder
+from cli.main import check_lesson_id, content_folder, progress_folder
 from engine.errors import ContentError, ProgressError
 from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson_cached
-from engine.paths import resolve_progress_dir
 from engine.progress import ProgressStore
 from engine.quiz import lesson_stats
 from engine.quiz_stats import stats_text
@@ -44,15 +43,16 @@ def register(
     stats.set_defaults(func=run_stats)
 
 
-def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
-    return content_folder(args), resolve_progress_dir(args.progress_dir)
+def _dirs(args: argparse.Namespace, *, must_exist: bool) -> tuple[Path, Path]:
+    # The quiz opens the app, which creates the folder; stats only reads it.
+    return content_folder(args), progress_folder(args, must_exist=must_exist)
 
 
 def run_quiz(args: argparse.Namespace) -> int:
     from tui.app import make_app
     from tui.options import QuizOptions
 
-    content_dir, progress_dir = _dirs(args)
+    content_dir, progress_dir = _dirs(args, must_exist=False)
     refs, _errors = discover_lessons(content_dir)
     if args.lesson is not None:
         check_lesson_id(args.lesson, [ref.id for ref in refs], content_dir)
@@ -68,7 +68,7 @@ def run_quiz(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    content_dir, progress_dir = _dirs(args)
+    content_dir, progress_dir = _dirs(args, must_exist=True)
     refs, errors = discover_lessons(content_dir)
     store = ProgressStore(progress_dir)
     now = utc_now()

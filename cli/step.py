@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from cli.main import CliError, flag_error, option_flags
+from cli.collective import check_bare_link
+from cli.main import CliError, flag_error, one_line, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.checks import MAX_NUMBER
@@ -29,7 +31,14 @@ from engine.errors import InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.pipeline import SCHEDULES
-from engine.scaling import MODES, SCALING_STRATEGIES, scaling_all, world_sizes
+from engine.scaling import (
+    MODES,
+    SCALING_STRATEGIES,
+    ScalingPoint,
+    ScalingSeries,
+    scaling_all,
+    world_sizes,
+)
 from engine.steptime import (
     DEFAULT_COMPUTE_UTILIZATION,
     DEFAULT_PEAK_FLOPS,
@@ -213,7 +222,8 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
             raise CliError(
                 FLAGS[next(iter(custom))], _("give either --interconnect or custom link figures")
             )
-        link = get_interconnect(args.interconnect or "400gbps")
+        # Only an absent flag takes the default: `--interconnect ''` is an unknown name.
+        link = get_interconnect("400gbps" if args.interconnect is None else args.interconnect)
         if custom:
             link = custom_interconnect(
                 link,
@@ -222,6 +232,13 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
                 latency=None
                 if "latency" not in custom
                 else units.parse_time("latency", custom["latency"]),
+            )
+            # After the engine's own bounds (a latency over 1 s), which say more than a guess.
+            check_bare_link(
+                f"shardbook calc {args.calculator}",
+                FLAGS,
+                {n: custom[n] for n in ("intra_bandwidth", "inter_bandwidth") if n in custom},
+                {n: custom[n] for n in ("latency",) if n in custom},
             )
         spec = StepSpec(
             recompute=args.recompute, schedule=args.schedule, interconnect=link, **values
@@ -347,6 +364,7 @@ def run_scaling(args: argparse.Namespace) -> int:
         series = scaling_all(spec, args.mode, sizes, strategies)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
+    _note_fixed_batch(spec, args.mode, sizes, series)
     data = {
         "mode": args.mode,
         "world_sizes": list(sizes),
@@ -362,7 +380,8 @@ def run_scaling(args: argparse.Namespace) -> int:
             if p.skipped:
                 console.print(
                     Text(
-                        f"  n={p.world_size:<6} " + _("skipped: {reason}").format(reason=p.skipped)
+                        f"  n={p.world_size:<6} "
+                        + _("skipped: {reason}").format(reason=_skip_reason(p))
                     )
                 )
             else:
@@ -373,3 +392,39 @@ def run_scaling(args: argparse.Namespace) -> int:
                     )
                 )
     return 0
+
+
+def _skip_reason(point: ScalingPoint) -> str:
+    """Why ``point`` was skipped, naming the flags (``--global-batch``), not the spec fields the
+    engine's reason names (the JSON keeps those: its ``skipped`` values are unchanged)."""
+    if point.error is None:
+        return point.skipped
+    return str(flag_error(point.error, FLAGS))
+
+
+_DP_STRATEGIES = frozenset({"dp", "zero1", "zero2", "zero3", "ep"})
+"""The strategies that put all n GPUs on data parallelism (the batch is split n ways)."""
+
+
+def _note_fixed_batch(
+    spec: StepSpec, mode: str, sizes: tuple[int, ...], series: tuple[ScalingSeries, ...]
+) -> None:
+    """Say once, on stderr, when strong scaling without --global-batch cannot run DP at any
+    n > 1: the global batch is then one micro-batch, which DP cannot split (every such point
+    is skipped, each saying why)."""
+    if mode != "strong" or spec.global_batch is not None or max(sizes) < 2:
+        return
+    if not any(s.strategy in _DP_STRATEGIES for s in series):
+        return
+    b = spec.micro_batch_size
+    note = _(
+        "strong scaling keeps the global batch fixed, and without --global-batch it is one "
+        "micro-batch (--micro-batch {batch}): DP cannot split it over more GPUs, so every n > 1 of "
+        "{strategies} is skipped. Set --global-batch to a multiple of {largest} (micro-batch × "
+        "the largest n), e.g. --global-batch {largest}"
+    ).format(
+        batch=b,
+        strategies=", ".join(s.strategy for s in series if s.strategy in _DP_STRATEGIES),
+        largest=b * max(sizes),
+    )
+    print(one_line("shardbook calc scaling", _("note: {text}").format(text=note)), file=sys.stderr)

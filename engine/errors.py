@@ -95,6 +95,34 @@ class FieldName:
         return f"FieldName({self.key!r})"
 
 
+class FieldNote(str):
+    """A note that names inputs (``largest_layer_params not given``): the text, with each
+    :class:`FieldName` written as its spec field, so it reads as any note does (the app, the
+    JSON); :meth:`naming` writes them in a front end's words (the command line's flags).
+
+    Attributes:
+        template: the ``str.format`` template. values: its values.
+    """
+
+    template: str
+    values: dict[str, object]
+
+    def __new__(cls, template: str, /, **values: object) -> FieldNote:
+        text = template.format_map(
+            {n: v.key if isinstance(v, FieldName) else v for n, v in values.items()}
+        )
+        note = super().__new__(cls, text)
+        note.template = template
+        note.values = values
+        return note
+
+    def naming(self, name_of: Callable[[str], str]) -> str:
+        """The note with each :class:`FieldName` in it written as ``name_of(key)``."""
+        return self.template.format_map(
+            {n: name_of(v.key) if isinstance(v, FieldName) else v for n, v in self.values.items()}
+        )
+
+
 class InputError(ShardbookError, ValueError):
     """A calculator input is invalid.
 

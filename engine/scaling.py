@@ -12,7 +12,7 @@ pane's comparisons and counterexamples are :mod:`engine.tradeoffs`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from engine.checks import one_of
 from engine.errors import InputError
@@ -46,7 +46,9 @@ class ScalingPoint:
         efficiency: throughput / (n × one-GPU throughput) (``None`` when skipped).
         t_step_s, t_comm_exposed_s: from the step (``None`` when skipped; the JSON also gives
             the second as ``t_comm_unhidden_s``, its older name).
-        skipped: why this size cannot run the strategy ("" when it ran).
+        skipped: why this size cannot run the strategy ("" when it ran), naming spec fields.
+        error: the step's error behind ``skipped`` (``None`` when it ran), for a front end to
+            name the inputs in its own words (the command line's flags).
     """
 
     world_size: int
@@ -55,6 +57,7 @@ class ScalingPoint:
     t_step_s: float | None
     t_comm_exposed_s: float | None
     skipped: str = ""
+    error: InputError | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,7 @@ def scaling_series(
             result = step_time(spec)
         except InputError as error:
             reason = f"{error.field}: {error.message}"
-            points.append(ScalingPoint(n, None, None, None, None, reason))
+            points.append(ScalingPoint(n, None, None, None, None, reason, error))
             continue
         efficiency = result.tokens_per_s / (n * baseline.tokens_per_s)
         points.append(

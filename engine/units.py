@@ -284,10 +284,12 @@ def parse_rate(field: str, text: str | float | int) -> float:
     ``Gb/s`` (lower-case b) and ``Gbit/s`` are bits and are divided by 8.
 
     Raises:
-        InputError: empty, not a number, unknown unit, zero or negative, NaN/inf.
+        InputError: empty, not a number, unknown unit, a size without ``/s`` (``1GB`` is not a
+            rate), zero or negative, NaN/inf.
     """
     value, suffix = _split(field, text)
-    unit = suffix[:-2] if suffix.lower().endswith("/s") else suffix
+    per_second = suffix.lower().endswith("/s")
+    unit = suffix[:-2] if per_second else suffix
     if (
         unit.endswith("b")
         and not unit.lower().endswith("bit")
@@ -302,6 +304,14 @@ def parse_rate(field: str, text: str | float | int) -> float:
     ):
         unit = unit[:-1] + "bit"
     key = unit.upper()
+    if unit and not per_second and (key in _RATE_BIT_SUFFIX or key in _BYTE_SUFFIX):
+        # "1GB" is a size: taken as 1 GB/s it would price a transfer by a guess.
+        raise InputError(
+            field,
+            _("{text} is a size, not a rate; add /s (e.g. 100GB/s, 400Gb/s)").format(
+                text=quoted(str(text).strip())
+            ),
+        )
     if key in _RATE_BIT_SUFFIX:
         return _check_sign(field, _scaled(field, value, _RATE_BIT_SUFFIX[key] / 8.0, text), False)
     if key not in _BYTE_SUFFIX:

@@ -247,3 +247,58 @@ def test_an_unknown_choice_is_named_before_a_missing_flag(
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 1
     assert says in lines[0]
+
+
+LINK = ["--op", "all-reduce", "--ranks", "8", "--bytes", "1GB"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "typed", "message"),
+    [
+        # 2.5 bytes per second (meant as 2.5 GB/s) priced the all-reduce at 7e8 s.
+        ("--bandwidth", "2.5", "'2.5' is 2.5 bytes per second, slower than any link; was the unit"),
+        # 2.5 seconds a message (meant as 2.5 us): no network is that slow.
+        ("--latency", "2.5", "'2.5' is 2.5 seconds a message, longer than any link takes; was"),
+        # A size is not a rate: 1 GB read as 1 GB/s was a guess.
+        ("--bandwidth", "1GB", "'1GB' is a size, not a rate; add /s"),
+        ("--bandwidth", "400Gb", "'400Gb' is a size, not a rate; add /s"),
+    ],
+)
+def test_a_link_figure_with_its_unit_left_out_is_refused(
+    capsys: pytest.CaptureFixture[str], flag: str, typed: str, message: str
+) -> None:
+    assert main(["calc", "collective", *LINK, flag, typed]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"shardbook: calc collective: {flag}: {message}")
+    assert err.count("\n") == 1
+
+
+def test_a_plausible_bare_link_figure_is_used_with_a_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """1e11 bare is 100 GB/s and 5e-6 bare is 5 us (the app's Collectives pane reads a bare
+    bandwidth so, and says it): the JSON on stdout, a note on stderr for each."""
+    args = ["calc", "collective", *LINK, "--bandwidth", "1e11", "--latency", "5e-6", "--json"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["bandwidth_bytes_per_s"] == 1e11
+    assert data["latency_s"] == 5e-6
+    assert err.splitlines() == [
+        "shardbook: calc collective: note: --bandwidth '1e11' has no unit: read as bytes per "
+        "second, 100 GB/s",
+        "shardbook: calc collective: note: --latency '5e-6' has no unit: read as seconds, 5 us",
+    ]
+    # With units (or a zero latency) nothing is noted.
+    assert main(["calc", "collective", *LINK, "--bandwidth", "100GB/s", "--latency", "0"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_missing_op_lists_the_collectives(capsys: pytest.CaptureFixture[str]) -> None:
+    """As `calc bubble` lists its schedules: the seven collectives of NCCL's and MPI's sets."""
+    assert main(["calc", "collective", "--ranks", "8", "--bytes", "1GB"]) == 2
+    assert capsys.readouterr().err == (
+        "shardbook: calc collective: --op: is required: one of all-reduce, all-gather, "
+        "reduce-scatter, all-to-all, broadcast, reduce, send-recv\n"
+    )

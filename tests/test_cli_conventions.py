@@ -188,6 +188,52 @@ def test_every_command_reading_lessons_refuses_a_missing_folder(
     assert err == f"shardbook: {command[0]}: --content-dir: {missing}: no such folder\n"
 
 
+@pytest.mark.parametrize("command", [["lessons"], ["export", "S15"], ["plan"], ["stats"]])
+def test_every_command_reading_progress_refuses_a_missing_or_file_progress_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    """A mistyped --progress-dir read as "no progress yet" (every item new, exit 0)."""
+    missing = tmp_path / "absent"
+    status, out, err = run(capsys, *command, "--progress-dir", str(missing))
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {command[0]}: --progress-dir: {missing}: no such folder\n"
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    status, out, err = run(capsys, *command, "--progress-dir", str(afile))
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {command[0]}: --progress-dir: {afile}: not a folder\n"
+    # An existing, empty folder is no progress yet.
+    assert run(capsys, *command, "--progress-dir", str(tmp_path))[0] == 0
+
+
+def test_the_app_refuses_a_file_as_progress_folder_but_creates_a_missing_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The app said "Could not save: FILE: File exists." on the first save; now one line before
+    it starts. A folder that does not exist yet is the app's first run: it creates it."""
+    import tui.app
+
+    started: list[object] = []
+
+    def no_app(**kwargs: object) -> None:
+        started.append(kwargs["progress_dir"])
+        raise SystemExit(0)
+
+    monkeypatch.setattr(tui.app, "make_app", no_app)
+    # run_tui pauses the collector until the app's first frame, which never comes here.
+    monkeypatch.setattr("gc.disable", lambda: None)
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    assert run(capsys, "--progress-dir", str(afile)) == (
+        2,
+        "",
+        f"shardbook: --progress-dir: {afile}: not a folder\n",
+    )
+    assert started == []
+    assert run(capsys, "--progress-dir", str(tmp_path / "new"))[0] == 0
+    assert started == [str(tmp_path / "new")]
+
+
 def test_lessons_exits_1_when_a_lesson_file_cannot_be_listed(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -299,3 +299,55 @@ def test_clearer_flag_names_are_aliases(capsys: pytest.CaptureFixture[str]) -> N
         capsys, "ledger", *arch, "--seq", "2048", "--micro-batch-size", "2", "--zero-stage", "3"
     )
     assert old == new and old["per_rank_bytes"]["activations"] > 0
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--seq",
+        "--nodes",
+        "--gpu-memory",
+        "--micro-batches",
+        "--gpus-per-node",
+        "--largest-layer-params",
+        "--dp",
+    ],
+)
+def test_a_numeric_flag_given_empty_is_refused(
+    capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """`--seq ''` (a shell variable left unset) was taken as not given; --dp said so."""
+    assert main(["calc", "ledger", "--params", "1B", flag, ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"shardbook: calc ledger: {flag}: is empty; enter a number\n"
+
+
+def test_the_deepspeed_largest_layer_note_names_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """DeepSpeed's ZeRO-3 estimator adds 4 B x largest_layer_params (its estimate_zero3_model_
+    states_mem_needs); without it the term is 0 and the table says which flag gives it."""
+    assert (
+        main(["calc", "ledger", "--params", "1B", "--zero", "3", "--convention", "deepspeed"]) == 0
+    )
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "DeepSpeed ZeRO-3: --largest-layer-params not given, its 4·largest_layer term is 0" in text
+    )
+    assert "largest_layer_params not given" not in text
+
+
+def test_the_activations_line_names_the_flags_to_give(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --seq the activations are not computed (Korthikanti et al. 2022 Table 2 needs s,
+    and the shape); the formulas' line says which flags give them, as the line above it does."""
+    assert main(["calc", "ledger", "--params", "1B"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "activations: not computed: give --seq (and --layers, --hidden, --heads) to compute "
+        "activations" in text
+    )
+    # The JSON keeps the engine's words, as the app shows them.
+    data = calc_json(capsys, "ledger", "--params", "1B")
+    (term,) = [t for t in data["terms"] if t["name"] == "activations"]
+    assert term["formula"].startswith("not computed: give seq (and layers, hidden, heads)")

@@ -226,3 +226,68 @@ def test_a_figure_past_its_bound_is_refused_in_its_unit(
     args += ["--seq", "2048", "--global-batch", "8", "--gpus", "8", flag, typed]
     assert main(args) == 2
     assert capsys.readouterr().err.strip().endswith(f"{flag}: {message}")
+
+
+def test_scaling_skips_name_the_flags_and_the_fixed_batch_is_said_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Without --global-batch strong scaling keeps one micro-batch (1 sample), which DP cannot
+    split over 2, 4 or 8 GPUs; without --layers and --hidden TP has no communication to price.
+    The reasons name the flags the learner can set (README: errors name the flag)."""
+    argv = ["calc", "scaling", "--params", "1.3B", "--max-gpus", "8"]
+    assert main([*argv, "--strategy", "dp", "--strategy", "tp"]) == 0
+    out, err = capsys.readouterr()
+    text = " ".join(out.split())
+    assert "skipped: --global-batch: 1 is not a multiple of micro-batch × DP = 2" in text
+    assert "skipped: --layers: TP communication needs the architecture (--layers, --hidden)" in text
+    assert "global_batch" not in text and "layers:" not in text.replace("--layers:", "")
+    assert err == (
+        "shardbook: calc scaling: note: strong scaling keeps the global batch fixed, and without "
+        "--global-batch it is one micro-batch (--micro-batch 1): DP cannot split it over more "
+        "GPUs, so every n > 1 of dp is skipped. Set --global-batch to a multiple of 8 "
+        "(micro-batch × the largest n), e.g. --global-batch 8\n"
+    )
+    # The note's advice works: 8 samples split over 1, 2, 4 and 8 GPUs; nothing noted.
+    assert main([*argv, "--strategy", "dp", "--global-batch", "8"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "skipped" not in out
+    # Weak scaling grows the batch with n: nothing to note.
+    assert main([*argv, "--strategy", "dp", "--mode", "weak"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+STEP = ["calc", "step", "--params", "7B", "--layers", "32", "--hidden", "4096", "--heads", "32"]
+STEP += ["--seq", "2048", "--global-batch", "16", "--gpus", "16"]
+
+
+def test_a_custom_link_figure_with_its_unit_left_out_is_refused_or_noted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--inter-bandwidth 2.5` was 2.5 bytes per second: a step of 1e10 s. As on calc collective,
+    a bare rate below 1 MB/s is refused, a plausible bare one noted, and a size is no rate."""
+    assert main([*STEP, "--inter-bandwidth", "2.5"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "shardbook: calc step: --inter-bandwidth: '2.5' is 2.5 bytes per second, slower than any "
+        "link; was the unit left out?"
+    )
+    assert main([*STEP, "--inter-bandwidth", "400Gb"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "shardbook: calc step: --inter-bandwidth: '400Gb' is a size, not a rate; add /s"
+    )
+    assert main([*STEP, "--intra-bandwidth", "1e11", "--latency", "0.5", "--json"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "shardbook: calc step: note: --intra-bandwidth '1e11' has no unit: read as bytes per "
+        "second, 100 GB/s",
+        "shardbook: calc step: note: --latency '0.5' has no unit: read as seconds, 500 ms",
+    ]
+
+
+def test_an_empty_interconnect_is_refused_not_taken_as_the_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--interconnect ''` (a shell variable unset) silently priced the 400 Gb/s default."""
+    assert main([*STEP, "--interconnect", ""]) == 2
+    assert capsys.readouterr().err == (
+        "shardbook: calc step: --interconnect: unknown interconnect ''; use one of nvlink, "
+        "400gbps, pcie, 100gbps\n"
+    )

@@ -10,7 +10,7 @@ from engine.activations import (
     stage_layer_counts,
 )
 from engine.checks import finite_number
-from engine.errors import FieldName, InputError
+from engine.errors import FieldName, FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger.model import (
@@ -340,6 +340,9 @@ def deepspeed_largest_layer(
         largest = 0.0
         origin = N_("unknown, counted as 0 (an underestimate)")
         notes.append(
-            _("DeepSpeed ZeRO-3: largest_layer_params not given, its 4·largest_layer term is 0")
+            FieldNote(
+                _("DeepSpeed ZeRO-3: {largest} not given, its 4·largest_layer term is 0"),
+                largest=FieldName("largest_layer_params"),
+            )
         )
     return GatheredLayer(w, largest / spec.tp, origin, spec.finetune == "full")

@@ -10,6 +10,7 @@ from engine.activations import (
     per_stage_activation_bytes,
     stage_layer_counts,
 )
+from engine.errors import FieldName, FieldNote
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger.buffers import Buffer
@@ -265,7 +266,10 @@ def activation_term(
 ) -> LedgerTerm:
     """The activations line: Table 2's row, the stage's multiples, the stage shown."""
     if described is None:
-        reason = _("not computed: give seq (and layers, hidden, heads) to compute activations")
+        reason = FieldNote(
+            _("not computed: give {seq} (and {layers}, {hidden}, {heads}) to compute activations"),
+            **{name: FieldName(name) for name in ("seq", "layers", "hidden", "heads")},
+        )
         return LedgerTerm("activations", 0.0, reason, sources.ACTIVATIONS_TABLE2)
     text = _("Table 2 row '{row}': {formula}").format(
         row=described.per_layer.row, formula=described.per_layer.formula
