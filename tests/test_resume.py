@@ -522,3 +522,44 @@ async def test_the_objectives_keep_their_scroll_position_through_switches_and_a_
         await switch(app, pilot, "中文", "zh")
         await wait_until(pilot, at_objective_2)
         assert app.main_screen.current_section == "objectives"
+
+
+async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner_was_in(
+    tmp_path: Path,
+) -> None:
+    """Left typing in the Ledger's LoRA targets at 160x50 (side pane zoomed), reopened at 40x12
+    the lesson is shown alone; F6 shows the Ledger with LoRA targets focused and in view, and a
+    key typed goes there, not into params N (the pane's first field, then off screen)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f2", "f5")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        await choose(pilot, ledger.query_one("#field-model", Select), "llama2-7b", "Llama 2 7B")
+        await choose(pilot, ledger.query_one("#field-finetune", Select), "qlora")
+        targets = ledger.query_one("#field-lora_targets", Input)
+        targets.focus()
+        await pilot.pause()
+        before = targets.value
+        params_before = ledger.query_one("#field-params", Input).value
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(tmp_path)["S15"]
+    assert (saved["side_size"], saved["focus"]) == ("wide", "field-lora_targets")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        targets = ledger.query_one("#field-lora_targets", Input)
+        await wait_until(pilot, lambda: app.focused is targets)
+        await pilot.press("z")
+        await wait_until(pilot, lambda: targets.value == before + "z")
+        await pilot.pause()
+        assert targets.region.height and app.screen.region.contains_region(targets.region)
+        await pilot.press("ctrl+q")
+    form = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))["forms"]["ledger"]
+    assert (form["params"], form["lora_targets"]) == (params_before, before + "z")

@@ -587,6 +587,10 @@ class MainScreen(Screen[None]):
         scroll the focused widget into view once laid out (a widget focused in a pane scrolled
         elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
         back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
+        if back is None and not first and pane.id is not None:
+            # The field the learner was in when the lesson was left, not given back then (the
+            # side pane was not on screen at a narrower restart): their next key is meant for it.
+            back = self.resume.side_focus(pane.id)
         if back is None:
             content = next(iter(pane.children), None)
             first_focus = getattr(content, "first_focus", None)
