@@ -563,3 +563,42 @@ async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner
         await pilot.press("ctrl+q")
     form = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))["forms"]["ledger"]
     assert (form["params"], form["lora_targets"]) == (params_before, before + "z")
+
+
+async def test_a_refused_value_restored_does_not_scroll_the_focused_field_away(
+    tmp_path: Path,
+) -> None:
+    """A refused LoRA targets value is shown again after a restart, its message under its row
+    far below params N. Reopened at 40x12, F6 focuses params N; placing that message scrolled
+    the pane down to it afterwards, so params N was focused off screen and the next key went
+    there unseen. The focused field stays in view and takes the key."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f2", "f5")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        targets = ledger.query_one("#field-lora_targets", Input)
+        await paste_into(pilot, targets, "q,q,w")
+        params = ledger.query_one("#field-params", Input)
+        params.focus()
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == "field-params"
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        params = ledger.query_one("#field-params", Input)
+        error = ledger.query_one(".calc-error")
+        await wait_until(pilot, lambda: app.focused is params and bool(error.region.height))
+        for _ in range(5):  # the frames in which the message's place is scrolled to
+            await pilot.pause()
+        assert params.region.height and ledger.region.contains_region(params.region)
+        await pilot.press("0")
+        await wait_until(pilot, lambda: params.value == "1B0")
+        await pilot.press("ctrl+q")
