@@ -28,6 +28,7 @@ from tests.pilot_helpers import (
     choose,
     goto_section,
     params_field,
+    paste,
     paste_into,
     screen_lines,
     wait_until,
@@ -601,4 +602,31 @@ async def test_a_refused_value_restored_does_not_scroll_the_focused_field_away(
         assert params.region.height and ledger.region.contains_region(params.region)
         await pilot.press("0")
         await wait_until(pilot, lambda: params.value == "1B0")
+        await pilot.press("ctrl+q")
+
+
+async def test_f6_after_a_restart_narrower_gives_back_the_side_note_box(tmp_path: Path) -> None:
+    """As for a field: left writing the Diagrams pane's DP note at 160x50, reopened at 40x12,
+    F6 gives the focus back to that box (its boxes are built after the pane), and the next
+    key is added to the note."""
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane NoteBox")))
+        box = app.query_one("DiagramsPane").query(NoteBox).first()
+        assert box.item.id == "ex2.dp.split"
+        await paste(pilot, box.text_area, "batch split")
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == "notes:ex2.dp.split"
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.focused, LiteralTextArea))
+        area = app.focused
+        assert isinstance(area, LiteralTextArea) and area.text == "batch split"
+        await pilot.press("s")
+        await wait_until(pilot, lambda: area.text == "batch splits")
         await pilot.press("ctrl+q")

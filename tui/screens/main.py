@@ -368,6 +368,8 @@ class MainScreen(Screen[None]):
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
         pane = await side.open_tab()
+        if pane.id is not None:
+            await self.resume.side_focus_built(pane.id)
         focused = self.focused
         if focused is not None and side in focused.ancestors:
             return  # focused in the side pane meanwhile (a jump to a note there)
@@ -570,7 +572,10 @@ class MainScreen(Screen[None]):
             and self.focused is not None
             and pane in self.focused.ancestors
         )
-        self.focus_tab_pane(await self.open_side_tab(tab), first=again)
+        pane = await self.open_side_tab(tab)
+        if not again:
+            await self.resume.side_focus_built(tab)
+        self.focus_tab_pane(pane, first=again)
 
     async def open_side_tab(self, tab: str) -> Widget:
         """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is

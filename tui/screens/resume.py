@@ -9,6 +9,7 @@ its scroll position, each side pane's choices, the focused widget) as an
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ from tui.widgets.side import SideTabs
 
 # How long a side tab's scroll position waits for its content to be laid out that tall (seconds).
 SIDE_SCROLL_WAIT_S = 2.0
+# How long F6 waits for the side field to give the focus back to to be built (seconds).
+SIDE_FOCUS_WAIT_S = 0.5
 # How long the reading pane's top waits for its section's blocks to be placed (seconds).
 READING_SCROLL_WAIT_S = 2.0
 
@@ -58,6 +61,7 @@ class PlaceKeeper:
     def restore_focus_later(self, state: ResumeState) -> None:
         """After the next frame (the first one stays as fast), scroll the side tab to where it
         was and give the focus back to the widget that had it (:meth:`_restore_focus`)."""
+        self._pending_side_focus = None  # another lesson's, or another place's
         if state.focus or state.side_scroll:
             self.screen.call_after_refresh(self._restore_focus, state)
 
@@ -68,7 +72,6 @@ class PlaceKeeper:
         screen = self.screen
         side = screen.query_one(SideTabs)
         in_side = bool(side.active) and screen.side_shown
-        self._pending_side_focus = None
         if in_side and state.side_tab == side.active:
             pane = await side.open_tab()
             if state.side_scroll:
@@ -89,14 +92,29 @@ class PlaceKeeper:
             keep_scroll = bool(in_side and state.side_scroll and side in target.ancestors)
             self._give_focus(target, scroll_visible=not keep_scroll)
 
+    async def side_focus_built(self, pane_id: str) -> None:
+        """Wait, one frame at a time for at most :data:`SIDE_FOCUS_WAIT_S`, until the widget
+        :meth:`side_focus` would give the focus to in tab ``pane_id`` is built: a pane builds
+        some of its widgets after it is mounted (the Ledger's less-used fields, the Diagrams
+        notes). At once when there is none to give back."""
+        pending = self._pending_side_focus
+        if pending is None or pending[0] != pane_id:
+            return
+        deadline = time.monotonic() + SIDE_FOCUS_WAIT_S
+        while self._named_widget(pending[1]) is None and time.monotonic() < deadline:
+            frame = asyncio.Event()
+            self.screen.call_after_refresh(frame.set)
+            await frame.wait()
+
     def side_focus(self, pane_id: str) -> Widget | None:
         """The widget of side tab ``pane_id`` that had the focus where the lesson was left and
         did not get it back (its pane was not on screen), given the focus now with the cursor
-        at a field's end; None when there is none (or it is gone). Asked once: the learner's
+        at a field's end; None when there is none (or it is gone). Given once: the learner's
         own moves decide afterwards."""
-        pending, self._pending_side_focus = self._pending_side_focus, None
+        pending = self._pending_side_focus
         if pending is None or pending[0] != pane_id:
             return None
+        self._pending_side_focus = None
         widget = self._named_widget(pending[1])
         pane = self.screen.query_one(SideTabs).active_pane()
         if widget is None or pane is None or pane not in widget.ancestors:
