@@ -1200,3 +1200,39 @@ async def test_on_a_narrow_screen_f5_brings_no_lesson_back_and_the_hint_does_not
         (hint,) = [t.text for t in hints if t.display and t.region.height]
         assert "F5 widens the pane" in hint and "brings the lesson back" not in hint
         await pilot.press("ctrl+q")
+
+
+async def test_a_resize_keeps_the_note_box_being_typed_in_on_screen(tmp_path: Path) -> None:
+    """Typing in the Diagrams pane's DP note at 80x24, then resized to 40x12: the pane stays
+    (it is being worked in) and the box, label and cursor line, is scrolled back into view
+    (the text above it, broken at the narrower width, had pushed it below the pane's bottom);
+    the next keys go on in it, seen."""
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane NoteBox")))
+        for _ in range(3):  # past the picture's scroll, as the learner tabs
+            if isinstance(app.focused, TextArea):
+                break
+            await pilot.press("tab")
+            await pilot.pause()
+        area = app.focused
+        assert isinstance(area, TextArea)
+        box = next(node for node in area.ancestors if isinstance(node, NoteBox))
+        assert box.item.id == "ex2.dp.split"
+        await pilot.press(*"batch split across 4 ranks")
+        await pilot.pause()
+        await pilot.resize_terminal(40, 12)
+        await pilot.press(*", params replicated")
+        await wait_until(pilot, lambda: area.text.endswith("params replicated"))
+        pane = app.query_one("DiagramsPane", Widget)
+        await wait_until(
+            pilot,
+            lambda: bool(box.region.height) and pane.region.contains_region(box.region),
+        )
+        assert app.focused is area
+        await pilot.press("ctrl+q")
+    saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
+    assert saved["notes"]["ex2.dp.split"] == "batch split across 4 ranks, params replicated"

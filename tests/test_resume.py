@@ -28,6 +28,7 @@ from tests.pilot_helpers import (
     choose,
     goto_section,
     params_field,
+    paste,
     paste_into,
     screen_lines,
     wait_until,
@@ -529,3 +530,110 @@ async def test_the_objectives_keep_their_scroll_position_through_switches_and_a_
         await switch(app, pilot, "中文", "zh")
         await wait_until(pilot, at_objective_2)
         assert app.main_screen.current_section == "objectives"
+
+
+async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner_was_in(
+    tmp_path: Path,
+) -> None:
+    """Left typing in the Ledger's LoRA targets at 160x50 (side pane zoomed), reopened at 40x12
+    the lesson is shown alone; F6 shows the Ledger with LoRA targets focused and in view, and a
+    key typed goes there, not into params N (the pane's first field, then off screen)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f2", "f5")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        await choose(pilot, ledger.query_one("#field-model", Select), "llama2-7b", "Llama 2 7B")
+        await choose(pilot, ledger.query_one("#field-finetune", Select), "qlora")
+        targets = ledger.query_one("#field-lora_targets", Input)
+        targets.focus()
+        await pilot.pause()
+        before = targets.value
+        params_before = ledger.query_one("#field-params", Input).value
+        await pilot.press("ctrl+q")
+    saved = resume_on_disk(tmp_path)["S15"]
+    assert (saved["side_size"], saved["focus"]) == ("wide", "field-lora_targets")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        targets = ledger.query_one("#field-lora_targets", Input)
+        await wait_until(pilot, lambda: app.focused is targets)
+        await pilot.press("z")
+        await wait_until(pilot, lambda: targets.value == before + "z")
+        await pilot.pause()
+        assert targets.region.height and app.screen.region.contains_region(targets.region)
+        await pilot.press("ctrl+q")
+    form = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))["forms"]["ledger"]
+    assert (form["params"], form["lora_targets"]) == (params_before, before + "z")
+
+
+async def test_a_refused_value_restored_does_not_scroll_the_focused_field_away(
+    tmp_path: Path,
+) -> None:
+    """A refused LoRA targets value is shown again after a restart, its message under its row
+    far below params N. Reopened at 40x12, F6 focuses params N; placing that message scrolled
+    the pane down to it afterwards, so params N was focused off screen and the next key went
+    there unseen. The focused field stays in view and takes the key."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f2", "f5")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
+        ledger.query_one("#more-open").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        targets = ledger.query_one("#field-lora_targets", Input)
+        await paste_into(pilot, targets, "q,q,w")
+        params = ledger.query_one("#field-params", Input)
+        params.focus()
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == "field-params"
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        ledger = app.query_one("LedgerPane")
+        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        params = ledger.query_one("#field-params", Input)
+        error = ledger.query_one(".calc-error")
+        await wait_until(pilot, lambda: app.focused is params and bool(error.region.height))
+        for _ in range(5):  # the frames in which the message's place is scrolled to
+            await pilot.pause()
+        assert params.region.height and ledger.region.contains_region(params.region)
+        await pilot.press("0")
+        await wait_until(pilot, lambda: params.value == "1B0")
+        await pilot.press("ctrl+q")
+
+
+async def test_f6_after_a_restart_narrower_gives_back_the_side_note_box(tmp_path: Path) -> None:
+    """As for a field: left writing the Diagrams pane's DP note at 160x50, reopened at 40x12,
+    F6 gives the focus back to that box (its boxes are built after the pane), and the next
+    key is added to the note."""
+    from tui.widgets.notes import NoteBox
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: bool(app.query("DiagramsPane NoteBox")))
+        box = app.query_one("DiagramsPane").query(NoteBox).first()
+        assert box.item.id == "ex2.dp.split"
+        await paste(pilot, box.text_area, "batch split")
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["focus"] == "notes:ex2.dp.split"
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.focused, LiteralTextArea))
+        area = app.focused
+        assert isinstance(area, LiteralTextArea) and area.text == "batch split"
+        await pilot.press("s")
+        await wait_until(pilot, lambda: area.text == "batch splits")
+        await pilot.press("ctrl+q")

@@ -371,6 +371,8 @@ class MainScreen(Screen[None]):
         """Focus the active side tab's first field, once its pane is built."""
         side = self.query_one(SideTabs)
         pane = await side.open_tab()
+        if pane.id is not None:
+            await self.resume.side_focus_built(pane.id)
         focused = self.focused
         if focused is not None and side in focused.ancestors:
             return  # focused in the side pane meanwhile (a jump to a note there)
@@ -573,7 +575,10 @@ class MainScreen(Screen[None]):
             and self.focused is not None
             and pane in self.focused.ancestors
         )
-        self.focus_tab_pane(await self.open_side_tab(tab), first=again)
+        pane = await self.open_side_tab(tab)
+        if not again:
+            await self.resume.side_focus_built(tab)
+        self.focus_tab_pane(pane, first=again)
 
     async def open_side_tab(self, tab: str) -> Widget:
         """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
@@ -590,6 +595,10 @@ class MainScreen(Screen[None]):
         scroll the focused widget into view once laid out (a widget focused in a pane scrolled
         elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
         back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
+        if back is None and not first and pane.id is not None:
+            # The field the learner was in when the lesson was left, not given back then (the
+            # side pane was not on screen at a narrower restart): their next key is meant for it.
+            back = self.resume.side_focus(pane.id)
         if back is None:
             content = next(iter(pane.children), None)
             first_focus = getattr(content, "first_focus", None)

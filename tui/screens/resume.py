@@ -9,6 +9,7 @@ its scroll position, each side pane's choices, the focused widget) as an
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ from tui.widgets.side import SideTabs
 
 # How long a side tab's scroll position waits for its content to be laid out that tall (seconds).
 SIDE_SCROLL_WAIT_S = 2.0
+# How long F6 waits for the side field to give the focus back to to be built (seconds).
+SIDE_FOCUS_WAIT_S = 0.5
 # How long the reading pane's top waits for its section's blocks to be placed (seconds).
 READING_SCROLL_WAIT_S = 2.0
 
@@ -38,6 +41,10 @@ class PlaceKeeper:
         # to: (section, block, line).
         self.state = ResumeState()
         self._pending_scroll: tuple[str, int, int] | None = None
+        # The side tab and the widget in it that had the focus, not given back because the side
+        # pane was not on screen (a restart at a size where the lesson is shown instead): F6
+        # or the tab's key gives it back when it shows that tab (:meth:`side_focus`).
+        self._pending_side_focus: tuple[str, str] | None = None
 
     def restore(self, state: ResumeState) -> None:
         """Show the lesson at ``state`` (see :meth:`MainScreen.restore_place`)."""
@@ -54,6 +61,7 @@ class PlaceKeeper:
     def restore_focus_later(self, state: ResumeState) -> None:
         """After the next frame (the first one stays as fast), scroll the side tab to where it
         was and give the focus back to the widget that had it (:meth:`_restore_focus`)."""
+        self._pending_side_focus = None  # another lesson's, or another place's
         if state.focus or state.side_scroll:
             self.screen.call_after_refresh(self._restore_focus, state)
 
@@ -71,32 +79,81 @@ class PlaceKeeper:
                 self._restore_side_scroll(pane, state.side_scroll, deadline)
         if not state.focus:
             return
-        # An answer or note box, by its item (it has no widget id), else the widget by its id.
-        from tui.widgets.notes import NoteBox  # as where the boxes are built: off the start-up
-
-        boxes = screen.query(NoteBox)
-        widget: Widget | None = next((box for box in boxes if box.place_name == state.focus), None)
-        if widget is None:
-            try:
-                widget = screen.get_widget_by_id(state.focus)
-            except (NoMatches, InvalidQueryFormat):  # gone, or a name no widget id can be
-                widget = None
-        if widget is None or (not in_side and side in widget.ancestors_with_self):
+        widget = self._named_widget(state.focus)
+        if not in_side and (widget is None or side in widget.ancestors_with_self):
+            # Not built, or not on screen: given back when the side pane shows its tab.
+            if state.side_tab and side.has_pane(state.side_tab):
+                self._pending_side_focus = (state.side_tab, state.focus)
             return
-        target = widget if widget.focusable else None
-        if target is None:
-            target = next((w for w in widget.query("*") if w.focusable), None)
+        target = self._focusable_in(widget)
         if target is not None:
             # In the side tab whose scroll position is being restored, the focus does not scroll
             # the tab to it: the learner's place is as it was, however the two were left.
             keep_scroll = bool(in_side and state.side_scroll and side in target.ancestors)
-            screen.set_focus(target, scroll_visible=not keep_scroll)
-            if isinstance(target, Input):
-                # Textual's Input selects its whole value when it takes the focus, so the
-                # learner's first key would replace a value they did not choose to edit (and
-                # the autosave keep it): the cursor goes to its end instead, after the Focus
-                # event's selection.
-                target.call_later(target.action_end)
+            self._give_focus(target, scroll_visible=not keep_scroll)
+
+    async def side_focus_built(self, pane_id: str) -> None:
+        """Wait, one frame at a time for at most :data:`SIDE_FOCUS_WAIT_S`, until the widget
+        :meth:`side_focus` would give the focus to in tab ``pane_id`` is built: a pane builds
+        some of its widgets after it is mounted (the Ledger's less-used fields, the Diagrams
+        notes). At once when there is none to give back."""
+        pending = self._pending_side_focus
+        if pending is None or pending[0] != pane_id:
+            return
+        deadline = time.monotonic() + SIDE_FOCUS_WAIT_S
+        while self._named_widget(pending[1]) is None and time.monotonic() < deadline:
+            frame = asyncio.Event()
+            self.screen.call_after_refresh(frame.set)
+            await frame.wait()
+
+    def side_focus(self, pane_id: str) -> Widget | None:
+        """The widget of side tab ``pane_id`` that had the focus where the lesson was left and
+        did not get it back (its pane was not on screen), given the focus now with the cursor
+        at a field's end; None when there is none (or it is gone). Given once: the learner's
+        own moves decide afterwards."""
+        pending = self._pending_side_focus
+        if pending is None or pending[0] != pane_id:
+            return None
+        self._pending_side_focus = None
+        widget = self._named_widget(pending[1])
+        pane = self.screen.query_one(SideTabs).active_pane()
+        if widget is None or pane is None or pane not in widget.ancestors:
+            return None
+        target = self._focusable_in(widget)
+        if target is not None:
+            self._give_focus(target, scroll_visible=False)
+        return target
+
+    def _named_widget(self, name: str) -> Widget | None:
+        """The widget ``name`` (:attr:`ResumeState.focus`) names: an answer or note box, by its
+        item (it has no widget id), else the widget by its id; None when there is none."""
+        from tui.widgets.notes import NoteBox  # as where the boxes are built: off the start-up
+
+        boxes = self.screen.query(NoteBox)
+        widget: Widget | None = next((box for box in boxes if box.place_name == name), None)
+        if widget is None:
+            try:
+                widget = self.screen.get_widget_by_id(name)
+            except (NoMatches, InvalidQueryFormat):  # gone, or a name no widget id can be
+                widget = None
+        return widget
+
+    @staticmethod
+    def _focusable_in(widget: Widget | None) -> Widget | None:
+        """``widget`` if it can take the focus, else its first descendant that can."""
+        if widget is None or widget.focusable:
+            return widget
+        return next((w for w in widget.query("*") if w.focusable), None)
+
+    def _give_focus(self, target: Widget, *, scroll_visible: bool) -> None:
+        """Focus ``target`` at once (Widget.focus is deferred: a focus chosen meanwhile would
+        be undone)."""
+        self.screen.set_focus(target, scroll_visible=scroll_visible)
+        if isinstance(target, Input):
+            # Textual's Input selects its whole value when it takes the focus, so the learner's
+            # first key would replace a value they did not choose to edit (and the autosave keep
+            # it): the cursor goes to its end instead, after the Focus event's selection.
+            target.call_later(target.action_end)
 
     def _restore_side_scroll(self, pane: Widget, y: int, deadline: float) -> None:
         """Scroll ``pane``'s scroller to ``y`` once its content is that tall, looked at after

@@ -651,7 +651,11 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             ):
                 return
             self.move_child(error_widget, after=row)
-            self.call_after_refresh(error_widget.scroll_visible, animate=False)
+            focused = self.screen.focused
+            if focused is None or focused is widget or self not in focused.ancestors:
+                # Not away from another field of the pane with the focus (params N after a
+                # restart, the refused value restored): the next key would land there unseen.
+                self.call_after_refresh(error_widget.scroll_visible, animate=False)
         elif self.children.index(error_widget) + 1 != self.children.index(anchor):
             self.move_child(error_widget, before=anchor)
 

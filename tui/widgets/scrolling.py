@@ -16,6 +16,7 @@ from typing import Any
 
 from textual import events
 from textual.containers import ScrollableContainer
+from textual.geometry import Size
 from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.widget import Widget
 
@@ -46,6 +47,25 @@ class FocusFollowsScroll(ScrollableContainer):
     # (Textual's default), so where it ends is known before the next key, which may be in the
     # same read.
     _scroll_now = False
+    # The pane's size at its last Resize event (None before the first).
+    _last_size: Size | None = None
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # The pane itself resized (the terminal, F5, F6), not its content grown (Textual sends
+        # Resize for both): its text broken at the new width moved the focused widget, which
+        # the learner may be typing in; it is scrolled back into view (README "Layout": a
+        # resize keeps the pane typed in on screen, and what is typed in it). A content that
+        # grows leaves the scroll alone: a restored scroll position is being waited for then.
+        resized = self._last_size is not None and event.size != self._last_size
+        self._last_size = event.size
+        focused = self.screen.focused
+        if not resized or focused is None or focused is self or self not in focused.ancestors:
+            return
+        # Imported here, once something inside a pane has the focus: the note boxes' module
+        # (and Textual's TextArea) stays off the start-up.
+        from tui.widgets.notes import keep_focus_in_view
+
+        keep_focus_in_view(self)
 
     def scroll_to(self, x: float | None = None, y: float | None = None, **options: Any) -> None:
         if self._scroll_now:
