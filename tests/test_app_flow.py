@@ -451,3 +451,36 @@ async def test_a_less_used_field_refused_at_a_restart_is_named_under_its_row(
         # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
         total = next(line for line in result_text(ledger).splitlines() if "total" in line)
         assert "112.00" in total, total
+
+
+async def test_ledger_caption_gives_the_bytes_per_parameter_of_the_preset_chosen(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await wait_until(pilot, lambda: "exercise1" in app.progress.figures)
+        ledger = app.query_one("LedgerPane")
+        await choose(pilot, ledger.query_one("#field-preset", Select), "adam-8bit", "8-bit")
+        text = " ".join(shown(ledger.query_one(".calc-result", ResultView)).split())
+        # bf16 weights 2 + grads 2 + fp32 master 4 + two 1-byte states 2 (Dettmers et al. 2022).
+        used = (
+            "10 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 master "
+            "weights + 2 adam-8bit states)"
+        )
+        assert used in text
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = " ".join(shown(ledger.query_one(".calc-result", ResultView)).split())
+        # Each convention with 8-bit Adam: Megatron-LM keeps fp32 main grads in place of bf16
+        # ones (+2 B), DeepSpeed an fp32 gradient copy beside them (+4 B).
+        assert text.count(used) == 1
+        assert (
+            "12 B per trainable parameter here (2 bf16 params + 4 fp32 main grads + 4 fp32 "
+            "master weights + 2 adam-8bit states)" in text
+        )
+        assert (
+            "14 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 grads + 4 "
+            "fp32 master weights + 2 adam-8bit states)" in text
+        )
+        await pilot.press("ctrl+q")

@@ -187,6 +187,44 @@ def test_table_names_convention_units_and_missing_activations(
 
 
 @pytest.mark.parametrize(
+    ("optimizer", "used"),
+    [
+        # Mixed precision: 2 B bf16 weights + 2 B bf16 grads + 4 B fp32 master, then the states:
+        # Adam's two fp32 moments 8 B (ZeRO paper §3.1), 8-bit Adam's two 1-byte states
+        # (Dettmers et al. 2022), SGD with momentum one fp32 buffer, plain SGD none.
+        (
+            "adamw",
+            "16 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 "
+            "master weights + 8 adamw states)",
+        ),
+        (
+            "adam-8bit",
+            "10 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 "
+            "master weights + 2 adam-8bit states)",
+        ),
+        (
+            "sgd-momentum",
+            "12 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 "
+            "fp32 master weights + 4 sgd-momentum states)",
+        ),
+        (
+            "sgd",
+            "8 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 master "
+            "weights)",
+        ),
+    ],
+)
+def test_table_caption_gives_the_bytes_per_parameter_of_the_optimizer_chosen(
+    capsys: pytest.CaptureFixture[str], optimizer: str, used: str
+) -> None:
+    assert main(["calc", "ledger", "--params", "1B", "--optimizer", optimizer]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the table wraps at 80 columns
+    assert used in out
+    # The convention's 16 B/param is its sources' case, said as such, never this one's total.
+    assert "convention zero-paper: with mixed-precision Adam 16 B/param" in out
+
+
+@pytest.mark.parametrize(
     ("flags", "flag"),
     [
         (["--params", "1B", "--zero", "4"], "--zero"),

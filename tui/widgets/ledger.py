@@ -39,6 +39,7 @@ from engine.ledger import (
     SIZE_FIELDS,
     LedgerResult,
     LedgerSpec,
+    bytes_per_param_note,
     compare_conventions,
     compute_ledger,
     convention_label,
@@ -284,6 +285,7 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
             world_size=result.world_size,
         ),
         gettext("convention: {convention}").format(convention=convention_label(result.convention)),
+        bytes_per_param_note(result),
     ]
     if result.spec.finetune != "full":
         lines.append(
@@ -362,9 +364,19 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
         table.add_row(
             label, *(units.format_fixed(r.per_rank_bytes[key] / units.GB) for r in results.values())
         )
+    # Each convention's reference case (Adam), then the bytes this configuration uses in it.
     notes = [
-        Text(labelled(convention_label(name), gettext(CONVENTION_NOTES[name])), style="dim")
-        for name in results
+        Text(
+            labelled(
+                convention_label(name),
+                gettext("{used}; {note}").format(
+                    used=bytes_per_param_note(result),
+                    note=gettext(CONVENTION_NOTES[name]),
+                ),
+            ),
+            style="dim",
+        )
+        for name, result in results.items()
     ]
     return Group(table, *notes)
 
