@@ -484,3 +484,22 @@ async def test_ledger_caption_gives_the_bytes_per_parameter_of_the_preset_chosen
             "fp32 master weights + 2 adam-8bit states)" in text
         )
         await pilot.press("ctrl+q")
+
+
+async def test_bubble_refuses_more_stages_than_the_simulator_runs_on_the_stages_field(
+    tmp_path: Path,
+) -> None:
+    """10,000 stages of one micro-batch are 2·p·m = 20,000 ops, far under the op limit, but the
+    simulator's work grows with p (warm-up, cool-down, each stage): refused on the stages
+    field, as the command line refuses --stages, before any simulation."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "1")
+        await paste_into(pilot, bubble.query_one("#field-stages", Input), "10000")
+        error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
+        assert error.startswith("stages p: p = 10,000 stages is more than this simulator runs")
+        assert "(8,192)" in error and "lower p" in error
+        await pilot.press("ctrl+q")

@@ -446,7 +446,7 @@ class BubblePane(CalculatorPane):
         specs = [spec_from_form(values, values["schedule"])]
         if values["compare"] != NONE:
             specs.append(spec_from_form(values, values["compare"]))
-        # The size limit is on p·m (·v): said on the one of them the learner just changed, so
+        # The size limit on p·m (·v) is said on the one of them the learner just changed, so
         # the message is labelled by the field that was edited, not always by m.
         sizes = ("stages", "micro_batches", "virtual_stages")
         edited = [
@@ -457,7 +457,10 @@ class BubblePane(CalculatorPane):
             try:
                 check_simulated_size(spec)
             except InputError as error:
-                raise error.for_field(edited[0]) if len(edited) == 1 else error from None
+                # The bound on p alone stays on p, whichever field was edited.
+                if error.field != "stages" and len(edited) == 1:
+                    raise error.for_field(edited[0]) from None
+                raise
         # A newer good form: a simulation still running is for values no longer shown. (Bad
         # input leaves it running: its figures are the last good result the pane keeps.)
         self.workers.cancel_group(self, SIMULATION_GROUP)
