@@ -81,6 +81,7 @@ from engine.pipeline.spec import (
     PipelineSpec,
     Schedule,
     micro_batches_from_batch,
+    unused_virtual_stages_note,
 )
 from engine.pipeline.timeline import (
     MAX_TIMELINE_COLUMNS,
@@ -116,5 +117,6 @@ __all__ = [
     "render_timeline",
     "schedule_actions",
     "simulate",
+    "unused_virtual_stages_note",
     "validate_schedule",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, get_args
 
@@ -63,6 +64,18 @@ SPLIT_KINDS = ("F", "B", "W")
 
 
 JOINED_KINDS = ("F", "BW", "W")
+
+
+def unused_virtual_stages_note(schedules: Sequence[str], virtual_stages: int) -> str | None:
+    """What the CLI and the Bubble pane say when v (chunks per stage) is not 1 and a schedule
+    shown is not interleaved 1F1B, the one schedule that splits a stage into chunks (Narayanan
+    et al. 2021 §2.2.2): that schedule runs with v = 1. ``None`` when v is used (or is 1)."""
+    unused = [name for name in schedules if name != "interleaved-1f1b"]
+    if virtual_stages == 1 or not unused:
+        return None
+    return _(
+        "v = {v} is not used by {schedules}: only interleaved-1f1b splits a stage into chunks"
+    ).format(v=virtual_stages, schedules=", ".join(unused))
 
 
 @dataclass(frozen=True)

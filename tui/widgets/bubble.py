@@ -39,6 +39,7 @@ from engine.pipeline import (
     TimelineDrawing,
     check_simulated_size,
     closed_form_bubble,
+    unused_virtual_stages_note,
 )
 from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
 from engine.pipeline.timeline import chunks_note
@@ -461,6 +462,11 @@ class BubblePane(CalculatorPane):
                 if error.field != "stages" and len(edited) == 1:
                     raise error.for_field(edited[0]) from None
                 raise
+        # v is interleaved 1F1B's alone (spec_from_form): said, as the command line says it.
+        schedules = [spec.schedule for spec in specs]
+        unused = unused_virtual_stages_note(schedules, self._typed_virtual_stages(values))
+        if unused:
+            self.say(unused)
         # A newer good form: a simulation still running is for values no longer shown. (Bad
         # input leaves it running: its figures are the last good result the pane keeps.)
         self.workers.cancel_group(self, SIMULATION_GROUP)
@@ -477,6 +483,14 @@ class BubblePane(CalculatorPane):
         # The figures say it is simulating; the details (the timeline) wait empty, not a
         # second copy of that line.
         return Outcome(Group(*figures, waiting), details=Text(""))
+
+    @staticmethod
+    def _typed_virtual_stages(values: dict[str, str]) -> int:
+        """The v typed; 1 when it is not a whole number (no schedule shown uses it then)."""
+        try:
+            return units.parse_int("virtual_stages", values["virtual_stages"])
+        except InputError:
+            return 1
 
     @work(thread=True, exclusive=True, group=SIMULATION_GROUP, exit_on_error=False)
     def _simulate(
