@@ -268,6 +268,20 @@ def test_under_one_parameter_is_refused_as_a_missing_suffix(
     assert main(["calc", "ledger", "--params", "1", "--json"]) == 0
 
 
+def test_a_fraction_of_a_parameter_is_refused_a_fraction_with_a_unit_is_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--params 1.5`` priced 1.5 parameters (``N = 1.5 (2)``); a count is whole once its unit
+    is applied: 1.5B = 1,500,000,000, 7.5K = 7,500, 1.1B = 1,100,000,000 despite float noise."""
+    assert main(["calc", "ledger", "--params", "1.5"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "shardbook: calc ledger: --params: '1.5' is not a whole number of parameters; a count "
+        "with a unit may have decimals (1.5B = 1,500,000,000)"
+    )
+    for text, count in (("1.5B", 1_500_000_000), ("7.5K", 7_500), ("1.1B", 1_100_000_000)):
+        assert _json(capsys, "--params", text)["params_total"] == count
+
+
 @pytest.mark.parametrize("flag", ["--seq", "--layers", "--micro-batch"])
 def test_a_huge_count_is_quoted_as_typed(capsys: pytest.CaptureFixture[str], flag: str) -> None:
     """1e300 is past every count's bound of 1e12: quoted as typed, not as the 301 digits of
