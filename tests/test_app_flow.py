@@ -375,9 +375,10 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
             "params N: must be at most 1e+24, got 1e40 (showing the result for 1e4)"
         ), message
         # ZeRO §3.1's 16 bytes per parameter (mixed-precision Adam), 1e4 of them: 160,000 B,
-        # 1.6e-4 GB and 1.49e-4 GiB (160,000 / 2^30), never rounded to a wrong 0.00.
+        # 1.6e-4 GB and 1.49e-4 GiB (160,000 / 2^30), never rounded to a wrong 0.00; written
+        # with the decimals the column's smallest figure needs (the weights' 2e-5 GB: 6).
         total = next(line for line in result_text(ledger).splitlines() if "total" in line)
-        assert total.split()[:3] == ["total", "0.00016", "0.000149"], total
+        assert total.split()[:3] == ["total", "0.000160", "0.000149"], total
         await pilot.press("f3")
         bubble = app.query_one("BubblePane")
         await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "10")
@@ -489,7 +490,7 @@ async def test_ledger_caption_gives_the_bytes_per_parameter_of_the_preset_chosen
 async def test_bubble_refuses_more_stages_than_the_simulator_runs_on_the_stages_field(
     tmp_path: Path,
 ) -> None:
-    """10,000 stages of one micro-batch are 2·p·m = 20,000 ops, far under the op limit, but the
+    """20,000 stages of one micro-batch are 2·p·m = 40,000 ops, far under the op limit, but the
     simulator's work grows with p (warm-up, cool-down, each stage): refused on the stages
     field, as the command line refuses --stages, before any simulation."""
     app = app_for(tmp_path)
@@ -498,10 +499,10 @@ async def test_bubble_refuses_more_stages_than_the_simulator_runs_on_the_stages_
         await pilot.pause()
         bubble = app.query_one("BubblePane")
         await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "1")
-        await paste_into(pilot, bubble.query_one("#field-stages", Input), "10000")
+        await paste_into(pilot, bubble.query_one("#field-stages", Input), "20000")
         error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
-        assert error.startswith("stages p: p = 10,000 stages is more than this simulator runs")
-        assert "(8,192)" in error and "lower p" in error
+        assert error.startswith("stages p: p = 20,000 stages is more than this simulator runs")
+        assert "(16,384)" in error and "lower p" in error
         await pilot.press("ctrl+q")
 
 

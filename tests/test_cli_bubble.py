@@ -227,15 +227,15 @@ def test_an_op_time_that_overflows_is_refused_quoting_it(
 def test_more_stages_than_the_simulator_runs_is_refused_on_stages(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """2·p·m = 20,000 ops is far under the op limit (2,097,152), but the work that grows with p
-    alone is bounded too (at most 8,192 stages): refused up front, naming --stages."""
-    args = ["--schedule", "1f1b", "--stages", "10000", "--micro-batches", "1"]
+    """2·p·m = 40,000 ops is far under the op limit (2,097,152), but the work that grows with p
+    alone is bounded too (at most 16,384 stages): refused up front, naming --stages."""
+    args = ["--schedule", "1f1b", "--stages", "20000", "--micro-batches", "1"]
     assert main(["calc", "bubble", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.strip() == (
-        "shardbook: calc bubble: --stages: p = 10,000 stages is more than this simulator runs "
-        "(8,192): its work grows with p (warm-up, cool-down, each stage's ops); lower p"
+        "shardbook: calc bubble: --stages: p = 20,000 stages is more than this simulator runs "
+        "(16,384): its work grows with p (warm-up, cool-down, each stage's ops); lower p"
     )
 
 

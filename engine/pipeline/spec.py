@@ -33,12 +33,12 @@ MAX_SIMULATED_OPS: Final[int] = 2**21
 seconds of work; p·m·v is then at most 2^20 (every op's index fits an int32)."""
 
 
-MAX_SIMULATED_STAGES: Final[int] = 2**13
+MAX_SIMULATED_STAGES: Final[int] = 2**14
 """Most stages :func:`engine.pipeline.simulate` accepts. Its work grows with p beyond the op
 count (each stage's actions and start times, the warm-up and cool-down columns): measured on a
 loaded 2-core machine, 1F1B with m = 1 took 0.5 s at 10,000 stages, 5.8 s at 100,000 and
-14 s at 200,000 although every one of them is under :data:`MAX_SIMULATED_OPS`; at 8,192 stages
-the largest schedule allowed (1F1B, m = 128) takes about 3 s."""
+14 s at 200,000 although every one of them is under :data:`MAX_SIMULATED_OPS`; at 16,384 stages
+the largest schedule allowed (1F1B, m = 64) took about 4 s."""
 
 
 MAX_OP_TIME: Final[float] = 1e24
