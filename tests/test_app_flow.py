@@ -510,8 +510,9 @@ async def test_bubble_says_when_v_is_not_used_by_the_schedule_as_the_cli_does(
     tmp_path: Path,
 ) -> None:
     """v splits a stage into chunks only in interleaved 1F1B (Narayanan et al. 2021 §2.2.2):
-    with GPipe and v = 2 the pane says v is not used, as `calc bubble` does, and shows GPipe's
-    bubble (p-1)/m = 3/8 = 0.375 for p = 4, m = 8; with interleaved 1F1B chosen it says nothing."""
+    with GPipe and v = 2 the pane's heading says v is not used, as `calc bubble` says it, over
+    GPipe's bubble (p-1)/m = 3/8 = 0.375 for p = 4, m = 8; compared with interleaved 1F1B, only
+    GPipe's heading says it; with v = 1 neither does."""
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f3")
@@ -520,12 +521,14 @@ async def test_bubble_says_when_v_is_not_used_by_the_schedule_as_the_cli_does(
         await type_into(pilot, bubble.query_one("#field-stages", Input), "4")
         await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "8")
         await paste_into(pilot, bubble.query_one("#field-virtual_stages", Input), "2")
-        note = bubble.query_one(".calc-note", Static)
-        assert note.display
-        assert " ".join(shown(note).split()) == (
-            "v = 2 is not used by gpipe: only interleaved-1f1b splits a stage into chunks"
-        )
+        lines = result_text(bubble).splitlines()
+        assert "gpipe: p=4, m=8; v not used" in lines
         assert "0.375" in result_text(bubble)
-        await choose(pilot, bubble.query_one("#field-schedule", Select), "interleaved-1f1b")
-        assert not note.display
+        await choose(pilot, bubble.query_one("#field-compare", Select), "interleaved-1f1b")
+        lines = result_text(bubble).splitlines()
+        assert "gpipe: p=4, m=8; v not used" in lines
+        assert "interleaved-1f1b: p=4, m=8" in lines
+        await paste_into(pilot, bubble.query_one("#field-virtual_stages", Input), "1")
+        assert "gpipe: p=4, m=8" in result_text(bubble).splitlines()
+        assert "v not used" not in result_text(bubble)
         await pilot.press("ctrl+q")
