@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 from typing import Any
 
 from cli.main import CliError, flag_error, option_flags
@@ -28,6 +29,7 @@ from engine.pipeline import (
     micro_batches_from_batch,
     render_timeline,
     simulate,
+    unused_virtual_stages_note,
 )
 from engine.pipeline.timeline import chunks_note
 
@@ -120,11 +122,13 @@ def spec_from_args(args: argparse.Namespace) -> PipelineSpec:
                 units.parse_int("micro_batch_size", args.micro_batch_size),
                 units.parse_int("dp", "1" if args.dp is None else args.dp),
             )
+        virtual = units.parse_int("virtual_stages", args.virtual_stages)
         return PipelineSpec(
             schedule=args.schedule,
             stages=units.parse_int("stages", args.stages),
             num_microbatches=micro_batches,
-            virtual_stages=units.parse_int("virtual_stages", args.virtual_stages),
+            # v is interleaved 1F1B's alone: another schedule runs with 1 (run() says so).
+            virtual_stages=virtual if args.schedule == "interleaved-1f1b" else 1,
             t_forward=units.parse_number("t_forward", args.t_forward, maximum=MAX_OP_TIME),
             t_backward_input=units.parse_number(
                 "t_backward_input", args.t_backward_input, maximum=MAX_OP_TIME
@@ -237,9 +241,16 @@ def run(args: argparse.Namespace) -> int:
         result = simulate(spec)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
+    # Parsed already by spec_from_args; a v other schedules do not use is said, not refused.
+    virtual = units.parse_int("virtual_stages", args.virtual_stages)
+    unused = unused_virtual_stages_note([spec.schedule], virtual)
     if args.json:
+        if unused:
+            print(_("note: {note}").format(note=unused), file=sys.stderr)
         print(json.dumps(result_to_json(result, timeline=args.timeline)))
         return 0
+    if unused:
+        print(_("note: {note}").format(note=unused))
     print(report(result))
     if args.timeline:
         print()

@@ -68,7 +68,7 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help=_("the collective"))
-    parser.add_argument("--ranks", metavar="N", help=_("number of ranks (1 costs nothing)"))
+    parser.add_argument("--ranks", metavar="R", help=_("number of ranks (1 costs nothing)"))
     parser.add_argument("--bytes", metavar="S", help=_("size: 1e9, 1GB, 1GiB (0 costs nothing)"))
     parser.add_argument(
         "--bandwidth",
@@ -233,13 +233,15 @@ def cost_report(cost: CollectiveCost) -> str:
         ngettext(
             "{op} ({algorithm}) on {ranks} rank", "{op} ({algorithm}) on {ranks} ranks", cost.ranks
         ).format(op=cost.op, algorithm=cost.algorithm, ranks=cost.ranks),
+        # The formula's symbols, R and S, as the flags and the Collectives pane name them.
+        row(_("ranks R"), str(cost.ranks)),
         row(
             _("size S"),
             units.format_bytes(cost.size_bytes) + _("; ") + _(SIZE_CONVENTIONS[cost.op]),
         ),
         row(
             _("bandwidth"),
-            _("{bandwidth}   latency alpha {latency}").format(
+            _("{bandwidth} = 1/beta   latency alpha {latency}").format(
                 bandwidth=units.format_rate(cost.bandwidth_bytes_per_s),
                 latency=units.format_seconds(cost.latency_s),
             ),

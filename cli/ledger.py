@@ -35,6 +35,7 @@ from engine.ledger import (
     TERM_KEYS,
     LedgerResult,
     LedgerSpec,
+    bytes_per_param_note,
     compute_ledger,
     numeric_fields_from_text,
     parse_lora_targets,
@@ -273,6 +274,8 @@ def _print_table(result: LedgerResult) -> None:
             count=count, exact=exact, world=result.world_size
         )
     lines = [
+        # The bytes used here first: the convention's note is its sources' case (Adam).
+        bytes_per_param_note(result),
         _("convention {convention}: {note}").format(
             convention=result.convention, note=_(CONVENTION_NOTES[result.convention])
         ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from engine.checks import MAX_COUNT, count_limit
 from engine.errors import InputError, quoted, typed_value
@@ -355,6 +355,20 @@ def format_fixed(value: float, digits: int = 2) -> str:
     if magnitude >= 10.0 ** (FLOAT_DIGITS - digits) or 0 < magnitude < 0.5 * 10.0**-digits:
         return f"{value:.4g}"
     return f"{value:,.{digits}f}"
+
+
+def column_digits(values: Iterable[float], digits: int = 2, figures: int = 2) -> int:
+    """The decimals one column of figures is written with (:func:`format_fixed`, the same for
+    every cell): ``digits``, or more where a value that is not zero would show fewer than
+    ``figures`` significant digits, up to 9. ``[2.0, 0.004194]`` -> 4 (``2.0000``,
+    ``0.0042``), never ``0.004194`` beside ``0.01`` for 0.0126 (a cell to its own rule);
+    ``[2.0, 0.0]`` -> 2. Values that are not finite are left out."""
+    need = digits
+    for value in values:
+        magnitude = abs(value)
+        if magnitude and math.isfinite(magnitude):
+            need = max(need, figures - 1 - math.floor(math.log10(magnitude)))
+    return min(need, 9)
 
 
 def _format_in(value: float, unit: str, digits: int) -> str:

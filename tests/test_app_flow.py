@@ -375,9 +375,10 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
             "params N: must be at most 1e+24, got 1e40 (showing the result for 1e4)"
         ), message
         # ZeRO §3.1's 16 bytes per parameter (mixed-precision Adam), 1e4 of them: 160,000 B,
-        # 1.6e-4 GB and 1.49e-4 GiB (160,000 / 2^30), never rounded to a wrong 0.00.
+        # 1.6e-4 GB and 1.49e-4 GiB (160,000 / 2^30), never rounded to a wrong 0.00; written
+        # with the decimals the column's smallest figure needs (the weights' 2e-5 GB: 6).
         total = next(line for line in result_text(ledger).splitlines() if "total" in line)
-        assert total.split()[:3] == ["total", "0.00016", "0.000149"], total
+        assert total.split()[:3] == ["total", "0.000160", "0.000149"], total
         await pilot.press("f3")
         bubble = app.query_one("BubblePane")
         await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "10")
@@ -451,3 +452,83 @@ async def test_a_less_used_field_refused_at_a_restart_is_named_under_its_row(
         # 7B with mixed-precision Adam: 16 bytes per parameter (ZeRO §3.1), 112 GB in all.
         total = next(line for line in result_text(ledger).splitlines() if "total" in line)
         assert "112.00" in total, total
+
+
+async def test_ledger_caption_gives_the_bytes_per_parameter_of_the_preset_chosen(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "ctrl+g")
+        await wait_until(pilot, lambda: "exercise1" in app.progress.figures)
+        ledger = app.query_one("LedgerPane")
+        await choose(pilot, ledger.query_one("#field-preset", Select), "adam-8bit", "8-bit")
+        text = " ".join(shown(ledger.query_one(".calc-result", ResultView)).split())
+        # bf16 weights 2 + grads 2 + fp32 master 4 + two 1-byte states 2 (Dettmers et al. 2022).
+        used = (
+            "10 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 master "
+            "weights + 2 adam-8bit states)"
+        )
+        assert used in text
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = " ".join(shown(ledger.query_one(".calc-result", ResultView)).split())
+        # Each convention with 8-bit Adam: Megatron-LM keeps fp32 main grads in place of bf16
+        # ones (+2 B), DeepSpeed an fp32 gradient copy beside them (+4 B).
+        assert text.count(used) == 1
+        assert (
+            "12 B per trainable parameter here (2 bf16 params + 4 fp32 main grads + 4 fp32 "
+            "master weights + 2 adam-8bit states)" in text
+        )
+        assert (
+            "14 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 grads + 4 "
+            "fp32 master weights + 2 adam-8bit states)" in text
+        )
+        await pilot.press("ctrl+q")
+
+
+async def test_bubble_refuses_more_stages_than_the_simulator_runs_on_the_stages_field(
+    tmp_path: Path,
+) -> None:
+    """20,000 stages of one micro-batch are 2·p·m = 40,000 ops, far under the op limit, but the
+    simulator's work grows with p (warm-up, cool-down, each stage): refused on the stages
+    field, as the command line refuses --stages, before any simulation."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "1")
+        await paste_into(pilot, bubble.query_one("#field-stages", Input), "20000")
+        error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
+        assert error.startswith("stages p: p = 20,000 stages is more than this simulator runs")
+        assert "(16,384)" in error and "lower p" in error
+        await pilot.press("ctrl+q")
+
+
+async def test_bubble_says_when_v_is_not_used_by_the_schedule_as_the_cli_does(
+    tmp_path: Path,
+) -> None:
+    """v splits a stage into chunks only in interleaved 1F1B (Narayanan et al. 2021 §2.2.2):
+    with GPipe and v = 2 the pane's heading says v is not used, as `calc bubble` says it, over
+    GPipe's bubble (p-1)/m = 3/8 = 0.375 for p = 4, m = 8; compared with interleaved 1F1B, only
+    GPipe's heading says it; with v = 1 neither does."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        bubble = app.query_one("BubblePane")
+        await type_into(pilot, bubble.query_one("#field-stages", Input), "4")
+        await type_into(pilot, bubble.query_one("#field-micro_batches", Input), "8")
+        await paste_into(pilot, bubble.query_one("#field-virtual_stages", Input), "2")
+        lines = result_text(bubble).splitlines()
+        assert "gpipe: p=4, m=8; v not used" in lines
+        assert "0.375" in result_text(bubble)
+        await choose(pilot, bubble.query_one("#field-compare", Select), "interleaved-1f1b")
+        lines = result_text(bubble).splitlines()
+        assert "gpipe: p=4, m=8; v not used" in lines
+        assert "interleaved-1f1b: p=4, m=8" in lines
+        await paste_into(pilot, bubble.query_one("#field-virtual_stages", Input), "1")
+        assert "gpipe: p=4, m=8" in result_text(bubble).splitlines()
+        assert "v not used" not in result_text(bubble)
+        await pilot.press("ctrl+q")

@@ -4,6 +4,7 @@ one-line errors naming the flag."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -170,7 +171,7 @@ def test_timeline_without_json_prints_ascii(capsys: pytest.CaptureFixture[str]) 
         ("--schedule 1f1b --stages 4 --micro-batches 1e400", "--micro-batches"),
         ("--schedule interleaved-1f1b --stages 4 --micro-batches 10", "--micro-batches"),
         ("--schedule 1f1b --stages 4 --micro-batches 8 --virtual-stages 0", "--virtual-stages"),
-        ("--schedule gpipe --stages 4 --micro-batches 8 --virtual-stages 2", "--virtual-stages"),
+        ("--schedule gpipe --stages 4 --micro-batches 8 --virtual-stages x", "--virtual-stages"),
         ("--schedule 1f1b --stages 4 --micro-batches 8 --t-forward -1", "--t-forward"),
         ("--schedule 1f1b --stages 4 --micro-batches 8 --t-forward 0", "--t-forward"),
         (
@@ -221,6 +222,39 @@ def test_an_op_time_that_overflows_is_refused_quoting_it(
     assert captured.out == ""
     assert captured.err.strip().endswith(f"{flag}: must be at most 1e+24, got 1e308")
     assert "Warning" not in captured.err
+
+
+def test_more_stages_than_the_simulator_runs_is_refused_on_stages(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """2·p·m = 40,000 ops is far under the op limit (2,097,152), but the work that grows with p
+    alone is bounded too (at most 16,384 stages): refused up front, naming --stages."""
+    args = ["--schedule", "1f1b", "--stages", "20000", "--micro-batches", "1"]
+    assert main(["calc", "bubble", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == (
+        "shardbook: calc bubble: --stages: p = 20,000 stages is more than this simulator runs "
+        "(16,384): its work grows with p (warm-up, cool-down, each stage's ops); lower p"
+    )
+
+
+def test_a_virtual_stage_count_other_schedules_do_not_use_is_said_not_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """v splits a stage into chunks only in interleaved 1F1B (Narayanan et al. 2021 §2.2.2), as
+    the Bubble pane's v field: GPipe with v = 2 runs as v = 1, with a note saying so. GPipe at
+    p = 4, m = 8: bubble/ideal (p-1)/m = 3/8 = 0.375 (Huang et al. 2019)."""
+    args = ["calc", "bubble", "--schedule", "gpipe", "--stages", "4", "--micro-batches", "8"]
+    assert main([*args, "--virtual-stages", "2"]) == 0
+    out = capsys.readouterr().out
+    note = "note: v = 2 is not used by gpipe: only interleaved-1f1b splits a stage into chunks"
+    assert out.splitlines()[0] == note
+    assert "bubble/ideal 0.375" in out
+    assert main([*args, "--virtual-stages", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.strip() == note  # stdout stays one JSON object
+    assert json.loads(captured.out)["bubble_over_ideal"] == 0.375
 
 
 def test_interleaved_error_says_why(capsys: pytest.CaptureFixture[str]) -> None:

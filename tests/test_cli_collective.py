@@ -100,8 +100,28 @@ def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "17.57 ms" in out
     assert "99.6 GB/s" in out  # busbw = 56.92 GB/s x 1.75
-    # NCCL-tests' factor 2(n-1)/n, written with p ranks (n is bytes in the MPICH notation).
-    assert "GiB" in out and "2(p-1)/p" in out
+    # NCCL-tests' factor 2(n-1)/n, written with R ranks as --ranks R and the pane name them.
+    assert "GiB" in out and "2(R-1)/R" in out
+
+
+def test_the_formula_is_written_in_the_interfaces_symbols(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The MPICH notes' ring all-reduce 2(p-1)α + 2n(p-1)/p·β, with p ranks and n bytes,
+    written in the symbols the flags and the Collectives pane use: R (--ranks R, ranks R) and
+    S (--bytes S, size S); beta is 1/bandwidth, alpha the latency."""
+    argv = ["calc", "collective", "--op", "all-reduce", "--ranks", "8", "--bytes", "1GB"]
+    assert main(argv) == 0
+    rows = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
+    assert "ranks R 8" in rows
+    assert "time 17.57 ms = 2(R-1)*alpha + 2*S*(R-1)/R*beta" in rows
+    assert "bandwidth 100 GB/s = 1/beta latency alpha 5 us" in rows
+    assert main([*argv, "--json"]) == 0
+    formula = json.loads(capsys.readouterr().out)["formula"]
+    assert formula == "2(R-1)*alpha + 2*S*(R-1)/R*beta"
+    # All-gather's S is the whole array (NCCL-tests): R-1 steps of S/R each.
+    assert main(["calc", "collective", "--op", "all-gather", "--ranks", "8", "--bytes", "1GB"]) == 0
+    assert "= (R-1)*alpha + S*(R-1)/R*beta" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -187,6 +187,44 @@ def test_table_names_convention_units_and_missing_activations(
 
 
 @pytest.mark.parametrize(
+    ("optimizer", "used"),
+    [
+        # Mixed precision: 2 B bf16 weights + 2 B bf16 grads + 4 B fp32 master, then the states:
+        # Adam's two fp32 moments 8 B (ZeRO paper §3.1), 8-bit Adam's two 1-byte states
+        # (Dettmers et al. 2022), SGD with momentum one fp32 buffer, plain SGD none.
+        (
+            "adamw",
+            "16 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 "
+            "master weights + 8 adamw states)",
+        ),
+        (
+            "adam-8bit",
+            "10 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 "
+            "master weights + 2 adam-8bit states)",
+        ),
+        (
+            "sgd-momentum",
+            "12 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 "
+            "fp32 master weights + 4 sgd-momentum states)",
+        ),
+        (
+            "sgd",
+            "8 B per trainable parameter here (2 bf16 params + 2 bf16 grads + 4 fp32 master "
+            "weights)",
+        ),
+    ],
+)
+def test_table_caption_gives_the_bytes_per_parameter_of_the_optimizer_chosen(
+    capsys: pytest.CaptureFixture[str], optimizer: str, used: str
+) -> None:
+    assert main(["calc", "ledger", "--params", "1B", "--optimizer", optimizer]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the table wraps at 80 columns
+    assert used in out
+    # The convention's 16 B/param is its sources' case, said as such, never this one's total.
+    assert "convention zero-paper: with mixed-precision Adam 16 B/param" in out
+
+
+@pytest.mark.parametrize(
     ("flags", "flag"),
     [
         (["--params", "1B", "--zero", "4"], "--zero"),
@@ -228,6 +266,20 @@ def test_under_one_parameter_is_refused_as_a_missing_suffix(
         "left out? (0.5B = 0.5e9 parameters)"
     )
     assert main(["calc", "ledger", "--params", "1", "--json"]) == 0
+
+
+def test_a_fraction_of_a_parameter_is_refused_a_fraction_with_a_unit_is_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--params 1.5`` priced 1.5 parameters (``N = 1.5 (2)``); a count is whole once its unit
+    is applied: 1.5B = 1,500,000,000, 7.5K = 7,500, 1.1B = 1,100,000,000 despite float noise."""
+    assert main(["calc", "ledger", "--params", "1.5"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "shardbook: calc ledger: --params: '1.5' is not a whole number of parameters; a count "
+        "with a unit may have decimals (1.5B = 1,500,000,000)"
+    )
+    for text, count in (("1.5B", 1_500_000_000), ("7.5K", 7_500), ("1.1B", 1_100_000_000)):
+        assert _json(capsys, "--params", text)["params_total"] == count
 
 
 @pytest.mark.parametrize("flag", ["--seq", "--layers", "--micro-batch"])

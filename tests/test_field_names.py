@@ -344,7 +344,10 @@ async def test_the_bubble_size_limit_is_said_on_the_field_edited(
         await settle(pilot)
         pane = app.query_one("BubblePane", CalculatorPane)
         error = pane.query_one(".calc-error", Static)
-        await paste_into(pilot, pane.query_one("#field-stages", Input), "300000")
+        # 2·p·m = 2 × 2,000 × 1,000 = 4,000,000 ops, over 2^21 (the stages themselves, under
+        # 16,384, are not what is refused), then 2 × 2,000 × 999.
+        await paste_into(pilot, pane.query_one("#field-micro_batches", Input), "1000")
+        await paste_into(pilot, pane.query_one("#field-stages", Input), "2000")
         assert shown(error).startswith(by_stages), shown(error)
-        await paste_into(pilot, pane.query_one("#field-micro_batches", Input), "9")
+        await paste_into(pilot, pane.query_one("#field-micro_batches", Input), "999")
         assert shown(error).startswith(by_micro_batches), shown(error)

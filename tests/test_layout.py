@@ -3,6 +3,7 @@ through Textual's Pilot and read back from the screen as the learner sees it."""
 
 from __future__ import annotations
 
+import io
 import re
 from functools import partial
 from pathlib import Path
@@ -1236,3 +1237,34 @@ async def test_a_resize_keeps_the_note_box_being_typed_in_on_screen(tmp_path: Pa
         await pilot.press("ctrl+q")
     saved = yaml.safe_load((tmp_path / "S15.yaml").read_text(encoding="utf-8"))
     assert saved["notes"]["ex2.dp.split"] == "batch split across 4 ranks, params replicated"
+
+
+def test_ledger_figures_share_one_rule_per_column() -> None:
+    """LoRA r = 8 on q of Llama 2 7B (Touvron et al. 2023: 32 layers, hidden 4096): r(d_in +
+    d_out) = 8 × 8,192 = 65,536 adapter parameters a layer, 2,097,152 in all (Hu et al. 2021).
+    Their grads are 2 B each in the ZeRO paper's layout (4,194,304 B), 4 B as Megatron-LM's fp32
+    main grads (8,388,608 B), 2 + 4 B with DeepSpeed's fp32 copy (12,582,912 B). The smallest
+    figure needs 4 decimals: every cell has them (0.004194 beside 0.01 mixed two rules)."""
+    from rich.console import Console, RenderableType
+
+    from engine.ledger import compare_conventions
+    from tui.widgets.ledger import LedgerPane, comparison_renderable, ledger_renderable
+
+    spec = LedgerSpec(model="llama2-7b", finetune="lora", lora_targets=("q",))
+
+    def rows(renderable: RenderableType) -> dict[str, list[str]]:
+        console = Console(width=80, record=True, file=io.StringIO())
+        console.print(renderable)
+        found: dict[str, list[str]] = {}
+        for line in console.export_text().splitlines():
+            words = line.split()
+            if words and words[-1][-1:].isdigit():
+                found.setdefault(" ".join(w for w in words if not w[0].isdigit()), words)
+        return found
+
+    compared = rows(comparison_renderable(compare_conventions(spec)))
+    assert compared["grads"][1:] == ["0.0042", "0.0084", "0.0126"]
+    # 4,194,304 B = 4 MiB = 0.00390625 GiB.
+    ledger = rows(ledger_renderable(compute_ledger(spec), LedgerPane().field_named))
+    assert ledger["G grads"][2:] == ["0.0042", "0.0039"]
+    assert all(len(cell.split(".")[1]) == 4 for cell in ledger["total"][1:]), ledger["total"]

@@ -420,6 +420,17 @@ def test_size_limit_counts_and_shows_the_true_op_count(spec: PipelineSpec, shown
     assert f"{spec.num_ops:,} ops" in caught.value.message
 
 
+def test_size_limit_bounds_the_stages_apart_from_the_ops() -> None:
+    """1F1B with 1,000,000 stages of one micro-batch is 2,000,000 ops, under 2^21, yet took
+    minutes: the stages are bounded on their own (2^14), on the stages field."""
+    check_simulated_size(PipelineSpec("1f1b", 16_384, 1))
+    for stages in (16_385, 1_000_000):
+        with pytest.raises(InputError) as caught:
+            check_simulated_size(PipelineSpec("1f1b", stages, 1))
+        assert caught.value.field == "stages"
+        assert f"p = {stages:,} stages" in caught.value.message
+
+
 def test_size_limit_admits_what_it_counts_as_small_enough() -> None:
     """GPipe at p=100, m=10,000 runs 2,000,000 ops (2·p·m: a v typed in the form does not apply
     to it), under 2,097,152; the same with v = 2 interleaved is 4,000,000, refused."""

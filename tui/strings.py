@@ -395,6 +395,8 @@ BUBBLE_SIMULATING = N_(
 BUBBLE_SIMULATION_FAILED = N_("the simulation failed: {error}")
 # The Bubble pane's heading: the schedule and its sizes ("gpipe: p=4, m=8").
 BUBBLE_HEADING = N_("{schedule}: p={stages}, m={micro_batches}")
+# A v typed that the schedule does not use (only interleaved-1f1b splits a stage into chunks).
+BUBBLE_V_NOT_USED = N_("{heading}; v not used")
 BUBBLE_TIME_UNIT = N_("t = op-time units: the t_F, t_B, t_W entered below (default 1 each)")
 
 # Search (/ and ctrl+f) and the notes view (ctrl+e).

@@ -40,18 +40,21 @@ def bus_bandwidth_factor(op: str, ranks: int) -> float:
 
 
 def closed_form(op: str, algorithm: str, p: int, n: float) -> tuple[int, float, float, str]:
-    """(steps, bytes on the wire that set the time, bytes the busiest rank sends, formula)."""
+    """(steps, bytes on the wire that set the time, bytes the busiest rank sends, formula).
+
+    ``p`` is the rank count and ``n`` the size in bytes; the formula names them as the
+    interface does: R (``--ranks``, the pane's ranks R) and S (``--bytes S``, size S)."""
     lg = ceil_log2(p)
     if algorithm == "ring" and op == "all-reduce":
         wire = 2.0 * n * (p - 1) / p
-        return 2 * (p - 1), wire, wire, "2(p-1)*alpha + 2*n*(p-1)/p*beta"
+        return 2 * (p - 1), wire, wire, "2(R-1)*alpha + 2*S*(R-1)/R*beta"
     if algorithm == "ring":
         wire = n * (p - 1) / p
-        return p - 1, wire, wire, "(p-1)*alpha + n*(p-1)/p*beta"
+        return p - 1, wire, wire, "(R-1)*alpha + S*(R-1)/R*beta"
     if algorithm == "halving-doubling" and op == "all-reduce":
         if is_power_of_two(p):
             wire = 2.0 * n * (p - 1) / p
-            return 2 * lg, wire, wire, "2*lg(p)*alpha + 2*n*(p-1)/p*beta"
+            return 2 * lg, wire, wire, "2*lg(R)*alpha + 2*S*(R-1)/R*beta"
         # Rabenseifner's fold: the p - r extra ranks hand their vector to a partner first and get
         # the result back last, so r = 2^floor(lg p) ranks do the halving and doubling.
         r = 1 << (p.bit_length() - 1)
@@ -61,25 +64,25 @@ def closed_form(op: str, algorithm: str, p: int, n: float) -> tuple[int, float, 
             2 * lr + 2,
             inner + 2.0 * n,
             inner + n,
-            "(2*lg(r)+2)*alpha + (2*n*(r-1)/r + 2*n)*beta, r = 2^floor(lg p)",
+            "(2*lg(R')+2)*alpha + (2*S*(R'-1)/R' + 2*S)*beta, R' = 2^floor(lg R)",
         )
     if algorithm == "halving-doubling":
         wire = n * (p - 1) / p
-        return lg, wire, wire, "lg(p)*alpha + n*(p-1)/p*beta"
+        return lg, wire, wire, "lg(R)*alpha + S*(R-1)/R*beta"
     if algorithm == "binomial" and op == "all-reduce":
-        return 2 * lg, 2.0 * lg * n, lg * n, "2*ceil(lg p)*(alpha + n*beta)"
+        return 2 * lg, 2.0 * lg * n, lg * n, "2*ceil(lg R)*(alpha + S*beta)"
     if algorithm == "double-binary-tree":
         # The busiest rank: an inner node of one tree (n/2 up, n/2 to each of two children)
         # and a leaf of the other (n/2 up); with 2 or 3 ranks no node has two children.
         busiest = {2: 1.0, 3: 1.5}.get(p, 2.0) * n
-        return 2 * lg, 2.0 * n, busiest, "2*ceil(lg p)*alpha + 2*n*beta (pipelined, fill left out)"
+        return 2 * lg, 2.0 * n, busiest, "2*ceil(lg R)*alpha + 2*S*beta (pipelined, fill left out)"
     if algorithm == "binomial":
         busiest = lg * n if op == "broadcast" else n
-        return lg, lg * n, busiest, "ceil(lg p)*(alpha + n*beta)"
+        return lg, lg * n, busiest, "ceil(lg R)*(alpha + S*beta)"
     if algorithm == "pairwise":
         wire = n * (p - 1) / p
-        return p - 1, wire, wire, "(p-1)*alpha + n*(p-1)/p*beta"
-    return 1, n, n, "alpha + n*beta"
+        return p - 1, wire, wire, "(R-1)*alpha + S*(R-1)/R*beta"
+    return 1, n, n, "alpha + S*beta"
 
 
 def collective_cost(

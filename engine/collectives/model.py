@@ -62,17 +62,18 @@ ALGORITHM_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
 
 BUS_BANDWIDTH_FACTORS: Mapping[str, str] = MappingProxyType(
     {
-        "all-reduce": "2(p-1)/p",
-        "all-gather": "(p-1)/p",
-        "reduce-scatter": "(p-1)/p",
-        "all-to-all": "(p-1)/p",
+        "all-reduce": "2(R-1)/R",
+        "all-gather": "(R-1)/R",
+        "reduce-scatter": "(R-1)/R",
+        "all-to-all": "(R-1)/R",
         "broadcast": "1",
         "reduce": "1",
         "send-recv": "1",
     }
 )
 """NCCL-tests bus-bandwidth factors (``doc/PERFORMANCE.md``; send/recv from ``src/sendrecv.cu``),
-with p ranks: NCCL-tests writes n for the ranks, here n is always bytes (the MPICH notes' size)."""
+with R ranks (NCCL-tests writes n for the ranks, the MPICH notes p), the symbol of ``--ranks``
+and the Collectives pane's ranks R."""
 
 
 SIZE_CONVENTIONS: Mapping[str, str] = MappingProxyType(

@@ -48,7 +48,12 @@ tables), :mod:`~engine.ledger.validate`, :mod:`~engine.ledger.form` (text to spe
 """
 
 from engine.checks import ZERO_STAGES
-from engine.ledger.compute import compare_conventions, compute_ledger, exercise1_columns
+from engine.ledger.compute import (
+    bytes_per_param_note,
+    compare_conventions,
+    compute_ledger,
+    exercise1_columns,
+)
 from engine.ledger.form import (
     INPUT_NAMES,
     MIN_DEVICE_MEMORY_BYTES,
@@ -126,6 +131,7 @@ __all__ = [
     "LedgerTerm",
     "Optimizer",
     "PrecisionPreset",
+    "bytes_per_param_note",
     "compare_conventions",
     "compute_ledger",
     "convention_label",

@@ -223,6 +223,20 @@ def compare_conventions(spec: LedgerSpec) -> dict[str, LedgerResult]:
     return {name: compute_ledger(replace(spec, convention=name)) for name in CONVENTIONS}
 
 
+def bytes_per_param_note(result: LedgerResult) -> str:
+    """The bytes per trainable parameter the configuration uses, summed and by component, in
+    the interface language: 8-bit Adam in bf16 -> ``10 B per trainable parameter here (2 bf16
+    params + 2 bf16 grads + 4 fp32 master weights + 2 adam-8bit states)``. Before sharding and
+    offload; :data:`CONVENTION_NOTES` gives the convention's sources' case (Adam), which another
+    optimizer, dtype or typed bytes per parameter change."""
+    parts = state_layout(result.spec)
+    text = " + ".join(f"{part.bytes_per_param:.4g} {part.label}" for part in parts)
+    total = math.fsum(part.bytes_per_param for part in parts)
+    return _("{total} B per trainable parameter here ({parts})").format(
+        total=f"{total:.4g}", parts=text
+    )
+
+
 def exercise1_columns(result: LedgerResult) -> dict[str, float]:
     """Lesson S15 exercise 1's four columns, in bytes per rank: ``parameters``, ``gradients``,
     ``adam_states`` (master weights + optimizer states) and ``activations``."""

@@ -126,10 +126,12 @@ def parse_device_memory(field: str, text: str) -> float:
 
 
 def _parse_params(field: str, text: str) -> float:
-    """A parameter count; under one parameter is refused (``0.5`` was surely ``0.5B``).
+    """A parameter count, a whole number once its unit is applied (``1.5B``, never ``1.5``);
+    under one parameter is refused (``0.5`` was surely ``0.5B``).
 
     Raises:
-        InputError: as :func:`engine.units.parse_count`, or a count under 1.
+        InputError: as :func:`engine.units.parse_count`, a count under 1, or a fraction of a
+            parameter.
     """
     value = parse_count(field, text, maximum=MAX_NUMBER)
     if value < 1:
@@ -140,7 +142,17 @@ def _parse_params(field: str, text: str) -> float:
                 "parameters)"
             ).format(text=quoted(text.strip())),
         )
-    return value
+    whole = round(value)
+    # A unit's scaling leaves float noise (a few ulps): 1.1B is 1,100,000,000 parameters.
+    if abs(value - whole) > value * 1e-12:
+        raise InputError(
+            field,
+            _(
+                "{text} is not a whole number of parameters; a count with a unit may have "
+                "decimals (1.5B = 1,500,000,000)"
+            ).format(text=quoted(text.strip())),
+        )
+    return float(whole)
 
 
 _OPTIONAL_UNIT_FIELDS = {

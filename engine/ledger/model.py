@@ -80,18 +80,21 @@ def convention_label(convention: str) -> str:
 
 CONVENTION_NOTES: dict[str, str] = {  # msgids: gettext() where shown
     "zero-paper": N_(
-        "16 B/param (2 params + 2 grads + K=12 fp32 master and Adam); ZeRO-1/2/3 shard "
-        "K, then grads, then params over N_d."
+        "with mixed-precision Adam 16 B/param (2 params + 2 grads + K=12 fp32 master and "
+        "Adam); ZeRO-1/2/3 shard K, then grads, then params over N_d."
     ),
     "megatron": N_(
-        "fp32 main gradients: 18 B/param for bf16 (20 fp16, 16 fp32); its distributed "
+        "fp32 main gradients: with Adam 18 B/param for bf16 (20 fp16, 16 fp32); its distributed "
         "optimizer shards master and Adam only: 6 + 12/d. Stages 2-3 extend it as FSDP would."
     ),
     "deepspeed": N_(
-        "adds an fp32 gradient copy: ZeRO-2 2 + 18/N; ZeRO-3 18/N plus 4 B for the "
+        "adds an fp32 gradient copy: with Adam ZeRO-2 2 + 18/N; ZeRO-3 18/N plus 4 B for the "
         "largest layer gathered whole (its 16-bit params and grads)."
     ),
 }
+
+"""Each convention's layout for the case its sources state (mixed-precision Adam); the bytes a
+configuration uses are :func:`engine.ledger.compute.bytes_per_param_note`'s."""
 
 
 @dataclass(frozen=True)

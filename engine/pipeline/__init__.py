@@ -73,6 +73,7 @@ from engine.pipeline.spec import (
     CONVENTIONS,
     MAX_OP_TIME,
     MAX_SIMULATED_OPS,
+    MAX_SIMULATED_STAGES,
     SCHEDULES,
     SPLIT_BACKWARD,
     PipelineAction,
@@ -80,6 +81,7 @@ from engine.pipeline.spec import (
     PipelineSpec,
     Schedule,
     micro_batches_from_batch,
+    unused_virtual_stages_note,
 )
 from engine.pipeline.timeline import (
     MAX_TIMELINE_COLUMNS,
@@ -93,6 +95,7 @@ __all__ = [
     "CONVENTIONS",
     "MAX_OP_TIME",
     "MAX_SIMULATED_OPS",
+    "MAX_SIMULATED_STAGES",
     "MAX_TIMELINE_COLUMNS",
     "ROUNDING_TOLERANCE",
     "SCHEDULES",
@@ -114,5 +117,6 @@ __all__ = [
     "render_timeline",
     "schedule_actions",
     "simulate",
+    "unused_virtual_stages_note",
     "validate_schedule",
 ]

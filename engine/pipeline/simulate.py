@@ -29,6 +29,7 @@ from engine.pipeline.spec import (
     F_CODE,
     JOINED_KINDS,
     MAX_SIMULATED_OPS,
+    MAX_SIMULATED_STAGES,
     SPLIT_KINDS,
     PipelineOp,
     PipelineSpec,
@@ -137,9 +138,21 @@ def check_simulated_size(spec: PipelineSpec) -> None:
     check and for its message: 2·p·m for GPipe and 1F1B, 2·p·m·v for interleaved 1F1B, 3·p·m
     for ZB-H1 and ZB-H2 (their B and W are separate ops).
 
+    The work that grows with p alone is bounded too: at most :data:`MAX_SIMULATED_STAGES`
+    stages.
+
     Raises:
-        InputError: on ``num_microbatches`` when the op count exceeds :data:`MAX_SIMULATED_OPS`.
+        InputError: on ``stages`` when p exceeds :data:`MAX_SIMULATED_STAGES`; on
+            ``num_microbatches`` when the op count exceeds :data:`MAX_SIMULATED_OPS`.
     """
+    if spec.stages > MAX_SIMULATED_STAGES:
+        raise InputError(
+            "stages",
+            gettext(
+                "p = {stages:,} stages is more than this simulator runs ({maximum:,}): its work "
+                "grows with p (warm-up, cool-down, each stage's ops); lower p"
+            ).format(stages=spec.stages, maximum=MAX_SIMULATED_STAGES),
+        )
     ops = spec.num_ops
     if ops <= MAX_SIMULATED_OPS:
         return

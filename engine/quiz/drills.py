@@ -315,17 +315,17 @@ class BusBandwidthFactorDrill(Drill):
         op, ranks = str(params["op"]), int(params["ranks"])
         prompt = _(
             "NCCL-tests reports bus bandwidth = algorithm bandwidth x a factor. What is the "
-            "factor for {op} on p = {ranks} ranks? Answer as a number (1.75 or 7/4). {tolerance}"
+            "factor for {op} on R = {ranks} ranks? Answer as a number (1.75 or 7/4). {tolerance}"
         ).format(op=op, ranks=ranks, tolerance=_tolerance_text())
         solution = (
-            _("{op}: factor {factor} with p = {ranks} = {value}").format(
+            _("{op}: factor {factor} with R = {ranks} = {value}").format(
                 op=op,
                 factor=BUS_BANDWIDTH_FACTORS[op],
                 ranks=ranks,
                 value=f"{self.expected(params):.6g}",
             )
             + "\n"
-            + _("The factor makes bus bandwidth comparable with the link speed whatever p is.")
+            + _("The factor makes bus bandwidth comparable with the link speed whatever R is.")
         )
         return self._number(item, params, prompt, solution, sources.BUS_BANDWIDTH)
 
@@ -370,7 +370,7 @@ class RingAllReduceTimeDrill(Drill):
         alpha, bandwidth = cost.latency_s, cost.bandwidth_bytes_per_s
         alpha_text = format_seconds(alpha) if alpha else "0"
         prompt = _(
-            "Ring all-reduce of {size} per rank on p = {p} ranks, link bandwidth {bandwidth} "
+            "Ring all-reduce of {size} per rank on R = {p} ranks, link bandwidth {bandwidth} "
             "(beta = 1/bandwidth), latency alpha = {alpha} per message. How long does it take in "
             "the alpha-beta model? Answer in ms (e.g. 17.6 or 0.0176s). {tolerance}"
         ).format(

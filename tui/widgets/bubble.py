@@ -39,6 +39,7 @@ from engine.pipeline import (
     TimelineDrawing,
     check_simulated_size,
     closed_form_bubble,
+    unused_virtual_stages_note,
 )
 from engine.pipeline.process import Simulated, SimulationProcess, simulate_and_draw
 from engine.pipeline.timeline import chunks_note
@@ -147,29 +148,36 @@ def _figures(result: PipelineResult) -> FigureTable:
     return table
 
 
-def _heading(spec: PipelineSpec, micro_batches: int) -> Text:
-    """The schedule and its sizes, in the interface language's punctuation."""
+def _heading(spec: PipelineSpec, micro_batches: int, typed_v: int = 1) -> Text:
+    """The schedule and its sizes, in the interface language's punctuation; with a v typed
+    (``typed_v``) that the schedule does not use, it says so, as ``calc bubble`` does
+    (:func:`engine.pipeline.unused_virtual_stages_note`): one line, no row added."""
     text = strings.BUBBLE_HEADING.format(
         schedule=spec.schedule, stages=spec.stages, micro_batches=micro_batches
     )
+    if unused_virtual_stages_note([spec.schedule], typed_v):
+        text = strings.BUBBLE_V_NOT_USED.format(heading=text)
     return Text(text, style="bold")
 
 
-def bubble_renderable(result: PipelineResult) -> RenderableType:
-    """Both bubble figures beside the closed form, and the peak in flight."""
+def bubble_renderable(result: PipelineResult, typed_v: int = 1) -> RenderableType:
+    """Both bubble figures beside the closed form, and the peak in flight; ``typed_v`` is the
+    form's v (see :func:`_heading`)."""
     notes = [_note(strings.BUBBLE_TIME_UNIT)]
     if result.spec.virtual_stages > 1:
         notes.append(_note(chunks_note(result)))
-    return Group(_heading(result.spec, result.num_microbatches), _figures(result), *notes)
+    heading = _heading(result.spec, result.num_microbatches, typed_v)
+    return Group(heading, _figures(result), *notes)
 
 
-def closed_form_renderable(spec: PipelineSpec) -> RenderableType:
-    """The closed form's bubble in both conventions, shown while ``spec`` is being simulated."""
+def closed_form_renderable(spec: PipelineSpec, typed_v: int = 1) -> RenderableType:
+    """The closed form's bubble in both conventions, shown while ``spec`` is being simulated;
+    ``typed_v`` is the form's v (see :func:`_heading`)."""
     closed = closed_form_bubble(spec)
     table = FigureTable(Column(), Column(justify="right"), show_header=False)
     table.add_row(gettext("closed form b/ideal"), units.format_figure(closed.bubble_over_ideal))
     table.add_row(gettext("closed form b/total"), units.format_figure(closed.bubble_fraction))
-    return Group(_heading(spec, spec.num_microbatches), table)
+    return Group(_heading(spec, spec.num_microbatches, typed_v), table)
 
 
 def bubble_details(
@@ -246,16 +254,19 @@ def _note(text: str) -> BrokenLines:
 
 
 def simulated_outcome(
-    specs: list[PipelineSpec], width: int
+    specs: list[PipelineSpec], width: int, typed_v: int = 1
 ) -> tuple[Outcome, tuple[list[str], int]]:
     """Simulate ``specs`` here and now and draw them ``width`` columns wide: what the pane
     shows, and the timeline's rows with the width of their stage labels."""
-    return outcome_of(simulate_and_draw(specs, width))
+    return outcome_of(simulate_and_draw(specs, width), typed_v)
 
 
-def outcome_of(simulated: list[Simulated]) -> tuple[Outcome, tuple[list[str], int]]:
+def outcome_of(
+    simulated: list[Simulated], typed_v: int = 1
+) -> tuple[Outcome, tuple[list[str], int]]:
     """What the pane shows for schedules simulated and drawn (:func:`simulate_and_draw`), and
-    the timeline's rows with the width of their stage labels."""
+    the timeline's rows with the width of their stage labels; ``typed_v`` is the form's v (see
+    :func:`_heading`)."""
     figures: list[RenderableType] = []
     details: list[RenderableType] = []
     timeline: list[str] = []
@@ -266,7 +277,7 @@ def outcome_of(simulated: list[Simulated]) -> tuple[Outcome, tuple[list[str], in
             if compared:
                 timeline.extend([*([""] if timeline else []), result.spec.schedule])
             timeline.extend(drawing.rows)
-        figures.extend([Text(""), bubble_renderable(result)])
+        figures.extend([Text(""), bubble_renderable(result, typed_v)])
         details.extend([Text(""), bubble_details(result, drawing, compared)])
     return Outcome(Group(*figures[1:]), details=Group(*details[1:])), (timeline, label_width)
 
@@ -446,7 +457,7 @@ class BubblePane(CalculatorPane):
         specs = [spec_from_form(values, values["schedule"])]
         if values["compare"] != NONE:
             specs.append(spec_from_form(values, values["compare"]))
-        # The size limit is on p·m (·v): said on the one of them the learner just changed, so
+        # The size limit on p·m (·v) is said on the one of them the learner just changed, so
         # the message is labelled by the field that was edited, not always by m.
         sizes = ("stages", "micro_batches", "virtual_stages")
         edited = [
@@ -457,23 +468,36 @@ class BubblePane(CalculatorPane):
             try:
                 check_simulated_size(spec)
             except InputError as error:
-                raise error.for_field(edited[0]) if len(edited) == 1 else error from None
+                # The bound on p alone stays on p, whichever field was edited.
+                if error.field != "stages" and len(edited) == 1:
+                    raise error.for_field(edited[0]) from None
+                raise
         # A newer good form: a simulation still running is for values no longer shown. (Bad
         # input leaves it running: its figures are the last good result the pane keeps.)
         self.workers.cancel_group(self, SIMULATION_GROUP)
         self._good_values = values
         width = self._timeline_width()
+        # v is interleaved 1F1B's alone (spec_from_form): another schedule's heading says so.
+        typed_v = self._typed_virtual_stages(values)
         if sum(simulation_cost(spec) for spec in specs) <= INSTANT_COST:
-            outcome, self._timeline = simulated_outcome(specs, width)
+            outcome, self._timeline = simulated_outcome(specs, width, typed_v)
             return outcome
         self._timeline = ([], 0)
         self._simulate(specs, width, dict(values))
         ops = sum(spec.num_ops for spec in specs)
         waiting = Text(strings.BUBBLE_SIMULATING.format(ops=ops), style="dim")
-        figures = [closed_form_renderable(spec) for spec in specs]
+        figures = [closed_form_renderable(spec, typed_v) for spec in specs]
         # The figures say it is simulating; the details (the timeline) wait empty, not a
         # second copy of that line.
         return Outcome(Group(*figures, waiting), details=Text(""))
+
+    @staticmethod
+    def _typed_virtual_stages(values: dict[str, str]) -> int:
+        """The v typed; 1 when it is not a whole number (no schedule shown uses it then)."""
+        try:
+            return units.parse_int("virtual_stages", values["virtual_stages"])
+        except InputError:
+            return 1
 
     @work(thread=True, exclusive=True, group=SIMULATION_GROUP, exit_on_error=False)
     def _simulate(
@@ -486,7 +510,7 @@ class BubblePane(CalculatorPane):
             simulated = self.simulation_process.run(specs, width, lambda: worker.is_cancelled)
         except SimulationCancelled:
             return None
-        outcome, timeline = outcome_of(simulated)
+        outcome, timeline = outcome_of(simulated, self._typed_virtual_stages(values))
         return values, outcome, timeline
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

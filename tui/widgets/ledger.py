@@ -39,6 +39,7 @@ from engine.ledger import (
     SIZE_FIELDS,
     LedgerResult,
     LedgerSpec,
+    bytes_per_param_note,
     compare_conventions,
     compute_ledger,
     convention_label,
@@ -258,24 +259,24 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
         Column("GiB", justify="right", min_width=6),
         gap=1,
     )
-    for key, (label, letter) in _TERM_LABELS.items():
-        value = result.per_rank_bytes[key]
-        table.add_row(
-            Text(f"{letter} {gettext(label)}", style=_TERM_STYLES[key]),
-            units.format_fixed(value / units.GB),
-            units.format_fixed(value / units.GIB),
+    per_rank = result.per_rank_bytes
+    shown = [*(per_rank[key] for key in _TERM_LABELS), per_rank["total"], result.naive_bytes]
+    # One rule per column: every cell with the decimals its smallest figure needs.
+    gb_digits = units.column_digits(value / units.GB for value in shown)
+    gib_digits = units.column_digits(value / units.GIB for value in shown)
+
+    def cells(value: float, style: str = "") -> tuple[Text, Text]:
+        return (
+            Text(units.format_fixed(value / units.GB, gb_digits), style=style),
+            Text(units.format_fixed(value / units.GIB, gib_digits), style=style),
         )
-    total = result.per_rank_bytes["total"]
-    table.add_row(
-        Text(gettext("total"), style="bold"),
-        Text(units.format_fixed(total / units.GB), style="bold"),
-        Text(units.format_fixed(total / units.GIB), style="bold"),
-    )
-    table.add_row(
-        gettext("naive N × precision"),
-        units.format_fixed(result.naive_bytes / units.GB),
-        units.format_fixed(result.naive_bytes / units.GIB),
-    )
+
+    for key, (label, letter) in _TERM_LABELS.items():
+        table.add_row(
+            Text(f"{letter} {gettext(label)}", style=_TERM_STYLES[key]), *cells(per_rank[key])
+        )
+    table.add_row(Text(gettext("total"), style="bold"), *cells(per_rank["total"], "bold"))
+    table.add_row(gettext("naive N × precision"), *cells(result.naive_bytes))
     model = f" ({get_preset(result.spec.model).shown_title})" if result.spec.model else ""
     lines = [
         gettext("N = {params} params{model}; world size {world_size}").format(
@@ -284,6 +285,7 @@ def ledger_renderable(result: LedgerResult, name_of: Callable[[str], str]) -> Re
             world_size=result.world_size,
         ),
         gettext("convention: {convention}").format(convention=convention_label(result.convention)),
+        bytes_per_param_note(result),
     ]
     if result.spec.finetune != "full":
         lines.append(
@@ -357,14 +359,34 @@ def comparison_renderable(results: dict[str, LedgerResult]) -> RenderableType:
         *(Column(convention_label(name), justify="right") for name in results),
         title=gettext("GB (1e9) per rank"),
     )
-    for key in (*_TERM_LABELS, "total"):
+    keys = (*_TERM_LABELS, "total")
+    # One rule for every cell (a row compares the conventions): the decimals the smallest
+    # figure needs, so 4.2 MB is 0.0042 beside 0.0126, not 0.004194 beside 0.01.
+    digits = units.column_digits(
+        r.per_rank_bytes[key] / units.GB for r in results.values() for key in keys
+    )
+    for key in keys:
         label = gettext(_TERM_LABELS[key][0] if key in _TERM_LABELS else "total")
         table.add_row(
-            label, *(units.format_fixed(r.per_rank_bytes[key] / units.GB) for r in results.values())
+            label,
+            *(
+                units.format_fixed(r.per_rank_bytes[key] / units.GB, digits)
+                for r in results.values()
+            ),
         )
+    # Each convention's reference case (Adam), then the bytes this configuration uses in it.
     notes = [
-        Text(labelled(convention_label(name), gettext(CONVENTION_NOTES[name])), style="dim")
-        for name in results
+        Text(
+            labelled(
+                convention_label(name),
+                gettext("{used}; {note}").format(
+                    used=bytes_per_param_note(result),
+                    note=gettext(CONVENTION_NOTES[name]),
+                ),
+            ),
+            style="dim",
+        )
+        for name, result in results.items()
     ]
     return Group(table, *notes)
 
