@@ -167,7 +167,9 @@ async def test_ctrl_n_and_typing_alone_study_s15_to_complete(
                 typed.append(text)
             await pilot.pause()
         else:
-            raise AssertionError("ctrl+n never said every step is done")
+            raise AssertionError(
+                f"ctrl+n never said every step is done: {notified.messages[-12:]}, {app.focused}"
+            )
         await saved_now(pilot, app)
         progress = app.progress
         plan = build_plan(LESSON, progress)
