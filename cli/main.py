@@ -299,16 +299,15 @@ def progress_folder(args: argparse.Namespace, *, must_exist: bool = True) -> Pat
     """The progress folder the command uses (``--progress-dir``, ``$SHARDBOOK_PROGRESS_DIR``,
     the checkout's or the user's data folder).
 
-    A command that only reads progress (``must_exist``) needs a folder given by the flag or the
-    variable to exist: a mistyped one would read as "no progress yet". The default folder may
-    not exist yet (nothing saved so far), and the app creates any folder it is given.
+    A command that only reads progress (``must_exist``) needs a folder given by the flag to
+    exist: a mistyped one would read as "no progress yet". The variable is a standing setting,
+    like the default folder, and may name a folder not made yet (nothing saved so far, as on a
+    new machine); the app creates any folder it is given.
 
     Raises:
-        CliError: the path is not a folder, or (``must_exist``) a folder given explicitly does
+        CliError: the path is not a folder, or (``must_exist``) a folder given by the flag does
             not exist (exit 2).
     """
-    import os
-
     from engine.paths import resolve_progress_dir
 
     given = getattr(args, "progress_dir", None)
@@ -316,8 +315,7 @@ def progress_folder(args: argparse.Namespace, *, must_exist: bool = True) -> Pat
     folder = resolve_progress_dir(given)
     if folder.exists() and not folder.is_dir():
         raise CliError(flag, gettext("{folder}: not a folder").format(folder=folder))
-    explicit = bool(given or os.environ.get("SHARDBOOK_PROGRESS_DIR"))
-    if must_exist and explicit and not folder.exists():
+    if must_exist and given and not folder.exists():
         raise CliError(flag, gettext("{folder}: no such folder").format(folder=folder))
     return folder
 

@@ -190,10 +190,18 @@ def test_every_command_reading_lessons_refuses_a_missing_folder(
 
 @pytest.mark.parametrize("command", [["lessons"], ["export", "S15"], ["plan"], ["stats"]])
 def test_every_command_reading_progress_refuses_a_missing_or_file_progress_folder(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: list[str],
 ) -> None:
-    """A mistyped --progress-dir read as "no progress yet" (every item new, exit 0)."""
+    """A mistyped --progress-dir read as "no progress yet" (every item new, exit 0). The
+    variable $SHARDBOOK_PROGRESS_DIR is a standing setting and may name a folder not made yet
+    (a new machine, before the first save): no progress yet."""
     missing = tmp_path / "absent"
+    monkeypatch.setenv("SHARDBOOK_PROGRESS_DIR", str(missing))
+    assert run(capsys, *command)[0] == 0
+    monkeypatch.delenv("SHARDBOOK_PROGRESS_DIR")
     status, out, err = run(capsys, *command, "--progress-dir", str(missing))
     assert (status, out) == (2, "")
     assert err == f"shardbook: {command[0]}: --progress-dir: {missing}: no such folder\n"
