@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input, Select, Static
 
 from engine.progress import ProgressStore
@@ -532,6 +533,17 @@ async def test_the_objectives_keep_their_scroll_position_through_switches_and_a_
         assert app.main_screen.current_section == "objectives"
 
 
+async def zoomed_ledger_with_more_fields(pilot: Pilot[int], app: ShardbookApp) -> Widget:
+    """The Ledger zoomed (F2, F5), its less-used fields opened as the learner opens them."""
+    await pilot.press("f2", "f5")
+    ledger = app.query_one("LedgerPane")
+    await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
+    ledger.query_one("#more-open").focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+    return ledger
+
+
 async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner_was_in(
     tmp_path: Path,
 ) -> None:
@@ -540,12 +552,7 @@ async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner
     key typed goes there, not into params N (the pane's first field, then off screen)."""
     app = app_for(tmp_path)
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("f2", "f5")
-        ledger = app.query_one("LedgerPane")
-        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
-        ledger.query_one("#more-open").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        ledger = await zoomed_ledger_with_more_fields(pilot, app)
         await choose(pilot, ledger.query_one("#field-model", Select), "llama2-7b", "Llama 2 7B")
         await choose(pilot, ledger.query_one("#field-finetune", Select), "qlora")
         targets = ledger.query_one("#field-lora_targets", Input)
@@ -582,12 +589,7 @@ async def test_a_refused_value_restored_does_not_scroll_the_focused_field_away(
     there unseen. The focused field stays in view and takes the key."""
     app = app_for(tmp_path)
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("f2", "f5")
-        ledger = app.query_one("LedgerPane")
-        await wait_until(pilot, lambda: bool(ledger.query("#more-open")))
-        ledger.query_one("#more-open").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        ledger = await zoomed_ledger_with_more_fields(pilot, app)
         targets = ledger.query_one("#field-lora_targets", Input)
         await paste_into(pilot, targets, "q,q,w")
         params = ledger.query_one("#field-params", Input)
