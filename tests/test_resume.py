@@ -544,6 +544,16 @@ async def zoomed_ledger_with_more_fields(pilot: Pilot[int], app: ShardbookApp) -
     return ledger
 
 
+async def ledger_shown_by_f6(pilot: Pilot[int], app: ShardbookApp) -> Widget:
+    """At a size where the lesson is shown alone, F6 shows the side pane (the Ledger, left
+    there), its less-used fields built."""
+    await pilot.pause()
+    await pilot.press("f6")
+    ledger = app.query_one("LedgerPane")
+    await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+    return ledger
+
+
 async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner_was_in(
     tmp_path: Path,
 ) -> None:
@@ -565,10 +575,7 @@ async def test_f6_after_a_restart_narrower_gives_back_the_side_field_the_learner
     assert (saved["side_size"], saved["focus"]) == ("wide", "field-lora_targets")
     app = app_for(tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        ledger = app.query_one("LedgerPane")
-        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        ledger = await ledger_shown_by_f6(pilot, app)
         targets = ledger.query_one("#field-lora_targets", Input)
         await wait_until(pilot, lambda: app.focused is targets)
         await pilot.press("z")
@@ -599,10 +606,7 @@ async def test_a_refused_value_restored_does_not_scroll_the_focused_field_away(
     assert resume_on_disk(tmp_path)["S15"]["focus"] == "field-params"
     app = app_for(tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        ledger = app.query_one("LedgerPane")
-        await wait_until(pilot, lambda: bool(ledger.query("#field-lora_targets")))
+        ledger = await ledger_shown_by_f6(pilot, app)
         params = ledger.query_one("#field-params", Input)
         error = ledger.query_one(".calc-error")
         await wait_until(pilot, lambda: app.focused is params and bool(error.region.height))
