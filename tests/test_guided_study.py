@@ -285,6 +285,34 @@ async def test_ctrl_n_in_the_last_open_box_says_it_is_left_not_that_every_step_i
         assert isinstance(app.focused, ObjectiveItem)
 
 
+@pytest.mark.parametrize("plan_key", ["ctrl+n", "f9"])
+async def test_a_note_and_a_plan_key_typed_together_count_the_note(
+    tmp_path: Path, notified: Notified, plan_key: str
+) -> None:
+    """The last open box's first letter and a key that reads the plan, in one read from the
+    terminal (a fast typist, an SSH link): the key counts the letter typed with it. The box's
+    edit went up to the progress as a message behind the key, so ctrl+n said "Only this is left
+    to do" in a box already written, and F9 asked whether to mark the lesson complete with
+    that note left, at plan 24/25."""
+    studied_all_but(tmp_path, "ex3.fsdp.wait")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        box = app.focused.parent if app.focused else None
+        assert isinstance(box, NoteBox) and box.item.id == "ex3.fsdp.wait"
+        await burst(app, "g", plan_key)
+        await settle(pilot)
+        assert app.progress.notes["ex3.fsdp.wait"] == "g"
+        if plan_key == "ctrl+n":
+            assert last_message(notified).startswith("Every step is done: rate objective 1")
+            assert isinstance(app.focused, ObjectiveItem)
+        else:
+            assert not isinstance(app.screen, ConfirmScreen)
+            assert app.progress.status == "complete"
+
+
 async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
     tmp_path: Path, notified: Notified
 ) -> None:

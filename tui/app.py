@@ -212,6 +212,7 @@ class ShardbookApp(KeyOrderApp[int]):
             session_line=self.session_line,
             app_entries=self.palette_entries,
             rate_objective=self.rate_objective,
+            record_text=self.record_text,
         )
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
@@ -505,15 +506,22 @@ class ShardbookApp(KeyOrderApp[int]):
     # By name, not @on: the answer and note boxes' module (and Textual's TextArea) is imported
     # when a section or pane with boxes is first shown, not before the first frame.
     def on_note_box_edited(self, event: NoteBox.Edited) -> None:
+        self.record_text(event.kind, event.item_id, event.text)
+
+    def record_text(self, kind: str, item_id: str, text: str) -> None:
+        """Record the learner's ``text`` for item ``item_id`` of ``kind`` (``answers``,
+        ``reflections`` or ``notes``), as a box's edit does; nothing when it is there already.
+        Handed down to the main screen too, which takes in the focused box's text before a key
+        that reads the plan (:meth:`tui.screens.main.MainScreen.take_in_focused_box`)."""
         targets = {
             "answers": self.progress.answers,
             "reflections": self.progress.reflections,
             "notes": self.progress.notes,
         }
-        target = targets[event.kind]
-        if target.get(event.item_id, "") == event.text:
+        target = targets[kind]
+        if target.get(item_id, "") == text:
             return
-        target[event.item_id] = event.text
+        target[item_id] = text
         self.progress.touch()
         self.mark_dirty()
 
@@ -849,6 +857,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
+        self.main_screen.take_in_focused_box()
         if self.progress.status == "complete":
             plan = build_plan(self.lesson, self.progress, reviews=ReviewOutlook(at=utc_now()))
             self._set_status(plan.implied_status)
@@ -1099,6 +1108,7 @@ class ShardbookApp(KeyOrderApp[int]):
             session_line=self.session_line,
             app_entries=self.palette_entries,
             rate_objective=self.rate_objective,
+            record_text=self.record_text,
         )
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)

@@ -138,6 +138,7 @@ class MainScreen(Screen[None]):
         session_line: Callable[[], str] = str,
         app_entries: Callable[[], list[PaletteEntry]] = list,
         rate_objective: Callable[[str, str, str | None], None],
+        record_text: Callable[[str, str, str], None],
     ) -> None:
         """``side``, ``reading``: the layout choices remembered; ``zoomed``: the side pane
         takes the screen (F5; a language switch keeps it); ``first_run``: the first
@@ -145,12 +146,15 @@ class MainScreen(Screen[None]):
         app knows, as callables: ``session_line`` (this study session in one
         line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
         languages, the session summary) and ``rate_objective`` (records an objective's rating:
-        ``(objective id, phase, level or None)``, :meth:`tui.app.ShardbookApp.rate_objective`)."""
+        ``(objective id, phase, level or None)``, :meth:`tui.app.ShardbookApp.rate_objective`)
+        and ``record_text`` (records a box's text: ``(kind, item id, text)``,
+        :meth:`tui.app.ShardbookApp.record_text`)."""
         super().__init__()
         self._compositor = SpanCompositor()
         self.session_line = session_line
         self.app_entries = app_entries
         self.rate_objective = rate_objective
+        self.record_text = record_text
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.set_reactive(MainScreen.zoomed, zoomed and not reading)
@@ -725,8 +729,23 @@ class MainScreen(Screen[None]):
         await self.jumps.jump_to(place, span)
 
     # ----------------------------------------------------------------- guided study
+    def take_in_focused_box(self) -> None:
+        """Record the text of the answer or note box with the focus, for a key that reads the
+        plan (ctrl+n, F11, F9). The box's edit climbs to the app as a message, one queue per
+        ancestor, and a priority key of the same burst runs before it arrives: ``g`` then
+        ctrl+n said "write your note in the box" in the box just written. The keys before it
+        are in the box by then (:class:`tui.keys.KeyOrderApp` hands out a key once the one
+        before was handled)."""
+        from tui.widgets.notes import NoteBox
+
+        focused = self.focused
+        box = focused.parent if focused is not None else None
+        if isinstance(box, NoteBox) and focused is box.text_area:
+            self.record_text(box.kind, box.item.id, box.text_area.text)
+
     async def action_next_step(self) -> None:
         """ctrl+n: the next unfinished step of the plan, with the cursor where it is done."""
+        self.take_in_focused_box()
         await self.guide.next_step()
 
     def action_study_plan(self) -> None:
@@ -736,6 +755,7 @@ class MainScreen(Screen[None]):
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error")
             return
+        self.take_in_focused_box()
         plan = self.guide.plan(reviews=True)
         # Named before the plan takes the focus: ctrl+n goes on from where the learner is.
         following = self.guide.following()
