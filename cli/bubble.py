@@ -20,6 +20,7 @@ from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
 from engine.i18n import gettext as _
+from engine.i18n import ngettext
 from engine.pipeline import (
     CONVENTIONS,
     MAX_OP_TIME,
@@ -187,20 +188,24 @@ def report(result: PipelineResult) -> str:
             assumptions=closed.assumptions
         )
     )
-    if spec.virtual_stages > 1:
-        shape = _(
-            "schedule {schedule}: p={stages} stages, m={micro_batches} micro-batches, "
-            "v={chunks} chunks per stage"
-        )
-    else:
-        shape = _("schedule {schedule}: p={stages} stages, m={micro_batches} micro-batches")
-    lines = [
-        shape.format(
-            schedule=spec.schedule,
-            stages=spec.stages,
-            micro_batches=spec.num_microbatches,
-            chunks=spec.virtual_stages,
+    # Each count in its own phrase, so that 1 reads in the singular (p=1 stage).
+    counts = {
+        "stages": ngettext("p={count} stage", "p={count} stages", spec.stages).format(
+            count=spec.stages
         ),
+        "micro_batches": ngettext(
+            "m={count} micro-batch", "m={count} micro-batches", spec.num_microbatches
+        ).format(count=spec.num_microbatches),
+        "chunks": ngettext(
+            "v={count} chunk per stage", "v={count} chunks per stage", spec.virtual_stages
+        ).format(count=spec.virtual_stages),
+    }
+    if spec.virtual_stages > 1:
+        shape = _("schedule {schedule}: {stages}, {micro_batches}, {chunks}")
+    else:
+        shape = _("schedule {schedule}: {stages}, {micro_batches}")
+    lines = [
+        shape.format(schedule=spec.schedule, **counts),
         _(
             "times (op-time units): t_F={forward} t_B={backward} t_W={weight} p2p={p2p}; {how}"
         ).format(

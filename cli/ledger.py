@@ -20,7 +20,7 @@ from rich.text import Text
 from cli.main import flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
-from engine.errors import FieldNote, InputError
+from engine.errors import FieldName, FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
 from engine.ledger import (
@@ -161,7 +161,8 @@ def register(calc_subparsers: Any) -> None:
         metavar="{" + ",".join(FINETUNE_CHOICES) + "}",
         help=_("full (default), lora (frozen model + adapters) or qlora (4-bit NF4 base)"),
     )
-    parser.add_argument("--lora-rank", default="8", help=_("LoRA rank r (default 8)"))
+    # No default here: a rank given without --finetune lora|qlora is refused (spec_from_args).
+    parser.add_argument("--lora-rank", help=_("LoRA rank r (default 8)"))
     parser.add_argument(
         "--lora-targets",
         help=_("comma list of {targets} (default q,v, PEFT's for Llama)").format(
@@ -192,9 +193,20 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
     """Parse the flags into a :class:`LedgerSpec`.
 
     Raises:
-        InputError: a value that does not parse (its field is the spec field; :func:`run` names
-            the flag).
+        InputError: a value that does not parse, or a LoRA flag given without ``--finetune lora``
+            or ``qlora`` (its field is the spec field; :func:`run` names the flag).
     """
+    if args.finetune == "full":
+        # Full fine-tuning has no adapters: computing it with a rank typed would let the
+        # learner read full fine-tuning's figures as LoRA's. A wrong --finetune choice is left
+        # to the engine, which names it.
+        for name in ("lora_rank", "lora_targets"):
+            if getattr(args, name) is not None:
+                raise InputError(
+                    name,
+                    _("applies to {finetune} lora or qlora only"),
+                    finetune=FieldName("finetune"),
+                )
     names: tuple[str, ...] = (
         "params",
         "largest_layer_params",
@@ -205,6 +217,8 @@ def spec_from_args(args: argparse.Namespace) -> LedgerSpec:
     )
     names += ("gpus_per_node", "nodes", *SIZE_FIELDS)
     texts = {name: getattr(args, name) for name in names}
+    if texts["lora_rank"] is None:
+        del texts["lora_rank"]  # not given: the spec's default rank
     for name, text in texts.items():
         # The engine reads an empty optional field as not given (an app form left blank);
         # a flag given empty (`--seq ''`, a shell variable unset) is a mistake, as for --dp.

@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cli.main import CliError, content_folder, progress_folder
-from engine.errors import ContentError, ProgressError
+from cli.main import CliError, check_lesson_id, content_folder, progress_folder
+from engine.errors import ProgressError
 from engine.export import EXTENSIONS, FORMATS, export_bytes, write_export
 from engine.i18n import N_
 from engine.i18n import gettext as _
@@ -142,14 +142,8 @@ def run_export(args: argparse.Namespace) -> int:
             )
     content_dir, progress_dir = _dirs(args)
     refs, _errors = discover_lessons(content_dir)
+    check_lesson_id(args.lesson, [ref.id for ref in refs], content_dir, "LESSON")
     matches = [ref for ref in refs if ref.id == args.lesson]
-    if not matches:
-        known = ", ".join(ref.id for ref in refs) or _("none")
-        raise ContentError(
-            str(content_dir),
-            None,
-            _("no lesson {lesson!r} (lessons: {known})").format(lesson=args.lesson, known=known),
-        )
     lesson = load_lesson(matches[0].path)
     loaded = ProgressStore(progress_dir).load(lesson.id, quarantine=False)
     data = export_bytes(lesson, loaded.progress, args.format)

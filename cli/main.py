@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from engine.errors import InputError, ShardbookError
+from engine.errors import InputError, ShardbookError, quoted
 from engine.i18n import LANGUAGES, N_, choose_language, gettext, set_language
 from engine.i18n import gettext as _
 from tui.terminal import hold_keys, release_keys
@@ -320,14 +320,18 @@ def progress_folder(args: argparse.Namespace, *, must_exist: bool = True) -> Pat
     return folder
 
 
-def check_lesson_id(lesson_id: str, known: Sequence[str], content_dir: Path) -> None:
-    """Raise a :class:`CliError` on ``--lesson`` unless ``lesson_id`` is one of ``known``."""
+def check_lesson_id(
+    lesson_id: str, known: Sequence[str], content_dir: Path, name: str = "--lesson"
+) -> None:
+    """Raise a :class:`CliError` on ``name`` (the flag ``--lesson``, or a command's ``LESSON``)
+    unless ``lesson_id`` is one of ``known``; the id is quoted as every message quotes what was
+    typed (:func:`engine.errors.quoted`)."""
     if lesson_id not in known:
         listed = ", ".join(known) or gettext("none")
         raise CliError(
-            "--lesson",
+            name,
             gettext("no lesson {lesson} in {folder} (lessons: {listed})").format(
-                lesson=repr(lesson_id), folder=content_dir, listed=listed
+                lesson=quoted(lesson_id), folder=content_dir, listed=listed
             ),
         )
 

@@ -12,8 +12,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from cli.main import content_folder, progress_folder
-from engine.errors import ContentError
+from cli.main import check_lesson_id, content_folder, progress_folder
 from engine.i18n import gettext as _
 from engine.lesson import discover_lessons, load_lesson
 from engine.paths import DEFAULT_LESSON
@@ -47,14 +46,8 @@ def run_plan(args: argparse.Namespace) -> int:
     """Print the plan of ``args.lesson``; exit 0, or 2 when the lesson or progress is bad."""
     content_dir = content_folder(args)
     refs, _errors = discover_lessons(content_dir)
+    check_lesson_id(args.lesson, [ref.id for ref in refs], content_dir, "LESSON")
     matches = [ref for ref in refs if ref.id == args.lesson]
-    if not matches:
-        known = ", ".join(ref.id for ref in refs) or _("none")
-        raise ContentError(
-            str(content_dir),
-            None,
-            _("no lesson {lesson!r} (lessons: {known})").format(lesson=args.lesson, known=known),
-        )
     lesson = load_lesson(matches[0].path)
     store = ProgressStore(progress_folder(args))
     # Reading only: an unreadable progress file stays where it is and is reported.

@@ -27,8 +27,8 @@ from cli.main import CliError, flag_error, one_line, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.checks import MAX_NUMBER
-from engine.errors import InputError
-from engine.i18n import N_
+from engine.errors import FieldName, InputError
+from engine.i18n import N_, ngettext
 from engine.i18n import gettext as _
 from engine.pipeline import SCHEDULES
 from engine.scaling import (
@@ -48,6 +48,7 @@ from engine.steptime import (
     StepSpec,
     custom_interconnect,
     get_interconnect,
+    resolve_step_spec,
     step_time,
 )
 
@@ -243,9 +244,27 @@ def spec_from_args(args: argparse.Namespace) -> StepSpec:
         spec = StepSpec(
             recompute=args.recompute, schedule=args.schedule, interconnect=link, **values
         )
+        _check_moe_flags(args, spec)
     except InputError as error:
         raise flag_error(error, FLAGS) from None
     return spec
+
+
+def _check_moe_flags(args: argparse.Namespace, spec: StepSpec) -> None:
+    """Refuse the expert-load flags for a model without routed experts: they set only the MoE
+    imbalance wait, which a dense model does not have, so the step would be computed as if they
+    were not given.
+
+    Raises:
+        InputError: on ``capacity_factor`` or ``hot_expert_share`` (naming ``--experts``).
+    """
+    given = [name for name in ("capacity_factor", "hot_expert_share") if getattr(args, name)]
+    if given and (resolve_step_spec(spec).experts or 1) < 2:
+        raise InputError(
+            given[0],
+            _("applies to a mixture of experts only ({experts} above 1)"),
+            experts=FieldName("experts"),
+        )
 
 
 def _rate(name: str, custom: dict[str, str]) -> float | None:
@@ -273,9 +292,10 @@ _LINKS = {"intra": N_("intra node"), "inter": N_("inter node")}
 def _print_step(result: StepResult) -> None:
     console = Console(markup=False, highlight=False, emoji=False)
     spec = result.spec
+    m, gpus = result.num_microbatches, spec.gpus_per_node
     shape = _(
         "world {world} (DP {dp} TP {tp} PP {pp} CP {cp} EP {ep}, ZeRO {zero}); "
-        "m = {micro_batches} micro-batches; {link}, {gpus} GPUs per node"
+        "{micro_batches}; {link}, {gpus}"
     ).format(
         world=result.world_size,
         dp=spec.dp,
@@ -284,9 +304,12 @@ def _print_step(result: StepResult) -> None:
         cp=spec.cp,
         ep=spec.ep,
         zero=spec.zero_stage,
-        micro_batches=result.num_microbatches,
+        # Each count in its own phrase, so that 1 reads in the singular (1 GPU per node).
+        micro_batches=ngettext("m = {count} micro-batch", "m = {count} micro-batches", m).format(
+            count=m
+        ),
         link=_(spec.interconnect.label),
-        gpus=spec.gpus_per_node,
+        gpus=ngettext("{count} GPU per node", "{count} GPUs per node", gpus).format(count=gpus),
     )
     if spec.model:
         convention = _("FLOPs convention: {convention}; model {model}").format(

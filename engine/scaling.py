@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.checks import one_of
 from engine.errors import InputError
-from engine.i18n import N_, gettext
+from engine.i18n import N_, gettext, ngettext
 from engine.i18n import gettext as _
 from engine.linebreak import cell_width
 from engine.steptime import (
@@ -420,10 +420,12 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
         ).format(
             batch=batch, seq=spec.seq, tokens=f"{tokens:,}", micro_batch=spec.micro_batch_size
         ),
-        _("device: {tflops} TFLOP/s peak at {utilization}, {gpus} GPUs per node").format(
+        _("device: {tflops} TFLOP/s peak at {utilization}, {gpus}").format(
             tflops=f"{spec.peak_flops / 1e12:g}",
             utilization=f"{spec.compute_utilization:.0%}",
-            gpus=spec.gpus_per_node,
+            gpus=ngettext(
+                "{count} GPU per node", "{count} GPUs per node", spec.gpus_per_node
+            ).format(count=spec.gpus_per_node),
         ),
         _("link: {link}, latency {latency} us").format(
             link=_(link.label), latency=f"{link.latency * 1e6:g}"

@@ -280,3 +280,36 @@ def test_an_unknown_schedule_is_named_before_a_missing_flag(
     assert captured.out == "" and len(lines) == 1
     assert f"--schedule: {args.split()[1]!r} is not one of" in lines[0]
     assert "gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "shape"),
+    [
+        ("--schedule 1f1b --stages 4 --micro-batches 1", "p=4 stages, m=1 micro-batch"),
+        ("--schedule gpipe --stages 1 --micro-batches 8", "p=1 stage, m=8 micro-batches"),
+        (
+            "--schedule interleaved-1f1b --stages 1 --micro-batches 1 --virtual-stages 2",
+            "p=1 stage, m=1 micro-batch, v=2 chunks per stage",
+        ),
+    ],
+)
+def test_a_count_of_one_reads_in_the_singular(
+    capsys: pytest.CaptureFixture[str], args: str, shape: str
+) -> None:
+    assert main(["calc", "bubble", *args.split()]) == 0
+    out = capsys.readouterr().out
+    schedule = args.split()[1]
+    assert out.splitlines()[0] == f"schedule {schedule}: {shape}"
+
+
+def test_one_micro_batch_in_flight_in_chunks_reads_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Interleaved 1F1B on one stage with v = 2 and one micro-batch: both chunks of it run
+    forward before its backward (Narayanan et al. 2021 §2.2.2), so the peak is 2 chunks, 1
+    micro-batch's worth, and nothing waits: bubble/ideal (p-1)/(m·v) = 0."""
+    args = ["--schedule", "interleaved-1f1b", "--stages", "1", "--micro-batches", "1"]
+    assert main(["calc", "bubble", *args, "--virtual-stages", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 chunks = 1 micro-batch's worth (" in out
+    assert "bubble/ideal 0 " in out

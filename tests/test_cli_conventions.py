@@ -333,6 +333,35 @@ def test_a_usage_error_is_one_line_naming_the_command_and_the_flag(
     assert "usage:" not in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["--lesson", "S99"], "--lesson"),
+        (["quiz", "--lesson", "S99"], "quiz: --lesson"),
+        (["plan", "S99"], "plan: LESSON"),
+        (["export", "S99"], "export: LESSON"),
+    ],
+)
+def test_every_command_names_an_unknown_lesson_alike(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    where: str,
+) -> None:
+    """The flag or argument that named it, the id quoted as every message quotes what was typed,
+    the folder looked in and the lessons there, whichever command was given."""
+    import tui.app
+
+    def no_app(**_kwargs: object) -> None:
+        raise AssertionError("the app was started")
+
+    monkeypatch.setattr(tui.app, "make_app", no_app)
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    content = CHECKOUT_ROOT / "content"
+    assert err == f"shardbook: {where}: no lesson 'S99' in {content} (lessons: S15)\n"
+
+
 def test_an_unknown_lesson_stops_before_the_app_starts(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

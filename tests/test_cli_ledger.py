@@ -403,3 +403,57 @@ def test_the_activations_line_names_the_flags_to_give(capsys: pytest.CaptureFixt
     data = calc_json(capsys, "ledger", "--params", "1B")
     (term,) = [t for t in data["terms"] if t["name"] == "activations"]
     assert term["formula"].startswith("not computed: give seq (and layers, hidden, heads)")
+
+
+@pytest.mark.parametrize(
+    ("flags", "flag"),
+    [
+        (["--lora-rank", "16"], "--lora-rank"),
+        (["--lora-targets", "q,v"], "--lora-targets"),
+        (["--finetune", "full", "--lora-rank", "16", "--lora-targets", "q,v"], "--lora-rank"),
+    ],
+)
+def test_a_lora_flag_without_lora_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], flags: list[str], flag: str
+) -> None:
+    """The rank and the targets size LoRA's adapters (Hu et al. 2021, arXiv:2106.09685); full
+    fine-tuning has none, so computing it with them given would show full fine-tuning's figures
+    as if they were LoRA's. Refused as every bad input is: one line naming the flag, exit 2."""
+    assert main(["calc", "ledger", "--model", "llama2-7b", *flags]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"shardbook: calc ledger: {flag}: applies to --finetune lora or qlora only\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "trainable"),
+    [
+        # PEFT's LoRA on Llama 2 7B's q and v (the default targets): r × (4096 + 4096) per
+        # projection, 2 projections, 32 layers = r × 524,288; r = 8 (the default) is PEFT's
+        # "trainable params: 4,194,304".
+        (["--finetune", "lora"], 4_194_304),
+        (["--finetune", "lora", "--lora-rank", "16"], 8_388_608),
+        (["--finetune", "qlora", "--lora-rank", "16", "--lora-targets", "q,v"], 8_388_608),
+    ],
+)
+def test_the_lora_flags_size_the_adapters_with_lora_or_qlora(
+    capsys: pytest.CaptureFixture[str], flags: list[str], trainable: int
+) -> None:
+    data = _json(capsys, "--model", "llama2-7b", *flags)
+    assert data["trainable_params"] == trainable
+
+
+@pytest.mark.parametrize(
+    ("nodes", "per_node", "layout"),
+    [("1", "8", "1 node × 8 GPUs per node"), ("2", "1", "2 nodes × 1 GPU per node")],
+)
+def test_a_node_layout_off_the_world_size_counts_one_in_the_singular(
+    capsys: pytest.CaptureFixture[str], nodes: str, per_node: str, layout: str
+) -> None:
+    """DP 16 is 16 ranks: 1 node of 8 or 2 nodes of 1 GPU do not hold them."""
+    argv = ["calc", "ledger", "--params", "7e9", "--dp", "16", "--nodes", nodes]
+    assert main([*argv, "--gpus-per-node", per_node]) == 2
+    err = capsys.readouterr().err
+    assert err == f"shardbook: calc ledger: --nodes: {layout} is not the world size 16\n"

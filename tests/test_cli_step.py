@@ -291,3 +291,55 @@ def test_an_empty_interconnect_is_refused_not_taken_as_the_default(
         "shardbook: calc step: --interconnect: unknown interconnect ''; use one of nvlink, "
         "400gbps, pcie, 100gbps\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gpus", "1", "--tp", "2"], "--gpus: 1 GPU is not a multiple of TP·PP·CP = 2"),
+        (["--gpus", "1", "--dp", "2"], "--gpus: 1 GPU but DP·TP·PP·CP = 2"),
+    ],
+)
+def test_one_gpu_is_named_in_the_singular(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["calc", "step", "--params", "1e9", *args]) == 2
+    assert capsys.readouterr().err == f"shardbook: calc step: {message}\n"
+
+
+def test_the_step_report_counts_one_micro_batch_and_one_gpu_per_node_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """8 GPUs of DP, a global batch of 8 and micro-batches of 1: each replica runs 8 / 8 / 1 = 1
+    micro-batch per step."""
+    argv = ["calc", "step", "--params", "1e9", "--gpus", "8", "--global-batch", "8"]
+    assert main([*argv, "--gpus-per-node", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the table's lines wrap at its width
+    assert "ZeRO 0); m = 1 micro-batch; " in out
+    assert ", 1 GPU per node " in out
+
+
+@pytest.mark.parametrize("flag", ["--capacity-factor", "--hot-expert-share"])
+def test_an_expert_load_flag_for_a_dense_model_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """The capacity factor and the hottest expert's share set only the MoE imbalance wait
+    (Fedus et al. 2021, Switch Transformer §2.2): Llama 2 7B has no routed experts."""
+    assert main(["calc", "step", "--model", "llama2-7b", "--gpus", "8", flag, "0.5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"shardbook: calc step: {flag}: applies to a mixture of experts only (--experts above 1)\n"
+    )
+
+
+def test_the_capacity_factor_caps_the_hottest_experts_load(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Mixtral 8x7B (8 experts) with one expert taking half the tokens: 4x the mean load. A
+    capacity factor of 1 drops the excess (the load is capped at the mean: no rank waits); 2
+    lets it run at twice the mean, and the step waits for it."""
+    common = ["--model", "mixtral-8x7b", "--gpus", "8", "--ep", "8", "--hot-expert-share", "0.5"]
+    capped = _json(capsys, "step", *common, "--capacity-factor", "1")
+    assert capped["t_sync_wait_s"] == 0
+    assert _json(capsys, "step", *common, "--capacity-factor", "2")["t_sync_wait_s"] > 0

@@ -76,6 +76,61 @@ def test_an_unknown_diagram_is_quoted_in_the_languages_quotes(
     assert "unknown diagram 'x[/]z'; use one of dp" in capsys.readouterr().err
 
 
+def test_an_unknown_lesson_is_quoted_in_the_languages_quotes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As the diagram's name: the lesson id typed in “” beside the Chinese text, with no space."""
+    assert main(["--lang", "zh", "plan", "S99"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("shardbook: plan: LESSON: ")
+    assert err.rstrip("\n").endswith("中没有课程“S99”（现有课程：S15）")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["calc", "ledger", "--params", "7e9", "--lora-rank", "16"],
+            "shardbook: calc ledger: --lora-rank: 只适用于 --finetune lora 或 qlora",
+        ),
+        (
+            ["calc", "step", "--model", "llama2-7b", "--gpus", "8", "--capacity-factor", "2"],
+            "shardbook: calc step: --capacity-factor: 只适用于混合专家模型（--experts 大于 1）",
+        ),
+        (
+            [
+                "calc",
+                "ledger",
+                "--params",
+                "7e9",
+                "--dp",
+                "16",
+                "--nodes",
+                "2",
+                "--gpus-per-node",
+                "1",
+            ],
+            "shardbook: calc ledger: --nodes: 2 个节点 × 每节点 1 个 GPU 不等于总 GPU 数 16",
+        ),
+    ],
+)
+def test_a_flag_with_no_effect_and_a_count_in_chinese(
+    capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    assert main(["--lang", "zh", *argv]) == 2
+    assert capsys.readouterr().err == expected + "\n"
+
+
+def test_the_bubble_report_counts_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """One stage, one micro-batch, two chunks: the counts in Chinese's one form."""
+    argv = ["calc", "bubble", "--schedule", "interleaved-1f1b", "--stages", "1"]
+    assert main(["--lang", "zh", *argv, "--micro-batches", "1", "--virtual-stages", "2"]) == 0
+    out = capsys.readouterr().out
+    first = "调度 interleaved-1f1b：p=1 个 stage，m=1 个 micro-batch，每个 stage v=2 块"
+    assert out.splitlines()[0] == first
+    assert "2 个 chunk = 折合 1 个 micro-batch（" in out
+
+
 def test_unreadable_progress_file_in_chinese(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -382,7 +382,7 @@ def test_shardbook_plan_bad_input_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["plan", "S99", "--progress-dir", str(tmp_path)]) == 2
-    assert "no lesson 'S99' (lessons: S15)" in capsys.readouterr().err
+    assert "LESSON: no lesson 'S99' in " in capsys.readouterr().err
     (tmp_path / "S15.yaml").write_text("schema_version: 2\nlesson: S15\nread: 3\n", "utf-8")
     assert main(["plan", "--progress-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err

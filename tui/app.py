@@ -40,7 +40,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from engine.errors import ContentError, ProgressError, ShardbookError
+from engine.errors import ContentError, ProgressError, ShardbookError, quoted
 from engine.i18n import (
     LANGUAGE_NAMES,
     LANGUAGES,
@@ -388,7 +388,9 @@ class ShardbookApp(KeyOrderApp[int]):
         try:
             if path is None:
                 raise ContentError(
-                    str(self.content_dir), None, strings.NO_SUCH_LESSON.format(lesson=lesson_id)
+                    str(self.content_dir),
+                    None,
+                    strings.NO_SUCH_LESSON.format(lesson=quoted(lesson_id)),
                 )
             return load_lesson_cached(path), ""
         except ContentError as error:

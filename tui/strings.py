@@ -150,7 +150,7 @@ LESSON_ERROR_HINT = N_(
     "with ctrl+p."
 )
 NO_LESSONS = N_("No lessons found in {folder}.")
-NO_SUCH_LESSON = N_("no lesson with id {lesson!r}")
+NO_SUCH_LESSON = N_("no lesson with id {lesson}")  # lesson: engine.errors.quoted
 
 HELP_TITLE = N_("shardbook — keys")
 HELP_INTRO = N_(

@@ -23,7 +23,7 @@ from engine.checks import (
     zero_stage,
 )
 from engine.errors import FieldName, InputError, quoted
-from engine.i18n import gettext
+from engine.i18n import gettext, ngettext
 from engine.ledger.model import (
     CONVENTIONS,
     DEFAULT_LORA_TARGETS,
@@ -237,8 +237,12 @@ def node_layout(spec: LedgerSpec) -> tuple[int, int]:
         if gpn * nodes != world:
             raise InputError(
                 "nodes",
-                gettext("{nodes} nodes × {gpn} GPUs per node is not the world size {world}").format(
-                    nodes=nodes, gpn=gpn, world=world
+                gettext("{nodes} × {gpn} is not the world size {world}").format(
+                    nodes=ngettext("{count} node", "{count} nodes", nodes).format(count=nodes),
+                    gpn=ngettext("{count} GPU per node", "{count} GPUs per node", gpn).format(
+                        count=gpn
+                    ),
+                    world=world,
                 ),
             )
         return gpn, nodes

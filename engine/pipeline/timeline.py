@@ -12,6 +12,7 @@ from typing import Final
 
 from engine.errors import InputError
 from engine.i18n import gettext as _
+from engine.i18n import ngettext
 from engine.pipeline.simulate import (
     PipelineResult,
     SimulationCancelled,
@@ -188,7 +189,11 @@ def draw_timeline(
     if columns < 10:
         raise InputError(
             "width",
-            _("must be at least {value} for {p} stages").format(value=label_width + 10, p=p),
+            ngettext(
+                "must be at least {value} for {p} stage",
+                "must be at least {value} for {p} stages",
+                p,
+            ).format(value=label_width + 10, p=p),
         )
     if cancelled():
         raise SimulationCancelled
@@ -273,10 +278,16 @@ def chunks_note(result: PipelineResult) -> str:
     ``calc bubble``."""
     v = result.spec.virtual_stages
     peak = max(result.peak_in_flight_microbatches)
-    return _(
+    # The peak is a whole number of chunks, a fraction of micro-batches: English's singular is
+    # for exactly 1 (1.5 micro-batches); ngettext takes a whole count.
+    return ngettext(
         "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
         "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
-        "micro-batches' worth ({source})"
+        "micro-batch's worth ({source})",
+        "peak in flight counts model chunks, 1/v = 1/{v} of the stage's layers each, so a "
+        "chunk in flight holds 1/{v} of a micro-batch's activations: {chunks} chunks = {count} "
+        "micro-batches' worth ({source})",
+        1 if peak == 1 else 2,
     ).format(
         v=v,
         chunks=format_figure(round(peak * v)),

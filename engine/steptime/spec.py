@@ -18,6 +18,7 @@ from engine.checks import (
 )
 from engine.errors import FieldName, InputError
 from engine.i18n import gettext as _
+from engine.i18n import ngettext
 from engine.model_presets import get_preset, resolve_shape
 from engine.model_size import (
     SHAPE_FIELDS,
@@ -292,9 +293,11 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
             if spec.gpus % model_parallel:
                 raise InputError(
                     "gpus",
-                    _("{gpus} GPUs are not a multiple of TP·PP·CP = {model_parallel}").format(
-                        gpus=spec.gpus, model_parallel=model_parallel
-                    ),
+                    ngettext(
+                        "{gpus} GPU is not a multiple of TP·PP·CP = {model_parallel}",
+                        "{gpus} GPUs are not a multiple of TP·PP·CP = {model_parallel}",
+                        spec.gpus,
+                    ).format(gpus=spec.gpus, model_parallel=model_parallel),
                 )
             spec = replace(spec, dp=spec.gpus // model_parallel)
             notes.append(f"DP = GPUs / (TP·PP·CP) = {spec.dp}")
@@ -303,9 +306,11 @@ def check_step_spec(spec: StepSpec) -> tuple[StepSpec, list[str]]:
     elif spec.gpus is not None and spec.gpus != spec.dp * model_parallel:
         raise InputError(
             "gpus",
-            _("{gpus} GPUs but DP·TP·PP·CP = {value}").format(
-                gpus=spec.gpus, value=spec.dp * model_parallel
-            ),
+            ngettext(
+                "{gpus} GPU but DP·TP·PP·CP = {value}",
+                "{gpus} GPUs but DP·TP·PP·CP = {value}",
+                spec.gpus,
+            ).format(gpus=spec.gpus, value=spec.dp * model_parallel),
         )
     dp = spec.dp
     assert dp is not None

@@ -43,7 +43,14 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.errors import ContentError, InputError, ProgressError, ShardbookError, escaped
+from engine.errors import (
+    ContentError,
+    InputError,
+    ProgressError,
+    ShardbookError,
+    escaped,
+    quoted,
+)
 from engine.i18n import gettext
 from engine.lesson import (
     Lesson,
@@ -296,7 +303,9 @@ class QuizScreen(Screen[None]):
         wanted = [ref for ref in refs if self.options.lesson in (None, ref.id)]
         if self.options.lesson is not None and not wanted:
             raise ContentError(
-                str(content_dir), None, strings.NO_SUCH_LESSON.format(lesson=self.options.lesson)
+                str(content_dir),
+                None,
+                strings.NO_SUCH_LESSON.format(lesson=quoted(self.options.lesson)),
             )
         return wanted
 
