@@ -313,6 +313,36 @@ async def test_a_note_and_a_plan_key_typed_together_count_the_note(
             assert app.progress.status == "complete"
 
 
+async def test_the_last_activation_input_and_ctrl_n_typed_together_finish_exercise_1(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Every step done but exercise 1's activations (the Ledger holds a 7B model, no shape):
+    ctrl+n puts the learner in each activation input left, and heads typed with ctrl+n in one
+    burst finishes the plan. The Ledger's change reached the progress after ctrl+n, which said
+    "Only this is left to do ... List the four columns" and put the cursor in params N."""
+    studied_all_but(tmp_path, "")
+    path = tmp_path / "S15.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["forms"]["ledger"] = {"params": "7B"}
+    del data["figures"]["exercise1"]
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await settle(pilot)
+        for name in ("seq", "layers", "hidden", "heads"):
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            focused = app.focused
+            assert isinstance(focused, Input) and focused.id == f"field-{name}"
+            if name != "heads":
+                await type_into(pilot, focused, ACTIVATION_INPUTS[name])
+        await burst(app, *ACTIVATION_INPUTS["heads"], "ctrl+n")
+        await settle(pilot)
+        assert last_message(notified).startswith("Every step is done: rate objective 1")
+        activations = app.progress.figures["exercise1"]["activations"]
+        assert activations / 1e9 == pytest.approx(ACTIVATIONS_GB)
+
+
 async def test_ctrl_n_asks_for_the_ratings_at_the_start_before_the_first_step(
     tmp_path: Path, notified: Notified
 ) -> None:

@@ -213,6 +213,7 @@ class ShardbookApp(KeyOrderApp[int]):
             app_entries=self.palette_entries,
             rate_objective=self.rate_objective,
             record_text=self.record_text,
+            record_form=self.record_form,
         )
         self.lesson_file_errors: list[ContentError] = []
         self._exported_since_edit = False
@@ -514,7 +515,7 @@ class ShardbookApp(KeyOrderApp[int]):
         """Record the learner's ``text`` for item ``item_id`` of ``kind`` (``answers``,
         ``reflections`` or ``notes``), as a box's edit does; nothing when it is there already.
         Handed down to the main screen too, which takes in the focused box's text before a key
-        that reads the plan (:meth:`tui.screens.main.MainScreen.take_in_focused_box`)."""
+        that reads the plan (:meth:`tui.screens.main.MainScreen.take_in_focused_edit`)."""
         targets = {
             "answers": self.progress.answers,
             "reflections": self.progress.reflections,
@@ -542,13 +543,19 @@ class ShardbookApp(KeyOrderApp[int]):
     # By name, not @on: the calculators' module (and its widgets) is imported when a side tab is
     # first built, not before the first frame.
     def on_calculator_pane_form_changed(self, event: CalculatorPane.FormChanged) -> None:
-        if not event.by_learner:
+        self.record_form(event)
+
+    def record_form(self, change: CalculatorPane.FormChanged) -> None:
+        """Record a calculator's form and figures the learner changed (``change.by_learner``);
+        nothing when they are there already. Handed down to the main screen too, as
+        :meth:`record_text` is."""
+        if not change.by_learner:
             return
-        changed = self.progress.save_form(event.form_name, event.values, event.last_good)
-        if event.figures is not None and (
-            self.progress.figures.get(event.figure_name) != event.figures
+        changed = self.progress.save_form(change.form_name, change.values, change.last_good)
+        if change.figures is not None and (
+            self.progress.figures.get(change.figure_name) != change.figures
         ):
-            self.progress.figures[event.figure_name] = dict(event.figures)
+            self.progress.figures[change.figure_name] = dict(change.figures)
             changed = True
         if not changed:
             return
@@ -859,7 +866,7 @@ class ShardbookApp(KeyOrderApp[int]):
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error", markup=False)
             return
-        self.main_screen.take_in_focused_box()
+        self.main_screen.take_in_focused_edit()
         if self.progress.status == "complete":
             plan = build_plan(self.lesson, self.progress, reviews=ReviewOutlook(at=utc_now()))
             self._set_status(plan.implied_status)
@@ -1111,6 +1118,7 @@ class ShardbookApp(KeyOrderApp[int]):
             app_entries=self.palette_entries,
             rate_objective=self.rate_objective,
             record_text=self.record_text,
+            record_form=self.record_form,
         )
         screen.search_query = old.search_query
         screen.show_lesson(self.lesson, self.lesson_error, self.progress)

@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from textual.widgets import TextArea
 
     from engine.search import Place
+    from tui.widgets.calculator import CalculatorPane
     from tui.widgets.notes import SelfCheckBox
 
 
@@ -139,6 +140,7 @@ class MainScreen(Screen[None]):
         app_entries: Callable[[], list[PaletteEntry]] = list,
         rate_objective: Callable[[str, str, str | None], None],
         record_text: Callable[[str, str, str], None],
+        record_form: Callable[[CalculatorPane.FormChanged], None],
     ) -> None:
         """``side``, ``reading``: the layout choices remembered; ``zoomed``: the side pane
         takes the screen (F5; a language switch keeps it); ``first_run``: the first
@@ -147,14 +149,16 @@ class MainScreen(Screen[None]):
         line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
         languages, the session summary) and ``rate_objective`` (records an objective's rating:
         ``(objective id, phase, level or None)``, :meth:`tui.app.ShardbookApp.rate_objective`)
-        and ``record_text`` (records a box's text: ``(kind, item id, text)``,
-        :meth:`tui.app.ShardbookApp.record_text`)."""
+        ``record_text`` (records a box's text: ``(kind, item id, text)``,
+        :meth:`tui.app.ShardbookApp.record_text`) and ``record_form`` (records a calculator's
+        change, :meth:`tui.app.ShardbookApp.record_form`)."""
         super().__init__()
         self._compositor = SpanCompositor()
         self.session_line = session_line
         self.app_entries = app_entries
         self.rate_objective = rate_objective
         self.record_text = record_text
+        self.record_form = record_form
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.set_reactive(MainScreen.zoomed, zoomed and not reading)
@@ -729,23 +733,31 @@ class MainScreen(Screen[None]):
         await self.jumps.jump_to(place, span)
 
     # ----------------------------------------------------------------- guided study
-    def take_in_focused_box(self) -> None:
-        """Record the text of the answer or note box with the focus, for a key that reads the
-        plan (ctrl+n, F11, F9). The box's edit climbs to the app as a message, one queue per
-        ancestor, and a priority key of the same burst runs before it arrives: ``g`` then
-        ctrl+n said "write your note in the box" in the box just written. The keys before it
-        are in the box by then (:class:`tui.keys.KeyOrderApp` hands out a key once the one
-        before was handled)."""
+    def take_in_focused_edit(self) -> None:
+        """Record what was typed last in the answer or note box or the calculator with the
+        focus, for a key that reads the plan (ctrl+n, F11, F9). The edit climbs to the app as a
+        message, one queue per ancestor, and a priority key of the same burst ran before it
+        arrived: ``g`` then ctrl+n said "write your note in the box" in the box just written,
+        and the last activation input typed with ctrl+n left exercise 1 not done. The keys
+        before it are in the box or field by then, and the field's pane computed with them
+        (:class:`tui.keys.KeyOrderApp` hands out a key once the one before was handled)."""
+        from tui.widgets.calculator import CalculatorPane
         from tui.widgets.notes import NoteBox
 
         focused = self.focused
-        box = focused.parent if focused is not None else None
+        if focused is None:
+            return
+        box = focused.parent
         if isinstance(box, NoteBox) and focused is box.text_area:
             self.record_text(box.kind, box.item.id, box.text_area.text)
+            return
+        pane = next((node for node in focused.ancestors if isinstance(node, CalculatorPane)), None)
+        if pane is not None and pane.last_change is not None:
+            self.record_form(pane.last_change)
 
     async def action_next_step(self) -> None:
         """ctrl+n: the next unfinished step of the plan, with the cursor where it is done."""
-        self.take_in_focused_box()
+        self.take_in_focused_edit()
         await self.guide.next_step()
 
     def action_study_plan(self) -> None:
@@ -755,7 +767,7 @@ class MainScreen(Screen[None]):
         if self.lesson is None:
             self.notify(self.lesson_error, severity="error")
             return
-        self.take_in_focused_box()
+        self.take_in_focused_edit()
         plan = self.guide.plan(reviews=True)
         # Named before the plan takes the focus: ctrl+n goes on from where the learner is.
         following = self.guide.following()

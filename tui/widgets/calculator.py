@@ -330,6 +330,9 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         self._good_values: dict[str, str] = {}
         self._good_figures: dict[str, float] = {}
         self._last_values: dict[str, str] = {}
+        # The change of the last compute, as posted: a key that reads the plan in the same
+        # burst as an edit records it at once (MainScreen.take_in_focused_edit).
+        self.last_change: CalculatorPane.FormChanged | None = None
         self._filling = False
         self._details: tuple[RenderableType | None, bool] = (None, False)
         self._details_pending = False
@@ -725,8 +728,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             self._good_figures = dict(outcome.figures or {})
             self._queue_details(outcome.details, typing)
             figures = outcome.figures
-        self.post_message(
-            self.FormChanged(
-                self.form_name, values, self.figure_name, figures, by_learner, last_good
-            )
+        self.last_change = self.FormChanged(
+            self.form_name, values, self.figure_name, figures, by_learner, last_good
         )
+        self.post_message(self.last_change)
