@@ -150,6 +150,27 @@ def version() -> str:
         return "(not installed: pip install -e . in the clone)"
 
 
+def add_choice_argument(
+    parser: argparse.ArgumentParser,
+    *names: str,
+    choices: Sequence[str] | Callable[[], Sequence[str]],
+    **kwargs: Any,
+) -> argparse.Action:
+    """Add an argument whose value is one of ``choices``, shown as ``{a,b}`` in the usage unless
+    a ``metavar`` is given, and offered by shell completion (:mod:`cli.completion`).
+
+    The value is checked where it is used (the engine, as the app's forms are), not by argparse:
+    its message names the flag as every bad value's does, and values argparse would refuse
+    though they mean a choice still count (``--zero 1.0``). ``choices`` may be a function,
+    called only when a completion script is made (the model presets are read from a file).
+    """
+    if not callable(choices):
+        kwargs.setdefault("metavar", "{" + ",".join(choices) + "}")
+    action = parser.add_argument(*names, **kwargs)
+    action.completion_choices = choices  # type: ignore[attr-defined]
+    return action
+
+
 def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
     """Spec field -> the CLI flag that sets it: ``--`` and the field with ``-`` for ``_``
     (``micro_batch`` -> ``--micro-batch``), except the ``renamed`` ones (``size_bytes="--bytes"``).
