@@ -276,7 +276,6 @@ def run_tui(args: argparse.Namespace) -> int:
     from engine.lesson import discover_lessons, lesson_index_path
 
     content_dir = content_folder(args)
-    progress_folder(args, must_exist=False)
     if args.lesson is not None:
         # The index the app reads next: listing is cheap, and the app's own listing is cached.
         refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
@@ -449,6 +448,9 @@ def _run(arguments: Sequence[str]) -> int:
     if func is not run_tui:
         release_keys()  # a command's output and prompts go to a terminal as it was
     try:
+        # Every command reads the progress folder's language setting, and the app and some
+        # commands read or write there: a file named as it is refused alike by all of them.
+        progress_folder(args, must_exist=False)
         return func(args)
     except ShardbookError as error:
         print(one_line(prog, str(error)), file=sys.stderr)

@@ -276,6 +276,44 @@ def test_every_command_reading_progress_refuses_a_missing_or_file_progress_folde
     assert run(capsys, *command, "--progress-dir", str(tmp_path))[0] == 0
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["where"],
+        ["where", "--json"],
+        ["check-content"],
+        ["lessons"],
+        ["plan"],
+        ["stats"],
+        ["export", "S15"],
+        ["models"],
+        ["diagram", "dp"],
+        ["calc", "ledger", "--params", "7B"],
+        ["completion", "bash"],
+    ],
+)
+def test_every_command_refuses_a_file_as_progress_folder(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: list[str],
+) -> None:
+    """By the flag or the variable: ``where`` printed ``settings FILE/settings.yaml`` and
+    ``check-content`` checked, both exit 0 (README: a file is refused by every command)."""
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    name = " ".join(command[:2] if command[0] == "calc" else command[:1])
+    status, out, err = run(capsys, "--progress-dir", str(afile), *command)
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {name}: --progress-dir: {afile}: not a folder\n"
+    if command[0] in ("where", "check-content"):  # the flag after the command, as reported
+        assert run(capsys, *command, "--progress-dir", str(afile)) == (2, "", err)
+    monkeypatch.setenv("SHARDBOOK_PROGRESS_DIR", str(afile))
+    status, out, err = run(capsys, *command)
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {name}: $SHARDBOOK_PROGRESS_DIR: {afile}: not a folder\n"
+
+
 def test_the_app_refuses_a_file_as_progress_folder_but_creates_a_missing_one(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
