@@ -366,7 +366,11 @@ def _print_table(result: LedgerResult) -> None:
     lines.extend(_flags_named(note) for note in result.notes)
     lines.append(_("formulas:"))
     for term in result.terms:
-        lines.append(f"  {term.name}: {_flags_named(term.formula)}  [{term.source}]")
+        # Headed by the term's label in the table above, as the app's list of formulas is.
+        formula = _("{term}: {formula}").format(
+            term=_(_TERM_LABELS[term.name]), formula=_flags_named(term.formula)
+        )
+        lines.append(f"  {formula}  [{term.source}]")
     for line in lines:
         console.print(Text(line))
 
