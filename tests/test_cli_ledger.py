@@ -457,3 +457,15 @@ def test_a_node_layout_off_the_world_size_counts_one_in_the_singular(
     assert main([*argv, "--gpus-per-node", per_node]) == 2
     err = capsys.readouterr().err
     assert err == f"shardbook: calc ledger: --nodes: {layout} is not the world size 16\n"
+
+
+@pytest.mark.parametrize(("typed", "shown"), [("7\tB", "7\\tB"), ("7\nB", "7\\nB")])
+def test_a_tab_or_newline_inside_a_number_is_refused(
+    capsys: pytest.CaptureFixture[str], typed: str, shown: str
+) -> None:
+    """They exited 0 as 7B (an escape inside was refused): one line naming the flag, exit 2."""
+    assert main(["calc", "ledger", "--params", typed]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"shardbook: calc ledger: --params: '{shown}' holds a control character")
+    assert err.count("\n") == 1
