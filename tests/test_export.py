@@ -493,7 +493,10 @@ def test_cli_export_to_a_missing_folder_fails_and_creates_nothing(
 ) -> None:
     target = tmp_path / "no" / "such" / "notes.md"
     assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)]) == 2
-    assert "could not write" in capsys.readouterr().err
+    # Named by the flag, as every other error of export is (-o: --format anki writes a file).
+    assert capsys.readouterr().err == (
+        f"shardbook: export: -o: {target}: could not write (no such folder)\n"
+    )
     assert not (tmp_path / "no").exists()
 
 

@@ -192,3 +192,17 @@ def test_plan_in_chinese_names_the_reviews_step_in_chinese(
     assert main(["--lang", "zh", "plan", "--progress-dir", str(tmp_path), "--json"]) == 0
     steps = json.loads(capsys.readouterr().out)["steps"]
     assert steps[-1]["title"] == "spaced review"
+
+
+def test_export_to_a_missing_folder_names_the_flag_in_chinese(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The reason was the English "no such folder" inside the Chinese sentence."""
+    target = tmp_path / "absent" / "x.md"
+    assert (
+        main(["--lang", "zh", "export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)])
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"shardbook: export: -o: {target}：无法写入（没有这个文件夹）\n"
+    )
