@@ -46,8 +46,9 @@ _COMMAND_DESTS = ("command", "calculator", "experiment")
 # Python 3.11's argparse takes an argument that starts with "-" for a flag unless it is a plain
 # negative number (``-1``, ``-0.5``), so ``--params -7B`` left --params without a value. No flag of
 # shardbook starts with "-" and a digit, so anything that does is a value, given to its parser to
-# judge (later CPython releases of argparse use this same rule).
-_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
+# judge (later CPython releases of argparse use this same rule); so are ``-inf`` and ``-nan``,
+# which Python's float() reads as numbers (no flag is ``-i`` or ``-n``).
+_NEGATIVE_VALUE = re.compile(r"^-(?:\.?\d|inf|nan)", re.IGNORECASE)
 
 
 class CliError(InputError):

@@ -360,7 +360,8 @@ def _print_step(result: StepResult) -> None:
                 days=f"{result.time_to_train_s / 86400:.4g}",
             )
         )
-    lines.append(_("communication:"))
+    # A heading with nothing under it read as if the list had been lost (one rank: no group).
+    lines.append(_("communication:") if result.comm else _("communication: none"))
     for c in result.comm:
         lines.append(
             "  "

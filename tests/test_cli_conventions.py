@@ -374,6 +374,22 @@ def _parser_message(parse: object, field: str, text: str) -> str:
     return info.value.message
 
 
+@pytest.mark.parametrize("value", ["-inf", "-Infinity", "-nan"])
+def test_a_negative_infinity_reaches_the_flags_parser_as_minus_one_does(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """argparse took ``-inf`` for a flag ("expected one argument"); ``-1`` and ``--params=-inf``
+    reached the units parser, which names what is wrong with the value."""
+    assert run(capsys, "calc", "ledger", "--params", "-1") == (
+        2,
+        "",
+        "shardbook: calc ledger: --params: must not be negative\n",
+    )
+    refused = (2, "", f"shardbook: calc ledger: --params: '{value}' is not a number\n")
+    assert run(capsys, "calc", "ledger", f"--params={value}") == refused
+    assert run(capsys, "calc", "ledger", "--params", value) == refused
+
+
 @pytest.mark.parametrize(
     ("argv", "command", "flag", "message"),
     [

@@ -574,3 +574,15 @@ def test_the_chinese_export_names_the_ledger_inputs_as_the_ledger_pane_does() ->
     assert "| 线性层 bias | 否 |" in markdown
     assert "| 每参数字节数口径 | Megatron-LM |" in markdown
     assert "llama2-7b" not in markdown
+
+
+def test_one_quiz_item_is_counted_in_the_singular() -> None:
+    """A lesson may hold one quiz item: "(1 items" read wrong."""
+    from engine.export.markdown import _quiz_markdown
+
+    assert _quiz_markdown({"reviews": 0, "items": 1}) == [
+        "No reviews yet (1 item, all new). F12 starts the quiz."
+    ]
+    assert _quiz_markdown({"reviews": 0, "items": 1, "answered_in_lesson": 1}) == [
+        "No quiz reviews yet (1 item; 1 self-check answered in the lesson). F12 starts the quiz."
+    ]
