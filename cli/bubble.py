@@ -15,7 +15,7 @@ import shutil
 import sys
 from typing import Any
 
-from cli.main import CliError, flag_error, option_flags
+from cli.main import CliError, add_choice_argument, flag_error, option_flags
 from engine import units
 from engine.checks import one_of
 from engine.errors import InputError
@@ -66,7 +66,9 @@ def register(calc_subparsers: Any) -> None:
             )
         ),
     )
-    parser.add_argument("--schedule", metavar="{" + ",".join(SCHEDULES) + "}")
+    add_choice_argument(
+        parser, "--schedule", choices=SCHEDULES, help=_("the pipeline schedule (required)")
+    )
     parser.add_argument("--stages", help=_("pipeline stages p"))
     parser.add_argument("--micro-batches", help=_("micro-batches per iteration m"))
     parser.add_argument(

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from cli.main import CliError, flag_error, one_line, option_flags
+from cli.main import CliError, add_choice_argument, flag_error, one_line, option_flags
 from engine import units
 from engine.collectives import (
     ALGORITHM_ALIASES,
@@ -67,7 +67,7 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
             )
         ),
     )
-    parser.add_argument("--op", metavar="{" + ",".join(OPERATIONS) + "}", help=_("the collective"))
+    add_choice_argument(parser, "--op", choices=OPERATIONS, help=_("the collective"))
     parser.add_argument("--ranks", metavar="R", help=_("number of ranks (1 costs nothing)"))
     parser.add_argument("--bytes", metavar="S", help=_("size: 1e9, 1GB, 1GiB (0 costs nothing)"))
     parser.add_argument(
@@ -86,9 +86,10 @@ def register(calc_subparsers: Any) -> argparse.ArgumentParser:
             default=DEFAULT_LATENCY
         ),
     )
-    parser.add_argument(
+    add_choice_argument(
+        parser,
         "--algorithm",
-        metavar="{" + ",".join(_ALGORITHM_NAMES) + "}",
+        choices=_ALGORITHM_NAMES,
         help="default: ring (all-reduce, all-gather, reduce-scatter), pairwise (all-to-all), "
         "binomial (broadcast, reduce), direct (send-recv); all-reduce also has binomial (MPICH's "
         f"reduce + broadcast) and double-binary-tree (NCCL's, pipelined); {_ALIASES}",

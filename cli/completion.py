@@ -50,9 +50,14 @@ def completion_script(shell: str) -> str:
 
 
 def _mark_paths(parser: argparse.ArgumentParser, folder: object, file: object) -> None:
-    # shtab reads an action's ``complete`` attribute; argparse keeps a parser's actions, and a
-    # sub-command's parsers, where shtab itself reads them.
+    # shtab reads an action's ``complete`` attribute, and its ``choices``: those of the flags
+    # that the engine checks (cli.main.add_choice_argument) are set on this parser only, which
+    # parses nothing. argparse keeps a parser's actions, and a sub-command's parsers, where
+    # shtab itself reads them.
     for action in parser._actions:
+        listed = getattr(action, "completion_choices", None)
+        if listed is not None:
+            action.choices = list(listed() if callable(listed) else listed)
         if action.dest in _FOLDER_DESTS:
             action.complete = folder  # type: ignore[attr-defined]
         elif action.dest in _FILE_DESTS:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from cli.main import CliError, flag_error, option_flags
+from cli.main import CliError, add_choice_argument, flag_error, option_flags
 from engine import units
 from engine.diagrams import (
     COLLECTIVE_NAMES,
@@ -48,7 +48,9 @@ def register(
             + " (--step K shows step K; without it, every step)."
         ),
     )
-    parser.add_argument("name", metavar="NAME", help=_("a strategy or a collective"))
+    add_choice_argument(
+        parser, "name", choices=DIAGRAM_NAMES, metavar="NAME", help=_("a strategy or a collective")
+    )
     parser.add_argument("--step", metavar="K", help=_("collectives: the step to show (0 = inputs)"))
     parser.add_argument(
         "--ranks",

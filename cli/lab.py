@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from cli.main import CliError, flag_error, option_flags
+from cli.main import CliError, add_choice_argument, flag_error, option_flags
 from engine import units
 from engine.collectives import OPERATIONS
 from engine.errors import InputError
@@ -52,10 +52,11 @@ def register(
         ),
     )
     collectives.add_argument("--ranks", default="4", metavar="R", help=_("2 to 16 (default 4)"))
-    collectives.add_argument(
+    add_choice_argument(
+        collectives,
         "--op",
         action="append",
-        metavar="{" + ",".join(OPERATIONS) + "}",
+        choices=OPERATIONS,
         help=_("an operation (repeat for several; default: all)"),
     )
     collectives.add_argument("--size", metavar="N", help=_("elements, a multiple of R (default R)"))

@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cli.main import flag_error, option_flags
+from cli.main import add_choice_argument, flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
+from engine.activations import RECOMPUTE_CHOICES, SCHEDULE_CHOICES
 from engine.errors import FieldName, FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
@@ -115,9 +116,19 @@ def register(calc_subparsers: Any) -> None:
         default="1",
         help=_("micro-batch size b (default 1)"),
     )
-    parser.add_argument("--dtype", default="bf16", metavar="{" + ",".join(DTYPE_CHOICES) + "}")
-    parser.add_argument(
-        "--optimizer", default="adamw", metavar="{" + ",".join(OPTIMIZER_CHOICES) + "}"
+    add_choice_argument(
+        parser,
+        "--dtype",
+        default="bf16",
+        choices=DTYPE_CHOICES,
+        help=_("precision of the weights and gradients (default bf16)"),
+    )
+    add_choice_argument(
+        parser,
+        "--optimizer",
+        default="adamw",
+        choices=OPTIMIZER_CHOICES,
+        help=_("optimizer (default adamw)"),
     )
     parser.add_argument(
         "--no-master-weights",
@@ -137,28 +148,46 @@ def register(calc_subparsers: Any) -> None:
         parser.add_argument(
             f"--{name}", default="1", help=_("{name} size (default 1)").format(name=name.upper())
         )
-    parser.add_argument(
+    add_choice_argument(
+        parser,
         "--zero",
         "--zero-stage",
         dest="zero",
         default="0",
-        metavar="{0,1,2,3}",
+        choices=("0", "1", "2", "3"),
         help=_("ZeRO stage; 3 = FSDP"),
     )
-    parser.add_argument("--recompute", default="none", metavar="{none,selective,full}")
+    add_choice_argument(
+        parser,
+        "--recompute",
+        default="none",
+        choices=RECOMPUTE_CHOICES,
+        help=_("activation recomputation (default none)"),
+    )
     parser.add_argument("--sequence-parallel", action="store_true", help=_("Megatron SP with TP"))
-    parser.add_argument("--schedule", default="1f1b", metavar="{1f1b,gpipe}")
+    add_choice_argument(
+        parser,
+        "--schedule",
+        default="1f1b",
+        choices=SCHEDULE_CHOICES,
+        help=_("pipeline schedule (default 1f1b)"),
+    )
     parser.add_argument("--micro-batches", help=_("micro-batches per step m (default p)"))
     parser.add_argument("--virtual-stages", default="1", help=_("interleaved 1F1B chunks v"))
-    parser.add_argument(
-        "--convention", default="zero-paper", metavar="{" + ",".join(CONVENTIONS) + "}"
+    add_choice_argument(
+        parser,
+        "--convention",
+        default="zero-paper",
+        choices=CONVENTIONS,
+        help=_("whose accounting (default zero-paper)"),
     )
     parser.add_argument("--largest-layer-params", help=_("DeepSpeed ZeRO-3 largest layer"))
     parser.add_argument("--gpu-memory", help=_("device memory: 80GB, 141GB, 80GiB"))
-    parser.add_argument(
+    add_choice_argument(
+        parser,
         "--finetune",
         default="full",
-        metavar="{" + ",".join(FINETUNE_CHOICES) + "}",
+        choices=FINETUNE_CHOICES,
         help=_("full (default), lora (frozen model + adapters) or qlora (4-bit NF4 base)"),
     )
     # No default here: a rank given without --finetune lora|qlora is refused (spec_from_args).
@@ -169,10 +198,11 @@ def register(calc_subparsers: Any) -> None:
             targets=",".join(LORA_TARGETS)
         ),
     )
-    parser.add_argument(
+    add_choice_argument(
+        parser,
         "--offload",
         default="none",
-        metavar="{" + ",".join(OFFLOAD_CHOICES) + "}",
+        choices=OFFLOAD_CHOICES,
         help=_("model states on the host: optimizer (ZeRO-Offload), optimizer+params (ZeRO-3)"),
     )
     parser.add_argument(
@@ -336,7 +366,11 @@ def _print_table(result: LedgerResult) -> None:
     lines.extend(_flags_named(note) for note in result.notes)
     lines.append(_("formulas:"))
     for term in result.terms:
-        lines.append(f"  {term.name}: {_flags_named(term.formula)}  [{term.source}]")
+        # Headed by the term's label in the table above, as the app's list of formulas is.
+        formula = _("{term}: {formula}").format(
+            term=_(_TERM_LABELS[term.name]), formula=_flags_named(term.formula)
+        )
+        lines.append(f"  {formula}  [{term.source}]")
     for line in lines:
         console.print(Text(line))
 

@@ -152,8 +152,10 @@ def run_export(args: argparse.Namespace) -> int:
             write_export(Path(args.output), data, lesson_id=lesson.id)
         except OSError as error:
             reason = describe_os_error(error)
-            raise ProgressError(
-                args.output, _("could not write ({reason})").format(reason=reason)
+            # Named by the flag, as every usage error is: the path is what -o gave.
+            raise CliError(
+                "-o",
+                _("{path}: could not write ({reason})").format(path=args.output, reason=reason),
             ) from None
         print(_("wrote {path}").format(path=args.output), file=sys.stderr)
     else:

@@ -46,8 +46,9 @@ _COMMAND_DESTS = ("command", "calculator", "experiment")
 # Python 3.11's argparse takes an argument that starts with "-" for a flag unless it is a plain
 # negative number (``-1``, ``-0.5``), so ``--params -7B`` left --params without a value. No flag of
 # shardbook starts with "-" and a digit, so anything that does is a value, given to its parser to
-# judge (later CPython releases of argparse use this same rule).
-_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
+# judge (later CPython releases of argparse use this same rule); so are ``-inf`` and ``-nan``,
+# which Python's float() reads as numbers (no flag is ``-i`` or ``-n``).
+_NEGATIVE_VALUE = re.compile(r"^-(?:\.?\d|inf|nan)", re.IGNORECASE)
 
 
 class CliError(InputError):
@@ -148,6 +149,27 @@ def version() -> str:
         return metadata.version("shardbook")
     except metadata.PackageNotFoundError:
         return "(not installed: pip install -e . in the clone)"
+
+
+def add_choice_argument(
+    parser: argparse.ArgumentParser,
+    *names: str,
+    choices: Sequence[str] | Callable[[], Sequence[str]],
+    **kwargs: Any,
+) -> argparse.Action:
+    """Add an argument whose value is one of ``choices``, shown as ``{a,b}`` in the usage unless
+    a ``metavar`` is given, and offered by shell completion (:mod:`cli.completion`).
+
+    The value is checked where it is used (the engine, as the app's forms are), not by argparse:
+    its message names the flag as every bad value's does, and values argparse would refuse
+    though they mean a choice still count (``--zero 1.0``). ``choices`` may be a function,
+    called only when a completion script is made (the model presets are read from a file).
+    """
+    if not callable(choices):
+        kwargs.setdefault("metavar", "{" + ",".join(choices) + "}")
+    action = parser.add_argument(*names, **kwargs)
+    action.completion_choices = choices  # type: ignore[attr-defined]
+    return action
 
 
 def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
@@ -255,7 +277,6 @@ def run_tui(args: argparse.Namespace) -> int:
     from engine.lesson import discover_lessons, lesson_index_path
 
     content_dir = content_folder(args)
-    progress_folder(args, must_exist=False)
     if args.lesson is not None:
         # The index the app reads next: listing is cheap, and the app's own listing is cached.
         refs, _errors = discover_lessons(content_dir, lesson_index_path(content_dir))
@@ -428,6 +449,9 @@ def _run(arguments: Sequence[str]) -> int:
     if func is not run_tui:
         release_keys()  # a command's output and prompts go to a terminal as it was
     try:
+        # Every command reads the progress folder's language setting, and the app and some
+        # commands read or write there: a file named as it is refused alike by all of them.
+        progress_folder(args, must_exist=False)
         return func(args)
     except ShardbookError as error:
         print(one_line(prog, str(error)), file=sys.stderr)

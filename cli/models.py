@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cli.main import add_choice_argument
 from engine import units
 from engine.i18n import gettext as _
 from engine.model_presets import model_presets
@@ -65,12 +66,22 @@ SHAPE_CHOICES = ("mlp", "norm", "positions", "attention")
 SHAPE_SWITCHES = ("bias", "tied_embeddings", "final_norm", "dropout")
 
 
+def _preset_names() -> list[str]:
+    """The presets' names, for shell completion only (reading them is not free)."""
+    return list(model_presets())
+
+
 def add_shape_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``--model`` and the custom-shape flags; each defaults to ``None`` (the preset's value,
     else the engine's default)."""
-    # The names are not listed here: reading the presets would slow every command's start.
-    parser.add_argument(
-        "--model", metavar="NAME", help=_("a model preset (`shardbook models` lists them)")
+    # The names are not listed in the usage: reading the presets would slow every command's
+    # start; the completion script, made once, lists them.
+    add_choice_argument(
+        parser,
+        "--model",
+        choices=_preset_names,
+        metavar="NAME",
+        help=_("a model preset (`shardbook models` lists them)"),
     )
     parser.add_argument("--layers", help=_("transformer layers L"))
     parser.add_argument("--hidden", help=_("hidden size h"))
@@ -80,10 +91,11 @@ def add_shape_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ffn-hidden", help=_("MLP hidden size f (default 4h)"))
     parser.add_argument("--vocab", help=_("vocabulary size V"))
     parser.add_argument("--vocab-multiple", help=_("pad V up to a multiple of this (default 1)"))
-    parser.add_argument("--mlp", metavar="{" + ",".join(MLP_KINDS) + "}", help=_("MLP kind"))
-    parser.add_argument(
+    add_choice_argument(parser, "--mlp", choices=MLP_KINDS, help=_("MLP kind"))
+    add_choice_argument(
+        parser,
         "--norm",
-        metavar="{" + ",".join(NORM_KINDS) + "}",
+        choices=NORM_KINDS,
         help=_("norm kind; rmsnorm also means rotary positions, a final norm and no dropout"),
     )
     parser.add_argument(
@@ -96,8 +108,8 @@ def add_shape_flags(parser: argparse.ArgumentParser) -> None:
         const=False,
         help=_("a separate output layer (V·h more parameters)"),
     )
-    parser.add_argument(
-        "--positions", metavar="{" + ",".join(POSITION_KINDS) + "}", help=_("position embeddings")
+    add_choice_argument(
+        parser, "--positions", choices=POSITION_KINDS, help=_("position embeddings")
     )
     parser.add_argument(
         "--final-norm",
@@ -109,9 +121,10 @@ def add_shape_flags(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help=_("dropout masks kept for backward (default: with layernorm)"),
     )
-    parser.add_argument(
+    add_choice_argument(
+        parser,
         "--attention",
-        metavar="{" + ",".join(ATTENTION_KERNELS) + "}",
+        choices=ATTENTION_KERNELS,
         help=_("eager (scores stored, the default) or flash (none stored)"),
     )
     parser.add_argument("--experts", help=_("MoE routed experts per layer (default 1)"))

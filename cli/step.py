@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cli.collective import check_bare_link
-from cli.main import CliError, flag_error, one_line, option_flags
+from cli.main import CliError, add_choice_argument, flag_error, one_line, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.checks import MAX_NUMBER
@@ -126,14 +126,29 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--achieved-flops", help=_("achieved FLOP/s per GPU (instead of --compute-utilization)")
     )
-    parser.add_argument(
-        "--recompute", default="none", metavar="{" + ",".join(RECOMPUTE_CHOICES) + "}"
+    add_choice_argument(
+        parser,
+        "--recompute",
+        default="none",
+        choices=RECOMPUTE_CHOICES,
+        help=_("activation recomputation (default none)"),
     )
-    parser.add_argument("--schedule", default="1f1b", metavar="{" + ",".join(SCHEDULES) + "}")
+    add_choice_argument(
+        parser,
+        "--schedule",
+        default="1f1b",
+        choices=SCHEDULES,
+        help=_("pipeline schedule (default 1f1b)"),
+    )
     parser.add_argument(
         "--virtual-stages", help=_("model chunks per stage v (interleaved-1f1b; default 1)")
     )
-    parser.add_argument("--interconnect", metavar="{" + ",".join(INTERCONNECTS) + "}")
+    add_choice_argument(
+        parser,
+        "--interconnect",
+        choices=tuple(INTERCONNECTS),
+        help=_("a preset link in and between nodes"),
+    )
     parser.add_argument("--intra-bandwidth", help=_("custom link in a node: 450GB/s"))
     parser.add_argument("--inter-bandwidth", help=_("custom link between nodes: 400Gb/s"))
     parser.add_argument("--latency", help=_("custom latency per message: 5us"))
@@ -172,13 +187,20 @@ def register(calc_subparsers: Any) -> None:
         ),
     )
     _add_common(scaling)
-    scaling.add_argument(
+    add_choice_argument(
+        scaling,
         "--strategy",
         action="append",
-        metavar="{" + ",".join(SCALING_STRATEGIES) + "}",
+        choices=SCALING_STRATEGIES,
         help=_("a strategy (repeat for more; default all)"),
     )
-    scaling.add_argument("--mode", default="strong", metavar="{strong,weak}")
+    add_choice_argument(
+        scaling,
+        "--mode",
+        default="strong",
+        choices=("strong", "weak"),
+        help=_("strong keeps the global batch, weak grows it with n (default strong)"),
+    )
     scaling.add_argument("--max-gpus", default="64", help=_("largest world size (default 64)"))
     scaling.set_defaults(func=run_scaling)
 
@@ -338,7 +360,8 @@ def _print_step(result: StepResult) -> None:
                 days=f"{result.time_to_train_s / 86400:.4g}",
             )
         )
-    lines.append(_("communication:"))
+    # A heading with nothing under it read as if the list had been lost (one rank: no group).
+    lines.append(_("communication:") if result.comm else _("communication: none"))
     for c in result.comm:
         lines.append(
             "  "

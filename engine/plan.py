@@ -633,7 +633,8 @@ def render_plan(plan: Plan, tz: dt.tzinfo | None = None) -> str:
     state, kind = pad_cells(_("state"), _STATE_COLUMN), pad_cells(_("step"), _KIND_COLUMN)
     lines.append(f"{state} {kind} " + _("where"))
     for step in plan.steps:
-        title = step.title.replace("\n", " ")
+        # The reviews step's title is the interface's (marked N_), the others the lesson's.
+        title = _(step.title) if step.kind == REVIEWS_ID else step.title.replace("\n", " ")
         lines.append(
             f"{pad_cells(_word(step.state), _STATE_COLUMN)} "
             f"{pad_cells(_step_label(step), _KIND_COLUMN)} "

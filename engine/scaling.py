@@ -389,7 +389,11 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
     spec = resolve_step_spec(spec)
     size = model_size(spec)
     if size is not None:
-        heads = _(", {heads} heads").format(heads=spec.heads) if spec.heads else ""
+        heads = (
+            ngettext(", {count} head", ", {count} heads", spec.heads).format(count=spec.heads)
+            if spec.heads
+            else ""
+        )
         experts = (
             _(", {experts} experts").format(experts=spec.experts)
             if spec.experts and spec.experts > 1
@@ -397,12 +401,13 @@ def describe_assumptions(spec: StepSpec) -> tuple[str, ...]:
         )
         name = _("{model}, ").format(model=spec.model) if spec.model else ""
         model = _(
-            "model: {name}N = {params} params ({layers} layers, h {hidden}{heads}, V {vocab}"
-            "{experts})"
+            "model: {name}N = {params} params ({layers}, h {hidden}{heads}, V {vocab}{experts})"
         ).format(
             name=name,
             params=format_count(size.total),
-            layers=spec.layers,
+            layers=ngettext("{count} layer", "{count} layers", size.layers).format(
+                count=size.layers
+            ),
             hidden=spec.hidden,
             heads=heads,
             vocab=spec.vocab,

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from engine.checks import MAX_COUNT, count_limit
-from engine.errors import InputError, quoted, typed_value
+from engine.errors import InputError, escaped, quoted, typed_value
 from engine.i18n import gettext as _
 
 GB = 1e9
@@ -46,6 +46,9 @@ _TIME_SUFFIX = {
 # Bits are for network links ("100Gb/s"): divided by 8 into bytes.
 _RATE_BIT_SUFFIX = {"BIT": 1.0, "KBIT": 1e3, "MBIT": 1e6, "GBIT": 1e9, "TBIT": 1e12}
 
+# Control characters (Unicode category Cc): a tab or a line break inside a number is a paste gone
+# wrong (``7<TAB>B``), not a space, though the pattern below would read it as one.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d].*?)?\s*$")
 # Commas only as thousands separators: 1,024 and 12,345.5 GB, not 1,5 or 1,,5.
 _THOUSANDS_RE = re.compile(
@@ -62,6 +65,15 @@ def _split(field: str, text: str | float | int) -> tuple[float, str]:
     raw = str(text)
     if not raw.strip():
         raise InputError(field, _("is empty; enter a number"))
+    # Inside it: a newline a shell or an editor left at either end is no part of the value.
+    control = _CONTROL_RE.search(raw.strip())
+    if control:
+        raise InputError(
+            field,
+            _("{text} holds a control character ({character}); type the number on one line").format(
+                text=quoted(raw.strip()), character=escaped(control.group())
+            ),
+        )
     if "," in raw and not _THOUSANDS_RE.match(raw):
         # "1,5" is 1.5 to half the world and 15 to Python: say so rather than guess.
         raise InputError(

@@ -340,6 +340,25 @@ async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
         assert "total" in shown(result)
 
 
+async def test_a_tab_pasted_inside_a_number_is_refused_naming_the_field(tmp_path: Path) -> None:
+    """``7<TAB>B`` pasted into params read as 7B and showed as ``7       B``: refused as the
+    command line refuses it, naming the field; the figures of the last good value stay."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        result = ledger.query_one(".calc-result", ResultView)
+        error = ledger.query_one(".calc-error", Static)
+        await paste_into(pilot, params, "7B")
+        await wait_until(pilot, lambda: "total" in shown(result))
+        await paste_into(pilot, params, "7\tB")
+        await wait_until(pilot, lambda: "control character" in shown(error))
+        message = " ".join(shown(error).split())
+        assert "params N" in message and "'7\\tB' holds a control character (\\t)" in message
+        assert "(showing the result for 7B)" in message
+
+
 async def test_a_gpu_memory_past_the_bound_says_its_unit(tmp_path: Path) -> None:
     """1e40 in GPU memory: the bound, 1e24 bytes, is written as every size is, in GB (1e9
     bytes: 1e15) and GiB (2^30 bytes: 1e24 / 1,073,741,824 = 9.313e14), and the bare number

@@ -313,3 +313,11 @@ def test_one_micro_batch_in_flight_in_chunks_reads_in_the_singular(
     out = capsys.readouterr().out
     assert "2 chunks = 1 micro-batch's worth (" in out
     assert "bubble/ideal 0 " in out
+
+
+def test_help_explains_every_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """--schedule had no help text: the only flag of calc bubble without one."""
+    with pytest.raises(SystemExit):
+        main(["calc", "bubble", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "{gpipe,1f1b,interleaved-1f1b,zb-h1,zb-h2} the pipeline schedule (required)" in help_text

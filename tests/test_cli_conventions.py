@@ -5,6 +5,7 @@ input or a missing folder) and every usage error as one line naming the command 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -132,6 +133,67 @@ def test_fish_completes_commands(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert [line.split("\t")[0] for line in done.stdout.splitlines()] == ["ledger"]
 
 
+# The flags and the argument whose values the engine checks, with their choices (README "Shell
+# completion" promises them): the names as the engine and README list them.
+CHOICES = {
+    ("calc ledger", "--convention"): ["zero-paper", "megatron", "deepspeed"],
+    ("calc ledger", "--zero"): ["0", "1", "2", "3"],
+    ("calc ledger", "--schedule"): ["1f1b", "gpipe"],
+    ("calc ledger", "--offload"): ["none", "optimizer", "optimizer+params"],
+    ("calc ledger", "--finetune"): ["full", "lora", "qlora"],
+    ("calc ledger", "--mlp"): ["gelu", "swiglu", "geglu"],
+    ("calc ledger", "--norm"): ["layernorm", "rmsnorm"],
+    ("calc step", "--schedule"): ["gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2"],
+    ("calc bubble", "--schedule"): ["gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2"],
+    ("calc collective", "--op"): [
+        "all-reduce",
+        "all-gather",
+        "reduce-scatter",
+        "all-to-all",
+        "broadcast",
+        "reduce",
+        "send-recv",
+    ],
+}
+
+
+def test_bash_completes_the_choices_of_every_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Only --lang, export --format and the commands completed: the choices lived in metavars."""
+    script = _script(capsys, "bash", tmp_path)
+    for (command, flag), choices in CHOICES.items():
+        words = ["shardbook", *command.split(), flag, ""]
+        assert _bash_complete(script, words, tmp_path) == sorted(choices), (command, flag)
+    models = _bash_complete(script, ["shardbook", "calc", "step", "--model", "llama3.1-"], tmp_path)
+    assert models == ["llama3.1-405b", "llama3.1-70b", "llama3.1-8b"]
+    assert _bash_complete(script, ["shardbook", "diagram", "zero"], tmp_path) == [
+        "zero1",
+        "zero2",
+        "zero3",
+    ]
+
+
+def test_zsh_and_fish_scripts_hold_the_choices(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Checked in the scripts' text (zsh and fish may not be installed): zsh's ``:(a b)``
+    action and fish's ``-xka "a b"`` list the values a flag takes."""
+    zsh = _script(capsys, "zsh", tmp_path).read_text(encoding="utf-8")
+    fish = _script(capsys, "fish", tmp_path).read_text(encoding="utf-8")
+    for (command, flag), choices in CHOICES.items():
+        listed = " ".join(choices)
+        assert f':({listed})"' in zsh, flag
+        # An alias's -l follows the flag's (--zero, --zero-stage).
+        using = (
+            re.escape(f"'_shtab_shardbook_using {command}' -l {flag[2:]}")
+            + r"( -l \S+)* -xka "
+            + re.escape(f'"{listed}"')
+        )
+        assert re.search(using, fish), (command, flag)
+    assert '-ka "dp fsdp zero1' in fish and ":(dp fsdp zero1" in zsh
+
+
 # --- JSON -------------------------------------------------------------------------------------
 
 
@@ -214,6 +276,44 @@ def test_every_command_reading_progress_refuses_a_missing_or_file_progress_folde
     assert run(capsys, *command, "--progress-dir", str(tmp_path))[0] == 0
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["where"],
+        ["where", "--json"],
+        ["check-content"],
+        ["lessons"],
+        ["plan"],
+        ["stats"],
+        ["export", "S15"],
+        ["models"],
+        ["diagram", "dp"],
+        ["calc", "ledger", "--params", "7B"],
+        ["completion", "bash"],
+    ],
+)
+def test_every_command_refuses_a_file_as_progress_folder(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: list[str],
+) -> None:
+    """By the flag or the variable: ``where`` printed ``settings FILE/settings.yaml`` and
+    ``check-content`` checked, both exit 0 (README: a file is refused by every command)."""
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    name = " ".join(command[:2] if command[0] == "calc" else command[:1])
+    status, out, err = run(capsys, "--progress-dir", str(afile), *command)
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {name}: --progress-dir: {afile}: not a folder\n"
+    if command[0] in ("where", "check-content"):  # the flag after the command, as reported
+        assert run(capsys, *command, "--progress-dir", str(afile)) == (2, "", err)
+    monkeypatch.setenv("SHARDBOOK_PROGRESS_DIR", str(afile))
+    status, out, err = run(capsys, *command)
+    assert (status, out) == (2, "")
+    assert err == f"shardbook: {name}: $SHARDBOOK_PROGRESS_DIR: {afile}: not a folder\n"
+
+
 def test_the_app_refuses_a_file_as_progress_folder_but_creates_a_missing_one(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -272,6 +372,22 @@ def _parser_message(parse: object, field: str, text: str) -> str:
     with pytest.raises(InputError) as info:
         parse(field, text)
     return info.value.message
+
+
+@pytest.mark.parametrize("value", ["-inf", "-Infinity", "-nan"])
+def test_a_negative_infinity_reaches_the_flags_parser_as_minus_one_does(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """argparse took ``-inf`` for a flag ("expected one argument"); ``-1`` and ``--params=-inf``
+    reached the units parser, which names what is wrong with the value."""
+    assert run(capsys, "calc", "ledger", "--params", "-1") == (
+        2,
+        "",
+        "shardbook: calc ledger: --params: must not be negative\n",
+    )
+    refused = (2, "", f"shardbook: calc ledger: --params: '{value}' is not a number\n")
+    assert run(capsys, "calc", "ledger", f"--params={value}") == refused
+    assert run(capsys, "calc", "ledger", "--params", value) == refused
 
 
 @pytest.mark.parametrize(

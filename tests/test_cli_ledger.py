@@ -457,3 +457,29 @@ def test_a_node_layout_off_the_world_size_counts_one_in_the_singular(
     assert main([*argv, "--gpus-per-node", per_node]) == 2
     err = capsys.readouterr().err
     assert err == f"shardbook: calc ledger: --nodes: {layout} is not the world size 16\n"
+
+
+@pytest.mark.parametrize(("typed", "shown"), [("7\tB", "7\\tB"), ("7\nB", "7\\nB")])
+def test_a_tab_or_newline_inside_a_number_is_refused(
+    capsys: pytest.CaptureFixture[str], typed: str, shown: str
+) -> None:
+    """They exited 0 as 7B (an escape inside was refused): one line naming the flag, exit 2."""
+    assert main(["calc", "ledger", "--params", typed]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"shardbook: calc ledger: --params: '{shown}' holds a control character")
+    assert err.count("\n") == 1
+
+
+def test_deepspeeds_host_formulas_count_one_gpu_and_one_node_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One rank: "× 1 GPUs per node" and "/ 1 nodes" read wrong."""
+    base = ["calc", "ledger", "--params", "7B", "--convention", "deepspeed", "--zero", "3"]
+    assert main([*base, "--offload", "optimizer+params", "--no-zero-init"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "max(4 × 1 GPU per node, 18 / 1 node) × 1.5" in text
+    assert main([*base, "--offload", "optimizer+params"]) == 0
+    assert "Ψ 7,000,000,000 × 18 / 1 node × 1.5" in " ".join(capsys.readouterr().out.split())
+    assert main([*base[:-1], "2", "--offload", "optimizer"]) == 0
+    assert "max(4 × 1 GPU, 16) × 1.5" in " ".join(capsys.readouterr().out.split())

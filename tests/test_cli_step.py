@@ -343,3 +343,15 @@ def test_the_capacity_factor_caps_the_hottest_experts_load(
     capped = _json(capsys, "step", *common, "--capacity-factor", "1")
     assert capped["t_sync_wait_s"] == 0
     assert _json(capsys, "step", *common, "--capacity-factor", "2")["t_sync_wait_s"] > 0
+
+
+def test_one_gpu_says_there_is_no_communication(capsys: pytest.CaptureFixture[str]) -> None:
+    """A "communication:" heading with nothing under it read as a list gone missing."""
+    argv = ["calc", "step", "--params", "1e9", "--gpus", "1", "--global-batch", "8"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "communication: none" in lines and "communication:" not in lines
+    assert main(["calc", "step", "--params", "1e9", "--gpus", "8", "--global-batch", "8"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heading = lines.index("communication:")
+    assert lines[heading + 1].startswith("  ")  # the DP gradient all-reduce under it

@@ -493,7 +493,10 @@ def test_cli_export_to_a_missing_folder_fails_and_creates_nothing(
 ) -> None:
     target = tmp_path / "no" / "such" / "notes.md"
     assert main(["export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)]) == 2
-    assert "could not write" in capsys.readouterr().err
+    # Named by the flag, as every other error of export is (-o: --format anki writes a file).
+    assert capsys.readouterr().err == (
+        f"shardbook: export: -o: {target}: could not write (no such folder)\n"
+    )
     assert not (tmp_path / "no").exists()
 
 
@@ -571,3 +574,15 @@ def test_the_chinese_export_names_the_ledger_inputs_as_the_ledger_pane_does() ->
     assert "| 线性层 bias | 否 |" in markdown
     assert "| 每参数字节数口径 | Megatron-LM |" in markdown
     assert "llama2-7b" not in markdown
+
+
+def test_one_quiz_item_is_counted_in_the_singular() -> None:
+    """A lesson may hold one quiz item: "(1 items" read wrong."""
+    from engine.export.markdown import _quiz_markdown
+
+    assert _quiz_markdown({"reviews": 0, "items": 1}) == [
+        "No reviews yet (1 item, all new). F12 starts the quiz."
+    ]
+    assert _quiz_markdown({"reviews": 0, "items": 1, "answered_in_lesson": 1}) == [
+        "No quiz reviews yet (1 item; 1 self-check answered in the lesson). F12 starts the quiz."
+    ]

@@ -34,10 +34,23 @@ def test_ledger_table_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
         assert re.search(rf"[│┃] {re.escape(label)} +[│┃]", out), label
     # Units and the field's terms as the sources write them.
     assert "GB (1e9 B)" in out and "GiB (2^30 B)" in out
-    assert "master weights" in out and "ZeRO-1/2/3" in out
+    assert "ZeRO-1/2/3" in out
+    # The app's words: "master 权重" (as in "fp32 master 权重"), "activation 未计算".
+    assert re.search(r"│ master 权重 +│", out)
     assert re.search(r"│ 合计 +│ +31\.406 │ +29\.249 │", out)
-    assert "未计算激活：请给出 --seq、--layers、--hidden 和 --heads" in out
-    for english in ("per-rank memory", "term", "gradients", "optimizer states", "total"):
+    assert "activation 未计算：请给出 --seq、--layers、--hidden 和 --heads" in out
+    # Each formula headed by its row's label with the Chinese colon, never by the engine's key.
+    heads = re.findall(r"^  ([^\s：]+(?: 权重)?)：", out, flags=re.MULTILINE)
+    assert heads == ["参数", "梯度", "master 权重", "优化器状态", "activation", "buffer"]
+    assert not re.search(r"^  [a-z_]+:", out, flags=re.MULTILINE)
+    for english in (
+        "per-rank memory",
+        "term",
+        "gradients",
+        "optimizer states",
+        "master weights",
+        "total",
+    ):
         assert english not in out
 
 
@@ -165,3 +178,31 @@ def test_a_bad_language_or_folder_flag_is_one_line_like_every_usage_error(
         main(argv)
     assert exited.value.code == 2
     assert capsys.readouterr().err.strip() == expected
+
+
+def test_plan_in_chinese_names_the_reviews_step_in_chinese(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The last step's title was the English ``spaced review`` (marked for translation, never
+    translated when printed); ``--json`` keeps it as the engine gives it."""
+    assert main(["--lang", "zh", "plan", "--progress-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^已完成 +复习 +测验 +间隔复习$", out, flags=re.MULTILINE), out
+    assert "spaced review" not in out
+    assert main(["--lang", "zh", "plan", "--progress-dir", str(tmp_path), "--json"]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    assert steps[-1]["title"] == "spaced review"
+
+
+def test_export_to_a_missing_folder_names_the_flag_in_chinese(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The reason was the English "no such folder" inside the Chinese sentence."""
+    target = tmp_path / "absent" / "x.md"
+    assert (
+        main(["--lang", "zh", "export", "S15", "--progress-dir", str(tmp_path), "-o", str(target)])
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"shardbook: export: -o: {target}：无法写入（没有这个文件夹）\n"
+    )

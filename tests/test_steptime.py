@@ -26,6 +26,7 @@ from engine.scaling import (
     SCALING_STRATEGIES,
     ScalingPoint,
     ScalingSeries,
+    describe_assumptions,
     render_scaling_plot,
     scaling_all,
     scaling_plot,
@@ -555,3 +556,12 @@ def test_calc_step_with_a_model_and_flags(capsys: pytest.CaptureFixture[str]) ->
         *("--no-bias", "--untied-embeddings", "--gpus", "8", "--global-batch", "8"),
     )
     assert preset == typed
+
+
+def test_a_one_layer_one_head_model_is_counted_in_the_singular() -> None:
+    """The Trade-offs setup line said "(1 layers, ..., 1 heads". N (Narayanan et al. 2021
+    §5.1): 12·l·h² + 13·l·h + (V+s)·h = 49,152 + 832 + 116·64 = 57,408 for l 1, h 64, V 100,
+    s 16."""
+    spec = StepSpec(layers=1, hidden=64, heads=1, vocab=100, seq=16, global_batch=1)
+    model = describe_assumptions(spec)[0]
+    assert model == "model: N = 57.41K params (1 layer, h 64, 1 head, V 100)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -175,7 +176,7 @@ def test_a_message_quotes_an_emoji_as_it_was_typed() -> None:
     with pytest.raises(InputError) as error:
         units.parse_count("params", "1B\x1b[31m\tx")
     assert "\t" not in str(error.value) and "\x1b" not in str(error.value)
-    assert "'B\\x1b[31m\\tx'" in str(error.value)
+    assert "'1B\\x1b[31m\\tx'" in str(error.value)
 
 
 @given(st.text())
@@ -290,3 +291,33 @@ def test_a_value_with_a_unit_is_the_decimal_written(text: str, written: str) -> 
     parse = units.parse_bytes if text.endswith("B") else units.parse_time
     assert parse("value", text) == float(written)
     assert json.dumps(parse("value", text)) == json.dumps(float(written))
+
+
+@pytest.mark.parametrize(
+    ("parser", "text", "shown", "character"),
+    [
+        (units.parse_count, "7\tB", "'7\\tB'", "\\t"),
+        (units.parse_count, "7\nB", "'7\\nB'", "\\n"),
+        (units.parse_count, "7\x1bB", "'7\\x1bB'", "\\x1b"),
+        (units.parse_bytes, "80\rGB", "'80\\rGB'", "\\r"),
+        (units.parse_int, "1\t024", "'1\\t024'", "\\t"),
+        (units.parse_rate, "100GB\t/s", "'100GB\\t/s'", "\\t"),
+        (units.parse_time, "5\x00us", "'5\\x00us'", "\\x00"),
+    ],
+)
+def test_a_control_character_inside_a_number_is_refused(
+    parser: Callable[[str, str], float], text: str, shown: str, character: str
+) -> None:
+    """``7<TAB>B`` and ``7<newline>B`` read as 7B (the pattern took them for spaces), while
+    ``7<ESC>B`` was an unknown suffix: each is refused, naming the field and the character."""
+    with pytest.raises(InputError) as error:
+        parser("params", text)
+    assert str(error.value) == (
+        f"params: {shown} holds a control character ({character}); type the number on one line"
+    )
+
+
+@pytest.mark.parametrize("text", ["7B\n", "\t7B", " 7 B ", "\n7B\r\n"])
+def test_whitespace_around_a_number_is_still_no_part_of_it(text: str) -> None:
+    """A shell's or an editor's newline at an end, or a space between number and unit."""
+    assert units.parse_count("params", text) == 7e9

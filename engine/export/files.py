@@ -16,10 +16,12 @@ from pathlib import Path
 
 import yaml
 
+from engine.errors import quoted
 from engine.export.anki import export_anki
 from engine.export.html import export_html
 from engine.export.markdown import export_markdown, split_front_matter
 from engine.export.notes import APKG_OWNER_PREFIX, EXTENSIONS, HTML_OWNER, export_data
+from engine.i18n import gettext as _
 from engine.lesson import Lesson
 from engine.progress import (
     LessonProgress,
@@ -79,7 +81,9 @@ class NotesConflict(FileExistsError):
     def __init__(self, path: Path, owner: str) -> None:
         super().__init__(
             errno.EEXIST,
-            f"holds the notes of lesson {owner!r}; choose another file name",
+            _("holds the notes of lesson {owner}; choose another file name").format(
+                owner=quoted(owner)
+            ),
             str(path),
         )
         self.owner = owner
@@ -149,7 +153,7 @@ def write_export(
         if owner is not None and owner != lesson_id:
             raise NotesConflict(path, owner)
     if not create_folder and not path.parent.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent))
+        raise FileNotFoundError(errno.ENOENT, _("no such folder"), str(path.parent))
     data = content.encode("utf-8") if isinstance(content, str) else content
     atomic_write_bytes(path, data)
     return path

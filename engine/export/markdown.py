@@ -269,43 +269,43 @@ def _quiz_markdown(summary: dict[str, Any]) -> list[str]:
     # As the quiz screen counts "reviewed": rated in the quiz, and self-checks answered in the
     # lesson with their key points shown (not rated yet).
     in_lesson = int(summary.get("answered_in_lesson", 0))
+    # "1 item" in the singular: a lesson may have one quiz item.
+    items = ngettext("{count} item", "{count} items", summary["items"]).format(
+        count=summary["items"]
+    )
     if not summary["reviews"]:
         if in_lesson:
             return [
                 ngettext(
-                    "No quiz reviews yet ({items} items; {count} self-check answered in the "
+                    "No quiz reviews yet ({items}; {count} self-check answered in the "
                     "lesson). F12 starts the quiz.",
-                    "No quiz reviews yet ({items} items; {count} self-checks answered in the "
+                    "No quiz reviews yet ({items}; {count} self-checks answered in the "
                     "lesson). F12 starts the quiz.",
                     in_lesson,
-                ).format(items=summary["items"], count=in_lesson)
+                ).format(items=items, count=in_lesson)
             ]
-        return [
-            _("No reviews yet ({items} items, all new). F12 starts the quiz.").format(
-                items=summary["items"]
-            )
-        ]
+        return [_("No reviews yet ({items}, all new). F12 starts the quiz.").format(items=items)]
     if in_lesson:
         reviewed = ngettext(
-            "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
+            "reviews: {reviews} ({reviewed} of {items} reviewed: {rated} rated in the "
             "quiz, {count} self-check answered in the lesson; {left} not reviewed yet)",
-            "reviews: {reviews} ({reviewed} of {items} items reviewed: {rated} rated in the "
+            "reviews: {reviews} ({reviewed} of {items} reviewed: {rated} rated in the "
             "quiz, {count} self-checks answered in the lesson; {left} not reviewed yet)",
             in_lesson,
         ).format(
             reviews=summary["reviews"],
             reviewed=summary["reviewed"] + in_lesson,
-            items=summary["items"],
+            items=items,
             rated=summary["reviewed"],
             count=in_lesson,
             # Not "new": the quiz's new items include the self-checks answered in the lesson.
             left=summary["items"] - summary["reviewed"] - in_lesson,
         )
     else:
-        reviewed = _("reviews: {reviews} ({reviewed} of {items} items reviewed, {new} new)").format(
+        reviewed = _("reviews: {reviews} ({reviewed} of {items} reviewed, {new} new)").format(
             reviews=summary["reviews"],
             reviewed=summary["reviewed"],
-            items=summary["items"],
+            items=items,
             new=summary["new"],
         )
     lines = ["- " + reviewed]

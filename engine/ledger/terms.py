@@ -11,7 +11,7 @@ from engine.activations import (
     stage_layer_counts,
 )
 from engine.errors import FieldName, FieldNote
-from engine.i18n import N_
+from engine.i18n import N_, ngettext
 from engine.i18n import gettext as _
 from engine.ledger.buffers import Buffer
 from engine.ledger.host import deepspeed_host_case
@@ -105,41 +105,51 @@ def host_figure(draft: Figures, value: float, gpn: int, nodes: int) -> dict[str,
     spec = draft.spec
     case = deepspeed_host_case(spec)
     factor = DEEPSPEED_BUFFER_FACTOR
+    # Counts of one in the singular ("1 GPU per node", "1 node"), as the node-layout line has them.
+    per_node = ngettext("{count} GPU per node", "{count} GPUs per node", gpn).format(count=gpn)
+    node_count = ngettext("{count} node", "{count} nodes", nodes).format(count=nodes)
     if case is None:
         moved = sum(draft.host_bytes)
         if spec.offload == "none":
             formula = _("nothing offloaded: 0")
         else:
             formula = _(
-                "the offloaded model states of one rank {bytes} × {gpus} GPUs per node = {total}"
-            ).format(bytes=bytes_text(moved), gpus=gpn, total=bytes_text(value))
+                "the offloaded model states of one rank {bytes} × {per_node} = {total}"
+            ).format(bytes=bytes_text(moved), per_node=per_node, total=bytes_text(value))
         source = sources.joined(sources.OFFLOAD)
     else:
         psi = draft.stage.dense + draft.stage.expert
         init = "zero_init" if spec.zero_init else _("no zero_init")
-        figures = {"psi": format_fixed(psi, 0), "gpus": gpn, "factor": f"{factor:g}", "init": init}
+        figures = {
+            "psi": format_fixed(psi, 0),
+            "per_node": per_node,
+            "factor": f"{factor:g}",
+            "init": init,
+        }
+        world = gpn * nodes
         text = {
-            "zero2-optimizer": _("Ψ {psi} × max(4 × {gpus} GPUs, 16) × {factor}").format(
-                **{**figures, "gpus": gpn * nodes}
+            "zero2-optimizer": _("Ψ {psi} × max(4 × {gpus}, 16) × {factor}").format(
+                **figures,
+                gpus=ngettext("{count} GPU", "{count} GPUs", world).format(count=world),
             ),
-            "zero2-none": _("Ψ {psi} × 4 × {gpus} GPUs per node × {factor}").format(**figures),
+            "zero2-none": _("Ψ {psi} × 4 × {per_node} × {factor}").format(**figures),
             "zero3-none": (
-                _("largest layer × 4 × {gpus} GPUs per node × {factor} ({init})").format(**figures)
+                _("largest layer × 4 × {per_node} × {factor} ({init})").format(**figures)
                 if spec.zero_init
-                else _("Ψ {psi} × 4 × {gpus} GPUs per node × {factor} ({init})").format(**figures)
+                else _("Ψ {psi} × 4 × {per_node} × {factor} ({init})").format(**figures)
             ),
         }.get(case)
         if text is None:
             states = 18 if case == "zero3-optimizer+params" else 16
             if spec.zero_init:
-                text = _("Ψ {psi} × {states} / {nodes} nodes × {factor} (zero_init)").format(
-                    **figures, states=states, nodes=nodes
+                text = _("Ψ {psi} × {states} / {nodes} × {factor} (zero_init)").format(
+                    **figures, states=states, nodes=node_count
                 )
             else:
                 text = _(
-                    "Ψ {psi} × max(4 × {gpus} GPUs per node, {states} / {nodes} nodes) × "
+                    "Ψ {psi} × max(4 × {per_node}, {states} / {nodes}) × "
                     "{factor} (no zero_init: each process loads the model)"
-                ).format(**figures, states=states, nodes=nodes)
+                ).format(**figures, states=states, nodes=node_count)
         formula = _(
             "DeepSpeed's estimate per node, offload {offload}: {text} = {total} "
             "(buffer factor {factor}: DeepSpeed's additional_buffer_factor)"
