@@ -254,7 +254,8 @@ class MainScreen(Screen[None]):
         state = self.resume.state
         if state.side_shown is not None and state.side_size == first:
             shown = state.side_shown
-        return arrange(first, shown, self.reading_mode, zoomed=False, outline_open=False).side
+        zoomed = state.zoomed and not self.reading_mode
+        return arrange(first, shown, self.reading_mode, zoomed=zoomed, outline_open=False).side
 
     def on_mount(self) -> None:
         width, height = self.app.size
@@ -322,6 +323,7 @@ class MainScreen(Screen[None]):
 
     def watch_zoomed(self) -> None:
         self._arrange()
+        self.post_message(self.PlaceChanged())  # F5's zoom is kept where the lesson was left
 
     def watch_outline_open(self) -> None:
         self._arrange()
