@@ -50,7 +50,7 @@ from engine.i18n import N_, gettext
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
-from engine.resume import ResumeState
+from engine.resume import SIDE_SIZES, ResumeState
 from tui import strings
 from tui.commands import LESSON_BINDINGS, CommandsProvider, PaletteEntry
 from tui.compositor import SpanCompositor
@@ -254,7 +254,7 @@ class MainScreen(Screen[None]):
         state = self.resume.state
         if state.side_shown is not None and state.side_size == first:
             shown = state.side_shown
-        zoomed = state.zoomed and not self.reading_mode
+        zoomed = state.zoomed and not self.reading_mode and first in SIDE_SIZES
         return arrange(first, shown, self.reading_mode, zoomed=zoomed, outline_open=False).side
 
     def on_mount(self) -> None:

@@ -210,8 +210,9 @@ class PlaceKeeper:
             side.choose(state.side_tab)
             if initial:
                 side.build_after_first_frame()
-        if state.zoomed and not screen.reading_mode:
-            # F5's zoom comes back at any size: the pane the learner had the whole screen for.
+        if state.zoomed and not screen.reading_mode and screen.size_class in SIDE_SIZES:
+            # F5's zoom comes back where the side pane has room (below 80 columns the lesson
+            # comes first, as for the side pane).
             if initial:
                 screen.set_reactive(type(screen).zoomed, True)
             else:
@@ -312,7 +313,7 @@ class PlaceKeeper:
             side_shown=screen.side_shown if usable else self.state.side_shown,
             side_size=screen.size_class if usable else self.state.side_size,
             side_scroll=self._side_scroll(side),
-            zoomed=screen.zoomed,
+            zoomed=screen.zoomed if usable else self.state.zoomed,
             focus=self._focus_place(),
             panes=panes,
         )
