@@ -12,6 +12,7 @@ Stored per lesson (every key optional)::
         side_shown: true         # the side pane was on screen ...
         side_size: medium        # ... at this layout (wide, medium): restored at the same one
         side_scroll: 12          # the side tab's scroll position (lines from its top)
+        zoomed: true             # F5: the side pane had the whole screen (absent: it had not)
         focus: strategy          # the focused widget, or its nearest pane, by id
         panes:
           diagrams: {strategy: fsdp}
@@ -68,6 +69,7 @@ FIELD_CHECKS: Final[Mapping[str, Callable[[Any], bool]]] = {
     "side_shown": _is_bool,
     "side_size": lambda value: isinstance(value, str) and value in SIDE_SIZES,
     "side_scroll": _whole(MAX_LINE),
+    "zoomed": _is_bool,
     "focus": _is_name,
 }
 """Each top-level key of a lesson's entry and its check (``panes`` is checked per pane)."""
@@ -139,6 +141,7 @@ class ResumeState:
     side_shown: bool | None = None
     side_size: str = ""
     side_scroll: int = 0
+    zoomed: bool = False
     focus: str = ""
     panes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -161,6 +164,7 @@ class ResumeState:
             side_shown=ok.get("side_shown"),
             side_size=ok.get("side_size", ""),
             side_scroll=ok.get("side_scroll", 0),
+            zoomed=ok.get("zoomed", False),
             focus=ok.get("focus", ""),
             panes=_checked_panes(data.get("panes")),
         )
@@ -180,6 +184,7 @@ class ResumeState:
             "side_shown": self.side_shown,
             "side_size": self.side_size or None,
             "side_scroll": self.side_scroll or None,
+            "zoomed": self.zoomed or None,
             "focus": self.focus or None,
         }
         for key, value in candidates.items():

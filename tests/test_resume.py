@@ -121,6 +121,7 @@ def test_the_settings_check_is_precise_and_keeps_what_a_newer_version_adds() -> 
         side_shown=st.none() | st.booleans(),
         side_size=st.sampled_from(("", "wide", "medium")),
         side_scroll=st.integers(0, 1_000_000),
+        zoomed=st.booleans(),
         focus=st.sampled_from(("", "reading", "strategy", "field-params", "diagrams")),
         panes=st.fixed_dictionaries(
             {},
@@ -255,6 +256,36 @@ async def test_the_side_pane_comes_back_only_at_the_layout_it_was_left_at(tmp_pa
     async with app.run_test(size=(60, 20)) as pilot:  # narrow: the lesson first, always
         await wait_until(pilot, lambda: app.main_screen.current_section == "core")
         assert app.query_one("#reading").display and not app.query_one("#side").display
+
+
+async def test_f5_zoom_comes_back_after_a_restart_and_an_entry_without_it_is_not_zoomed(
+    tmp_path: Path,
+) -> None:
+    """Left with the Ledger zoomed (F2, F5: the side pane alone on screen), the lesson reopens
+    zoomed on the Ledger, its field focused; F5 gives the lesson back. An entry written before
+    the zoom was kept (no ``zoomed`` key) opens with the lesson on screen, as before."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2", "f5")
+        await wait_until(pilot, lambda: bool(app.query("LedgerPane")))
+        assert not app.main_screen.arrangement.reading
+        await pilot.press("ctrl+q")
+    assert resume_on_disk(tmp_path)["S15"]["zoomed"] is True
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        field = await params_field(pilot, app)
+        await wait_until(pilot, lambda: app.focused is field)
+        shown = app.main_screen.arrangement
+        assert app.main_screen.zoomed and shown.side and not shown.reading
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.main_screen.arrangement.reading)
+        await pilot.press("ctrl+q")
+    assert "zoomed" not in resume_on_disk(tmp_path)["S15"]
+    with_settings(tmp_path, "resume: {S15: {section: core, side_tab: ledger, side_shown: true}}\n")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main_screen.current_section == "core")
+        assert not app.main_screen.zoomed and app.main_screen.arrangement.reading
 
 
 async def test_stale_values_fall_back_quietly_to_the_defaults(tmp_path: Path) -> None:

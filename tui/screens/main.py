@@ -50,7 +50,7 @@ from engine.i18n import N_, gettext
 from engine.lesson import Lesson, Section
 from engine.progress import STATUS_LABELS, LessonProgress
 from engine.reading import meta_blocks, section_blocks
-from engine.resume import ResumeState
+from engine.resume import SIDE_SIZES, ResumeState
 from tui import strings
 from tui.commands import LESSON_BINDINGS, CommandsProvider, PaletteEntry
 from tui.compositor import SpanCompositor
@@ -262,7 +262,8 @@ class MainScreen(Screen[None]):
         state = self.resume.state
         if state.side_shown is not None and state.side_size == first:
             shown = state.side_shown
-        return arrange(first, shown, self.reading_mode, zoomed=False, outline_open=False).side
+        zoomed = state.zoomed and not self.reading_mode and first in SIDE_SIZES
+        return arrange(first, shown, self.reading_mode, zoomed=zoomed, outline_open=False).side
 
     def on_mount(self) -> None:
         width, height = self.app.size
@@ -330,6 +331,7 @@ class MainScreen(Screen[None]):
 
     def watch_zoomed(self) -> None:
         self._arrange()
+        self.post_message(self.PlaceChanged())  # F5's zoom is kept where the lesson was left
 
     def watch_outline_open(self) -> None:
         self._arrange()

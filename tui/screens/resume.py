@@ -71,7 +71,7 @@ class PlaceKeeper:
         side tab shown. Nothing when that widget is gone or its pane is not on screen."""
         screen = self.screen
         side = screen.query_one(SideTabs)
-        in_side = bool(side.active) and screen.side_shown
+        in_side = bool(side.active) and (screen.side_shown or screen.zoomed)
         if in_side and state.side_tab == side.active:
             pane = await side.open_tab()
             if state.side_scroll:
@@ -210,6 +210,13 @@ class PlaceKeeper:
             side.choose(state.side_tab)
             if initial:
                 side.build_after_first_frame()
+        if state.zoomed and not screen.reading_mode and screen.size_class in SIDE_SIZES:
+            # F5's zoom comes back where the side pane has room (below 80 columns the lesson
+            # comes first, as for the side pane).
+            if initial:
+                screen.set_reactive(type(screen).zoomed, True)
+            else:
+                screen.zoomed = True
         if state.side_shown is None or state.side_size != screen.size_class:
             return
         if initial:
@@ -306,6 +313,7 @@ class PlaceKeeper:
             side_shown=screen.side_shown if usable else self.state.side_shown,
             side_size=screen.size_class if usable else self.state.side_size,
             side_scroll=self._side_scroll(side),
+            zoomed=screen.zoomed if usable else self.state.zoomed,
             focus=self._focus_place(),
             panes=panes,
         )
