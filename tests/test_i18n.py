@@ -52,7 +52,7 @@ from engine.i18n import (
     ngettext,
     set_language,
 )
-from engine.lab import INSTALL_COMMAND
+from engine.lab import install_command
 from engine.ledger import (
     DTYPE_BYTES,
     OPTIMIZER_STATE_BYTES,
@@ -145,7 +145,12 @@ def identifiers() -> set[str]:
     names += [preset.title for preset in model_presets().values()]
     names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
     # A shell command to type (the Lab without torch: how to install the extra).
-    names.append(INSTALL_COMMAND)
+    names += [
+        install_command(checkout=True),
+        install_command(checkout=False, prefix="/home/u/.local/share/pipx/venvs/shardbook"),
+        install_command(checkout=False, prefix="/home/u/.local/share/uv/tools/shardbook"),
+        install_command(checkout=False, prefix="/v", executable="/v/bin/python"),
+    ]
     return set(LATIN_WORD.findall(" ".join(names)))
 
 

@@ -17,7 +17,7 @@ from textual.widgets import Button, Static
 
 from engine.errors import ShardbookError
 from engine.i18n import N_
-from engine.lab import INSTALL_COMMAND, torch_available
+from engine.lab import install_command, torch_available
 from tui import strings
 from tui.widgets.reader import ZoomHint
 from tui.widgets.side import OpenedLesson
@@ -72,7 +72,7 @@ class LabPane(Vertical):
         yield Static(strings.LAB_TITLE, classes="section-title")
         if not torch_available():
             yield Static(
-                strings.LAB_NO_TORCH.format(command=INSTALL_COMMAND), markup=False, id="lab-hint"
+                strings.LAB_NO_TORCH.format(command=install_command()), markup=False, id="lab-hint"
             )
             return
         yield ZoomHint(strings.LAB_INTRO)
