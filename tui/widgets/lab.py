@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from engine.errors import ShardbookError
-from engine.i18n import N_
+from engine.i18n import N_, fill
 from engine.lab import install_command, torch_available
 from tui import strings
 from tui.widgets.reader import ZoomHint
@@ -98,7 +98,7 @@ class LabPane(Vertical):
         for button in self.query(Button):
             button.disabled = True
         self.query_one("#lab-status", Static).update(
-            strings.LAB_RUNNING.format(what=strings.LAB_EXPERIMENTS[name])
+            fill(strings.LAB_RUNNING, what=strings.LAB_EXPERIMENTS[name])
         )
         self._run(name)
 
@@ -117,13 +117,11 @@ class LabPane(Vertical):
             button.disabled = False
         status = self.query_one("#lab-status", Static)
         if event.ok:
-            status.update(strings.LAB_DONE.format(what=strings.LAB_EXPERIMENTS[event.name]))
+            status.update(fill(strings.LAB_DONE, what=strings.LAB_EXPERIMENTS[event.name]))
             self.query_one("#lab-report", Static).update(event.text)
         else:
             status.update(
-                strings.LAB_FAILED.format(
-                    what=strings.LAB_EXPERIMENTS[event.name], error=event.text
-                )
+                fill(strings.LAB_FAILED, what=strings.LAB_EXPERIMENTS[event.name], error=event.text)
             )
 
     def show_lesson(self, opened: OpenedLesson) -> None:
