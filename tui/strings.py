@@ -212,7 +212,7 @@ QUIZ_LOADING_ALL = N_(
     "Escape goes back to the lesson."
 )
 QUIZ_STATUS = N_(
-    "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
+    "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · desired retention {target}"
 )
 QUIZ_PLACEHOLDER = N_("{field}: enter starts a new line, ctrl+r submits, escape leaves the box")
 QUIZ_TAB_STAYS = N_(
