@@ -23,6 +23,7 @@ from engine.lab.memory import MemoryResult, MemorySpec, ledger_spec_for, measure
 from engine.model_size import transformer_param_count
 from engine.paths import CHECKOUT_ROOT, is_checkout
 from tui.app import make_app
+from tui.widgets.reader import BrokenText
 
 # The module-scoped fixture loads torch and measures once: its tests run on one worker
 # (--dist loadgroup).
@@ -198,9 +199,10 @@ async def test_lab_tab_installed_as_a_tool(monkeypatch: pytest.MonkeyPatch, tmp_
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("ctrl+l")
             await pilot.pause()
-            text = _shown(app.query_one("#lab-hint", Static))
-            assert "pipx inject shardbook torch==2.13.0" in text
-            assert "checkout" not in text and "仓库" not in text and "pip install -e" not in text
+            hint = app.query_one("#lab-hint", BrokenText).text
+            command = _shown(app.query_one("#lab-command", Static))
+            assert command.strip() == "pipx inject shardbook torch==2.13.0"
+            assert "checkout" not in hint and "仓库" not in hint
 
 
 def _shown(widget: Static) -> str:
@@ -215,8 +217,8 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+l")
         await pilot.pause()
-        text = _shown(app.query_one("#lab-hint", Static))
-        assert ".venv/bin/pip install -e '.[lab]'" in text
+        command = _shown(app.query_one("#lab-command", Static))
+        assert command.strip() == ".venv/bin/pip install -e '.[lab]'"
 
 
 @needs_torch
@@ -228,6 +230,13 @@ async def test_lab_tab_runs_memory_in_a_worker(tmp_path) -> None:  # type: ignor
         await pilot.click("#lab-memory")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "memory: done." in _shown(app.query_one("#lab-status", Static))
+        assert "memory: done." in app.query_one("#lab-status", BrokenText).text
         report = _shown(app.query_one("#lab-report", Static))
         assert "optimizer_states" in report and "GeLU input (4h)" in report
+        # The report is longer than the pane, which scrolls as a whole and keeps the focus the
+        # clicked button lost while disabled (End did nothing: the focus was nowhere).
+        pane = app.query_one(tui.widgets.lab.LabPane)
+        assert app.focused is pane and pane.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.wait_for_scheduled_animations()
+        assert pane.scroll_y == pane.max_scroll_y

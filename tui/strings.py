@@ -366,8 +366,7 @@ LAB_TITLE = N_("Lab: the formulas against PyTorch")
 LAB_NO_TORCH = N_(
     "The Lab runs the collectives on real ranks (torch.distributed, Gloo, this machine only) and "
     "measures a real model's memory. It needs PyTorch, the optional 'lab' extra (CPU build of "
-    "torch 2.13). Install it with this command, then restart the app:\n\n"
-    "    {command}"
+    "torch 2.13). Install it with the command below, then restart the app."
 )
 LAB_INTRO = (
     N_(
