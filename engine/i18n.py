@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
+import re
+import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -89,6 +91,40 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     ``singular`` for 1, ``plural`` otherwise; the catalog's ``Plural-Forms`` rule chooses among
     its forms, one in Chinese)."""
     return _catalog(_current[0]).ngettext(singular, plural, count)
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z0-9]")
+_FORMATTER = string.Formatter()
+
+
+def _apart(left: str, right: str) -> bool:
+    """Whether a Han character meets a Latin letter or digit where ``left`` ends and ``right``
+    starts (Chinese sets a space there: 已将 Markdown 笔记)."""
+    if not left or not right:
+        return False
+    a, b = left[-1], right[0]
+    return bool((_HAN.match(a) and _LATIN.match(b)) or (_LATIN.match(a) and _HAN.match(b)))
+
+
+def fill(template: str, /, **values: object) -> str:
+    """``template.format(**values)``, with a space where a value and the text beside it meet as
+    Han and Latin (Chinese spaces a Latin word from the Chinese around it): for a template
+    whose values start with a Chinese word in one case and a Latin one in another
+    (``已将{what}导出到``: 笔记（一个网页） / Markdown 笔记). Text that already has a space or
+    punctuation there is kept as it is. Raises what ``str.format`` raises (KeyError for a
+    missing value)."""
+    out = ""
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        if literal:
+            out += " " + literal if _apart(out, literal) else literal
+        if field is None:
+            continue
+        value, _ = _FORMATTER.get_field(field, (), values)
+        value = _FORMATTER.convert_field(value, conversion)
+        text = _FORMATTER.format_field(value, _FORMATTER.vformat(spec or "", (), values))
+        out += " " + text if _apart(out, text) else text
+    return out
 
 
 def N_(message: str) -> str:

@@ -23,6 +23,14 @@ and tailored (UAX #14 §8 allows tailoring) by one rule of ours:
   ``：未评 -> 未评；``, ``练习 4-5``), where it fits: UAX #14 allows a break between any two
   ideographs, which split such a word (a mark, a label) in two. Running Chinese text
   (``、参数、``) breaks between any two characters, as Chinese is set;
+- a break before an opening quotation mark ``“`` or ``‘`` right after an East Asian character,
+  and after a closing one ``”`` or ``’`` right before one, whatever is inside the quotes
+  (``、“hidden 维度 h”、“head 数 a”``): UAX #14 gives the quotes class QU, and from Unicode 15.1
+  (UAX #14 revision 51, rule LB19a) allows a break beside one only where East Asian characters
+  are on both sides of it, so a quoted label starting or ending with a Latin word glued the
+  whole list to the line before, with half a line empty. Chinese uses ``“ ”`` as opening and
+  closing punctuation only; ICU tailors line breaking for zh and ja the same way (its
+  ``line_cj`` rules: "allows breaking before 201C and after 201D");
 - no break between a reference word and its number (``Figure 1``, ``Table 2``, ``Eq. 7``,
   ``Sec. 7``, ``App. B``), where it fits: the number alone at the start of a line reads as a new
   figure;
@@ -210,7 +218,7 @@ Analysis = tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]
 # lesson's first section (tens of ms, and uniseg's import). Bump the version when what
 # _analysis returns changes; a new uniseg (its file's size and mtime) empties the cache too.
 ANALYSIS_CACHE_FILE: Final = "linebreak.json"
-ANALYSIS_CACHE_VERSION: Final = 8
+ANALYSIS_CACHE_VERSION: Final = 9
 ANALYSIS_CACHE_ENTRIES: Final = 20_000
 _disk: dict[str, Any] | None = None
 _disk_changed = False
@@ -293,6 +301,26 @@ def _analysis(text: str) -> Analysis:
     return result
 
 
+# Quotation marks (UAX #14 class QU) that open and close a quote in Chinese text.
+_OPENING_QUOTES: Final = frozenset("\u201c\u2018")
+_CLOSING_QUOTES: Final = frozenset("\u201d\u2019")
+
+
+def _east_asian(char: str) -> bool:
+    """UAX #14's $EastAsian (revision 51, LB19a): East Asian Width F, W or H."""
+    return unicodedata.east_asian_width(char) in ("F", "W", "H")
+
+
+def _quote_break(text: str, index: int) -> bool:
+    """The East Asian tailoring of LB19/LB19a (module docstring): a break before ``text[index]``
+    when it is an opening quote after an East Asian character, or when ``text[index - 1]`` is a
+    closing quote and ``text[index]`` an East Asian character."""
+    before, after = text[index - 1], text[index]
+    return (after in _OPENING_QUOTES and _east_asian(before)) or (
+        before in _CLOSING_QUOTES and _east_asian(after)
+    )
+
+
 def _analyse(text: str) -> Analysis:
     from uniseg.linebreak import line_break_breakables
 
@@ -303,7 +331,7 @@ def _analyse(text: str) -> Analysis:
         if text[index - 1] != " ":
             opening_before = is_opening(text[index - 1])
         if (
-            breakables[index]
+            (breakables[index] or _quote_break(text, index))
             and not is_closing(text[index])
             and not opening_before
             and text[index] != SEPARATOR

@@ -29,7 +29,10 @@ DEFAULT_LESSON = "S15"
 """The lesson opened when none is named (the app, ``shardbook plan``)."""
 
 
-def _is_checkout(root: Path) -> bool:
+def is_checkout(root: Path = CHECKOUT_ROOT) -> bool:
+    """Whether ``root`` (by default the folder above this package) is a source checkout: it
+    holds ``pyproject.toml`` beside ``engine/``. False for an installed wheel, whose packages sit
+    in ``site-packages``."""
     return (root / "pyproject.toml").is_file() and (root / "engine").is_dir()
 
 
@@ -40,7 +43,7 @@ def resolve_content_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get("SHARDBOOK_CONTENT_DIR")
     if env:
         return Path(env).expanduser()
-    if _is_checkout(CHECKOUT_ROOT) and (CHECKOUT_ROOT / "content").is_dir():
+    if is_checkout() and (CHECKOUT_ROOT / "content").is_dir():
         return CHECKOUT_ROOT / "content"
     return PACKAGED_CONTENT_DIR
 
@@ -52,7 +55,7 @@ def resolve_progress_dir(explicit: str | os.PathLike[str] | None = None) -> Path
     env = os.environ.get("SHARDBOOK_PROGRESS_DIR")
     if env:
         return Path(env).expanduser()
-    if _is_checkout(CHECKOUT_ROOT) and (CHECKOUT_ROOT / "progress").is_dir():
+    if is_checkout() and (CHECKOUT_ROOT / "progress").is_dir():
         return CHECKOUT_ROOT / "progress"
     return Path(platformdirs.user_data_dir("shardbook", appauthor=False)) / "progress"
 

@@ -20,6 +20,7 @@ from tests.pilot_helpers import (
     wait_until,
     write,
 )
+from tui.app import make_app
 from tui.screens.export import ExportScreen
 from tui.widgets.notes import SelfCheckBox
 
@@ -113,3 +114,19 @@ async def test_the_export_dialog_is_whole_at_40x12_and_exports(tmp_path: Path) -
         assert "a  Anki deck (.apkg)" in "\n".join(screen_lines(app))
         await pilot.press("escape", "f8", "m")
         await wait_until(pilot, lambda: any((tmp_path / "exports").glob("*.md")))
+
+
+async def test_chinese_export_message_spaces_a_latin_format_name(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """Chinese spaces a Latin word from the Chinese beside it: 已将 Markdown 笔记导出到, but
+    已将笔记（一个网页）导出到 (the message read 已将Markdown 笔记导出到)."""
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notified.hook) as pilot:
+        await pilot.press("f8", "f8")
+        await settle(pilot)
+        await pilot.press("f8", "h")
+        await settle(pilot)
+    folder = tmp_path / "exports"
+    assert f"已将 Markdown 笔记导出到 {folder / 'S15-notes.md'}" in notified.messages
+    assert f"已将笔记（一个网页）导出到 {folder / 'S15-notes.html'}" in notified.messages

@@ -46,13 +46,14 @@ from engine.i18n import (
     LOCALE_DIR,
     choose_language,
     current_language,
+    fill,
     gettext,
     language_from_environment,
     language_from_locale,
     ngettext,
     set_language,
 )
-from engine.lab import INSTALL_COMMAND
+from engine.lab import install_command
 from engine.ledger import (
     DTYPE_BYTES,
     OPTIMIZER_STATE_BYTES,
@@ -145,7 +146,12 @@ def identifiers() -> set[str]:
     names += [preset.title for preset in model_presets().values()]
     names += [algorithm for choices in ALGORITHMS.values() for algorithm in choices]
     # A shell command to type (the Lab without torch: how to install the extra).
-    names.append(INSTALL_COMMAND)
+    names += [
+        install_command(checkout=True),
+        install_command(checkout=False, prefix="/home/u/.local/share/pipx/venvs/shardbook"),
+        install_command(checkout=False, prefix="/home/u/.local/share/uv/tools/shardbook"),
+        install_command(checkout=False, prefix="/v", executable="/v/bin/python"),
+    ]
     return set(LATIN_WORD.findall(" ".join(names)))
 
 
@@ -920,6 +926,21 @@ def test_a_chinese_value_is_put_in_without_a_space_before_it() -> None:
         if item.kind == "matching":
             options = ask(item, lesson, random.Random(0)).options
             assert not [option for option in options if apart.search(option)], options
+
+
+def test_a_latin_value_is_spaced_from_the_chinese_beside_it() -> None:
+    """A value that starts or ends with a Latin word gets a space from the Chinese text it meets
+    (正在运行 collective……, collective 失败); a Chinese one, or one beside punctuation or a
+    space, is put in as it is."""
+    set_language("zh")
+    experiment = gettext(strings.LAB_EXPERIMENTS["collectives"])
+    assert experiment == "collective"
+    assert fill(strings.LAB_RUNNING, what=experiment).startswith("正在运行 collective……")
+    assert fill(strings.LAB_FAILED, what=experiment, error="超时") == "collective 失败：超时"
+    assert fill(strings.LAB_RUNNING, what="内存").startswith("正在运行内存……")
+    assert fill(strings.LAB_DONE, what=experiment) == "collective：完成。"
+    assert fill("共{n:,}个", n=12345) == "共 12,345 个"
+    assert fill("{a} {b}", a="x", b="中") == "x 中"
 
 
 def test_provenance_and_notes_use_the_languages_punctuation() -> None:

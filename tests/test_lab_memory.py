@@ -8,6 +8,8 @@ where the formula counts a tensor, and the total agrees within a stated toleranc
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -19,7 +21,9 @@ from cli.main import main
 from engine.errors import InputError
 from engine.lab.memory import MemoryResult, MemorySpec, ledger_spec_for, measure_memory
 from engine.model_size import transformer_param_count
+from engine.paths import CHECKOUT_ROOT, is_checkout
 from tui.app import make_app
+from tui.widgets.reader import BrokenText
 
 # The module-scoped fixture loads torch and measures once: its tests run on one worker
 # (--dist loadgroup).
@@ -150,6 +154,57 @@ def test_cli_without_torch_says_how_to_install(
         assert "pip install -e '.[lab]'" in err and err.count("\n") == 1
 
 
+def test_install_command_follows_how_shardbook_was_installed(tmp_path: Path) -> None:
+    """A clone gets the README's editable install; an installed tool (README "Installing as a
+    tool") has no checkout, so it gets its installer's form, with the extra's pin."""
+    assert is_checkout(CHECKOUT_ROOT)
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    (site / "engine").mkdir(parents=True)
+    assert not is_checkout(site)
+    assert engine.lab.install_command(checkout=True) == ".venv/bin/pip install -e '.[lab]'"
+    pipx = "/home/u/.local/share/pipx/venvs/shardbook"
+    assert engine.lab.install_command(False, pipx) == "pipx inject shardbook torch==2.13.0"
+    uv = "/home/u/.local/share/uv/tools/shardbook"
+    assert engine.lab.install_command(False, uv) == (
+        "uv tool install --with torch==2.13.0 ./shardbook"
+    )
+    venv = "/home/u/my env"
+    assert engine.lab.install_command(False, venv, venv + "/bin/python") == (
+        "'/home/u/my env/bin/python' -m pip install torch==2.13.0"
+    )
+
+
+def _installed_with_pipx(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as an installed package in a pipx environment, torch missing."""
+    monkeypatch.setattr(engine.lab, "is_checkout", lambda: False)
+    monkeypatch.setattr(sys, "prefix", "/home/u/.local/share/pipx/venvs/shardbook")
+    monkeypatch.setattr(engine.lab.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(tui.widgets.lab, "torch_available", lambda: False)
+
+
+def test_cli_installed_as_a_tool_says_its_installers_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _installed_with_pipx(monkeypatch)
+    for command in (["lab", "memory"], ["lab", "collectives"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "pipx inject shardbook torch==2.13.0" in err and "-e" not in err
+
+
+async def test_lab_tab_installed_as_a_tool(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _installed_with_pipx(monkeypatch)
+    for language in ("en", "zh"):
+        app = make_app(progress_dir=tmp_path, language=language)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("ctrl+l")
+            await pilot.pause()
+            hint = app.query_one("#lab-hint", BrokenText).text
+            command = _shown(app.query_one("#lab-command", Static))
+            assert command.strip() == "pipx inject shardbook torch==2.13.0"
+            assert "checkout" not in hint and "仓库" not in hint
+
+
 def _shown(widget: Static) -> str:
     console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content, markup=False)
@@ -162,8 +217,8 @@ async def test_lab_tab_without_torch(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+l")
         await pilot.pause()
-        text = _shown(app.query_one("#lab-hint", Static))
-        assert ".venv/bin/pip install -e '.[lab]'" in text
+        command = _shown(app.query_one("#lab-command", Static))
+        assert command.strip() == ".venv/bin/pip install -e '.[lab]'"
 
 
 @needs_torch
@@ -175,6 +230,13 @@ async def test_lab_tab_runs_memory_in_a_worker(tmp_path) -> None:  # type: ignor
         await pilot.click("#lab-memory")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "memory: done." in _shown(app.query_one("#lab-status", Static))
+        assert "memory: done." in app.query_one("#lab-status", BrokenText).text
         report = _shown(app.query_one("#lab-report", Static))
         assert "optimizer_states" in report and "GeLU input (4h)" in report
+        # The report is longer than the pane, which scrolls as a whole and keeps the focus the
+        # clicked button lost while disabled (End did nothing: the focus was nowhere).
+        pane = app.query_one(tui.widgets.lab.LabPane)
+        assert app.focused is pane and pane.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.wait_for_scheduled_animations()
+        assert pane.scroll_y == pane.max_scroll_y

@@ -1268,3 +1268,50 @@ def test_ledger_figures_share_one_rule_per_column() -> None:
     ledger = rows(ledger_renderable(compute_ledger(spec), LedgerPane().field_named))
     assert ledger["G grads"][2:] == ["0.0042", "0.0039"]
     assert all(len(cell.split(".")[1]) == 4 for cell in ledger["total"][1:]), ledger["total"]
+
+
+@pytest.mark.parametrize("key", ["end", "pagedown", "down", "f5"])
+async def test_at_40x12_the_labs_install_command_scrolls_into_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """At 40x12 without torch the Lab's install command was below the pane's bottom edge: the
+    pane did not scroll (no scroll bar; End, PageDown, Down and F5 did nothing). It scrolls like
+    the other side panes: its key focuses it, and the scroll keys bring the command into view
+    (F5 gives the pane the whole screen, then End)."""
+    import tui.widgets.lab
+    from engine.lab import install_command
+
+    monkeypatch.setattr(tui.widgets.lab, "torch_available", lambda: False)
+    command = install_command()
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert not [row for row in screen_lines(app) if command in row]
+        pane = app.query_one("LabPane", Widget)
+        assert pane.show_vertical_scrollbar
+        for press in [key, "end"] if key == "f5" else [key] * (12 if key == "down" else 1):
+            await pilot.press(press)
+            await pilot.wait_for_scheduled_animations()
+            await settle(pilot)
+        assert [row for row in screen_lines(app) if command in row], screen_lines(app)
+        assert app.focused is pane
+
+
+async def test_the_labs_chinese_text_is_broken_by_the_apps_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80x24 in Chinese the Lab's text is broken by the lesson's rules, between Chinese
+    characters where a line is full: drawn by Rich's wrap at spaces, the first line was only
+    实验在真实的 rank 上运行 with about 50 columns empty, and another just 2.13 的 CPU."""
+    import tui.widgets.lab
+
+    monkeypatch.setattr(tui.widgets.lab, "torch_available", lambda: False)
+    app = make_app(progress_dir=tmp_path, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+l", "f5")
+        await settle(pilot)
+        rows = [line.strip(" │▐▌") for line in screen_lines(app)]
+        first = next(row for row in rows if row.startswith("实验在真实的"))
+        assert "collective（torch.distributed，Gloo，仅限本机），并" in first, rows
+        assert not [row for row in rows if row in ("2.13 的 CPU", "实验在真实的 rank 上运行")]

@@ -428,3 +428,42 @@ def test_a_long_word_is_cut_in_work_that_grows_with_its_length(
     lines = break_paragraph(word, 74)
     assert "".join(lines) == word and [len(line) for line in lines] == [74] * 54 + [4000 - 54 * 74]
     assert measured < 20 * len(word)
+
+
+def test_a_quoted_label_breaks_from_the_chinese_before_and_after_it() -> None:
+    """UAX #14 revision 51 (Unicode 15.1) LB19a allows a break beside a quotation mark only
+    between East Asian characters: before “hidden (a Latin letter inside) it forbade one, so
+    the Ledger's list of labels after 请填写 went to a line of its own, half a line left empty.
+    The East Asian tailoring breaks before an opening quote after an East Asian character and
+    after a closing one before an East Asian character; English text keeps UAX #14's breaks."""
+    labels = ["序列长度 s", "层数 L", "hidden 维度 h", "head 数 a"]
+    text = "activation：未计算：请填写" + "、".join(f"“{unbreakable(label)}”" for label in labels)
+    # 10 + 2 + 6 + 2 + 6 cells up to 请填写, then the labels (a quote is 1 cell, a space 1):
+    # 12 + 10 + 15 + 2 + 2 = 41 cells to “hidden 维度 h”、, 11 more for “head 数 a”.
+    assert cell_len(text) == 78
+    assert break_paragraph(text, 74) == [text[: text.index("“head")], text[text.index("“head") :]]
+    assert break_paragraph("他说“hello”然后走了", 8) == ["他说", "“hello”", "然后走了"]
+    assert break_paragraph("the “reduce” step", 8) == ["the ", "“reduce” ", "step"]
+    # A closing quote before 、 still keeps it: no line starts with closing punctuation.
+    assert "、" not in [line[0] for line in break_paragraph("写“序列长度 s”、“层数 L”", 9)]
+
+
+_QUOTED = st.lists(
+    st.sampled_from(["中文", "数", "、", "“", "”", "hidden", "a", " ", "（", "）", "。"]),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_QUOTED, width=st.integers(min_value=8, max_value=40))
+def test_a_quote_beside_an_east_asian_character_is_a_break(text: str, width: int) -> None:
+    """Property: before every “ right after an ideograph or 、, and after every ” right before an
+    ideograph, a line may end (unless the other rules forbid it: the quote after an opening
+    bracket, a closing mark after the quote)."""
+    allowed = set(break_positions(text, width))
+    for index in range(1, len(text)):
+        before, after = text[index - 1], text[index]
+        if after == "“" and (before in "、。" or "\u4e00" <= before <= "\u9fff"):
+            assert index in allowed, (text, index)
+        if before == "”" and "\u4e00" <= after <= "\u9fff":
+            assert index in allowed, (text, index)

@@ -748,7 +748,7 @@ async def test_rating_keys_show_fsrs_intervals_and_retention_is_a_setting(tmp_pa
         await pilot.pause()
         session = screen_of(app).session
         assert session is not None and session.desired_retention == 0.8
-        assert "target recall 80%" in shown(app.screen.query_one("#quiz-status", Static))
+        assert "desired retention 80%" in shown(app.screen.query_one("#quiz-status", Static))
 
 
 async def test_a_read_only_window_does_not_write_the_setting(tmp_path: Path) -> None:

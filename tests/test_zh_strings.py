@@ -333,3 +333,32 @@ def test_a_joined_line_has_no_colon_more_in_chinese_than_in_english(zh: None) ->
     ]
     assert more == []
     assert all("：" not in line for line in english)
+
+
+@pytest.mark.parametrize(("language", "term"), [("en", "desired retention"), ("zh", "目标保持率")])
+def test_the_desired_retention_has_one_name(language: str, term: str) -> None:
+    """FSRS's desired retention (the chance of recall a review is due at) is named one way in
+    the quiz's header, its key, its dialog, the palette and the help; recall (the share of
+    reviews rated Good or Easy, a figure of the statistics) keeps its own name. The header said
+    目标回忆率 / target recall, the key 保持率, the dialog 目标记忆保持率."""
+    set_language(language)
+    try:
+        named = [
+            strings.QUIZ_STATUS,
+            strings.QUIZ_RETENTION_TITLE,
+            strings.QUIZ_RETENTION_SET,
+            strings.QUIZ_RETENTION_NOT_SAVED,
+            strings.QUIZ_PALETTE_RETENTION,
+            strings.QUIZ_DONE_HINT,
+            strings.QUIZ_HELP,
+        ]
+        for text in named:
+            assert term in text.lower(), text
+            assert "回忆率" not in text and "recall {" not in text, text
+        key = gettext(strings.msgids.QUIZ_RETENTION)
+        assert key.lower() == ("retention" if language == "en" else term)
+        assert term not in strings.QUIZ_STATS_ROW.lower()
+        if language == "zh":
+            assert "回忆率" in strings.QUIZ_STATS_ROW
+    finally:
+        set_language("en")

@@ -47,6 +47,7 @@ from engine.i18n import (
     N_,
     choose_language,
     current_language,
+    fill,
     gettext,
     set_language,
 )
@@ -1012,7 +1013,7 @@ class ShardbookApp(KeyOrderApp[int]):
             except OSError as error:
                 failures.append(f"{folder}: {describe_os_error(error)}")
                 continue
-            message = strings.EXPORTED.format(what=gettext(FORMAT_DESCRIPTIONS[fmt]), path=path)
+            message = fill(strings.EXPORTED, what=gettext(FORMAT_DESCRIPTIONS[fmt]), path=path)
             # A deck holds the quiz items, none of the learner's words.
             return message, "information", fmt != "anki" and dirty
         return strings.EXPORT_FAILED.format(error="; ".join(failures)), "error", False

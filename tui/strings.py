@@ -212,7 +212,7 @@ QUIZ_LOADING_ALL = N_(
     "Escape goes back to the lesson."
 )
 QUIZ_STATUS = N_(
-    "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · target recall {target}"
+    "Quiz · {lesson} · {kind} · {left} left after this · {done} rated · desired retention {target}"
 )
 QUIZ_PLACEHOLDER = N_("{field}: enter starts a new line, ctrl+r submits, escape leaves the box")
 QUIZ_TAB_STAYS = N_(
@@ -366,8 +366,7 @@ LAB_TITLE = N_("Lab: the formulas against PyTorch")
 LAB_NO_TORCH = N_(
     "The Lab runs the collectives on real ranks (torch.distributed, Gloo, this machine only) and "
     "measures a real model's memory. It needs PyTorch, the optional 'lab' extra (CPU build of "
-    "torch 2.13). Install it from this checkout, then restart the app:\n\n"
-    "    {command}"
+    "torch 2.13). Install it with the command below, then restart the app."
 )
 LAB_INTRO = (
     N_(

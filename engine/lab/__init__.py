@@ -15,12 +15,43 @@ calculators start fast and work without the extra.
 from __future__ import annotations
 
 import importlib.util
+import shlex
+import sys
+from pathlib import Path, PurePath
 
 from engine.errors import ShardbookError
 from engine.i18n import gettext
+from engine.paths import is_checkout
 
 TORCH_PIN = "2.13.0"
-INSTALL_COMMAND = ".venv/bin/pip install -e '.[lab]'"
+CHECKOUT_INSTALL_COMMAND = ".venv/bin/pip install -e '.[lab]'"
+"""The extra in a clone (README "Lab"): the editable install of the first command there."""
+
+
+def install_command(
+    checkout: bool | None = None, prefix: str | None = None, executable: str | None = None
+) -> str:
+    """The shell command that installs the lab extra for the way shardbook was installed.
+
+    A source checkout gets the editable install of the README. An installed package (README
+    "Installing as a tool") has no checkout: in a pipx environment (``.../pipx/venvs/NAME``)
+    ``pipx inject`` adds torch to it; in a uv tool environment (``.../uv/tools/NAME``) uv has no
+    inject, and ``uv tool install --with`` from the clone (the README's folder ``shardbook``)
+    replaces the tool with one that has torch; in any other
+    environment this interpreter's pip installs torch into it. Arguments default to this process:
+    ``checkout`` to :func:`engine.paths.is_checkout`, ``prefix`` to ``sys.prefix``, ``executable``
+    to ``sys.executable``.
+    """
+    if checkout if checkout is not None else is_checkout():
+        return CHECKOUT_INSTALL_COMMAND
+    torch = f"torch=={TORCH_PIN}"
+    parts = PurePath(prefix if prefix is not None else sys.prefix).parts
+    if len(parts) >= 3 and parts[-3:-1] == ("pipx", "venvs"):
+        return f"pipx inject {shlex.quote(parts[-1])} {torch}"
+    if len(parts) >= 3 and parts[-3:-1] == ("uv", "tools"):
+        return f"uv tool install --with {torch} ./shardbook"
+    python = executable if executable is not None else sys.executable
+    return f"{shlex.quote(str(Path(python)))} -m pip install {torch}"
 
 
 def install_hint() -> str:
@@ -28,7 +59,7 @@ def install_hint() -> str:
     return gettext(
         "the lab needs PyTorch (the 'lab' extra, torch=={pin}, CPU build); install it with "
         "{command}"
-    ).format(pin=TORCH_PIN, command=INSTALL_COMMAND)
+    ).format(pin=TORCH_PIN, command=install_command())
 
 
 class LabError(ShardbookError):

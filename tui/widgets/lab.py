@@ -3,23 +3,26 @@
 Each run happens in a Textual worker thread (torch and the rank processes never block the
 screen) and posts :class:`LabPane.Finished` back; the report is the command line's own text
 (:mod:`engine.lab.report`), shown literally. Without torch the pane only says how to install the
-extra.
+extra. The pane scrolls as a whole, like the other side panes (at 40x12 the install command was
+below its bottom edge, out of reach), and its sentences are broken by the app's line breaker
+(``BrokenText``), not Rich's wrap at spaces; the report keeps its columns and scrolls sideways.
 """
 
 from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.containers import Horizontal, ScrollableContainer, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from engine.errors import ShardbookError
-from engine.i18n import N_
-from engine.lab import INSTALL_COMMAND, torch_available
+from engine.i18n import N_, fill
+from engine.lab import install_command, torch_available
 from tui import strings
-from tui.widgets.reader import ZoomHint
+from tui.widgets.reader import BrokenText, ZoomHint
+from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import OpenedLesson
 
 # What the buttons run: the command line's defaults (4 ranks; the 2-layer fp32 model).
@@ -39,7 +42,7 @@ def run_experiment(name: str) -> str:
     return memory_report(measure_memory())
 
 
-class LabPane(Vertical):
+class LabPane(FocusFollowsScroll, VerticalScroll):
     """Two buttons, a status line and the last report."""
 
     HELP = N_(
@@ -54,9 +57,15 @@ class LabPane(Vertical):
     LabPane { padding: 0 1; }
     #lab-buttons { height: auto; margin: 0 0 1 0; }
     #lab-buttons Button { margin: 0 1 0 0; }
-    #lab-status { height: auto; color: $text-muted; }
-    #lab-scroll { height: 1fr; scrollbar-size-horizontal: 1; }
-    #lab-report { width: auto; }
+    #lab-status { color: $text-muted; }
+    #lab-command-scroll { margin: 1 0 0 0; }
+    #lab-scroll, #lab-command-scroll {
+        height: auto;
+        overflow-x: auto;
+        overflow-y: hidden;
+        scrollbar-size-horizontal: 1;
+    }
+    #lab-report, #lab-command { width: auto; }
     """
 
     class Finished(Message):
@@ -69,17 +78,18 @@ class LabPane(Vertical):
             self.ok = ok
 
     def compose(self) -> ComposeResult:
-        yield Static(strings.LAB_TITLE, classes="section-title")
+        yield BrokenText(strings.LAB_TITLE, classes="section-title")
         if not torch_available():
-            yield Static(
-                strings.LAB_NO_TORCH.format(command=INSTALL_COMMAND), markup=False, id="lab-hint"
-            )
+            yield BrokenText(strings.LAB_NO_TORCH, id="lab-hint")
+            # Its own line, never broken (a command to copy), scrolled sideways when wider.
+            with ScrollableContainer(id="lab-command-scroll", can_focus=False):
+                yield Static(install_command(), markup=False, id="lab-command")
             return
         yield ZoomHint(strings.LAB_INTRO)
         with Horizontal(id="lab-buttons"):
             yield Button(strings.LAB_RUN_COLLECTIVES, id="lab-collectives", compact=True)
             yield Button(strings.LAB_RUN_MEMORY, id="lab-memory", compact=True)
-        yield Static("", markup=False, id="lab-status")
+        yield BrokenText("", id="lab-status")
         with ScrollableContainer(id="lab-scroll"):
             yield Static("", markup=False, id="lab-report")
 
@@ -95,10 +105,15 @@ class LabPane(Vertical):
 
     def start(self, name: str) -> None:
         """Run experiment ``name`` (one of :data:`EXPERIMENTS`) in a worker thread."""
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors:
+            # The buttons are disabled while it runs, and a disabled button loses the focus to
+            # nothing: the scroll keys then reached no pane. The pane keeps it instead.
+            self.screen.set_focus(self, scroll_visible=False)
         for button in self.query(Button):
             button.disabled = True
-        self.query_one("#lab-status", Static).update(
-            strings.LAB_RUNNING.format(what=strings.LAB_EXPERIMENTS[name])
+        self.query_one("#lab-status", BrokenText).update(
+            fill(strings.LAB_RUNNING, what=strings.LAB_EXPERIMENTS[name])
         )
         self._run(name)
 
@@ -115,20 +130,19 @@ class LabPane(Vertical):
         event.stop()
         for button in self.query(Button):
             button.disabled = False
-        status = self.query_one("#lab-status", Static)
+        status = self.query_one("#lab-status", BrokenText)
         if event.ok:
-            status.update(strings.LAB_DONE.format(what=strings.LAB_EXPERIMENTS[event.name]))
+            status.update(fill(strings.LAB_DONE, what=strings.LAB_EXPERIMENTS[event.name]))
             self.query_one("#lab-report", Static).update(event.text)
         else:
             status.update(
-                strings.LAB_FAILED.format(
-                    what=strings.LAB_EXPERIMENTS[event.name], error=event.text
-                )
+                fill(strings.LAB_FAILED, what=strings.LAB_EXPERIMENTS[event.name], error=event.text)
             )
 
     def show_lesson(self, opened: OpenedLesson) -> None:
         """Nothing of the lesson or the progress shows here (the runs are the learner's own)."""
 
     def first_focus(self) -> Widget | None:
-        """The widget the pane's key focuses first: the first experiment's button."""
-        return next(iter(self.query(Button)), None)
+        """The widget the pane's key focuses first: the first experiment's button; without
+        torch the pane itself, so that the scroll keys reach it."""
+        return next(iter(self.query(Button)), self)
