@@ -26,6 +26,7 @@ from tests.pilot_helpers import (
     paste_into,
     reading_text,
     result_text,
+    screen_lines,
     shown,
     type_into,
     wait_until,
@@ -338,6 +339,29 @@ async def test_a_refused_edit_claims_no_last_good_result_where_none_is_shown(
         await paste_into(pilot, params, "-1")
         assert "(showing the result for 7B)" in " ".join(shown(error).split())
         assert "total" in shown(result)
+
+
+async def test_a_refused_field_says_so_in_a_12_row_terminal(tmp_path: Path) -> None:
+    """At 40x12 the side pane has 8 rows: params N, then seven more fields, then the message
+    under the form, out of view; typing ``x`` after ``1B`` showed only ``params N  1Bx``. The
+    message comes right under the field, both in view, and the field is marked as refused until
+    the value is good again."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        await pilot.press("end", "x")
+        await pilot.pause()
+        lines = [" ".join(line.split()) for line in screen_lines(app)]
+        row = lines.index("params N 1Bx")
+        below = " ".join(lines[row + 1 :])
+        assert below.startswith("params N: unknown suffix 'Bx'; use K, M, B (1e9) or T"), lines
+        assert "(showing the result for 1B)" in below, lines
+        assert params.has_class("-refused")
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert not params.has_class("-refused")
+        assert not any("unknown suffix" in line for line in screen_lines(app))
 
 
 async def test_a_gpu_memory_past_the_bound_says_its_unit(tmp_path: Path) -> None:
