@@ -413,6 +413,29 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
         assert shown_error.endswith("(showing the last good result)"), shown_error
 
 
+async def test_the_kept_value_and_the_bound_are_written_plainly(tmp_path: Path) -> None:
+    """Typing 2.5 for DP size passes through "2.", a DP size of 2: its figures stay under the
+    refusal, named as 2, not "(showing the result for 2.)", read as the end of a sentence. The
+    bound on every count, 10^12, is written with its digits grouped, as every count's (4,096),
+    not as the float 1e+12."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        dp = ledger.query_one("#field-dp", Input)
+        await paste_into(pilot, dp, "")
+        await type_into(pilot, dp, "2.5")
+        message = " ".join(shown(error).split())
+        assert message == "DP size P: must be a whole number, got 2.5 (showing the result for 2)"
+        await paste_into(pilot, dp, "99999999999999999999")
+        message = " ".join(shown(error).split())
+        assert message.startswith(
+            "DP size P: must be at most 1,000,000,000,000, got 99999999999999999999"
+        ), message
+
+
 async def test_a_refused_edit_shows_the_same_after_a_restart(tmp_path: Path) -> None:
     """Quit while the Bubble pane refuses p = 6 (interleaved 1F1B needs m = 8 to be a multiple
     of p): after a restart the pane showed only "Enter values above." under the fields. It shows

@@ -14,6 +14,7 @@ split apart each would need the others' internals.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -115,6 +116,17 @@ def is_stale(event: Select.Changed) -> bool:
     Such a message is no choice of the learner's; acting on it would overwrite the restored
     fields."""
     return event.value != event.select.value
+
+
+# A number typed up to its decimal point (``2.`` on the way to ``2.5``).
+_BARE_POINT = re.compile(r"[+-]?\d+\.")
+
+
+def kept_value(text: str) -> str:
+    """The field's value whose figures stay on screen, as the message names it: as typed
+    (``1e4``, ``7B``), less a decimal point with no digit after it: typing ``2.5`` passes
+    through ``2.``, and "(showing the result for 2.)" read as the end of a sentence."""
+    return text[:-1] if _BARE_POINT.fullmatch(text) else text
 
 
 class FormInput(LiteralInput):
@@ -740,7 +752,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             good = self._good_values[changed[0]].strip()
             if good:
                 return strings.CALC_LAST_GOOD_FOR.format(
-                    error=self.last_error, value=typed_value(good)
+                    error=self.last_error, value=typed_value(kept_value(good))
                 )
         return strings.CALC_LAST_GOOD.format(error=self.last_error)
 
