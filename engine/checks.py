@@ -65,9 +65,9 @@ def whole_number(field: str, value: object, *, minimum: int = 1, maximum: int = 
 
 
 def count_limit(maximum: int) -> str:
-    """A whole number's bound as a message writes it: :data:`MAX_COUNT` as ``1e+12``, another
-    with thousands separators (``4,096``)."""
-    return f"{maximum:.0e}" if maximum == MAX_COUNT else f"{maximum:,}"
+    """A whole number's bound as a message writes it: with thousands separators, as every
+    count's (``4,096``; :data:`MAX_COUNT` ``1,000,000,000,000``, not the float's ``1e+12``)."""
+    return f"{maximum:,}"
 
 
 def finite_number(

@@ -26,6 +26,7 @@ from tests.pilot_helpers import (
     paste_into,
     reading_text,
     result_text,
+    screen_lines,
     shown,
     type_into,
     wait_until,
@@ -359,6 +360,29 @@ async def test_a_tab_pasted_inside_a_number_is_refused_naming_the_field(tmp_path
         assert "(showing the result for 7B)" in message
 
 
+async def test_a_refused_field_says_so_in_a_12_row_terminal(tmp_path: Path) -> None:
+    """At 40x12 the side pane has 8 rows: params N, then seven more fields, then the message
+    under the form, out of view; typing ``x`` after ``1B`` showed only ``params N  1Bx``. The
+    message comes right under the field, both in view, and the field is marked as refused until
+    the value is good again."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press("f2")
+        params = await params_field(pilot, app)
+        await pilot.press("end", "x")
+        await pilot.pause()
+        lines = [" ".join(line.split()) for line in screen_lines(app)]
+        row = lines.index("params N 1Bx")
+        below = " ".join(lines[row + 1 :])
+        assert below.startswith("params N: unknown suffix 'Bx'; use K, M, B (1e9) or T"), lines
+        assert "(showing the result for 1B)" in below, lines
+        assert params.has_class("-refused")
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert not params.has_class("-refused")
+        assert not any("unknown suffix" in line for line in screen_lines(app))
+
+
 async def test_a_gpu_memory_past_the_bound_says_its_unit(tmp_path: Path) -> None:
     """1e40 in GPU memory: the bound, 1e24 bytes, is written as every size is, in GB (1e9
     bytes: 1e15) and GiB (2^30 bytes: 1e24 / 1,073,741,824 = 9.313e14), and the bare number
@@ -406,6 +430,29 @@ async def test_the_kept_figures_say_which_value_they_are_for(tmp_path: Path) -> 
         await choose(pilot, bubble.query_one("#field-schedule", Select), "interleaved-1f1b")
         shown_error = " ".join(shown(bubble.query_one(".calc-error", Static)).split())
         assert shown_error.endswith("(showing the last good result)"), shown_error
+
+
+async def test_the_kept_value_and_the_bound_are_written_plainly(tmp_path: Path) -> None:
+    """Typing 2.5 for DP size passes through "2.", a DP size of 2: its figures stay under the
+    refusal, named as 2, not "(showing the result for 2.)", read as the end of a sentence. The
+    bound on every count, 10^12, is written with its digits grouped, as every count's (4,096),
+    not as the float 1e+12."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await params_field(pilot, app)
+        ledger = app.query_one("LedgerPane")
+        error = ledger.query_one(".calc-error", Static)
+        dp = ledger.query_one("#field-dp", Input)
+        await paste_into(pilot, dp, "")
+        await type_into(pilot, dp, "2.5")
+        message = " ".join(shown(error).split())
+        assert message == "DP size P: must be a whole number, got 2.5 (showing the result for 2)"
+        await paste_into(pilot, dp, "99999999999999999999")
+        message = " ".join(shown(error).split())
+        assert message.startswith(
+            "DP size P: must be at most 1,000,000,000,000, got 99999999999999999999"
+        ), message
 
 
 async def test_a_refused_edit_shows_the_same_after_a_restart(tmp_path: Path) -> None:

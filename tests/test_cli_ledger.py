@@ -288,7 +288,7 @@ def test_a_huge_count_is_quoted_as_typed(capsys: pytest.CaptureFixture[str], fla
     the whole number it stands for."""
     assert main(["calc", "ledger", "--model", "llama2-7b", flag, "1e300"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.endswith(f"{flag}: must be at most 1e+12, got 1e300")
+    assert err.endswith(f"{flag}: must be at most 1,000,000,000,000, got 1e300")
 
 
 @pytest.mark.parametrize(

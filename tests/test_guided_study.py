@@ -1513,6 +1513,37 @@ async def test_ctrl_n_after_a_restart_puts_the_cursor_in_the_diagrams_note_it_na
     assert saved(tmp_path)["notes"] == {"ex2.dp.split": "NOTEPROBE"}
 
 
+async def test_ctrl_n_withdraws_its_message_once_the_step_it_asks_for_is_done(
+    tmp_path: Path,
+) -> None:
+    """ctrl+n's message says what is left of the step it went to. Once the learner has done it,
+    the message said so no longer: "Not done yet: activations still need 'heads a'" stayed up
+    after heads a was typed (exercise 1 done in the header and the lesson), and "Write your note
+    in the box" after the note was written. It goes at once, as the plan says done."""
+    in_progress(tmp_path, FIRST_FIVE_READ + "forms: {ledger: {params: 1B}}\n")
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+
+        def toasts() -> str:
+            return " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
+
+        await settle(pilot)
+        await goto_section(pilot, app, "exercises")
+        await pilot.press("ctrl+n", *"4096", "ctrl+n", *"24", "ctrl+n", *"2048", "ctrl+n")
+        await saved_now(pilot, app)
+        # Saved, the plan drawn again: the step is not done, and the message stays.
+        assert "still need 'heads a'" in toasts().replace("\xa0", " "), toasts()
+        await pilot.press(*"16")
+        await saved_now(pilot, app)
+        assert build_plan(LESSON, app.progress).step("exercise:exercise-ledger").done
+        assert "Not done yet" not in toasts(), toasts()
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "exercise 2, DP" in toasts())
+        await pilot.press(*"rows")
+        await saved_now(pilot, app)
+        assert "exercise 2, DP" not in toasts(), toasts()
+
+
 async def test_ctrl_n_stays_at_exercise_1_until_every_activation_input_is_given(
     tmp_path: Path, notified: Notified
 ) -> None:

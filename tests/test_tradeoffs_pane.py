@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.text import Text
 from textual.widgets import Select, Static, TextArea
 
@@ -20,13 +20,18 @@ from engine.i18n import set_language
 from engine.lesson import load_lesson
 from engine.progress import ProgressStore
 from tests.notes_render import quotes
-from tests.pilot_helpers import S15_FILE, SIZE, settle, shown, wait_until
+from tests.pilot_helpers import S15_FILE, SIZE, screen_lines, settle, shown, wait_until, write
 from tui.app import make_app
 from tui.widgets.calculator import ResultView
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.reader import BrokenText
 from tui.widgets.side import SideTabs
-from tui.widgets.tradeoffs import SERIES_STYLES, TradeoffsPane, scenario_renderable
+from tui.widgets.tradeoffs import (
+    SERIES_STYLES,
+    DrawnAtWidth,
+    TradeoffsPane,
+    scenario_renderable,
+)
 
 
 async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
@@ -72,9 +77,12 @@ async def test_tradeoffs_tab_by_keys(tmp_path: Path) -> None:
         assert assumed < table.index("batch: 64 x sequence 2048") < table.index("T_step")
         assert assumed < table.index("link: NVLink in node, 100 Gb/s") < table.index("T_step")
         # Each strategy's markers and legend entry in its own colour.
+        assert isinstance(result.content, DrawnAtWidth)
+        report = result.content.at(result.size.width)
+        assert isinstance(report, Group)
         plot = next(
             part
-            for part in result.content.renderables
+            for part in report.renderables
             if isinstance(part, Text) and "log-log" in part.plain
         )
         colours = {str(span.style) for span in plot.spans}
@@ -189,7 +197,7 @@ async def test_the_slow_network_counterexample_says_what_its_memory_figure_count
         await pilot.press("1")
         await pilot.pause()
         view = pane.query_one("#tradeoffs-scenario", ResultView)
-        text = " ".join(shown(view).split())
+        text = " ".join(shown(view, view.size.width).split())
     # The column, then the same figure as its terms, then the text.
     assert re.search(r"fits 80 GB NO 252 GB\b", text), text
     assert f"DP 16: {gb(states)} + {gb(activations)} + 0.0 GB = {gb(total)}" in text, text
@@ -197,3 +205,28 @@ async def test_the_slow_network_counterexample_says_what_its_memory_figure_count
     assert f"model states take {gb(states)}" in text, text
     assert f"{gb(activations)} more: {gb(total)} on each GPU" in text, text
     assert "208" not in text, text
+
+
+async def test_the_report_is_broken_for_the_width_the_scroll_bar_leaves(tmp_path: Path) -> None:
+    """At 200x60 the report, once exercise 4 is written and left, makes the pane overflow: its
+    scroll bar takes two columns. Every line is broken for the width that is left, so none is
+    wrapped again mid-phrase (``16`` / ``heads,``; the plot's axis ending on a line of its own,
+    its last tick ``64`` below the others)."""
+    app = make_app(progress_dir=tmp_path, autosave_delay=0.05, language="en")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.press("f10")
+        await settle(pilot)
+        pane = app.query_one(TradeoffsPane)
+        await write(pilot, pane.query(TextArea).first(), "TP grows most")
+        pane.query_one("#tradeoffs-link", Select).focus()  # left: the report unfolds
+        await settle(pilot)
+        await wait_until(pilot, lambda: pane.show_vertical_scrollbar)
+        await pilot.pause()
+        region = pane.scrollable_content_region
+        lines = screen_lines(app, (region.x, region.right))
+    text = "\n".join(lines)
+    assert "heads, V 50257)" in text, text
+    axis = next(i for i, line in enumerate(lines) if line.lstrip().startswith("+---"))
+    ticks = ["1", "2", "4", "8", "16", "32", "64"]
+    assert lines[axis].endswith("-") and lines[axis + 1].split() == ticks, text
+    assert not any(line.strip() in {"-", "64", "heads,", "1"} for line in lines), text

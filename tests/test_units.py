@@ -137,7 +137,7 @@ def test_a_huge_whole_number_is_quoted_as_typed_not_by_its_digits(typed: str, qu
     must not print."""
     with pytest.raises(InputError) as caught:
         units.parse_int("seq", typed)
-    assert caught.value.message == f"must be at most 1e+12, got {quoted}"
+    assert caught.value.message == f"must be at most 1,000,000,000,000, got {quoted}"
 
 
 @given(st.text(max_size=30))
@@ -215,7 +215,7 @@ def test_a_whole_number_past_its_bound_is_quoted_by_its_beginning() -> None:
     """10**300 handed to a spec (not typed) is 301 digits: its first 31 and an ellipsis."""
     with pytest.raises(InputError) as caught:
         whole_number("seq", 10**300)
-    assert caught.value.message == "must be at most 1e+12, got 1" + "0" * 30 + "…"
+    assert caught.value.message == "must be at most 1,000,000,000,000, got 1" + "0" * 30 + "…"
 
 
 @pytest.mark.parametrize(

@@ -167,6 +167,14 @@ def withdraw(app: App[Any], *severities: str) -> None:
             app._unnotify(notification)
 
 
+def withdraw_text(app: App[Any], text: str) -> None:
+    """Take the messages saying ``text`` off every screen: their sayer knows it is no longer so
+    (ctrl+n's step, once done). A message that replaced it, or timed out, is left alone."""
+    for notification in list(app._notifications):
+        if isinstance(notification, BrokenNotification) and notification.text == text:
+            withdraw_one(app, notification)
+
+
 def withdraw_one(app: App[Any], notification: Notification) -> None:
     """Take ``notification`` off every screen of the stack: under a dialog the screen below
     still shows its toast (Textual refreshes only the top screen's), until it times out."""

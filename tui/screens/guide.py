@@ -56,6 +56,7 @@ from engine.reading import BULLET, section_blocks
 from engine.strategies import get_strategy
 from engine.timefmt import utc_now
 from tui import strings
+from tui.toasts import withdraw_text
 from tui.widgets.reader import BrokenLines, BrokenText, block_widget
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import SideTabs
@@ -202,6 +203,9 @@ class StudyGuide:
         self._plan: Plan | None = None
         # Whether ctrl+n has said how a section is read (once: then it would hide the text).
         self._said_read = False
+        # The place ctrl+n last said was the step to do, and what it said: withdrawn once that
+        # place is done (see _withdraw_said).
+        self._said: tuple[tuple[str, str], str] | None = None
         # The section the learner scrolled in since it was shown (only there can an end on
         # screen mean it was read).
         self.scrolled_in: str | None = None
@@ -241,6 +245,7 @@ class StudyGuide:
             return plan.figure
         drawn = self._plan
         self._plan = plan
+        self._withdraw_said(plan)
         if drawn is None or _marks(drawn) != _marks(plan):
             self._draw_states()
         else:
@@ -248,6 +253,18 @@ class StudyGuide:
             # its last note can leave exercises 2 and 3 as they were ("started").
             self._draw_strategy_marks()
         return plan.figure
+
+    def _withdraw_said(self, plan: Plan) -> None:
+        """Take ctrl+n's message off the screen once the place it asked for is done: "Not done
+        yet: activations still need 'heads a'" stayed up, for its 4 seconds, under a header and
+        an exercise that said done."""
+        if self._said is None:
+            return
+        key, text = self._said
+        place = next((p for p in study_places(plan, self.progress) if p.key == key), None)
+        if place is None or place.done or place.step.done:
+            self._said = None
+            withdraw_text(self.screen.app, text)
 
     def forget_states(self) -> None:
         """A lesson was opened: every mark is drawn again at the next refresh."""
@@ -731,9 +748,7 @@ class StudyGuide:
                 text = strings.STEP_READ_ON.format(
                     number=number, total=total, step=describe_step(step)
                 )
-                self.screen.notify(
-                    strings.single_stops(text.replace("\n", " ")), timeout=SAY_SECONDS
-                )
+                self._notify_step(place, strings.single_stops(text.replace("\n", " ")))
                 return
             self._said_read = True
         # Short: the pane or the box's label shows the lesson's own words.
@@ -775,4 +790,11 @@ class StudyGuide:
             )
         if last:
             text = strings.STEP_ONLY_ONE_LEFT.format(step=text)
-        self.screen.notify(strings.single_stops(text), timeout=SAY_SECONDS)
+        self._notify_step(place, strings.single_stops(text))
+
+    def _notify_step(self, place: Place, text: str) -> None:
+        """Say ``text``, ctrl+n's message for ``place``; withdrawn when that place is done (one
+        already done when said, the plan view's Enter on it, is not followed)."""
+        done = place.done or place.step.done
+        self._said = None if done else (place.key, text)
+        self.screen.notify(text, timeout=SAY_SECONDS)

@@ -14,6 +14,7 @@ split apart each would need the others' internals.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -34,7 +35,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.errors import InputError, typed_value
 from engine.i18n import N_, gettext
-from engine.linebreak import unbreakable
+from engine.linebreak import hanging_lines, unbreakable
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
@@ -115,6 +116,17 @@ def is_stale(event: Select.Changed) -> bool:
     Such a message is no choice of the learner's; acting on it would overwrite the restored
     fields."""
     return event.value != event.select.value
+
+
+# A number typed up to its decimal point (``2.`` on the way to ``2.5``).
+_BARE_POINT = re.compile(r"[+-]?\d+\.")
+
+
+def kept_value(text: str) -> str:
+    """The field's value whose figures stay on screen, as the message names it: as typed
+    (``1e4``, ``7B``), less a decimal point with no digit after it: typing ``2.5`` passes
+    through ``2.``, and "(showing the result for 2.)" read as the end of a sentence."""
+    return text[:-1] if _BARE_POINT.fullmatch(text) else text
 
 
 class FormInput(LiteralInput):
@@ -347,6 +359,10 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         # The focused field and its row on screen before a recompute changed the figures'
         # height (see _hold_focused_row).
         self._held: tuple[Widget, int] | None = None
+        # The fields marked as refused (class -refused), and the row of the refused field the
+        # learner types in with whether its message is right under it (see _place_error).
+        self._refused: set[str] = set()
+        self._refusal: tuple[Widget, bool] | None = None
         self._main_field_ids = {f"field-{field.name}" for field in self.FIELDS}
         # The lesson and progress the main screen handed down (tui.widgets.side).
         self.opened = OpenedLesson()
@@ -483,6 +499,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         if not self._widgets:
             fields = self.all_fields() if self.more_open else self.FIELDS
             self._widgets = {field.name: self.query_one(f"#field-{field.name}") for field in fields}
+            self._refused = set()  # new rows: marked again
         return self._widgets
 
     def values(self) -> dict[str, str]:
@@ -640,10 +657,68 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
         if not is_stale(event):
             self.field_edited(typing=False)
 
-    def _place_error(self, error_widget: Static, field_name: str) -> None:
+    def _refused_fields(self, error: InputError) -> set[str]:
+        """The form's fields ``error`` refuses (each of :class:`FormErrors`), by their labels:
+        the engine may name a field by its spec's name (``num_microbatches``)."""
+        errors = error.errors if isinstance(error, FormErrors) else (error,)
+        labels = {self.label_of(each.field) for each in errors}
+        return {name for name in self._field_widgets() if self.label_of(name) in labels}
+
+    def _mark_refused(self, names: set[str]) -> None:
+        """Class ``-refused`` on the fields ``names`` (tinted as Textual's invalid Input), off
+        the others: the field says it was refused where the message is out of view."""
+        if names == self._refused:
+            return
+        for name, widget in self._field_widgets().items():
+            widget.set_class(name in names, "-refused")
+        self._refused = set(names)
+
+    def _typed_refusal(self, error_widget: Static, refused: set[str], text: str) -> bool | None:
+        """Where the learner types in a refused main field: whether its message goes right under
+        that field's row (True) rather than under the form, and, when just refused, a scroll
+        that shows the field and the message. None where the focus is in no refused main field.
+
+        Under the form, the message was out of view in a short pane (the Ledger at 40x12: the
+        field, seven rows of form, then the message): it goes under the field when the form
+        from the field's row down to the message's last line is taller than the pane."""
+        focused = self.screen.focused
+        name = (focused.id or "").removeprefix("field-") if focused is not None else ""
+        row = focused.parent if focused is not None else None
+        if (
+            focused is None
+            or focused.id not in self._main_field_ids
+            or name not in refused
+            or not isinstance(row, Widget)
+        ):
+            return None
+        if self._refusal is not None and self._refusal[0] is row and error_widget.display:
+            return self._refusal[1]  # decided when refused: the message does not jump per key
+        # Just refused (the regions' lookups are once per refusal, not per key).
+        last_row = self._field_widgets()[self.FIELDS[-1].name].parent
+        assert isinstance(last_row, Widget)
+        view = self.scrollable_content_region
+        lines = len(hanging_lines(text, view.width, ""))
+        tall = last_row.virtual_region.bottom + lines - row.virtual_region.y > view.height
+        self._refusal = (row, tall)
+        self.call_after_refresh(self._scroll_to_refusal, row, error_widget)
+        return tall
+
+    def _scroll_to_refusal(self, row: Widget, error_widget: Static) -> None:
+        """Scroll so the refused field's row and its message are in view (the row first, where
+        both do not fit)."""
+        if row.is_attached and error_widget.display:
+            both = row.virtual_region.union(error_widget.virtual_region)
+            self.scroll_to_region(both, animate=False, origin_visible=True)
+
+    def _place_error(self, error_widget: Static, error: InputError, text: str) -> None:
         """Put the message right under the bad field's row when that row is below the result
         (the less-used fields): there it would be a screen away from the field it names. A main
-        field's message stays under the form, which is next to it."""
+        field's message stays under the form, which is next to it, unless the learner types in
+        it and the pane is too short for both (:meth:`_typed_refusal`). The refused fields are
+        marked (:meth:`_mark_refused`)."""
+        field_name = error.field
+        refused = self._refused_fields(error)
+        self._mark_refused(refused)
         widget = self._field_widgets().get(field_name) if self.more_open else None
         more = {field.name for field in self.MORE_FIELDS}
         row = widget.parent if widget is not None and field_name in more else None
@@ -659,6 +734,12 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
                 # Not away from another field of the pane with the focus (params N after a
                 # restart, the refused value restored): the next key would land there unseen.
                 self.call_after_refresh(error_widget.scroll_visible, animate=False)
+            return
+        under_row = self._typed_refusal(error_widget, refused, text)
+        if under_row and self._refusal is not None:
+            typed_row = self._refusal[0]
+            if self.children.index(error_widget) != self.children.index(typed_row) + 1:
+                self.move_child(error_widget, after=typed_row)
         elif self.children.index(error_widget) + 1 != self.children.index(anchor):
             self.move_child(error_widget, before=anchor)
 
@@ -671,7 +752,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             good = self._good_values[changed[0]].strip()
             if good:
                 return strings.CALC_LAST_GOOD_FOR.format(
-                    error=self.last_error, value=typed_value(good)
+                    error=self.last_error, value=typed_value(kept_value(good))
                 )
         return strings.CALC_LAST_GOOD.format(error=self.last_error)
 
@@ -709,16 +790,19 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
                 if self.figure_name:
                     figures = dict(self._good_figures)
                 self._held = None  # the last good figures stay: nothing moves
-                error_widget.update(BrokenLines(self._last_good_text(values, error), indent=""))
+                text = self._last_good_text(values, error)
             else:
-                error_widget.update(BrokenLines(self.last_error, indent=""))
+                text = self.last_error
                 result.show(strings.CALC_ENTER_VALUES)
                 self._showing_figures = False
                 self._queue_details(None, typing=False)
-            self._place_error(error_widget, error.field)
+            error_widget.update(BrokenLines(text, indent=""))
+            self._place_error(error_widget, error, text)
             error_widget.display = True
         else:
             self.last_error = ""
+            self._refusal = None
+            self._mark_refused(set())
             if error_widget.display:  # setting it, even to the same value, re-lays out
                 error_widget.update("")
                 error_widget.display = False

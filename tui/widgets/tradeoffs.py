@@ -19,10 +19,10 @@ is computed while they are folded.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -112,8 +112,40 @@ def _dim_text(text: str, width: int) -> Text:
     return Text("\n".join(lines), style="dim")
 
 
+class DrawnAtWidth:
+    """A Rich renderable made by ``make(width)`` for the width it is drawn at, whenever that is
+    (the last one kept). Made for a width read from the pane beforehand, the lines and the plot
+    were wrapped again, mid-phrase, when the pane's scroll bar appeared below the report (Textual
+    sends no Resize for that); a Static or a ResultView draws this again when its width
+    changes."""
+
+    def __init__(self, make: Callable[[int], RenderableType]) -> None:
+        self._make = make
+        self._made: tuple[int, RenderableType] | None = None
+
+    def at(self, width: int) -> RenderableType:
+        """What is drawn ``width`` cells wide."""
+        if self._made is None or self._made[0] != width:
+            self._made = (width, self._make(width))
+        return self._made[1]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.at(options.max_width)
+
+
+def _room(width: int) -> int:
+    """The width the report and the counterexamples are made for in ``width`` cells (one cell
+    short of the edge, at least the plot's least width)."""
+    return max(MIN_PLOT_WIDTH, width - 1)
+
+
+def report_view(report: TradeoffsReport) -> DrawnAtWidth:
+    """:func:`report_renderable` at the width it is drawn at."""
+    return DrawnAtWidth(lambda width: report_renderable(report, _room(width)))
+
+
 def report_renderable(report: TradeoffsReport, width: int) -> RenderableType:
-    """The growth table (exercise 4) and the scaling plot."""
+    """The growth table (exercise 4) and the scaling plot, ``width`` cells wide."""
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
     table.add_column(strings.TRADEOFFS_COL_STRATEGY, no_wrap=True)
     table.add_column(strings.TRADEOFFS_COL_STEP, justify="right", no_wrap=True)
@@ -177,6 +209,18 @@ def scenario_renderable(index: int, width: int = MIN_SCENARIO_TABLE_WIDTH) -> Re
     the interface language; a table when ``width`` (cells) has room for it, else one block per
     case."""
     return _scenario_renderable(index, width, current_language())
+
+
+@functools.cache
+def scenario_view(index: int, language: str) -> DrawnAtWidth:
+    """Counterexample ``index`` as a table or as blocks, whichever the width it is drawn at has
+    room for (two cache entries per counterexample and language)."""
+
+    def make(width: int) -> RenderableType:
+        narrow = _room(width) < MIN_SCENARIO_TABLE_WIDTH
+        return _scenario_renderable(index, 0 if narrow else MIN_SCENARIO_TABLE_WIDTH, language)
+
+    return DrawnAtWidth(make)
 
 
 @functools.cache
@@ -311,8 +355,8 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         self.scenario: int | None = None
         # The learner chose to see the answer first in this pane (the app records it).
         self._shown_first = False
-        # The choices and width of the report being computed (None: none is wanted).
-        self._wanted: tuple[tuple[str, int, str, int, int], int] | None = None
+        # The choices of the report being computed (None: none is wanted).
+        self._wanted: tuple[str, int, str, int, int] | None = None
         self._busy_timer: Timer | None = None
         # What the main screen handed down (show_lesson, restore_choices): shown once mounted.
         self.opened = OpenedLesson()
@@ -422,17 +466,9 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         self.query_one(PaneExercises).show_lesson(self.opened.lesson, self.opened.progress)
         self._show_notes(self.opened.progress.notes)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.refresh_report()
-        if self.scenario is not None:
-            self.action_scenario(self.scenario)
-
     def first_focus(self) -> Widget | None:
         """The widget the pane's key focuses first: the link selector."""
         return self.query_one("#tradeoffs-link", Select)
-
-    def _width(self) -> int:
-        return max(MIN_PLOT_WIDTH, self.scrollable_content_region.width - 1)
 
     @property
     def folded(self) -> bool:
@@ -463,25 +499,23 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
             int(str(self.query_one("#tradeoffs-batch", Select).value)),
             int(str(self.query_one("#tradeoffs-seq", Select).value)),
         )
-        self._wanted = (choices, self._width())
-        self._compute_report(*self._wanted)
+        self._wanted = choices
+        self._compute_report(choices)
         if self._busy_timer is None:
             self._busy_timer = self.set_timer(BUSY_AFTER_S, lambda: self._set_busy(True))
 
     @work(thread=True, exclusive=True, group=REPORT_GROUP, exit_on_error=False)
     def _compute_report(
-        self, choices: tuple[str, int, str, int, int], width: int
-    ) -> tuple[tuple[tuple[str, int, str, int, int], int], RenderableType]:
-        """The report for ``choices`` drawn ``width`` cells wide (a worker thread)."""
+        self, choices: tuple[str, int, str, int, int]
+    ) -> tuple[tuple[str, int, str, int, int], RenderableType]:
+        """The report for ``choices``, made for the width it is drawn at (a worker thread)."""
         link, world, model, batch, seq = choices
         try:
             report = tradeoffs_report(link, world, tradeoffs_base(model, batch, seq))
         except InputError as error:
             # A choice the model cannot take (a sequence beyond its positions): say which.
-            return (choices, width), Text(
-                labelled(get_preset(model).shown_title, picker_error(error))
-            )
-        return (choices, width), report_renderable(report, width)
+            return choices, Text(labelled(get_preset(model).shown_title, picker_error(error)))
+        return choices, report_view(report)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -560,9 +594,7 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         self.scenario = index
         widget = self.query_one("#tradeoffs-scenario", ResultView)
         # Flipping between the three never shrinks the view, so the notes below do not jump.
-        narrow = self._width() < MIN_SCENARIO_TABLE_WIDTH
-        width = 0 if narrow else MIN_SCENARIO_TABLE_WIDTH  # two cache entries per scenario
-        widget.show(scenario_renderable(index, width), typing=True, fixed=True)
+        widget.show(scenario_view(index, current_language()), typing=True, fixed=True)
         widget.scroll_visible(animate=False)
 
     def _show_notes(self, notes: dict[str, str]) -> None:
