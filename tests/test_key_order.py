@@ -730,3 +730,27 @@ async def test_arrows_and_page_keys_in_one_burst_each_scroll_the_timeline(tmp_pa
         await wait_until(pilot, lambda: view.scroll_x == page + 2)
         await burst(app, "end", "left")
         await wait_until(pilot, lambda: view.scroll_x == view.max_scroll_x - 1)
+
+
+@pytest.mark.parametrize("closing", ["escape", "enter"])
+async def test_a_key_right_after_a_picker_s_list_closes_gets_the_hint(
+    tmp_path: Path, notified: Notified, closing: str
+) -> None:
+    """The Bubble pane's schedule picker: Enter opens its list, Escape (or Enter on an option)
+    closes it. A key typed at once after that (one burst) went to the closing list, whose
+    type-to-search took it without a word; on the closed picker, which types nothing, it is
+    refused with the hint. Enter's choice is made before the key: Down then Enter picks the
+    second schedule (1f1b)."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path, delay=3600)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f3")
+        picker = app.query_one("#field-schedule", Select)
+        await wait_until(pilot, lambda: app.focused is picker)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: picker.expanded and app.focused is not picker)
+        await burst(app, *(["escape"] if closing == "escape" else ["down", "enter"]), "x", "9")
+        await wait_until(pilot, lambda: app.focused is picker and not picker.expanded)
+        assert notified.messages and 'Not typed: "x9"' in notified.messages[-1]
+        assert picker.value == ("gpipe" if closing == "escape" else "1f1b")

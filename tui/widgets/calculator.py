@@ -38,6 +38,7 @@ from engine.linebreak import unbreakable
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
+from tui.widgets.picker import Picker
 from tui.widgets.reader import BrokenLines, BrokenText
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import OpenedLesson
@@ -400,7 +401,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             value = values.get(field.name, field.default)
             widget: Widget
             if field.options:
-                widget = Select(
+                widget = Picker(
                     [(gettext(label), option) for label, option in field.options],
                     value=value,
                     allow_blank=False,

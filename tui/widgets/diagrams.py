@@ -49,6 +49,7 @@ from engine.strategies import ALIASES, get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
+from tui.widgets.picker import Picker
 from tui.widgets.reader import BrokenText, ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll, SidewaysScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
@@ -162,7 +163,7 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
-        yield Select(
+        yield Picker(
             self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
         )
         yield ZoomHint(strings.DIAGRAM_ZOOM_HINT)
