@@ -674,3 +674,83 @@ async def test_escape_and_a_key_in_one_burst_leave_a_calculator_field(tmp_path: 
         assert field.value == "7B"
         assert app.focused is app.query_one(LedgerPane)
         await wait_until(pilot, lambda: app.main_screen.current_section != section)
+
+
+async def test_arrows_in_one_burst_each_scroll_the_diagram_a_column(tmp_path: Path) -> None:
+    """At 60x20 the 80-column DP picture hides rank 3. Twenty Rights sent at once moved it two
+    or three columns: each scrolled one column from where the last was going, which Textual
+    sets only after the next refresh. Each key moves it one column; End goes to its right end,
+    Home back to its left one."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("f4")
+        # The picture shows once its answers are: look first (ctrl+r), confirmed.
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("y")
+        picture = app.query_one("#diagram-scroll")
+        await wait_until(pilot, lambda: picture.max_scroll_x > 20)
+        # Tab from the strategy picker, which the confirmation gives the focus back to.
+        await wait_until(pilot, lambda: app.focused is app.query_one("#strategy"))
+        await pilot.press("tab")
+        assert app.focused is picture
+        await burst(app, *["right"] * 20)
+        await wait_until(pilot, lambda: picture.scroll_x == 20)
+        await burst(app, "left", "left", "left")
+        await wait_until(pilot, lambda: picture.scroll_x == 17)
+        await burst(app, "end")
+        await wait_until(pilot, lambda: picture.scroll_x == picture.max_scroll_x)
+        await burst(app, "home", "right", "right")
+        await wait_until(pilot, lambda: picture.scroll_x == 2)
+        assert app.focused is picture
+
+
+async def test_arrows_and_page_keys_in_one_burst_each_scroll_the_timeline(tmp_path: Path) -> None:
+    """The Bubble timeline scrolls sideways the same way: every key of a burst counts, a page
+    key too (it counted from the column an arrow's animation had reached)."""
+    from tui.widgets.bubble import BubblePane, TimelineView
+
+    app = app_for(tmp_path, delay=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        bubble = app.query_one(BubblePane)
+        view = bubble.query_one("#timeline", TimelineView)
+        # GPipe p=4, m=40: (m + p - 1) x 3 = 129 columns of time, over twice the pane's width.
+        await paste_into(pilot, bubble.query_one("#field-micro_batches", Input), "40")
+        await wait_until(pilot, lambda: view.virtual_size.width == len("stage 3 ") + 129)
+        assert view.max_scroll_x > view.scrollable_content_region.width + 1
+        view.focus()
+        await pilot.pause()
+        await burst(app, *["right"] * 12, "left", "left")
+        await wait_until(pilot, lambda: view.scroll_x == 10)
+        page = view.scrollable_content_region.width
+        # A page counts from where the arrows before it were going, not from where their
+        # animation had got to.
+        await burst(app, "home", "right", "right", "pagedown")
+        await wait_until(pilot, lambda: view.scroll_x == page + 2)
+        await burst(app, "end", "left")
+        await wait_until(pilot, lambda: view.scroll_x == view.max_scroll_x - 1)
+
+
+@pytest.mark.parametrize("closing", ["escape", "enter"])
+async def test_a_key_right_after_a_picker_s_list_closes_gets_the_hint(
+    tmp_path: Path, notified: Notified, closing: str
+) -> None:
+    """The Bubble pane's schedule picker: Enter opens its list, Escape (or Enter on an option)
+    closes it. A key typed at once after that (one burst) went to the closing list, whose
+    type-to-search took it without a word; on the closed picker, which types nothing, it is
+    refused with the hint. Enter's choice is made before the key: Down then Enter picks the
+    second schedule (1f1b)."""
+    from textual.widgets import Select
+
+    app = app_for(tmp_path, delay=3600)
+    async with app.run_test(size=SIZE, message_hook=notified.hook) as pilot:
+        await pilot.press("f3")
+        picker = app.query_one("#field-schedule", Select)
+        await wait_until(pilot, lambda: app.focused is picker)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: picker.expanded and app.focused is not picker)
+        await burst(app, *(["escape"] if closing == "escape" else ["down", "enter"]), "x", "9")
+        await wait_until(pilot, lambda: app.focused is picker and not picker.expanded)
+        assert notified.messages and 'Not typed: "x9"' in notified.messages[-1]
+        assert picker.value == ("gpipe" if closing == "escape" else "1f1b")

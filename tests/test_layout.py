@@ -1315,3 +1315,30 @@ async def test_the_labs_chinese_text_is_broken_by_the_apps_rules(
         first = next(row for row in rows if row.startswith("实验在真实的"))
         assert "collective（torch.distributed，Gloo，仅限本机），并" in first, rows
         assert not [row for row in rows if row in ("2.13 的 CPU", "实验在真实的 rank 上运行")]
+
+
+async def test_the_op_times_field_that_takes_the_focus_is_scrolled_into_view(
+    tmp_path: Path,
+) -> None:
+    """The Bubble pane zoomed at 80x24, its button at the foot of the pane: Enter on
+    ``▸ op times`` showed only the title of the rows it opened, the field with the focus below
+    the screen (Textual scrolled it into view within the pane's height before the rows were
+    laid out). The focused field is on screen, inside the pane."""
+    from tui.widgets.bubble import BubblePane
+
+    app = make_app(progress_dir=tmp_path, autosave_delay=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.press("f5")
+        pane = app.query_one(BubblePane)
+        button = pane.query_one("#more-open")
+        # Tab from the first field to the button, past the four other fields and the timeline.
+        await burst(app, *["tab"] * 6)
+        assert app.focused is button
+        await burst(app, "enter")
+        await wait_until(pilot, lambda: app.focused is not button)
+        field = pane.query_one("#field-t_forward")
+        assert app.focused is field
+        await pilot.pause()
+        await pilot.pause()
+        assert pane.region.contains_region(field.region), (field.region, pane.region)

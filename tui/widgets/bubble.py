@@ -48,6 +48,7 @@ from tui.compositor import in_view
 from tui.widgets.calculator import CalculatorPane, Field, FieldChecks, Outcome, ResultView
 from tui.widgets.fit import Column, FigureTable
 from tui.widgets.reader import BrokenLines
+from tui.widgets.scrolling import SidewaysScroll
 
 NONE = "none"
 MIN_TIMELINE_WIDTH = 24
@@ -287,7 +288,7 @@ MORE_BEFORE = "‹"
 MORE_AFTER = "›"
 
 
-class TimelineView(ScrollView, can_focus=True):
+class TimelineView(SidewaysScroll, ScrollView, can_focus=True):
     """Pipeline timelines drawn at whole columns per time unit: never squeezed nor wrapped; when
     wider than the pane they scroll sideways (Tab focuses it; left/right, page up/down, home and
     end, or the mouse), a row's cut edge marked ‹ or ›."""
@@ -311,13 +312,6 @@ class TimelineView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.lines: list[str] = []
         self.label_width = 0
-
-    # The view never scrolls vertically: home and end go to the start and end of time.
-    def action_scroll_home(self) -> None:
-        self.scroll_to(x=0, animate=False)
-
-    def action_scroll_end(self) -> None:
-        self.scroll_to(x=self.max_scroll_x, animate=False)
 
     def show(self, lines: list[str], label_width: int = 0) -> None:
         """Draw ``lines`` (ASCII); the first ``label_width`` columns of each ``stage`` row stay in

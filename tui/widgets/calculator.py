@@ -39,6 +39,7 @@ from engine.linebreak import hanging_lines, unbreakable
 from tui import strings
 from tui.compositor import in_view
 from tui.widgets.literal import LiteralInput
+from tui.widgets.picker import Picker
 from tui.widgets.reader import BrokenLines, BrokenText
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import OpenedLesson
@@ -416,7 +417,7 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             value = values.get(field.name, field.default)
             widget: Widget
             if field.options:
-                widget = Select(
+                widget = Picker(
                     [(gettext(label), option) for label, option in field.options],
                     value=value,
                     allow_blank=False,
@@ -463,7 +464,12 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             # Refused before the rows were built (a restart): the message goes under its row.
             self.recompute(typing=False)
         if self._focus_more:
-            self.query_one(f"#field-{self.MORE_FIELDS[0].name}").focus()
+            first = self.query_one(f"#field-{self.MORE_FIELDS[0].name}")
+            first.focus()
+            # Textual scrolls a focused widget into view before the rows just mounted are laid
+            # out, within the pane's old height: with the button at the foot of the Bubble
+            # pane zoomed at 80x24, only the title came into view, the fields below the screen.
+            self.call_after_refresh(first.scroll_visible, animate=False)
 
     @on(Button.Pressed, "#more-open")
     async def _more_pressed(self, event: Button.Pressed) -> None:

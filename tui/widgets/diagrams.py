@@ -49,8 +49,9 @@ from engine.strategies import ALIASES, get_strategy
 from tui import strings
 from tui.commands import labelled
 from tui.widgets.notes import NoteBox, keep_focus_in_view
+from tui.widgets.picker import Picker
 from tui.widgets.reader import BrokenText, ZoomHint
-from tui.widgets.scrolling import FocusFollowsScroll
+from tui.widgets.scrolling import FocusFollowsScroll, SidewaysScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
 from tui.widgets.study import AnswerLooked, PaneExercises
 
@@ -123,6 +124,10 @@ class DiagramText(Static):
         return Content(self.text_at(self.size.width))
 
 
+class PictureScroll(SidewaysScroll, ScrollableContainer):
+    """The 80-column picture, scrolled sideways where the pane is narrower."""
+
+
 class DiagramsPane(FocusFollowsScroll, VerticalScroll):
     """Pick a strategy; see what each of 4 ranks holds, what is split, what moves, what waits."""
 
@@ -158,13 +163,13 @@ class DiagramsPane(FocusFollowsScroll, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield PaneExercises("diagrams", self.opened.lesson, self.opened.progress)
-        yield Select(
+        yield Picker(
             self._options(), value=self._wanted, allow_blank=False, id="strategy", compact=True
         )
         yield ZoomHint(strings.DIAGRAM_ZOOM_HINT)
         # The text parts are broken at the pane's width; the 80-column picture scrolls sideways.
         yield DiagramText(id="diagram-head")
-        with ScrollableContainer(id="diagram-scroll"):
+        with PictureScroll(id="diagram-scroll"):
             yield Static("", markup=False, id="diagram", classes="diagram")
         yield DiagramText(id="diagram-tail")
         yield Static("", markup=False, id="diagram-folded", classes="folded")

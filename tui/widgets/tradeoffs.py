@@ -63,6 +63,7 @@ from tui import strings
 from tui.commands import labelled
 from tui.widgets.calculator import ResultView
 from tui.widgets.notes import NoteBox, keep_focus_in_view
+from tui.widgets.picker import Picker
 from tui.widgets.reader import BrokenLines, ZoomHint
 from tui.widgets.scrolling import FocusFollowsScroll
 from tui.widgets.side import ChoicesChanged, OpenedLesson
@@ -368,7 +369,7 @@ class TradeoffsPane(FocusFollowsScroll, VerticalScroll):
         for label, select_id, options, value in self._pickers(self._wanted_choices):
             with Horizontal(classes="form-row"):
                 yield Label(label, classes="form-label")
-                yield Select(
+                yield Picker(
                     options,
                     value=value,
                     allow_blank=False,
