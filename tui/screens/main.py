@@ -135,6 +135,7 @@ class MainScreen(Screen[None]):
         side: SidePreference = "auto",
         reading: bool = False,
         zoomed: bool = False,
+        keep_side: bool | None = None,
         first_run: bool = False,
         session_line: Callable[[], str] = str,
         app_entries: Callable[[], list[PaletteEntry]] = list,
@@ -143,7 +144,9 @@ class MainScreen(Screen[None]):
         record_form: Callable[[CalculatorPane.FormChanged], None],
     ) -> None:
         """``side``, ``reading``: the layout choices remembered; ``zoomed``: the side pane
-        takes the screen (F5; a language switch keeps it); ``first_run``: the first
+        takes the screen (F5; a language switch keeps it); ``keep_side``: the side pane shown or
+        not as on the screen this one replaces (a language switch), at any size (None: the
+        layout's rule, F6's choice and where the lesson was left decide); ``first_run``: the first
         page shows the first-run hint. The app that shows the screen gives it what only the
         app knows, as callables: ``session_line`` (this study session in one
         line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
@@ -162,6 +165,7 @@ class MainScreen(Screen[None]):
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.set_reactive(MainScreen.zoomed, zoomed and not reading)
+        self._keep_side = keep_side
         self.first_run = first_run
         # The first-run hint was put on screen, and its timer (HINT_SEEN_SECONDS) while it runs.
         self._hint_shown = False
@@ -262,6 +266,8 @@ class MainScreen(Screen[None]):
         state = self.resume.state
         if state.side_shown is not None and state.side_size == first:
             shown = state.side_shown
+        if self._keep_side is not None:
+            shown = self._keep_side
         return arrange(first, shown, self.reading_mode, zoomed=False, outline_open=False).side
 
     def on_mount(self) -> None:
@@ -274,6 +280,11 @@ class MainScreen(Screen[None]):
         self._resized(width, height)
         # Before the first arrangement, so only the side tab shown is built.
         self.resume.restore_layout(self.resume.state, initial=True)
+        if self._keep_side is not None and first != "too-small":
+            # A language switch is no restart: the side pane stays as it was at any size (below
+            # 80 columns too, where a restart shows the lesson first), and with it the focus in
+            # it, so the next key lands in the field typed in.
+            self.set_reactive(MainScreen.side_shown, self._keep_side)
         self.resume.restore_choices(self.resume.state)
         self._arrange()
         self._show_opened_lesson()
