@@ -597,7 +597,7 @@ class MainScreen(Screen[None]):
         pane = await self.open_side_tab(tab)
         if not again:
             await self.resume.side_focus_built(tab)
-        self.focus_tab_pane(pane, first=again)
+        self.focus_tab_pane(pane, first=again, field=True)
 
     async def open_side_tab(self, tab: str) -> Widget:
         """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
@@ -608,18 +608,25 @@ class MainScreen(Screen[None]):
         self.side_shown = True
         return await side.open_tab(tab)
 
-    def focus_tab_pane(self, pane: Widget, *, first: bool = False) -> None:
+    def focus_tab_pane(self, pane: Widget, *, first: bool = False, field: bool = False) -> None:
         """Focus in side tab ``pane`` (a ``TabPane``): the widget that last had the focus there
         (the note box being written), else, or with ``first``, the pane's first field; then
         scroll the focused widget into view once laid out (a widget focused in a pane scrolled
-        elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
+        elsewhere, or laid out while hidden, is off screen: a key typed would land unseen).
+        With ``field`` (the tab's key), a pane that had the focus itself gives its first field
+        the focus instead."""
         back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
         if back is None and not first and pane.id is not None:
             # The field the learner was in when the lesson was left, not given back then (the
             # side pane was not on screen at a narrower restart): their next key is meant for it.
             back = self.resume.side_focus(pane.id)
+        content = next(iter(pane.children), None)
+        if field and back is not None and back is content:
+            # The pane itself had it: a scroll key or the wheel left its field out of view (or
+            # Escape left the field). The tab's key asks for a field, as on a first visit; F6
+            # shows the pane as it was left.
+            back = None
         if back is None:
-            content = next(iter(pane.children), None)
             first_focus = getattr(content, "first_focus", None)
             back = first_focus() if first_focus is not None else None
         if back is not None:
