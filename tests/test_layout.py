@@ -23,6 +23,7 @@ from engine.ledger import PRECISION_PRESETS, LedgerSpec, compute_ledger
 from engine.linebreak import is_closing
 from engine.progress import LessonProgress, ProgressStore
 from tests.pilot_helpers import (
+    Notified,
     app_for,
     burst,
     goto_section,
@@ -1033,6 +1034,36 @@ async def test_the_panes_key_again_brings_its_focused_field_back_into_view(tmp_p
         await settle(pilot)
         assert app.focused is params
         assert pane.region.contains_region(params.region)
+
+
+async def test_the_panes_key_back_from_another_gives_a_field_the_focus(
+    tmp_path: Path, notified: Notified
+) -> None:
+    """F2, the form scrolled down to its figures (the pane takes the focus from the field it
+    scrolled away), F4, then F2 back: the parameter count has the focus and is on screen, as on
+    a first visit, so the next key lands in it (it replaces the value Textual's Input selects
+    on focus, "1B"). The pane kept the focus and its scroll: the 9 was refused, out of sight of
+    the field, and `[` or `/` acted on the lesson."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24), message_hook=notified.hook) as pilot:
+        params = await ledger_params(pilot, app)
+        pane = app.query_one("LedgerPane")
+        await pilot.press("pagedown", "pagedown")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert app.focused is pane
+        assert not pane.region.contains_region(params.region)
+        await pilot.press("f4")
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.wait_for_scheduled_animations()
+        await settle(pilot)
+        assert app.focused is params
+        assert pane.region.contains_region(params.region)
+        await pilot.press("9")
+        await settle(pilot)
+        assert params.value == "9"
+        assert not [text for text in notified.messages if '"9"' in text]
 
 
 @pytest.mark.parametrize("size", [(60, 20), (120, 40)])

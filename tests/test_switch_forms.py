@@ -287,3 +287,30 @@ async def test_side_pane_choices_come_back_after_a_switch_and_a_restart(tmp_path
             await settle(pilot)
             shown = {select.id: select.value for select in tab_pane.query(Select)}
             assert shown == chosen[tab], tab
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_a_switch_keeps_the_side_pane_and_the_field_typed_in(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """A new learner's trial at 60x20: F2, 7B typed into params N, the language switched, then
+    Y. The rebuilt screen showed the lesson (below 80 columns a restart shows the lesson
+    first), the Y was refused and params N stayed 7B. The switch keeps the side pane and the
+    field's focus at every size, so the next key lands in the field, and is saved."""
+    app = make_app(progress_dir=tmp_path, language="en", autosave_delay=0.05)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: bool(app.main_screen.query("#field-params")))
+        await pilot.press("end", "backspace", "backspace", "7", "B")
+        await wait_until(pilot, lambda: saved_form(tmp_path, "ledger").get("params") == "7B")
+        await switch(app, pilot, "中文", "zh")
+        screen = app.main_screen
+        assert screen.arrangement.side
+        params = screen.query_one("#field-params", Input)
+        assert app.focused is params
+        assert screen.query_one("LedgerPane").region.contains_region(params.region)
+        await pilot.press("Y")
+        await settle(pilot)
+        assert params.value == "7BY"
+        await wait_until(pilot, lambda: saved_form(tmp_path, "ledger").get("params") == "7BY")

@@ -1114,6 +1114,7 @@ class ShardbookApp(KeyOrderApp[int]):
             side=old.side_preference,
             reading=old.reading_mode,
             zoomed=old.zoomed,
+            keep_side=old.side_shown,
             first_run=False,
             session_line=self.session_line,
             app_entries=self.palette_entries,

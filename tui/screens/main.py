@@ -135,6 +135,7 @@ class MainScreen(Screen[None]):
         side: SidePreference = "auto",
         reading: bool = False,
         zoomed: bool = False,
+        keep_side: bool | None = None,
         first_run: bool = False,
         session_line: Callable[[], str] = str,
         app_entries: Callable[[], list[PaletteEntry]] = list,
@@ -143,7 +144,9 @@ class MainScreen(Screen[None]):
         record_form: Callable[[CalculatorPane.FormChanged], None],
     ) -> None:
         """``side``, ``reading``: the layout choices remembered; ``zoomed``: the side pane
-        takes the screen (F5; a language switch keeps it); ``first_run``: the first
+        takes the screen (F5; a language switch keeps it); ``keep_side``: the side pane shown or
+        not as on the screen this one replaces (a language switch), at any size (None: the
+        layout's rule, F6's choice and where the lesson was left decide); ``first_run``: the first
         page shows the first-run hint. The app that shows the screen gives it what only the
         app knows, as callables: ``session_line`` (this study session in one
         line, for the plan view), ``app_entries`` (the app's palette entries: lessons,
@@ -162,6 +165,7 @@ class MainScreen(Screen[None]):
         self.side_preference: SidePreference = side
         self.set_reactive(MainScreen.reading_mode, reading)
         self.set_reactive(MainScreen.zoomed, zoomed and not reading)
+        self._keep_side = keep_side
         self.first_run = first_run
         # The first-run hint was put on screen, and its timer (HINT_SEEN_SECONDS) while it runs.
         self._hint_shown = False
@@ -262,6 +266,8 @@ class MainScreen(Screen[None]):
         state = self.resume.state
         if state.side_shown is not None and state.side_size == first:
             shown = state.side_shown
+        if self._keep_side is not None:
+            shown = self._keep_side
         zoomed = state.zoomed and not self.reading_mode and first in SIDE_SIZES
         return arrange(first, shown, self.reading_mode, zoomed=zoomed, outline_open=False).side
 
@@ -275,6 +281,11 @@ class MainScreen(Screen[None]):
         self._resized(width, height)
         # Before the first arrangement, so only the side tab shown is built.
         self.resume.restore_layout(self.resume.state, initial=True)
+        if self._keep_side is not None and first != "too-small":
+            # A language switch is no restart: the side pane stays as it was at any size (below
+            # 80 columns too, where a restart shows the lesson first), and with it the focus in
+            # it, so the next key lands in the field typed in.
+            self.set_reactive(MainScreen.side_shown, self._keep_side)
         self.resume.restore_choices(self.resume.state)
         self._arrange()
         self._show_opened_lesson()
@@ -588,7 +599,7 @@ class MainScreen(Screen[None]):
         pane = await self.open_side_tab(tab)
         if not again:
             await self.resume.side_focus_built(tab)
-        self.focus_tab_pane(pane, first=again)
+        self.focus_tab_pane(pane, first=again, field=True)
 
     async def open_side_tab(self, tab: str) -> Widget:
         """Show side tab ``tab`` and return its pane (a ``TabPane``) once its content is
@@ -599,18 +610,25 @@ class MainScreen(Screen[None]):
         self.side_shown = True
         return await side.open_tab(tab)
 
-    def focus_tab_pane(self, pane: Widget, *, first: bool = False) -> None:
+    def focus_tab_pane(self, pane: Widget, *, first: bool = False, field: bool = False) -> None:
         """Focus in side tab ``pane`` (a ``TabPane``): the widget that last had the focus there
         (the note box being written), else, or with ``first``, the pane's first field; then
         scroll the focused widget into view once laid out (a widget focused in a pane scrolled
-        elsewhere, or laid out while hidden, is off screen: a key typed would land unseen)."""
+        elsewhere, or laid out while hidden, is off screen: a key typed would land unseen).
+        With ``field`` (the tab's key), a pane that had the focus itself gives its first field
+        the focus instead."""
         back = None if first or pane.id is None else self.query_one(SideTabs).focused_last(pane.id)
         if back is None and not first and pane.id is not None:
             # The field the learner was in when the lesson was left, not given back then (the
             # side pane was not on screen at a narrower restart): their next key is meant for it.
             back = self.resume.side_focus(pane.id)
+        content = next(iter(pane.children), None)
+        if field and back is not None and back is content:
+            # The pane itself had it: a scroll key or the wheel left its field out of view (or
+            # Escape left the field). The tab's key asks for a field, as on a first visit; F6
+            # shows the pane as it was left.
+            back = None
         if back is None:
-            content = next(iter(pane.children), None)
             first_focus = getattr(content, "first_focus", None)
             back = first_focus() if first_focus is not None else None
         if back is not None:
