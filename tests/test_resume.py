@@ -674,3 +674,51 @@ async def test_f6_after_a_restart_narrower_gives_back_the_side_note_box(tmp_path
         await pilot.press("s")
         await wait_until(pilot, lambda: area.text == "batch splits")
         await pilot.press("ctrl+q")
+
+
+F5_OVER_UNBUILT_OUTLINE = """
+import asyncio, sys
+from pathlib import Path
+from tests.pilot_helpers import burst, screen_lines, settle, wait_until
+from tui.app import make_app
+
+async def main() -> None:
+    app = make_app(progress_dir=Path(sys.argv[1]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await burst(app, "f5")
+        await settle(pilot)
+        pane = app.query_one("LedgerPane")
+        assert app.focused is not None and pane in app.focused.ancestors, app.focused
+        assert any("params N" in line for line in screen_lines(app)), screen_lines(app)
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: app.return_code is not None)
+    print("quit", app.return_code)
+
+asyncio.run(main())
+"""
+
+
+def test_f5_with_the_focus_left_in_an_outline_not_built_shows_the_ledger_and_quits(
+    tmp_path: Path,
+) -> None:
+    """Left at a width with the outline as a column, the focus in it (``focus: outline``) and
+    the Ledger as the side tab; started at 80x24, where the outline is not built, F5 showed a
+    blank screen and the app no longer answered: ctrl+q did nothing and SIGTERM did not end
+    it. The screen waited, in its own task, for a frame only that task could draw. F5 shows the
+    Ledger with the focus in it, and ctrl+q quits. In a process of its own, ended after 30 s:
+    the hung app also hung its test's teardown."""
+    with_settings(tmp_path, "resume: {S15: {side_tab: ledger, focus: outline}}\n")
+    root = Path(__file__).resolve().parent.parent
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", F5_OVER_UNBUILT_OUTLINE, str(tmp_path)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError("the app did not answer F5 and ctrl+q within 30 s") from error
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "quit 0"

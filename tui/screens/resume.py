@@ -9,7 +9,6 @@ its scroll position, each side pane's choices, the focused widget) as an
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -96,15 +95,17 @@ class PlaceKeeper:
         """Wait, one frame at a time for at most :data:`SIDE_FOCUS_WAIT_S`, until the widget
         :meth:`side_focus` would give the focus to in tab ``pane_id`` is built: a pane builds
         some of its widgets after it is mounted (the Ledger's less-used fields, the Diagrams
-        notes). At once when there is none to give back."""
+        notes). At once when there is none to give back, and when called in the screen's own
+        task (a callback after its refresh): no frame comes while that task waits, and waiting
+        for one hung the app (F5 at 80x24 with the focus left in the outline, which is not
+        built there: the screen blank, ctrl+q and SIGTERM unanswered)."""
         pending = self._pending_side_focus
         if pending is None or pending[0] != pane_id:
             return
         deadline = time.monotonic() + SIDE_FOCUS_WAIT_S
         while self._named_widget(pending[1]) is None and time.monotonic() < deadline:
-            frame = asyncio.Event()
-            self.screen.call_after_refresh(frame.set)
-            await frame.wait()
+            if not await self.screen.wait_for_refresh():
+                return
 
     def side_focus(self, pane_id: str) -> Widget | None:
         """The widget of side tab ``pane_id`` that had the focus where the lesson was left and
