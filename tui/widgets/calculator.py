@@ -469,7 +469,9 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             # Textual scrolls a focused widget into view before the rows just mounted are laid
             # out, within the pane's old height: with the button at the foot of the Bubble
             # pane zoomed at 80x24, only the title came into view, the fields below the screen.
-            self.call_after_refresh(first.scroll_visible, animate=False)
+            # Only while it still has the focus: a key of the same burst (Tab) or a jump may
+            # have moved it, and the field focused then must stay in view.
+            self.call_after_refresh(_scroll_visible_if_focused, first)
 
     @on(Button.Pressed, "#more-open")
     async def _more_pressed(self, event: Button.Pressed) -> None:
@@ -822,3 +824,9 @@ class CalculatorPane(FocusFollowsScroll, VerticalScroll):
             self.form_name, values, self.figure_name, figures, by_learner, last_good
         )
         self.post_message(self.last_change)
+
+
+def _scroll_visible_if_focused(widget: Widget) -> None:
+    """Scroll ``widget`` into view if it has the focus (see ``CalculatorPane``'s MORE rows)."""
+    if widget.has_focus:
+        widget.scroll_visible(animate=False)
