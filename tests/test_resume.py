@@ -32,6 +32,7 @@ from tests.pilot_helpers import (
     paste,
     paste_into,
     screen_lines,
+    settle,
     wait_until,
 )
 from tests.test_lifecycle import shardbook, type_an_answer
@@ -722,3 +723,32 @@ def test_f5_with_the_focus_left_in_an_outline_not_built_shows_the_ledger_and_qui
         raise AssertionError("the app did not answer F5 and ctrl+q within 30 s") from error
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "quit 0"
+
+
+@pytest.mark.parametrize(("size", "zoomed"), [((120, 40), False), ((80, 24), True)])
+async def test_the_focus_left_in_an_empty_less_used_field_comes_back_there(
+    tmp_path: Path, size: tuple[int, int], zoomed: bool
+) -> None:
+    """ctrl+n put the cursor in the Ledger's ``seq len s`` (one of the fields folded under ``▸``)
+    and the learner left without typing there: the pane shown again builds those rows only
+    for a changed value, so the focus went to params N instead, its value selected and out of
+    view, and the next keys replaced 1B unseen. The rows are built, the field is in view, and
+    the keys land in it."""
+    zoom = ", zoomed: true" if zoomed else ""
+    with_settings(
+        tmp_path,
+        "resume: {S15: {side_tab: ledger, focus: field-seq, side_shown: true, "
+        f"side_size: wide{zoom}}}}}\n",
+    )
+    app = make_app(progress_dir=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        ledger = app.query_one("LedgerPane", Widget)
+        await wait_until(pilot, lambda: bool(ledger.query("#field-seq")))
+        seq = ledger.query_one("#field-seq", Input)
+        await wait_until(pilot, lambda: app.focused is seq)
+        await wait_until(pilot, lambda: ledger.region.contains_region(seq.region))
+        await pilot.press(*"4096")
+        await settle(pilot)
+        assert seq.value == "4096"
+        assert ledger.query_one("#field-params", Input).value == "1B"

@@ -78,6 +78,8 @@ class PlaceKeeper:
                 self._restore_side_scroll(pane, state.side_scroll, deadline)
         if not state.focus:
             return
+        built = in_side and state.side_tab == side.active
+        built = built and await self._build_folded_field(pane, state.focus)
         widget = self._named_widget(state.focus)
         if not in_side and (widget is None or side in widget.ancestors_with_self):
             # Not built, or not on screen: given back when the side pane shows its tab.
@@ -90,6 +92,10 @@ class PlaceKeeper:
             # the tab to it: the learner's place is as it was, however the two were left.
             keep_scroll = bool(in_side and state.side_scroll and side in target.ancestors)
             self._give_focus(target, scroll_visible=not keep_scroll)
+            if built and not keep_scroll:
+                from tui.widgets.notes import scroll_into_view
+
+                scroll_into_view(target)
 
     async def side_focus_built(self, pane_id: str) -> None:
         """Wait, one frame at a time for at most :data:`SIDE_FOCUS_WAIT_S`, until the widget
@@ -138,6 +144,23 @@ class PlaceKeeper:
             except (NoMatches, InvalidQueryFormat):  # gone, or a name no widget id can be
                 widget = None
         return widget
+
+    async def _build_folded_field(self, pane: Widget, name: str) -> bool:
+        """Build the rows of a calculator's less-used fields when ``name`` is one of them and
+        they are folded: a pane shown again builds them only when a value there was changed,
+        and the focus left in an empty one (``seq len s``, where ctrl+n puts the cursor) went
+        to the first field instead, its value selected and out of view, so the next keys
+        replaced it unseen. Returns whether it built them (they are laid out a frame later:
+        the field is scrolled to then, :func:`tui.widgets.notes.scroll_into_view`)."""
+        from tui.widgets.calculator import CalculatorPane
+
+        calculators = [pane] if isinstance(pane, CalculatorPane) else pane.query(CalculatorPane)
+        for calculator in calculators:
+            folded = not calculator.more_open
+            if folded and any(name == f"field-{field.name}" for field in calculator.MORE_FIELDS):
+                await calculator.open_more()
+                return True
+        return False
 
     @staticmethod
     def _focusable_in(widget: Widget | None) -> Widget | None:
