@@ -1066,6 +1066,26 @@ async def test_the_panes_key_back_from_another_gives_a_field_the_focus(
         assert not [text for text in notified.messages if '"9"' in text]
 
 
+async def test_the_panes_key_back_to_the_field_typed_in_keeps_its_value(
+    tmp_path: Path,
+) -> None:
+    """F2 (the cursor in params N), F3, F2 back: params N has the focus again with the cursor at
+    the end of its value, as after a restart, so the next key goes on from it. Textual's Input
+    selected the whole value as it took the focus back, and ``y`` turned 1B into y."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        params = await ledger_params(pilot, app)
+        assert app.focused is params
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.focused is params
+        await pilot.press("y")
+        await settle(pilot)
+        assert params.value == "1By"
+
+
 @pytest.mark.parametrize("size", [(60, 20), (120, 40)])
 async def test_a_resize_keeps_the_side_pane_being_typed_in(
     tmp_path: Path, size: tuple[int, int]

@@ -43,7 +43,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
-from textual.widgets import OptionList, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from engine.i18n import N_, gettext
@@ -628,6 +628,7 @@ class MainScreen(Screen[None]):
             # Escape left the field). The tab's key asks for a field, as on a first visit; F6
             # shows the pane as it was left.
             back = None
+        returning = back is not None
         if back is None:
             first_focus = getattr(content, "first_focus", None)
             back = first_focus() if first_focus is not None else None
@@ -638,6 +639,11 @@ class MainScreen(Screen[None]):
             # ctrl+n's, in a field ctrl+n did not name: the learner's next keys replaced its
             # whole value (Textual's Input selects it on focus), out of sight.
             self.set_focus(back, scroll_visible=False)
+            if returning and isinstance(back, Input):
+                # Back in the field the learner was typing in: the cursor at its end, as after
+                # a restart, not its whole value selected (Textual's Input on focus), which the
+                # next key would replace.
+                back.call_later(back.action_end)
         # Scrolled to once laid out: a pane just built, or scrolled elsewhere, has it off screen.
         self.app.call_later(self._scroll_to_focus, pane)
 
