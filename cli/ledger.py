@@ -17,10 +17,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cli.main import add_choice_argument, flag_error, option_flags
+from cli.main import add_choice_argument, add_recompute_argument, flag_error, option_flags
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
-from engine.activations import RECOMPUTE_CHOICES, SCHEDULE_CHOICES
+from engine.activations import SCHEDULE_CHOICES
 from engine.errors import FieldName, FieldNote, InputError
 from engine.i18n import N_
 from engine.i18n import gettext as _
@@ -157,13 +157,7 @@ def register(calc_subparsers: Any) -> None:
         choices=("0", "1", "2", "3"),
         help=_("ZeRO stage; 3 = FSDP"),
     )
-    add_choice_argument(
-        parser,
-        "--recompute",
-        default="none",
-        choices=RECOMPUTE_CHOICES,
-        help=_("activation recomputation (default none)"),
-    )
+    add_recompute_argument(parser)
     parser.add_argument("--sequence-parallel", action="store_true", help=_("Megatron SP with TP"))
     add_choice_argument(
         parser,

@@ -172,6 +172,20 @@ def add_choice_argument(
     return action
 
 
+def add_recompute_argument(parser: argparse.ArgumentParser) -> None:
+    """``--recompute``: activation recomputation (Korthikanti et al. 2022), the same flag for
+    ``calc ledger`` and ``calc step``."""
+    from engine.activations import RECOMPUTE_CHOICES  # with the calc commands, not at start-up
+
+    add_choice_argument(
+        parser,
+        "--recompute",
+        default="none",
+        choices=RECOMPUTE_CHOICES,
+        help=_("activation recomputation (default none)"),
+    )
+
+
 def option_flags(*fields: str, **renamed: str) -> dict[str, str]:
     """Spec field -> the CLI flag that sets it: ``--`` and the field with ``-`` for ``_``
     (``micro_batch`` -> ``--micro-batch``), except the ``renamed`` ones (``size_bytes="--bytes"``).

@@ -23,7 +23,14 @@ from rich.console import Console
 from rich.text import Text
 
 from cli.collective import check_bare_link
-from cli.main import CliError, add_choice_argument, flag_error, one_line, option_flags
+from cli.main import (
+    CliError,
+    add_choice_argument,
+    add_recompute_argument,
+    flag_error,
+    one_line,
+    option_flags,
+)
 from cli.models import SHAPE_FLAGS, add_shape_flags, shape_values
 from engine import units
 from engine.checks import MAX_NUMBER
@@ -43,7 +50,6 @@ from engine.steptime import (
     DEFAULT_COMPUTE_UTILIZATION,
     DEFAULT_PEAK_FLOPS,
     INTERCONNECTS,
-    RECOMPUTE_CHOICES,
     StepResult,
     StepSpec,
     custom_interconnect,
@@ -126,13 +132,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--achieved-flops", help=_("achieved FLOP/s per GPU (instead of --compute-utilization)")
     )
-    add_choice_argument(
-        parser,
-        "--recompute",
-        default="none",
-        choices=RECOMPUTE_CHOICES,
-        help=_("activation recomputation (default none)"),
-    )
+    add_recompute_argument(parser)
     add_choice_argument(
         parser,
         "--schedule",
